@@ -1,0 +1,14 @@
+"""Workload sources: synthetic Zipf streams (paper §4) and CSV/Parquet files."""
+
+from .files import load_two_streams, load_workload, write_workload
+from .zipf import CORRELATIONS, s_value_map, zipf_probabilities, zipf_workload
+
+__all__ = [
+    "CORRELATIONS",
+    "load_two_streams",
+    "load_workload",
+    "s_value_map",
+    "write_workload",
+    "zipf_probabilities",
+    "zipf_workload",
+]

@@ -1,0 +1,232 @@
+"""Workloads from CSV or Parquet files, and back.
+
+Two layouts:
+
+* one file with columns ``stream`` (R or S, any case), ``time`` and ``key``
+  (:func:`load_workload`, written by :func:`write_workload`);
+* two files, one per stream, each with columns ``time`` and ``key`` (:func:`load_two_streams`).
+
+Column names are matched case-insensitively; other columns are ignored. Each stream's times must
+be non-decreasing in file order; in the one-file layout R and S rows may interleave freely and are
+merged by a stable sort on time (file order is kept among equal times). In the two-file layout R
+tuples come before S tuples of the same time, as in :meth:`Workload.from_streams`.
+
+Row numbers in error messages count data rows from 1 (the CSV header is not a row).
+``meta["source_row"]`` gives, for each workload tuple, its 0-based data row in its file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ShedError
+from ..model import R, S, SIDE_NAMES, Workload, check_window, default_warmup
+
+FORMATS = {".csv": "csv", ".csv.gz": "csv", ".parquet": "parquet", ".pq": "parquet"}
+_ACCEPTED = ", ".join(FORMATS)
+_INT_TEXT = re.compile(r"\s*[+-]?\d+\s*")
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def _format_of(path: Path) -> str:
+    name = path.name.lower()
+    for ext, fmt in sorted(FORMATS.items(), key=lambda item: -len(item[0])):
+        if name.endswith(ext):
+            return fmt
+    raise ShedError(f"unknown file format for {path}; use one of these extensions: {_ACCEPTED}")
+
+
+def _read_table(path: str | os.PathLike, columns: Sequence[str]) -> pd.DataFrame:
+    """Read ``path`` and return exactly ``columns`` (matched case-insensitively), as found."""
+    path = Path(path)
+    if not path.exists():
+        raise ShedError(f"file not found: {path}; check the path")
+    if not path.is_file():
+        raise ShedError(f"not a file: {path}; give the path of a {_ACCEPTED} file")
+    fmt = _format_of(path)
+    try:
+        if fmt == "csv":
+            frame = pd.read_csv(path, dtype=str, skipinitialspace=True)
+        else:
+            frame = pd.read_parquet(path)
+    except pd.errors.EmptyDataError:
+        raise ShedError(
+            f"{path} is empty; it needs a header line with the columns {', '.join(columns)}"
+        ) from None
+    except Exception as exc:  # pandas/pyarrow raise many types for corrupt input
+        kind = "CSV" if fmt == "csv" else "Parquet"
+        raise ShedError(
+            f"cannot read {path} as {kind} ({_one_line(exc)[:200]}); "
+            f"check that it is a valid {kind} file (accepted extensions: {_ACCEPTED})"
+        ) from None
+    found = {str(c).strip().lower(): c for c in frame.columns}
+    missing = [c for c in columns if c not in found]
+    if missing:
+        listed = ", ".join(str(c) for c in frame.columns) or "none"
+        raise ShedError(
+            f"{path} lacks the column(s) {', '.join(missing)}; found columns: {listed}; "
+            f"it needs {', '.join(columns)}"
+        )
+    out = frame[[found[c] for c in columns]]
+    out.columns = list(columns)
+    return out.reset_index(drop=True)
+
+
+def _first(mask: np.ndarray) -> int:
+    return int(np.argmax(mask))
+
+
+def _int_column(values: pd.Series, column: str, path: Path) -> np.ndarray:
+    """The column as int64, or a ShedError naming the first missing or non-integer row."""
+    missing = values.isna().to_numpy()
+    if missing.any():
+        row = _first(missing)
+        raise ShedError(f"{path}: column {column!r} has a missing value at row {row + 1}; fill or drop that row")
+    dtype = values.dtype
+    if dtype.kind in "iu":
+        if dtype.kind == "u" and len(values) and values.max() > np.iinfo(np.int64).max:
+            row = _first((values > np.iinfo(np.int64).max).to_numpy())
+            raise ShedError(f"{path}: column {column!r} value at row {row + 1} does not fit in 64 bits; use smaller integers")
+        return values.to_numpy(dtype=np.int64)
+    if dtype.kind == "b":
+        raise ShedError(f"{path}: column {column!r} must hold integers, row 1 has a boolean; map the values to integers")
+    if dtype.kind == "f":
+        arr = values.to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= 2.0**63)
+        if bad.any():
+            row = _first(bad)
+            raise ShedError(
+                f"{path}: column {column!r} must hold integers, row {row + 1} has {arr[row]!r}; "
+                f"round or map the values to integers"
+            )
+        return arr.astype(np.int64)
+    # text (CSV is read as text) or Python objects
+    text = values.astype(str).str.strip()
+    try:
+        return text.astype(np.int64).to_numpy()
+    except (ValueError, OverflowError, TypeError):
+        pass  # find and report the first bad row below
+    out = np.empty(len(text), dtype=np.int64)
+    for i, item in enumerate(text):
+        try:
+            if _INT_TEXT.fullmatch(item):
+                out[i] = int(item)
+            else:
+                number = float(item)
+                if not number.is_integer():
+                    raise ValueError(item)
+                out[i] = int(number)
+        except (ValueError, OverflowError):
+            raise ShedError(
+                f"{path}: column {column!r} must hold integers, row {i + 1} has {item.strip()!r}; "
+                f"map the values to integers"
+            ) from None
+    return out
+
+
+def _check_stream_times(time: np.ndarray, rows: np.ndarray, what: str, path: Path) -> None:
+    """Times must be >= 0 and non-decreasing within one stream (``rows``: 0-based file rows)."""
+    if time.size and time.min() < 0:
+        i = _first(time < 0)
+        raise ShedError(
+            f"{path}: {what}time at row {rows[i] + 1} is negative ({time[i]}); shift the times so they start at 0"
+        )
+    back = np.diff(time) < 0
+    if back.any():
+        i = _first(back) + 1
+        raise ShedError(
+            f"{path}: {what}times go backwards at row {rows[i] + 1} ({time[i - 1]} then {time[i]}); sort by time"
+        )
+
+
+def _merged(
+    side: np.ndarray, time: np.ndarray, key: np.ndarray, rows: np.ndarray,
+    window: int, warmup: int | None, name: str, meta: dict,
+) -> Workload:
+    """Stable sort by time (given order kept among equal times) into a Workload."""
+    order = np.argsort(time, kind="stable")
+    wl = Workload(
+        side[order], time[order], key[order], window,
+        default_warmup(window) if warmup is None else warmup, name,
+    )
+    wl.meta.update(meta, source_row=rows[order])
+    return wl
+
+
+def load_workload(path: str | os.PathLike, window: int, warmup: int | None = None) -> Workload:
+    """One CSV/Parquet file with columns ``stream`` (R/S), ``time``, ``key`` -> Workload.
+
+    ``warmup`` defaults to 2w. An empty file with the right header gives an empty workload.
+    """
+    window = check_window(window)
+    path = Path(path)
+    frame = _read_table(path, ("stream", "time", "key"))
+    stream = frame["stream"]
+    missing = stream.isna().to_numpy()
+    if missing.any():
+        row = _first(missing)
+        raise ShedError(f"{path}: column 'stream' has a missing value at row {row + 1}; fill or drop that row")
+    labels = stream.astype(str).str.strip().str.upper().to_numpy()
+    bad = (labels != "R") & (labels != "S")
+    if bad.any():
+        row = _first(bad)
+        raise ShedError(
+            f"{path}: column 'stream' must be R or S, row {row + 1} has {str(stream.iloc[row]).strip()!r}; "
+            f"rename the streams to R and S"
+        )
+    side = np.where(labels == "S", S, R).astype(np.int8)
+    time = _int_column(frame["time"], "time", path)
+    key = _int_column(frame["key"], "key", path)
+    rows = np.arange(len(frame), dtype=np.int64)
+    for which in (R, S):
+        mask = side == which
+        _check_stream_times(time[mask], rows[mask], f"stream {SIDE_NAMES[which]} ", path)
+    meta = {"source": str(path), "format": _format_of(path)}
+    return _merged(side, time, key, rows, window, warmup, path.name, meta)
+
+
+def load_two_streams(
+    r_path: str | os.PathLike, s_path: str | os.PathLike, window: int, warmup: int | None = None
+) -> Workload:
+    """Two CSV/Parquet files (R, then S), each with columns ``time`` and ``key`` -> Workload.
+
+    Within one time, R tuples come before S tuples. ``warmup`` defaults to 2w.
+    """
+    window = check_window(window)
+    parts = []
+    for which, path in ((R, Path(r_path)), (S, Path(s_path))):
+        frame = _read_table(path, ("time", "key"))
+        time = _int_column(frame["time"], "time", path)
+        key = _int_column(frame["key"], "key", path)
+        rows = np.arange(len(frame), dtype=np.int64)
+        _check_stream_times(time, rows, "", path)
+        parts.append((np.full(len(time), which, dtype=np.int8), time, key, rows))
+    side, time, key, rows = (np.concatenate(cols) for cols in zip(*parts))
+    r_path, s_path = Path(r_path), Path(s_path)
+    meta = {"source": (str(r_path), str(s_path)), "format": (_format_of(r_path), _format_of(s_path))}
+    return _merged(side, time, key, rows, window, warmup, f"{r_path.name}+{s_path.name}", meta)
+
+
+def write_workload(wl: Workload, path: str | os.PathLike) -> Path:
+    """Write ``wl`` in the one-file layout (``stream,time,key``); CSV or Parquet by extension."""
+    path = Path(path)
+    fmt = _format_of(path)
+    frame = pd.DataFrame({
+        "stream": np.array(SIDE_NAMES, dtype=object)[wl.side.astype(np.intp)],
+        "time": wl.time.astype(np.int64),
+        "key": wl.key.astype(np.int64),
+    })
+    if fmt == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_parquet(path, index=False)
+    return path

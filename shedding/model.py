@@ -1,0 +1,214 @@
+"""The data model shared by every engine: workloads, schedules and run results.
+
+Semantics follow DESIGN.md section 1 and Das, Gehrke, Riedewald (SIGMOD 2003), section 2.1:
+a tuple arriving at time ``a`` is alive for ``t`` in ``[a, a + w - 1]``; tuples with equal time
+form one arrival batch; outputs count only from ``warmup`` on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import ShedError
+
+R, S = 0, 1
+SIDE_NAMES = ("R", "S")
+
+
+def _as_int_array(values: Any, what: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ShedError(f"{what} must be a one-dimensional array, got shape {arr.shape}")
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64, copy=False)
+    if arr.dtype.kind == "b":
+        raise ShedError(f"{what} must hold integers, got booleans")
+    if arr.dtype.kind == "f":
+        if arr.size and not np.all(np.isfinite(arr)):
+            raise ShedError(f"{what} has missing or infinite values; drop or fill those rows")
+        if arr.size and not np.all(arr == np.floor(arr)):
+            bad = arr[arr != np.floor(arr)][0]
+            raise ShedError(f"{what} must be integers, found {bad!r}; round or map them to integers first")
+        return arr.astype(np.int64)
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    raise ShedError(f"{what} must be integers, got values of type {arr.dtype}; map them to integers first")
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Two streams R and S, merged into one arrival sequence ordered by time.
+
+    ``side[i]`` is 0 for R and 1 for S, ``time[i]`` the arrival time, ``key[i]`` the join key.
+    Within one time the given order is kept (it is the tuple's sequence number, used as the last
+    tie-breaker). ``window`` is w, ``warmup`` the first time whose outputs count (paper §4.1).
+    """
+
+    side: np.ndarray
+    time: np.ndarray
+    key: np.ndarray
+    window: int
+    warmup: int = 0
+    name: str = "workload"
+    meta: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        side = _as_int_array(self.side, "side").astype(np.int8)
+        time = _as_int_array(self.time, "time")
+        key = _as_int_array(self.key, "key")
+        if not (len(side) == len(time) == len(key)):
+            raise ShedError("side, time and key must have the same length")
+        if side.size and not np.all((side == R) | (side == S)):
+            raise ShedError("side must be 0 (R) or 1 (S)")
+        if time.size and np.any(np.diff(time) < 0):
+            i = int(np.argmax(np.diff(time) < 0)) + 1
+            raise ShedError(f"times go backwards at tuple {i} ({time[i - 1]} then {time[i]}); sort the input by time")
+        if time.size and time[0] < 0:
+            raise ShedError(f"times must be non-negative, found {time[0]}; shift them so the first is 0")
+        check_window(self.window)
+        if int(self.warmup) < 0:
+            raise ShedError(f"warmup must be >= 0, got {self.warmup}")
+        object.__setattr__(self, "side", side)
+        object.__setattr__(self, "time", time)
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "window", int(self.window))
+        object.__setattr__(self, "warmup", int(self.warmup))
+
+    @classmethod
+    def from_streams(
+        cls,
+        r_time: Any,
+        r_key: Any,
+        s_time: Any,
+        s_key: Any,
+        window: int,
+        warmup: int | None = None,
+        name: str = "workload",
+    ) -> "Workload":
+        """Merge two streams by time; within one time R tuples come before S tuples."""
+        r_time, r_key = _as_int_array(r_time, "R time"), _as_int_array(r_key, "R key")
+        s_time, s_key = _as_int_array(s_time, "S time"), _as_int_array(s_key, "S key")
+        for what, t in (("R", r_time), ("S", s_time)):
+            if t.size and np.any(np.diff(t) < 0):
+                i = int(np.argmax(np.diff(t) < 0)) + 1
+                raise ShedError(f"{what} times go backwards at row {i} ({t[i - 1]} then {t[i]}); sort the stream by time")
+        if len(r_time) != len(r_key) or len(s_time) != len(s_key):
+            raise ShedError("each stream needs as many keys as times")
+        time = np.concatenate([r_time, s_time])
+        order = np.argsort(time, kind="stable")
+        side = np.concatenate([np.zeros(len(r_time), np.int8), np.ones(len(s_time), np.int8)])[order]
+        key = np.concatenate([r_key, s_key])[order]
+        window = check_window(window)
+        return cls(side, time[order], key, window, default_warmup(window) if warmup is None else warmup, name)
+
+    @classmethod
+    def synchronous(
+        cls, r_keys: Any, s_keys: Any, window: int, warmup: int | None = None, name: str = "workload"
+    ) -> "Workload":
+        """The paper's tuple-synchronous model: r(t) and s(t) arrive at every t = 0..T-1."""
+        r_keys, s_keys = _as_int_array(r_keys, "R key"), _as_int_array(s_keys, "S key")
+        return cls.from_streams(np.arange(len(r_keys)), r_keys, np.arange(len(s_keys)), s_keys, window, warmup, name)
+
+    def with_params(self, *, window: int | None = None, warmup: int | None = None) -> "Workload":
+        """The same streams with another window or warmup."""
+        return Workload(
+            self.side, self.time, self.key,
+            self.window if window is None else window,
+            self.warmup if warmup is None else warmup,
+            self.name, self.meta,
+        )
+
+    def __len__(self) -> int:
+        return len(self.time)
+
+    @property
+    def n_r(self) -> int:
+        return int(np.count_nonzero(self.side == R))
+
+    @property
+    def n_s(self) -> int:
+        return int(len(self.side) - self.n_r)
+
+    def stream(self, which: int) -> tuple[np.ndarray, np.ndarray]:
+        """(times, keys) of stream R (0) or S (1)."""
+        mask = self.side == which
+        return self.time[mask], self.key[mask]
+
+    def key_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Distinct keys and their counts in R and in S (the static frequency table)."""
+        keys, inverse = np.unique(self.key, return_inverse=True)
+        counts_r = np.bincount(inverse[self.side == R], minlength=len(keys))
+        counts_s = np.bincount(inverse[self.side == S], minlength=len(keys))
+        return keys, counts_r, counts_s
+
+
+def check_window(window: Any) -> int:
+    """Validate a window size (w >= 1)."""
+    try:
+        w = int(window)
+    except (TypeError, ValueError):
+        raise ShedError(f"window must be a positive integer, got {window!r}") from None
+    if w != window or w <= 0:
+        raise ShedError(f"window must be a positive integer, got {window!r}")
+    return w
+
+
+def default_warmup(window: int) -> int:
+    """The paper's warmup, 2w (§4.1): every tuple that filled memory at start-up has expired."""
+    return 2 * int(window)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """For each tuple (in workload order): whether it entered memory, and the time step
+    during which it left memory (it still joins the arrivals of that step).
+
+    A tuple never admitted has ``left == arrival time``; one kept to expiry has
+    ``left == time + w - 1``.
+    """
+
+    admitted: np.ndarray
+    left: np.ndarray
+
+
+@dataclass
+class RunResult:
+    """One policy on one workload: the figures every report shows."""
+
+    policy: str
+    outputs: int
+    exact: int
+    arm: int | None
+    memory: int
+    memory_r: int | None
+    memory_s: int | None
+    share_time: np.ndarray | None = None
+    share_r: np.ndarray | None = None
+    schedule: Schedule | None = None
+    pairs: np.ndarray | None = None
+    seconds: float = 0.0
+    params: dict = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float:
+        """outputs / EXACT (1.0 when EXACT is 0)."""
+        return self.outputs / self.exact if self.exact else 1.0
+
+    def as_dict(self) -> dict:
+        """The JSON row: policy, outputs, exact, ratio, arm and the parameters."""
+        row = {
+            "policy": self.policy,
+            "outputs": int(self.outputs),
+            "exact": int(self.exact),
+            "ratio": round(self.ratio, 6),
+            "arm": None if self.arm is None else int(self.arm),
+            "memory": int(self.memory),
+            "memory_r": self.memory_r,
+            "memory_s": self.memory_s,
+            "seconds": round(self.seconds, 4),
+        }
+        row.update(self.params)
+        return row

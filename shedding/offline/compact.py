@@ -1,0 +1,82 @@
+"""The compact "star" network for OPT / OPTV (DESIGN.md §3; equivalent to the paper's §3.2.1 graph).
+
+A compressed timeline of free-slot nodes ``D_t`` (one per event time; one lane of capacity
+``M_R`` and one of ``M_S`` under the fixed split, a single lane of ``M`` under the variable
+split) carries the unused memory: ``M`` units of flow enter at the first event and leave at the
+last. A tuple ``x`` arriving at ``a`` whose counted later partners arrive at distinct times
+``k_1 < ... < k_m`` becomes one node ``u`` with
+
+- ``D_a -> u``, capacity 1 (``x`` takes a slot when it arrives), and
+- ``u -> D_(k_l)``, capacity 1, cost ``-(counted partners arriving in (a, k_l])`` (``x`` joins the
+  arrivals up to ``k_l`` and hands its slot back during step ``k_l``).
+
+Tuples without a counted later partner are left out (holding them gains nothing), and so are
+exits at uncounted partner times (dominated by the previous exit). Size: ``U`` star nodes plus
+at most ``U + E`` timeline nodes; ``U + E`` arcs plus the timeline, where ``U`` is the number of
+useful tuples and ``E <= `` the number of counted later pairs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Schedule, Workload
+from .network import (
+    FlowGraph,
+    KeyedStreams,
+    concat_arcs,
+    groups_of,
+    later_counted_ranges,
+    ranges_to_positions,
+    same_time_pairs,
+    timeline_nodes,
+    timeline_supplies,
+)
+
+
+def estimate_compact(wl: Workload, variable: bool) -> tuple[int, int]:
+    """Upper bounds on (nodes, arcs) of :func:`build_compact`, from counts only."""
+    ks = KeyedStreams.of(wl)
+    lo, hi = later_counted_ranges(wl, ks)
+    useful = int(np.count_nonzero(hi > lo))
+    exits = int((hi - lo).sum())
+    timeline = min(useful + exits, 2 * len(np.unique(wl.time)))
+    return useful + timeline, useful + exits + timeline
+
+
+def build_compact(wl: Workload, group_caps: np.ndarray, variable: bool) -> FlowGraph:
+    """The star network (see module docstring). ``group_caps`` is ``[M_R, M_S]`` for the fixed
+    split and ``[M]`` for the variable one."""
+    ks = KeyedStreams.of(wl)
+    lo, hi = later_counted_ranges(wl, ks)
+    useful = np.flatnonzero(hi > lo)
+    group = groups_of(wl, variable)[useful]
+    start = wl.time[useful]
+
+    owner, pos = ranges_to_positions(lo[useful], hi[useful])
+    when = ks.time_of(pos)
+    last = np.ones(len(pos), dtype=bool)  # keep one exit per distinct partner time
+    last[:-1] = (owner[1:] != owner[:-1]) | (when[1:] != when[:-1])
+    gain = (pos - lo[useful][owner] + 1)[last]
+    owner, when = owner[last], when[last]
+
+    codes, node, (tl_tail, tl_head, tl_group) = timeline_nodes(
+        np.concatenate([group, group[owner]]), np.concatenate([start, when]), ks.span, len(group_caps))
+    n_timeline = len(codes)
+    star = n_timeline + np.arange(len(useful))
+    tails, heads, caps, costs = concat_arcs([
+        (tl_tail, tl_head, group_caps[tl_group], 0),
+        (node(group, start), star, 1, 0),
+        (star[owner], node(group[owner], when), 1, -gain),
+    ])
+    supply_nodes, supplies = timeline_supplies(codes, ks.span, group_caps)
+    first_exit = len(tl_tail) + len(useful)
+
+    def decode(flows: np.ndarray) -> Schedule:
+        used = flows[first_exit:] > 0
+        left = wl.time.copy()
+        left[useful[owner[used]]] = when[used]
+        return Schedule(left > wl.time, left)
+
+    return FlowGraph(n_timeline + len(useful), tails, heads, caps, costs, supply_nodes, supplies,
+                     same_time_pairs(wl, ks), decode)

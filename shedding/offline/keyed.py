@@ -1,0 +1,107 @@
+"""The per-key lane network for OPT / OPTV: the star network of :mod:`.compact` with the tuples
+of one (side, key) merged into one lane. Exact for equi-joins; O(N) arcs whatever the window.
+
+Why merging is exact. Two tuples of one side with one key, ``x`` older than ``y``, meet the same
+partners once both have arrived, and ``y`` stays useful at least as long as ``x`` (its window
+ends later). If a schedule holds ``x`` past some step at which ``y`` is not held, exchanging
+their departure times after ``y``'s arrival keeps every memory count and every output (the
+multiset of joined partner arrivals is the same), so some optimal schedule always holds, per
+(side, key), the most recent useful arrivals. Such a schedule is described by one number per
+lane and step: how many of its tuples are held, ``c(t)``; the paper's "which tuple is in memory"
+(§3.2.1) is recovered afterwards (oldest held first out).
+
+Network. The timeline of free slots is the same as in :mod:`.compact`. Each lane (side, key) is a
+path through its event times: arrivals of its own useful tuples (entries ``D_t -> lane_t`` of
+capacity = number of such arrivals) and counted arrivals of partners that some held tuple could
+meet (exits ``lane_t -> D_t``). The lane arc from one event to the next carries ``c``; its
+capacity is the number of lane tuples that arrived and are still useful (before their last
+counted partner) and its cost is minus the number of counted partners arriving at the next event.
+Size: at most ``2N`` lane nodes plus the timeline; about ``2N`` lane arcs, ``N`` entries, ``N``
+exits and the timeline arcs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Schedule, Workload
+from .network import (
+    FlowGraph,
+    KeyedStreams,
+    concat_arcs,
+    later_counted_ranges,
+    same_time_pairs,
+    timeline_nodes,
+    timeline_supplies,
+)
+
+
+def estimate_keyed(wl: Workload, variable: bool) -> tuple[int, int]:
+    """Upper bounds on (nodes, arcs) of :func:`build_keyed`, from counts only."""
+    n = len(wl)
+    timeline = min(2 * n, 2 * len(np.unique(wl.time)))
+    return 2 * n + timeline, 4 * n + timeline
+
+
+def build_keyed(wl: Workload, group_caps: np.ndarray, variable: bool) -> FlowGraph:
+    """The lane network (see module docstring). ``group_caps`` is ``[M_R, M_S]`` for the fixed
+    split and ``[M]`` for the variable one."""
+    ks = KeyedStreams.of(wl)
+    span, w = ks.span, wl.window
+    lo, hi = later_counted_ranges(wl, ks)
+    useful = np.flatnonzero(hi > lo)
+    own_lane = ks.lane(wl.side, ks.rank)
+    # useful tuples in (lane, time, workload order): their lane index j and last useful time
+    own_code = own_lane[useful] * span + wl.time[useful]
+    order = np.argsort(own_code, kind="stable")
+    useful, own_code = useful[order], own_code[order]
+    last_code = own_lane[useful] * span + ks.time_of(hi[useful] - 1)
+    last_code.sort()
+
+    # partner events: counted arrivals that some earlier tuple of the lane could still meet
+    partner_lane = ks.partner_lane(wl)
+    b = wl.time
+    plo, phi = ks.range_in(partner_lane, b - w + 1, b - 1)
+    meets = (b >= wl.warmup) & (phi > plo)
+    ev_code = np.concatenate([own_code, partner_lane[meets] * span + b[meets]])
+    ev_entry = np.concatenate([np.ones(len(own_code), np.int64), np.zeros(int(meets.sum()), np.int64)])
+    nodes, inv = np.unique(ev_code, return_inverse=True)
+    entry = np.bincount(inv, weights=ev_entry, minlength=len(nodes)).astype(np.int64)
+    gain = np.bincount(inv, minlength=len(nodes)).astype(np.int64) - entry
+    lane, when = nodes // span, nodes % span
+    lane_start = np.searchsorted(own_code, lane * span)
+    arrived = np.searchsorted(own_code, nodes, side="right") - lane_start
+    alive = arrived - (np.searchsorted(last_code, nodes, side="right") - np.searchsorted(last_code, lane * span))
+
+    nxt = np.flatnonzero((lane[1:] == lane[:-1]) & (alive[:-1] > 0))  # lane arcs nxt -> nxt + 1
+    group = np.zeros(len(nodes), np.int64) if variable else lane // ks.n_keys
+    into = np.zeros(len(nodes), np.int64)  # capacity of the lane arc into each node
+    into[nxt + 1] = alive[nxt]
+    enter = np.flatnonzero(entry > 0)
+    leave = np.flatnonzero(gain > 0)
+    codes, node, (tl_tail, tl_head, tl_group) = timeline_nodes(
+        np.concatenate([group[enter], group[leave]]), np.concatenate([when[enter], when[leave]]),
+        span, len(group_caps))
+    n_tl = len(codes)
+    tails, heads, caps, costs = concat_arcs([
+        (tl_tail, tl_head, group_caps[tl_group], 0),
+        (n_tl + nxt, n_tl + nxt + 1, alive[nxt], -gain[nxt + 1]),
+        (node(group[enter], when[enter]), n_tl + enter, entry[enter], 0),
+        (n_tl + leave, node(group[leave], when[leave]), into[leave], 0),
+    ])
+    supply_nodes, supplies = timeline_supplies(codes, span, group_caps)
+    lane_arcs = slice(len(tl_tail), len(tl_tail) + len(nxt))
+
+    def decode(flows: np.ndarray) -> Schedule:
+        held = np.zeros(len(nodes), np.int64)
+        held[nxt] = flows[lane_arcs]
+        low = arrived - held  # lane index of the oldest tuple held after each event
+        big = len(wl) + 1
+        j = np.arange(len(useful)) - np.searchsorted(own_code, own_code // span * span)
+        out = np.searchsorted(lane * big + low, own_code // span * big + j, side="right")
+        left = wl.time.copy()
+        left[useful] = when[out]
+        return Schedule(left > wl.time, left)
+
+    return FlowGraph(n_tl + len(nodes), tails, heads, caps, costs, supply_nodes, supplies,
+                     same_time_pairs(wl, ks), decode)

@@ -1,0 +1,184 @@
+"""Shared pieces of the OPT-offline flow networks (Das, Gehrke, Riedewald 2003, §3.2).
+
+Every network here encodes the same optimisation (DESIGN.md section 1): a tuple ``x`` arriving at
+``a`` is either never admitted or held in memory after the admissions of steps ``a .. L-1`` and
+leaves during step ``L`` (it still joins the arrivals of step ``L``); it gains one output per
+*counted* partner (other side, same key, arriving at ``b`` with ``a < b <= L`` and
+``b >= warmup``), and at most ``M_R`` / ``M_S`` (fixed split) or ``M`` (variable split) tuples
+may be held after any step's admission. Same-time pairs are always produced and are added as a
+constant (or, in the paper's graph, by the top path).
+
+This module holds the arc container :class:`FlowGraph`, the per-key sorted view of the streams
+used to find partner ranges with ``searchsorted``, and small vectorized helpers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..model import R, S, Schedule, Workload
+
+#: Rough memory per arc and per node of a built network solved by OR-Tools: our arc arrays
+#: (int32 tail/head, int64 capacity/cost), the builder's temporaries and OR-Tools' own copy,
+#: reverse arcs, flows and potentials (measured on the benchmark networks, rounded up).
+BYTES_PER_ARC = 160
+BYTES_PER_NODE = 80
+
+
+@dataclass
+class FlowGraph:
+    """A min-cost-flow instance plus what is needed to read a schedule off its optimal flow.
+
+    ``constant`` is the number of counted outputs produced regardless of the flow (same-time
+    pairs when the network leaves them out); the optimum is ``constant - optimal_cost``.
+    ``decode`` maps the arc flows to the per-tuple :class:`Schedule`.
+    """
+
+    n_nodes: int
+    tails: np.ndarray  # int32
+    heads: np.ndarray  # int32
+    caps: np.ndarray  # int64
+    costs: np.ndarray  # int64
+    supply_nodes: np.ndarray  # int32
+    supplies: np.ndarray  # int64
+    constant: int
+    decode: Callable[[np.ndarray], Schedule]
+
+    @property
+    def n_arcs(self) -> int:
+        return len(self.tails)
+
+
+def estimate_bytes(nodes: int, arcs: int) -> int:
+    """Estimated peak memory of building and solving a network of this size."""
+    return int(nodes) * BYTES_PER_NODE + int(arcs) * BYTES_PER_ARC
+
+
+def concat_arcs(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, ...]:
+    """Concatenate (tails, heads, caps, costs) groups into the four typed arc arrays."""
+    tails = np.concatenate([p[0] for p in parts]).astype(np.int32)
+    heads = np.concatenate([p[1] for p in parts]).astype(np.int32)
+    caps = np.concatenate([np.broadcast_to(p[2], p[0].shape) for p in parts]).astype(np.int64)
+    costs = np.concatenate([np.broadcast_to(p[3], p[0].shape) for p in parts]).astype(np.int64)
+    return tails, heads, caps, costs
+
+
+def ranges_to_positions(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Expand half-open ranges ``[lo_i, hi_i)``: returns (owner i, position) for every element."""
+    n = np.maximum(hi - lo, 0)
+    owner = np.repeat(np.arange(len(lo)), n)
+    starts = np.repeat(lo - np.concatenate([[0], np.cumsum(n)[:-1]]), n)
+    return owner, starts + np.arange(int(n.sum()))
+
+
+def group_bounds(codes_sorted: np.ndarray, group_of: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """First and last position of each group in a group-major sorted array (-1 when empty)."""
+    first = np.full(n_groups, -1, dtype=np.int64)
+    last = np.full(n_groups, -1, dtype=np.int64)
+    if len(codes_sorted):
+        g = group_of
+        start = np.flatnonzero(np.concatenate([[True], g[1:] != g[:-1]]))
+        end = np.concatenate([start[1:], [len(g)]]) - 1
+        first[g[start]] = start
+        last[g[start]] = end
+    return first, last
+
+
+@dataclass(frozen=True)
+class KeyedStreams:
+    """All tuples sorted by (side, key, time) as composite codes ``lane * span + time``, where
+    ``lane = side * n_keys + key_rank``; partner ranges are found with ``searchsorted``.
+
+    ``rank[i]`` is tuple i's dense key rank, ``codes`` the sorted codes, ``index`` the workload
+    index of each sorted entry. ``span`` exceeds every time a query can name.
+    """
+
+    rank: np.ndarray
+    n_keys: int
+    span: int
+    codes: np.ndarray
+    index: np.ndarray
+
+    @classmethod
+    def of(cls, wl: Workload) -> "KeyedStreams":
+        keys, rank = np.unique(wl.key, return_inverse=True)
+        rank = rank.astype(np.int64)
+        span = int(wl.time[-1]) + 2 * wl.window + 2 if len(wl) else 1
+        code = (wl.side.astype(np.int64) * len(keys) + rank) * span + wl.time
+        order = np.argsort(code, kind="stable")
+        return cls(rank, len(keys), span, code[order], order)
+
+    def lane(self, side: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        """Lane number of (side, key rank)."""
+        return np.asarray(side, dtype=np.int64) * self.n_keys + rank
+
+    def time_of(self, pos: np.ndarray) -> np.ndarray:
+        """Arrival times of the entries at sorted positions ``pos``."""
+        return self.codes[pos] % self.span
+
+    def range_in(self, lane: np.ndarray, t_from: np.ndarray, t_to: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per query: the sorted positions ``[lo, hi)`` of the tuples of ``lane`` arriving in
+        ``[t_from, t_to]`` (empty when ``t_from > t_to``)."""
+        base = lane * self.span
+        t_from = np.clip(t_from, 0, self.span - 1)
+        t_to = np.clip(t_to, -1, self.span - 2)
+        lo = np.searchsorted(self.codes, base + t_from, side="left")
+        hi = np.searchsorted(self.codes, base + t_to + 1, side="left")
+        return lo, np.maximum(hi, lo)
+
+    def partner_lane(self, wl: Workload) -> np.ndarray:
+        """For every tuple, the lane of its potential partners (other side, same key)."""
+        return self.lane(1 - wl.side, self.rank)
+
+
+def later_counted_ranges(wl: Workload, ks: KeyedStreams) -> tuple[np.ndarray, np.ndarray]:
+    """For every tuple: the sorted-position range of its counted later partners (other side,
+    same key, arriving at ``b`` with ``a < b <= a + w - 1`` and ``b >= warmup``)."""
+    a = wl.time
+    return ks.range_in(ks.partner_lane(wl), np.maximum(a + 1, wl.warmup), a + wl.window - 1)
+
+
+def same_time_pairs(wl: Workload, ks: KeyedStreams) -> int:
+    """Counted pairs whose members arrive in the same batch (always produced, §3.2.1 top path)."""
+    idx = np.flatnonzero((wl.side == S) & (wl.time >= wl.warmup))
+    t = wl.time[idx]
+    lo, hi = ks.range_in(ks.lane(R, ks.rank[idx]), t, t)
+    return int((hi - lo).sum())
+
+
+def groups_of(wl: Workload, variable: bool) -> np.ndarray:
+    """Memory group of each tuple: its side under the fixed split, 0 under the variable one."""
+    return np.zeros(len(wl), dtype=np.int64) if variable else wl.side.astype(np.int64)
+
+
+def timeline_nodes(group: np.ndarray, time: np.ndarray, span: int, n_groups: int
+                   ) -> tuple[np.ndarray, Callable[[np.ndarray, np.ndarray], np.ndarray], tuple[np.ndarray, ...]]:
+    """The compressed free-slot timeline (DESIGN.md §3): one node per distinct (group, event
+    time). Returns the sorted node codes, a lookup ``(group, time) -> node id`` and the timeline
+    arcs (consecutive nodes of one group) as (tails, heads, group of the arc)."""
+    codes = np.unique(group * span + time)
+
+    def node(g: np.ndarray, t: np.ndarray) -> np.ndarray:
+        return np.searchsorted(codes, g * span + t)
+
+    g = codes // span
+    same = g[1:] == g[:-1]
+    tails = np.flatnonzero(same)
+    return codes, node, (tails, tails + 1, g[tails])
+
+
+def timeline_supplies(codes: np.ndarray, span: int, caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Supply ``M_g`` at each group's first timeline node and demand at its last."""
+    g = codes // span
+    first, last = group_bounds(codes, g, len(caps))
+    has = (first >= 0) & (caps > 0)
+    nodes = np.concatenate([first[has], last[has]])
+    supplies = np.concatenate([caps[has], -caps[has]])
+    single = first[has] == last[has]
+    if single.any():  # a one-node timeline carries no flow
+        keep = np.concatenate([~single, ~single])
+        nodes, supplies = nodes[keep], supplies[keep]
+    return nodes.astype(np.int32), supplies.astype(np.int64)

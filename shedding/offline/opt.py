@@ -1,0 +1,203 @@
+"""OPT and OPTV: the offline optimum by min-cost flow (Das, Gehrke, Riedewald 2003, §3.2.2).
+
+:func:`solve_opt` builds one of the equivalent networks (``compact``: DESIGN.md §3 star network;
+``keyed``: the star network with one lane per (side, key); ``paper``: the §3.2.1 / Figure 2
+construction), solves it with OR-Tools' ``SimpleMinCostFlow`` (integral optimum, §3.2.2
+Theorem 2), reads the per-tuple schedule off the flow and reports outputs, EXACT, ratio and the
+Archive-metric (§2.2) of that schedule.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from ortools.graph.python.min_cost_flow import SimpleMinCostFlow
+
+from ..errors import ShedError
+from ..exact import exact_count, partner_profile
+from ..model import Schedule, Workload
+from .compact import build_compact, estimate_compact
+from .keyed import build_keyed, estimate_keyed
+from .network import FlowGraph, KeyedStreams, estimate_bytes
+from .paper import build_paper, estimate_paper
+
+GIB = 1 << 30
+DEFAULT_MAX_GRAPH_BYTES = 4 * GIB
+ALLOCATIONS = ("fixed", "variable")
+
+#: name -> (size estimate (nodes, arcs), builder); every builder encodes the same optimum.
+GRAPHS: dict[str, tuple[Callable[[Workload, bool], tuple[int, int]],
+                        Callable[[Workload, np.ndarray, bool], FlowGraph]]] = {
+    "compact": (estimate_compact, build_compact),
+    "keyed": (estimate_keyed, build_keyed),
+    "paper": (estimate_paper, build_paper),
+}
+
+
+@dataclass
+class OptResult:
+    """The offline optimum and the schedule that reaches it.
+
+    ``outputs`` counts every counted result (same-time pairs included); ``arm`` is the
+    Archive-metric (§2.2) of ``schedule``; ``nodes`` / ``arcs`` the size of the solved network.
+    """
+
+    outputs: int
+    exact: int
+    arm: int
+    schedule: Schedule
+    memory: int
+    memory_r: int | None
+    memory_s: int | None
+    allocation: str
+    graph: str
+    nodes: int
+    arcs: int
+    build_seconds: float
+    solve_seconds: float
+
+    @property
+    def ratio(self) -> float:
+        """outputs / EXACT (1.0 when EXACT is 0)."""
+        return self.outputs / self.exact if self.exact else 1.0
+
+    @property
+    def policy(self) -> str:
+        """``OPT`` (fixed split) or ``OPTV`` (variable split)."""
+        return "OPT" if self.allocation == "fixed" else "OPTV"
+
+    def as_dict(self) -> dict:
+        """The JSON row (the schedule itself is left out)."""
+        return {
+            "policy": self.policy,
+            "outputs": int(self.outputs),
+            "exact": int(self.exact),
+            "ratio": round(self.ratio, 6),
+            "arm": int(self.arm),
+            "memory": self.memory,
+            "memory_r": self.memory_r,
+            "memory_s": self.memory_s,
+            "allocation": self.allocation,
+            "graph": self.graph,
+            "nodes": self.nodes,
+            "arcs": self.arcs,
+            "build_seconds": round(self.build_seconds, 4),
+            "solve_seconds": round(self.solve_seconds, 4),
+        }
+
+
+def _check_memory(memory: object, split: object, allocation: str) -> tuple[int, int | None, int | None]:
+    if isinstance(memory, bool) or not isinstance(memory, (int, np.integer)) or memory < 0:
+        raise ShedError(f"memory must be a non-negative integer number of tuples, got {memory!r}")
+    m = int(memory)
+    if allocation == "variable":
+        if split is not None:
+            raise ShedError("a memory split applies to the fixed allocation only; drop it or use allocation='fixed'")
+        return m, None, None
+    if split is None:
+        return m, m // 2, m - m // 2
+    try:
+        m_r, m_s = (int(v) for v in split)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raise ShedError(f"memory split must be two integers M_R,M_S, got {split!r}") from None
+    if m_r < 0 or m_s < 0:
+        raise ShedError(f"memory split parts must be >= 0, got {m_r},{m_s}")
+    if m_r + m_s != m:
+        raise ShedError(f"memory split {m_r},{m_s} sums to {m_r + m_s}, not the memory {m}; make M_R + M_S = M")
+    return m, m_r, m_s
+
+
+def solve_flow(graph: FlowGraph) -> tuple[int, np.ndarray]:
+    """Solve with OR-Tools; returns (optimal cost, arc flows)."""
+    mcf = SimpleMinCostFlow()
+    if graph.n_arcs:
+        mcf.add_arcs_with_capacity_and_unit_cost(graph.tails, graph.heads, graph.caps, graph.costs)
+    if len(graph.supply_nodes):
+        mcf.set_nodes_supplies(graph.supply_nodes, graph.supplies)
+    if graph.n_arcs == 0:
+        return 0, np.zeros(0, dtype=np.int64)
+    status = mcf.solve()
+    if status != mcf.OPTIMAL:  # the timeline always carries the whole supply
+        raise RuntimeError(f"min-cost flow did not solve to optimality: {status}")
+    return int(mcf.optimal_cost()), np.asarray(mcf.flows(np.arange(graph.n_arcs, dtype=np.int32)))
+
+
+def archive_metric(wl: Workload, schedule: Schedule) -> int:
+    """ArM (§2.2): tuples arriving at ``t >= warmup`` with at least one window pair not produced.
+
+    A tuple ``x`` at ``a`` misses no pair iff every earlier partner ``y`` (arriving in
+    ``[a - w + 1, a - 1]``) was held through ``a`` and ``x`` itself was held through its last
+    later partner. Held-through-``a`` partners are counted per (side, key) with two sorted
+    searches: ``#{y : b_y <= a} - #{y : end_y < a}``, where ``end_y`` is ``left_y`` for admitted
+    tuples and ``b_y`` otherwise.
+    """
+    if len(wl) == 0:
+        return 0
+    prof = partner_profile(wl)
+    ks = KeyedStreams.of(wl)
+    end = np.where(schedule.admitted, schedule.left, wl.time)
+    lane = ks.lane(wl.side, ks.rank)
+    start_codes = np.sort(lane * ks.span + wl.time)
+    end_codes = np.sort(lane * ks.span + end)
+    a = wl.time
+    plane = ks.partner_lane(wl) * ks.span
+    met = (np.searchsorted(start_codes, plane + a, side="right")
+           - np.searchsorted(end_codes, plane + a, side="left"))
+    later_ok = (prof.last_later < 0) | (schedule.admitted & (schedule.left >= prof.last_later))
+    complete = (met == prof.earlier) & later_ok
+    return int(np.count_nonzero(~complete & (a >= wl.warmup)))
+
+
+def solve_opt(
+    wl: Workload,
+    memory: int,
+    memory_split: tuple[int, int] | None = None,
+    allocation: str = "fixed",
+    graph: str = "compact",
+    max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES,
+) -> OptResult:
+    """OPT (``allocation='fixed'``, at most ``M_R`` R- and ``M_S`` S-tuples; default split
+    ``M // 2, M - M // 2``) or OPTV (``'variable'``, at most ``M`` tuples), §3.2.
+
+    Refuses, before building anything, a network whose estimated size exceeds
+    ``max_graph_bytes``.
+    """
+    if allocation not in ALLOCATIONS:
+        raise ShedError(f"unknown allocation {allocation!r}; use 'fixed' (OPT) or 'variable' (OPTV)")
+    if graph not in GRAPHS:
+        raise ShedError(f"unknown graph {graph!r}; use one of: {', '.join(GRAPHS)}")
+    m, m_r, m_s = _check_memory(memory, memory_split, allocation)
+    variable = allocation == "variable"
+    estimate, build = GRAPHS[graph]
+
+    t0 = time.perf_counter()
+    nodes, arcs = estimate(wl, variable)
+    need = estimate_bytes(nodes, arcs)
+    if need > max_graph_bytes:
+        raise ShedError(
+            f"the {graph} OPT graph would need about {need / GIB:.1f} GiB ({nodes} nodes, {arcs} arcs), over the "
+            f"{max_graph_bytes / GIB:.1f} GiB limit; raise it with --max-graph-gib or shorten the workload")
+    caps = np.array([m] if variable else [m_r, m_s], dtype=np.int64)
+    net = build(wl, caps, variable)
+    t1 = time.perf_counter()
+    cost, flows = solve_flow(net)
+    t2 = time.perf_counter()
+    schedule = net.decode(flows)
+    return OptResult(
+        outputs=net.constant - cost,
+        exact=exact_count(wl),
+        arm=archive_metric(wl, schedule),
+        schedule=schedule,
+        memory=m,
+        memory_r=m_r,
+        memory_s=m_s,
+        allocation=allocation,
+        graph=graph,
+        nodes=net.n_nodes,
+        arcs=net.n_arcs,
+        build_seconds=t1 - t0,
+        solve_seconds=t2 - t1,
+    )

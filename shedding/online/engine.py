@@ -1,0 +1,256 @@
+"""The join operator: a small object fed arrival batches, holding at most M tuples.
+
+One incremental operator (in the spirit of river's streaming operators: state plus a per-batch
+method) implements the fast-CPU integrated window join of Das, Gehrke, Riedewald (SIGMOD 2003),
+§2.1, shedding by a policy of §3.3. The batch simulator, the OPT schedule replay and the Spark
+streaming job all drive this same object; it does no I/O and keeps no global state, and its state
+(numpy arrays) can be pickled between micro-batches.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ShedError
+from ..model import check_window
+from . import kernel as K
+from .estimators import Estimator, OnlineEstimator, StaticEstimator
+from .policies import Policy, get_policy
+
+
+def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[int, int, int]:
+    """Validate M and the fixed split (M_R, M_S); the default split is (M // 2, M - M // 2)."""
+    if isinstance(memory, bool) or not isinstance(memory, (int, np.integer)) or memory < 0:
+        raise ShedError(f"memory must be a non-negative integer number of tuples, got {memory!r}")
+    m = int(memory)
+    if split is None:
+        return m, m // 2, m - m // 2
+    if len(split) != 2:
+        raise ShedError(f"memory split must be two numbers M_R,M_S, got {split!r}")
+    m_r, m_s = (int(v) for v in split)
+    if m_r < 0 or m_s < 0:
+        raise ShedError(f"memory split parts must be >= 0, got {m_r},{m_s}")
+    if m_r + m_s != m:
+        raise ShedError(f"memory split {m_r},{m_s} sums to {m_r + m_s}, not the memory {m}; make M_R + M_S = M")
+    return m, m_r, m_s
+
+
+@dataclass
+class FeedResult:
+    """What one ``feed`` call produced.
+
+    ``outputs``: join results counted (time >= warmup). ``produced[i]``: results of arrival i at
+    its arrival (when recording). ``departures``: rows (seq, left, admitted) for every tuple that
+    left memory during this feed. ``share``: rows (t, R tuples, S tuples) in memory after
+    admission, every ``share_every`` steps. ``pairs``: rows (r seq, s seq) of counted results.
+    """
+
+    outputs: int
+    produced: np.ndarray
+    departures: np.ndarray
+    share: np.ndarray
+    pairs: np.ndarray
+
+
+_EMPTY_INT = np.zeros(0, dtype=np.int64)
+_EMPTY_ROWS = np.zeros((0, 3), dtype=np.int64)
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(0, (max(n, 1) - 1).bit_length())
+
+
+class JoinOperator:
+    """Sliding-window join of R and S with at most ``memory`` tuples in join memory.
+
+    Feed it arrivals with :meth:`feed` (``side`` 0 = R / 1 = S, ``time``, ``key``), whole time
+    steps at a time, in time order; call :meth:`finish` at the end of the stream.
+    """
+
+    def __init__(
+        self,
+        window: int,
+        memory: int,
+        policy: str | Policy = "prob",
+        *,
+        memory_split: tuple[int, int] | None = None,
+        warmup: int = 0,
+        estimator: Estimator | None = None,
+        seed: int = 0,
+        pairs: bool = False,
+        record: bool = False,
+        share_every: int = 1,
+        schedule_left: np.ndarray | None = None,
+    ) -> None:
+        self.window = check_window(window)
+        self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
+        self.policy = policy if isinstance(policy, Policy) else get_policy(policy)
+        if int(warmup) < 0:
+            raise ShedError(f"warmup must be >= 0, got {warmup}")
+        if share_every < 1:
+            raise ShedError(f"share_every must be >= 1, got {share_every}")
+        self.estimator = estimator if estimator is not None else OnlineEstimator()
+        if self.policy.kind == K.SCHEDULE:
+            if schedule_left is None:
+                raise ShedError(f"policy {self.policy.name} replays a schedule; pass schedule_left")
+            self._sched = np.ascontiguousarray(schedule_left, dtype=np.int64)
+        else:
+            self._sched = _EMPTY_INT
+        self.want_pairs = pairs
+        self.record = record
+        self._rng = np.random.default_rng(seed)
+        self._next_seq = 0
+        self._last_time: int | None = None
+        self._keys = np.zeros(0, dtype=np.int64)  # sorted raw keys
+        self._ids = np.zeros(0, dtype=np.int64)  # class id of each sorted raw key
+        prm = np.zeros(K.PRM_FIELDS, dtype=np.int64)
+        prm[K.P_W], prm[K.P_M], prm[K.P_MR], prm[K.P_MS] = self.window, self.memory, self.memory_r, self.memory_s
+        prm[K.P_VARIABLE] = int(self.policy.variable)
+        prm[K.P_KIND] = self.policy.kind
+        prm[K.P_WARMUP] = int(warmup)
+        prm[K.P_ONLINE] = int(isinstance(self.estimator, OnlineEstimator))
+        prm[K.P_SHARE_EVERY] = share_every
+        fsc = np.zeros(K.FSC_FIELDS, dtype=np.float64)
+        if isinstance(self.estimator, OnlineEstimator):
+            fsc[K.F_LOGG] = -math.log(self.estimator.decay)
+        self._prm, self._fsc = prm, fsc
+        self._capacity = 0
+        self._n_keys = 0
+        self._alloc(capacity=self.memory + 2, n_keys=1)
+        if isinstance(self.estimator, StaticEstimator):
+            est = self.estimator
+            ids = self._map_keys(np.asarray(est.keys, dtype=np.int64))
+            self._cnt[0, ids] = est.counts_r
+            self._cnt[1, ids] = est.counts_s
+            fsc[K.F_TOT_R] = float(np.sum(est.counts_r))
+            fsc[K.F_TOT_S] = float(np.sum(est.counts_s))
+
+    # ------------------------------------------------------------------ state
+
+    def _alloc(self, capacity: int, n_keys: int) -> None:
+        """(Re)allocate the state for ``capacity`` nodes and ``n_keys`` classes, keeping content."""
+        old = self._capacity
+        if capacity > old:
+            node = np.zeros((capacity, K.NODE_FIELDS), dtype=np.int64)
+            bag = np.zeros((2, capacity), dtype=np.int64)
+            free = np.zeros(capacity, dtype=np.int64)
+            bnext = np.full(capacity, -1, dtype=np.int64)
+            if old:
+                node[:old] = self._node
+                bag[:, :old] = self._bag
+                top = self._sc[K.SC_FREETOP]
+                free[:top] = self._free[:top]
+            else:
+                self._sc = np.zeros(K.SC_FIELDS, dtype=np.int64)
+                self._sc[K.SC_GHEAD] = self._sc[K.SC_GTAIL] = -1
+                top = 0
+            added = np.arange(capacity - 1, old - 1, -1, dtype=np.int64)
+            free[top:top + len(added)] = added
+            self._sc[K.SC_FREETOP] = top + len(added)
+            self._node, self._bag, self._free, self._bnext = node, bag, free, bnext
+            self._capacity = capacity
+        if n_keys > self._n_keys:
+            oldk = self._n_keys
+            cls = np.zeros((2, n_keys, 3), dtype=np.int64)
+            cls[:, :, K.C_HEAD] = -1
+            cls[:, :, K.C_TAIL] = -1
+            cnt = np.zeros((2, n_keys), dtype=np.float64)
+            bcnt = np.zeros((2, n_keys), dtype=np.int64)
+            bhead = np.full((2, n_keys), -1, dtype=np.int64)
+            if oldk:
+                cls[:, :oldk] = self._cls
+                cnt[:, :oldk] = self._cnt
+            self._cls, self._cnt, self._bcnt, self._bhead = cls, cnt, bcnt, bhead
+            leaves = _pow2(n_keys)
+            if leaves != self._prm[K.P_LEAVES]:
+                self._prm[K.P_LEAVES] = leaves
+                self._win = np.full((2, 2 * leaves), -1, dtype=np.int64)
+                self._cert = np.full((2, 2 * leaves), K.INF, dtype=np.int64)
+                self._stack = np.zeros(4 * leaves, dtype=np.int64)
+            self._n_keys = n_keys
+            if oldk:
+                K.rebuild_trees(self._state(), self._sc[K.SC_LAST_T])
+
+    def _state(self) -> tuple:
+        return (self._node, self._cls, self._cnt, self._fsc, self._win, self._cert, self._bag, self._sc,
+                self._free, self._bcnt, self._bhead, self._stack, self._prm, self._bnext)
+
+    def _map_keys(self, raw: np.ndarray) -> np.ndarray:
+        """Class id of each raw key; keys never seen get new, empty classes."""
+        pos = np.searchsorted(self._keys, raw)
+        known = pos < len(self._keys)
+        known[known] = self._keys[pos[known]] == raw[known]
+        if not known.all():
+            new = np.unique(raw[~known])
+            ids = np.concatenate([self._ids, np.arange(self._n_keys_used(), self._n_keys_used() + len(new))])
+            keys = np.concatenate([self._keys, new])
+            order = np.argsort(keys, kind="stable")
+            self._keys, self._ids = keys[order], ids[order]
+            self._alloc(self._capacity, max(self._n_keys, len(self._keys)))
+            pos = np.searchsorted(self._keys, raw)
+        return self._ids[pos]
+
+    def _n_keys_used(self) -> int:
+        return len(self._keys)
+
+    @property
+    def state_bytes(self) -> int:
+        """Bytes held by the operator's state: O(M + batch + domain), never O(stream)."""
+        return sum(a.nbytes for a in self._state())
+
+    @property
+    def in_memory(self) -> tuple[int, int]:
+        """Number of R and S tuples currently in join memory."""
+        return int(self._sc[K.SC_NMEM_R]), int(self._sc[K.SC_NMEM_S])
+
+    # ------------------------------------------------------------------ feeding
+
+    def feed(self, side: np.ndarray, time: np.ndarray, key: np.ndarray) -> FeedResult:
+        """Process arrivals sorted by time; every time step must be complete in one call."""
+        side = np.ascontiguousarray(side, dtype=np.int64)
+        time = np.ascontiguousarray(time, dtype=np.int64)
+        key = np.ascontiguousarray(key, dtype=np.int64)
+        n = len(time)
+        if not (len(side) == n == len(key)):
+            raise ShedError("side, time and key must have the same length")
+        if n == 0:
+            return FeedResult(0, _EMPTY_INT, _EMPTY_ROWS, _EMPTY_ROWS, np.zeros((0, 2), dtype=np.int64))
+        if np.any(np.diff(time) < 0):
+            raise ShedError("times go backwards inside the batch; sort arrivals by time")
+        if self._last_time is not None and time[0] <= self._last_time:
+            raise ShedError(
+                f"time {time[0]} is not after the last processed time {self._last_time}; "
+                "feed whole time steps in order")
+        if np.any((side != 0) & (side != 1)):
+            raise ShedError("side must be 0 (R) or 1 (S)")
+        ids = self._map_keys(key)
+        starts = np.flatnonzero(np.r_[True, time[1:] != time[:-1]])
+        max_batch = int(np.max(np.diff(np.r_[starts, n])))
+        if self.memory + max_batch + 1 > self._capacity:
+            self._alloc(max(self.memory + max_batch + 1, 2 * self._capacity), self._n_keys)
+        seq = np.arange(self._next_seq, self._next_seq + n, dtype=np.int64)
+        draws = self._rng.random(n) if self.policy.kind == K.RAND else np.zeros(1)
+        produced = np.zeros(n, dtype=np.int64) if self.record else _EMPTY_INT
+        dep = np.zeros((n + self._capacity, 3), dtype=np.int64) if self.record else _EMPTY_ROWS
+        share_every = int(self._prm[K.P_SHARE_EVERY])
+        share = np.zeros((len(starts) // share_every + 2, 3), dtype=np.int64) if self.record else _EMPTY_ROWS
+        pairs = np.zeros((max(16, n), 2), dtype=np.int64) if self.want_pairs else np.zeros((0, 2), dtype=np.int64)
+        if self.policy.kind == K.SCHEDULE and seq[-1] >= len(self._sched):
+            raise ShedError("the schedule is shorter than the stream; pass a schedule for every tuple")
+        outputs, n_dep, n_share, n_pairs, pairs, err = K.process(
+            self._state(), side, time, ids, seq, draws, self._sched, 0, produced, dep, share, pairs)
+        if err == K.ERR_SCHEDULE_OVERFULL:
+            raise ShedError("the schedule keeps more tuples than the memory allows; check its memory and split")
+        self._next_seq += n
+        self._last_time = int(time[-1])
+        return FeedResult(int(outputs), produced, dep[:n_dep], share[:n_share], pairs[:n_pairs])
+
+    def finish(self) -> np.ndarray:
+        """End of stream: the tuples still in memory stay until they expire. Returns their
+        departure rows (seq, left, admitted)."""
+        dep = np.zeros((self._capacity, 3), dtype=np.int64)
+        n_dep = K.flush(self._state(), dep)
+        return dep[:n_dep]

@@ -1,0 +1,62 @@
+"""Estimators of the partner-arrival probabilities p_R(v), p_S(v) (paper §3.3.1).
+
+The paper's experiments use a static frequency table over the whole stream; an online system
+can only count what it has seen ("use history to predict the future", §3.3.1), optionally
+forgetting old arrivals with exponential decay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ShedError
+from ..model import Workload
+
+
+@dataclass(frozen=True)
+class StaticEstimator:
+    """Key frequencies known in advance: ``counts_r[i]``, ``counts_s[i]`` for ``keys[i]``.
+    Keys outside the table have probability 0."""
+
+    keys: np.ndarray
+    counts_r: np.ndarray
+    counts_s: np.ndarray
+
+    @classmethod
+    def from_workload(cls, wl: Workload) -> "StaticEstimator":
+        """The frequency table of a whole workload, as in the paper's experiments (§4)."""
+        return cls(*wl.key_counts())
+
+
+@dataclass(frozen=True)
+class OnlineEstimator:
+    """Counts of the arrivals seen so far (including the current batch, before admission).
+
+    ``decay`` in (0, 1] is the weight an arrival keeps per time step: 1 counts everything
+    equally, 0.999 has a half-life of about 693 steps.
+    """
+
+    decay: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not (0.0 < self.decay <= 1.0):
+            raise ShedError(f"decay must be in (0, 1], got {self.decay}; use 1 for plain counts")
+
+
+Estimator = StaticEstimator | OnlineEstimator
+
+
+def make_estimator(name: str, wl: Workload | None = None, decay: float = 1.0) -> Estimator:
+    """``static`` (needs the workload) or ``online``."""
+    name = name.strip().lower()
+    if name == "static":
+        if wl is None:
+            raise ShedError("the static estimator needs the whole workload; use --estimator online for streams")
+        if decay != 1.0:
+            raise ShedError("decay applies to the online estimator only; add --estimator online")
+        return StaticEstimator.from_workload(wl)
+    if name == "online":
+        return OnlineEstimator(decay)
+    raise ShedError(f"unknown estimator {name!r}; choose static or online")

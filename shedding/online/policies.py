@@ -1,0 +1,49 @@
+"""The online shedding policies of Das, Gehrke, Riedewald (SIGMOD 2003), §3.3 and §4.
+
+PROB (§3.3.1) keeps the tuples whose partners are most likely to arrive: the priority of r is
+p_S(r.key), of s is p_R(s.key). LIFE (§3.3.2) weighs that probability by the remaining lifetime.
+RAND drops uniformly at random (the paper's baseline, §4). Each comes with the fixed split of
+memory between R and S (M_R, M_S) and a variable split (suffix V, §4.3) where an R tuple may
+displace an S tuple and back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ShedError
+from .kernel import LIFE, PROB, RAND, SCHEDULE
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A shedding policy: its kernel kind and whether the R/S memory split is variable."""
+
+    name: str
+    kind: int
+    variable: bool
+    summary: str
+
+
+POLICIES: dict[str, Policy] = {
+    p.name: p
+    for p in (
+        Policy("prob", PROB, False, "drop the lowest partner-arrival probability first (§3.3.1)"),
+        Policy("life", LIFE, False, "drop the lowest probability x remaining lifetime first (§3.3.2)"),
+        Policy("rand", RAND, False, "drop uniformly at random (§4 baseline)"),
+        Policy("probv", PROB, True, "PROB with a variable R/S memory split (§4.3)"),
+        Policy("lifev", LIFE, True, "LIFE with a variable R/S memory split"),
+        Policy("randv", RAND, True, "RAND with a variable R/S memory split (§4.3)"),
+        Policy("opt-schedule", SCHEDULE, False, "replay a given schedule, fixed split"),
+        Policy("optv-schedule", SCHEDULE, True, "replay a given schedule, variable split"),
+    )
+}
+
+
+def get_policy(name: str) -> Policy:
+    """Look a policy up by name (case-insensitive)."""
+    try:
+        return POLICIES[name.strip().lower()]
+    except KeyError:
+        valid = ", ".join(n for n in POLICIES if "schedule" not in n)
+        raise ShedError(f"unknown policy {name!r}; choose from {valid}") from None
