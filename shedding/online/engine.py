@@ -106,17 +106,18 @@ class JoinOperator:
         self._last_time: int | None = None
         self._keys = np.zeros(0, dtype=np.int64)  # sorted raw keys
         self._ids = np.zeros(0, dtype=np.int64)  # class id of each sorted raw key
-        prm = np.zeros(K.PRM_FIELDS, dtype=np.int64)
-        prm[K.P_W], prm[K.P_M], prm[K.P_MR], prm[K.P_MS] = self.window, self.memory, self.memory_r, self.memory_s
-        prm[K.P_VARIABLE] = int(self.policy.variable)
-        prm[K.P_KIND] = self.policy.kind
-        prm[K.P_WARMUP] = int(warmup)
-        prm[K.P_ONLINE] = int(isinstance(self.estimator, OnlineEstimator))
-        prm[K.P_SHARE_EVERY] = share_every
+        sc = np.zeros(K.SC_FIELDS, dtype=np.int64)
+        sc[K.P_W], sc[K.P_M], sc[K.P_MR], sc[K.P_MS] = self.window, self.memory, self.memory_r, self.memory_s
+        sc[K.P_VARIABLE] = int(self.policy.variable)
+        sc[K.P_KIND] = self.policy.kind
+        sc[K.P_WARMUP] = int(warmup)
+        sc[K.P_ONLINE] = int(isinstance(self.estimator, OnlineEstimator))
+        sc[K.P_SHARE_EVERY] = share_every
+        sc[K.SC_GHEAD] = sc[K.SC_GTAIL] = -1
         fsc = np.zeros(K.FSC_FIELDS, dtype=np.float64)
         if isinstance(self.estimator, OnlineEstimator):
             fsc[K.F_LOGG] = -math.log(self.estimator.decay)
-        self._prm, self._fsc = prm, fsc
+        self._sc, self._fsc = sc, fsc
         self._capacity = 0
         self._n_keys = 0
         self._alloc(capacity=self.memory + 2, n_keys=1)
@@ -137,46 +138,42 @@ class JoinOperator:
             node = np.zeros((capacity, K.NODE_FIELDS), dtype=np.int64)
             bag = np.zeros((2, capacity), dtype=np.int64)
             free = np.zeros(capacity, dtype=np.int64)
-            bnext = np.full(capacity, -1, dtype=np.int64)
+            top = int(self._sc[K.SC_FREETOP])
             if old:
                 node[:old] = self._node
                 bag[:, :old] = self._bag
-                top = self._sc[K.SC_FREETOP]
                 free[:top] = self._free[:top]
-            else:
-                self._sc = np.zeros(K.SC_FIELDS, dtype=np.int64)
-                self._sc[K.SC_GHEAD] = self._sc[K.SC_GTAIL] = -1
-                top = 0
             added = np.arange(capacity - 1, old - 1, -1, dtype=np.int64)
             free[top:top + len(added)] = added
             self._sc[K.SC_FREETOP] = top + len(added)
-            self._node, self._bag, self._free, self._bnext = node, bag, free, bnext
+            self._node, self._bag, self._free = node, bag, free
+            self._bnext = np.full(capacity, -1, dtype=np.int64)
             self._capacity = capacity
         if n_keys > self._n_keys:
             oldk = self._n_keys
-            cls = np.zeros((2, n_keys, 3), dtype=np.int64)
+            cls = np.zeros((2, n_keys, K.CLS_FIELDS), dtype=np.int64)
             cls[:, :, K.C_HEAD] = -1
             cls[:, :, K.C_TAIL] = -1
             cnt = np.zeros((2, n_keys), dtype=np.float64)
-            bcnt = np.zeros((2, n_keys), dtype=np.int64)
-            bhead = np.full((2, n_keys), -1, dtype=np.int64)
             if oldk:
                 cls[:, :oldk] = self._cls
                 cnt[:, :oldk] = self._cnt
-            self._cls, self._cnt, self._bcnt, self._bhead = cls, cnt, bcnt, bhead
+            self._cls, self._cnt = cls, cnt
+            self._bcnt = np.zeros((2, n_keys), dtype=np.int64)
+            self._bhead = np.full((2, n_keys), -1, dtype=np.int64)
             leaves = _pow2(n_keys)
-            if leaves != self._prm[K.P_LEAVES]:
-                self._prm[K.P_LEAVES] = leaves
-                self._win = np.full((2, 2 * leaves), -1, dtype=np.int64)
-                self._cert = np.full((2, 2 * leaves), K.INF, dtype=np.int64)
+            if leaves != self._sc[K.P_LEAVES]:
+                self._sc[K.P_LEAVES] = leaves
+                self._tree = np.full((2, 2, 2 * leaves), -1, dtype=np.int64)
+                self._tree[K.T_CERT] = K.INF
                 self._stack = np.zeros(4 * leaves, dtype=np.int64)
             self._n_keys = n_keys
             if oldk:
                 K.rebuild_trees(self._state(), self._sc[K.SC_LAST_T])
 
     def _state(self) -> tuple:
-        return (self._node, self._cls, self._cnt, self._fsc, self._win, self._cert, self._bag, self._sc,
-                self._free, self._bcnt, self._bhead, self._stack, self._prm, self._bnext)
+        return (self._node, self._cls, self._cnt, self._tree, self._bag, self._free, self._sc, self._fsc,
+                self._bcnt, self._bhead, self._bnext, self._stack)
 
     def _map_keys(self, raw: np.ndarray) -> np.ndarray:
         """Class id of each raw key; keys never seen get new, empty classes."""
@@ -235,13 +232,13 @@ class JoinOperator:
         draws = self._rng.random(n) if self.policy.kind == K.RAND else np.zeros(1)
         produced = np.zeros(n, dtype=np.int64) if self.record else _EMPTY_INT
         dep = np.zeros((n + self._capacity, 3), dtype=np.int64) if self.record else _EMPTY_ROWS
-        share_every = int(self._prm[K.P_SHARE_EVERY])
+        share_every = int(self._sc[K.P_SHARE_EVERY])
         share = np.zeros((len(starts) // share_every + 2, 3), dtype=np.int64) if self.record else _EMPTY_ROWS
         pairs = np.zeros((max(16, n), 2), dtype=np.int64) if self.want_pairs else np.zeros((0, 2), dtype=np.int64)
         if self.policy.kind == K.SCHEDULE and seq[-1] >= len(self._sched):
             raise ShedError("the schedule is shorter than the stream; pass a schedule for every tuple")
         outputs, n_dep, n_share, n_pairs, pairs, err = K.process(
-            self._state(), side, time, ids, seq, draws, self._sched, 0, produced, dep, share, pairs)
+            self._state(), side, time, ids, seq, draws, self._sched, produced, dep, share, pairs)
         if err == K.ERR_SCHEDULE_OVERFULL:
             raise ShedError("the schedule keeps more tuples than the memory allows; check its memory and split")
         self._next_seq += n

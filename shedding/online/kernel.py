@@ -39,17 +39,18 @@ PROB, LIFE, RAND, SCHEDULE = 0, 1, 2, 3
 # node columns
 N_SEQ, N_TIME, N_KEY, N_SIDE, N_GPREV, N_GNEXT, N_CPREV, N_CNEXT, N_POS = range(9)
 NODE_FIELDS = 9
-# class columns
-C_HEAD, C_TAIL, C_SIZE = range(3)
-# integer scalars
-SC_GHEAD, SC_GTAIL, SC_NMEM_R, SC_NMEM_S, SC_BAGN_0, SC_BAGN_1, SC_FREETOP, SC_STEP, SC_LAST_T = range(9)
-SC_FIELDS = 9
-# integer parameters
-P_W, P_M, P_MR, P_MS, P_VARIABLE, P_KIND, P_WARMUP, P_ONLINE, P_LEAVES, P_SHARE_EVERY = range(10)
-PRM_FIELDS = 10
+# class columns; the head's time and sequence number are cached for the tournament trees
+C_HEAD, C_TAIL, C_SIZE, C_HTIME, C_HSEQ = range(5)
+CLS_FIELDS = 5
+# integer scalars: parameters first, then mutable state
+(P_W, P_M, P_MR, P_MS, P_VARIABLE, P_KIND, P_WARMUP, P_ONLINE, P_LEAVES, P_SHARE_EVERY,
+ SC_GHEAD, SC_GTAIL, SC_NMEM_R, SC_NMEM_S, SC_BAGN_0, SC_BAGN_1, SC_FREETOP, SC_STEP, SC_LAST_T) = range(19)
+SC_FIELDS = 19
 # float scalars: side totals of the estimator, decay reference time and log growth per step
 F_TOT_R, F_TOT_S, F_TREF, F_LOGG = range(4)
 FSC_FIELDS = 4
+# tree planes
+T_WIN, T_CERT = 0, 1
 
 INF = np.int64(2**62)
 _RESCALE_AT = 1e100
@@ -57,54 +58,53 @@ _RESCALE_AT = 1e100
 # errors returned by ``process``
 ERR_NONE, ERR_SCHEDULE_OVERFULL = 0, 1
 
+# The state tuple, in this order (see ``JoinOperator._state``):
+# node[C, 9], cls[2, D, 5], cnt[2, D] (float), tree[2, 2, 2P], bag[2, C], free[C], sc[19],
+# fsc[4] (float), bcnt[2, D], bhead[2, D], bnext[C], stack[4P].
+# Helpers take the arrays they need, never the tuple: a call passing a tuple of arrays costs
+# a reference-count update per array, which dominated the run time.
+
 
 # ---------------------------------------------------------------- priorities and order
 
 
-@njit(cache=True, inline="always")
-def _weight(cnt, side, k):
-    """Unnormalized PROB priority of class (side, k): the other side's count of key k."""
-    return cnt[1 - side, k]
+@njit(cache=True, inline="always", _nrt=False)
+def _before(cls, cnt, sc, side, ci, cj, t):
+    """True if the head of class ci is dropped before the head of class cj (same side).
 
-
-@njit(cache=True, inline="always")
-def _class_before(st, side, ci, cj, t):
-    """True if the head of class ci is dropped before the head of class cj (same side)."""
-    node, cls, cnt, prm = st[0], st[1], st[2], st[12]
+    Order: priority (the other side's count of the key, times the remaining lifetime for
+    LIFE), then arrival time, then sequence number; -1 is an empty class."""
     if ci < 0:
         return False
     if cj < 0:
         return True
-    hi = cls[side, ci, C_HEAD]
-    hj = cls[side, cj, C_HEAD]
-    vi = _weight(cnt, side, ci)
-    vj = _weight(cnt, side, cj)
-    if prm[P_KIND] == LIFE:
-        w = prm[P_W]
-        vi = vi * (node[hi, N_TIME] + w - 1 - t)
-        vj = vj * (node[hj, N_TIME] + w - 1 - t)
+    vi = cnt[1 - side, ci]
+    vj = cnt[1 - side, cj]
+    if sc[P_KIND] == LIFE:
+        w = sc[P_W]
+        vi = vi * (cls[side, ci, C_HTIME] + w - 1 - t)
+        vj = vj * (cls[side, cj, C_HTIME] + w - 1 - t)
     if vi != vj:
         return vi < vj
-    if node[hi, N_TIME] != node[hj, N_TIME]:
-        return node[hi, N_TIME] < node[hj, N_TIME]
-    return node[hi, N_SEQ] < node[hj, N_SEQ]
+    if cls[side, ci, C_HTIME] != cls[side, cj, C_HTIME]:
+        return cls[side, ci, C_HTIME] < cls[side, cj, C_HTIME]
+    return cls[side, ci, C_HSEQ] < cls[side, cj, C_HSEQ]
 
 
-@njit(cache=True, inline="always")
-def _crossing(st, side, win_c, lose_c, t):
+@njit(cache=True, inline="always", _nrt=False)
+def _crossing(cls, cnt, sc, side, win_c, lose_c, t):
     """LIFE: an early bound on the first time > t at which ``lose_c`` may overtake ``win_c``.
 
-    Priorities are ``c * (L - t)``; the loser can only catch up if its count is larger. Returning
-    an early time is safe (the node is recomputed then); a late one would not be.
+    Priorities are ``c * (L - t)``; the loser can only catch up if its count is larger. An early
+    time is safe (the node is just recomputed then); a late one would not be.
     """
-    node, cls, cnt, prm = st[0], st[1], st[2], st[12]
-    cw = _weight(cnt, side, win_c)
-    cl = _weight(cnt, side, lose_c)
+    cw = cnt[1 - side, win_c]
+    cl = cnt[1 - side, lose_c]
     if cl <= cw:
         return INF
-    w = prm[P_W]
-    lw = node[cls[side, win_c, C_HEAD], N_TIME] + w - 1
-    ll = node[cls[side, lose_c, C_HEAD], N_TIME] + w - 1
+    w = sc[P_W]
+    lw = cls[side, win_c, C_HTIME] + w - 1
+    ll = cls[side, lose_c, C_HTIME] + w - 1
     t0 = (cl * ll - cw * lw) / (cl - cw)
     if not (t0 < 4e18):
         return INF
@@ -114,116 +114,139 @@ def _crossing(st, side, win_c, lose_c, t):
     return tc
 
 
-@njit(cache=True, inline="always")
-def _recompute(st, side, n, t):
-    win, cert, prm = st[4], st[5], st[12]
-    a = win[side, 2 * n]
-    b = win[side, 2 * n + 1]
-    if _class_before(st, side, b, a, t):
+@njit(cache=True, inline="always", _nrt=False)
+def _recompute(cls, cnt, tree, sc, side, n, t):
+    a = tree[T_WIN, side, 2 * n]
+    b = tree[T_WIN, side, 2 * n + 1]
+    if _before(cls, cnt, sc, side, b, a, t):
         w_, l_ = b, a
     else:
         w_, l_ = a, b
-    win[side, n] = w_
-    c = INF
-    if prm[P_KIND] == LIFE and w_ >= 0 and l_ >= 0:
-        c = _crossing(st, side, w_, l_, t)
-    c = min(c, cert[side, 2 * n], cert[side, 2 * n + 1])
-    cert[side, n] = c
+    tree[T_WIN, side, n] = w_
+    c = min(tree[T_CERT, side, 2 * n], tree[T_CERT, side, 2 * n + 1])
+    if sc[P_KIND] == LIFE and l_ >= 0:
+        c = min(c, _crossing(cls, cnt, sc, side, w_, l_, t))
+    tree[T_CERT, side, n] = c
 
 
-@njit(cache=True, inline="always")
-def _leaf_update(st, side, k, t):
-    cls, win, cert, prm = st[1], st[4], st[5], st[12]
-    leaves = prm[P_LEAVES]
-    n = leaves + k
-    win[side, n] = k if cls[side, k, C_SIZE] > 0 else -1
-    cert[side, n] = INF
+@njit(cache=True, _nrt=False)
+def _leaf_update(node, cls, cnt, tree, sc, side, k, t):
+    """Class (side, k) changed its head or its weight: refresh its leaf and the path up."""
+    h = cls[side, k, C_HEAD]
+    n = sc[P_LEAVES] + k
+    if h >= 0:
+        cls[side, k, C_HTIME] = node[h, N_TIME]
+        cls[side, k, C_HSEQ] = node[h, N_SEQ]
+        tree[T_WIN, side, n] = k
+    else:
+        tree[T_WIN, side, n] = -1
     n //= 2
     while n >= 1:
-        _recompute(st, side, n, t)
+        _recompute(cls, cnt, tree, sc, side, n, t)
         n //= 2
 
 
-@njit(cache=True, inline="always")
-def _advance(st, side, t):
-    """Bring the tree of ``side`` to time t: recompute every node whose certificate failed."""
-    cert, stack, prm = st[5], st[11], st[12]
-    if cert[side, 1] > t:
+@njit(cache=True, _nrt=False)
+def _advance(cls, cnt, tree, stack, sc, side, t):
+    """Bring the tree of ``side`` to time t: recompute every node whose certificate failed,
+    children before parents."""
+    if tree[T_CERT, side, 1] > t:
         return
-    leaves = prm[P_LEAVES]
+    leaves = sc[P_LEAVES]
     half = stack.shape[0] // 2
-    top = 0
     n_order = 0
     stack[0] = 1
     top = 1
     while top > 0:
         top -= 1
         n = stack[top]
-        if n < leaves and cert[side, n] <= t:
+        if n < leaves and tree[T_CERT, side, n] <= t:
             stack[half + n_order] = n
             n_order += 1
             stack[top] = 2 * n
             stack[top + 1] = 2 * n + 1
             top += 2
     for i in range(n_order - 1, -1, -1):
-        _recompute(st, side, stack[half + i], t)
+        _recompute(cls, cnt, tree, sc, side, stack[half + i], t)
+
+
+@njit(cache=True, _nrt=False)
+def _rebuild(node, cls, cnt, tree, sc, t):
+    leaves = sc[P_LEAVES]
+    n_keys = cls.shape[1]
+    for side in range(2):
+        for k in range(leaves):
+            h = cls[side, k, C_HEAD] if k < n_keys else -1
+            if h >= 0:
+                cls[side, k, C_HTIME] = node[h, N_TIME]
+                cls[side, k, C_HSEQ] = node[h, N_SEQ]
+            tree[T_WIN, side, leaves + k] = k if h >= 0 else -1
+            tree[T_CERT, side, leaves + k] = INF
+        for n in range(leaves - 1, 0, -1):
+            _recompute(cls, cnt, tree, sc, side, n, t)
 
 
 @njit(cache=True)
 def rebuild_trees(st, t):
     """Recompute both tournament trees from their leaves (after resizing or rescaling)."""
-    cls, win, cert, prm = st[1], st[4], st[5], st[12]
-    leaves = prm[P_LEAVES]
-    n_keys = cls.shape[1]
-    for side in range(2):
-        for k in range(leaves):
-            win[side, leaves + k] = k if (k < n_keys and cls[side, k, C_SIZE] > 0) else -1
-            cert[side, leaves + k] = INF
-        for n in range(leaves - 1, 0, -1):
-            _recompute(st, side, n, t)
+    _rebuild(st[0], st[1], st[2], st[3], st[6], t)
 
 
-@njit(cache=True, inline="always")
-def _r_before_s(st, kr, ks, t):
-    """Variable split: True if R's candidate (class kr) is dropped before S's (class ks).
+@njit(cache=True, inline="always", _nrt=False)
+def _tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time_b, seq_b, t):
+    """True if tuple a is dropped before tuple b, on any sides (DESIGN.md §1 order).
 
-    p_S(v) = c_S(v) / N_S against p_R(u) = c_R(u) / N_R, compared by cross-multiplying; equal
-    priority and equal time drop the R tuple first (DESIGN.md §1)."""
-    node, cls, cnt, fsc, prm = st[0], st[1], st[2], st[3], st[12]
-    if kr < 0:
-        return False
-    if ks < 0:
-        return True
-    hr = cls[0, kr, C_HEAD]
-    hs = cls[1, ks, C_HEAD]
-    num_r = _weight(cnt, 0, kr)
-    num_s = _weight(cnt, 1, ks)
-    if prm[P_KIND] == LIFE:
-        w = prm[P_W]
-        num_r = num_r * (node[hr, N_TIME] + w - 1 - t)
-        num_s = num_s * (node[hs, N_TIME] + w - 1 - t)
-    den_r = fsc[F_TOT_S]
-    den_s = fsc[F_TOT_R]
-    if den_r <= 0.0:
-        num_r, den_r = 0.0, 1.0
-    if den_s <= 0.0:
-        num_s, den_s = 0.0, 1.0
-    lhs = num_r * den_s
-    rhs = num_s * den_r
+    p_S(v) = c_S(v) / N_S for an R tuple, p_R(u) = c_R(u) / N_R for an S tuple (times the
+    remaining lifetime for LIFE), compared by cross-multiplying instead of dividing; then the
+    older tuple first; at equal time the R tuple first; then the sequence number."""
+    num_a = cnt[1 - side_a, key_a]
+    num_b = cnt[1 - side_b, key_b]
+    if sc[P_KIND] == LIFE:
+        w = sc[P_W]
+        num_a = num_a * (time_a + w - 1 - t)
+        num_b = num_b * (time_b + w - 1 - t)
+    den_a = fsc[F_TOT_R + 1 - side_a]
+    den_b = fsc[F_TOT_R + 1 - side_b]
+    if den_a <= 0.0:
+        num_a, den_a = 0.0, 1.0
+    if den_b <= 0.0:
+        num_b, den_b = 0.0, 1.0
+    lhs = num_a * den_b
+    rhs = num_b * den_a
     if lhs != rhs:
         return lhs < rhs
-    if node[hr, N_TIME] != node[hs, N_TIME]:
-        return node[hr, N_TIME] < node[hs, N_TIME]
-    return True
+    if time_a != time_b:
+        return time_a < time_b
+    if side_a != side_b:
+        return side_a < side_b
+    return seq_a < seq_b
+
+
+@njit(cache=True, _nrt=False)
+def _min_candidate(cls, cnt, fsc, tree, sc, part, t):
+    """(side, class) of the memory tuple to drop next from partition ``part`` (PROB, LIFE);
+    side -1 when the partition is empty."""
+    if not sc[P_VARIABLE]:
+        k = tree[T_WIN, part, 1]
+        return (part if k >= 0 else -1), k
+    kr = tree[T_WIN, 0, 1]
+    ks = tree[T_WIN, 1, 1]
+    if kr < 0:
+        return (1 if ks >= 0 else -1), ks
+    if ks < 0:
+        return 0, kr
+    if _tuple_before(cnt, fsc, sc, 0, kr, cls[0, kr, C_HTIME], cls[0, kr, C_HSEQ],
+                     1, ks, cls[1, ks, C_HTIME], cls[1, ks, C_HSEQ], t):
+        return 0, kr
+    return 1, ks
 
 
 # ---------------------------------------------------------------- memory operations
 
 
-@njit(cache=True, inline="always")
-def _insert(st, x_seq, x_time, x_key, x_side, t):
+@njit(cache=True, _nrt=False)
+def _insert(node, cls, cnt, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t):
     """Put an arrival into memory as a candidate (it may be evicted in the same step)."""
-    node, cls, bag, sc, free, prm = st[0], st[1], st[6], st[7], st[8], st[12]
     top = sc[SC_FREETOP] - 1
     x = free[top]
     sc[SC_FREETOP] = top
@@ -251,21 +274,20 @@ def _insert(st, x_seq, x_time, x_key, x_side, t):
     cls[x_side, x_key, C_TAIL] = x
     cls[x_side, x_key, C_SIZE] += 1
     sc[SC_NMEM_R + x_side] += 1
-    kind = prm[P_KIND]
+    kind = sc[P_KIND]
     if kind == RAND:
-        part = 0 if prm[P_VARIABLE] else x_side
+        part = 0 if sc[P_VARIABLE] else x_side
         pos = sc[SC_BAGN_0 + part]
         bag[part, pos] = x
         node[x, N_POS] = pos
         sc[SC_BAGN_0 + part] = pos + 1
     elif (kind == PROB or kind == LIFE) and ctail < 0:
-        _leaf_update(st, x_side, x_key, t)
+        _leaf_update(node, cls, cnt, tree, sc, x_side, x_key, t)
 
 
-@njit(cache=True, inline="always")
-def _remove(st, x, t):
+@njit(cache=True, _nrt=False)
+def _remove(node, cls, cnt, tree, bag, free, sc, x, t):
     """Take node x out of memory (expiry or eviction) and free it."""
-    node, cls, bag, sc, free, prm = st[0], st[1], st[6], st[7], st[8], st[12]
     side = node[x, N_SIDE]
     k = node[x, N_KEY]
     gp, gn = node[x, N_GPREV], node[x, N_GNEXT]
@@ -288,9 +310,9 @@ def _remove(st, x, t):
         cls[side, k, C_TAIL] = cp
     cls[side, k, C_SIZE] -= 1
     sc[SC_NMEM_R + side] -= 1
-    kind = prm[P_KIND]
+    kind = sc[P_KIND]
     if kind == RAND:
-        part = 0 if prm[P_VARIABLE] else side
+        part = 0 if sc[P_VARIABLE] else side
         last = sc[SC_BAGN_0 + part] - 1
         pos = node[x, N_POS]
         moved = bag[part, last]
@@ -298,53 +320,50 @@ def _remove(st, x, t):
         node[moved, N_POS] = pos
         sc[SC_BAGN_0 + part] = last
     elif (kind == PROB or kind == LIFE) and cp < 0:
-        _leaf_update(st, side, k, t)
+        _leaf_update(node, cls, cnt, tree, sc, side, k, t)
     free[sc[SC_FREETOP]] = x
     sc[SC_FREETOP] += 1
 
 
-@njit(cache=True, inline="always")
-def _depart(st, x, left, admitted, dep, n_dep, t):
+@njit(cache=True, _nrt=False)
+def _depart(node, cls, cnt, tree, bag, free, sc, x, left, admitted, dep, n_dep, t):
     """Record a departure (seq, left, admitted) and remove the node."""
     if dep.shape[0] > 0:
-        dep[n_dep, 0] = st[0][x, N_SEQ]
+        dep[n_dep, 0] = node[x, N_SEQ]
         dep[n_dep, 1] = left
         dep[n_dep, 2] = admitted
-    _remove(st, x, t)
+    _remove(node, cls, cnt, tree, bag, free, sc, x, t)
     return n_dep + 1
 
 
-@njit(cache=True, inline="always")
-def _expire(st, limit, dep, n_dep, t):
+@njit(cache=True, _nrt=False)
+def _expire(node, cls, cnt, tree, bag, free, sc, limit, dep, n_dep, t):
     """Expire every memory tuple whose window ends at or before ``limit`` (oldest first)."""
-    node, sc, prm = st[0], st[7], st[12]
-    w = prm[P_W]
+    w = sc[P_W]
     while sc[SC_GHEAD] >= 0:
         x = sc[SC_GHEAD]
         end = node[x, N_TIME] + w - 1
         if end > limit:
             break
-        n_dep = _depart(st, x, end, 1, dep, n_dep, t)
+        n_dep = _depart(node, cls, cnt, tree, bag, free, sc, x, end, 1, dep, n_dep, t)
     return n_dep
 
 
-@njit(cache=True, inline="always")
-def _count(st, side, k, inc, t):
+@njit(cache=True, _nrt=False)
+def _count(node, cls, cnt, tree, fsc, sc, side, k, inc, t):
     """Online estimator: one more arrival of key k on ``side``; its weight moves the other
     side's class (side', k)."""
-    cls, cnt, fsc, prm = st[1], st[2], st[3], st[12]
     cnt[side, k] += inc
     fsc[F_TOT_R + side] += inc
-    kind = prm[P_KIND]
+    kind = sc[P_KIND]
     if (kind == PROB or kind == LIFE) and cls[1 - side, k, C_SIZE] > 0:
-        _leaf_update(st, 1 - side, k, t)
+        _leaf_update(node, cls, cnt, tree, sc, 1 - side, k, t)
 
 
-@njit(cache=True, inline="always")
-def _decay_increment(st, t):
+@njit(cache=True, _nrt=False)
+def _decay_increment(node, cls, cnt, tree, fsc, sc, t):
     """Weight of an arrival at time t under exponential decay, kept as growing increments so
     that old counts need no update; rescaled (and trees rebuilt) before overflow."""
-    cnt, fsc = st[2], st[3]
     logg = fsc[F_LOGG]
     if logg == 0.0:
         return 1.0
@@ -355,55 +374,53 @@ def _decay_increment(st, t):
                 cnt[s, k] /= inc
             fsc[F_TOT_R + s] /= inc
         fsc[F_TREF] = t
-        rebuild_trees(st, t)
+        _rebuild(node, cls, cnt, tree, sc, t)
         inc = 1.0
     return inc
 
 
-@njit(cache=True, inline="always")
-def _pick_victim(st, part, t, u):
+@njit(cache=True, _nrt=False)
+def _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, u):
     """The memory node to drop next from partition ``part`` (a side, or 0 = all when variable)."""
-    cls, win, bag, sc, prm = st[1], st[4], st[6], st[7], st[12]
-    kind = prm[P_KIND]
-    if kind == RAND:
+    if sc[P_KIND] == RAND:
         n = sc[SC_BAGN_0 + part]
         i = min(np.int64(u * n), n - 1)
         return bag[part, i]
-    if prm[P_VARIABLE]:
-        kr = win[0, 1]
-        ks = win[1, 1]
-        if _r_before_s(st, kr, ks, t):
-            return cls[0, kr, C_HEAD]
-        return cls[1, ks, C_HEAD]
-    k = win[part, 1]
-    return cls[part, k, C_HEAD]
+    vs, vk = _min_candidate(cls, cnt, fsc, tree, sc, part, t)
+    return cls[vs, vk, C_HEAD]
+
+
+@njit(cache=True, _nrt=False)
+def _over_budget(sc, part):
+    if sc[P_VARIABLE]:
+        return sc[SC_NMEM_R] + sc[SC_NMEM_S] > sc[P_M]
+    return sc[SC_NMEM_R + part] > sc[P_MR + part]
 
 
 # ---------------------------------------------------------------- the loop
 
 
 @njit(cache=True)
-def process(st, side, time, key, seq, draws, sched_left, sched_base, produced, dep, share, pairs):
+def process(st, side, time, key, seq, draws, sched_left, produced, dep, share, pairs):
     """Run the join over a feed of arrivals sorted by time (whole batches only).
 
     ``side, time, key, seq``: the arrivals (key already mapped to class ids, seq = global tuple
     number). ``draws``: one uniform number per arrival (RAND; the j-th eviction of a step uses the
-    j-th draw of that step's batch). ``sched_left``: for SCHEDULE, the scheduled left time of tuple
-    ``seq`` at index ``seq - sched_base`` (-1 = not admitted). Outputs, when the arrays are
-    non-empty: ``produced[i]`` join results of arrival i when it arrived; ``dep`` rows
-    (seq, left, admitted) per departure; ``share`` rows (t, R tuples, S tuples) after admission;
-    ``pairs`` rows (r seq, s seq) of counted outputs (grown as needed).
+    j-th draw of that step's batch). ``sched_left``: for SCHEDULE, the scheduled left time of
+    tuple ``seq``. Outputs, when the arrays are non-empty: ``produced[i]`` join results of arrival
+    i when it arrived; ``dep`` rows (seq, left, admitted) per departure; ``share`` rows
+    (t, R tuples, S tuples) after admission; ``pairs`` rows (r seq, s seq) of counted outputs
+    (grown as needed).
 
     Returns (outputs, departures, share rows, pair rows, pairs array, error code).
     """
-    node, cls, cnt, fsc, bag, sc, bcnt, bhead, bnext, prm = (
-        st[0], st[1], st[2], st[3], st[6], st[7], st[9], st[10], st[13], st[12])
-    w = prm[P_W]
-    warmup = prm[P_WARMUP]
-    kind = prm[P_KIND]
-    variable = prm[P_VARIABLE]
-    online = prm[P_ONLINE]
-    share_every = prm[P_SHARE_EVERY]
+    node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
+    w = sc[P_W]
+    warmup = sc[P_WARMUP]
+    kind = sc[P_KIND]
+    variable = sc[P_VARIABLE]
+    online = sc[P_ONLINE]
+    share_every = sc[P_SHARE_EVERY]
     want_pairs = pairs.shape[0] > 0
     record = produced.shape[0] > 0
     n = time.shape[0]
@@ -418,7 +435,7 @@ def process(st, side, time, key, seq, draws, sched_left, sched_base, produced, d
         while j < n and time[j] == t:
             j += 1
         # (0) tuples whose window ended between batches
-        n_dep = _expire(st, t - 1, dep, n_dep, t)
+        n_dep = _expire(node, cls, cnt, tree, bag, free, sc, t - 1, dep, n_dep, t)
         # (1) join: memory of the other side, and the other side's arrivals in this batch
         for x in range(i, j):
             s_, k = side[x], key[x]
@@ -432,24 +449,17 @@ def process(st, side, time, key, seq, draws, sched_left, sched_base, produced, d
             if record:
                 produced[x] = m + bcnt[o, k]
             if t >= warmup:
-                outputs += m
-                if s_ == 1:
-                    outputs += bcnt[o, k]
+                same = bcnt[o, k] if s_ == 1 else 0  # same-batch pairs count once, from S
+                outputs += m + same
                 if want_pairs:
-                    need = n_pairs + m + (bcnt[o, k] if s_ == 1 else 0)
-                    if need > pairs.shape[0]:
-                        grown = np.empty((max(need, 2 * pairs.shape[0]), 2), dtype=np.int64)
+                    if n_pairs + m + same > pairs.shape[0]:
+                        grown = np.empty((max(n_pairs + m + same, 2 * pairs.shape[0]), 2), dtype=np.int64)
                         grown[:n_pairs] = pairs[:n_pairs]
                         pairs = grown
                     y = cls[o, k, C_HEAD]
                     while y >= 0:
-                        a_seq = node[y, N_SEQ]
-                        if s_ == 1:
-                            pairs[n_pairs, 0] = a_seq
-                            pairs[n_pairs, 1] = seq[x]
-                        else:
-                            pairs[n_pairs, 0] = seq[x]
-                            pairs[n_pairs, 1] = a_seq
+                        pairs[n_pairs, s_] = seq[x]
+                        pairs[n_pairs, o] = node[y, N_SEQ]
                         n_pairs += 1
                         y = node[y, N_CNEXT]
                     if s_ == 1:
@@ -464,51 +474,68 @@ def process(st, side, time, key, seq, draws, sched_left, sched_base, produced, d
             bhead[side[x], key[x]] = -1
         # the online estimator learns this batch before deciding what to keep
         if online:
-            inc = _decay_increment(st, t)
+            inc = _decay_increment(node, cls, cnt, tree, fsc, sc, t)
             for x in range(i, j):
-                _count(st, side[x], key[x], inc, t)
+                _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t)
         # (2) expire what cannot meet a future arrival
-        n_dep = _expire(st, t, dep, n_dep, t)
-        # (3) admit the batch, then evict down to the budget
+        n_dep = _expire(node, cls, cnt, tree, bag, free, sc, t, dep, n_dep, t)
+        # (3) admit the batch, then evict down to the budget. For PROB and LIFE the order is
+        # fixed during the step, so inserting the arrivals one by one and dropping the minimum
+        # each time keeps exactly the top of memory + batch; an arrival that would be the
+        # minimum of a full partition is dropped without touching the trees.
+        ranked = kind == PROB or kind == LIFE
+        if ranked:
+            _advance(cls, cnt, tree, stack, sc, 0, t)
+            _advance(cls, cnt, tree, stack, sc, 1, t)
         for x in range(i, j):
-            if t + w - 1 <= t:
+            s_ = side[x]
+            part = 0 if variable else s_
+            if w == 1:
+                loses = True  # expires at once
+            elif ranked:
+                used = sc[SC_NMEM_R] + sc[SC_NMEM_S] if variable else sc[SC_NMEM_R + s_]
+                budget = sc[P_M] if variable else sc[P_MR + s_]
+                loses = False
+                if used >= budget:
+                    ms, mk = _min_candidate(cls, cnt, fsc, tree, sc, part, t)
+                    loses = ms < 0 or _tuple_before(cnt, fsc, sc, s_, key[x], t, seq[x], ms, mk,
+                                                    cls[ms, mk, C_HTIME], cls[ms, mk, C_HSEQ], t)
+            else:
+                loses = False
+            if loses:
                 if dep.shape[0] > 0:
                     dep[n_dep, 0] = seq[x]
                     dep[n_dep, 1] = t
                     dep[n_dep, 2] = 0
                 n_dep += 1
-            else:
-                _insert(st, seq[x], t, key[x], side[x], t)
+                continue
+            _insert(node, cls, cnt, tree, bag, free, sc, seq[x], t, key[x], s_, t)
+            if ranked and _over_budget(sc, part):
+                v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, 0.0)
+                adm = 1 if node[v, N_TIME] < t else 0
+                n_dep = _depart(node, cls, cnt, tree, bag, free, sc, v, t, adm, dep, n_dep, t)
         if kind == SCHEDULE:
             y = sc[SC_GHEAD]
             while y >= 0:
                 nxt = node[y, N_GNEXT]
-                lt = sched_left[node[y, N_SEQ] - sched_base]
-                if lt <= t:
-                    n_dep = _depart(st, y, t, 1 if node[y, N_TIME] < t else 0, dep, n_dep, t)
+                if sched_left[node[y, N_SEQ]] <= t:
+                    adm = 1 if node[y, N_TIME] < t else 0
+                    n_dep = _depart(node, cls, cnt, tree, bag, free, sc, y, t, adm, dep, n_dep, t)
                 y = nxt
             if variable:
-                if sc[SC_NMEM_R] + sc[SC_NMEM_S] > prm[P_M]:
+                if sc[SC_NMEM_R] + sc[SC_NMEM_S] > sc[P_M]:
                     return outputs, n_dep, n_share, n_pairs, pairs, ERR_SCHEDULE_OVERFULL
-            elif sc[SC_NMEM_R] > prm[P_MR] or sc[SC_NMEM_S] > prm[P_MS]:
+            elif sc[SC_NMEM_R] > sc[P_MR] or sc[SC_NMEM_S] > sc[P_MS]:
                 return outputs, n_dep, n_share, n_pairs, pairs, ERR_SCHEDULE_OVERFULL
-        else:
-            if kind != RAND:
-                _advance(st, 0, t)
-                _advance(st, 1, t)
+        elif kind == RAND:
+            # uniformly among all candidates: the whole batch is in before the first draw
             d = i
-            if variable:
-                while sc[SC_NMEM_R] + sc[SC_NMEM_S] > prm[P_M]:
-                    v = _pick_victim(st, 0, t, draws[min(d, n - 1)])
+            for part in range(1 if variable else 2):
+                while _over_budget(sc, part):
+                    v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[min(d, n - 1)])
                     d += 1
-                    n_dep = _depart(st, v, t, 1 if node[v, N_TIME] < t else 0, dep, n_dep, t)
-            else:
-                for part in range(2):
-                    budget = prm[P_MR + part]
-                    while sc[SC_NMEM_R + part] > budget:
-                        v = _pick_victim(st, part, t, draws[min(d, n - 1)])
-                        d += 1
-                        n_dep = _depart(st, v, t, 1 if node[v, N_TIME] < t else 0, dep, n_dep, t)
+                    adm = 1 if node[v, N_TIME] < t else 0
+                    n_dep = _depart(node, cls, cnt, tree, bag, free, sc, v, t, adm, dep, n_dep, t)
         if share.shape[0] > 0 and sc[SC_STEP] % share_every == 0:
             share[n_share, 0] = t
             share[n_share, 1] = sc[SC_NMEM_R]
@@ -523,10 +550,11 @@ def process(st, side, time, key, seq, draws, sched_left, sched_base, produced, d
 @njit(cache=True)
 def flush(st, dep):
     """End of stream: every tuple still in memory is kept until it expires."""
-    node, sc, prm = st[0], st[7], st[12]
-    w = prm[P_W]
+    node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
+    w = sc[P_W]
     n_dep = 0
     while sc[SC_GHEAD] >= 0:
         x = sc[SC_GHEAD]
-        n_dep = _depart(st, x, node[x, N_TIME] + w - 1, 1, dep, n_dep, sc[SC_LAST_T])
+        n_dep = _depart(node, cls, cnt, tree, bag, free, sc, x, node[x, N_TIME] + w - 1, 1, dep, n_dep,
+                        sc[SC_LAST_T])
     return n_dep
