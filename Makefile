@@ -1,0 +1,35 @@
+# Two commands on a fresh machine (Python 3.11+, Java 17+):  make demo  and  make test
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.installed
+
+.PHONY: demo test bench java clean
+
+# Spark (PySpark) needs Java 17 or newer.
+java:
+	@v=$$(java -version 2>&1 | sed -nE 's/.*version "([0-9]+).*/\1/p' | head -n 1); \
+	if [ -z "$$v" ] || [ "$$v" -lt 17 ]; then \
+	  echo "Java 17 or newer is needed (Spark runs on it); found: $${v:-none}."; \
+	  echo "Install it with:  sudo apt-get install -y openjdk-17-jre-headless"; \
+	  exit 1; \
+	fi
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	@touch $@
+
+# The main job on embedded defaults.
+demo: java $(STAMP)
+	$(BIN)/shed simulate --out out/demo/simulate.json
+
+test: java $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_engine.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .hypothesis

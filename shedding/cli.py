@@ -1,0 +1,180 @@
+"""The ``shed`` command line.
+
+Every command shares the workload flags; bad input ends with a one-line ``error: ...`` on stderr
+and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .errors import ShedError
+from .model import Workload
+
+app = typer.Typer(
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    no_args_is_help=True,
+    help="Semantic load shedding for sliding-window stream joins (Das, Gehrke, Riedewald, SIGMOD 2003): "
+    "how much join output a memory budget loses, per policy, against EXACT and OPT.",
+)
+out = Console()
+err = Console(stderr=True)
+
+ONLINE_POLICIES = ["exact", "rand", "prob", "life", "randv", "probv", "lifev"]
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
+    if version:
+        from . import __version__
+
+        print(__version__)
+        raise typer.Exit()
+
+
+def _parse_split(text: Optional[str]) -> Optional[tuple[int, int]]:
+    if text is None:
+        return None
+    parts = text.replace(":", ",").split(",")
+    try:
+        m_r, m_s = (int(p) for p in parts)
+    except ValueError:
+        raise ShedError(f"--memory-split must be two integers M_R,M_S such as 200,200, got {text!r}") from None
+    return m_r, m_s
+
+
+def _policies(text: str) -> list[str]:
+    names = [p.strip().lower() for p in text.split(",") if p.strip()]
+    if not names:
+        raise ShedError("--policy is empty; give one or more of " + ", ".join(ONLINE_POLICIES))
+    for name in names:
+        if name not in ONLINE_POLICIES:
+            raise ShedError(f"unknown policy {name!r}; choose from {', '.join(ONLINE_POLICIES)}")
+    return names
+
+
+def _workload(workload: Optional[Path], zipf_skew: float, domain: int, length: int, seed: int,
+              correlation: str, window: int, warmup: Optional[int]) -> Workload:
+    from .datasets import load_workload, zipf_workload
+
+    if workload is not None:
+        return load_workload(workload, window, warmup)
+    return zipf_workload(zipf_skew, domain, length, seed, correlation, window, warmup)
+
+
+# Workload flags, shared by every command that takes a workload.
+WorkloadPath = typer.Option(None, "--workload", help="CSV or Parquet file with columns stream (R/S), time, key; "
+                            "replaces the Zipf generator.", show_default=False)
+ZipfSkew = typer.Option(1.0, "--zipf-skew", help="Zipf parameter of both streams (0 = uniform).")
+Domain = typer.Option(50, "--domain", help="Number of distinct join values.")
+Length = typer.Option(5600, "--length", help="Tuples per stream (one R and one S tuple per time step).")
+Seed = typer.Option(0, "--seed", help="Seed of the generated workload.")
+Correlation = typer.Option("independent", "--correlation",
+                           help="independent (paper's uncorrelated), same (correlated) or reversed.")
+Window = typer.Option(400, "--window", "-w", help="Window size w in time steps.")
+Warmup = typer.Option(None, "--warmup", help="First time step whose outputs count [default: 2w].",
+                      show_default=False)
+
+
+@app.command()
+def simulate(
+    policy: str = typer.Option("exact,rand,prob,life", "--policy", "-p",
+                               help="Comma list of: " + ", ".join(ONLINE_POLICIES) + "."),
+    memory: Optional[int] = typer.Option(None, "--memory", "-m",
+                                         help="Join memory M in tuples [default: w, half of what EXACT needs].",
+                                         show_default=False),
+    memory_split: Optional[str] = typer.Option(
+        None, "--memory-split", help="Fixed split M_R,M_S for prob/life/rand [default: M//2, M-M//2].",
+        show_default=False),
+    estimator: str = typer.Option("static", "--estimator",
+                                  help="static: key frequencies of the whole stream (as in the paper); "
+                                  "online: counts of what has arrived so far."),
+    decay: float = typer.Option(1.0, "--decay", help="Online estimator: weight an arrival keeps per time step."),
+    policy_seed: int = typer.Option(0, "--policy-seed", help="Seed of RAND's choices."),
+    workload: Optional[Path] = WorkloadPath,
+    zipf_skew: float = ZipfSkew,
+    domain: int = Domain,
+    length: int = Length,
+    seed: int = Seed,
+    correlation: str = Correlation,
+    window: int = Window,
+    warmup: Optional[int] = Warmup,
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object per policy instead of a table."),
+    out_path: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON rows to this file.",
+                                            show_default=False),
+) -> None:
+    """Run shedding policies on one workload and compare their output with EXACT.
+
+    Example: shed simulate --policy exact,rand,prob,life --window 400 --memory 200
+    """
+    from .online import Reference, simulate as run
+
+    names = _policies(policy)
+    split = _parse_split(memory_split)
+    wl = _workload(workload, zipf_skew, domain, length, seed, correlation, window, warmup)
+    m = wl.window if memory is None else memory
+    ref = Reference.of(wl)
+    rows = []
+    with err.status("running...", spinner="dots") if err.is_terminal else nullcontext():
+        for name in names:
+            res = run(wl, name, m, memory_split=split, estimator=estimator, decay=decay, seed=policy_seed,
+                      reference=ref)
+            rows.append(res.as_dict())
+    if out_path is not None:
+        _write_rows(out_path, rows)
+    if as_json:
+        for row in rows:
+            print(json.dumps(row))
+    else:
+        _print_table(wl, m, rows)
+        if out_path is not None:
+            out.print(f"results written to {out_path}")
+
+
+def _write_rows(path: Path, rows: list[dict]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    except OSError as exc:
+        raise ShedError(f"cannot write {path}: {exc.strerror}; choose a writable --out path") from None
+
+
+def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:
+    out.print(f"[bold]{wl.name}[/bold]: {wl.n_r} R + {wl.n_s} S tuples, w = {wl.window}, "
+              f"warmup = {wl.warmup}, M = {memory}")
+    table = Table(show_edge=False)
+    for col, justify in (("policy", "left"), ("outputs", "right"), ("EXACT", "right"), ("ratio", "right"),
+                         ("ArM", "right"), ("memory", "right"), ("seconds", "right")):
+        table.add_column(col, justify=justify)
+    for r in rows:
+        mem = str(r["memory"]) if r["memory_r"] is None else f"{r['memory_r']}+{r['memory_s']}"
+        if r["policy"] == "exact":
+            mem = f">= {2 * wl.window - 2}"
+        table.add_row(r["policy"].upper(), f"{r['outputs']:,}", f"{r['exact']:,}", f"{r['ratio']:.3f}",
+                      f"{r['arm']:,}", mem, f"{r['seconds']:.2f}")
+    out.print(table)
+
+
+def main() -> None:
+    """Entry point: runs the app and turns bad input into a one-line error with exit code 2."""
+    try:
+        app()
+    except ShedError as exc:
+        err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err.print("interrupted", markup=False)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
