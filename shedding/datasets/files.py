@@ -230,3 +230,8 @@ def write_workload(wl: Workload, path: str | os.PathLike) -> Path:
     else:
         frame.to_parquet(path, index=False)
     return path
+
+
+def read_keys(path: str | os.PathLike) -> np.ndarray:
+    """The integer join keys of one relation: column ``key`` of a CSV or Parquet file."""
+    return _int_column(_read_table(path, ["key"])["key"], "key", Path(path))

@@ -59,7 +59,7 @@ def simulate(
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}
     started = _time.perf_counter()
     if name == "exact":
-        res = RunResult("exact", ref.exact, ref.exact, 0, 2 * wl.window, None, None, params=params)
+        res = RunResult("exact", ref.exact, ref.exact, 0, 2 * wl.window - 2, None, None, params=params)
         if pairs:
             res.pairs = exact_pairs(wl)
         res.seconds = _time.perf_counter() - started
