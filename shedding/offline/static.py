@@ -15,9 +15,9 @@ Within one component, retaining p nodes yields at most
 (:func:`best_split`). Components with m = 0 or n = 0 (keys on one side only) produce nothing: their
 tuples are dropped first, for free, and retained only when ``keep`` exceeds the useful nodes.
 
-Both DPs solve whichever of the dual (retain B nodes) or primal (delete B nodes) form has the
-smaller budget B; the paper notes the two are equivalent (§3.1), and the small side keeps the
-tables small when only a few tuples are shed.
+Every solver works on whichever of the dual (retain B nodes) or primal (delete B nodes) form has
+the smaller budget B (per relation for the k_A, k_B variant); the paper notes the two are
+equivalent (§3.1), and the small side keeps the tables small when only a few tuples are shed.
 """
 
 from __future__ import annotations
@@ -304,10 +304,10 @@ def best_keep_fast(components: Any, keep: int) -> StaticResult:
     return _solve_keep(components, keep, "fast", _fast_choose)
 
 
-Chooser = Callable[[np.ndarray, np.ndarray, int, bool], np.ndarray]
+_Chooser = Callable[[np.ndarray, np.ndarray, int, bool], np.ndarray]
 
 
-def _solve_keep(components: Any, keep: int, method: str, choose: Chooser) -> StaticResult:
+def _solve_keep(components: Any, keep: int, method: str, choose: _Chooser) -> StaticResult:
     comps = as_components(components)
     keep = _whole(keep, "keep")
     if keep > comps.nodes:
@@ -390,11 +390,13 @@ def _bundles(count: int) -> list[int]:
 
 def _add_copies(table: np.ndarray, weight: int, gain: int, count: int) -> np.ndarray:
     """Exact-weight knapsack table after adding ``count`` identical 0/1 items."""
-    for size in _bundles(count):
-        w = size * weight
-        if w < len(table):
-            table = table.copy()
-            np.maximum(table[w:], table[:-w] + size * gain, out=table[w:])
+    sizes = [size for size in _bundles(count) if size * weight < len(table)]
+    if not sizes:
+        return table
+    table = table.copy()
+    for size in sizes:
+        w = size * weight  # the right-hand side is evaluated before the write: each bundle once
+        np.maximum(table[w:], table[:-w] + size * gain, out=table[w:])
     return table
 
 
