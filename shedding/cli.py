@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Optional
@@ -194,6 +195,48 @@ def static(
     out.print(table)
     if len(rows) > 20:
         out.print(f"(largest 20 of {len(rows)} components shown; --json gives all)")
+
+
+@app.command()
+def compare(
+    suite: str = typer.Option("quick", "--suite", help="quick, paper, or the path of a suite TOML file."),
+    out_dir: Path = typer.Option(..., "--out", help="Folder for report.html, results.parquet and results.csv."),
+    master: str = typer.Option("local[*]", "--master", help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
+    resume: bool = typer.Option(False, "--resume", help="Keep the runs already in --out and run only the rest."),
+    seeds: int = typer.Option(1, "--seeds", help="Seeds per point (mean and spread in the report)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", help="Runs in flight at once [default: Spark's parallelism].",
+                                       show_default=False),
+) -> None:
+    """Run an experiment suite on Spark and write an HTML report reproducing the paper's section 4.
+
+    Example: shed compare --suite quick --out out/quick
+    """
+    from .reports.html import build_report
+    from .reports.runner import load_results, run_suite
+    from .reports.suites import load_suite
+
+    spec = load_suite(suite)
+    if jobs is not None and jobs < 1:
+        raise ShedError(f"--jobs must be >= 1, got {jobs}")
+    started = time.perf_counter()
+    _, complete = run_suite(spec, out_dir, master=master, resume=resume, seeds=seeds, jobs=jobs, console=err)
+    results, suite_dict, complete = load_results(out_dir)
+    path = build_report(results, suite_dict, complete, out_dir / "report.html")
+    state = "" if complete else " (INCOMPLETE)"
+    out.print(f"{len(results)} runs in {time.perf_counter() - started:.0f} s{state}")
+    out.print(f"report:  {path}")
+    out.print(f"results: {out_dir / 'results.parquet'}, {out_dir / 'results.csv'}")
+
+
+@app.command()
+def report(out_dir: Path = typer.Argument(..., help="A folder written by shed compare.")) -> None:
+    """Rebuild report.html from the results stored by shed compare."""
+    from .reports.html import build_report
+    from .reports.runner import load_results
+
+    results, suite_dict, complete = load_results(out_dir)
+    path = build_report(results, suite_dict, complete, out_dir / "report.html")
+    out.print(f"report: {path}" + ("" if complete else " (INCOMPLETE results)"))
 
 
 def _write_rows(path: Path, rows: list[dict]) -> None:

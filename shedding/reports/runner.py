@@ -1,0 +1,167 @@
+"""Run an experiment suite on Spark and collect one results table.
+
+Every run is one Spark task: the task regenerates its workload from the run's seed (Zipf data is
+cheap to make and deterministic), runs the policy through the same library calls a user would
+make, and returns one row. The driver writes each finished wave of runs to ``DIR/parts/`` at
+once, so an interrupted suite loses nothing and ``--resume`` skips what is there; at the end the
+parts become ``results.parquet`` and ``results.csv``, and OPT's output at each point gives every
+run its fraction of OPT (paper §4, Figures 6 and 9-11).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import pandas as pd
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from ..errors import ShedError
+from .suites import RunSpec, Suite
+
+SHARE_SAMPLES = 400
+
+
+def execute(spec: dict) -> dict:
+    """One run, from its parameters to its results row (runs inside a Spark task)."""
+    from ..datasets import zipf_workload
+    from ..online import simulate
+
+    s = RunSpec(**spec)
+    wl = zipf_workload(s.skew, s.domain, s.length, s.seed, s.correlation, s.window, s.warmup, skew_s=s.skew_s)
+    started = time.perf_counter()
+    share = None
+    if s.policy in ("opt", "optv"):
+        from ..offline import solve_opt
+
+        opt = solve_opt(wl, s.memory, allocation="variable" if s.policy == "optv" else "fixed")
+        outputs, exact, arm = opt.outputs, opt.exact, opt.arm
+        if s.share:
+            replay = simulate(wl, f"{s.policy}-schedule", s.memory, schedule=opt.schedule, samples=SHARE_SAMPLES)
+            share = (replay.share_time, replay.share_r)
+    else:
+        res = simulate(wl, s.policy, s.memory, seed=s.seed, estimator=s.estimator, samples=SHARE_SAMPLES)
+        outputs, exact, arm = res.outputs, res.exact, res.arm
+        if s.share and res.share_time is not None:
+            share = (res.share_time, res.share_r)
+    return {
+        **spec,
+        "run_id": s.run_id,
+        "outputs": int(outputs),
+        "exact": int(exact),
+        "ratio": outputs / exact if exact else 1.0,
+        "arm": int(arm),
+        "seconds": time.perf_counter() - started,
+        "share_t": json.dumps(share[0].tolist()) if share else "",
+        "share_r": json.dumps(share[1].tolist()) if share else "",
+    }
+
+
+def _parts_dir(out: Path) -> Path:
+    return out / "parts"
+
+
+def read_parts(out: Path) -> pd.DataFrame:
+    """Every run finished so far in ``out``."""
+    parts = sorted(_parts_dir(out).glob("part-*.parquet"))
+    if not parts:
+        return pd.DataFrame()
+    return pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True).drop_duplicates("run_id")
+
+
+def with_opt_ratio(results: pd.DataFrame) -> pd.DataFrame:
+    """Add ``ratio_opt``: outputs over OPT's outputs at the same point (same workload, seed,
+    window and memory); NaN where the point has no OPT run."""
+    if results.empty:
+        return results.assign(ratio_opt=pd.Series(dtype=float))
+    point = ["experiment", "dataset", "skew", "skew_s", "domain", "length", "correlation", "seed", "window",
+             "warmup", "memory", "estimator"]
+    opt = results[results.policy == "opt"][point + ["outputs"]].rename(columns={"outputs": "opt_outputs"})
+    merged = results.drop(columns=["ratio_opt"], errors="ignore").merge(opt, on=point, how="left")
+    merged["ratio_opt"] = merged.outputs / merged.opt_outputs.where(merged.opt_outputs > 0)
+    merged.loc[(merged.opt_outputs == 0) & merged.outputs.eq(0), "ratio_opt"] = 1.0
+    return merged.drop(columns=["opt_outputs"])
+
+
+def _prepare_out(out: Path, resume: bool) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise ShedError(f"cannot write to {out} ({exc.strerror}); choose a writable --out folder") from None
+    has_results = any(_parts_dir(out).glob("part-*.parquet")) or (out / "results.parquet").exists()
+    if has_results and not resume:
+        raise ShedError(f"{out} already holds results; pass --resume to continue them or choose another --out")
+
+
+def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool = False, seeds: int = 1,
+              jobs: int | None = None, console: Console | None = None) -> tuple[pd.DataFrame, bool]:
+    """Run every pending run of ``suite`` on Spark; returns (results, complete)."""
+    from .spark import spark_session
+
+    console = console or Console(stderr=True)
+    out = Path(out)
+    specs = suite.runs(seeds)
+    _prepare_out(out, resume)
+    write_suite_json(out, suite, seeds, len(specs), master)
+    done = set(read_parts(out).get("run_id", pd.Series(dtype=str)))
+    pending = [s for s in specs if s.run_id not in done]
+    # the slow OPT solves first, so the last wave is not one long straggler
+    pending.sort(key=lambda s: (s.policy not in ("opt", "optv"), -s.length * s.window))
+    if pending:
+        _parts_dir(out).mkdir(exist_ok=True)
+        with spark_session(master) as spark:
+            sc = spark.sparkContext
+            width = jobs or max(2, sc.defaultParallelism)
+            wave = max(width * 2, 4)
+            n_parts = len(list(_parts_dir(out).glob("part-*.parquet")))
+            columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn()]
+            with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
+                task = bar.add_task(f"{suite.name}: runs", total=len(specs), completed=len(specs) - len(pending))
+                for start in range(0, len(pending), wave):
+                    chunk = [asdict(s) for s in pending[start:start + wave]]
+                    rows = sc.parallelize(chunk, min(len(chunk), width * 2)).map(execute).collect()
+                    pd.DataFrame(rows).to_parquet(_parts_dir(out) / f"part-{n_parts:05d}.parquet", index=False)
+                    n_parts += 1
+                    bar.advance(task, len(rows))
+    results = with_opt_ratio(read_parts(out))
+    complete = len(results) == len(specs)
+    write_results(out, results)
+    return results, complete
+
+
+def write_suite_json(out: Path, suite: Suite, seeds: int, total: int, master: str) -> None:
+    data = {
+        "name": suite.name, "description": suite.description, "seeds": seeds, "total_runs": total,
+        "master": master,
+        "experiments": [{"id": e.id, "title": e.title, "figure": e.figure, "y": e.y, "policies": list(e.policies),
+                         "grid": e.grid, "claim": e.claim, "caption": e.caption} for e in suite.experiments],
+    }
+    (out / "suite.json").write_text(json.dumps(data, indent=1))
+
+
+def write_results(out: Path, results: pd.DataFrame) -> None:
+    """``results.parquet`` and ``results.csv``, one row per run, sorted stably."""
+    if not results.empty:
+        results = results.sort_values(["experiment", "policy", "skew", "skew_s", "domain", "correlation", "window",
+                                       "memory", "seed"], kind="stable").reset_index(drop=True)
+    results.to_parquet(out / "results.parquet", index=False)
+    results.to_csv(out / "results.csv", index=False)
+
+
+def load_results(out: Path) -> tuple[pd.DataFrame, dict, bool]:
+    """Stored results of ``out`` for ``shed report``: (results, suite dict, complete)."""
+    out = Path(out)
+    if not (out / "suite.json").is_file():
+        raise ShedError(f"{out} holds no suite results (no suite.json); run shed compare --out {out} first")
+    suite = json.loads((out / "suite.json").read_text())
+    results = with_opt_ratio(read_parts(out)) if _parts_dir(out).is_dir() else pd.DataFrame()
+    if results.empty and (out / "results.parquet").is_file():
+        results = pd.read_parquet(out / "results.parquet")
+    return results, suite, len(results) == suite["total_runs"]

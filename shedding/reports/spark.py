@@ -1,0 +1,65 @@
+"""A Spark session for the experiment runner: embedded ``local[*]`` by default, any master URL.
+
+Spark's Python workers must run the driver's interpreter, or they would not find this package and
+its compiled dependencies; an unreachable master is refused up front instead of retried forever.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import sys
+from contextlib import contextmanager
+from typing import Iterator
+from urllib.parse import urlparse
+
+from ..errors import ShedError
+
+
+def check_master(master: str) -> None:
+    """Refuse an unknown or unreachable master with a one-line error."""
+    if master.startswith("local"):
+        return
+    url = urlparse(master)
+    if url.scheme not in ("spark", "yarn", "k8s", "mesos") and master != "yarn":
+        raise ShedError(f"unknown Spark master {master!r}; use local[*], local[N] or spark://HOST:PORT")
+    if url.scheme == "spark":
+        host, port = url.hostname, url.port or 7077
+        try:
+            with socket.create_connection((host, port), timeout=5):
+                pass
+        except OSError as exc:
+            raise ShedError(f"cannot reach the Spark master at {host}:{port} ({exc.strerror or exc}); "
+                            "start it or check --master") from None
+
+
+@contextmanager
+def spark_session(master: str = "local[*]", app_name: str = "shedding") -> Iterator["object"]:
+    """A SparkSession on ``master`` whose Python workers use this interpreter; stopped on exit."""
+    check_master(master)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    logging.getLogger("py4j").setLevel(logging.ERROR)
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master(master)
+        .appName(app_name)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.python.worker.reuse", "true")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+    )
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # py4j/Java start-up failures come in many types
+        raise ShedError(f"cannot start Spark on {master} ({' '.join(str(exc).split())[:200]}); "
+                        "check Java 17+ and --master") from None
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        yield spark
+    finally:
+        spark.stop()

@@ -1,0 +1,219 @@
+"""Experiment suites: grids of (workload, window, memory, policy, seed) runs defined in TOML.
+
+A suite has ``[defaults]`` and a list of ``[[experiment]]`` tables. Any workload or run field
+may be a list; an experiment expands to the product of its lists, times its policies, times the
+seeds. The shipped suites (``quick``, ``paper``) reproduce the synthetic experiments of Das,
+Gehrke, Riedewald (SIGMOD 2003), section 4.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from ..errors import ShedError
+
+SHIPPED = ("quick", "paper")
+FIGURES = ("memory", "skew", "domain", "share")
+Y_AXES = ("outputs", "ratio_opt", "ratio")
+POLICIES = ("exact", "rand", "prob", "life", "randv", "probv", "lifev", "opt", "optv")
+DATASETS = ("zipf",)
+CORRELATIONS = ("independent", "same", "reversed")
+# fields of a run that may be given per suite, per experiment, and as lists
+GRID_FIELDS = ("dataset", "skew", "skew_s", "domain", "length", "correlation", "window", "warmup",
+               "memory", "memory_factor", "estimator")
+EXPERIMENT_FIELDS = ("id", "title", "figure", "y", "policies", "claim", "caption")
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run: everything needed to regenerate the workload and repeat the run anywhere."""
+
+    suite: str
+    experiment: str
+    dataset: str
+    skew: float
+    skew_s: float
+    domain: int
+    length: int
+    correlation: str
+    seed: int
+    window: int
+    warmup: int
+    memory: int
+    policy: str
+    estimator: str = "static"
+    share: bool = False
+
+    @property
+    def run_id(self) -> str:
+        """A stable id of the run's parameters (used to resume)."""
+        text = json.dumps(asdict(self), sort_keys=True)
+        return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+    @property
+    def point(self) -> tuple:
+        """The run's parameters without the policy: runs of one point share EXACT and OPT."""
+        d = asdict(self)
+        d.pop("policy")
+        d.pop("share")
+        return tuple(sorted(d.items()))
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One figure of the report and the runs behind it."""
+
+    id: str
+    title: str
+    figure: str
+    y: str
+    policies: tuple[str, ...]
+    grid: dict = field(default_factory=dict)
+    claim: str = ""
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    description: str
+    experiments: tuple[Experiment, ...]
+
+    def runs(self, seeds: int = 1) -> list[RunSpec]:
+        """Every run of the suite, seeds 0..seeds-1 per point, in a stable order."""
+        if seeds < 1:
+            raise ShedError(f"--seeds must be >= 1, got {seeds}")
+        out: list[RunSpec] = []
+        for exp in self.experiments:
+            keys = sorted(exp.grid)
+            for values in itertools.product(*(exp.grid[k] for k in keys)):
+                params = dict(zip(keys, values))
+                for seed in range(seeds):
+                    for policy in exp.policies:
+                        out.append(_spec(self.name, exp, params, seed, policy))
+        return out
+
+
+def _spec(suite: str, exp: Experiment, p: dict, seed: int, policy: str) -> RunSpec:
+    window = int(p["window"])
+    if p.get("memory") is not None:
+        memory = int(p["memory"])
+    else:
+        memory = int(round(float(p.get("memory_factor", 1.0)) * window))
+    warmup = 2 * window if p.get("warmup") is None else int(p["warmup"])
+    skew = float(p["skew"])
+    skew_s = skew if p.get("skew_s") is None else float(p["skew_s"])
+    return RunSpec(suite, exp.id, p["dataset"], skew, skew_s, int(p["domain"]), int(p["length"]),
+                   p["correlation"], seed, window, warmup, memory, policy, p.get("estimator", "static"),
+                   share=exp.figure == "share")
+
+
+def _as_list(value: Any) -> list:
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _check(cond: bool, where: str, message: str) -> None:
+    if not cond:
+        raise ShedError(f"{where}: {message}")
+
+
+def parse_suite(data: dict, where: str) -> Suite:
+    """Validate a suite's TOML tables; every error names the file, the experiment and the fix."""
+    _check(isinstance(data.get("experiment"), list) and data["experiment"], where,
+           "no [[experiment]] tables; add at least one")
+    defaults = data.get("defaults", {})
+    _check(isinstance(defaults, dict), where, "[defaults] must be a table")
+    unknown = set(defaults) - set(GRID_FIELDS)
+    _check(not unknown, where, f"unknown field(s) {', '.join(sorted(unknown))} in [defaults]; "
+           f"known: {', '.join(GRID_FIELDS)}")
+    experiments = []
+    seen = set()
+    for i, raw in enumerate(data["experiment"]):
+        here = f"{where}, experiment {raw.get('id', i + 1)!r}"
+        _check(isinstance(raw, dict), where, f"experiment {i + 1} must be a table")
+        unknown = set(raw) - set(GRID_FIELDS) - set(EXPERIMENT_FIELDS)
+        _check(not unknown, here, f"unknown field(s) {', '.join(sorted(unknown))}; "
+               f"known: {', '.join(GRID_FIELDS + EXPERIMENT_FIELDS)}")
+        exp_id = str(raw.get("id", ""))
+        _check(bool(exp_id) and exp_id.replace("-", "").replace("_", "").isalnum(), here,
+               "needs an id of letters, digits, - or _")
+        _check(exp_id not in seen, here, "duplicate experiment id")
+        seen.add(exp_id)
+        figure = raw.get("figure", "memory")
+        _check(figure in FIGURES, here, f"unknown figure {figure!r}; choose from {', '.join(FIGURES)}")
+        y = raw.get("y", "outputs")
+        _check(y in Y_AXES, here, f"unknown y {y!r}; choose from {', '.join(Y_AXES)}")
+        policies = [str(p).lower() for p in _as_list(raw.get("policies", []))]
+        _check(bool(policies), here, "needs policies = [...]")
+        for p in policies:
+            _check(p in POLICIES, here, f"unknown policy {p!r}; choose from {', '.join(POLICIES)}")
+        if y == "ratio_opt":
+            _check("opt" in policies or "optv" in policies, here, "y = ratio_opt needs opt among the policies")
+        grid = {k: _as_list(v) for k, v in {**defaults, **{k: raw[k] for k in GRID_FIELDS if k in raw}}.items()}
+        grid.setdefault("dataset", ["zipf"])
+        grid.setdefault("correlation", ["independent"])
+        grid.setdefault("estimator", ["static"])
+        for key in ("skew", "domain", "length", "window"):
+            _check(key in grid, here, f"needs {key} (in the experiment or in [defaults])")
+        _check("memory" not in grid or "memory_factor" not in grid, here, "give memory or memory_factor, not both")
+        _check_values(grid, here)
+        experiments.append(Experiment(exp_id, str(raw.get("title", exp_id)), figure, y, tuple(policies), grid,
+                                      str(raw.get("claim", "")), str(raw.get("caption", ""))))
+    return Suite(str(data.get("name", Path(where).stem)), str(data.get("description", "")), tuple(experiments))
+
+
+def _check_values(grid: dict, here: str) -> None:
+    def each(key, ok, what):
+        for v in grid.get(key, []):
+            _check(ok(v), here, f"{key} = {v!r} is not {what}")
+
+    def number(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    def whole(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    each("dataset", lambda v: v in DATASETS, f"a known dataset ({', '.join(DATASETS)})")
+    each("correlation", lambda v: v in CORRELATIONS, f"one of {', '.join(CORRELATIONS)}")
+    each("skew", lambda v: number(v) and v >= 0, "a number >= 0")
+    each("skew_s", lambda v: number(v) and v >= 0, "a number >= 0")
+    each("domain", lambda v: whole(v) and v >= 1, "an integer >= 1")
+    each("length", lambda v: whole(v) and v >= 0, "an integer >= 0")
+    each("window", lambda v: whole(v) and v >= 1, "an integer >= 1")
+    each("warmup", lambda v: whole(v) and v >= 0, "an integer >= 0")
+    each("memory", lambda v: whole(v) and v >= 0, "an integer >= 0")
+    each("memory_factor", lambda v: number(v) and v >= 0, "a number >= 0")
+    each("estimator", lambda v: v in ("static", "online"), "static or online")
+
+
+def load_suite(name_or_path: str) -> Suite:
+    """A shipped suite by name (quick, paper) or a TOML file by path."""
+    if name_or_path in SHIPPED:
+        text = resources.files("shedding.reports.suite_files").joinpath(f"{name_or_path}.toml").read_text()
+        where = f"suite {name_or_path}"
+    else:
+        path = Path(name_or_path)
+        if not path.is_file():
+            raise ShedError(f"unknown suite {name_or_path!r}: not one of {', '.join(SHIPPED)} and no such file")
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ShedError(f"cannot read suite file {path}: {exc}") from None
+        where = str(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ShedError(f"{where} is not valid TOML ({exc}); fix the syntax") from None
+    return parse_suite(data, where)
