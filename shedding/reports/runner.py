@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..errors import ShedError
+from .spark import spark_session
 from .suites import RunSpec, Suite
 
 SHARE_SAMPLES = 400
@@ -100,23 +102,24 @@ def _prepare_out(out: Path, resume: bool) -> None:
 
 
 def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool = False, seeds: int = 1,
-              jobs: int | None = None, console: Console | None = None) -> tuple[pd.DataFrame, bool]:
-    """Run every pending run of ``suite`` on Spark; returns (results, complete)."""
-    from .spark import spark_session
+              jobs: int | None = None, console: Console | None = None, spark=None) -> tuple[pd.DataFrame, bool]:
+    """Run every pending run of ``suite`` on Spark; returns (results, complete).
 
+    ``spark``: an existing SparkSession to use (it is left running); otherwise one is started on
+    ``master`` and stopped at the end."""
     console = console or Console(stderr=True)
     out = Path(out)
     specs = suite.runs(seeds)
     _prepare_out(out, resume)
-    write_suite_json(out, suite, seeds, len(specs), master)
+    write_suite_json(out, suite, seeds, specs, master)
     done = set(read_parts(out).get("run_id", pd.Series(dtype=str)))
     pending = [s for s in specs if s.run_id not in done]
     # the slow OPT solves first, so the last wave is not one long straggler
     pending.sort(key=lambda s: (s.policy not in ("opt", "optv"), -s.length * s.window))
     if pending:
         _parts_dir(out).mkdir(exist_ok=True)
-        with spark_session(master) as spark:
-            sc = spark.sparkContext
+        with nullcontext(spark) if spark is not None else spark_session(master) as session:
+            sc = session.sparkContext
             width = jobs or max(2, sc.defaultParallelism)
             wave = max(width * 2, 4)
             n_parts = len(list(_parts_dir(out).glob("part-*.parquet")))
@@ -124,22 +127,41 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
                        TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn()]
             with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
                 task = bar.add_task(f"{suite.name}: runs", total=len(specs), completed=len(specs) - len(pending))
+                started = time.perf_counter()
                 for start in range(0, len(pending), wave):
                     chunk = [asdict(s) for s in pending[start:start + wave]]
-                    rows = sc.parallelize(chunk, min(len(chunk), width * 2)).map(execute).collect()
+                    rows = _collect(sc, chunk, min(len(chunk), width * 2))
                     pd.DataFrame(rows).to_parquet(_parts_dir(out) / f"part-{n_parts:05d}.parquet", index=False)
                     n_parts += 1
                     bar.advance(task, len(rows))
+                    if not console.is_terminal:
+                        done_now = start + len(rows)
+                        left = (time.perf_counter() - started) / done_now * (len(pending) - done_now)
+                        console.print(f"{suite.name}: {len(specs) - len(pending) + done_now}/{len(specs)} runs done, "
+                                      f"about {left:.0f} s left", highlight=False)
+    ids = {s.run_id for s in specs}
     results = with_opt_ratio(read_parts(out))
+    results = results[results.run_id.isin(ids)].reset_index(drop=True) if not results.empty else results
     complete = len(results) == len(specs)
     write_results(out, results)
     return results, complete
 
 
-def write_suite_json(out: Path, suite: Suite, seeds: int, total: int, master: str) -> None:
+def _collect(sc, chunk: list[dict], slices: int) -> list[dict]:
+    """Run one wave; a failed run becomes a one-line error (finished waves stay on disk)."""
+    try:
+        return sc.parallelize(chunk, slices).map(execute).collect()
+    except Exception as exc:  # Py4JJavaError carries the Python worker's traceback as text
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        cause = next((line for line in reversed(lines) if "Error:" in line and "at " not in line[:3]), lines[-1] if lines else "")
+        raise ShedError(f"a run failed on Spark: {cause[:300]}; finished runs are kept, fix it and use --resume") from None
+
+
+def write_suite_json(out: Path, suite: Suite, seeds: int, specs: list[RunSpec], master: str) -> None:
+    """The suite as run (``shed report`` rebuilds the report from it and the parts)."""
     data = {
-        "name": suite.name, "description": suite.description, "seeds": seeds, "total_runs": total,
-        "master": master,
+        "name": suite.name, "description": suite.description, "seeds": seeds, "total_runs": len(specs),
+        "master": master, "run_ids": [s.run_id for s in specs],
         "experiments": [{"id": e.id, "title": e.title, "figure": e.figure, "y": e.y, "policies": list(e.policies),
                          "grid": e.grid, "claim": e.claim, "caption": e.caption} for e in suite.experiments],
     }
@@ -164,4 +186,6 @@ def load_results(out: Path) -> tuple[pd.DataFrame, dict, bool]:
     results = with_opt_ratio(read_parts(out)) if _parts_dir(out).is_dir() else pd.DataFrame()
     if results.empty and (out / "results.parquet").is_file():
         results = pd.read_parquet(out / "results.parquet")
+    if not results.empty:
+        results = results[results.run_id.isin(set(suite["run_ids"]))].reset_index(drop=True)
     return results, suite, len(results) == suite["total_runs"]

@@ -1,0 +1,115 @@
+"""The Spark runner: results equal the library's, resume skips finished runs, errors are clear."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from shedding import ShedError, simulate, zipf_workload
+from shedding.offline import solve_opt
+from shedding.reports.runner import load_results, read_parts, run_suite
+from shedding.reports.suites import load_suite
+
+SMALL = """
+name = "small"
+description = "a tiny suite for tests"
+[defaults]
+skew = 1.0
+domain = 20
+length = 600
+window = 40
+
+[[experiment]]
+id = "mem"
+figure = "memory"
+memory_factor = [0.25, 1.0]
+policies = ["exact", "rand", "prob", "life", "probv", "opt", "optv"]
+
+[[experiment]]
+id = "share"
+figure = "share"
+skew = 1.5
+skew_s = 0.5
+memory_factor = [1.0]
+policies = ["probv", "optv"]
+"""
+
+
+@pytest.fixture()
+def small_suite(tmp_path):
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL)
+    return load_suite(str(path))
+
+
+def test_suite_results_equal_library_runs(spark, small_suite, tmp_path):
+    results, complete = run_suite(small_suite, tmp_path / "out", seeds=2, spark=spark)
+    assert complete and len(results) == len(small_suite.runs(2))
+    for row in results.itertuples():
+        wl = zipf_workload(row.skew, row.domain, row.length, row.seed, row.correlation, row.window, row.warmup,
+                           skew_s=row.skew_s)
+        if row.policy in ("opt", "optv"):
+            lib = solve_opt(wl, row.memory, allocation="variable" if row.policy == "optv" else "fixed")
+        else:
+            lib = simulate(wl, row.policy, row.memory, seed=row.seed)
+        assert (row.outputs, row.exact, row.arm) == (lib.outputs, lib.exact, lib.arm), row
+    opt = results[results.policy == "opt"].set_index(["experiment", "seed", "memory"]).outputs
+    for row in results[results.experiment == "mem"].itertuples():
+        assert row.ratio_opt == pytest.approx(row.outputs / opt[(row.experiment, row.seed, row.memory)])
+    assert (results[results.share].share_t.str.len() > 2).all()
+    for name in ("results.parquet", "results.csv", "suite.json"):
+        assert (tmp_path / "out" / name).is_file()
+    csv = pd.read_csv(tmp_path / "out" / "results.csv")
+    assert len(csv) == len(results)
+
+
+def test_resume_skips_finished_runs(spark, small_suite, tmp_path):
+    out = tmp_path / "out"
+    run_suite(small_suite, out, spark=spark)
+    first = read_parts(out)
+    parts = sorted((out / "parts").glob("part-*.parquet"))
+    parts[-1].unlink()  # as if interrupted before the last wave
+    missing = len(first) - len(read_parts(out))
+    assert missing > 0
+    results, suite, complete = load_results(out)
+    assert not complete
+    with pytest.raises(ShedError, match="--resume"):
+        run_suite(small_suite, out, spark=spark)
+    again, complete = run_suite(small_suite, out, resume=True, spark=spark)
+    assert complete
+    assert len(list((out / "parts").glob("part-*.parquet"))) == len(parts)
+    key = ["run_id", "outputs", "exact", "arm"]
+    assert again.sort_values("run_id")[key].values.tolist() == first.sort_values("run_id")[key].values.tolist()
+
+
+def test_unwritable_output_folder(small_suite, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ShedError, match="writable"):
+        run_suite(small_suite, blocker / "out")
+
+
+def test_unreachable_master(small_suite, tmp_path):
+    with pytest.raises(ShedError, match="cannot reach the Spark master"):
+        run_suite(small_suite, tmp_path / "out", master="spark://127.0.0.1:9")
+
+
+def test_compare_cli_errors(tmp_path):
+    def shed(*args):
+        return subprocess.run([sys.executable, "-m", "shedding.cli", *args], capture_output=True, text=True,
+                              timeout=300)
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[[experiment]]\nid = 'x'\npolicies = ['nope']\n")
+    for args, needle in ((["--suite", str(bad)], "unknown policy"),
+                         (["--suite", "nosuch"], "unknown suite"),
+                         (["--master", "spark://127.0.0.1:9"], "cannot reach")):
+        proc = shed("compare", "--out", str(tmp_path / "o"), *args)
+        assert proc.returncode == 2, proc.stderr
+        lines = [x for x in proc.stderr.splitlines() if x.strip()]
+        assert len(lines) == 1 and needle in lines[0], proc.stderr
+    proc = shed("report", str(tmp_path / "nothing"))
+    assert proc.returncode == 2 and "shed compare" in proc.stderr
