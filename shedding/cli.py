@@ -30,7 +30,7 @@ app = typer.Typer(
 out = Console()
 err = Console(stderr=True)
 
-ONLINE_POLICIES = ["exact", "rand", "prob", "life", "randv", "probv", "lifev"]
+ONLINE_POLICIES = ["exact", "rand", "prob", "life", "randv", "probv", "lifev", "opt", "optv"]
 
 
 @app.callback()
@@ -127,6 +127,14 @@ def simulate(
     rows = []
     with err.status("running...", spinner="dots") if err.is_terminal else nullcontext():
         for name in names:
+            if name in ("opt", "optv"):
+                from .offline import solve_opt
+
+                opt = solve_opt(wl, m, split if name == "opt" else None,
+                                allocation="variable" if name == "optv" else "fixed")
+                rows.append(opt.as_dict() | {"policy": name, "seconds": opt.build_seconds + opt.solve_seconds}
+                            | _workload_params(wl))
+                continue
             res = run(wl, name, m, memory_split=split, estimator=estimator, decay=decay, seed=policy_seed,
                       reference=ref)
             rows.append(res.as_dict())
@@ -139,6 +147,77 @@ def simulate(
         _print_table(wl, m, rows)
         if out_path is not None:
             out.print(f"results written to {out_path}")
+
+
+@app.command()
+def opt(
+    memory: Optional[int] = typer.Option(None, "--memory", "-m", help="Join memory M in tuples [default: w].",
+                                         show_default=False),
+    memory_split: Optional[str] = typer.Option(None, "--memory-split", help="Fixed split M_R,M_S "
+                                               "[default: M//2, M-M//2].", show_default=False),
+    allocation: str = typer.Option("fixed", "--allocation", help="fixed (OPT: M_R and M_S) or variable (OPTV: M in all)."),
+    graph: str = typer.Option("compact", "--graph", help="compact (timeline network, default), keyed, or paper "
+                              "(the paper's Figure 2 network); all give the same optimum."),
+    solver: str = typer.Option("ssp", "--solver", help="ssp (specialized exact solver) or ortools (OR-Tools "
+                               "SimpleMinCostFlow, the reference)."),
+    max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", help="Refuse networks estimated above this size."),
+    schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the optimal schedule "
+                                                "(per tuple: admitted, left) as Parquet.", show_default=False),
+    workload: Optional[Path] = WorkloadPath,
+    zipf_skew: float = ZipfSkew,
+    domain: int = Domain,
+    length: int = Length,
+    seed: int = Seed,
+    correlation: str = Correlation,
+    window: int = Window,
+    warmup: Optional[int] = Warmup,
+    as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
+) -> None:
+    """OPT-offline (paper section 3.2): the most join output any keep/evict schedule can produce,
+    by min-cost flow, with the schedule that reaches it.
+
+    Example: shed opt --window 400 --memory 200 --allocation variable
+    """
+    from .offline import solve_opt
+
+    wl = _workload(workload, zipf_skew, domain, length, seed, correlation, window, warmup)
+    m = wl.window if memory is None else memory
+    if max_graph_gib <= 0:
+        raise ShedError(f"--max-graph-gib must be > 0, got {max_graph_gib}")
+    res = solve_opt(wl, m, _parse_split(memory_split), allocation=allocation, graph=graph, solver=solver,
+                    max_graph_bytes=int(max_graph_gib * 2**30))
+    row = res.as_dict() | _workload_params(wl)
+    if schedule_out is not None:
+        _write_schedule(schedule_out, wl, res.schedule)
+    if as_json:
+        print(json.dumps(row))
+        return
+    out.print(f"[bold]{wl.name}[/bold]: {wl.n_r} R + {wl.n_s} S tuples, w = {wl.window}, "
+              f"warmup = {wl.warmup}, M = {m}")
+    table = Table(show_edge=False)
+    for col in ("policy", "outputs", "EXACT", "ratio", "ArM", "nodes", "arcs", "build s", "solve s"):
+        table.add_column(col, justify="left" if col == "policy" else "right")
+    table.add_row(row["policy"], f"{row['outputs']:,}", f"{row['exact']:,}", f"{row['ratio']:.3f}", f"{row['arm']:,}",
+                  f"{row['nodes']:,}", f"{row['arcs']:,}", f"{row['build_seconds']:.2f}", f"{row['solve_seconds']:.2f}")
+    out.print(table)
+    if schedule_out is not None:
+        out.print(f"schedule written to {schedule_out}")
+
+
+def _workload_params(wl: Workload) -> dict:
+    return {"window": wl.window, "warmup": wl.warmup, "workload": wl.name}
+
+
+def _write_schedule(path: Path, wl: Workload, schedule) -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame({"seq": range(len(wl)), "stream": pd.Categorical.from_codes(wl.side, ["R", "S"]),
+                          "time": wl.time, "key": wl.key, "admitted": schedule.admitted, "left": schedule.left})
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        frame.to_parquet(path, index=False)
+    except OSError as exc:
+        raise ShedError(f"cannot write {path}: {exc.strerror}; choose a writable --schedule-out path") from None
 
 
 @app.command()
