@@ -9,7 +9,7 @@ import pytest
 @pytest.fixture(scope="session")
 def spark():
     """One embedded Spark session for every test that needs one."""
-    from shedding.reports.spark import spark_session
+    from shedding.spark import spark_session
 
     with spark_session("local[2]", "shedding-tests") as session:
         yield session

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..errors import ShedError
-from .spark import spark_session
+from ..spark import spark_session
 from .suites import RunSpec, Suite
 
 SHARE_SAMPLES = 400

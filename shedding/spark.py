@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Iterator
 from urllib.parse import urlparse
 
-from ..errors import ShedError
+from .errors import ShedError
 
 
 def check_master(master: str) -> None:
