@@ -67,7 +67,7 @@ def simulate(
     pol = get_policy(name)
     if "schedule" in pol.name and schedule is None:
         raise ShedError(f"policy {pol.name} needs a schedule to replay")
-    n_steps = len(np.unique(wl.time)) if len(wl) else 0
+    n_steps = int(np.count_nonzero(np.diff(wl.time))) + 1 if len(wl) else 0  # time is sorted
     op = JoinOperator(
         wl.window, m, pol, memory_split=(m_r, m_s), warmup=wl.warmup,
         estimator=make_estimator(estimator, wl, decay), seed=seed, pairs=pairs, record=True,
