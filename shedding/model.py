@@ -187,6 +187,7 @@ class RunResult:
     memory_s: int | None
     share_time: np.ndarray | None = None
     share_r: np.ndarray | None = None
+    share_s: np.ndarray | None = None
     schedule: Schedule | None = None
     pairs: np.ndarray | None = None
     seconds: float = 0.0

@@ -85,7 +85,7 @@ def simulate(
     split_r, split_s = (None, None) if pol.variable else (m_r, m_s)
     return RunResult(
         pol.name, fed.outputs, ref.exact, arm, m, split_r, split_s,
-        share_time=fed.share[:, 0], share_r=fed.share[:, 1],
+        share_time=fed.share[:, 0], share_r=fed.share[:, 1], share_s=fed.share[:, 2],
         schedule=Schedule(admitted, left),
         pairs=fed.pairs if pairs else None,
         seconds=_time.perf_counter() - started,

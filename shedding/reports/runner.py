@@ -43,12 +43,12 @@ def execute(spec: dict) -> dict:
         outputs, exact, arm = opt.outputs, opt.exact, opt.arm
         if s.share:
             replay = simulate(wl, f"{s.policy}-schedule", s.memory, schedule=opt.schedule, samples=SHARE_SAMPLES)
-            share = (replay.share_time, replay.share_r)
+            share = replay.share_time, replay.share_r, replay.share_s
     else:
         res = simulate(wl, s.policy, s.memory, seed=s.seed, estimator=s.estimator, samples=SHARE_SAMPLES)
         outputs, exact, arm = res.outputs, res.exact, res.arm
         if s.share and res.share_time is not None:
-            share = (res.share_time, res.share_r)
+            share = res.share_time, res.share_r, res.share_s
     return {
         **spec,
         "run_id": s.run_id,
@@ -59,6 +59,7 @@ def execute(spec: dict) -> dict:
         "seconds": time.perf_counter() - started,
         "share_t": json.dumps(share[0].tolist()) if share else "",
         "share_r": json.dumps(share[1].tolist()) if share else "",
+        "share_s": json.dumps(share[2].tolist()) if share else "",
     }
 
 

@@ -1,0 +1,382 @@
+"""The HTML report of an experiment suite: one self-contained page that works offline.
+
+It reproduces the synthetic experiments of Das, Gehrke, Riedewald (SIGMOD 2003), section 4: per
+experiment a figure in the paper's form (Figures 3-6, 8-11, see :mod:`.figures`), a caption with the
+exact setup, the numbers behind the figure (mean over seeds, min-max spread), and the paper's claim
+with this run's verdict; then the findings computed from the data (:mod:`.findings`).
+
+plotly.js is embedded once; each figure is JSON in a ``<script type="application/json">`` that one
+script renders. A page-level error handler writes JavaScript errors into ``<pre id="js-errors">``,
+and ``<body data-rendered="N">`` is set once all N figures have drawn their SVG.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from html import escape
+from pathlib import Path
+
+import pandas as pd
+from plotly.offline import get_plotlyjs
+
+from .figures import (FIELD_LABELS, Y_TITLES, Layout, build_figure, facet_parts, field_text, figure_json, has_data,
+                      plan, share_curves, share_stats, summarize)
+from .findings import Verdict, findings
+
+RESULT_COLUMNS = {"suite": "", "experiment": "", "dataset": "", "skew": math.nan, "skew_s": math.nan,
+                  "domain": 0, "length": 0, "correlation": "", "seed": 0, "window": 0, "warmup": 0, "memory": 0,
+                  "policy": "", "estimator": "", "share": False, "run_id": "", "outputs": 0, "exact": 0,
+                  "ratio": math.nan, "ratio_opt": math.nan, "arm": 0, "seconds": math.nan, "share_t": "",
+                  "share_r": "", "share_s": ""}
+TALLY = {"agrees": "agree", "partly agrees": "partly agree", "disagrees": "disagree", "not checked": "not checked"}
+NUMERIC_COLUMNS = ("skew", "skew_s", "outputs", "exact", "ratio", "ratio_opt")
+SETUP_FIELDS = ("dataset", "skew", "skew_s", "correlation", "domain", "length", "window", "warmup", "memory",
+                "estimator")
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; margin: 0;
+       color: #1d1d1f; background: #fafafa; line-height: 1.45; }
+main { max-width: 1200px; margin: 0 auto; padding: 1.5rem; }
+header h1 { margin-bottom: .2rem; }
+.banner { padding: .8rem 1rem; border-radius: 6px; font-weight: 700; margin: 1rem 0; }
+.banner.incomplete { background: #fde2e1; border: 2px solid #c0392b; color: #7b1d14; font-size: 1.2rem; }
+.banner.complete { background: #e3f4e6; border: 1px solid #3c9a50; color: #1e5a2b; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; }
+section { background: #fff; border: 1px solid #e2e2e2; border-radius: 8px; padding: 1rem 1.4rem; margin: 1.4rem 0; }
+.caption { color: #444; font-size: .93rem; }
+.plot { width: 100%; }
+table { border-collapse: collapse; font-size: .88rem; margin: .6rem 0; }
+.table-wrap { overflow-x: auto; }
+.table-note { margin: .8rem 0 .2rem; color: #444; font-size: .88rem; }
+th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: right; font-variant-numeric: tabular-nums;
+         white-space: nowrap; }
+th { background: #f2f2f2; }
+td.key { text-align: left; background: #fcfcfc; }
+.verdict { display: inline-block; padding: 0 .45rem; border-radius: 4px; font-weight: 700; font-size: .85rem; }
+.verdict.agrees { background: #d8f0dc; color: #1e5a2b; }
+.verdict.disagrees { background: #fbd9d6; color: #7b1d14; }
+.verdict.partly-agrees { background: #fff0c2; color: #6b5000; }
+.verdict.not-checked { background: #e6e6e6; color: #444; }
+li.check.pass::marker { content: "\\2713  "; color: #1e7a34; }
+li.check.fail::marker { content: "\\2717  "; color: #b03a2e; }
+li.check.unknown::marker { content: "?  "; color: #777; }
+.empty { color: #8a5300; font-weight: 600; }
+#js-errors { background: #fbd9d6; color: #7b1d14; padding: .6rem; margin: 0; white-space: pre-wrap; }
+"""
+
+# installed before plotly.js, so every later error is shown on the page (and seen by the browser test)
+ERROR_JS = """
+function reportError(message) {
+  var pre = document.getElementById("js-errors");
+  pre.hidden = false;
+  pre.textContent += message + "\\n";
+}
+window.addEventListener("error", function (e) { reportError("error: " + e.message); });
+window.addEventListener("unhandledrejection", function (e) { reportError("rejected: " + e.reason); });
+"""
+
+# each figure renders on its own, so one failure does not hide the others; data-rendered counts successes
+RENDER_JS = """
+(function () {
+  var specs = Array.prototype.slice.call(document.querySelectorAll("script.figure-data"));
+  var drawn = 0;
+  function draw(node) {
+    var figure = JSON.parse(node.textContent);
+    var div = document.getElementById(node.dataset.target);
+    return Plotly.newPlot(div, figure.data, figure.layout, {responsive: true, displaylogo: false})
+      .then(function () {
+        if (!div.querySelector(".main-svg")) { throw new Error("no plot drawn"); }
+        div.dataset.rendered = "1";
+        drawn += 1;
+      });
+  }
+  var jobs = specs.map(function (node) {
+    return Promise.resolve(node).then(draw).catch(function (err) {
+      reportError("figure " + node.dataset.target + " failed: " + err);
+    });
+  });
+  Promise.all(jobs).then(function () { document.body.dataset.rendered = String(drawn); });
+})();
+"""
+
+
+@dataclass(frozen=True)
+class Section:
+    """One experiment's part of the report."""
+
+    index: int
+    title: str
+    html: str
+    notes: list[str]
+    verdict: Verdict
+    has_figure: bool
+
+
+def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path | str) -> Path:
+    """Write the report of ``suite``'s ``results`` to ``path`` as one offline HTML file; an
+    incomplete suite (``complete`` False) says so at the top. Returns the path."""
+    results = normalized(results)
+    seeds = suite.get("seeds")
+    sections = [experiment_section(i, exp, results[results["experiment"] == exp.get("id")], seeds)
+                for i, exp in enumerate(suite.get("experiments", []))]
+    body = header(suite, results, complete) + contents(sections) + "".join(s.html for s in sections)
+    body += findings_section(sections)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page(suite, body, sum(s.has_figure for s in sections), complete), encoding="utf-8")
+    return path
+
+
+def normalized(results: pd.DataFrame | None) -> pd.DataFrame:
+    """``results`` with every column the report reads (missing ones filled with blanks)."""
+    results = pd.DataFrame() if results is None else results.copy()
+    for column, blank in RESULT_COLUMNS.items():
+        if column not in results:
+            results[column] = pd.Series([blank] * len(results), index=results.index, dtype=object if
+                                        isinstance(blank, str) else None)
+    for column in NUMERIC_COLUMNS:  # a CSV round trip leaves "" for NaN
+        results[column] = pd.to_numeric(results[column], errors="coerce")
+    return results
+
+
+def page(suite: dict, body: str, figures: int, complete: bool) -> str:
+    """The whole document: styles, the error handler, plotly.js once, the body, the renderer."""
+    title = ("INCOMPLETE - " if not complete else "") + f"{suite.get('name', 'suite')} - load shedding report"
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{escape(title)}</title>\n<style>{CSS}</style>\n</head>\n"
+            f'<body data-figures="{figures}">\n<pre id="js-errors" hidden></pre>\n'
+            f"<script>{ERROR_JS}</script>\n<script>{get_plotlyjs()}</script>\n"
+            f"<main>\n{body}\n</main>\n<script>{RENDER_JS}</script>\n</body>\n</html>\n")
+
+
+def header(suite: dict, results: pd.DataFrame, complete: bool) -> str:
+    """Suite name, description, date, runs, seeds, and the completeness banner."""
+    runs = int(results["run_id"].nunique()) if len(results) else 0
+    total = suite.get("total_runs")
+    facts = {"Generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+             "Runs": f"{runs:,}" + (f" of {total:,}" if isinstance(total, int) else ""),
+             "Seeds per point": str(suite.get("seeds", "-")),
+             "Experiments": str(len(suite.get("experiments", [])))}
+    if suite.get("master"):
+        facts["Spark master"] = str(suite["master"])
+    items = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts.items())
+    return (f"<header>\n<h1>Load shedding for sliding-window joins: {escape(str(suite.get('name', '')))}</h1>\n"
+            f'<p class="description">{escape(str(suite.get("description", "")))}</p>\n'
+            f"{banner(runs, total, complete)}\n<dl class=\"facts\">{items}</dl>\n"
+            "<p>Reproduces the synthetic experiments of Das, Gehrke, Riedewald, <i>Approximate Join Processing "
+            "Over Data Streams</i> (SIGMOD 2003), section 4. Outputs are counted after the warmup (section 4.1); "
+            "every point is the mean over seeds, bars and brackets give the seeds' min-max.</p>\n</header>\n")
+
+
+def banner(runs: int, total: object, complete: bool) -> str:
+    """The completeness banner: loud when runs are missing."""
+    if complete:
+        return f'<div class="banner complete" id="complete-banner">Complete: all {runs:,} runs finished.</div>'
+    if isinstance(total, int) and total > runs:
+        text = f"INCOMPLETE: {total - runs:,} of {total:,} runs missing"
+    else:
+        text = f"INCOMPLETE: some runs are missing ({runs:,} present)"
+    return (f'<div class="banner incomplete" id="incomplete-banner">{text}. Figures, tables and findings use '
+            "only the finished runs and may change.</div>")
+
+
+def contents(sections: list[Section]) -> str:
+    """Links to each experiment with its verdict."""
+    items = "".join(f'<li><a href="#exp-{s.index}">{escape(s.title)}</a> {verdict_badge(s.verdict)}</li>'
+                    for s in sections)
+    return f'<nav><h2>Experiments</h2><ol>{items}</ol><p><a href="#findings">Findings</a></p></nav>\n'
+
+
+def verdict_badge(verdict: Verdict) -> str:
+    word = verdict.word
+    return f'<span class="verdict {word.replace(" ", "-")}">{word}</span>'
+
+
+def expected_runs(exp: dict, seeds: object) -> int | None:
+    """Runs of an experiment: the product of its grid lists, times policies, times seeds."""
+    if not isinstance(seeds, int):
+        return None
+    return math.prod(len(v) for v in exp.get("grid", {}).values()) * len(exp.get("policies", [])) * seeds
+
+
+def experiment_section(index: int, exp: dict, rows: pd.DataFrame, seeds: object) -> Section:
+    """One experiment: title, claim and verdict, figure, caption, and the table behind the figure."""
+    title = str(exp.get("title", exp.get("id", "")))
+    notes, verdict = findings(rows, exp)
+    expected = expected_runs(exp, seeds)
+    count = f"{len(rows):,}" + (f" of {expected:,}" if expected is not None else "")
+    missing = " (incomplete)" if expected is not None and len(rows) < expected else ""
+    parts = [f'<section class="experiment" id="exp-{index}" data-experiment="{escape(str(exp.get("id", "")))}">',
+             f"<h2>{index + 1}. {escape(title)}</h2>",
+             f'<p class="meta">Experiment <code>{escape(str(exp.get("id", "")))}</code>, figure type '
+             f"{escape(str(exp.get('figure', '')))}, runs {count}{missing}.</p>",
+             f'<p class="claim">Paper: {escape(str(exp.get("claim", "")))} {verdict_badge(verdict)} '
+             f'<a href="#findings-{index}">checks</a></p>']
+    figure_html = plot_html(index, rows, exp)
+    if rows.empty:
+        parts.append('<p class="empty">No results yet.</p>')
+    elif not figure_html:
+        what = "share" if exp.get("figure") == "share" else str(exp.get("y", "outputs"))
+        parts.append(f'<p class="empty">No {escape(what)} values to plot yet (runs needed for them are missing).</p>')
+    parts += [figure_html, f'<p class="caption">{caption(exp, rows, seeds)}</p>']
+    if not rows.empty:
+        parts.append(share_table(index, rows, exp) if exp.get("figure") == "share" else line_table(index, rows, exp))
+    parts.append("</section>\n")
+    return Section(index, title, "\n".join(parts), notes, verdict, bool(figure_html))
+
+
+def plot_html(index: int, rows: pd.DataFrame, exp: dict) -> str:
+    """The figure's div and its JSON, or "" when there is nothing to plot."""
+    if rows.empty:
+        return ""
+    fig = build_figure(rows, exp)
+    if not has_data(fig):
+        return ""
+    return (f'<div class="plot" id="fig-{index}"></div>\n<script type="application/json" class="figure-data" '
+            f'data-target="fig-{index}">{figure_json(fig)}</script>')
+
+
+def values(exp: dict, rows: pd.DataFrame, name: str) -> list:
+    """The values of a setup field: from the runs, or from the grid when there are none."""
+    if not rows.empty:
+        return sorted(rows[name].dropna().unique().tolist())
+    return list(exp.get("grid", {}).get(name, []))
+
+
+def joined(name: str, items: list) -> str:
+    return ", ".join(field_text(name, v) for v in items) or "-"
+
+
+def caption(exp: dict, rows: pd.DataFrame, seeds: object) -> str:
+    """The exact setup of an experiment, built from its runs (or its grid before any run)."""
+    v = {name: values(exp, rows, name) for name in SETUP_FIELDS}
+    lengths = ", ".join(f"{int(n):,}" for n in v["length"]) or "-"
+    warmup = f"{joined('warmup', v['warmup'])} time steps" if v["warmup"] else "2w"
+    text = (f"Setup: data {joined('dataset', v['dataset'])}; {skew_text(v, rows)}; "
+            f"{joined('correlation', v['correlation'])} streams; domain {joined('domain', v['domain'])}; "
+            f"{lengths} tuples per stream; window w = {joined('window', v['window'])}; warmup {warmup}; "
+            f"{memory_text(exp, rows)}; {seed_text(rows, seeds)}; estimator {joined('estimator', v['estimator'])}; "
+            f"policies {', '.join(str(p).upper() for p in exp.get('policies', []))}.")
+    extra = str(exp.get("caption", ""))
+    return escape(text) + (f" {escape(extra)}" if extra else "")
+
+
+def skew_text(v: dict, rows: pd.DataFrame) -> str:
+    """The Zipf skews of R and S ("on both streams" when S's follows R's)."""
+    if (rows.empty and not v["skew_s"]) or (not rows.empty and bool((rows["skew"] == rows["skew_s"]).all())):
+        return f"Zipf skew {joined('skew', v['skew'])} on both streams"
+    return f"Zipf skew of R {joined('skew', v['skew'])}, of S {joined('skew_s', v['skew_s'])}"
+
+
+def seed_text(rows: pd.DataFrame, seeds: object) -> str:
+    """The seeds behind each point."""
+    found = sorted(rows["seed"].unique().tolist()) if not rows.empty else []
+    if len(found) > 1:
+        return f"seeds {', '.join(map(str, found))} (mean over seeds, spread min-max)"
+    return f"seed {found[0]}" if found else f"{seeds} seed(s) per point"
+
+
+def memory_text(exp: dict, rows: pd.DataFrame) -> str:
+    """The memories with their multiples of the window, "M = 40 (0.1w), 100 (0.25w)"; from the
+    grid's memory or memory_factor before any run."""
+    if rows.empty:
+        grid = exp.get("grid", {})
+        return "M = " + (joined("memory", grid["memory"]) if grid.get("memory") else
+                         ", ".join(f"{f:g}w" for f in grid.get("memory_factor", [1.0])))
+    pairs = sorted({(int(m), int(w)) for m, w in zip(rows["memory"], rows["window"])})
+    return "M = " + ", ".join(f"{m} ({m / w:g}w)" if w else str(m) for m, w in pairs)
+
+
+def number(value: float, y: str) -> str:
+    """A table number: outputs with thousands separators, fractions as percentages, "-" if unknown."""
+    if value is None or not math.isfinite(float(value)):
+        return "-"
+    return f"{value:,.0f}" if y == "outputs" else f"{100 * value:.1f}%"
+
+
+def cell(stat: pd.Series, y: str) -> str:
+    """Mean over seeds, with the min-max range when more than one seed has a value."""
+    text = number(stat["mean"], y)
+    if stat["n"] > 1:
+        text += f" ({number(stat['lo'], y)}\u2013{number(stat['hi'], y)})"
+    return text
+
+
+def table_html(index: int, head: list[str], body: list[list[tuple[str, bool]]], note: str) -> str:
+    """A table; every body cell is (text, is_key), text not yet escaped."""
+    ths = "".join(f"<th>{escape(h)}</th>" for h in head)
+    trs = "".join("<tr>" + "".join(f'<td class="key">{escape(t)}</td>' if key else f"<td>{escape(t)}</td>"
+                                   for t, key in row) + "</tr>" for row in body)
+    return (f'<div class="table-wrap"><p class="table-note">{escape(note)}</p><table class="numbers" '
+            f'id="table-{index}"><thead><tr>{ths}</tr></thead><tbody>{trs}</tbody></table></div>')
+
+
+def line_table(index: int, rows: pd.DataFrame, exp: dict) -> str:
+    """The numbers behind a memory, skew or domain figure: one row per point, one column per policy."""
+    lay = plan(rows, exp)
+    stats = summarize(rows, lay)
+    keys = [*lay.facets, lay.x, *lay.series[1:]]
+    order = [p for p in exp.get("policies", []) if p in set(stats["policy"])]
+    windows = {k if isinstance(k, tuple) else (k,): w
+               for k, w in rows.groupby(keys, dropna=False)["window"].first().items()}
+    head = [FIELD_LABELS[k] for k in keys] + (["M/w"] if lay.x == "memory" else []) + [p.upper() for p in order]
+    body = []
+    for key, group in stats.groupby(keys, dropna=False, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        row = [(field_text(k, v), True) for k, v in zip(keys, key)]
+        if lay.x == "memory":
+            w = windows[key]
+            row.append((f"{key[keys.index('memory')] / w:g}" if w else "-", True))
+        by_policy = group.set_index("policy")
+        row += [(cell(by_policy.loc[p], lay.y) if p in by_policy.index else "-", False) for p in order]
+        body.append(row)
+    return table_html(index, head, body, table_note(stats, lay))
+
+
+def table_note(stats: pd.DataFrame, lay: Layout) -> str:
+    """What the numbers of a line table are."""
+    spread = " (min\u2013max over seeds)" if (stats["n"] > 1).any() else ""
+    return f"{Y_TITLES[lay.y]}: mean over seeds{spread}; '-' where runs are missing or OPT's output is unknown."
+
+
+def share_table(index: int, rows: pd.DataFrame, exp: dict) -> str:
+    """The numbers behind a share figure: R's share of memory after the warmup, per policy."""
+    lay = plan(rows, exp)
+    stats = share_stats(share_curves(rows, lay), lay)
+    head = [FIELD_LABELS[k] for k in lay.facets] + ["policy", "M", "seeds", "mean R tuples", "mean R share",
+                                                     "min R share", "max R share"]
+    body = []
+    for _, part in facet_parts(stats, lay.facets):
+        for _, s in part.iterrows():
+            body.append([(field_text(k, s[k]), True) for k in lay.facets]
+                        + [(str(s["policy"]).upper(), True), (str(s["memory"]), True), (str(s["seeds"]), False),
+                           (f"{s['r_mean']:,.1f}", False)]
+                        + [(f"{s[c]:.1f}%", False) for c in ("mean", "lo", "hi")])
+    note = ("R tuples in memory after admission as a share of the tuples held, from the end of the warmup on, "
+            "mean curve over seeds. OPT keeps only tuples that will join, so its memory may be partly empty.")
+    return table_html(index, head, body, note)
+
+
+def findings_section(sections: list[Section]) -> str:
+    """All findings, and per experiment the paper's claim, the verdict and its checks."""
+    words = [s.verdict.word for s in sections]
+    tally = ", ".join(f"{words.count(w)} {TALLY[w]}" for w in TALLY if words.count(w))
+    parts = ['<section id="findings">', "<h2>Findings</h2>",
+             f"<p>Computed from the runs above; every check states its criterion. Claims: {escape(tally)}.</p>"]
+    for s in sections:
+        checks = "".join(f'<li class="check {check_class(c.ok)}">{escape(c.text)}</li>' for c in s.verdict.checks)
+        notes = "".join(f'<li class="finding">{escape(n)}</li>' for n in s.notes)
+        parts += [f'<div class="finding-group" id="findings-{s.index}"><h3>{s.index + 1}. {escape(s.title)}</h3>',
+                  f'<p class="verdict-line">{verdict_badge(s.verdict)} Paper: {escape(s.verdict.claim)}</p>',
+                  f'<ul class="checks">{checks}</ul>', f'<ul class="notes">{notes}</ul></div>' if notes else "</div>"]
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def check_class(ok: bool | None) -> str:
+    return "unknown" if ok is None else "pass" if ok else "fail"

@@ -1,0 +1,292 @@
+"""The HTML report of `shed compare` (paper section 4), built from synthetic results without Spark."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import asdict, replace
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from shedding.reports.html import build_report
+from shedding.reports.suites import RunSpec, Suite, load_suite
+
+EVIL = "<script>alert('x')</script>"
+
+
+def fake_outputs(s: RunSpec) -> tuple[int, int]:
+    """(outputs, exact) shaped like the paper's curves: RAND linear in M, PROB near OPT on skewed
+    data and equal to RAND on uniform data, OPT nearer EXACT for larger domains."""
+    exact = int(30 * s.length * (1 + s.skew) / math.sqrt(s.domain))
+    m = s.memory / (2 * s.window)
+    rand = m
+    opt = min(1.0, (1.2 + 0.002 * s.domain) * (1 + 0.5 * min(s.skew, s.skew_s)) * math.sqrt(m))
+    prob = rand + min(s.skew, 1.0) * ((0.985 - 0.0001 * s.domain) * opt - rand)
+    frac = {"exact": 1.0, "opt": opt, "optv": opt * 1.04, "prob": prob, "probv": prob * 1.03,
+            "life": rand * 1.01, "lifev": rand * 1.02, "rand": rand, "randv": rand * 1.01}[s.policy]
+    noise = 1.0 if s.policy in ("exact", "opt", "optv") else 1 + 0.004 * s.seed
+    return int(round(exact * frac * noise)), exact
+
+
+def fake_share(s: RunSpec) -> tuple[str, str]:
+    """R tuples in memory over time: PROBV near 60% of M, OPTV near 70%."""
+    if not s.share:
+        return "", ""
+    times = list(range(0, s.length, 40))
+    level = {"probv": 0.6, "optv": 0.7}.get(s.policy, 0.5)
+    r = [int(s.memory * (level + 0.05 * math.sin(t / 97) + 0.01 * s.seed)) for t in times]
+    return json.dumps(times), json.dumps(r)
+
+
+def fake_row(s: RunSpec) -> dict:
+    outputs, exact = fake_outputs(s)
+    share_t, share_r = fake_share(s)
+    return {**asdict(s), "run_id": s.run_id, "outputs": outputs, "exact": exact, "ratio": outputs / exact,
+            "arm": 0, "seconds": 0.01, "share_t": share_t, "share_r": share_r}
+
+
+def with_ratio_opt(results: pd.DataFrame) -> pd.DataFrame:
+    point = ["experiment", "dataset", "skew", "skew_s", "domain", "length", "correlation", "seed", "window",
+             "warmup", "memory", "estimator"]
+    opt = results[results.policy == "opt"][point + ["outputs"]].rename(columns={"outputs": "opt_outputs"})
+    merged = results.merge(opt, on=point, how="left")
+    merged["ratio_opt"] = merged.outputs / merged.opt_outputs
+    return merged.drop(columns=["opt_outputs"])
+
+
+def suite_dict(suite: Suite, seeds: int) -> dict:
+    return {"name": suite.name, "description": suite.description, "seeds": seeds,
+            "total_runs": len(suite.runs(seeds)), "master": "local[*]",
+            "experiments": [{"id": e.id, "title": e.title, "figure": e.figure, "y": e.y, "policies": list(e.policies),
+                             "grid": e.grid, "claim": e.claim, "caption": e.caption} for e in suite.experiments]}
+
+
+def synthetic(suite: Suite | str = "quick", seeds: int = 2) -> tuple[pd.DataFrame, dict]:
+    """Results of every run of ``suite`` and its suite.json, as `shed compare` would write them."""
+    suite = load_suite(suite) if isinstance(suite, str) else suite
+    results = with_ratio_opt(pd.DataFrame([fake_row(s) for s in suite.runs(seeds)]))
+    return results, suite_dict(suite, seeds)
+
+
+class Page(HTMLParser):
+    """Tags with attributes, figure JSON, tables (header + rows) and text of list items."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.figures: dict[str, dict] = {}
+        self.tables: dict[str, list[dict]] = {}
+        self.items: list[tuple[str, str]] = []
+        self._script: str | None = None
+        self._table: str | None = None
+        self._row: list[str] | None = None
+        self._head: list[str] = []
+        self._cell: list[str] | None = None
+        self._item: tuple[str, list[str]] | None = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if tag == "script" and a.get("type") == "application/json":
+            self._script = a["data-target"]
+        elif tag == "table":
+            self._table, self._head = a.get("id"), []
+            self.tables[self._table] = []
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag == "li":
+            self._item = (a.get("class", ""), [])
+
+    def handle_data(self, data):
+        if self._script is not None:
+            self.figures[self._script] = json.loads(data)
+        for buf in (self._cell, self._item[1] if self._item else None):
+            if buf is not None:
+                buf.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._script = None
+        elif tag in ("td", "th"):
+            self._row.append("".join(self._cell))
+            self._cell = None
+        elif tag == "tr" and self._table:
+            if not self._head:
+                self._head = self._row
+            else:
+                self.tables[self._table].append(dict(zip(self._head, self._row)))
+        elif tag == "table":
+            self._table = None
+        elif tag == "li" and self._item:
+            self.items.append((self._item[0], "".join(self._item[1])))
+            self._item = None
+
+
+def build(tmp_path: Path, results: pd.DataFrame, suite: dict, complete: bool = True) -> tuple[str, Page]:
+    path = build_report(results, suite, complete, tmp_path / "report.html")
+    text = path.read_text(encoding="utf-8")
+    return text, Page(text)
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory) -> tuple[pd.DataFrame, dict, str, Page]:
+    results, suite = synthetic("quick", seeds=2)
+    text, page = build(tmp_path_factory.mktemp("quick"), results, suite)
+    return results, suite, text, page
+
+
+def verdict_words(text: str) -> list[str]:
+    """The verdict word of each experiment section, in order."""
+    return re.findall(r'<p class="claim">.*?<span class="verdict [a-z-]+">([a-z ]+)</span>', text)
+
+
+def test_one_figure_per_experiment_and_every_figure_has_data(quick):
+    results, suite, text, page = quick
+    divs = [a["id"] for t, a in page.tags if t == "div" and "plot" in a.get("class", "")]
+    assert divs == [f"fig-{i}" for i in range(len(suite["experiments"]))]
+    assert set(page.figures) == set(divs)
+    for fig in page.figures.values():
+        ys = [y for trace in fig["data"] for y in trace["y"] if y is not None]
+        assert ys and all(math.isfinite(y) for y in ys)
+    assert f'data-figures="{len(divs)}"' in text
+
+
+def test_figures_take_the_papers_forms(quick):
+    results, suite, text, page = quick
+    kinds = {e["id"]: i for i, e in enumerate(suite["experiments"])}
+    fig3 = page.figures[f"fig-{kinds['fig3']}"]
+    assert {t["name"] for t in fig3["data"]} == {"RAND", "PROB", "LIFE", "OPT", "EXACT"}
+    assert fig3["data"][0]["x"] == [10, 25, 50, 100, 150] and "error_y" in fig3["data"][0]
+    fig6 = page.figures[f"fig-{kinds['fig6']}"]
+    assert {t["name"] for t in fig6["data"]} >= {"PROB, uncorrelated", "PROB, correlated", "RAND, correlated"}
+    assert fig6["data"][0]["x"] == [0.0, 0.5, 1.0, 1.5, 2.0]
+    fig9 = page.figures[f"fig-{kinds['fig9']}"]
+    titles = [a["text"] for a in fig9["layout"]["annotations"]]
+    assert titles == ["domain = 10", "domain = 50", "domain = 200"]
+    share = page.figures[f"fig-{kinds['share']}"]
+    assert {t["name"] for t in share["data"]} == {"PROBV", "OPTV"}
+    assert any(s.get("y0") == 50 for s in share["layout"]["shapes"])
+
+
+def test_table_numbers_match_the_results(quick):
+    results, suite, text, page = quick
+    index = {e["id"]: i for i, e in enumerate(suite["experiments"])}
+    rows = page.tables[f"table-{index['fig3']}"]
+    runs = results[results.experiment == "fig3"]
+    for (memory, policy), g in runs.groupby(["memory", "policy"]):
+        row = next(r for r in rows if r["M"] == str(memory))
+        lo, hi = g.outputs.min(), g.outputs.max()
+        assert row[policy.upper()] == f"{g.outputs.mean():,.0f} ({lo:,.0f}\u2013{hi:,.0f})"
+    rows = page.tables[f"table-{index['fig6']}"]
+    runs = results[results.experiment == "fig6"]
+    names = {"independent": "uncorrelated", "same": "correlated"}
+    for (skew, corr, policy), g in runs.groupby(["skew", "correlation", "policy"]):
+        row = next(r for r in rows if r["Zipf skew"] == f"{skew:g}" and r["correlation"] == names[corr])
+        mean, lo, hi = (f"{100 * v:.1f}%" for v in (g.ratio_opt.mean(), g.ratio_opt.min(), g.ratio_opt.max()))
+        assert row[policy.upper()] == f"{mean} ({lo}\u2013{hi})"
+
+
+def test_share_table_matches_the_share_columns(quick):
+    results, suite, text, page = quick
+    index = next(i for i, e in enumerate(suite["experiments"]) if e["figure"] == "share")
+    runs = results[results.experiment == "share"]
+    rows = {r["policy"]: r for r in page.tables[f"table-{index}"]}
+    for policy, g in runs.groupby("policy"):
+        curve = pd.concat(pd.DataFrame({"t": json.loads(t), "r": json.loads(r)}) for t, r in zip(g.share_t, g.share_r))
+        mean = curve.groupby("t").r.mean()
+        pct = 100 * mean[mean.index >= g.warmup.iloc[0]] / g.memory.iloc[0]
+        row = rows[policy.upper()]
+        assert (row["mean R share"], row["max R share"]) == (f"{pct.mean():.1f}%", f"{pct.max():.1f}%")
+        assert row["seeds"] == "2" and row["M"] == str(g.memory.iloc[0])
+
+
+def test_single_seed_numbers_nan_and_missing_experiments(tmp_path):
+    suite = load_suite("quick")
+    suite = replace(suite, experiments=tuple(e for e in suite.experiments if e.id in ("fig3", "fig6", "fig9")))
+    results, sd = synthetic(suite, seeds=1)
+    results = results[(results.experiment != "fig9") & ~((results.experiment == "fig6") & (results.policy == "opt"))]
+    results.loc[results.experiment == "fig6", "ratio_opt"] = math.nan  # no OPT runs: as the runner writes it
+    one = (results.experiment == "fig3") & (results.policy == "prob") & (results.memory == 50)
+    results.loc[one, "outputs"] = 1234
+    text, page = build(tmp_path, results, sd, complete=False)
+    table = page.tables["table-0"]
+    assert next(r for r in table if r["M"] == "50")["PROB"] == "1,234"
+    assert all(v == "-" for r in page.tables["table-1"] for k, v in r.items() if k in ("RAND", "PROB"))
+    assert "fig-1" not in page.figures and "No ratio_opt values to plot yet" in text
+    assert "fig-2" not in page.figures and "No results yet." in text
+    assert set(page.figures) == {"fig-0"}
+
+
+def test_user_strings_are_escaped(tmp_path):
+    results, suite = synthetic("quick", seeds=2)
+    suite["name"] = suite["description"] = EVIL
+    for exp in suite["experiments"]:
+        exp.update(title=EVIL, claim=EVIL, caption=EVIL)
+    results["dataset"] = EVIL
+    results.loc[(results.experiment == "fig3") & (results.seed == 1), "dataset"] = EVIL + "1"  # subplot titles
+    text, page = build(tmp_path, results, suite)
+    assert "<script>alert" not in text and "alert('x')</script>" not in text
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in text
+    scripts = [a for t, a in page.tags if t == "script"]
+    assert len(scripts) == 3 + len(page.figures)  # error handler, plotly.js, renderer, one JSON per figure
+
+
+def test_incomplete_banner_iff_not_complete(tmp_path, quick):
+    results, suite, text, _ = quick
+    assert "INCOMPLETE:" not in text and 'id="incomplete-banner"' not in text and 'id="complete-banner"' in text
+    partial = results.iloc[5:]
+    text, _ = build(tmp_path, partial, suite, complete=False)
+    assert f"INCOMPLETE: 5 of {suite['total_runs']} runs missing" in text
+    assert text.index('id="incomplete-banner"') < text.index('class="experiment"')
+    assert "<title>INCOMPLETE" in text
+    text, _ = build(tmp_path, pd.DataFrame(), suite, complete=False)
+    assert f"INCOMPLETE: {suite['total_runs']} of {suite['total_runs']} runs missing" in text
+    assert text.count('<p class="empty">No results yet.</p>') == len(suite["experiments"])
+
+
+def test_report_works_offline(quick):
+    _, _, text, page = quick
+    for tag, attrs in page.tags:
+        for key in ("src", "href"):
+            assert not str(attrs.get(key, "")).startswith(("http://", "https://", "//")), (tag, attrs)
+    assert not [a for t, a in page.tags if t == "link"]
+    assert not re.search(r"""src=["']?https?://""", text)
+    assert text.count("plotly.js v") == 1
+
+
+def test_findings_agree_with_papers_shapes(quick):
+    _, suite, text, page = quick
+    assert verdict_words(text) == ["agrees"] * len(suite["experiments"])
+    notes = [t for c, t in page.items if c == "finding"]
+    assert any(re.match(r"PROB reaches \d+\.\d% of OPT at M = 100 \(1w\)", n) for n in notes)
+    assert any(n.startswith("RAND output grows linearly with M (R^2 = 1.00") for n in notes)
+    assert any(re.match(r"PROBV beats PROB by \+3\.\d% at M = ", n) for n in notes)
+    share = next(i for i, e in enumerate(suite["experiments"]) if e["figure"] == "share")
+    peak = next(r for r in page.tables[f"table-{share}"] if r["policy"] == "OPTV")["max R share"]
+    assert peak.startswith("7") and f"max R share of OPTV memory: {peak} " in "\n".join(notes)
+    checks = [t for c, t in page.items if c.startswith("check")]
+    assert any("PROB is the best online policy at 5 of 5 memories" in c for c in checks)
+    assert 'id="findings"' in text
+
+
+def test_findings_say_disagrees_when_the_data_does(tmp_path):
+    results, suite = synthetic("quick", seeds=1)
+    bad = (results.experiment == "fig3") & (results.policy == "prob")
+    results.loc[bad, "outputs"] = (results.loc[bad, "outputs"] * 0.1).astype(int)
+    share = results.policy == "optv"
+    results.loc[share, "share_r"] = results.loc[share, "share_r"].map(
+        lambda s: json.dumps([5] * len(json.loads(s))) if s else s)
+    text, page = build(tmp_path, results, suite)
+    words = dict(zip([e["id"] for e in suite["experiments"]], verdict_words(text)))
+    assert words["fig3"] == "disagrees"
+    assert words["share"] == "partly agrees"
+    checks = [t for c, t in page.items if c == "check fail"]
+    assert any("PROB is the best online policy at 0 of 5 memories" in c for c in checks)
+    assert any("OPTV: the more skewed stream R holds 5.0% of memory" in c for c in checks)
