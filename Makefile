@@ -21,9 +21,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	@touch $@
 
-# The main job on embedded defaults.
+# The main job on embedded defaults: the quick suite on embedded Spark, with its HTML report.
 demo: java $(STAMP)
-	$(BIN)/shed simulate --out out/demo/simulate.json
+	rm -rf out/demo
+	$(BIN)/shed compare --suite quick --out out/demo
 
 test: java $(STAMP)
 	$(BIN)/python -m pytest -q
