@@ -1,8 +1,9 @@
 """Run an experiment suite on Spark and collect one results table.
 
-Every run is one Spark task: the task regenerates its workload from the run's seed (Zipf data is
-cheap to make and deterministic), runs the policy through the same library calls a user would
-make, and returns one row. The driver writes each finished wave of runs to ``DIR/parts/`` at
+Runs are spread over Spark tasks (a few per task: scheduling a Python task costs more than a
+small run). Each run regenerates its workload from its seed inside the task (Zipf data is cheap
+to make and deterministic), runs the policy through the same library calls a user would make,
+and returns one row, so the numbers do not depend on how runs are partitioned. The driver writes each finished wave of runs to ``DIR/parts/`` at
 once, so an interrupted suite loses nothing and ``--resume`` skips what is there; at the end the
 parts become ``results.parquet`` and ``results.csv``, and OPT's output at each point gives every
 run its fraction of OPT (paper §4, Figures 6 and 9-11).
@@ -122,7 +123,9 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
         with nullcontext(spark) if spark is not None else spark_session(master) as session:
             sc = session.sparkContext
             width = jobs or max(2, sc.defaultParallelism)
-            wave = max(width * 2, 4)
+            # one Spark job per wave, its runs spread over ``width`` tasks: a Python task costs
+            # about a quarter of a second to schedule, more than a small run
+            wave = max(width * 8, 16)
             n_parts = len(list(_parts_dir(out).glob("part-*.parquet")))
             columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn()]
@@ -131,7 +134,7 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
                 started = time.perf_counter()
                 for start in range(0, len(pending), wave):
                     chunk = [asdict(s) for s in pending[start:start + wave]]
-                    rows = _collect(sc, chunk, min(len(chunk), width * 2))
+                    rows = _collect(sc, chunk, min(len(chunk), width))
                     pd.DataFrame(rows).to_parquet(_parts_dir(out) / f"part-{n_parts:05d}.parquet", index=False)
                     n_parts += 1
                     bar.advance(task, len(rows))
