@@ -68,7 +68,7 @@ def test_suite_results_equal_library_runs(spark, small_suite, tmp_path):
 
 def test_resume_skips_finished_runs(spark, small_suite, tmp_path):
     out = tmp_path / "out"
-    run_suite(small_suite, out, spark=spark)
+    run_suite(small_suite, out, seeds=3, spark=spark)  # 48 runs: several waves
     first = read_parts(out)
     parts = sorted((out / "parts").glob("part-*.parquet"))
     parts[-1].unlink()  # as if interrupted before the last wave
@@ -77,8 +77,8 @@ def test_resume_skips_finished_runs(spark, small_suite, tmp_path):
     results, suite, complete = load_results(out)
     assert not complete
     with pytest.raises(ShedError, match="--resume"):
-        run_suite(small_suite, out, spark=spark)
-    again, complete = run_suite(small_suite, out, resume=True, spark=spark)
+        run_suite(small_suite, out, seeds=3, spark=spark)
+    again, complete = run_suite(small_suite, out, resume=True, seeds=3, spark=spark)
     assert complete
     assert len(list((out / "parts").glob("part-*.parquet"))) == len(parts)
     key = ["run_id", "outputs", "exact", "arm"]

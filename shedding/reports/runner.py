@@ -187,9 +187,12 @@ def load_results(out: Path) -> tuple[pd.DataFrame, dict, bool]:
     if not (out / "suite.json").is_file():
         raise ShedError(f"{out} holds no suite results (no suite.json); run shed compare --out {out} first")
     suite = json.loads((out / "suite.json").read_text())
-    results = with_opt_ratio(read_parts(out)) if _parts_dir(out).is_dir() else pd.DataFrame()
-    if results.empty and (out / "results.parquet").is_file():
+    if _parts_dir(out).is_dir():  # the runs themselves, as written wave by wave
+        results = with_opt_ratio(read_parts(out))
+    elif (out / "results.parquet").is_file():
         results = pd.read_parquet(out / "results.parquet")
+    else:
+        results = pd.DataFrame()
     if not results.empty:
         results = results[results.run_id.isin(set(suite["run_ids"]))].reset_index(drop=True)
     return results, suite, len(results) == suite["total_runs"]
