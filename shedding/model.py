@@ -156,6 +156,24 @@ def check_window(window: Any) -> int:
     return w
 
 
+def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[int, int, int]:
+    """Validate M and the fixed split (M_R, M_S); the default split is (M // 2, M - M // 2)."""
+    if isinstance(memory, bool) or not isinstance(memory, (int, np.integer)) or memory < 0:
+        raise ShedError(f"memory must be an integer >= 0 (a number of tuples), got {memory!r}")
+    m = int(memory)
+    if split is None:
+        return m, m // 2, m - m // 2
+    try:
+        m_r, m_s = (int(v) for v in split)
+    except (TypeError, ValueError):
+        raise ShedError(f"memory split must be two integers M_R,M_S, got {split!r}") from None
+    if m_r < 0 or m_s < 0:
+        raise ShedError(f"memory split parts must be >= 0, got {m_r},{m_s}")
+    if m_r + m_s != m:
+        raise ShedError(f"memory split {m_r},{m_s} sums to {m_r + m_s}, not the memory {m}; make M_R + M_S = M")
+    return m, m_r, m_s
+
+
 def default_warmup(window: int) -> int:
     """The paper's warmup, 2w (§4.1): every tuple that filled memory at start-up has expired."""
     return 2 * int(window)

@@ -1,5 +1,13 @@
 """Offline shedding: OPT / OPTV by min-cost flow (Das, Gehrke, Riedewald 2003, §3.2)."""
 
-from .opt import ALLOCATIONS, DEFAULT_MAX_GRAPH_BYTES, GRAPHS, OptResult, archive_metric, solve_opt
+from .opt import (
+    ALLOCATIONS,
+    DEFAULT_MAX_GRAPH_BYTES,
+    GRAPHS,
+    SOLVERS,
+    OptResult,
+    archive_metric,
+    solve_opt,
+)
 
-__all__ = ["ALLOCATIONS", "DEFAULT_MAX_GRAPH_BYTES", "GRAPHS", "OptResult", "archive_metric", "solve_opt"]
+__all__ = ["ALLOCATIONS", "DEFAULT_MAX_GRAPH_BYTES", "GRAPHS", "SOLVERS", "OptResult", "archive_metric", "solve_opt"]

@@ -61,7 +61,7 @@ def build_compact(wl: Workload, group_caps: np.ndarray, variable: bool) -> FlowG
     owner, when = owner[last], when[last]
 
     codes, node, (tl_tail, tl_head, tl_group) = timeline_nodes(
-        np.concatenate([group, group[owner]]), np.concatenate([start, when]), ks.span, len(group_caps))
+        np.concatenate([group, group[owner]]), np.concatenate([start, when]), ks.span)
     n_timeline = len(codes)
     star = n_timeline + np.arange(len(useful))
     tails, heads, caps, costs = concat_arcs([

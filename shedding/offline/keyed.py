@@ -10,14 +10,15 @@ multiset of joined partner arrivals is the same), so some optimal schedule alway
 lane and step: how many of its tuples are held, ``c(t)``; the paper's "which tuple is in memory"
 (§3.2.1) is recovered afterwards (oldest held first out).
 
-Network. The timeline of free slots is the same as in :mod:`.compact`. Each lane (side, key) is a
-path through its event times: arrivals of its own useful tuples (entries ``D_t -> lane_t`` of
+Network. The timeline of free slots is the same as in :mod:`.compact`. Each lane (side, key) is
+a path through its event times: arrivals of its own useful tuples (entries ``D_t -> lane_t`` of
 capacity = number of such arrivals) and counted arrivals of partners that some held tuple could
-meet (exits ``lane_t -> D_t``). The lane arc from one event to the next carries ``c``; its
-capacity is the number of lane tuples that arrived and are still useful (before their last
-counted partner) and its cost is minus the number of counted partners arriving at the next event.
-Size: at most ``2N`` lane nodes plus the timeline; about ``2N`` lane arcs, ``N`` entries, ``N``
-exits and the timeline arcs.
+meet (exits ``lane_t -> D_t``); an event with both is split into a join-and-exit node and an
+entry node, which keeps the network acyclic. The lane arc from one event to the next carries
+``c``; its capacity is the number of lane tuples that arrived and are still useful (before
+their last counted partner) and its cost is minus the number of counted partners arriving at
+the next event. Size: at most ``3N`` lane nodes plus the timeline; at most ``2N`` lane arcs,
+``N`` entries, ``N`` exits, ``N`` split arcs and the timeline arcs.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def estimate_keyed(wl: Workload, variable: bool) -> tuple[int, int]:
     """Upper bounds on (nodes, arcs) of :func:`build_keyed`, from counts only."""
     n = len(wl)
     timeline = min(2 * n, 2 * len(np.unique(wl.time)))
-    return 2 * n + timeline, 4 * n + timeline
+    return 3 * n + timeline, 5 * n + timeline
 
 
 def build_keyed(wl: Workload, group_caps: np.ndarray, variable: bool) -> FlowGraph:
@@ -80,14 +81,20 @@ def build_keyed(wl: Workload, group_caps: np.ndarray, variable: bool) -> FlowGra
     enter = np.flatnonzero(entry > 0)
     leave = np.flatnonzero(gain > 0)
     codes, node, (tl_tail, tl_head, tl_group) = timeline_nodes(
-        np.concatenate([group[enter], group[leave]]), np.concatenate([when[enter], when[leave]]),
-        span, len(group_caps))
+        np.concatenate([group[enter], group[leave]]), np.concatenate([when[enter], when[leave]]), span)
     n_tl = len(codes)
+    # an event with both an exit and an entry is split in two (join and exit, then entry) so
+    # that the network stays acyclic: lane_in receives the lane arc, lane_out sends it on
+    both = np.flatnonzero((entry > 0) & (gain > 0))
+    lane_in = n_tl + np.arange(len(nodes))
+    lane_out = lane_in.copy()
+    lane_out[both] = n_tl + len(nodes) + np.arange(len(both))
     tails, heads, caps, costs = concat_arcs([
         (tl_tail, tl_head, group_caps[tl_group], 0),
-        (n_tl + nxt, n_tl + nxt + 1, alive[nxt], -gain[nxt + 1]),
-        (node(group[enter], when[enter]), n_tl + enter, entry[enter], 0),
-        (n_tl + leave, node(group[leave], when[leave]), into[leave], 0),
+        (lane_out[nxt], lane_in[nxt + 1], alive[nxt], -gain[nxt + 1]),
+        (node(group[enter], when[enter]), lane_out[enter], entry[enter], 0),
+        (lane_in[leave], node(group[leave], when[leave]), into[leave], 0),
+        (lane_in[both], lane_out[both], into[both], 0),
     ])
     supply_nodes, supplies = timeline_supplies(codes, span, group_caps)
     lane_arcs = slice(len(tl_tail), len(tl_tail) + len(nxt))
@@ -103,5 +110,5 @@ def build_keyed(wl: Workload, group_caps: np.ndarray, variable: bool) -> FlowGra
         left[useful] = when[out]
         return Schedule(left > wl.time, left)
 
-    return FlowGraph(n_tl + len(nodes), tails, heads, caps, costs, supply_nodes, supplies,
+    return FlowGraph(n_tl + len(nodes) + len(both), tails, heads, caps, costs, supply_nodes, supplies,
                      same_time_pairs(wl, ks), decode)

@@ -21,11 +21,11 @@ import numpy as np
 
 from ..model import R, S, Schedule, Workload
 
-#: Rough memory per arc and per node of a built network solved by OR-Tools: our arc arrays
-#: (int32 tail/head, int64 capacity/cost), the builder's temporaries and OR-Tools' own copy,
-#: reverse arcs, flows and potentials (measured on the benchmark networks, rounded up).
-BYTES_PER_ARC = 160
-BYTES_PER_NODE = 80
+#: Peak memory per arc and per node of building and solving a network: our arc arrays, the
+#: builder's temporaries and the solver's residual network (measured peaks: 177 B per arc with
+#: the ``ssp`` solver, 130 with OR-Tools, on the paper's graph at the paper's scale; rounded up).
+BYTES_PER_ARC = 180
+BYTES_PER_NODE = 100
 
 
 @dataclass
@@ -92,15 +92,14 @@ class KeyedStreams:
     """All tuples sorted by (side, key, time) as composite codes ``lane * span + time``, where
     ``lane = side * n_keys + key_rank``; partner ranges are found with ``searchsorted``.
 
-    ``rank[i]`` is tuple i's dense key rank, ``codes`` the sorted codes, ``index`` the workload
-    index of each sorted entry. ``span`` exceeds every time a query can name.
+    ``rank[i]`` is tuple i's dense key rank and ``codes`` the sorted codes; ``span`` exceeds
+    every time a query can name.
     """
 
     rank: np.ndarray
     n_keys: int
     span: int
     codes: np.ndarray
-    index: np.ndarray
 
     @classmethod
     def of(cls, wl: Workload) -> "KeyedStreams":
@@ -108,8 +107,7 @@ class KeyedStreams:
         rank = rank.astype(np.int64)
         span = int(wl.time[-1]) + 2 * wl.window + 2 if len(wl) else 1
         code = (wl.side.astype(np.int64) * len(keys) + rank) * span + wl.time
-        order = np.argsort(code, kind="stable")
-        return cls(rank, len(keys), span, code[order], order)
+        return cls(rank, len(keys), span, np.sort(code))
 
     def lane(self, side: np.ndarray, rank: np.ndarray) -> np.ndarray:
         """Lane number of (side, key rank)."""
@@ -154,7 +152,7 @@ def groups_of(wl: Workload, variable: bool) -> np.ndarray:
     return np.zeros(len(wl), dtype=np.int64) if variable else wl.side.astype(np.int64)
 
 
-def timeline_nodes(group: np.ndarray, time: np.ndarray, span: int, n_groups: int
+def timeline_nodes(group: np.ndarray, time: np.ndarray, span: int
                    ) -> tuple[np.ndarray, Callable[[np.ndarray, np.ndarray], np.ndarray], tuple[np.ndarray, ...]]:
     """The compressed free-slot timeline (DESIGN.md §3): one node per distinct (group, event
     time). Returns the sorted node codes, a lookup ``(group, time) -> node id`` and the timeline

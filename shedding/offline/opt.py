@@ -2,8 +2,9 @@
 
 :func:`solve_opt` builds one of the equivalent networks (``compact``: DESIGN.md §3 star network;
 ``keyed``: the star network with one lane per (side, key); ``paper``: the §3.2.1 / Figure 2
-construction), solves it with OR-Tools' ``SimpleMinCostFlow`` (integral optimum, §3.2.2
-Theorem 2), reads the per-tuple schedule off the flow and reports outputs, EXACT, ratio and the
+construction), solves it (``ssp``: the specialized primal-dual solver of :mod:`.ssp`;
+``ortools``: OR-Tools' ``SimpleMinCostFlow``, the reference; both integral, §3.2.2 Theorem 2),
+reads the per-tuple schedule off the flow and reports outputs, EXACT, ratio and the
 Archive-metric (§2.2) of that schedule.
 """
 
@@ -18,11 +19,12 @@ from ortools.graph.python.min_cost_flow import SimpleMinCostFlow
 
 from ..errors import ShedError
 from ..exact import exact_count, partner_profile
-from ..model import Schedule, Workload
+from ..model import Schedule, Workload, check_memory
 from .compact import build_compact, estimate_compact
 from .keyed import build_keyed, estimate_keyed
 from .network import FlowGraph, KeyedStreams, estimate_bytes
 from .paper import build_paper, estimate_paper
+from .ssp import solve_dag_flow
 
 GIB = 1 << 30
 DEFAULT_MAX_GRAPH_BYTES = 4 * GIB
@@ -54,6 +56,7 @@ class OptResult:
     memory_s: int | None
     allocation: str
     graph: str
+    solver: str
     nodes: int
     arcs: int
     build_seconds: float
@@ -82,6 +85,7 @@ class OptResult:
             "memory_s": self.memory_s,
             "allocation": self.allocation,
             "graph": self.graph,
+            "solver": self.solver,
             "nodes": self.nodes,
             "arcs": self.arcs,
             "build_seconds": round(self.build_seconds, 4),
@@ -89,50 +93,52 @@ class OptResult:
         }
 
 
+def _size(n_bytes: float) -> str:
+    return f"{n_bytes / GIB:.1f} GiB" if n_bytes >= GIB / 10 else f"{n_bytes / 2**20:.0f} MiB"
+
+
 def _check_memory(memory: object, split: object, allocation: str) -> tuple[int, int | None, int | None]:
-    if isinstance(memory, bool) or not isinstance(memory, (int, np.integer)) or memory < 0:
-        raise ShedError(f"memory must be a non-negative integer number of tuples, got {memory!r}")
-    m = int(memory)
+    """M and the split of the fixed allocation; the variable one takes no split."""
     if allocation == "variable":
         if split is not None:
             raise ShedError("a memory split applies to the fixed allocation only; drop it or use allocation='fixed'")
-        return m, None, None
-    if split is None:
-        return m, m // 2, m - m // 2
-    try:
-        m_r, m_s = (int(v) for v in split)  # type: ignore[union-attr]
-    except (TypeError, ValueError):
-        raise ShedError(f"memory split must be two integers M_R,M_S, got {split!r}") from None
-    if m_r < 0 or m_s < 0:
-        raise ShedError(f"memory split parts must be >= 0, got {m_r},{m_s}")
-    if m_r + m_s != m:
-        raise ShedError(f"memory split {m_r},{m_s} sums to {m_r + m_s}, not the memory {m}; make M_R + M_S = M")
-    return m, m_r, m_s
+        return check_memory(memory)[0], None, None
+    return check_memory(memory, split)  # type: ignore[arg-type]
 
 
-def solve_flow(graph: FlowGraph) -> tuple[int, np.ndarray]:
-    """Solve with OR-Tools; returns (optimal cost, arc flows)."""
-    mcf = SimpleMinCostFlow()
-    if graph.n_arcs:
-        mcf.add_arcs_with_capacity_and_unit_cost(graph.tails, graph.heads, graph.caps, graph.costs)
-    if len(graph.supply_nodes):
-        mcf.set_nodes_supplies(graph.supply_nodes, graph.supplies)
+def solve_ortools(graph: FlowGraph) -> tuple[int, np.ndarray]:
+    """Solve with OR-Tools' ``SimpleMinCostFlow`` (the reference); returns (optimal cost, arc flows)."""
     if graph.n_arcs == 0:
         return 0, np.zeros(0, dtype=np.int64)
+    mcf = SimpleMinCostFlow()
+    mcf.add_arcs_with_capacity_and_unit_cost(graph.tails, graph.heads, graph.caps, graph.costs)
+    mcf.set_nodes_supplies(graph.supply_nodes, graph.supplies)
     status = mcf.solve()
     if status != mcf.OPTIMAL:  # the timeline always carries the whole supply
         raise RuntimeError(f"min-cost flow did not solve to optimality: {status}")
     return int(mcf.optimal_cost()), np.asarray(mcf.flows(np.arange(graph.n_arcs, dtype=np.int32)))
 
 
+def solve_ssp(graph: FlowGraph) -> tuple[int, np.ndarray]:
+    """Solve with the specialized primal-dual solver of :mod:`.ssp`."""
+    if graph.n_arcs == 0:
+        return 0, np.zeros(0, dtype=np.int64)
+    return solve_dag_flow(graph.n_nodes, graph.tails, graph.heads, graph.caps, graph.costs,
+                          graph.supply_nodes, graph.supplies)
+
+
+#: name -> min-cost-flow backend; both return an optimal flow of any network here.
+SOLVERS: dict[str, Callable[[FlowGraph], tuple[int, np.ndarray]]] = {"ssp": solve_ssp, "ortools": solve_ortools}
+
+
 def archive_metric(wl: Workload, schedule: Schedule) -> int:
     """ArM (§2.2): tuples arriving at ``t >= warmup`` with at least one window pair not produced.
 
-    A tuple ``x`` at ``a`` misses no pair iff every earlier partner ``y`` (arriving in
-    ``[a - w + 1, a - 1]``) was held through ``a`` and ``x`` itself was held through its last
-    later partner. Held-through-``a`` partners are counted per (side, key) with two sorted
-    searches: ``#{y : b_y <= a} - #{y : end_y < a}``, where ``end_y`` is ``left_y`` for admitted
-    tuples and ``b_y`` otherwise.
+    A tuple ``x`` at ``a`` misses no pair iff every partner ``y`` arriving in ``[a - w + 1, a]``
+    met it (``y`` arrived at ``a`` or was held through ``a``) and ``x`` itself was held through
+    its last later partner (``partner_profile``). The partners that met ``x`` are counted per
+    (side, key) with two sorted searches, ``#{y : b_y <= a} - #{y : end_y < a}``, where
+    ``end_y`` is ``left_y`` for admitted tuples and ``b_y`` otherwise.
     """
     if len(wl) == 0:
         return 0
@@ -158,10 +164,13 @@ def solve_opt(
     allocation: str = "fixed",
     graph: str = "compact",
     max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES,
+    solver: str = "ssp",
 ) -> OptResult:
     """OPT (``allocation='fixed'``, at most ``M_R`` R- and ``M_S`` S-tuples; default split
     ``M // 2, M - M // 2``) or OPTV (``'variable'``, at most ``M`` tuples), §3.2.
 
+    ``graph`` picks the network (all give the same optimum), ``solver`` the min-cost-flow
+    backend: ``ssp`` (the specialized primal-dual solver, default) or ``ortools`` (reference).
     Refuses, before building anything, a network whose estimated size exceeds
     ``max_graph_bytes``.
     """
@@ -169,6 +178,8 @@ def solve_opt(
         raise ShedError(f"unknown allocation {allocation!r}; use 'fixed' (OPT) or 'variable' (OPTV)")
     if graph not in GRAPHS:
         raise ShedError(f"unknown graph {graph!r}; use one of: {', '.join(GRAPHS)}")
+    if solver not in SOLVERS:
+        raise ShedError(f"unknown solver {solver!r}; use one of: {', '.join(SOLVERS)}")
     m, m_r, m_s = _check_memory(memory, memory_split, allocation)
     variable = allocation == "variable"
     estimate, build = GRAPHS[graph]
@@ -178,12 +189,12 @@ def solve_opt(
     need = estimate_bytes(nodes, arcs)
     if need > max_graph_bytes:
         raise ShedError(
-            f"the {graph} OPT graph would need about {need / GIB:.1f} GiB ({nodes} nodes, {arcs} arcs), over the "
-            f"{max_graph_bytes / GIB:.1f} GiB limit; raise it with --max-graph-gib or shorten the workload")
+            f"the {graph} OPT graph would need about {_size(need)} ({nodes} nodes, {arcs} arcs), over the "
+            f"{max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib or shorten the workload")
     caps = np.array([m] if variable else [m_r, m_s], dtype=np.int64)
     net = build(wl, caps, variable)
     t1 = time.perf_counter()
-    cost, flows = solve_flow(net)
+    cost, flows = SOLVERS[solver](net)
     t2 = time.perf_counter()
     schedule = net.decode(flows)
     return OptResult(
@@ -196,7 +207,8 @@ def solve_opt(
         memory_s=m_s,
         allocation=allocation,
         graph=graph,
-        nodes=net.n_nodes,
+        solver=solver,
+        nodes=int(net.n_nodes),
         arcs=net.n_arcs,
         build_seconds=t1 - t0,
         solve_seconds=t2 - t1,

@@ -18,16 +18,16 @@ Deviations, needed to be exact under DESIGN.md §1 (batches, time gaps, expiry, 
 - steps are the distinct arrival times, not every integer (nothing happens in between);
 - a chain of *idle-slot* nodes ``E_j`` per memory group (capacity ``M_R`` / ``M_S``, or ``M``)
   replaces "the first M tuples always fit": ``s -> E_first``, ``E_j -> E_k`` keeps a slot empty,
-  ``E_j -> y:j`` admits an arrival into an empty slot and ``x:j -> E_j`` frees ``x``'s slot with
-  no replacement (``x`` is dropped, or expires before the next step; the paper's streams never
-  leave a slot empty), ``E_last -> t``;
+  ``E_j -> y:j`` admits an arrival into an empty slot and ``x:j -> E_j`` (``x`` held before
+  ``j``) frees ``x``'s slot with no replacement (``x`` is dropped, or expires before the next
+  step; the paper's streams never leave a slot empty), ``E_last -> t``;
 - outputs before ``warmup`` cost 0 (§3.2.1's remark on start-up effects, with DESIGN's warmup);
 - the top path has one node per time with same-time pairs and costs minus their number (a batch
   may hold several tuples per side).
 
-As in the paper, a node ``y:j`` of an arrival may carry more than one unit (slots handed on to
-another arrival or freed); only the horizontal arcs, of capacity 1, count outputs, so this is
-exact. Size: ``sum_x (steps in [a_x, a_x + w - 1])``, i.e. Theta(wN), nodes (§3.2.2's
+A unit entering an arrival's node ``y:a`` can only leave by ``y``'s survive arc, so every node
+carries at most one tuple and the graph is acyclic (steps in time order; at one step the held
+nodes, then ``E_j``, then the arrivals). Size: ``sum_x (steps in [a_x, a_x + w - 1])``, i.e. Theta(wN), nodes (§3.2.2's
 ``2wN + N + 2`` bound in the tuple-synchronous model) and about ``2 + (batch size)`` arcs each.
 """
 
@@ -46,7 +46,7 @@ def _node_ranges(wl: Workload, steps: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def estimate_paper(wl: Workload, variable: bool) -> tuple[int, int]:
-    """(nodes, arcs) of :func:`build_paper`, up to the top path, from counts only."""
+    """Upper bounds on (nodes, arcs) of :func:`build_paper`, from counts only."""
     steps = np.unique(wl.time)
     n_steps, n_groups = len(steps), 1 if variable else 2
     group = groups_of(wl, variable)
@@ -58,7 +58,7 @@ def estimate_paper(wl: Workload, variable: bool) -> tuple[int, int]:
     held = np.cumsum(diff.reshape(n_groups, n_steps + 1), axis=1)
     n_nodes = int((stop - first).sum())
     replaced = int(held[group, first].sum())
-    return 2 + (n_groups + 1) * n_steps + n_nodes, 2 * n_nodes + replaced + (n_groups + 1) * (n_steps + 1) + len(wl)
+    return 2 + (n_groups + 1) * n_steps + n_nodes, 2 * n_nodes + replaced + (n_groups + 1) * (n_steps + 1)
 
 
 def build_paper(wl: Workload, group_caps: np.ndarray, variable: bool) -> FlowGraph:
@@ -97,30 +97,34 @@ def build_paper(wl: Workload, group_caps: np.ndarray, variable: bool) -> FlowGra
     held = np.flatnonzero(pos > first[owner])
     held_code = g[held] * n_steps + pos[held]
     order = np.argsort(held_code, kind="stable")
-    held, held_code = held[order], held_code[order]
+    by_code = held[order]
+    held_code = held_code[order]
     arrival_code = group * n_steps + first
     r_lo = np.searchsorted(held_code, arrival_code, side="left")
     r_hi = np.searchsorted(held_code, arrival_code, side="right")
     r_y, r_pos = ranges_to_positions(r_lo, r_hi)
 
     parts = [
-        (np.full(n_groups, src), idle[:, 0], group_caps, 0),
-        (idle[:, :-1].ravel(), idle[:, 1:].ravel(), np.repeat(group_caps, n_steps - 1), 0),
-        (idle[:, -1], np.full(n_groups, sink), group_caps, 0),
         (idle[group, first], arrival_node, 1, 0),
         (node[survive], node[survive] + 1, 1, -gain),
-        (node, idle[g, pos], 1, 0),
-        (node[held[r_pos]], arrival_node[r_y], 1, 0),
+        (node[held], idle[g[held], pos[held]], 1, 0),
+        (node[by_code[r_pos]], arrival_node[r_y], 1, 0),
     ]
+    if n_steps:
+        parts += [
+            (np.full(n_groups, src), idle[:, 0], group_caps, 0),
+            (idle[:, :-1].ravel(), idle[:, 1:].ravel(), np.repeat(group_caps, n_steps - 1), 0),
+            (idle[:, -1], np.full(n_groups, sink), group_caps, 0),
+        ]
     if len(top):
         parts.append((np.concatenate([[src], top]), np.concatenate([top, [sink]]), 1,
                       np.concatenate([-pairs_at[top_steps], [0]])))
     tails, heads, caps, costs = concat_arcs(parts)
-    total = int(group_caps.sum()) + (1 if len(top) else 0)
-    first_survive = n_groups * (n_steps + 1) + len(wl)
+    total = (int(group_caps.sum()) if n_steps else 0) + (1 if len(top) else 0)
+    survive_arcs = slice(len(wl), len(wl) + len(survive))  # after one admission arc per tuple
 
     def decode(flows: np.ndarray) -> Schedule:
-        kept = flows[first_survive:first_survive + len(survive)] > 0
+        kept = flows[survive_arcs] > 0
         n_kept = np.bincount(owner[survive[kept]], minlength=len(wl))
         # x is held after the steps first .. first + n_kept - 1 and leaves at the next one
         left = np.where(n_kept > 0, steps[first + n_kept], wl.time)

@@ -15,27 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ShedError
-from ..model import check_window
+from ..model import check_memory, check_window
 from . import kernel as K
 from .estimators import Estimator, OnlineEstimator, StaticEstimator
 from .policies import Policy, get_policy
-
-
-def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[int, int, int]:
-    """Validate M and the fixed split (M_R, M_S); the default split is (M // 2, M - M // 2)."""
-    if isinstance(memory, bool) or not isinstance(memory, (int, np.integer)) or memory < 0:
-        raise ShedError(f"memory must be a non-negative integer number of tuples, got {memory!r}")
-    m = int(memory)
-    if split is None:
-        return m, m // 2, m - m // 2
-    if len(split) != 2:
-        raise ShedError(f"memory split must be two numbers M_R,M_S, got {split!r}")
-    m_r, m_s = (int(v) for v in split)
-    if m_r < 0 or m_s < 0:
-        raise ShedError(f"memory split parts must be >= 0, got {m_r},{m_s}")
-    if m_r + m_s != m:
-        raise ShedError(f"memory split {m_r},{m_s} sums to {m_r + m_s}, not the memory {m}; make M_R + M_S = M")
-    return m, m_r, m_s
 
 
 @dataclass

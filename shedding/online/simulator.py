@@ -15,8 +15,8 @@ import numpy as np
 from ..errors import ShedError
 from ..exact import PartnerProfile, exact_count, exact_pairs, partner_profile
 from ..metrics import archive_metric
-from ..model import RunResult, Schedule, Workload
-from .engine import JoinOperator, check_memory
+from ..model import RunResult, Schedule, Workload, check_memory
+from .engine import JoinOperator
 from .estimators import make_estimator
 from .policies import get_policy
 
