@@ -17,14 +17,16 @@ from .model import R, S, Workload
 
 
 @dataclass(frozen=True)
-class _SortedSide:
+class SortedSide:
     """One stream sorted by (key, time), as composite codes ``key_rank * span + time``."""
 
     codes: np.ndarray  # sorted composite codes
     index: np.ndarray  # workload index of each sorted entry
 
 
-def _prepare(wl: Workload) -> tuple[np.ndarray, int, list[_SortedSide]]:
+def keyed_sides(wl: Workload) -> tuple[np.ndarray, int, list[SortedSide]]:
+    """Per tuple its composite code ``key_rank * span + time``, the span, and each stream sorted
+    by code (R first): the index every partner search here uses."""
     _, rank = np.unique(wl.key, return_inverse=True)
     span = int(wl.time[-1]) + wl.window + 2 if len(wl) else 1
     codes = rank.astype(np.int64) * span + wl.time
@@ -32,11 +34,11 @@ def _prepare(wl: Workload) -> tuple[np.ndarray, int, list[_SortedSide]]:
     for which in (R, S):
         idx = np.flatnonzero(wl.side == which)
         order = np.argsort(codes[idx], kind="stable")
-        sides.append(_SortedSide(codes[idx][order], idx[order]))
+        sides.append(SortedSide(codes[idx][order], idx[order]))
     return codes, span, sides
 
 
-def _partner_ranges(wl: Workload, codes: np.ndarray, span: int, sides: list[_SortedSide], which: int,
+def _partner_ranges(wl: Workload, codes: np.ndarray, span: int, sides: list[SortedSide], which: int,
                     lo_offset: int, hi_offset: int, only_counted: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For the tuples of side ``which``: [lo, hi) ranges into the other side's sorted order holding
     the partners whose time lies in [a + lo_offset, a + hi_offset] (clamped to the key)."""
@@ -55,7 +57,7 @@ def exact_count(wl: Workload) -> int:
     """Number of window pairs whose later member arrives at ``t >= warmup``."""
     if len(wl) == 0:
         return 0
-    codes, span, sides = _prepare(wl)
+    codes, span, sides = keyed_sides(wl)
     w = wl.window
     # each pair is counted once, from its later member; pairs within one batch from the S side
     _, lo, hi = _partner_ranges(wl, codes, span, sides, S, -(w - 1), 0, True)
@@ -69,7 +71,7 @@ def exact_pairs(wl: Workload) -> np.ndarray:
     sorted lexicographically."""
     if len(wl) == 0:
         return np.zeros((0, 2), dtype=np.int64)
-    codes, span, sides = _prepare(wl)
+    codes, span, sides = keyed_sides(wl)
     w = wl.window
     parts = []
     for which, hi_off in ((S, 0), (R, -1)):
@@ -101,7 +103,7 @@ def partner_profile(wl: Workload) -> PartnerProfile:
     last_later = np.full(n, -1, dtype=np.int64)
     if n == 0:
         return PartnerProfile(earlier, last_later)
-    codes, span, sides = _prepare(wl)
+    codes, span, sides = keyed_sides(wl)
     w = wl.window
     for which in (R, S):
         idx, lo, hi = _partner_ranges(wl, codes, span, sides, which, -(w - 1), 0, False)

@@ -8,18 +8,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exact import PartnerProfile
-from .model import Workload
+from .exact import PartnerProfile, keyed_sides, partner_profile
+from .model import R, S, Schedule, Workload
 
 
-def archive_metric(wl: Workload, produced: np.ndarray, left: np.ndarray, profile: PartnerProfile) -> int:
+def archive_metric(wl: Workload, schedule: Schedule, profile: PartnerProfile | None = None) -> int:
     """ArM (§2.2): tuples arriving at ``t >= warmup`` with at least one window pair not produced.
 
-    A tuple is complete iff it met every earlier partner on arrival (``produced == earlier``) and
-    stayed in memory until its last later partner arrived (``left >= last_later``).
+    A tuple x arriving at ``a`` is complete iff every earlier partner was held through ``a`` (it
+    met them all on arrival) and x was held until its last later partner arrived. Partners held
+    through ``a`` are counted per key with two sorted searches: ``#{y : b_y <= a} - #{y : end_y < a}``
+    where ``end_y`` is ``left_y`` for admitted tuples and ``b_y`` otherwise. Any schedule will do:
+    an online policy's, or OPT's.
     """
-    incomplete = (produced < profile.earlier) | ((profile.last_later >= 0) & (left < profile.last_later))
-    return int(np.count_nonzero(incomplete & (wl.time >= wl.warmup)))
+    if len(wl) == 0:
+        return 0
+    profile = profile or partner_profile(wl)
+    codes, _, sides = keyed_sides(wl)
+    base = codes - wl.time  # key_rank * span
+    end = np.where(schedule.admitted, schedule.left, wl.time)
+    met = np.zeros(len(wl), dtype=np.int64)
+    for which in (R, S):
+        own, other = wl.side == which, wl.side != which
+        end_codes = np.sort(base[other] + end[other])
+        met[own] = (np.searchsorted(sides[1 - which].codes, codes[own], side="right")
+                    - np.searchsorted(end_codes, codes[own], side="left"))
+    later_ok = (profile.last_later < 0) | (schedule.admitted & (schedule.left >= profile.last_later))
+    complete = (met == profile.earlier) & later_ok
+    return int(np.count_nonzero(~complete & (wl.time >= wl.warmup)))
 
 
 def ratio(outputs: int, reference: int) -> float:

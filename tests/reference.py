@@ -13,7 +13,7 @@ import numpy as np
 
 def reference_run(side, time, key, window, memory_r, memory_s, warmup, policy, variable,
                   estimator="static", memory=None):
-    """Returns (outputs, sorted pairs, left per tuple, admitted per tuple, produced per tuple)."""
+    """Returns (outputs, sorted pairs, left per tuple, admitted per tuple)."""
     n = len(time)
     w = window
     total = memory if memory is not None else memory_r + memory_s
@@ -27,7 +27,6 @@ def reference_run(side, time, key, window, memory_r, memory_s, warmup, policy, v
     memory_set: list[int] = []
     left = list(time)
     admitted = [False] * n
-    produced = [0] * n
     pairs = []
     outputs = 0
 
@@ -47,7 +46,6 @@ def reference_run(side, time, key, window, memory_r, memory_s, warmup, policy, v
         for x in batch:
             partners = [y for y in memory_set if side[y] != side[x] and key[y] == key[x]]
             same = [y for y in batch if side[y] != side[x] and key[y] == key[x]]
-            produced[x] = len(partners) + len(same)
             if t >= warmup:
                 for y in partners + (same if side[x] == 1 else []):
                     r, s = (x, y) if side[x] == 0 else (y, x)
@@ -86,4 +84,4 @@ def reference_run(side, time, key, window, memory_r, memory_s, warmup, policy, v
     for y in memory_set:
         left[y] = time[y] + w - 1
         admitted[y] = True
-    return outputs, sorted(pairs), np.array(left), np.array(admitted), np.array(produced)
+    return outputs, sorted(pairs), np.array(left), np.array(admitted)

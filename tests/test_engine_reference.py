@@ -29,7 +29,7 @@ def small_workloads(draw, synchronous: bool = False):
 def _check(wl: Workload, policy: str, memory: int, estimator: str, split=None) -> None:
     res = simulate(wl, policy, memory, memory_split=split, estimator=estimator, pairs=True)
     m_r, m_s = split if split else (memory // 2, memory - memory // 2)
-    outputs, pairs, left, admitted, produced = reference_run(
+    outputs, pairs, left, admitted = reference_run(
         list(wl.side), list(wl.time), list(wl.key), wl.window, m_r, m_s, wl.warmup,
         policy.rstrip("v"), policy.endswith("v"), estimator, memory)
     assert res.outputs == outputs

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from shedding.errors import ShedError
 from shedding.exact import exact_count, exact_pairs
 from shedding.model import Schedule, Workload
-from shedding.offline import GRAPHS, SOLVERS, OptResult, archive_metric, solve_opt
+from shedding.metrics import archive_metric
+from shedding.offline import GRAPHS, SOLVERS, OptResult, solve_opt
 
 ALL_WAYS = [(g, s) for g in GRAPHS for s in SOLVERS]
 

@@ -6,8 +6,7 @@ from .opt import (
     GRAPHS,
     SOLVERS,
     OptResult,
-    archive_metric,
     solve_opt,
 )
 
-__all__ = ["ALLOCATIONS", "DEFAULT_MAX_GRAPH_BYTES", "GRAPHS", "SOLVERS", "OptResult", "archive_metric", "solve_opt"]
+__all__ = ["ALLOCATIONS", "DEFAULT_MAX_GRAPH_BYTES", "GRAPHS", "SOLVERS", "OptResult", "solve_opt"]

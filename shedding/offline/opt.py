@@ -19,6 +19,7 @@ from ortools.graph.python.min_cost_flow import SimpleMinCostFlow
 
 from ..errors import ShedError
 from ..exact import exact_count, partner_profile
+from ..metrics import archive_metric
 from ..model import Schedule, Workload, check_memory
 from .compact import build_compact, estimate_compact
 from .keyed import build_keyed, estimate_keyed
@@ -129,32 +130,6 @@ def solve_ssp(graph: FlowGraph) -> tuple[int, np.ndarray]:
 
 #: name -> min-cost-flow backend; both return an optimal flow of any network here.
 SOLVERS: dict[str, Callable[[FlowGraph], tuple[int, np.ndarray]]] = {"ssp": solve_ssp, "ortools": solve_ortools}
-
-
-def archive_metric(wl: Workload, schedule: Schedule) -> int:
-    """ArM (§2.2): tuples arriving at ``t >= warmup`` with at least one window pair not produced.
-
-    A tuple ``x`` at ``a`` misses no pair iff every partner ``y`` arriving in ``[a - w + 1, a]``
-    met it (``y`` arrived at ``a`` or was held through ``a``) and ``x`` itself was held through
-    its last later partner (``partner_profile``). The partners that met ``x`` are counted per
-    (side, key) with two sorted searches, ``#{y : b_y <= a} - #{y : end_y < a}``, where
-    ``end_y`` is ``left_y`` for admitted tuples and ``b_y`` otherwise.
-    """
-    if len(wl) == 0:
-        return 0
-    prof = partner_profile(wl)
-    ks = KeyedStreams.of(wl)
-    end = np.where(schedule.admitted, schedule.left, wl.time)
-    lane = ks.lane(wl.side, ks.rank)
-    start_codes = np.sort(lane * ks.span + wl.time)
-    end_codes = np.sort(lane * ks.span + end)
-    a = wl.time
-    plane = ks.partner_lane(wl) * ks.span
-    met = (np.searchsorted(start_codes, plane + a, side="right")
-           - np.searchsorted(end_codes, plane + a, side="left"))
-    later_ok = (prof.last_later < 0) | (schedule.admitted & (schedule.left >= prof.last_later))
-    complete = (met == prof.earlier) & later_ok
-    return int(np.count_nonzero(~complete & (a >= wl.warmup)))
 
 
 def solve_opt(

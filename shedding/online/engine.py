@@ -25,14 +25,12 @@ from .policies import Policy, get_policy
 class FeedResult:
     """What one ``feed`` call produced.
 
-    ``outputs``: join results counted (time >= warmup). ``produced[i]``: results of arrival i at
-    its arrival (when recording). ``departures``: rows (seq, left, admitted) for every tuple that
+    ``outputs``: join results counted (time >= warmup). ``departures``: rows (seq, left, admitted) for every tuple that
     left memory during this feed. ``share``: rows (t, R tuples, S tuples) in memory after
     admission, every ``share_every`` steps. ``pairs``: rows (r seq, s seq) of counted results.
     """
 
     outputs: int
-    produced: np.ndarray
     departures: np.ndarray
     share: np.ndarray
     pairs: np.ndarray
@@ -197,7 +195,7 @@ class JoinOperator:
         if not (len(side) == n == len(key)):
             raise ShedError("side, time and key must have the same length")
         if n == 0:
-            return FeedResult(0, _EMPTY_INT, _EMPTY_ROWS, _EMPTY_ROWS, np.zeros((0, 2), dtype=np.int64))
+            return FeedResult(0, _EMPTY_ROWS, _EMPTY_ROWS, np.zeros((0, 2), dtype=np.int64))
         if np.any(np.diff(time) < 0):
             raise ShedError("times go backwards inside the batch; sort arrivals by time")
         if self._last_time is not None and time[0] <= self._last_time:
@@ -213,7 +211,6 @@ class JoinOperator:
             self._alloc(max(self.memory + max_batch + 1, 2 * self._capacity), self._n_keys)
         seq = np.arange(self._next_seq, self._next_seq + n, dtype=np.int64)
         draws = self._rng.random(n) if self.policy.kind == K.RAND else np.zeros(1)
-        produced = np.zeros(n, dtype=np.int64) if self.record else _EMPTY_INT
         dep = np.zeros((n + self._capacity, 3), dtype=np.int64) if self.record else _EMPTY_ROWS
         share_every = int(self._sc[K.P_SHARE_EVERY])
         share = np.zeros((len(starts) // share_every + 2, 3), dtype=np.int64) if self.record else _EMPTY_ROWS
@@ -221,12 +218,12 @@ class JoinOperator:
         if self.policy.kind == K.SCHEDULE and seq[-1] >= len(self._sched):
             raise ShedError("the schedule is shorter than the stream; pass a schedule for every tuple")
         outputs, n_dep, n_share, n_pairs, pairs, err = K.process(
-            self._state(), side, time, ids, seq, draws, self._sched, produced, dep, share, pairs)
+            self._state(), side, time, ids, seq, draws, self._sched, dep, share, pairs)
         if err == K.ERR_SCHEDULE_OVERFULL:
             raise ShedError("the schedule keeps more tuples than the memory allows; check its memory and split")
         self._next_seq += n
         self._last_time = int(time[-1])
-        return FeedResult(int(outputs), produced, dep[:n_dep], share[:n_share], pairs[:n_pairs])
+        return FeedResult(int(outputs), dep[:n_dep], share[:n_share], pairs[:n_pairs])
 
     def finish(self) -> np.ndarray:
         """End of stream: the tuples still in memory stay until they expire. Returns their

@@ -401,14 +401,13 @@ def _over_budget(sc, part):
 
 
 @njit(cache=True)
-def process(st, side, time, key, seq, draws, sched_left, produced, dep, share, pairs):
+def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
     """Run the join over a feed of arrivals sorted by time (whole batches only).
 
     ``side, time, key, seq``: the arrivals (key already mapped to class ids, seq = global tuple
     number). ``draws``: one uniform number per arrival (RAND; the j-th eviction of a step uses the
     j-th draw of that step's batch). ``sched_left``: for SCHEDULE, the scheduled left time of
-    tuple ``seq``. Outputs, when the arrays are non-empty: ``produced[i]`` join results of arrival
-    i when it arrived; ``dep`` rows (seq, left, admitted) per departure; ``share`` rows
+    tuple ``seq``. Outputs, when the arrays are non-empty: ``dep`` rows (seq, left, admitted) per departure; ``share`` rows
     (t, R tuples, S tuples) after admission; ``pairs`` rows (r seq, s seq) of counted outputs
     (grown as needed).
 
@@ -422,7 +421,6 @@ def process(st, side, time, key, seq, draws, sched_left, produced, dep, share, p
     online = sc[P_ONLINE]
     share_every = sc[P_SHARE_EVERY]
     want_pairs = pairs.shape[0] > 0
-    record = produced.shape[0] > 0
     n = time.shape[0]
     outputs = np.int64(0)
     n_dep = 0
@@ -446,8 +444,6 @@ def process(st, side, time, key, seq, draws, sched_left, produced, dep, share, p
             s_, k = side[x], key[x]
             o = 1 - s_
             m = cls[o, k, C_SIZE]
-            if record:
-                produced[x] = m + bcnt[o, k]
             if t >= warmup:
                 same = bcnt[o, k] if s_ == 1 else 0  # same-batch pairs count once, from S
                 outputs += m + same

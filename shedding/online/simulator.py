@@ -80,8 +80,7 @@ def simulate(
     left = wl.time.copy()
     admitted[dep[:, 0]] = dep[:, 2].astype(bool)
     left[dep[:, 0]] = dep[:, 1]
-    produced = fed.produced if len(wl) else np.zeros(0, dtype=np.int64)
-    arm = archive_metric(wl, produced, left, ref.profile)
+    arm = archive_metric(wl, Schedule(admitted, left), ref.profile)
     split_r, split_s = (None, None) if pol.variable else (m_r, m_s)
     return RunResult(
         pol.name, fed.outputs, ref.exact, arm, m, split_r, split_s,
