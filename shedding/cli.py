@@ -15,6 +15,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .errors import ShedError
@@ -64,12 +65,35 @@ def _policies(text: str) -> list[str]:
 
 
 def _workload(workload: Optional[Path], zipf_skew: float, domain: int, length: int, seed: int,
-              correlation: str, window: int, warmup: Optional[int]) -> Workload:
-    from .datasets import load_workload, zipf_workload
+              correlation: str, window: int, warmup: Optional[int], r_path: Optional[Path] = None,
+              s_path: Optional[Path] = None, fmt: Optional[str] = None, cell_size: float = 10.0) -> Workload:
+    from .datasets import load_two_streams, load_workload, zipf_workload
 
+    if (r_path is None) != (s_path is None):
+        raise ShedError("give both --r and --s (one file per stream)")
+    if r_path is not None:
+        if workload is not None:
+            raise ShedError("give either --workload or --r/--s, not both")
+        fmt = (fmt or _format_of(r_path)).lower()
+        if fmt in ("ndp", "synop"):
+            from .datasets.weather import weather_workload
+
+            return weather_workload(r_path, s_path, fmt, window, warmup, cell_size=cell_size)
+        if fmt not in ("csv", "parquet"):
+            raise ShedError(f"unknown --format {fmt!r}; choose ndp, synop, csv or parquet")
+        return load_two_streams(r_path, s_path, window, warmup)
     if workload is not None:
         return load_workload(workload, window, warmup)
     return zipf_workload(zipf_skew, domain, length, seed, correlation, window, warmup)
+
+
+def _format_of(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith((".csv", ".csv.gz")):
+        return "csv"
+    if name.endswith((".parquet", ".pq")):
+        return "parquet"
+    raise ShedError(f"cannot tell the format of {path}; add --format ndp, synop, csv or parquet")
 
 
 # Workload flags, shared by every command that takes a workload.
@@ -84,6 +108,12 @@ Correlation = typer.Option("independent", "--correlation",
 Window = typer.Option(400, "--window", "-w", help="Window size w in time steps.")
 Warmup = typer.Option(None, "--warmup", help="First time step whose outputs count [default: 2w].",
                       show_default=False)
+RPath = typer.Option(None, "--r", help="Stream R from a file (with --s): NDP-026B cloud reports, Meteo-France "
+                     "SYNOP, or CSV/Parquet with columns time,key.", show_default=False)
+SPath = typer.Option(None, "--s", help="Stream S from a file (with --r).", show_default=False)
+Format = typer.Option(None, "--format", help="Format of --r/--s: ndp, synop, csv or parquet "
+                      "[default: from the extension].", show_default=False)
+CellSize = typer.Option(10.0, "--cell-size", help="Weather formats: grid cell size in degrees (the join key).")
 
 
 @app.command()
@@ -109,6 +139,10 @@ def simulate(
     correlation: str = Correlation,
     window: int = Window,
     warmup: Optional[int] = Warmup,
+    r_path: Optional[Path] = RPath,
+    s_path: Optional[Path] = SPath,
+    fmt: Optional[str] = Format,
+    cell_size: float = CellSize,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per policy instead of a table."),
     out_path: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON rows to this file.",
                                             show_default=False),
@@ -121,7 +155,8 @@ def simulate(
 
     names = _policies(policy)
     split = _parse_split(memory_split)
-    wl = _workload(workload, zipf_skew, domain, length, seed, correlation, window, warmup)
+    wl = _workload(workload, zipf_skew, domain, length, seed, correlation, window, warmup, r_path, s_path, fmt,
+                   cell_size)
     m = wl.window if memory is None else memory
     ref = Reference.of(wl)
     rows = []
@@ -171,6 +206,10 @@ def opt(
     correlation: str = Correlation,
     window: int = Window,
     warmup: Optional[int] = Warmup,
+    r_path: Optional[Path] = RPath,
+    s_path: Optional[Path] = SPath,
+    fmt: Optional[str] = Format,
+    cell_size: float = CellSize,
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
 ) -> None:
     """OPT-offline (paper section 3.2): the most join output any keep/evict schedule can produce,
@@ -180,7 +219,8 @@ def opt(
     """
     from .offline import solve_opt
 
-    wl = _workload(workload, zipf_skew, domain, length, seed, correlation, window, warmup)
+    wl = _workload(workload, zipf_skew, domain, length, seed, correlation, window, warmup, r_path, s_path, fmt,
+                   cell_size)
     m = wl.window if memory is None else memory
     if max_graph_gib <= 0:
         raise ShedError(f"--max-graph-gib must be > 0, got {max_graph_gib}")
@@ -192,8 +232,7 @@ def opt(
     if as_json:
         print(json.dumps(row))
         return
-    out.print(f"[bold]{wl.name}[/bold]: {wl.n_r} R + {wl.n_s} S tuples, w = {wl.window}, "
-              f"warmup = {wl.warmup}, M = {m}")
+    _print_header(wl, m)
     table = Table(show_edge=False)
     for col in ("policy", "outputs", "EXACT", "ratio", "ArM", "nodes", "arcs", "build s", "solve s"):
         table.add_column(col, justify="left" if col == "policy" else "right")
@@ -326,9 +365,15 @@ def _write_rows(path: Path, rows: list[dict]) -> None:
         raise ShedError(f"cannot write {path}: {exc.strerror}; choose a writable --out path") from None
 
 
-def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:
-    out.print(f"[bold]{wl.name}[/bold]: {wl.n_r} R + {wl.n_s} S tuples, w = {wl.window}, "
+def _print_header(wl: Workload, memory: int) -> None:
+    out.print(f"[bold]{escape(wl.name)}[/bold]: {wl.n_r} R + {wl.n_s} S tuples, w = {wl.window}, "
               f"warmup = {wl.warmup}, M = {memory}")
+    if wl.meta.get("summary"):
+        out.print(wl.meta["summary"], markup=False, highlight=False)
+
+
+def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:
+    _print_header(wl, memory)
     table = Table(show_edge=False)
     for col, justify in (("policy", "left"), ("outputs", "right"), ("EXACT", "right"), ("ratio", "right"),
                          ("ArM", "right"), ("memory", "right"), ("seconds", "right")):

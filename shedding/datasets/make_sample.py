@@ -1,0 +1,74 @@
+"""Regenerate the bundled SYNOP sample ``data/synop_2013_01_02.parquet`` from the shared data.
+
+The sample keeps what the §4.5-style workload needs (Das, Gehrke, Riedewald 2003): for every valid
+report of January and February 2013, in file order, its month, file line, station, observation
+time and the station's latitude and longitude; the read reports (records, drops, first bad lines)
+go into the Parquet metadata. Source: Météo-France (Etalab Licence Ouverte), see
+``data/SYNOP-ATTRIBUTION.md``.
+
+    .venv/bin/python -m shedding.datasets.make_sample [--source DIR] [--out PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..errors import ShedError
+from ..spark import spark_session
+from .synop import STATIONS_FILE, read_synop
+from .weather import SAMPLE_FILE, SAMPLE_META_KEY
+
+DATASET = "synop-meteofrance-2013-01-02"
+MONTHS = ((1, "synop.201301.csv.gz"), (2, "synop.201302.csv.gz"))
+ATTRIBUTION = ("Source: Météo-France, données publiques SYNOP (Etalab Licence Ouverte); derived copy: "
+               "station, time, latitude, longitude of each report")
+
+
+def default_source() -> Path:
+    """The shared data folder: ``../shared/data/...`` beside the repository, else ``/work/shared/data/...``."""
+    beside_repo = Path(__file__).resolve().parents[3] / "shared" / "data" / DATASET
+    candidates = [beside_repo, Path("/work/shared/data") / DATASET]
+    return next((c for c in candidates if c.is_dir()), candidates[0])
+
+
+def make_sample(source: Path, out: Path, master: str = "local[*]") -> Path:
+    """Read both months on Spark and write the compact sample to ``out``."""
+    if not source.is_dir():
+        raise ShedError(f"SYNOP data folder not found: {source}; pass --source DIR")
+    parts, reports = [], {}
+    with spark_session(master, "make-sample") as spark:
+        for side, (month, name) in zip(("R", "S"), MONTHS, strict=True):
+            parsed = read_synop(spark, source / name, source / STATIONS_FILE)
+            table = parsed.frame.orderBy("line").select("line", "station", "time", "lat", "lon").toArrow()
+            parts.append(pa.table({
+                "month": pa.array([month] * table.num_rows, pa.int8()),
+                "line": table.column("line").cast(pa.int32()),
+                "station": table.column("station"),
+                "time": table.column("time"),
+                "lat": table.column("lat"),
+                "lon": table.column("lon"),
+            }))
+            reports[side] = parsed.report.as_dict() | {"path": name}
+    meta = {"files": [name for _, name in MONTHS], "reports": reports, "attribution": ATTRIBUTION}
+    table = pa.concat_tables(parts).replace_schema_metadata({SAMPLE_META_KEY: json.dumps(meta).encode()})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, out, compression="zstd", compression_level=19)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, default=default_source(), help="folder with the SYNOP files")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "data" / SAMPLE_FILE)
+    args = parser.parse_args()
+    out = make_sample(args.source, args.out)
+    print(f"wrote {out} ({out.stat().st_size:,} bytes)")
+
+
+if __name__ == "__main__":
+    main()
