@@ -324,20 +324,35 @@ def compare(
     seeds: int = typer.Option(1, "--seeds", help="Seeds per point (mean and spread in the report)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", help="Runs in flight at once [default: Spark's parallelism].",
                                        show_default=False),
+    r_path: Optional[Path] = typer.Option(None, "--r", help="Stream R's report file for suites that read files "
+                                          "(e.g. --suite weather).", show_default=False),
+    s_path: Optional[Path] = typer.Option(None, "--s", help="Stream S's report file.", show_default=False),
+    fmt: str = typer.Option("ndp", "--format", help="Format of --r/--s: ndp or synop."),
+    cell_size: Optional[float] = typer.Option(None, "--cell-size", help="Grid cell size in degrees for the weather "
+                                              "suites [default: the suite's].", show_default=False),
 ) -> None:
     """Run an experiment suite on Spark and write an HTML report reproducing the paper's section 4.
 
-    Example: shed compare --suite quick --out out/quick
+    Examples: shed compare --suite quick --out out/quick;
+    shed compare --suite weather --r SEP85L.Z --s SEP86L.Z --out out/weather
     """
     from .reports.html import build_report
     from .reports.runner import load_results, run_suite
     from .reports.suites import load_suite
 
     spec = load_suite(suite)
+    if cell_size is not None:
+        spec = spec.with_cell_size(cell_size)
+    if (r_path is None) != (s_path is None):
+        raise ShedError("give both --r and --s (one report file per stream)")
+    files = None if r_path is None else (r_path, s_path, fmt.lower())
+    if files is not None and files[2] not in ("ndp", "synop"):
+        raise ShedError(f"unknown --format {fmt!r} for a suite; choose ndp or synop")
     if jobs is not None and jobs < 1:
         raise ShedError(f"--jobs must be >= 1, got {jobs}")
     started = time.perf_counter()
-    _, complete = run_suite(spec, out_dir, master=master, resume=resume, seeds=seeds, jobs=jobs, console=err)
+    _, complete = run_suite(spec, out_dir, master=master, resume=resume, seeds=seeds, jobs=jobs, console=err,
+                            files=files)
     results, suite_dict, complete = load_results(out_dir)
     path = build_report(results, suite_dict, complete, out_dir / "report.html")
     state = "" if complete else " (INCOMPLETE)"

@@ -113,3 +113,67 @@ def test_compare_cli_errors(tmp_path):
         assert len(lines) == 1 and needle in lines[0], proc.stderr
     proc = shed("report", str(tmp_path / "nothing"))
     assert proc.returncode == 2 and "shed compare" in proc.stderr
+
+
+WEATHER = """
+name = "weather-small"
+[defaults]
+dataset = "{dataset}"
+window = 40
+cell_size = 10.0
+
+[[experiment]]
+id = "fig7"
+figure = "memory"
+memory_factor = [0.5]
+policies = ["rand", "prob", "probv", "opt", "exact"]
+
+[[experiment]]
+id = "fig8"
+figure = "share"
+memory_factor = [1.0]
+policies = ["probv"]
+"""
+
+
+def _check_against_library(results, workload):
+    for row in results.itertuples():
+        wl = workload.with_params(window=row.window, warmup=row.warmup)
+        if row.policy == "opt":
+            lib = solve_opt(wl, row.memory)
+        else:
+            lib = simulate(wl, row.policy, row.memory, seed=row.seed)
+        assert (row.outputs, row.exact, row.arm) == (lib.outputs, lib.exact, lib.arm), row
+
+
+def test_weather_sample_suite(spark, tmp_path):
+    from shedding.datasets.weather import synop_sample_workload
+
+    path = tmp_path / "w.toml"
+    path.write_text(WEATHER.format(dataset="synop-sample"))
+    results, complete = run_suite(load_suite(str(path)), tmp_path / "out", spark=spark)
+    assert complete and len(results) == 6
+    _check_against_library(results, synop_sample_workload(10.0, 40))
+
+
+def test_files_suite_reads_the_reports_once_on_spark(spark, tmp_path):
+    import numpy as np
+
+    from shedding.datasets.ndp import write_ndp
+    from shedding.datasets.weather import weather_workload
+
+    rng = np.random.default_rng(0)
+    n = 400
+    table = pd.DataFrame({"day": 1 + np.arange(n) // 16 % 28, "hour": (np.arange(n) % 8) * 3,
+                          "lat": rng.choice([-45.0, 5.0, 15.0, 48.5], n), "lon": rng.choice([2.0, 12.0, 200.0], n),
+                          "land": True, "year": 1985, "month": 9, "station": 1000 + np.arange(n)})
+    r_path = write_ndp(table, tmp_path / "SEP85L")
+    s_path = write_ndp(table.sample(frac=1.0, random_state=1).assign(year=1986), tmp_path / "SEP86L.gz")
+    path = tmp_path / "w.toml"
+    path.write_text(WEATHER.format(dataset="files"))
+    suite = load_suite(str(path))
+    with pytest.raises(ShedError, match="--r PATH --s PATH"):
+        run_suite(suite, tmp_path / "none", spark=spark)
+    results, complete = run_suite(suite, tmp_path / "out", spark=spark, files=(r_path, s_path, "ndp"))
+    assert complete and len(results) == 6
+    _check_against_library(results, weather_workload(r_path, s_path, "ndp", 40, spark=spark))

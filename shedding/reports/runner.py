@@ -22,19 +22,34 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..errors import ShedError
+from ..model import Workload
 from ..spark import spark_session
 from .suites import RunSpec, Suite
 
 SHARE_SAMPLES = 400
 
 
-def execute(spec: dict) -> dict:
+def workload_of(s: RunSpec, streams: dict | None = None) -> Workload:
+    """The run's workload: Zipf from its seed, the bundled SYNOP sample, or (dataset ``files``)
+    the streams the driver prepared on Spark, per cell size."""
+    if s.dataset == "zipf":
+        from ..datasets import zipf_workload
+
+        return zipf_workload(s.skew, s.domain, s.length, s.seed, s.correlation, s.window, s.warmup, skew_s=s.skew_s)
+    if s.dataset == "synop-sample":
+        from ..datasets.weather import synop_sample_workload
+
+        return synop_sample_workload(s.cell_size, s.window, s.warmup)
+    side, time_, key, name = streams[s.cell_size]
+    return Workload(side, time_, key, s.window, s.warmup, name)
+
+
+def execute(spec: dict, streams: dict | None = None) -> dict:
     """One run, from its parameters to its results row (runs inside a Spark task)."""
-    from ..datasets import zipf_workload
     from ..online import simulate
 
     s = RunSpec(**spec)
-    wl = zipf_workload(s.skew, s.domain, s.length, s.seed, s.correlation, s.window, s.warmup, skew_s=s.skew_s)
+    wl = workload_of(s, streams)
     started = time.perf_counter()
     share = None
     if s.policy in ("opt", "optv"):
@@ -82,7 +97,7 @@ def with_opt_ratio(results: pd.DataFrame) -> pd.DataFrame:
     if results.empty:
         return results.assign(ratio_opt=pd.Series(dtype=float))
     point = ["experiment", "dataset", "skew", "skew_s", "domain", "length", "correlation", "seed", "window",
-             "warmup", "memory", "estimator"]
+             "warmup", "memory", "estimator", "cell_size", "source"]
     opt = results[results.policy == "opt"][point + ["outputs"]].rename(columns={"outputs": "opt_outputs"})
     merged = results.drop(columns=["ratio_opt"], errors="ignore").merge(opt, on=point, how="left")
     merged["ratio_opt"] = merged.outputs / merged.opt_outputs.where(merged.opt_outputs > 0)
@@ -104,14 +119,18 @@ def _prepare_out(out: Path, resume: bool) -> None:
 
 
 def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool = False, seeds: int = 1,
-              jobs: int | None = None, console: Console | None = None, spark=None) -> tuple[pd.DataFrame, bool]:
+              jobs: int | None = None, console: Console | None = None, spark=None,
+              files: tuple[Path, Path, str] | None = None) -> tuple[pd.DataFrame, bool]:
     """Run every pending run of ``suite`` on Spark; returns (results, complete).
 
     ``spark``: an existing SparkSession to use (it is left running); otherwise one is started on
-    ``master`` and stopped at the end."""
+    ``master`` and stopped at the end. ``files``: (R path, S path, format) for dataset ``files``."""
     console = console or Console(stderr=True)
     out = Path(out)
-    specs = suite.runs(seeds)
+    if suite.reads_files and files is None:
+        raise ShedError(f"suite {suite.name} reads two report files; give them with --r PATH --s PATH")
+    source = "" if files is None else f"{Path(files[0]).resolve()}|{Path(files[1]).resolve()}|{files[2]}"
+    specs = suite.runs(seeds, source)
     _prepare_out(out, resume)
     write_suite_json(out, suite, seeds, specs, master)
     done = set(read_parts(out).get("run_id", pd.Series(dtype=str)))
@@ -122,6 +141,8 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
         _parts_dir(out).mkdir(exist_ok=True)
         with nullcontext(spark) if spark is not None else spark_session(master) as session:
             sc = session.sparkContext
+            streams = _prepare_files(session, pending, files) if files is not None else None
+            shared = sc.broadcast(streams)
             width = jobs or max(2, sc.defaultParallelism)
             # one Spark job per wave, its runs spread over ``width`` tasks: a Python task costs
             # about a quarter of a second to schedule, more than a small run
@@ -134,7 +155,7 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
                 started = time.perf_counter()
                 for start in range(0, len(pending), wave):
                     chunk = [asdict(s) for s in pending[start:start + wave]]
-                    rows = _collect(sc, chunk, min(len(chunk), width))
+                    rows = _collect(sc, chunk, min(len(chunk), width), shared)
                     pd.DataFrame(rows).to_parquet(_parts_dir(out) / f"part-{n_parts:05d}.parquet", index=False)
                     n_parts += 1
                     bar.advance(task, len(rows))
@@ -151,10 +172,21 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
     return results, complete
 
 
-def _collect(sc, chunk: list[dict], slices: int) -> list[dict]:
+def _prepare_files(spark, specs: list[RunSpec], files: tuple[Path, Path, str]) -> dict:
+    """Read and grid the report files once per cell size on Spark, for broadcasting."""
+    from ..datasets.weather import weather_workload
+
+    streams = {}
+    for cell in sorted({s.cell_size for s in specs if s.dataset == "files"}):
+        wl = weather_workload(files[0], files[1], files[2], 1, 0, cell_size=cell, spark=spark)
+        streams[cell] = (wl.side, wl.time, wl.key, wl.name)
+    return streams
+
+
+def _collect(sc, chunk: list[dict], slices: int, shared) -> list[dict]:
     """Run one wave; a failed run becomes a one-line error (finished waves stay on disk)."""
     try:
-        return sc.parallelize(chunk, slices).map(execute).collect()
+        return sc.parallelize(chunk, slices).map(lambda spec: execute(spec, shared.value)).collect()
     except Exception as exc:  # Py4JJavaError carries the Python worker's traceback as text
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         cause = next((line for line in reversed(lines) if "Error:" in line and "at " not in line[:3]), lines[-1] if lines else "")
@@ -175,8 +207,8 @@ def write_suite_json(out: Path, suite: Suite, seeds: int, specs: list[RunSpec], 
 def write_results(out: Path, results: pd.DataFrame) -> None:
     """``results.parquet`` and ``results.csv``, one row per run, sorted stably."""
     if not results.empty:
-        results = results.sort_values(["experiment", "policy", "skew", "skew_s", "domain", "correlation", "window",
-                                       "memory", "seed"], kind="stable").reset_index(drop=True)
+        results = results.sort_values(["experiment", "policy", "skew", "skew_s", "domain", "correlation", "cell_size",
+                                       "window", "memory", "seed"], kind="stable").reset_index(drop=True)
     results.to_parquet(out / "results.parquet", index=False)
     results.to_csv(out / "results.csv", index=False)
 

@@ -24,15 +24,15 @@ else:  # pragma: no cover
 
 from ..errors import ShedError
 
-SHIPPED = ("quick", "paper")
+SHIPPED = ("quick", "paper", "weather-sample", "weather")
 FIGURES = ("memory", "skew", "domain", "share")
 Y_AXES = ("outputs", "ratio_opt", "ratio")
 POLICIES = ("exact", "rand", "prob", "life", "randv", "probv", "lifev", "opt", "optv")
-DATASETS = ("zipf",)
+DATASETS = ("zipf", "synop-sample", "files")  # files: --r/--s given to shed compare
 CORRELATIONS = ("independent", "same", "reversed")
 # fields of a run that may be given per suite, per experiment, and as lists
 GRID_FIELDS = ("dataset", "skew", "skew_s", "domain", "length", "correlation", "window", "warmup",
-               "memory", "memory_factor", "estimator")
+               "memory", "memory_factor", "estimator", "cell_size")
 EXPERIMENT_FIELDS = ("id", "title", "figure", "y", "policies", "claim", "caption")
 
 
@@ -55,6 +55,8 @@ class RunSpec:
     policy: str
     estimator: str = "static"
     share: bool = False
+    cell_size: float = 10.0
+    source: str = ""  # the files read, for dataset "files"
 
     @property
     def run_id(self) -> str:
@@ -91,8 +93,21 @@ class Suite:
     description: str
     experiments: tuple[Experiment, ...]
 
-    def runs(self, seeds: int = 1) -> list[RunSpec]:
-        """Every run of the suite, seeds 0..seeds-1 per point, in a stable order."""
+    def with_cell_size(self, cell_size: float) -> "Suite":
+        """The same suite with every experiment on grid cells of ``cell_size`` degrees."""
+        _check(0 < cell_size <= 180, "--cell-size", f"{cell_size} is not a cell size in degrees (0 < size <= 180)")
+        exps = tuple(Experiment(e.id, e.title, e.figure, e.y, e.policies, {**e.grid, "cell_size": [float(cell_size)]},
+                                e.claim, e.caption) for e in self.experiments)
+        return Suite(self.name, self.description, exps)
+
+    @property
+    def reads_files(self) -> bool:
+        """Whether some experiment reads the stream files given to ``shed compare --r/--s``."""
+        return any("files" in e.grid["dataset"] for e in self.experiments)
+
+    def runs(self, seeds: int = 1, source: str = "") -> list[RunSpec]:
+        """Every run of the suite, seeds 0..seeds-1 per point, in a stable order. ``source``
+        names the files of dataset ``files``."""
         if seeds < 1:
             raise ShedError(f"--seeds must be >= 1, got {seeds}")
         out: list[RunSpec] = []
@@ -102,22 +117,23 @@ class Suite:
                 params = dict(zip(keys, values))
                 for seed in range(seeds):
                     for policy in exp.policies:
-                        out.append(_spec(self.name, exp, params, seed, policy))
+                        out.append(_spec(self.name, exp, params, seed, policy, source))
         return out
 
 
-def _spec(suite: str, exp: Experiment, p: dict, seed: int, policy: str) -> RunSpec:
+def _spec(suite: str, exp: Experiment, p: dict, seed: int, policy: str, source: str) -> RunSpec:
     window = int(p["window"])
     if p.get("memory") is not None:
         memory = int(p["memory"])
     else:
         memory = int(round(float(p.get("memory_factor", 1.0)) * window))
     warmup = 2 * window if p.get("warmup") is None else int(p["warmup"])
-    skew = float(p["skew"])
+    skew = float(p.get("skew", 0.0))
     skew_s = skew if p.get("skew_s") is None else float(p["skew_s"])
-    return RunSpec(suite, exp.id, p["dataset"], skew, skew_s, int(p["domain"]), int(p["length"]),
+    return RunSpec(suite, exp.id, p["dataset"], skew, skew_s, int(p.get("domain", 0)), int(p.get("length", 0)),
                    p["correlation"], seed, window, warmup, memory, policy, p.get("estimator", "static"),
-                   share=exp.figure == "share")
+                   share=exp.figure == "share", cell_size=float(p.get("cell_size", 10.0)),
+                   source=source if p["dataset"] == "files" else "")
 
 
 def _as_list(value: Any) -> list:
@@ -165,8 +181,10 @@ def parse_suite(data: dict, where: str) -> Suite:
         grid.setdefault("dataset", ["zipf"])
         grid.setdefault("correlation", ["independent"])
         grid.setdefault("estimator", ["static"])
-        for key in ("skew", "domain", "length", "window"):
-            _check(key in grid, here, f"needs {key} (in the experiment or in [defaults])")
+        _check("window" in grid, here, "needs window (in the experiment or in [defaults])")
+        if "zipf" in grid["dataset"]:
+            for key in ("skew", "domain", "length"):
+                _check(key in grid, here, f"needs {key} for dataset zipf (in the experiment or in [defaults])")
         _check("memory" not in grid or "memory_factor" not in grid, here, "give memory or memory_factor, not both")
         _check_values(grid, here)
         experiments.append(Experiment(exp_id, str(raw.get("title", exp_id)), figure, y, tuple(policies), grid,
@@ -196,6 +214,7 @@ def _check_values(grid: dict, here: str) -> None:
     each("memory", lambda v: whole(v) and v >= 0, "an integer >= 0")
     each("memory_factor", lambda v: number(v) and v >= 0, "a number >= 0")
     each("estimator", lambda v: v in ("static", "online"), "static or online")
+    each("cell_size", lambda v: number(v) and 0 < v <= 180, "a cell size in degrees (0 < size <= 180)")
 
 
 def load_suite(name_or_path: str) -> Suite:
