@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import assert_one_line_error
 from shedding.datasets import (
     CORRELATIONS,
     load_two_streams,
@@ -22,14 +23,6 @@ from shedding.datasets import (
 )
 from shedding.errors import ShedError
 from shedding.model import R, S, Workload
-
-
-def assert_one_line_error(excinfo: pytest.ExceptionInfo, *words: str) -> str:
-    msg = str(excinfo.value)
-    assert msg and "\n" not in msg and "\r" not in msg, msg
-    for word in words:
-        assert word.lower() in msg.lower(), (word, msg)
-    return msg
 
 
 def top_value(keys: np.ndarray, domain: int) -> int:

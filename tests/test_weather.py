@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from helpers import assert_one_line_error
 from shedding.datasets.ndp import DEFAULT_WEATHER, NDP_WIDTH, read_ndp, write_ndp, write_ndp_lines
 from shedding.datasets.synop import read_synop
 from shedding.datasets.weather import (
@@ -30,14 +31,6 @@ from shedding.model import R, S
 SYNOP_DIR = "synop-meteofrance-2013-01-02"
 SHARED = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "data" / SYNOP_DIR,
                            Path("/work/shared/data") / SYNOP_DIR) if p.is_dir()), None)
-
-
-def one_line_error(excinfo: pytest.ExceptionInfo, *words: str) -> str:
-    msg = str(excinfo.value)
-    assert msg and "\n" not in msg and "\r" not in msg, msg
-    for word in words:
-        assert word.lower() in msg.lower(), (word, msg)
-    return msg
 
 
 def reports(*rows: tuple) -> pd.DataFrame:
@@ -65,10 +58,10 @@ def test_written_lines_are_format_exact():
     assert all(line[8] == "1" and line[25:] == DEFAULT_WEATHER for line in lines)
     with pytest.raises(ShedError) as exc:
         write_ndp_lines(table.drop(columns="land"))
-    one_line_error(exc, "land")
+    assert_one_line_error(exc, "land")
     with pytest.raises(ShedError) as exc:
         write_ndp_lines(table.assign(lat=[0.0, 91.0, 0.0]))
-    one_line_error(exc, "row 1", "lat")
+    assert_one_line_error(exc, "row 1", "lat")
 
 
 @pytest.mark.parametrize("suffix", ["", ".gz", ".Z"])
@@ -121,7 +114,7 @@ def test_malformed_lines_are_counted_with_line_numbers(spark, tmp_path):
     assert rep.dropped == {reason: len(rows) for reason, rows in bad.items()}
     assert rep.first_bad == ((2, "wrong length"), (3, "wrong length"), (4, "wrong length"),
                              (6, "non-digit date"), (7, "non-digit latitude"))
-    assert parsed.frame.orderBy("line").toPandas()["line"].tolist() == [1, 5, 8, len(lines)]
+    assert parsed.frame.orderBy("line").toPandas()["line"].tolist() == [1, 5, 9, len(lines)]
     assert "15 dropped" in rep.sentence() and "first bad lines: 2, 3, 4, 6, 7" in rep.sentence()
 
 
@@ -147,7 +140,7 @@ def test_bad_files_are_one_line_errors(spark, tmp_path):
     for path, words in cases.items():
         with pytest.raises(ShedError) as exc:
             read_ndp(spark, path)
-        one_line_error(exc, *words)
+        assert_one_line_error(exc, *words)
     (tmp_path / "gzip-named-plain").write_bytes(gzip.compress(plain.read_bytes()))
     assert read_ndp(spark, tmp_path / "gzip-named-plain").report.valid == 1
 
@@ -167,7 +160,7 @@ def test_wrong_format_and_options_are_one_line_errors(spark, tmp_path):
     for kwargs, words in checks:
         with pytest.raises(ShedError) as exc:
             weather_workload(window=5, spark=spark, cache_dir=tmp_path / "cache", **kwargs)
-        one_line_error(exc, *words)
+        assert_one_line_error(exc, *words)
 
 
 # ------------------------------------------------------------------ the grid
@@ -189,7 +182,7 @@ def test_grid_keys_at_edges(spark):
     assert cell_keys([-60.0], [0.3], 0.1).tolist() == [300 * 3600 + 3]  # 0.1 is inexact in binary
     with pytest.raises(ShedError) as exc:
         grid_shape(-1)
-    one_line_error(exc, "cell size")
+    assert_one_line_error(exc, "cell size")
 
 
 # ------------------------------------------------------------------ the workload
@@ -281,7 +274,7 @@ def test_changed_input_misses_the_cache(spark, tmp_path):
     r_path.write_text("a changed file is parsed again: this one has no valid record\n")
     with pytest.raises(ShedError) as exc:
         weather_workload(r_path, s_path, "ndp", window=1, spark=spark, cache_dir=tmp_path / "cache")
-    one_line_error(exc, "no valid")
+    assert_one_line_error(exc, "no valid")
 
 
 # ------------------------------------------------------------------ SYNOP
