@@ -21,11 +21,11 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 # fields that may become subplots, in the order they are tried
-FACET_ORDER = ("dataset", "domain", "length", "window", "correlation", "skew", "skew_s", "estimator", "warmup",
-               "memory")
+FACET_ORDER = ("dataset", "cell_size", "domain", "length", "window", "correlation", "skew", "skew_s", "estimator",
+               "warmup", "memory")
 FIELD_LABELS = {"dataset": "data", "skew": "Zipf skew", "skew_s": "S skew", "domain": "domain", "length": "length",
                 "correlation": "correlation", "window": "w", "warmup": "warmup", "memory": "M",
-                "estimator": "estimator"}
+                "estimator": "estimator", "cell_size": "cell (degrees)"}
 CORRELATION_NAMES = {"independent": "uncorrelated", "same": "correlated", "reversed": "anti-correlated"}
 Y_TITLES = {"outputs": "output tuples", "ratio_opt": "fraction of OPT's output",
             "ratio": "fraction of EXACT's output", "share": "R share of tuples in memory (%)"}

@@ -29,6 +29,8 @@ SKEW_PROB = 0.96        # 4.3: "over 96% of the output tuples ... for moderate t
 SKEW_HIGH = 1.0         # skew from which the 96% applies
 SHARE_PEAK = 75.0       # 4.3: "up to a share of 75%"
 SHARE_SLACK = 10.0      # percentage points of slack on the 75%
+WEATHER_EXACT = 0.90    # 4.5: "over 90% of the output tuples ... with 50% of the memory"
+WEATHER_SAME = 0.02     # 4.5: PROB and PROBV "almost identical"
 TOLERANCE = 0.005       # relative ties, so that seed noise does not flip an ordering
 
 
@@ -364,11 +366,38 @@ def _share_check(who: str, stream: str | None, s: pd.Series) -> list[Check]:
                   f"(paper: up to {SHARE_PEAK:.0f}%; criterion: <= {SHARE_PEAK + SHARE_SLACK:.0f}%).")]
 
 
+def weather_notes(rows: pd.DataFrame, lay: Layout) -> list[str]:
+    """Figure 7: the memory notes plus the variable split's gains (4.5)."""
+    return memory_notes(rows, lay) + variable_notes(rows, lay)
+
+
+def weather_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
+    """4.5: PROB gives over 90% of EXACT's output with 50% of the memory (M = w); PROB and PROBV
+    are almost identical."""
+    checks = []
+    for label, part in facet_parts(rows, lay.facets):
+        windows = _windows(part)
+        m = _nearest_w(list(windows), windows) if windows else None
+        prob_exact = paired(part, "prob", "exact", ["memory"])
+        if m in prob_exact.index:
+            checks.append(Check(bool(prob_exact[m] > WEATHER_EXACT), f"{_prefix(label)}PROB produces "
+                                f"{pct(prob_exact[m])} of EXACT's output at {m_text(m, windows[m])} (paper: over "
+                                f"{100 * WEATHER_EXACT:.0f}% with 50% of the memory)."))
+        ratio = paired(part, "probv", "prob", ["memory"])
+        if not ratio.empty:
+            spread = float((ratio - 1).abs().max())
+            checks.append(Check(bool(spread <= WEATHER_SAME), f"{_prefix(label)}PROBV and PROB differ by at most "
+                                f"{100 * spread:.1f}% (criterion: {100 * WEATHER_SAME:.0f}%; paper: almost identical)."))
+    return checks
+
+
 def _kind(rows: pd.DataFrame, exp: dict) -> str:
     """Which of the paper's claims an experiment reproduces."""
     figure = exp.get("figure", "memory")
     if figure != "memory":
         return figure
+    if "dataset" in rows and (rows["dataset"] != "zipf").all():
+        return "weather"
     if any(p in VARIABLE for p in exp.get("policies", [])):
         return "variable"
     if ((rows["skew"] == 0) & (rows["skew_s"] == 0)).all():
@@ -376,9 +405,9 @@ def _kind(rows: pd.DataFrame, exp: dict) -> str:
     return "memory"
 
 
-NOTES = {"memory": memory_notes, "uniform": uniform_notes, "variable": variable_notes, "skew": skew_notes,
+NOTES = {"weather": weather_notes, "memory": memory_notes, "uniform": uniform_notes, "variable": variable_notes, "skew": skew_notes,
          "domain": domain_notes, "share": share_notes}
-CHECKS = {"memory": memory_checks, "uniform": uniform_checks, "variable": variable_checks, "skew": skew_checks,
+CHECKS = {"weather": weather_checks, "memory": memory_checks, "uniform": uniform_checks, "variable": variable_checks, "skew": skew_checks,
           "domain": domain_checks, "share": share_checks}
 
 
