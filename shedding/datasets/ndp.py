@@ -92,7 +92,8 @@ class ReadReport:
         text = f"{Path(self.path).name}: {self.records:,} {unit} read, {self.valid:,} valid"
         if not self.dropped_total:
             return text + ", none dropped"
-        reasons = ", ".join(f"{n:,} {reason}" for reason, n in sorted(self.dropped.items(), key=lambda kv: -kv[1]))
+        by_count = sorted(self.dropped.items(), key=lambda kv: (-kv[1], kv[0]))
+        reasons = ", ".join(f"{n:,} {reason}" for reason, n in by_count)
         lines = ", ".join(str(line) for line, _ in self.first_bad)
         return f"{text}, {self.dropped_total:,} dropped ({reasons}; first bad lines: {lines})"
 
@@ -262,7 +263,8 @@ def _ndp_checked(lines: DataFrame) -> DataFrame:
         "*", *(f"try_cast(t_{name} AS INT) AS {name}" for name in _INTS if name != "year"),
         "CAST(try_cast(t_year AS INT) + 1900 AS BIGINT) AS year",
     )
-    which = " ".join(f"WHEN NOT t_{name} RLIKE '{pattern}' THEN 'non-digit {label}'" for name, label, pattern in _DIGITS)
+    which = " ".join(f"WHEN NOT t_{name} RLIKE '{pattern}' THEN 'non-digit {label}'"
+                     for name, label, pattern in _DIGITS)
     problem = " ".join([
         f"CASE WHEN length(value) <> {NDP_WIDTH} THEN 'wrong length'",
         f"WHEN NOT value RLIKE '{_PREFIX}' OR lat100 IS NULL OR lon100 IS NULL OR station IS NULL",
