@@ -20,7 +20,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import numpy as np  # noqa: E402
 from heapq_prob import heapq_prob  # noqa: E402
 
 from shedding import JoinOperator, exact_count, simulate, zipf_workload  # noqa: E402

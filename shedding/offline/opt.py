@@ -18,12 +18,12 @@ import numpy as np
 from ortools.graph.python.min_cost_flow import SimpleMinCostFlow
 
 from ..errors import ShedError
-from ..exact import exact_count, partner_profile
+from ..exact import exact_count
 from ..metrics import archive_metric
 from ..model import Schedule, Workload, check_memory
 from .compact import build_compact, estimate_compact
 from .keyed import build_keyed, estimate_keyed
-from .network import FlowGraph, KeyedStreams, estimate_bytes
+from .network import FlowGraph, estimate_bytes
 from .paper import build_paper, estimate_paper
 from .ssp import solve_dag_flow
 
