@@ -106,13 +106,13 @@ Seed = typer.Option(0, "--seed", help="Seed of the generated workload.")
 Correlation = typer.Option("independent", "--correlation",
                            help="independent (paper's uncorrelated), same (correlated) or reversed.")
 Window = typer.Option(400, "--window", "-w", help="Window size w in time steps.")
-Warmup = typer.Option(None, "--warmup", help="First time step whose outputs count [default: 2w].",
+Warmup = typer.Option(None, "--warmup", help="First time step whose outputs count (default: 2w).",
                       show_default=False)
 RPath = typer.Option(None, "--r", help="Stream R from a file (with --s): NDP-026B cloud reports, Meteo-France "
                      "SYNOP, or CSV/Parquet with columns time,key.", show_default=False)
 SPath = typer.Option(None, "--s", help="Stream S from a file (with --r).", show_default=False)
 Format = typer.Option(None, "--format", help="Format of --r/--s: ndp, synop, csv or parquet "
-                      "[default: from the extension].", show_default=False)
+                      "(default: from the extension).", show_default=False)
 CellSize = typer.Option(10.0, "--cell-size", help="Weather formats: grid cell size in degrees (the join key).")
 
 
@@ -121,10 +121,10 @@ def simulate(
     policy: str = typer.Option("exact,rand,prob,life", "--policy", "-p",
                                help="Comma list of: " + ", ".join(ONLINE_POLICIES) + "."),
     memory: Optional[int] = typer.Option(None, "--memory", "-m",
-                                         help="Join memory M in tuples [default: w, half of what EXACT needs].",
+                                         help="Join memory M in tuples (default: w, half of what EXACT needs).",
                                          show_default=False),
     memory_split: Optional[str] = typer.Option(
-        None, "--memory-split", help="Fixed split M_R,M_S for prob/life/rand [default: M//2, M-M//2].",
+        None, "--memory-split", help="Fixed split M_R,M_S for prob/life/rand (default: M//2, M-M//2).",
         show_default=False),
     estimator: str = typer.Option("static", "--estimator",
                                   help="static: key frequencies of the whole stream (as in the paper); "
@@ -186,10 +186,10 @@ def simulate(
 
 @app.command()
 def opt(
-    memory: Optional[int] = typer.Option(None, "--memory", "-m", help="Join memory M in tuples [default: w].",
+    memory: Optional[int] = typer.Option(None, "--memory", "-m", help="Join memory M in tuples (default: w).",
                                          show_default=False),
     memory_split: Optional[str] = typer.Option(None, "--memory-split", help="Fixed split M_R,M_S "
-                                               "[default: M//2, M-M//2].", show_default=False),
+                                               "(default: M//2, M-M//2).", show_default=False),
     allocation: str = typer.Option("fixed", "--allocation", help="fixed (OPT: M_R and M_S) or variable (OPTV: M in all)."),
     graph: str = typer.Option("compact", "--graph", help="compact (timeline network, default), keyed, or paper "
                               "(the paper's Figure 2 network); all give the same optimum."),
@@ -212,8 +212,9 @@ def opt(
     cell_size: float = CellSize,
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
 ) -> None:
-    """OPT-offline (paper section 3.2): the most join output any keep/evict schedule can produce,
-    by min-cost flow, with the schedule that reaches it.
+    """OPT-offline (paper section 3.2): the best keep/evict schedule's output, by min-cost flow.
+
+    Knowing the future, the most join output any schedule can produce, and the schedule.
 
     Example: shed opt --window 400 --memory 200 --allocation variable
     """
@@ -279,8 +280,9 @@ def static(
                                "O(c k^2) dynamic program); both are exact."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
 ) -> None:
-    """Static k-truncation (paper section 3.1): which tuples to drop before a two-relation join so
-    that the most join output survives.
+    """Static k-truncation (paper section 3.1): the tuples to drop before a two-relation join.
+
+    Chosen so that the most join output survives.
 
     Example: shed static --components "3x2,4x4,1x5" --drop 3
     """
@@ -317,19 +319,19 @@ def static(
 
 @app.command()
 def compare(
-    suite: str = typer.Option("quick", "--suite", help="quick, paper, or the path of a suite TOML file."),
+    suite: str = typer.Option("quick", "--suite", help="quick, paper, weather-sample, weather (with --r/--s), or the path of a suite TOML file."),
     out_dir: Path = typer.Option(..., "--out", help="Folder for report.html, results.parquet and results.csv."),
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
     resume: bool = typer.Option(False, "--resume", help="Keep the runs already in --out and run only the rest."),
     seeds: int = typer.Option(1, "--seeds", help="Seeds per point (mean and spread in the report)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", help="Runs in flight at once [default: Spark's parallelism].",
+    jobs: Optional[int] = typer.Option(None, "--jobs", help="Runs in flight at once (default: Spark's parallelism).",
                                        show_default=False),
     r_path: Optional[Path] = typer.Option(None, "--r", help="Stream R's report file for suites that read files "
                                           "(e.g. --suite weather).", show_default=False),
     s_path: Optional[Path] = typer.Option(None, "--s", help="Stream S's report file.", show_default=False),
     fmt: str = typer.Option("ndp", "--format", help="Format of --r/--s: ndp or synop."),
     cell_size: Optional[float] = typer.Option(None, "--cell-size", help="Grid cell size in degrees for the weather "
-                                              "suites [default: the suite's].", show_default=False),
+                                              "suites (default: the suite's).", show_default=False),
 ) -> None:
     """Run an experiment suite on Spark and write an HTML report reproducing the paper's section 4.
 
