@@ -257,9 +257,14 @@ def caption(exp: dict, rows: pd.DataFrame, seeds: object) -> str:
     v = {name: values(exp, rows, name) for name in SETUP_FIELDS}
     lengths = ", ".join(f"{int(n):,}" for n in v["length"]) or "-"
     warmup = f"{joined('warmup', v['warmup'])} time steps" if v["warmup"] else "2w"
-    text = (f"Setup: data {joined('dataset', v['dataset'])}; {skew_text(v, rows)}; "
-            f"{joined('correlation', v['correlation'])} streams; domain {joined('domain', v['domain'])}; "
-            f"{lengths} tuples per stream; window w = {joined('window', v['window'])}; warmup {warmup}; "
+    if set(v["dataset"]) <= {"zipf"}:
+        data = (f"{skew_text(v, rows)}; {joined('correlation', v['correlation'])} streams; "
+                f"domain {joined('domain', v['domain'])}; {lengths} tuples per stream")
+    else:  # real reports: the grid cell is the key; lengths come from the files
+        cells = ", ".join(f"{float(c):g}" for c in sorted(set(rows["cell_size"]))) if "cell_size" in rows else "-"
+        data = f"key: grid cell of {cells} degrees"
+    text = (f"Setup: data {joined('dataset', v['dataset'])}; {data}; "
+            f"window w = {joined('window', v['window'])}; warmup {warmup}; "
             f"{memory_text(exp, rows)}; {seed_text(rows, seeds)}; estimator {joined('estimator', v['estimator'])}; "
             f"policies {', '.join(str(p).upper() for p in exp.get('policies', []))}.")
     extra = str(exp.get("caption", ""))
