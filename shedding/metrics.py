@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exact import PartnerProfile, keyed_sides, partner_profile
-from .model import R, S, Schedule, Workload
+from .exact import KeyedStreams, PartnerProfile, partner_profile
+from .model import Schedule, Workload
 
 
 def archive_metric(wl: Workload, schedule: Schedule, profile: PartnerProfile | None = None) -> int:
@@ -23,16 +23,15 @@ def archive_metric(wl: Workload, schedule: Schedule, profile: PartnerProfile | N
     """
     if len(wl) == 0:
         return 0
-    profile = profile or partner_profile(wl)
-    codes, _, sides = keyed_sides(wl)
-    base = codes - wl.time  # key_rank * span
+    ks = KeyedStreams.of(wl)
+    profile = profile or partner_profile(wl, ks)
     end = np.where(schedule.admitted, schedule.left, wl.time)
-    met = np.zeros(len(wl), dtype=np.int64)
-    for which in (R, S):
-        own, other = wl.side == which, wl.side != which
-        end_codes = np.sort(base[other] + end[other])
-        met[own] = (np.searchsorted(sides[1 - which].codes, codes[own], side="right")
-                    - np.searchsorted(end_codes, codes[own], side="left"))
+    own_lane = ks.lane(wl.side, ks.rank)
+    end_codes = np.sort(own_lane * ks.span + end)  # per lane as many entries as ks.codes
+    o = ks.order  # queries ascend in the index's order: much faster searches
+    query = ks.partner_lane(wl)[o] * ks.span + wl.time[o]
+    met = np.empty(len(wl), dtype=np.int64)
+    met[o] = np.searchsorted(ks.codes, query, side="right") - np.searchsorted(end_codes, query, side="left")
     later_ok = (profile.last_later < 0) | (schedule.admitted & (schedule.left >= profile.last_later))
     complete = (met == profile.earlier) & later_ok
     return int(np.count_nonzero(~complete & (wl.time >= wl.warmup)))

@@ -19,6 +19,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..exact import KeyedStreams
 from ..model import R, S, Schedule, Workload
 
 #: Peak memory per arc and per node of building and solving a network: our arc arrays, the
@@ -85,51 +86,6 @@ def group_bounds(codes_sorted: np.ndarray, group_of: np.ndarray, n_groups: int) 
         first[g[start]] = start
         last[g[start]] = end
     return first, last
-
-
-@dataclass(frozen=True)
-class KeyedStreams:
-    """All tuples sorted by (side, key, time) as composite codes ``lane * span + time``, where
-    ``lane = side * n_keys + key_rank``; partner ranges are found with ``searchsorted``.
-
-    ``rank[i]`` is tuple i's dense key rank and ``codes`` the sorted codes; ``span`` exceeds
-    every time a query can name.
-    """
-
-    rank: np.ndarray
-    n_keys: int
-    span: int
-    codes: np.ndarray
-
-    @classmethod
-    def of(cls, wl: Workload) -> "KeyedStreams":
-        keys, rank = np.unique(wl.key, return_inverse=True)
-        rank = rank.astype(np.int64)
-        span = int(wl.time[-1]) + 2 * wl.window + 2 if len(wl) else 1
-        code = (wl.side.astype(np.int64) * len(keys) + rank) * span + wl.time
-        return cls(rank, len(keys), span, np.sort(code))
-
-    def lane(self, side: np.ndarray, rank: np.ndarray) -> np.ndarray:
-        """Lane number of (side, key rank)."""
-        return np.asarray(side, dtype=np.int64) * self.n_keys + rank
-
-    def time_of(self, pos: np.ndarray) -> np.ndarray:
-        """Arrival times of the entries at sorted positions ``pos``."""
-        return self.codes[pos] % self.span
-
-    def range_in(self, lane: np.ndarray, t_from: np.ndarray, t_to: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per query: the sorted positions ``[lo, hi)`` of the tuples of ``lane`` arriving in
-        ``[t_from, t_to]`` (empty when ``t_from > t_to``)."""
-        base = lane * self.span
-        t_from = np.clip(t_from, 0, self.span - 1)
-        t_to = np.clip(t_to, -1, self.span - 2)
-        lo = np.searchsorted(self.codes, base + t_from, side="left")
-        hi = np.searchsorted(self.codes, base + t_to + 1, side="left")
-        return lo, np.maximum(hi, lo)
-
-    def partner_lane(self, wl: Workload) -> np.ndarray:
-        """For every tuple, the lane of its potential partners (other side, same key)."""
-        return self.lane(1 - wl.side, self.rank)
 
 
 def later_counted_ranges(wl: Workload, ks: KeyedStreams) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ShedError
-from ..exact import PartnerProfile, exact_count, exact_pairs, partner_profile
+from ..exact import KeyedStreams, PartnerProfile, exact_count, exact_pairs, partner_profile
 from ..metrics import archive_metric
 from ..model import RunResult, Schedule, Workload, check_memory
 from .engine import JoinOperator
@@ -30,7 +30,8 @@ class Reference:
 
     @classmethod
     def of(cls, wl: Workload) -> "Reference":
-        return cls(exact_count(wl), partner_profile(wl))
+        ks = KeyedStreams.of(wl)
+        return cls(exact_count(wl, ks), partner_profile(wl, ks))
 
 
 def simulate(
