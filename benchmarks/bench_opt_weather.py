@@ -1,0 +1,85 @@
+"""The largest prefix of a weather workload (w = 5000, paper §4.5) for which OPT finishes within a
+time budget (issue: 10 minutes), found by doubling and then bisecting the prefix length.
+
+    .venv/bin/python benchmarks/bench_opt_weather.py R_FILE S_FILE [--format ndp] [--budget 600]
+        [--memory 2500] [--start 20000]
+
+Each probe solves OPT (fixed split) in a fresh process under a timeout, so a probe that runs
+over the budget is stopped rather than waited for. Prints every probe and the answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+PROBE = """
+import sys, time
+from shedding.datasets.weather import weather_workload
+from shedding.model import Workload
+from shedding.offline import solve_opt
+r, s, fmt, n, w, m = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+full = weather_workload(r, s, fmt, w)
+keep = full.time < n
+wl = Workload(full.side[keep], full.time[keep], full.key[keep], w, full.warmup, full.name)
+t = time.perf_counter()
+res = solve_opt(wl, m)
+print(len(wl) // 2, res.outputs, res.exact, res.nodes, res.arcs, round(time.perf_counter() - t, 1))
+"""
+
+
+def probe(args: argparse.Namespace, n: int) -> int | None:
+    """Reports per stream OPT solved within the budget on the first n (fewer when the workload is
+    shorter), or None when over the budget."""
+    started = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, "-c", PROBE, args.r, args.s, args.format, str(n), str(args.window),
+                               str(args.memory)], capture_output=True, text=True, timeout=args.budget)
+    except subprocess.TimeoutExpired:
+        print(f"N = {n:,}: over {args.budget:.0f} s", flush=True)
+        return None
+    if proc.returncode != 0:
+        sys.exit(f"N = {n}: failed: {proc.stderr.strip()[-400:]}")
+    used, outputs, exact, nodes, arcs, solve = proc.stdout.split()[-6:]
+    print(f"N = {int(used):,}: OPT {int(outputs):,} of EXACT {int(exact):,}, {int(nodes):,} nodes, {int(arcs):,} arcs, "
+          f"solve {solve} s, probe {time.perf_counter() - started:.0f} s", flush=True)
+    return int(used)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("r")
+    ap.add_argument("s")
+    ap.add_argument("--format", default="ndp")
+    ap.add_argument("--window", type=int, default=5000)
+    ap.add_argument("--memory", type=int, default=2500)
+    ap.add_argument("--budget", type=float, default=600.0, help="seconds per OPT solve, probe included")
+    ap.add_argument("--start", type=int, default=20000)
+    args = ap.parse_args()
+    good, bad, n = 0, None, args.start
+    while bad is None:  # double until a probe runs over the budget
+        used = probe(args, n)
+        if used is None:
+            bad = n
+        elif used < n:
+            print(f"the whole workload ({used:,} reports per stream) solves within {args.budget:.0f} s")
+            return
+        else:
+            good, n = n, 2 * n
+    while bad - good > max(1000, good // 20):  # bisect to within 5%
+        mid = (good + bad) // 2
+        if probe(args, mid) is None:
+            bad = mid
+        else:
+            good = mid
+    print(f"largest prefix with OPT within {args.budget:.0f} s: about {good:,} reports per stream "
+          f"(w = {args.window}, M = {args.memory})")
+
+
+if __name__ == "__main__":
+    main()
