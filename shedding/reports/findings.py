@@ -102,21 +102,32 @@ def _prefix(label: str) -> str:
     return f"{label}: " if label else ""
 
 
-def memory_notes(rows: pd.DataFrame, lay: Layout) -> list[str]:
+def _at_w(part: pd.DataFrame, a: str, b: str) -> tuple[int, dict, pd.Series] | None:
+    """outputs(a) / outputs(b) per memory, with the memory nearest M = w and the windows; None
+    when that memory has no pair."""
+    windows = _windows(part)
+    m = _nearest_w(list(windows), windows) if windows else None
+    ratio = paired(part, a, b, ["memory"])
+    return (m, windows, ratio) if m in ratio.index else None
+
+
+def _prob_exact_text(label: str, m: int, windows: dict, value: float) -> str:
+    return (f"{_prefix(label)}PROB produces {pct(value)} of EXACT's output at {m_text(m, windows[m])} "
+            f"(paper: over {100 * WEATHER_EXACT:.0f}% with 50% of the memory).")
+
+
+def memory_notes(rows: pd.DataFrame, lay: Layout, with_exact: bool = True) -> list[str]:
     """Figures 3, 4: PROB's fraction of OPT and EXACT at M = w, and RAND's linearity in M (4.1)."""
     notes = []
     for label, part in facet_parts(rows, lay.facets):
-        windows = _windows(part)
-        m = _nearest_w(list(windows), windows) if windows else None
-        prob_opt = paired(part, "prob", "opt", ["memory"])
-        if m in prob_opt.index:
+        if found := _at_w(part, "prob", "opt"):
+            m, windows, prob_opt = found
             worst = prob_opt.idxmin()
             notes.append(f"{_prefix(label)}PROB reaches {pct(prob_opt[m])} of OPT at {m_text(m, windows[m])}; "
                          f"lowest {pct(prob_opt[worst])} at {m_text(worst, windows[worst])}.")
-        prob_exact = paired(part, "prob", "exact", ["memory"])
-        if m in prob_exact.index:
-            notes.append(f"{_prefix(label)}PROB produces {pct(prob_exact[m])} of EXACT's output at "
-                         f"{m_text(m, windows[m])} (paper 4.6: over 90% with 50% of the memory on skewed data).")
+        if with_exact and (found := _at_w(part, "prob", "exact")):
+            m, windows, prob_exact = found
+            notes.append(_prob_exact_text(label, m, windows, prob_exact[m]))
         notes += _linearity(part, label)
     return notes
 
@@ -367,8 +378,9 @@ def _share_check(who: str, stream: str | None, s: pd.Series) -> list[Check]:
 
 
 def weather_notes(rows: pd.DataFrame, lay: Layout) -> list[str]:
-    """Figure 7: the memory notes plus the variable split's gains (4.5)."""
-    return memory_notes(rows, lay) + variable_notes(rows, lay)
+    """Figure 7: the memory notes (PROB against EXACT is a check here) plus the variable split's
+    gains (4.5)."""
+    return memory_notes(rows, lay, with_exact=False) + variable_notes(rows, lay)
 
 
 def weather_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
@@ -376,13 +388,10 @@ def weather_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
     are almost identical."""
     checks = []
     for label, part in facet_parts(rows, lay.facets):
-        windows = _windows(part)
-        m = _nearest_w(list(windows), windows) if windows else None
-        prob_exact = paired(part, "prob", "exact", ["memory"])
-        if m in prob_exact.index:
-            checks.append(Check(bool(prob_exact[m] > WEATHER_EXACT), f"{_prefix(label)}PROB produces "
-                                f"{pct(prob_exact[m])} of EXACT's output at {m_text(m, windows[m])} (paper: over "
-                                f"{100 * WEATHER_EXACT:.0f}% with 50% of the memory)."))
+        if found := _at_w(part, "prob", "exact"):
+            m, windows, prob_exact = found
+            checks.append(Check(bool(prob_exact[m] > WEATHER_EXACT),
+                                _prob_exact_text(label, m, windows, prob_exact[m])))
         ratio = paired(part, "probv", "prob", ["memory"])
         if not ratio.empty:
             spread = float((ratio - 1).abs().max())
