@@ -96,8 +96,9 @@ def with_opt_ratio(results: pd.DataFrame) -> pd.DataFrame:
     window and memory); NaN where the point has no OPT run."""
     if results.empty:
         return results.assign(ratio_opt=pd.Series(dtype=float))
-    point = ["experiment", "dataset", "skew", "skew_s", "domain", "length", "correlation", "seed", "window",
-             "warmup", "memory", "estimator", "cell_size", "source"]
+    point = [c for c in ("experiment", "dataset", "skew", "skew_s", "domain", "length", "correlation", "seed",
+                         "window", "warmup", "memory", "estimator", "cell_size", "source")
+             if c in results]  # results stored before cell_size and source existed lack them
     opt = results[results.policy == "opt"][point + ["outputs"]].rename(columns={"outputs": "opt_outputs"})
     merged = results.drop(columns=["ratio_opt"], errors="ignore").merge(opt, on=point, how="left")
     merged["ratio_opt"] = merged.outputs / merged.opt_outputs.where(merged.opt_outputs > 0)
