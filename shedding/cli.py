@@ -6,12 +6,14 @@ and exit code 2, never a traceback.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sys
 import time
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Optional
+from typing import Any, Callable, Optional
 
 import typer
 from rich.console import Console
@@ -65,8 +67,9 @@ def _policies(text: str) -> list[str]:
 
 
 def _workload(workload: Optional[Path], zipf_skew: float, domain: int, length: int, seed: int,
-              correlation: str, window: int, warmup: Optional[int], r_path: Optional[Path] = None,
-              s_path: Optional[Path] = None, fmt: Optional[str] = None, cell_size: float = 10.0) -> Workload:
+              correlation: str, window: int, warmup: Optional[int], r_path: Optional[Path],
+              s_path: Optional[Path], fmt: Optional[str], cell_size: float) -> Workload:
+    """The workload the shared flags describe: two files (--r/--s), one file (--workload), or Zipf."""
     from .datasets import load_two_streams, load_workload, zipf_workload
 
     if (r_path is None) != (s_path is None):
@@ -96,28 +99,57 @@ def _format_of(path: Path) -> str:
     raise ShedError(f"cannot tell the format of {path}; add --format ndp, synop, csv or parquet")
 
 
-# Workload flags, shared by every command that takes a workload.
-WorkloadPath = typer.Option(None, "--workload", help="CSV or Parquet file with columns stream (R/S), time, key; "
-                            "replaces the Zipf generator.", show_default=False)
-ZipfSkew = typer.Option(1.0, "--zipf-skew", help="Zipf parameter of both streams (0 = uniform).")
-Domain = typer.Option(50, "--domain", help="Number of distinct join values.")
-Length = typer.Option(5600, "--length", help="Tuples per stream (one R and one S tuple per time step).")
-Seed = typer.Option(0, "--seed", help="Seed of the generated workload.")
-Correlation = typer.Option("independent", "--correlation",
-                           help="independent (paper's uncorrelated), same (correlated) or reversed.")
-Window = typer.Option(400, "--window", "-w", help="Window size w in time steps.")
-Warmup = typer.Option(None, "--warmup", help="First time step whose outputs count (default: 2w).",
-                      show_default=False)
-RPath = typer.Option(None, "--r", help="Stream R from a file (with --s): NDP-026B cloud reports, Meteo-France "
-                     "SYNOP, or CSV/Parquet with columns time,key.", show_default=False)
-SPath = typer.Option(None, "--s", help="Stream S from a file (with --r).", show_default=False)
-Format = typer.Option(None, "--format", help="Format of --r/--s: ndp, synop, csv or parquet "
-                      "(default: from the extension).", show_default=False)
-CellSize = typer.Option(10.0, "--cell-size", help="Weather formats: grid cell size in degrees (the join key).")
+def _flag(name: str, annotation: str, option: typer.models.OptionInfo) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=annotation)
+
+
+# The workload flags, shared by every command that takes a workload (see ``takes_workload``).
+WORKLOAD_FLAGS = (
+    _flag("workload", "Optional[Path]", typer.Option(
+        None, "--workload", help="CSV or Parquet file with columns stream (R/S), time, key; replaces the Zipf "
+        "generator.", show_default=False)),
+    _flag("zipf_skew", "float", typer.Option(1.0, "--zipf-skew", help="Zipf parameter of both streams (0 = uniform).")),
+    _flag("domain", "int", typer.Option(50, "--domain", help="Number of distinct join values.")),
+    _flag("length", "int", typer.Option(5600, "--length", help="Tuples per stream (one R and one S tuple per time "
+                                        "step).")),
+    _flag("seed", "int", typer.Option(0, "--seed", help="Seed of the generated workload.")),
+    _flag("correlation", "str", typer.Option("independent", "--correlation", help="independent (paper's "
+                                             "uncorrelated), same (correlated) or reversed.")),
+    _flag("window", "int", typer.Option(400, "--window", "-w", help="Window size w in time steps.")),
+    _flag("warmup", "Optional[int]", typer.Option(None, "--warmup", help="First time step whose outputs count "
+                                                  "(default: 2w).", show_default=False)),
+    _flag("r_path", "Optional[Path]", typer.Option(
+        None, "--r", help="Stream R from a file (with --s): NDP-026B cloud reports, Meteo-France SYNOP, or "
+        "CSV/Parquet with columns time,key.", show_default=False)),
+    _flag("s_path", "Optional[Path]", typer.Option(None, "--s", help="Stream S from a file (with --r).",
+                                                   show_default=False)),
+    _flag("fmt", "Optional[str]", typer.Option(None, "--format", help="Format of --r/--s: ndp, synop, csv or "
+                                               "parquet (default: from the extension).", show_default=False)),
+    _flag("cell_size", "float", typer.Option(10.0, "--cell-size", help="Weather formats: grid cell size in degrees "
+                                             "(the join key).")),
+)
+
+
+def takes_workload(command: Callable[..., None]) -> Callable[..., None]:
+    """Give ``command`` the workload flags (after its own options). It receives ``load``, a function
+    that builds the Workload, so it can check its own options before any data is read."""
+    own = [p for p in inspect.signature(command).parameters.values() if p.name != "load"]
+
+    @functools.wraps(command)
+    def run(**kwargs: Any) -> None:
+        flags = {p.name: kwargs.pop(p.name) for p in WORKLOAD_FLAGS}
+        command(load=lambda: _workload(**flags), **kwargs)
+
+    params = [*own, *WORKLOAD_FLAGS]
+    run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in params}
+    return run
 
 
 @app.command()
+@takes_workload
 def simulate(
+    load: Callable[[], Workload],
     policy: str = typer.Option("exact,rand,prob,life", "--policy", "-p",
                                help="Comma list of: " + ", ".join(ONLINE_POLICIES) + "."),
     memory: Optional[int] = typer.Option(None, "--memory", "-m",
@@ -131,18 +163,6 @@ def simulate(
                                   "online: counts of what has arrived so far."),
     decay: float = typer.Option(1.0, "--decay", help="Online estimator: weight an arrival keeps per time step."),
     policy_seed: int = typer.Option(0, "--policy-seed", help="Seed of RAND's choices."),
-    workload: Optional[Path] = WorkloadPath,
-    zipf_skew: float = ZipfSkew,
-    domain: int = Domain,
-    length: int = Length,
-    seed: int = Seed,
-    correlation: str = Correlation,
-    window: int = Window,
-    warmup: Optional[int] = Warmup,
-    r_path: Optional[Path] = RPath,
-    s_path: Optional[Path] = SPath,
-    fmt: Optional[str] = Format,
-    cell_size: float = CellSize,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per policy instead of a table."),
     out_path: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON rows to this file.",
                                             show_default=False),
@@ -155,8 +175,7 @@ def simulate(
 
     names = _policies(policy)
     split = _parse_split(memory_split)
-    wl = _workload(workload, zipf_skew, domain, length, seed, correlation, window, warmup, r_path, s_path, fmt,
-                   cell_size)
+    wl = load()
     m = wl.window if memory is None else memory
     ref = Reference.of(wl)
     rows = []
@@ -185,12 +204,15 @@ def simulate(
 
 
 @app.command()
+@takes_workload
 def opt(
+    load: Callable[[], Workload],
     memory: Optional[int] = typer.Option(None, "--memory", "-m", help="Join memory M in tuples (default: w).",
                                          show_default=False),
     memory_split: Optional[str] = typer.Option(None, "--memory-split", help="Fixed split M_R,M_S "
                                                "(default: M//2, M-M//2).", show_default=False),
-    allocation: str = typer.Option("fixed", "--allocation", help="fixed (OPT: M_R and M_S) or variable (OPTV: M in all)."),
+    allocation: str = typer.Option("fixed", "--allocation",
+                                   help="fixed (OPT: M_R and M_S) or variable (OPTV: M in all)."),
     graph: str = typer.Option("compact", "--graph", help="compact (timeline network, default), keyed, or paper "
                               "(the paper's Figure 2 network); all give the same optimum."),
     solver: str = typer.Option("ssp", "--solver", help="ssp (specialized exact solver) or ortools (OR-Tools "
@@ -198,18 +220,6 @@ def opt(
     max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", help="Refuse networks estimated above this size."),
     schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the optimal schedule "
                                                 "(per tuple: admitted, left) as Parquet.", show_default=False),
-    workload: Optional[Path] = WorkloadPath,
-    zipf_skew: float = ZipfSkew,
-    domain: int = Domain,
-    length: int = Length,
-    seed: int = Seed,
-    correlation: str = Correlation,
-    window: int = Window,
-    warmup: Optional[int] = Warmup,
-    r_path: Optional[Path] = RPath,
-    s_path: Optional[Path] = SPath,
-    fmt: Optional[str] = Format,
-    cell_size: float = CellSize,
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
 ) -> None:
     """OPT-offline (paper section 3.2): the best keep/evict schedule's output, by min-cost flow.
@@ -220,12 +230,12 @@ def opt(
     """
     from .offline import solve_opt
 
-    wl = _workload(workload, zipf_skew, domain, length, seed, correlation, window, warmup, r_path, s_path, fmt,
-                   cell_size)
-    m = wl.window if memory is None else memory
     if max_graph_gib <= 0:
         raise ShedError(f"--max-graph-gib must be > 0, got {max_graph_gib}")
-    res = solve_opt(wl, m, _parse_split(memory_split), allocation=allocation, graph=graph, solver=solver,
+    split = _parse_split(memory_split)
+    wl = load()
+    m = wl.window if memory is None else memory
+    res = solve_opt(wl, m, split, allocation=allocation, graph=graph, solver=solver,
                     max_graph_bytes=int(max_graph_gib * 2**30))
     row = res.as_dict() | _workload_params(wl)
     if schedule_out is not None:
@@ -319,7 +329,8 @@ def static(
 
 @app.command()
 def compare(
-    suite: str = typer.Option("quick", "--suite", help="quick, paper, weather-sample, weather (with --r/--s), or the path of a suite TOML file."),
+    suite: str = typer.Option("quick", "--suite", help="quick, paper, weather-sample, weather (with --r/--s), "
+                              "or the path of a suite TOML file."),
     out_dir: Path = typer.Option(..., "--out", help="Folder for report.html, results.parquet and results.csv."),
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
     resume: bool = typer.Option(False, "--resume", help="Keep the runs already in --out and run only the rest."),

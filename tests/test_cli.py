@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from shedding import simulate, zipf_workload
+from shedding.datasets.ndp import write_ndp
+from shedding.datasets.weather import weather_workload
+from shedding.model import R, S
+from shedding.offline import solve_opt
 
 
-def shed(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "shedding.cli", *args], capture_output=True, text=True, timeout=300)
+def shed(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "shedding.cli", *args], capture_output=True, text=True, timeout=300,
+                          env=None if env is None else os.environ | env)
 
 
 def test_simulate_json_matches_the_library():
@@ -46,6 +54,62 @@ def test_simulate_reads_a_workload_file(tmp_path):
     assert [json.loads(x)["outputs"] for x in proc.stdout.splitlines()] == [2, 2]
 
 
+def test_opt_json_and_schedule_match_the_library(tmp_path):
+    target = tmp_path / "schedule.parquet"
+    proc = shed("opt", "--length", "800", "--window", "40", "--memory", "30", "--allocation", "variable",
+                "--schedule-out", str(target), "--json")
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout)
+    lib = solve_opt(zipf_workload(1.0, 50, 800, seed=0, window=40), 30, allocation="variable")
+    assert (row["outputs"], row["exact"], row["arm"], row["allocation"]) == (lib.outputs, lib.exact, lib.arm,
+                                                                            "variable")
+    schedule = pd.read_parquet(target)
+    assert (schedule.admitted.to_numpy() == lib.schedule.admitted).all()
+    assert (schedule.left.to_numpy() == lib.schedule.left).all()
+
+
+def test_simulate_and_opt_read_two_stream_files(tmp_path):
+    wl = zipf_workload(1.0, 20, 300, seed=3, window=30)
+    paths = []
+    for side, name in ((R, "r.csv"), (S, "s.parquet")):
+        frame = pd.DataFrame({"time": wl.time[wl.side == side], "key": wl.key[wl.side == side]})
+        paths.append(tmp_path / name)
+        frame.to_csv(paths[-1], index=False) if name.endswith(".csv") else frame.to_parquet(paths[-1])
+    files = ("--r", str(paths[0]), "--s", str(paths[1]), "--window", "30", "--memory", "20", "--json")
+    sim = shed("simulate", "--policy", "prob,life", *files)
+    opt = shed("opt", *files)
+    assert sim.returncode == 0 and opt.returncode == 0, sim.stderr + opt.stderr
+    for row in map(json.loads, sim.stdout.splitlines()):
+        assert row["outputs"] == simulate(wl, row["policy"], 20).outputs
+    assert json.loads(opt.stdout)["outputs"] == solve_opt(wl, 20).outputs
+
+
+def test_simulate_reads_ndp_files_and_states_the_drops(tmp_path):
+    """The weather path end to end through the CLI (Spark in the subprocess, its own cache)."""
+    rng = np.random.default_rng(5)
+    def month(year: int, n: int) -> pd.DataFrame:
+        return pd.DataFrame({"year": year, "month": 9, "day": 1 + np.arange(n) // 8, "hour": 3 * (np.arange(n) % 8),
+                             "lat": rng.choice([-35.0, 5.0, 45.0], n), "lon": rng.choice([10.0, 120.0, 250.0], n),
+                             "station": 1000 + np.arange(n), "land": True})
+    r_path = write_ndp(month(1985, 120), tmp_path / "SEP85L.gz")
+    s_path = write_ndp(month(1986, 100), tmp_path / "SEP86L")
+    with open(s_path, "a") as f:
+        f.write("garbage line\n")
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = shed("simulate", "--r", str(r_path), "--s", str(s_path), "--format", "ndp", "--window", "10",
+                "--memory", "6", "--policy", "exact,prob,opt", env=env)
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert "101 lines read, 100 valid, 1 dropped" in text and "its last 20 were dropped" in text
+    wl = weather_workload(r_path, s_path, "ndp", window=10, cache_dir=tmp_path / "cache" / "shedding" / "weather")
+    assert wl.meta["cache"]["hit"]
+    table = {cells[0]: cells[1] for cells in (line.replace("│", " ").split() for line in proc.stdout.splitlines())
+             if len(cells) > 1}
+    assert table["PROB"] == f"{simulate(wl, 'prob', 6).outputs:,}"
+    assert table["OPT"] == f"{solve_opt(wl, 6).outputs:,}"
+    assert table["EXACT"] == f"{simulate(wl, 'exact', 6).outputs:,}"
+
+
 def test_static_components():
     proc = shed("static", "--components", "3x2,4x4,1x5", "--drop", "3", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -63,6 +127,12 @@ def test_static_components():
     (["simulate", "--estimator", "magic"], "estimator"),
     (["simulate", "--workload", "/no/such/file.csv"], "not found"),
     (["simulate", "--zipf-skew", "-1"], "skew"),
+    (["opt", "--r", "/no/SEP85L.Z", "--s", "/no/SEP86L.Z", "--format", "ndp"], "not found"),
+    (["opt", "--r", "r.csv"], "both --r and --s"),
+    (["simulate", "--r", "a.txt", "--s", "b.txt"], "--format"),
+    (["simulate", "--r", "a.nc", "--s", "b.nc", "--format", "netcdf"], "unknown --format"),
+    (["opt", "--max-graph-gib", "0"], "max-graph-gib"),
+    (["opt", "--allocation", "both"], "allocation"),
     (["static", "--components", "3y2", "--drop", "1"], "component"),
     (["static", "--drop", "1"], "--components"),
 ])
