@@ -11,7 +11,7 @@ import inspect
 import json
 import sys
 import time
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -81,7 +81,8 @@ def _workload(workload: Optional[Path], zipf_skew: float, domain: int, length: i
         if fmt in ("ndp", "synop"):
             from .datasets.weather import weather_workload
 
-            return weather_workload(r_path, s_path, fmt, window, warmup, cell_size=cell_size)
+            with _busy("preparing the weather workload (Spark; cached after the first run)..."):
+                return weather_workload(r_path, s_path, fmt, window, warmup, cell_size=cell_size)
         if fmt not in ("csv", "parquet"):
             raise ShedError(f"unknown --format {fmt!r}; choose ndp, synop, csv or parquet")
         return load_two_streams(r_path, s_path, window, warmup)
@@ -179,7 +180,7 @@ def simulate(
     m = wl.window if memory is None else memory
     ref = Reference.of(wl)
     rows = []
-    with err.status("running...", spinner="dots") if err.is_terminal else nullcontext():
+    with _busy("running the policies..."):
         for name in names:
             if name in ("opt", "optv"):
                 from .offline import solve_opt
@@ -235,8 +236,9 @@ def opt(
     split = _parse_split(memory_split)
     wl = load()
     m = wl.window if memory is None else memory
-    res = solve_opt(wl, m, split, allocation=allocation, graph=graph, solver=solver,
-                    max_graph_bytes=int(max_graph_gib * 2**30))
+    with _busy(f"solving {'OPTV' if allocation == 'variable' else 'OPT'} ({len(wl):,} tuples)..."):
+        res = solve_opt(wl, m, split, allocation=allocation, graph=graph, solver=solver,
+                        max_graph_bytes=int(max_graph_gib * 2**30))
     row = res.as_dict() | _workload_params(wl)
     if schedule_out is not None:
         _write_schedule(schedule_out, wl, res.schedule)
@@ -252,6 +254,11 @@ def opt(
     out.print(table)
     if schedule_out is not None:
         out.print(f"schedule written to {schedule_out}")
+
+
+def _busy(text: str) -> AbstractContextManager:
+    """A spinner on stderr while a long step runs (only on a terminal, so pipes and logs stay clean)."""
+    return err.status(text, spinner="dots") if err.is_terminal else nullcontext()
 
 
 def _workload_params(wl: Workload) -> dict:
