@@ -2,7 +2,7 @@
 time budget (issue: 10 minutes), found by doubling and then bisecting the prefix length.
 
     .venv/bin/python benchmarks/bench_opt_weather.py R_FILE S_FILE [--format ndp] [--budget 600]
-        [--memory 2500] [--start 20000]
+        [--memory 2500] [--start 20000] [--max-graph-gib 4]
 
 Each probe solves OPT (fixed split) in a fresh process under a timeout, so a probe that runs
 over the budget is stopped rather than waited for. Prints every probe and the answer.
@@ -24,11 +24,12 @@ from shedding.datasets.weather import weather_workload
 from shedding.model import Workload
 from shedding.offline import solve_opt
 r, s, fmt, n, w, m = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+limit = int(float(sys.argv[7]) * 2**30)
 full = weather_workload(r, s, fmt, w)
 keep = full.time < n
 wl = Workload(full.side[keep], full.time[keep], full.key[keep], w, full.warmup, full.name)
 t = time.perf_counter()
-res = solve_opt(wl, m)
+res = solve_opt(wl, m, max_graph_bytes=limit)
 print(len(wl) // 2, res.outputs, res.exact, res.nodes, res.arcs, round(time.perf_counter() - t, 1))
 """
 
@@ -38,8 +39,9 @@ def probe(args: argparse.Namespace, n: int) -> int | None:
     shorter), or None when over the budget."""
     started = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-c", PROBE, args.r, args.s, args.format, str(n), str(args.window),
-                               str(args.memory)], capture_output=True, text=True, timeout=args.budget)
+        argv = [args.r, args.s, args.format, str(n), str(args.window), str(args.memory), str(args.max_graph_gib)]
+        proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True,
+                              timeout=args.budget)
     except subprocess.TimeoutExpired:
         print(f"N = {n:,}: over {args.budget:.0f} s", flush=True)
         return None
@@ -60,6 +62,7 @@ def main() -> None:
     ap.add_argument("--memory", type=int, default=2500)
     ap.add_argument("--budget", type=float, default=600.0, help="seconds per OPT solve, probe included")
     ap.add_argument("--start", type=int, default=20000)
+    ap.add_argument("--max-graph-gib", type=float, default=4.0, help="graph size limit passed to OPT")
     args = ap.parse_args()
     good, bad, n = 0, None, args.start
     while bad is None:  # double until a probe runs over the budget
