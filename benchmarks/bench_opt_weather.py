@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 PROBE = """
-import sys, time
+import resource, sys, time
 from shedding.datasets.weather import weather_workload
 from shedding.model import Workload
 from shedding.offline import solve_opt
@@ -30,7 +30,8 @@ keep = full.time < n
 wl = Workload(full.side[keep], full.time[keep], full.key[keep], w, full.warmup, full.name)
 t = time.perf_counter()
 res = solve_opt(wl, m, max_graph_bytes=limit)
-print(len(wl) // 2, res.outputs, res.exact, res.nodes, res.arcs, round(time.perf_counter() - t, 1))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(len(wl) // 2, res.outputs, res.exact, res.nodes, res.arcs, round(time.perf_counter() - t, 1), peak)
 """
 
 
@@ -47,9 +48,10 @@ def probe(args: argparse.Namespace, n: int) -> int | None:
         return None
     if proc.returncode != 0:
         sys.exit(f"N = {n}: failed: {proc.stderr.strip()[-400:]}")
-    used, outputs, exact, nodes, arcs, solve = proc.stdout.split()[-6:]
+    used, outputs, exact, nodes, arcs, solve, peak = proc.stdout.split()[-7:]
     print(f"N = {int(used):,}: OPT {int(outputs):,} of EXACT {int(exact):,}, {int(nodes):,} nodes, {int(arcs):,} arcs, "
-          f"solve {solve} s, probe {time.perf_counter() - started:.0f} s", flush=True)
+          f"solve {solve} s, probe {time.perf_counter() - started:.0f} s, peak memory {int(peak) / 2**30:.1f} GiB",
+          flush=True)
     return int(used)
 
 
