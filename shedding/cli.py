@@ -229,8 +229,9 @@ def opt(
 
     Example: shed opt --window 400 --memory 200 --allocation variable
     """
-    from .offline import solve_opt
+    from .offline.opt import check_options, solve_opt
 
+    check_options(allocation, graph, solver)
     if max_graph_gib <= 0:
         raise ShedError(f"--max-graph-gib must be > 0, got {max_graph_gib}")
     split = _parse_split(memory_split)

@@ -133,6 +133,7 @@ def test_static_components():
     (["simulate", "--r", "a.nc", "--s", "b.nc", "--format", "netcdf"], "unknown --format"),
     (["opt", "--max-graph-gib", "0"], "max-graph-gib"),
     (["opt", "--allocation", "both"], "allocation"),
+    (["opt", "--r", "/no/SEP85L.Z", "--s", "/no/SEP86L.Z", "--format", "ndp", "--graph", "x"], "unknown graph"),
     (["static", "--components", "3y2", "--drop", "1"], "component"),
     (["static", "--drop", "1"], "--components"),
 ])

@@ -132,6 +132,17 @@ def solve_ssp(graph: FlowGraph) -> tuple[int, np.ndarray]:
 SOLVERS: dict[str, Callable[[FlowGraph], tuple[int, np.ndarray]]] = {"ssp": solve_ssp, "ortools": solve_ortools}
 
 
+def check_options(allocation: str, graph: str, solver: str) -> None:
+    """Refuse an unknown allocation, network or backend of :func:`solve_opt` (callers can check
+    before they read a workload)."""
+    if allocation not in ALLOCATIONS:
+        raise ShedError(f"unknown allocation {allocation!r}; use 'fixed' (OPT) or 'variable' (OPTV)")
+    if graph not in GRAPHS:
+        raise ShedError(f"unknown graph {graph!r}; use one of: {', '.join(GRAPHS)}")
+    if solver not in SOLVERS:
+        raise ShedError(f"unknown solver {solver!r}; use one of: {', '.join(SOLVERS)}")
+
+
 def solve_opt(
     wl: Workload,
     memory: int,
@@ -149,12 +160,7 @@ def solve_opt(
     Refuses, before building anything, a network whose estimated size exceeds
     ``max_graph_bytes``.
     """
-    if allocation not in ALLOCATIONS:
-        raise ShedError(f"unknown allocation {allocation!r}; use 'fixed' (OPT) or 'variable' (OPTV)")
-    if graph not in GRAPHS:
-        raise ShedError(f"unknown graph {graph!r}; use one of: {', '.join(GRAPHS)}")
-    if solver not in SOLVERS:
-        raise ShedError(f"unknown solver {solver!r}; use one of: {', '.join(SOLVERS)}")
+    check_options(allocation, graph, solver)
     m, m_r, m_s = _check_memory(memory, memory_split, allocation)
     variable = allocation == "variable"
     estimate, build = GRAPHS[graph]
