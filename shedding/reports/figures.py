@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from html import escape
 
@@ -116,11 +117,22 @@ def series_name(names: tuple[str, ...], values: tuple) -> str:
     return ", ".join(str(v).upper() if n == "policy" else field_text(n, v) for n, v in zip(names, values))
 
 
-def _series_order(part: pd.DataFrame, lay: Layout, policies: list[str]) -> list[tuple[tuple, pd.DataFrame]]:
-    """The lines of a subplot, ordered as the experiment lists its policies."""
-    rank = {p: i for i, p in enumerate(policies)}
-    groups = [((k if isinstance(k, tuple) else (k,)), g) for k, g in part.groupby(list(lay.series), dropna=False)]
-    return sorted(groups, key=lambda kg: (rank.get(kg[0][0], len(rank)), [str(v) for v in kg[0][1:]]))
+Line = tuple[int, str, tuple, pd.DataFrame, bool]
+
+
+def _lines(parts: list[tuple[str, pd.DataFrame]], lay: Layout, exp: dict) -> Iterator[Line]:
+    """Every line of a faceted figure as (subplot index, legend name, series values, its rows,
+    whether its name is new to the legend); in each subplot, ordered as the experiment lists its
+    policies."""
+    rank = {p: i for i, p in enumerate(exp.get("policies", []))}
+    shown: set[str] = set()
+    for index, (_, part) in enumerate(parts):
+        groups = [((k if isinstance(k, tuple) else (k,)), g) for k, g in part.groupby(list(lay.series), dropna=False)]
+        groups.sort(key=lambda kg: (rank.get(kg[0][0], len(rank)), [str(v) for v in kg[0][1:]]))
+        for values, line in groups:
+            name = series_name(lay.series, values)
+            yield index, name, values, line, name not in shown
+            shown.add(name)
 
 
 def _style(names: tuple[str, ...], values: tuple) -> dict:
@@ -163,15 +175,11 @@ def line_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
     parts = facet_parts(summarize(rows, lay), lay.facets)
     ratio = lay.y != "outputs"
     fig = _grid(len(parts), [label for label, _ in parts], shared=ratio)
-    shown: set[str] = set()
-    for index, (_, part) in enumerate(parts):
-        for values, line in _series_order(part, lay, list(exp.get("policies", []))):
-            name = series_name(lay.series, values)
-            fig.add_trace(go.Scatter(
-                x=line[lay.x].tolist(), y=line["mean"].tolist(), name=escape(name), legendgroup=name,
-                showlegend=name not in shown, mode="lines+markers", line=_style(lay.series, values),
-                error_y=_error_bars(line)), **_cell(index))
-            shown.add(name)
+    for index, name, values, line, first in _lines(parts, lay, exp):
+        fig.add_trace(go.Scatter(
+            x=line[lay.x].tolist(), y=line["mean"].tolist(), name=escape(name), legendgroup=name,
+            showlegend=first, mode="lines+markers", line=_style(lay.series, values),
+            error_y=_error_bars(line)), **_cell(index))
     fig.update_yaxes(tickformat=".0%" if ratio else ",", rangemode="tozero")
     fig.update_yaxes(title_text=Y_TITLES[lay.y], col=1)
     fig.update_xaxes(title_text=X_TITLES[lay.x])
@@ -188,7 +196,8 @@ def share_curves(rows: pd.DataFrame, lay: Layout) -> pd.DataFrame:
         if not isinstance(run.get("share_t"), str) or not run["share_t"]:
             continue
         t, r = json.loads(run["share_t"]), json.loads(run["share_r"])
-        held = [a + b for a, b in zip(r, json.loads(run["share_s"]))] if run.get("share_s") else [run["memory"]] * len(r)
+        held = ([a + b for a, b in zip(r, json.loads(run["share_s"]))] if run.get("share_s")
+                else [run["memory"]] * len(r))
         frames.append(pd.DataFrame({**{k: run[k] for k in keys}, "t": t, "r": r, "held": held}))
     if not frames:
         return pd.DataFrame(columns=[*keys, "t", "r", "seeds", "pct"])
@@ -217,15 +226,12 @@ def share_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
     lay = plan(rows, exp)
     parts = facet_parts(share_curves(rows, lay), lay.facets)
     fig = _grid(len(parts), [label for label, _ in parts], shared=True)
-    shown: set[str] = set()
+    for index, name, values, line, first in _lines(parts, lay, exp):
+        fig.add_trace(go.Scatter(
+            x=line["t"].tolist(), y=line["pct"].tolist(), customdata=line["r"].tolist(), name=escape(name),
+            legendgroup=name, showlegend=first, mode="lines", line=_style(lay.series, values),
+            hovertemplate="t = %{x}<br>R tuples = %{customdata:.1f}<br>%{y:.1f}% of tuples held"), **_cell(index))
     for index, (_, part) in enumerate(parts):
-        for values, line in _series_order(part, lay, list(exp.get("policies", []))):
-            name = series_name(lay.series, values)
-            fig.add_trace(go.Scatter(
-                x=line["t"].tolist(), y=line["pct"].tolist(), customdata=line["r"].tolist(), name=escape(name),
-                legendgroup=name, showlegend=name not in shown, mode="lines", line=_style(lay.series, values),
-                hovertemplate="t = %{x}<br>R tuples = %{customdata:.1f}<br>%{y:.1f}% of tuples held"), **_cell(index))
-            shown.add(name)
         fig.add_hline(y=50, line={"dash": "dot", "color": "#888"}, annotation_text="50%", **_cell(index))
         warmups = part["warmup"].dropna().unique()
         if len(warmups) == 1:
