@@ -13,26 +13,16 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from heapq_prob import heapq_prob  # noqa: E402
+from timing import median_seconds  # noqa: E402
 
 from shedding import JoinOperator, exact_count, simulate, zipf_workload  # noqa: E402
 from shedding.online import StaticEstimator  # noqa: E402
-
-
-def timed(fn, repeats: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def main() -> None:
@@ -54,7 +44,7 @@ def main() -> None:
     for policy in ("prob", "rand"):
         simulate(small, policy, m)
 
-    t_exact, exact = timed(lambda: exact_count(wl), args.repeats)
+    t_exact, exact = median_seconds(lambda: exact_count(wl), args.repeats)
     print(f"EXACT: {exact:,} pairs, median {t_exact:.3f} s")
 
     est = StaticEstimator.from_workload(wl)
@@ -65,21 +55,21 @@ def main() -> None:
             op = JoinOperator(w, m, policy, warmup=wl.warmup, estimator=est)
             return op, op.feed(wl.side, wl.time, wl.key)
 
-        secs, (op, fed) = timed(run, args.repeats)
+        secs, (op, fed) = median_seconds(run, args.repeats)
         rates[policy] = n / secs
         print(f"{policy:8} {fed.outputs:>12,} {fed.outputs / exact:>7.3f} {secs:>9.3f} {n / secs:>12,.0f} {op.state_bytes:>12,}")
 
-    secs, res = timed(lambda: simulate(wl, "prob", m), max(1, args.repeats // 2))
+    secs, res = median_seconds(lambda: simulate(wl, "prob", m), max(1, args.repeats // 2))
     print(f"prob with ArM, schedule and memory share (simulate): median {secs:.3f} s, {n / secs:,.0f} arrivals/s")
 
     # the heapq baseline on a prefix, against the engine on the same prefix
     pre = zipf_workload(1.0, domain, args.heapq_length, seed=0, window=w)
     keys, cr, cs = pre.key_counts()
     counts = (dict(zip(keys.tolist(), cr.tolist())), dict(zip(keys.tolist(), cs.tolist())))
-    t_heap, out_heap = timed(lambda: heapq_prob(pre.side, pre.time, pre.key, w, m, pre.warmup, counts),
+    t_heap, out_heap = median_seconds(lambda: heapq_prob(pre.side, pre.time, pre.key, w, m, pre.warmup, counts),
                              max(1, args.repeats // 2))
     est_pre = StaticEstimator.from_workload(pre)
-    t_eng, fed = timed(lambda: JoinOperator(w, m, "prob", warmup=pre.warmup, estimator=est_pre)
+    t_eng, fed = median_seconds(lambda: JoinOperator(w, m, "prob", warmup=pre.warmup, estimator=est_pre)
                        .feed(pre.side, pre.time, pre.key), args.repeats)
     assert fed.outputs == out_heap, (fed.outputs, out_heap)
     print(f"heapq PROB on 2 x {args.heapq_length:,}: {out_heap:,} outputs (same as the engine), "

@@ -10,9 +10,7 @@ their ratio and the agreement of the two optima are printed.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +18,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from shedding.offline.static import Components, best_keep_dp, best_keep_fast  # noqa: E402
+from timing import median_seconds  # noqa: E402
 
 
 def zipf_components(count: int, exponent: float, cap: int, seed: int) -> Components:
@@ -28,15 +27,6 @@ def zipf_components(count: int, exponent: float, cap: int, seed: int) -> Compone
     m = np.minimum(rng.zipf(exponent, count), cap)
     n = np.minimum(rng.zipf(exponent, count), cap)
     return Components(m, n, np.arange(count))
-
-
-def median_seconds(run, reps: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(reps):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def main() -> None:
