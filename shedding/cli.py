@@ -71,13 +71,14 @@ def _workload(workload: Optional[Path], zipf_skew: float, domain: int, length: i
               s_path: Optional[Path], fmt: Optional[str], cell_size: float) -> Workload:
     """The workload the shared flags describe: two files (--r/--s), one file (--workload), or Zipf."""
     from .datasets import load_two_streams, load_workload, zipf_workload
+    from .datasets.files import format_of
 
     if (r_path is None) != (s_path is None):
         raise ShedError("give both --r and --s (one file per stream)")
     if r_path is not None:
         if workload is not None:
             raise ShedError("give either --workload or --r/--s, not both")
-        fmt = (fmt or _format_of(r_path)).lower()
+        fmt = (fmt or format_of(r_path, fix="add --format ndp, synop, csv or parquet")).lower()
         if fmt in ("ndp", "synop"):
             from .datasets.weather import weather_workload
 
@@ -89,15 +90,6 @@ def _workload(workload: Optional[Path], zipf_skew: float, domain: int, length: i
     if workload is not None:
         return load_workload(workload, window, warmup)
     return zipf_workload(zipf_skew, domain, length, seed, correlation, window, warmup)
-
-
-def _format_of(path: Path) -> str:
-    name = path.name.lower()
-    if name.endswith((".csv", ".csv.gz")):
-        return "csv"
-    if name.endswith((".parquet", ".pq")):
-        return "parquet"
-    raise ShedError(f"cannot tell the format of {path}; add --format ndp, synop, csv or parquet")
 
 
 def _flag(name: str, annotation: str, option: typer.models.OptionInfo) -> inspect.Parameter:

@@ -37,12 +37,13 @@ def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
-def _format_of(path: Path) -> str:
+def format_of(path: Path, fix: str = f"use one of these extensions: {_ACCEPTED}") -> str:
+    """``csv`` or ``parquet`` from the file name; ``fix`` ends the error for any other name."""
     name = path.name.lower()
     for ext, fmt in sorted(FORMATS.items(), key=lambda item: -len(item[0])):
         if name.endswith(ext):
             return fmt
-    raise ShedError(f"unknown file format for {path}; use one of these extensions: {_ACCEPTED}")
+    raise ShedError(f"unknown file format for {path}; {fix}")
 
 
 def _read_table(path: str | os.PathLike, columns: Sequence[str]) -> pd.DataFrame:
@@ -52,7 +53,7 @@ def _read_table(path: str | os.PathLike, columns: Sequence[str]) -> pd.DataFrame
         raise ShedError(f"file not found: {path}; check the path")
     if not path.is_file():
         raise ShedError(f"not a file: {path}; give the path of a {_ACCEPTED} file")
-    fmt = _format_of(path)
+    fmt = format_of(path)
     try:
         if fmt == "csv":
             frame = pd.read_csv(path, dtype=str, skipinitialspace=True)
@@ -190,7 +191,7 @@ def load_workload(path: str | os.PathLike, window: int, warmup: int | None = Non
     for which in (R, S):
         mask = side == which
         _check_stream_times(time[mask], rows[mask], f"stream {SIDE_NAMES[which]} ", path)
-    meta = {"source": str(path), "format": _format_of(path)}
+    meta = {"source": str(path), "format": format_of(path)}
     return _merged(side, time, key, rows, window, warmup, path.name, meta)
 
 
@@ -212,14 +213,14 @@ def load_two_streams(
         parts.append((np.full(len(time), which, dtype=np.int8), time, key, rows))
     side, time, key, rows = (np.concatenate(cols) for cols in zip(*parts))
     r_path, s_path = Path(r_path), Path(s_path)
-    meta = {"source": (str(r_path), str(s_path)), "format": (_format_of(r_path), _format_of(s_path))}
+    meta = {"source": (str(r_path), str(s_path)), "format": (format_of(r_path), format_of(s_path))}
     return _merged(side, time, key, rows, window, warmup, f"{r_path.name}+{s_path.name}", meta)
 
 
 def write_workload(wl: Workload, path: str | os.PathLike) -> Path:
     """Write ``wl`` in the one-file layout (``stream,time,key``); CSV or Parquet by extension."""
     path = Path(path)
-    fmt = _format_of(path)
+    fmt = format_of(path)
     frame = pd.DataFrame({
         "stream": np.array(SIDE_NAMES, dtype=object)[wl.side.astype(np.intp)],
         "time": wl.time.astype(np.int64),
