@@ -74,6 +74,14 @@ class KeyedStreams:
         return lo, hi
 
 
+def ranges_to_positions(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Expand half-open ranges ``[lo_i, hi_i)``: returns (owner i, position) for every element."""
+    n = np.maximum(hi - lo, 0)
+    owner = np.repeat(np.arange(len(lo)), n)
+    starts = np.repeat(lo - np.concatenate([[0], np.cumsum(n)[:-1]]), n)
+    return owner, starts + np.arange(int(n.sum()))
+
+
 def _counted_ranges(wl: Workload, ks: KeyedStreams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The tuples arriving at ``t >= warmup`` and the ranges of their earlier partners, each pair
     once, from its later member: an S tuple takes R partners up to its own time (same-batch
@@ -92,17 +100,15 @@ def exact_count(wl: Workload, ks: KeyedStreams | None = None) -> int:
     return int((hi - lo).sum())
 
 
-def exact_pairs(wl: Workload) -> np.ndarray:
+def exact_pairs(wl: Workload, ks: KeyedStreams | None = None) -> np.ndarray:
     """The counted window pairs as an ``(n, 2)`` array of workload indices ``(r_index, s_index)``,
     sorted lexicographically."""
     if len(wl) == 0:
         return np.zeros((0, 2), dtype=np.int64)
-    ks = KeyedStreams.of(wl)
+    ks = ks or KeyedStreams.of(wl)
     idx, lo, hi = _counted_ranges(wl, ks)
-    n = hi - lo
-    own = np.repeat(idx, n)
-    starts = np.repeat(lo - np.concatenate([[0], np.cumsum(n)[:-1]]), n)
-    other = ks.order[starts + np.arange(int(n.sum()))]
+    which, pos = ranges_to_positions(lo, hi)
+    own, other = idx[which], ks.order[pos]
     own_is_r = wl.side[own] == R
     pairs = np.column_stack([np.where(own_is_r, own, other), np.where(own_is_r, other, own)])
     order = np.lexsort((pairs[:, 1], pairs[:, 0]))

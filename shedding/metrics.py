@@ -12,18 +12,20 @@ from .exact import KeyedStreams, PartnerProfile, partner_profile
 from .model import Schedule, Workload
 
 
-def archive_metric(wl: Workload, schedule: Schedule, profile: PartnerProfile | None = None) -> int:
+def archive_metric(wl: Workload, schedule: Schedule, profile: PartnerProfile | None = None,
+                   ks: KeyedStreams | None = None) -> int:
     """ArM (§2.2): tuples arriving at ``t >= warmup`` with at least one window pair not produced.
 
     A tuple x arriving at ``a`` is complete iff every earlier partner was held through ``a`` (it
     met them all on arrival) and x was held until its last later partner arrived. Partners held
     through ``a`` are counted per key with two sorted searches: ``#{y : b_y <= a} - #{y : end_y < a}``
     where ``end_y`` is ``left_y`` for admitted tuples and ``b_y`` otherwise. Any schedule will do:
-    an online policy's, or OPT's.
+    an online policy's, or OPT's. ``profile`` and ``ks`` save their recomputation when the
+    caller already has them for ``wl``.
     """
     if len(wl) == 0:
         return 0
-    ks = KeyedStreams.of(wl)
+    ks = ks or KeyedStreams.of(wl)
     profile = profile or partner_profile(wl, ks)
     end = np.where(schedule.admitted, schedule.left, wl.time)
     own_lane = ks.lane(wl.side, ks.rank)
@@ -35,8 +37,3 @@ def archive_metric(wl: Workload, schedule: Schedule, profile: PartnerProfile | N
     later_ok = (profile.last_later < 0) | (schedule.admitted & (schedule.left >= profile.last_later))
     complete = (met == profile.earlier) & later_ok
     return int(np.count_nonzero(~complete & (wl.time >= wl.warmup)))
-
-
-def ratio(outputs: int, reference: int) -> float:
-    """outputs / reference, 1.0 for an empty reference (nothing to lose)."""
-    return outputs / reference if reference else 1.0

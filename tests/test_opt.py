@@ -322,15 +322,17 @@ def test_size_guard(graph: str) -> None:
 
 
 def test_size_estimate_bounds_the_built_graph() -> None:
+    from shedding.exact import KeyedStreams
     from shedding.offline.network import estimate_bytes
     from shedding.offline.opt import GRAPHS as BUILDERS
 
     for seed, gaps in ((0, False), (1, True)):
         wl = zipf_like(300, 20, 10, seed, gaps=gaps)
+        ks = KeyedStreams.of(wl)
         for name, (estimate, build) in BUILDERS.items():
             for variable, caps in ((False, np.array([5, 5])), (True, np.array([10]))):
-                nodes, arcs = estimate(wl, variable)
-                net = build(wl, caps, variable)
+                nodes, arcs = estimate(wl, ks, variable)
+                net = build(wl, ks, caps, variable)
                 assert net.n_nodes <= nodes and net.n_arcs <= arcs, name
                 assert estimate_bytes(nodes, arcs) < 4 * estimate_bytes(net.n_nodes, net.n_arcs) + 10_000, name
 

@@ -20,23 +20,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exact import KeyedStreams, ranges_to_positions
 from ..model import Schedule, Workload
 from .network import (
     FlowGraph,
-    KeyedStreams,
     concat_arcs,
     groups_of,
     later_counted_ranges,
-    ranges_to_positions,
     same_time_pairs,
     timeline_nodes,
     timeline_supplies,
 )
 
 
-def estimate_compact(wl: Workload, variable: bool) -> tuple[int, int]:
+def estimate_compact(wl: Workload, ks: KeyedStreams, variable: bool) -> tuple[int, int]:
     """Upper bounds on (nodes, arcs) of :func:`build_compact`, from counts only."""
-    ks = KeyedStreams.of(wl)
     lo, hi = later_counted_ranges(wl, ks)
     useful = int(np.count_nonzero(hi > lo))
     exits = int((hi - lo).sum())
@@ -44,10 +42,9 @@ def estimate_compact(wl: Workload, variable: bool) -> tuple[int, int]:
     return useful + timeline, useful + exits + timeline
 
 
-def build_compact(wl: Workload, group_caps: np.ndarray, variable: bool) -> FlowGraph:
+def build_compact(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variable: bool) -> FlowGraph:
     """The star network (see module docstring). ``group_caps`` is ``[M_R, M_S]`` for the fixed
     split and ``[M]`` for the variable one."""
-    ks = KeyedStreams.of(wl)
     lo, hi = later_counted_ranges(wl, ks)
     useful = np.flatnonzero(hi > lo)
     group = groups_of(wl, variable)[useful]

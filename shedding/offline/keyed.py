@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exact import KeyedStreams
 from ..model import Schedule, Workload
 from .network import (
     FlowGraph,
-    KeyedStreams,
     concat_arcs,
     later_counted_ranges,
     same_time_pairs,
@@ -37,17 +37,16 @@ from .network import (
 )
 
 
-def estimate_keyed(wl: Workload, variable: bool) -> tuple[int, int]:
+def estimate_keyed(wl: Workload, ks: KeyedStreams, variable: bool) -> tuple[int, int]:
     """Upper bounds on (nodes, arcs) of :func:`build_keyed`, from counts only."""
     n = len(wl)
     timeline = min(2 * n, 2 * len(np.unique(wl.time)))
     return 3 * n + timeline, 5 * n + timeline
 
 
-def build_keyed(wl: Workload, group_caps: np.ndarray, variable: bool) -> FlowGraph:
+def build_keyed(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variable: bool) -> FlowGraph:
     """The lane network (see module docstring). ``group_caps`` is ``[M_R, M_S]`` for the fixed
     split and ``[M]`` for the variable one."""
-    ks = KeyedStreams.of(wl)
     span, w = ks.span, wl.window
     lo, hi = later_counted_ranges(wl, ks)
     useful = np.flatnonzero(hi > lo)
@@ -62,7 +61,7 @@ def build_keyed(wl: Workload, group_caps: np.ndarray, variable: bool) -> FlowGra
     # partner events: counted arrivals that some earlier tuple of the lane could still meet
     partner_lane = ks.partner_lane(wl)
     b = wl.time
-    plo, phi = ks.range_in(partner_lane, b - w + 1, b - 1)
+    plo, phi = ks.partner_ranges(wl, b - w + 1, b - 1)
     meets = (b >= wl.warmup) & (phi > plo)
     ev_code = np.concatenate([own_code, partner_lane[meets] * span + b[meets]])
     ev_entry = np.concatenate([np.ones(len(own_code), np.int64), np.zeros(int(meets.sum()), np.int64)])

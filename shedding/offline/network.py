@@ -8,8 +8,8 @@ leaves during step ``L`` (it still joins the arrivals of step ``L``); it gains o
 may be held after any step's admission. Same-time pairs are always produced and are added as a
 constant (or, in the paper's graph, by the top path).
 
-This module holds the arc container :class:`FlowGraph`, the per-key sorted view of the streams
-used to find partner ranges with ``searchsorted``, and small vectorized helpers.
+This module holds the arc container :class:`FlowGraph` and small vectorized helpers; partner
+ranges come from the one sorted index of the streams, :class:`~shedding.exact.KeyedStreams`.
 """
 
 from __future__ import annotations
@@ -67,14 +67,6 @@ def concat_arcs(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
     return tails, heads, caps, costs
 
 
-def ranges_to_positions(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Expand half-open ranges ``[lo_i, hi_i)``: returns (owner i, position) for every element."""
-    n = np.maximum(hi - lo, 0)
-    owner = np.repeat(np.arange(len(lo)), n)
-    starts = np.repeat(lo - np.concatenate([[0], np.cumsum(n)[:-1]]), n)
-    return owner, starts + np.arange(int(n.sum()))
-
-
 def group_bounds(codes_sorted: np.ndarray, group_of: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """First and last position of each group in a group-major sorted array (-1 when empty)."""
     first = np.full(n_groups, -1, dtype=np.int64)
@@ -92,7 +84,7 @@ def later_counted_ranges(wl: Workload, ks: KeyedStreams) -> tuple[np.ndarray, np
     """For every tuple: the sorted-position range of its counted later partners (other side,
     same key, arriving at ``b`` with ``a < b <= a + w - 1`` and ``b >= warmup``)."""
     a = wl.time
-    return ks.range_in(ks.partner_lane(wl), np.maximum(a + 1, wl.warmup), a + wl.window - 1)
+    return ks.partner_ranges(wl, np.maximum(a + 1, wl.warmup), a + wl.window - 1)
 
 
 def same_time_pairs(wl: Workload, ks: KeyedStreams) -> int:

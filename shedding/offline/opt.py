@@ -18,7 +18,7 @@ import numpy as np
 from ortools.graph.python.min_cost_flow import SimpleMinCostFlow
 
 from ..errors import ShedError
-from ..exact import exact_count
+from ..exact import KeyedStreams, exact_count
 from ..metrics import archive_metric
 from ..model import Schedule, Workload, check_memory
 from .compact import build_compact, estimate_compact
@@ -32,8 +32,8 @@ DEFAULT_MAX_GRAPH_BYTES = 4 * GIB
 ALLOCATIONS = ("fixed", "variable")
 
 #: name -> (size estimate (nodes, arcs), builder); every builder encodes the same optimum.
-GRAPHS: dict[str, tuple[Callable[[Workload, bool], tuple[int, int]],
-                        Callable[[Workload, np.ndarray, bool], FlowGraph]]] = {
+GRAPHS: dict[str, tuple[Callable[[Workload, KeyedStreams, bool], tuple[int, int]],
+                        Callable[[Workload, KeyedStreams, np.ndarray, bool], FlowGraph]]] = {
     "compact": (estimate_compact, build_compact),
     "keyed": (estimate_keyed, build_keyed),
     "paper": (estimate_paper, build_paper),
@@ -166,22 +166,23 @@ def solve_opt(
     estimate, build = GRAPHS[graph]
 
     t0 = time.perf_counter()
-    nodes, arcs = estimate(wl, variable)
+    ks = KeyedStreams.of(wl)  # one sorted index for the estimate, the network, EXACT and ArM
+    nodes, arcs = estimate(wl, ks, variable)
     need = estimate_bytes(nodes, arcs)
     if need > max_graph_bytes:
         raise ShedError(
             f"the {graph} OPT graph would need about {_size(need)} ({nodes} nodes, {arcs} arcs), over the "
             f"{max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib or shorten the workload")
     caps = np.array([m] if variable else [m_r, m_s], dtype=np.int64)
-    net = build(wl, caps, variable)
+    net = build(wl, ks, caps, variable)
     t1 = time.perf_counter()
     cost, flows = SOLVERS[solver](net)
     t2 = time.perf_counter()
     schedule = net.decode(flows)
     return OptResult(
         outputs=net.constant - cost,
-        exact=exact_count(wl),
-        arm=archive_metric(wl, schedule),
+        exact=exact_count(wl, ks),
+        arm=archive_metric(wl, schedule, ks=ks),
         schedule=schedule,
         memory=m,
         memory_r=m_r,

@@ -36,7 +36,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import S, Schedule, Workload
-from .network import FlowGraph, KeyedStreams, concat_arcs, groups_of, ranges_to_positions
+from ..exact import KeyedStreams, ranges_to_positions
+from .network import FlowGraph, concat_arcs, groups_of
 
 
 def _node_ranges(wl: Workload, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -45,7 +46,7 @@ def _node_ranges(wl: Workload, steps: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return first, np.searchsorted(steps, wl.time + wl.window - 1, side="right")
 
 
-def estimate_paper(wl: Workload, variable: bool) -> tuple[int, int]:
+def estimate_paper(wl: Workload, ks: KeyedStreams, variable: bool) -> tuple[int, int]:
     """Upper bounds on (nodes, arcs) of :func:`build_paper`, from counts only."""
     steps = np.unique(wl.time)
     n_steps, n_groups = len(steps), 1 if variable else 2
@@ -61,10 +62,9 @@ def estimate_paper(wl: Workload, variable: bool) -> tuple[int, int]:
     return 2 + (n_groups + 1) * n_steps + n_nodes, 2 * n_nodes + replaced + (n_groups + 1) * (n_steps + 1)
 
 
-def build_paper(wl: Workload, group_caps: np.ndarray, variable: bool) -> FlowGraph:
+def build_paper(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variable: bool) -> FlowGraph:
     """The §3.2.1 graph adapted as described in the module docstring. ``group_caps`` is
     ``[M_R, M_S]`` for the fixed split and ``[M]`` for the variable one."""
-    ks = KeyedStreams.of(wl)
     steps = np.unique(wl.time)
     n_steps, n_groups = len(steps), len(group_caps)
     group = groups_of(wl, variable)

@@ -27,11 +27,12 @@ class Reference:
 
     exact: int
     profile: PartnerProfile
+    ks: KeyedStreams
 
     @classmethod
     def of(cls, wl: Workload) -> "Reference":
         ks = KeyedStreams.of(wl)
-        return cls(exact_count(wl, ks), partner_profile(wl, ks))
+        return cls(exact_count(wl, ks), partner_profile(wl, ks), ks)
 
 
 def simulate(
@@ -62,7 +63,7 @@ def simulate(
     if name == "exact":
         res = RunResult("exact", ref.exact, ref.exact, 0, 2 * wl.window - 2, None, None, params=params)
         if pairs:
-            res.pairs = exact_pairs(wl)
+            res.pairs = exact_pairs(wl, ref.ks)
         res.seconds = _time.perf_counter() - started
         return res
     pol = get_policy(name)
@@ -81,12 +82,13 @@ def simulate(
     left = wl.time.copy()
     admitted[dep[:, 0]] = dep[:, 2].astype(bool)
     left[dep[:, 0]] = dep[:, 1]
-    arm = archive_metric(wl, Schedule(admitted, left), ref.profile)
+    schedule = Schedule(admitted, left)
+    arm = archive_metric(wl, schedule, ref.profile, ref.ks)
     split_r, split_s = (None, None) if pol.variable else (m_r, m_s)
     return RunResult(
         pol.name, fed.outputs, ref.exact, arm, m, split_r, split_s,
         share_time=fed.share[:, 0], share_r=fed.share[:, 1], share_s=fed.share[:, 2],
-        schedule=Schedule(admitted, left),
+        schedule=schedule,
         pairs=fed.pairs if pairs else None,
         seconds=_time.perf_counter() - started,
         params=params | ({"seed": seed} if pol.name.startswith("rand") else {}),
