@@ -163,7 +163,8 @@ class JoinOperator:
         known[known] = self._keys[pos[known]] == raw[known]
         if not known.all():
             new = np.unique(raw[~known])
-            ids = np.concatenate([self._ids, np.arange(self._n_keys_used(), self._n_keys_used() + len(new))])
+            used = len(self._keys)
+            ids = np.concatenate([self._ids, np.arange(used, used + len(new))])
             keys = np.concatenate([self._keys, new])
             order = np.argsort(keys, kind="stable")
             self._keys, self._ids = keys[order], ids[order]
@@ -171,18 +172,10 @@ class JoinOperator:
             pos = np.searchsorted(self._keys, raw)
         return self._ids[pos]
 
-    def _n_keys_used(self) -> int:
-        return len(self._keys)
-
     @property
     def state_bytes(self) -> int:
         """Bytes held by the operator's state: O(M + batch + domain), never O(stream)."""
         return sum(a.nbytes for a in self._state())
-
-    @property
-    def in_memory(self) -> tuple[int, int]:
-        """Number of R and S tuples currently in join memory."""
-        return int(self._sc[K.SC_NMEM_R]), int(self._sc[K.SC_NMEM_S])
 
     # ------------------------------------------------------------------ feeding
 

@@ -391,10 +391,12 @@ def _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, u):
 
 
 @njit(cache=True, _nrt=False)
-def _over_budget(sc, part):
+def _over_budget(sc, part, extra):
+    """Whether partition ``part`` (0 under the variable split) would hold more than its budget
+    with ``extra`` more tuples."""
     if sc[P_VARIABLE]:
-        return sc[SC_NMEM_R] + sc[SC_NMEM_S] > sc[P_M]
-    return sc[SC_NMEM_R + part] > sc[P_MR + part]
+        return sc[SC_NMEM_R] + sc[SC_NMEM_S] + extra > sc[P_M]
+    return sc[SC_NMEM_R + part] + extra > sc[P_MR + part]
 
 
 # ---------------------------------------------------------------- the loop
@@ -489,10 +491,8 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
             if w == 1:
                 loses = True  # expires at once
             elif ranked:
-                used = sc[SC_NMEM_R] + sc[SC_NMEM_S] if variable else sc[SC_NMEM_R + s_]
-                budget = sc[P_M] if variable else sc[P_MR + s_]
                 loses = False
-                if used >= budget:
+                if _over_budget(sc, part, 1):
                     ms, mk = _min_candidate(cls, cnt, fsc, tree, sc, part, t)
                     loses = ms < 0 or _tuple_before(cnt, fsc, sc, s_, key[x], t, seq[x], ms, mk,
                                                     cls[ms, mk, C_HTIME], cls[ms, mk, C_HSEQ], t)
@@ -506,7 +506,7 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
                 n_dep += 1
                 continue
             _insert(node, cls, cnt, tree, bag, free, sc, seq[x], t, key[x], s_, t)
-            if ranked and _over_budget(sc, part):
+            if ranked and _over_budget(sc, part, 0):
                 v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, 0.0)
                 adm = 1 if node[v, N_TIME] < t else 0
                 n_dep = _depart(node, cls, cnt, tree, bag, free, sc, v, t, adm, dep, n_dep, t)
@@ -518,16 +518,14 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
                     adm = 1 if node[y, N_TIME] < t else 0
                     n_dep = _depart(node, cls, cnt, tree, bag, free, sc, y, t, adm, dep, n_dep, t)
                 y = nxt
-            if variable:
-                if sc[SC_NMEM_R] + sc[SC_NMEM_S] > sc[P_M]:
+            for part in range(1 if variable else 2):
+                if _over_budget(sc, part, 0):
                     return outputs, n_dep, n_share, n_pairs, pairs, ERR_SCHEDULE_OVERFULL
-            elif sc[SC_NMEM_R] > sc[P_MR] or sc[SC_NMEM_S] > sc[P_MS]:
-                return outputs, n_dep, n_share, n_pairs, pairs, ERR_SCHEDULE_OVERFULL
         elif kind == RAND:
             # uniformly among all candidates: the whole batch is in before the first draw
             d = i
             for part in range(1 if variable else 2):
-                while _over_budget(sc, part):
+                while _over_budget(sc, part, 0):
                     v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[min(d, n - 1)])
                     d += 1
                     adm = 1 if node[v, N_TIME] < t else 0
