@@ -67,11 +67,12 @@ def concat_arcs(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
     return tails, heads, caps, costs
 
 
-def group_bounds(codes_sorted: np.ndarray, group_of: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """First and last position of each group in a group-major sorted array (-1 when empty)."""
+def group_bounds(group_of: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """First and last position of each group in ``group_of``, the groups of a group-major sorted
+    array (-1 when empty)."""
     first = np.full(n_groups, -1, dtype=np.int64)
     last = np.full(n_groups, -1, dtype=np.int64)
-    if len(codes_sorted):
+    if len(group_of):
         g = group_of
         start = np.flatnonzero(np.concatenate([[True], g[1:] != g[:-1]]))
         end = np.concatenate([start[1:], [len(g)]]) - 1
@@ -119,7 +120,7 @@ def timeline_nodes(group: np.ndarray, time: np.ndarray, span: int
 def timeline_supplies(codes: np.ndarray, span: int, caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Supply ``M_g`` at each group's first timeline node and demand at its last."""
     g = codes // span
-    first, last = group_bounds(codes, g, len(caps))
+    first, last = group_bounds(g, len(caps))
     has = (first >= 0) & (caps > 0)
     nodes = np.concatenate([first[has], last[has]])
     supplies = np.concatenate([caps[has], -caps[has]])
