@@ -88,12 +88,18 @@ def later_counted_ranges(wl: Workload, ks: KeyedStreams) -> tuple[np.ndarray, np
     return ks.partner_ranges(wl, np.maximum(a + 1, wl.warmup), a + wl.window - 1)
 
 
-def same_time_pairs(wl: Workload, ks: KeyedStreams) -> int:
-    """Counted pairs whose members arrive in the same batch (always produced, §3.2.1 top path)."""
+def same_time_partners(wl: Workload, ks: KeyedStreams) -> tuple[np.ndarray, np.ndarray]:
+    """The counted S tuples (``t >= warmup``) and how many R tuples of their key arrive in the
+    same batch: the same-time pairs, always produced (§3.2.1 top path)."""
     idx = np.flatnonzero((wl.side == S) & (wl.time >= wl.warmup))
     t = wl.time[idx]
     lo, hi = ks.range_in(ks.lane(R, ks.rank[idx]), t, t)
-    return int((hi - lo).sum())
+    return idx, hi - lo
+
+
+def same_time_pairs(wl: Workload, ks: KeyedStreams) -> int:
+    """Number of counted same-time pairs (see :func:`same_time_partners`)."""
+    return int(same_time_partners(wl, ks)[1].sum())
 
 
 def groups_of(wl: Workload, variable: bool) -> np.ndarray:

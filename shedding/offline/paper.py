@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import S, Schedule, Workload
+from ..model import Schedule, Workload
 from ..exact import KeyedStreams, ranges_to_positions
-from .network import FlowGraph, concat_arcs, groups_of
+from .network import FlowGraph, concat_arcs, groups_of, same_time_partners
 
 
 def _node_ranges(wl: Workload, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -71,10 +71,8 @@ def build_paper(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variable
     first, stop = _node_ranges(wl, steps)
 
     # same-time pairs per step, for the top path
-    idx = np.flatnonzero(wl.side == S)
-    lo, hi = ks.range_in(ks.lane(0, ks.rank[idx]), wl.time[idx], wl.time[idx])
-    pairs_at = np.bincount(np.searchsorted(steps, wl.time[idx]), weights=hi - lo, minlength=n_steps).astype(np.int64)
-    pairs_at[steps < wl.warmup] = 0
+    idx, count = same_time_partners(wl, ks)
+    pairs_at = np.bincount(np.searchsorted(steps, wl.time[idx]), weights=count, minlength=n_steps).astype(np.int64)
     top_steps = np.flatnonzero(pairs_at)
 
     # node ids: s = 0, t = 1, idle slots E, top path P, then the x:j nodes tuple by tuple
