@@ -46,13 +46,18 @@ def format_of(path: Path, fix: str = f"use one of these extensions: {_ACCEPTED}"
     raise ShedError(f"unknown file format for {path}; {fix}")
 
 
-def _read_table(path: str | os.PathLike, columns: Sequence[str]) -> pd.DataFrame:
-    """Read ``path`` and return exactly ``columns`` (matched case-insensitively), as found."""
-    path = Path(path)
+def check_file(path: Path, what: str = "one data file") -> None:
+    """``path`` is an existing regular file, else a ShedError; ``what`` ends the "not a file" message."""
     if not path.exists():
         raise ShedError(f"file not found: {path}; check the path")
     if not path.is_file():
-        raise ShedError(f"not a file: {path}; give the path of a {_ACCEPTED} file")
+        raise ShedError(f"not a file: {path}; give the path of {what}")
+
+
+def _read_table(path: str | os.PathLike, columns: Sequence[str]) -> pd.DataFrame:
+    """Read ``path`` and return exactly ``columns`` (matched case-insensitively), as found."""
+    path = Path(path)
+    check_file(path, f"a {_ACCEPTED} file")
     fmt = format_of(path)
     try:
         if fmt == "csv":

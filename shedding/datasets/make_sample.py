@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from ..errors import ShedError
 from ..spark import spark_session
-from .synop import STATIONS_FILE, read_synop
+from .synop import read_stations, read_synop, station_table
 from .weather import SAMPLE_FILE, SAMPLE_META_KEY
 
 DATASET = "synop-meteofrance-2013-01-02"
@@ -41,9 +41,11 @@ def make_sample(source: Path, out: Path, master: str = "local[*]") -> Path:
     if not source.is_dir():
         raise ShedError(f"SYNOP data folder not found: {source}; pass --source DIR")
     parts, reports = [], {}
+    station_path = station_table(None, source)
     with spark_session(master, "make-sample") as spark:
+        stations = read_stations(spark, station_path)
         for side, (month, name) in zip(("R", "S"), MONTHS, strict=True):
-            parsed = read_synop(spark, source / name, source / STATIONS_FILE)
+            parsed = read_synop(spark, source / name, stations)
             table = parsed.frame.orderBy("line").select("line", "station", "time", "lat", "lon").toArrow()
             parts.append(pa.table({
                 "month": pa.array([month] * table.num_rows, pa.int8()),

@@ -41,6 +41,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..errors import ShedError
+from .files import check_file
 
 NDP_WIDTH = 56
 #: (name, first column (1-based), width) of each field of a record.
@@ -113,13 +114,6 @@ class Parsed:
 # ------------------------------------------------------------------ files and compression
 
 
-def _check_file(path: Path) -> None:
-    if not path.exists():
-        raise ShedError(f"file not found: {path}; check the path")
-    if not path.is_file():
-        raise ShedError(f"not a file: {path}; give the path of one data file")
-
-
 def _compression(path: Path) -> str:
     """``plain``, ``gzip`` or ``compress`` from the magic bytes; unknown or inconsistent ones are refused."""
     with path.open("rb") as f:
@@ -145,7 +139,7 @@ def spark_readable(path: str | os.PathLike) -> Iterator[str]:
     """A path Spark can read as text for ``path``: plain and ``.gz`` as they are (gzip without the
     ``.gz`` name through a link), ``.Z`` decompressed into a temporary file removed on exit."""
     path = Path(path).absolute()
-    _check_file(path)
+    check_file(path)
     kind = _compression(path)
     if kind == "plain" or (kind == "gzip" and path.name.endswith(".gz")):
         yield str(path)

@@ -19,10 +19,21 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..errors import ShedError
+from .files import check_file
 from .ndp import NDP_WIDTH, Parsed, days_in_month, finish, first_line, spark_readable, tagged, unreadable
 
 #: The station table's file name next to the report files.
 STATIONS_FILE = "postesSynop.csv"
+
+
+def station_table(stations: str | os.PathLike | None, folder: Path) -> Path:
+    """The station table's path: ``stations``, by default ``postesSynop.csv`` in ``folder``; a
+    missing table or one that is not a file is a ShedError."""
+    path = Path(stations) if stations is not None else folder / STATIONS_FILE
+    if not path.exists():
+        raise ShedError(f"SYNOP station table not found: {path}; pass stations=PATH ({STATIONS_FILE})")
+    check_file(path)
+    return path
 
 
 def _csv(spark: SparkSession, readable: str, path: Path, needed: tuple[str, ...], what: str) -> DataFrame:
@@ -91,9 +102,7 @@ def read_synop(
     """
     path = Path(path)
     if not isinstance(stations, DataFrame):
-        stations = Path(stations) if stations is not None else path.absolute().parent / STATIONS_FILE
-        if not stations.exists():
-            raise ShedError(f"SYNOP station table not found: {stations}; pass stations=PATH ({STATIONS_FILE})")
+        stations = station_table(stations, path.absolute().parent)
     with spark_readable(path) as readable:
         rows = _csv(spark, readable, path, ("numer_sta", "date"), "SYNOP report file (numer_sta;date;...)")
         table = F.broadcast(stations if isinstance(stations, DataFrame) else read_stations(spark, stations))

@@ -41,8 +41,9 @@ from pyspark.sql import functions as F
 from ..errors import ShedError
 from ..model import Workload, check_window
 from ..spark import spark_session
+from .files import check_file
 from .ndp import read_ndp
-from .synop import STATIONS_FILE, read_stations, read_synop
+from .synop import read_stations, read_synop, station_table
 
 FORMATS = ("ndp", "synop")
 #: The bundled SYNOP sample (see ``make_sample.py`` and ``data/SYNOP-ATTRIBUTION.md``).
@@ -268,19 +269,13 @@ def weather_workload(
     cell_size = check_cell_size(cell_size)
     paths = (Path(r_path), Path(s_path))
     for path in paths:
-        if not path.is_file():
-            raise ShedError(f"file not found: {path}; check the path" if not path.exists()
-                            else f"not a file: {path}; give the path of one {fmt} file")
-    station_path = None
-    if fmt == "synop":
-        station_path = Path(stations) if stations is not None else paths[0].absolute().parent / STATIONS_FILE
-        if not station_path.is_file():
-            raise ShedError(f"SYNOP station table not found: {station_path}; pass stations=PATH ({STATIONS_FILE})")
+        check_file(path, f"one {fmt} file")
+    station_path = station_table(stations, paths[0].absolute().parent) if fmt == "synop" else None
     options = {"format": fmt, "cell_size": cell_size, "land_only": bool(land_only)}
     cache = _cache_path(Path(cache_dir) if cache_dir is not None else _default_cache_dir(),
                         paths + ((station_path,) if station_path else ()), options)
     name = f"{paths[0].name}+{paths[1].name}"
-    cached = _read_cache(cache) if cache.exists() else None
+    cached = _read_cache(cache)
     note: dict = {}
     if cached is None:
         with ExitStack() as stack:
