@@ -81,13 +81,13 @@ def _relabels(rows: pd.DataFrame, a: str, b: str) -> bool:
 
 
 def summarize(rows: pd.DataFrame, lay: Layout) -> pd.DataFrame:
-    """Mean, min, max, std and count over seeds of y per (facets, x, series): the numbers behind a
-    line figure and its table."""
+    """Mean, min and max over seeds of y, and the count of its known values (``n``), per (facets,
+    x, series): the numbers behind a line figure and its table."""
     keys = [*lay.facets, lay.x, *lay.series]
     if rows.empty:
-        return pd.DataFrame(columns=[*keys, "mean", "lo", "hi", "std", "n", "runs"])
+        return pd.DataFrame(columns=[*keys, "mean", "lo", "hi", "n"])
     grouped = rows.groupby(keys, dropna=False)[lay.y]
-    stats = grouped.agg(mean="mean", lo="min", hi="max", std="std", n="count", runs="size")
+    stats = grouped.agg(mean="mean", lo="min", hi="max", n="count")
     return stats.reset_index().sort_values(keys, kind="stable").reset_index(drop=True)
 
 
@@ -98,6 +98,21 @@ def field_text(name: str, value: object) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def pct(value: float | None) -> str:
+    """A fraction as a percentage (0.123 -> "12.3%"), "-" when unknown."""
+    return "-" if value is None or not math.isfinite(float(value)) else f"{100 * value:.1f}%"
+
+
+def w_multiple(memory: float, window: float) -> str:
+    """A memory size as a multiple of a non-zero window: "0.5" for M = 200, w = 400."""
+    return f"{memory / window:g}"
+
+
+def memory_label(memory: int, window: int) -> str:
+    """A memory size with its multiple of the window, "200 (0.5w)"; just "200" when w is 0."""
+    return f"{memory} ({w_multiple(memory, window)}w)" if window else f"{memory}"
 
 
 def facet_parts(frame: pd.DataFrame, facets: tuple[str, ...]) -> list[tuple[str, pd.DataFrame]]:

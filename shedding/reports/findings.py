@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .figures import Layout, facet_parts, field_text, plan, share_curves, share_stats
+from .figures import Layout, facet_parts, field_text, memory_label, pct, plan, share_curves, share_stats
 
 ONLINE = ("rand", "prob", "life")
 VARIABLE = {"probv": "prob", "optv": "opt", "randv": "rand", "lifev": "life"}
@@ -58,19 +58,9 @@ class Verdict:
         return "agrees" if all(known) else "disagrees" if not any(known) else "partly agrees"
 
 
-def pct(value: float) -> str:
-    """A fraction as a percentage, "-" when unknown."""
-    return "-" if value is None or not np.isfinite(value) else f"{100 * value:.1f}%"
-
-
 def gain(value: float) -> str:
     """A ratio as a signed percentage change (1.023 -> +2.3%)."""
     return "-" if not np.isfinite(value) else f"{100 * (value - 1):+.1f}%"
-
-
-def m_text(memory: int, window: int) -> str:
-    """A memory size with its multiple of the window: "M = 200 (0.5w)"."""
-    return f"M = {memory} ({memory / window:g}w)" if window else f"M = {memory}"
 
 
 def paired(rows: pd.DataFrame, a: str, b: str, keys: list[str]) -> pd.Series:
@@ -112,7 +102,7 @@ def _at_w(part: pd.DataFrame, a: str, b: str) -> tuple[int, dict, pd.Series] | N
 
 
 def _prob_exact_text(label: str, m: int, windows: dict, value: float) -> str:
-    return (f"{_prefix(label)}PROB produces {pct(value)} of EXACT's output at {m_text(m, windows[m])} "
+    return (f"{_prefix(label)}PROB produces {pct(value)} of EXACT's output at M = {memory_label(m, windows[m])} "
             f"(paper: over {100 * WEATHER_EXACT:.0f}% with 50% of the memory).")
 
 
@@ -123,8 +113,9 @@ def memory_notes(rows: pd.DataFrame, lay: Layout, with_exact: bool = True) -> li
         if found := _at_w(part, "prob", "opt"):
             m, windows, prob_opt = found
             worst = prob_opt.idxmin()
-            notes.append(f"{_prefix(label)}PROB reaches {pct(prob_opt[m])} of OPT at {m_text(m, windows[m])}; "
-                         f"lowest {pct(prob_opt[worst])} at {m_text(worst, windows[worst])}.")
+            notes.append(f"{_prefix(label)}PROB reaches {pct(prob_opt[m])} of OPT at "
+                         f"M = {memory_label(m, windows[m])}; "
+                         f"lowest {pct(prob_opt[worst])} at M = {memory_label(worst, windows[worst])}.")
         if with_exact and (found := _at_w(part, "prob", "exact")):
             m, windows, prob_exact = found
             notes.append(_prob_exact_text(label, m, windows, prob_exact[m]))
@@ -228,7 +219,7 @@ def variable_notes(rows: pd.DataFrame, lay: Layout) -> list[str]:
             if not ratio.empty:
                 best = ratio.idxmax()
                 notes.append(f"{_prefix(label)}{var.upper()} beats {fixed.upper()} by {gain(ratio[best])} at "
-                             f"{m_text(best, windows[best])} (largest gain).")
+                             f"M = {memory_label(best, windows[best])} (largest gain).")
     return notes
 
 
@@ -254,7 +245,7 @@ def skew_notes(rows: pd.DataFrame, lay: Layout) -> list[str]:
 
 
 def _memories(rows: pd.DataFrame) -> str:
-    return ", ".join(sorted({m_text(m, w) for m, w in zip(rows["memory"], rows["window"])}))
+    return ", ".join(sorted({f"M = {memory_label(m, w)}" for m, w in zip(rows["memory"], rows["window"])}))
 
 
 def skew_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
@@ -306,7 +297,7 @@ def domain_notes(rows: pd.DataFrame, lay: Layout) -> list[str]:
             at = exact.xs(big, level="domain")
             windows = _windows(part[part["domain"] == big])
             m = _nearest_w(list(at.index), windows)
-            notes.append(f"{_prefix(label)}domain {big}: EXACT/OPT = {pct(at[m])} at {m_text(m, windows[m])} "
+            notes.append(f"{_prefix(label)}domain {big}: EXACT/OPT = {pct(at[m])} at M = {memory_label(m, windows[m])} "
                          f"(paper, Figure 11: OPT meets EXACT at M = w).")
     return notes
 
@@ -396,7 +387,8 @@ def weather_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
         if not ratio.empty:
             spread = float((ratio - 1).abs().max())
             checks.append(Check(bool(spread <= WEATHER_SAME), f"{_prefix(label)}PROBV and PROB differ by at most "
-                                f"{100 * spread:.1f}% (criterion: {100 * WEATHER_SAME:.0f}%; paper: almost identical)."))
+                                f"{100 * spread:.1f}% (criterion: {100 * WEATHER_SAME:.0f}%; "
+                                "paper: almost identical)."))
     return checks
 
 
@@ -414,10 +406,10 @@ def _kind(rows: pd.DataFrame, exp: dict) -> str:
     return "memory"
 
 
-NOTES = {"weather": weather_notes, "memory": memory_notes, "uniform": uniform_notes, "variable": variable_notes, "skew": skew_notes,
-         "domain": domain_notes, "share": share_notes}
-CHECKS = {"weather": weather_checks, "memory": memory_checks, "uniform": uniform_checks, "variable": variable_checks, "skew": skew_checks,
-          "domain": domain_checks, "share": share_checks}
+NOTES = {"weather": weather_notes, "memory": memory_notes, "uniform": uniform_notes, "variable": variable_notes,
+         "skew": skew_notes, "domain": domain_notes, "share": share_notes}
+CHECKS = {"weather": weather_checks, "memory": memory_checks, "uniform": uniform_checks, "variable": variable_checks,
+          "skew": skew_checks, "domain": domain_checks, "share": share_checks}
 
 
 def findings(rows: pd.DataFrame, exp: dict) -> tuple[list[str], Verdict]:

@@ -22,7 +22,7 @@ import pandas as pd
 from plotly.offline import get_plotlyjs
 
 from .figures import (FIELD_LABELS, Y_TITLES, Layout, build_figure, facet_parts, field_text, figure_json, has_data,
-                      plan, share_curves, share_stats, summarize)
+                      memory_label, pct, plan, share_curves, share_stats, summarize, w_multiple)
 from .findings import Verdict, findings
 
 RESULT_COLUMNS = {"suite": "", "experiment": "", "dataset": "", "skew": math.nan, "skew_s": math.nan,
@@ -294,14 +294,14 @@ def memory_text(exp: dict, rows: pd.DataFrame) -> str:
         return "M = " + (joined("memory", grid["memory"]) if grid.get("memory") else
                          ", ".join(f"{f:g}w" for f in grid.get("memory_factor", [1.0])))
     pairs = sorted({(int(m), int(w)) for m, w in zip(rows["memory"], rows["window"])})
-    return "M = " + ", ".join(f"{m} ({m / w:g}w)" if w else str(m) for m, w in pairs)
+    return "M = " + ", ".join(memory_label(m, w) for m, w in pairs)
 
 
 def number(value: float, y: str) -> str:
     """A table number: outputs with thousands separators, fractions as percentages, "-" if unknown."""
     if value is None or not math.isfinite(float(value)):
         return "-"
-    return f"{value:,.0f}" if y == "outputs" else f"{100 * value:.1f}%"
+    return f"{value:,.0f}" if y == "outputs" else pct(value)
 
 
 def cell(stat: pd.Series, y: str) -> str:
@@ -336,7 +336,7 @@ def line_table(index: int, rows: pd.DataFrame, exp: dict) -> str:
         row = [(field_text(k, v), True) for k, v in zip(keys, key)]
         if lay.x == "memory":
             w = windows[key]
-            row.append((f"{key[keys.index('memory')] / w:g}" if w else "-", True))
+            row.append((w_multiple(key[keys.index("memory")], w) if w else "-", True))
         by_policy = group.set_index("policy")
         row += [(cell(by_policy.loc[p], lay.y) if p in by_policy.index else "-", False) for p in order]
         body.append(row)

@@ -3,10 +3,11 @@
 Runs are spread over Spark tasks (a few per task: scheduling a Python task costs more than a
 small run). Each run regenerates its workload from its seed inside the task (Zipf data is cheap
 to make and deterministic), runs the policy through the same library calls a user would make,
-and returns one row, so the numbers do not depend on how runs are partitioned. The driver writes each finished wave of runs to ``DIR/parts/`` at
-once, so an interrupted suite loses nothing and ``--resume`` skips what is there; at the end the
-parts become ``results.parquet`` and ``results.csv``, and OPT's output at each point gives every
-run its fraction of OPT (paper §4, Figures 6 and 9-11).
+and returns one row, so the numbers do not depend on how runs are partitioned. The driver writes
+each finished wave of runs to ``DIR/parts/`` at once, so an interrupted suite loses nothing and
+``--resume`` skips what is there; at the end the parts become ``results.parquet`` and
+``results.csv``, and OPT's output at each point gives every run its fraction of OPT (paper §4,
+Figures 6 and 9-11).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..errors import ShedError
 from ..model import Workload
 from ..spark import spark_session
-from .suites import RunSpec, Suite
+from .suites import POINT_FIELDS, RunSpec, Suite
 
 SHARE_SAMPLES = 400
 
@@ -96,9 +97,7 @@ def with_opt_ratio(results: pd.DataFrame) -> pd.DataFrame:
     window and memory); NaN where the point has no OPT run."""
     if results.empty:
         return results.assign(ratio_opt=pd.Series(dtype=float))
-    point = [c for c in ("experiment", "dataset", "skew", "skew_s", "domain", "length", "correlation", "seed",
-                         "window", "warmup", "memory", "estimator", "cell_size", "source")
-             if c in results]  # results stored before cell_size and source existed lack them
+    point = [c for c in POINT_FIELDS if c in results]  # results stored before cell_size and source existed lack them
     opt = results[results.policy == "opt"][point + ["outputs"]].rename(columns={"outputs": "opt_outputs"})
     merged = results.drop(columns=["ratio_opt"], errors="ignore").merge(opt, on=point, how="left")
     merged["ratio_opt"] = merged.outputs / merged.opt_outputs.where(merged.opt_outputs > 0)
@@ -165,12 +164,15 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
                         left = (time.perf_counter() - started) / done_now * (len(pending) - done_now)
                         console.print(f"{suite.name}: {len(specs) - len(pending) + done_now}/{len(specs)} runs done, "
                                       f"about {left:.0f} s left", highlight=False)
-    ids = {s.run_id for s in specs}
-    results = with_opt_ratio(read_parts(out))
-    results = results[results.run_id.isin(ids)].reset_index(drop=True) if not results.empty else results
+    results = _select(with_opt_ratio(read_parts(out)), {s.run_id for s in specs})
     complete = len(results) == len(specs)
     write_results(out, results)
     return results, complete
+
+
+def _select(results: pd.DataFrame, run_ids: set[str]) -> pd.DataFrame:
+    """The rows of ``results`` whose run is one of ``run_ids`` (runs of other suites may share ``out``)."""
+    return results if results.empty else results[results.run_id.isin(run_ids)].reset_index(drop=True)
 
 
 def _prepare_files(spark, specs: list[RunSpec], files: tuple[Path, Path, str]) -> dict:
@@ -190,8 +192,10 @@ def _collect(sc, chunk: list[dict], slices: int, shared) -> list[dict]:
         return sc.parallelize(chunk, slices).map(lambda spec: execute(spec, shared.value)).collect()
     except Exception as exc:  # Py4JJavaError carries the Python worker's traceback as text
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-        cause = next((line for line in reversed(lines) if "Error:" in line and "at " not in line[:3]), lines[-1] if lines else "")
-        raise ShedError(f"a run failed on Spark: {cause[:300]}; finished runs are kept, fix it and use --resume") from None
+        cause = next((line for line in reversed(lines) if "Error:" in line and "at " not in line[:3]),
+                     lines[-1] if lines else "")
+        raise ShedError(f"a run failed on Spark: {cause[:300]}; finished runs are kept, "
+                        "fix it and use --resume") from None
 
 
 def write_suite_json(out: Path, suite: Suite, seeds: int, specs: list[RunSpec], master: str) -> None:
@@ -199,8 +203,7 @@ def write_suite_json(out: Path, suite: Suite, seeds: int, specs: list[RunSpec], 
     data = {
         "name": suite.name, "description": suite.description, "seeds": seeds, "total_runs": len(specs),
         "master": master, "run_ids": [s.run_id for s in specs],
-        "experiments": [{"id": e.id, "title": e.title, "figure": e.figure, "y": e.y, "policies": list(e.policies),
-                         "grid": e.grid, "claim": e.claim, "caption": e.caption} for e in suite.experiments],
+        "experiments": [asdict(e) for e in suite.experiments],
     }
     (out / "suite.json").write_text(json.dumps(data, indent=1))
 
@@ -226,6 +229,5 @@ def load_results(out: Path) -> tuple[pd.DataFrame, dict, bool]:
         results = pd.read_parquet(out / "results.parquet")
     else:
         results = pd.DataFrame()
-    if not results.empty:
-        results = results[results.run_id.isin(set(suite["run_ids"]))].reset_index(drop=True)
+    results = _select(results, set(suite["run_ids"]))
     return results, suite, len(results) == suite["total_runs"]

@@ -12,7 +12,7 @@ import hashlib
 import itertools
 import json
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -64,13 +64,10 @@ class RunSpec:
         text = json.dumps(asdict(self), sort_keys=True)
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
-    @property
-    def point(self) -> tuple:
-        """The run's parameters without the policy: runs of one point share EXACT and OPT."""
-        d = asdict(self)
-        d.pop("policy")
-        d.pop("share")
-        return tuple(sorted(d.items()))
+
+# a run's fields but suite, policy and share: the runs of one point (experiment, workload, seed, window,
+# memory) share EXACT and OPT
+POINT_FIELDS = tuple(f.name for f in fields(RunSpec) if f.name not in ("suite", "policy", "share"))
 
 
 @dataclass(frozen=True)
@@ -96,8 +93,7 @@ class Suite:
     def with_cell_size(self, cell_size: float) -> "Suite":
         """The same suite with every experiment on grid cells of ``cell_size`` degrees."""
         _check(0 < cell_size <= 180, "--cell-size", f"{cell_size} is not a cell size in degrees (0 < size <= 180)")
-        exps = tuple(Experiment(e.id, e.title, e.figure, e.y, e.policies, {**e.grid, "cell_size": [float(cell_size)]},
-                                e.claim, e.caption) for e in self.experiments)
+        exps = tuple(replace(e, grid={**e.grid, "cell_size": [float(cell_size)]}) for e in self.experiments)
         return Suite(self.name, self.description, exps)
 
     @property
