@@ -147,6 +147,13 @@ def _summary(reports: dict, truncated: dict, land_only: bool) -> str:
 # ------------------------------------------------------------------ Spark preparation
 
 
+def _meta(origin: dict, cell_size: float, land_only: bool, reports: dict, truncated: dict) -> dict:
+    """``Workload.meta`` of a weather workload: where it comes from (``origin``), the grid, the
+    per-file reports, the truncation and their one-paragraph summary."""
+    return {**origin, "cell_size": cell_size, "grid": list(grid_shape(cell_size)), "land_only": land_only,
+            "streams": reports, "truncated": truncated, "summary": _summary(reports, truncated, land_only)}
+
+
 def _ordered_keys(frame: DataFrame, cell_size: float) -> tuple[DataFrame, np.ndarray, np.ndarray, np.ndarray]:
     """Keyed frame and its (time, line, key) in observation-time order, ties in file order.
 
@@ -193,12 +200,8 @@ def _prepare(spark: SparkSession, paths: tuple[Path, Path], fmt: str, stations: 
     counts = _counts({side: prepared[side][0] for side in prepared}, cut)
     keys = sorted(set(counts["R"]) | set(counts["S"]))
     freq = {"key": keys, "R": [counts["R"].get(k, 0) for k in keys], "S": [counts["S"].get(k, 0) for k in keys]}
-    meta = {
-        "source": [str(p.absolute()) for p in paths], "format": fmt,
-        "cell_size": cell_size, "grid": list(grid_shape(cell_size)),
-        "land_only": land_only, "streams": reports, "truncated": truncated,
-        "summary": _summary(reports, truncated, land_only),
-    }
+    meta = _meta({"source": [str(p.absolute()) for p in paths], "format": fmt}, cell_size, land_only, reports,
+                 truncated)
     return prepared["R"][3][:length], prepared["S"][3][:length], freq, meta
 
 
@@ -314,10 +317,6 @@ def synop_sample_workload(cell_size: float = 10.0, window: int = SAMPLE_WINDOW, 
     reports = {side: {**stored["reports"][side], "not_land": 0, "used": len(keys[side])} for side in ("R", "S")}
     truncated = _truncation(len(keys["R"]), len(keys["S"]), tuple(stored["files"]))
     r_keys, s_keys = keys["R"][:truncated["length"]], keys["S"][:truncated["length"]]
-    meta = {
-        "source": [f"{SAMPLE_FILE} ({name})" for name in stored["files"]], "format": "synop-sample",
-        "attribution": stored["attribution"], "cell_size": cell_size, "grid": list(grid_shape(cell_size)),
-        "land_only": True, "streams": reports, "truncated": truncated,
-        "summary": _summary(reports, truncated, True),
-    }
+    meta = _meta({"source": [f"{SAMPLE_FILE} ({name})" for name in stored["files"]], "format": "synop-sample",
+                  "attribution": stored["attribution"]}, cell_size, True, reports, truncated)
     return _assemble(r_keys, s_keys, None, meta, window, warmup, "synop-2013-01+2013-02")
