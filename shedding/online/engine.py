@@ -101,7 +101,7 @@ class JoinOperator:
         self._sc, self._fsc = sc, fsc
         self._capacity = 0
         self._n_keys = 0
-        self._alloc(capacity=self.memory + 2, n_keys=1)
+        self._alloc(capacity=min(self.memory, 1022) + 2, n_keys=1)
         if isinstance(self.estimator, StaticEstimator):
             est = self.estimator
             ids = self._map_keys(np.asarray(est.keys, dtype=np.int64))
@@ -173,6 +173,16 @@ class JoinOperator:
         return self._ids[pos]
 
     @property
+    def arrivals(self) -> int:
+        """Tuples fed so far; also the sequence number the next tuple gets."""
+        return self._next_seq
+
+    @property
+    def in_memory(self) -> tuple[int, int]:
+        """(R tuples, S tuples) in join memory now."""
+        return int(self._sc[K.SC_NMEM_R]), int(self._sc[K.SC_NMEM_S])
+
+    @property
     def state_bytes(self) -> int:
         """Bytes held by the operator's state: O(M + batch + domain), never O(stream)."""
         return sum(a.nbytes for a in self._state())
@@ -200,8 +210,12 @@ class JoinOperator:
         ids = self._map_keys(key)
         starts = np.flatnonzero(np.r_[True, time[1:] != time[:-1]])
         max_batch = int(np.max(np.diff(np.r_[starts, n])))
-        if self.memory + max_batch + 1 > self._capacity:
-            self._alloc(max(self.memory + max_batch + 1, 2 * self._capacity), self._n_keys)
+        # memory never holds more than M tuples, nor more than it holds now plus this feed: the
+        # node pool grows with the data, so a huge M (or M = unbounded, for EXACT) costs nothing
+        resident = int(self._sc[K.SC_NMEM_R] + self._sc[K.SC_NMEM_S])
+        need = min(self.memory, resident + n) + max_batch + 1
+        if need > self._capacity:
+            self._alloc(max(need, 2 * self._capacity), self._n_keys)
         seq = np.arange(self._next_seq, self._next_seq + n, dtype=np.int64)
         draws = self._rng.random(n) if self.policy.kind == K.RAND else np.zeros(1)
         dep = np.zeros((n + self._capacity, 3), dtype=np.int64) if self.record else _EMPTY_ROWS
