@@ -22,6 +22,7 @@ from rich.table import Table
 
 from .errors import ShedError
 from .model import Workload
+from .streaming.cli import stream_join
 
 app = typer.Typer(
     add_completion=False,
@@ -383,6 +384,9 @@ def report(out_dir: Path = typer.Argument(..., help="A folder written by shed co
     results, suite_dict, complete = load_results(out_dir)
     path = build_report(results, suite_dict, complete, out_dir / "report.html")
     out.print(f"report: {path}" + ("" if complete else " (INCOMPLETE results)"))
+
+
+app.command("stream-join")(stream_join)
 
 
 def _write_rows(path: Path, rows: list[dict]) -> None:

@@ -1,11 +1,13 @@
 """The semantic window join inside Spark Structured Streaming.
 
-:class:`~shedding.streaming.shard.ShardJoin` (no Spark) holds arrivals back until their time step
-is complete and drives the same :class:`~shedding.online.engine.JoinOperator` as the simulator;
-:mod:`~shedding.streaming.spark_join` runs one per shard inside ``transformWithStateInPandas``.
+* :mod:`~shedding.streaming.shard`: :class:`ShardJoin` (no Spark) holds arrivals back until their
+  time step is complete and drives the same :class:`~shedding.online.engine.JoinOperator` as the
+  simulator;
+* :mod:`~shedding.streaming.partition`: which shard a key belongs to, and each shard's memory;
+* :mod:`~shedding.streaming.spark_join`: ``semantic_window_join``, one ShardJoin per shard inside
+  ``transformWithStateInPandas``;
+* :mod:`~shedding.streaming.native`: Spark's own stream-stream join of the same window, the baseline;
+* :mod:`~shedding.streaming.job`: the ``shed stream-join`` job (file sources, sinks, checkpoint).
+
+Nothing is imported here, so that ``shed --help`` does not load Spark.
 """
-
-from .partition import shard_budgets, shard_of
-from .shard import SHEDDING, JoinSpec, ShardJoin
-
-__all__ = ["JoinSpec", "ShardJoin", "SHEDDING", "shard_budgets", "shard_of"]

@@ -170,7 +170,7 @@ class ShardJoin:
             if len(times):
                 latest = self._latest[s]
                 self._latest[s] = int(times.max()) if latest is None else max(latest, int(times.max()))
-        held = _append(self._held, fresh[self._columns])
+        held = _append(self._held, fresh.reindex(columns=self._columns))
         if end:
             ready = np.ones(len(held), dtype=bool)
         elif None in self._latest:

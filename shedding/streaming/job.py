@@ -1,0 +1,341 @@
+"""The streaming job behind ``shed stream-join``: file sources, exactly-once sinks, a checkpoint.
+
+Two directories of CSV or Parquet files (``time,key[,payload...]``, one directory per stream) are read
+as streams, joined by :func:`~shedding.streaming.spark_join.semantic_window_join` and written per
+micro-batch to two tables, ``OUT/pairs/batch=N`` and ``OUT/metrics/batch=N``. A batch's output is
+written with ``overwrite``: a batch replayed after a crash (Spark replays the last uncommitted batch
+from its offset log, on the state of the batch before) replaces its own files, so every batch is
+written exactly once. The parameters are stored beside the checkpoint and a run with other ones is
+refused, leaving the checkpoint intact.
+
+End of input: with the ``available-now`` and ``once`` triggers the input is bounded. When the query
+has drained the sources, the job drops a marker file into ``CHECKPOINT/end-of-input`` (a third,
+tiny file source) and runs once more; the marker releases every held step, so a bounded input gives
+exactly the batch result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time as _time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..datasets.files import FORMATS
+from ..errors import ShedError
+from .shard import METRICS, JoinSpec
+
+PAIRS, METRIC_TABLE, PARAMS, END_DIR = "pairs", "metrics", "shedding-job.json", "end-of-input"
+
+
+# ---------------------------------------------------------------------------- triggers
+
+
+def parse_trigger(text: str) -> tuple[dict, bool]:
+    """``available-now``, ``once`` or ``interval:SECONDS`` as writeStream.trigger keywords, and
+    whether the input is bounded (then the end of input is flushed)."""
+    t = text.strip().lower()
+    if t in ("available-now", "availablenow"):
+        return {"availableNow": True}, True
+    if t == "once":
+        return {"once": True}, True
+    m = re.fullmatch(r"interval:(\d+(?:\.\d+)?)", t)
+    if m and float(m.group(1)) > 0:
+        return {"processingTime": f"{float(m.group(1))} seconds"}, False
+    raise ShedError(f"unknown --trigger {text!r}; use available-now, once or interval:SECONDS (e.g. interval:5)")
+
+
+# ---------------------------------------------------------------------------- sources
+
+
+@dataclass(frozen=True)
+class StreamSource:
+    """One input directory: its format and columns (as in its first file)."""
+
+    path: Path
+    fmt: str
+    columns: tuple[str, ...]
+    ddl: str  # the reader's schema
+
+    def reader(self, spark, max_files: int | None):
+        read = spark.readStream.schema(self.ddl)
+        if max_files is not None:
+            read = read.option("maxFilesPerTrigger", max_files)
+        if self.fmt == "csv":
+            return read.option("header", True).option("mode", "PERMISSIVE").csv(str(self.path))
+        return read.parquet(str(self.path))
+
+
+def _files(path: Path, fmt: str) -> list[Path]:
+    exts = [e for e, f in FORMATS.items() if f == fmt]
+    return sorted(p for p in path.iterdir() if p.is_file() and any(p.name.lower().endswith(e) for e in exts))
+
+
+def inspect_source(path: Path, fmt: str | None, what: str) -> StreamSource:
+    """Check one source directory up front: it exists, holds files, has time and key columns, and
+    its first file's times and keys are integers (later garbage rows are counted and skipped)."""
+    if not path.exists():
+        raise ShedError(f"source directory not found: {path}; give the directory the {what} files arrive in")
+    if not path.is_dir():
+        raise ShedError(f"{path} is not a directory; --r and --s take a directory of CSV or Parquet files")
+    if fmt is None:
+        found = {f for e, f in FORMATS.items() for p in path.iterdir() if p.name.lower().endswith(e)}
+        if len(found) != 1:
+            raise ShedError(f"cannot tell the format of {path} ({'mixed files' if found else 'no .csv or .parquet files'}); "
+                            "add --format csv or parquet")
+        fmt = found.pop()
+    if fmt not in ("csv", "parquet"):
+        raise ShedError(f"unknown --format {fmt!r}; choose csv or parquet")
+    files = _files(path, fmt)
+    if not files:
+        raise ShedError(f"no {fmt} files in {path} yet; the first file fixes the columns, so add one before starting")
+    first = files[0]
+    try:
+        sample = pd.read_csv(first, dtype=str, nrows=1000) if fmt == "csv" else pd.read_parquet(first)
+    except Exception as exc:  # pandas/pyarrow raise many types for corrupt files
+        raise ShedError(f"cannot read {first} as {fmt} ({' '.join(str(exc).split())[:150]}); fix or remove it") from None
+    lower = {str(c).strip().lower(): str(c) for c in sample.columns}
+    missing = [c for c in ("time", "key") if c not in lower]
+    if missing:
+        raise ShedError(f"{what} file {first.name} lacks column {', '.join(missing)} (it has "
+                        f"{', '.join(map(str, sample.columns)) or 'none'}); sources need time,key[,payload...]")
+    for col in ("time", "key"):
+        values = sample[lower[col]]
+        if fmt == "parquet" and values.dtype.kind not in "iu":
+            raise ShedError(f"{what} column {col} in {first.name} has type {values.dtype}; {col}s must be integers")
+        if fmt == "csv":
+            text = values.dropna().astype(str).str.strip()
+            if len(text) and not text.str.fullmatch(r"[+-]?\d+").any():
+                raise ShedError(f"{what} column {col} in {first.name} holds no integers (first value {text.iloc[0]!r}); "
+                                f"{col}s must be integers")
+    if fmt == "csv":
+        ddl = ", ".join(f"`{c}` string" for c in sample.columns)
+    else:
+        import pyarrow.parquet as pq
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        ddl = from_arrow_schema(pq.read_schema(first)).simpleString()[len("struct<"):-1]
+    return StreamSource(path, fmt, tuple(str(c) for c in sample.columns), ddl)
+
+
+def write_zipf_sources(text_r: str, text_s: str, folder: Path, length: int, files: int, seed: int) -> tuple[Path, Path]:
+    """``zipf:SKEW:DOMAIN`` for both streams: two tuple-synchronous Zipf streams (the paper's §4
+    workload, one R and one S tuple per time step) written as ``files`` CSV files per stream."""
+    from ..datasets.zipf import zipf_workload
+
+    parsed = []
+    for text in (text_r, text_s):
+        m = re.fullmatch(r"zipf:([0-9.]+):(\d+)", text.strip().lower())
+        if not m:
+            raise ShedError(f"synthetic source {text!r} is not zipf:SKEW:DOMAIN (e.g. zipf:1.0:650)")
+        parsed.append((float(m.group(1)), int(m.group(2))))
+    if parsed[0][1] != parsed[1][1]:
+        raise ShedError("synthetic R and S need the same domain (zipf:SKEW:DOMAIN); the skews may differ")
+    if files < 1 or length < 1:
+        raise ShedError(f"--length and --files must be >= 1, got {length} and {files}")
+    wl = zipf_workload(parsed[0][0], parsed[0][1], length, seed, "independent", 1, 0, skew_s=parsed[1][0])
+    paths = []
+    for side, name in ((0, "r"), (1, "s")):
+        d = folder / name
+        d.mkdir(parents=True, exist_ok=True)
+        times, keys = wl.stream(side)
+        for i, idx in enumerate(np.array_split(np.arange(len(times)), files)):
+            target = d / f"part-{i:05d}.csv"
+            if not target.exists():  # a restart finds the same files
+                pd.DataFrame({"time": times[idx], "key": keys[idx]}).to_csv(target, index=False)
+                os.utime(target, (1_000_000 + i, 1_000_000 + i))  # the file source reads in this order
+        paths.append(d)
+    return paths[0], paths[1]
+
+
+# ---------------------------------------------------------------------------- the job
+
+
+@dataclass
+class StreamJob:
+    """Everything ``shed stream-join`` runs with."""
+
+    r: StreamSource
+    s: StreamSource
+    out: Path
+    checkpoint: Path
+    spec: JoinSpec
+    estimator: str = "online"  # online, static (from the files present at the first start) or a table path
+    trigger: str = "available-now"
+    max_files_per_trigger: int | None = None
+    master: str = "local[*]"
+    params: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.params = {"spec": self.spec.as_dict(), "r": str(self.r.path.resolve()), "s": str(self.s.path.resolve()),
+                       "format": [self.r.fmt, self.s.fmt], "estimator": self.estimator}
+
+
+def _check_params(job: StreamJob) -> None:
+    """Refuse a checkpoint or output folder made with other parameters; record them on a first start."""
+    for folder, what in ((job.checkpoint, "--checkpoint"), (job.out, "--out")):
+        stored = folder / PARAMS
+        if stored.exists():
+            old = json.loads(stored.read_text())
+            diff = _differences(old, job.params)
+            if diff:
+                raise ShedError(f"{what} {folder} was made by a run with other parameters ({'; '.join(diff[:3])}); "
+                                f"use a new {what} or the same parameters")
+        elif any((folder / part).exists() for part in (PAIRS, METRIC_TABLE, "spark")):
+            raise ShedError(f"{what} {folder} holds results of another job; give a new folder")
+    for folder in (job.checkpoint, job.out):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / PARAMS).write_text(json.dumps(job.params, indent=1, sort_keys=True))
+
+
+def _differences(old: dict, new: dict, prefix: str = "") -> list[str]:
+    out = []
+    for k in sorted(set(old) | set(new)):
+        a, b = old.get(k), new.get(k)
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += _differences(a, b, f"{prefix}{k}.")
+        elif a != b:
+            out.append(f"{prefix}{k} was {a!r}, now {b!r}")
+    return out
+
+
+def _static_table(spark, job: StreamJob):
+    """The static frequency table: a given file, or counted once from the files present at the first
+    start and kept in the checkpoint (a restart must use the same table)."""
+    from .spark_join import load_frequency_table
+
+    if job.estimator not in ("online", "static"):
+        return load_frequency_table(job.estimator)
+    if job.estimator == "online":
+        return "online"
+    kept = job.checkpoint / "frequencies.parquet"
+    if not kept.exists():
+        from pyspark.sql import functions as F
+
+        def counts(src: StreamSource, name: str):
+            df = spark.read.schema(src.ddl)
+            df = df.option("header", True).csv(str(src.path)) if src.fmt == "csv" else df.parquet(str(src.path))
+            key = F.trim(F.col(next(c for c in src.columns if c.strip().lower() == "key")).cast("string"))
+            return df.select(key.try_cast("long").alias("key")).dropna().groupBy("key").agg(F.count("*").alias(name))
+
+        table = counts(job.r, "count_r").join(counts(job.s, "count_s"), "key", "outer").fillna(0).toPandas()
+        table.sort_values("key").to_parquet(kept, index=False)
+    return load_frequency_table(str(kept))
+
+
+def _writer(out: Path, payload: list[str]) -> Callable:
+    """foreachBatch: the batch's pairs and metrics, each overwritten under ``batch=N`` (idempotent)."""
+    from pyspark.sql import functions as F
+
+    from .spark_join import OPERATOR_METRICS
+
+    def write(df, batch_id: int) -> None:
+        df.persist()
+        try:
+            df.filter(F.col("kind") == "pair").select("key", "r_time", "s_time", *payload) \
+                .write.mode("overwrite").parquet(str(out / PAIRS / f"batch={batch_id}"))
+            df.filter(F.col("kind") == "metrics").select("shard", *METRICS, *OPERATOR_METRICS) \
+                .write.mode("overwrite").parquet(str(out / METRIC_TABLE / f"batch={batch_id}"))
+        finally:
+            df.unpersist()
+
+    return write
+
+
+def _query_error(exc: Exception) -> ShedError:
+    """A failed query as one line: our own ShedError from the handler if there is one."""
+    text = str(exc)
+    m = re.search(r"ShedError: ([^\n]+)", text)
+    if m:
+        return ShedError(m.group(1).strip())
+    first = next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)
+    return ShedError(f"the streaming query failed: {first[:300]}; the checkpoint is kept, fix the cause and rerun")
+
+
+def _await(query, progress: Callable[[dict], None] | None) -> None:
+    from pyspark.errors import StreamingQueryException
+
+    try:
+        while not query.awaitTermination(0.5):
+            if progress is not None and query.lastProgress:
+                progress(query.lastProgress)
+    except StreamingQueryException as exc:
+        raise _query_error(exc) from None
+    except KeyboardInterrupt:
+        query.stop()
+        raise
+
+
+def run(job: StreamJob, progress: Callable[[dict], None] | None = None) -> dict:
+    """Run the job (both phases for a bounded trigger) and return its summary."""
+    from ..spark import spark_session
+    from .spark_join import configure_session, semantic_window_join
+
+    trigger, bounded = parse_trigger(job.trigger)
+    _check_params(job)
+    started = _time.perf_counter()
+    with spark_session(job.master, "shed stream-join") as spark:
+        configure_session(spark, job.spec.shards)
+        estimator = _static_table(spark, job)
+        end_dir = job.checkpoint / END_DIR
+        end_dir.mkdir(exist_ok=True)
+        spec = job.spec
+        payload = {"r": spec.payload_r, "s": spec.payload_s}
+        joined = semantic_window_join(
+            job.r.reader(spark, job.max_files_per_trigger), job.s.reader(spark, job.max_files_per_trigger),
+            window=spec.window, memory=spec.memory, shedding=spec.shedding, memory_split=spec.memory_split,
+            estimator=estimator, shards=spec.shards, payload=payload, seed=spec.seed, warmup=spec.warmup,
+            decay=spec.decay, strict=spec.strict, end_of_input=spark.readStream.format("text").load(str(end_dir)),
+            with_metrics=True)
+        from pyspark.sql import functions as F
+
+        observed = joined.observe("shedding", *[F.sum(m).alias(m) for m in ("arrivals", "outputs", "shed", "late", "bad")])
+        writer = _writer(job.out, spec.payload_columns)
+
+        def start():
+            return (observed.writeStream.queryName("shed_stream_join").foreachBatch(writer)
+                    .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
+
+        _await(start(), progress)
+        if bounded:
+            marker = end_dir / "end.txt"
+            if not marker.exists():
+                tmp = job.checkpoint / "end.txt.tmp"
+                tmp.write_text("end of input\n")
+                os.replace(tmp, marker)
+            _await(start(), progress)
+    summary = summarize(job.out)
+    summary["seconds"] = round(_time.perf_counter() - started, 2)
+    return summary
+
+
+# ---------------------------------------------------------------------------- results
+
+
+def read_table(out: Path, name: str) -> pd.DataFrame:
+    """All batches of ``OUT/pairs`` or ``OUT/metrics`` with an integer ``batch`` column."""
+    folder = out / name
+    if not folder.exists() or not any(folder.iterdir()):
+        return pd.DataFrame()
+    frame = pd.read_parquet(folder)
+    frame["batch"] = frame["batch"].astype(np.int64)
+    return frame
+
+
+def summarize(out: Path) -> dict:
+    """Totals over every batch and shard, and the peaks of memory, held tuples and state size."""
+    m = read_table(out, METRIC_TABLE)
+    summary = {"out": str(out), "pairs": str(out / PAIRS), "metrics": str(out / METRIC_TABLE)}
+    if m.empty:
+        return summary | {"batches": 0} | dict.fromkeys(("arrivals", "outputs", "shed", "late", "bad"), 0)
+    per_batch = m.assign(memory=m["memory_r"] + m["memory_s"]).groupby("batch")[["memory", "held", "state_bytes"]].sum()
+    totals = {k: int(m[k].sum()) for k in ("arrivals", "outputs", "shed", "late", "bad")}
+    return summary | {"batches": int(m["batch"].nunique())} | totals | {
+        "peak_memory": int(per_batch["memory"].max()), "peak_held": int(per_batch["held"].max()),
+        "peak_state_bytes": int(per_batch["state_bytes"].max())}

@@ -1,0 +1,244 @@
+"""``semantic_window_join``: a Structured Streaming window join whose state never exceeds M tuples.
+
+Spark's own stream-stream join keeps every tuple until the watermark passes it; this one sheds by
+value with PROB, LIFE or RAND (Das, Gehrke, Riedewald, SIGMOD 2003, §3.3 and §4). The two inputs
+are unioned with a side tag, grouped by shard (``pmod(hash(key), P)``, see
+:mod:`~shedding.streaming.partition`) and processed by ``transformWithStateInPandas``: per shard
+one binary state value holds the :class:`~shedding.streaming.shard.ShardJoin` (the join operator's
+arrays, held-back arrivals, the payloads of the tuples in memory), read and written once per
+micro-batch. Rows whose time or key is not an integer are tagged, counted and skipped.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from pathlib import Path
+from typing import Iterator, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.streaming import StatefulProcessor
+from pyspark.sql.types import (BinaryType, DecimalType, DoubleType, FloatType, IntegerType, IntegralType, LongType,
+                               StringType, StructField, StructType)
+
+from ..datasets.files import check_file, format_of
+from ..errors import ShedError
+from ..online.estimators import StaticEstimator
+from .partition import shard_of
+from .shard import BAD, END, METRICS, JoinSpec, ShardJoin
+
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+#: the extra metrics columns written by the operator beside :data:`~shedding.streaming.shard.METRICS`
+OPERATOR_METRICS = ("state_bytes", "handler_ms")
+
+
+def configure_session(spark, shards: int) -> None:
+    """Session settings the join needs: RocksDB state (required by transformWithStateInPandas) with
+    changelog checkpointing (a commit writes the changes, not a snapshot), and one shuffle partition
+    per shard."""
+    spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+    spark.conf.set("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
+    spark.conf.set("spark.sql.shuffle.partitions", str(shards))
+
+
+def _payload_names(payload: Sequence[str] | Mapping[str, Sequence[str]] | None) -> tuple[tuple, tuple]:
+    if payload is None:
+        return (), ()
+    if isinstance(payload, str):
+        payload = [payload]
+    if isinstance(payload, Mapping):
+        unknown = set(payload) - {"r", "s"}
+        if unknown:
+            raise ShedError(f"payload maps the streams 'r' and 's' to column lists, got keys {sorted(unknown)}")
+        return tuple(payload.get("r", ())), tuple(payload.get("s", ()))
+    return tuple(payload), tuple(payload)
+
+
+def _column(df: DataFrame, name: str, what: str) -> str:
+    """The column of ``df`` called ``name`` (case-insensitively), or a one-line error."""
+    found = {c.lower(): c for c in df.columns}
+    if name.lower() not in found:
+        raise ShedError(f"{what} has no column {name!r} (it has {', '.join(df.columns) or 'none'}); "
+                        "name the right column or fix the input")
+    return found[name.lower()]
+
+
+def _integer(df: DataFrame, name: str):
+    """``name`` as a long, null where the value is missing or not an integer (never truncated)."""
+    col = F.col(name)
+    kind = df.schema[name].dataType
+    if isinstance(kind, IntegralType):
+        return col.cast("long")
+    if isinstance(kind, (DoubleType, FloatType, DecimalType)):
+        return F.when(col == F.floor(col), col.try_cast("long"))
+    if isinstance(kind, StringType):
+        return F.trim(col).try_cast("long")
+    raise ShedError(f"column {name!r} has type {kind.simpleString()}; time and key must be integers")
+
+
+def _tagged(df: DataFrame, side: int, spec: JoinSpec, key: str, time: str, what: str) -> DataFrame:
+    """One input as rows (side, time, key, shard, payloads); bad rows get side BAD."""
+    key, time = _column(df, key, what), _column(df, time, what)
+    own = spec.payload_r if side == 0 else spec.payload_s
+    cols = {c: _column(df, c, what) for c in own}
+    t, k = _integer(df, time), _integer(df, key)
+    bad = t.isNull() | k.isNull()
+    out = [
+        F.when(bad, F.lit(BAD)).otherwise(F.lit(side)).cast("int").alias("side"),
+        F.coalesce(t, F.lit(0)).alias("time"),
+        F.coalesce(k, F.lit(0)).alias("key"),
+        F.when(bad, F.lit(0)).otherwise(F.pmod(F.hash(k), F.lit(spec.shards))).cast("int").alias("shard"),
+    ]
+    out += [F.col(cols[c]).alias(("r_" if side == 0 else "s_") + c) for c in own]
+    return df.select(*out)
+
+
+def _with_missing(df: DataFrame, fields: list[StructField]) -> DataFrame:
+    """Add the payload columns of the other stream as typed nulls, so the inputs union by name."""
+    for field in fields:
+        if field.name not in df.columns:
+            df = df.withColumn(field.name, F.lit(None).cast(field.dataType))
+    return df
+
+
+def output_schema(payload_fields: list[StructField]) -> StructType:
+    """kind ("pair" or "metrics"), shard, the pair columns and the metric columns (null where unused)."""
+    fields = [StructField("kind", StringType()), StructField("shard", IntegerType()),
+              StructField("key", LongType()), StructField("r_time", LongType()), StructField("s_time", LongType())]
+    fields += [StructField(f.name, f.dataType) for f in payload_fields]
+    fields += [StructField(m, LongType()) for m in (*METRICS, *OPERATOR_METRICS)]
+    return StructType(fields)
+
+
+def load_frequency_table(path: str) -> StaticEstimator:
+    """A static frequency table: a CSV or Parquet file with columns key, count_r, count_s."""
+    p = Path(path)
+    check_file(p, "a frequency table (key, count_r, count_s)")
+    frame = pd.read_csv(p) if format_of(p) == "csv" else pd.read_parquet(p)
+    frame.columns = [str(c).strip().lower() for c in frame.columns]
+    missing = {"key", "count_r", "count_s"} - set(frame.columns)
+    if missing:
+        raise ShedError(f"frequency table {p} lacks columns {', '.join(sorted(missing))}; it needs key, count_r, count_s")
+    try:
+        keys = frame["key"].to_numpy(dtype=np.int64)
+        counts = frame[["count_r", "count_s"]].to_numpy(dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ShedError(f"frequency table {p} must hold integer keys and numeric counts") from None
+    if np.any(counts < 0) or not np.all(np.isfinite(counts)):
+        raise ShedError(f"frequency table {p} has negative or missing counts; counts must be >= 0")
+    return table_of(keys, counts[:, 0], counts[:, 1])
+
+
+def table_of(keys: np.ndarray, counts_r: np.ndarray, counts_s: np.ndarray) -> StaticEstimator:
+    """A frequency table with sorted, distinct keys."""
+    keys = np.asarray(keys, dtype=np.int64)
+    if len(np.unique(keys)) != len(keys):
+        raise ShedError("the frequency table lists a key twice; give one row per key")
+    order = np.argsort(keys)
+    return StaticEstimator(keys[order], np.asarray(counts_r, dtype=np.float64)[order],
+                           np.asarray(counts_s, dtype=np.float64)[order])
+
+
+def shard_table(table: StaticEstimator | None, shard: int, shards: int) -> StaticEstimator | None:
+    """The rows of ``table`` whose keys belong to ``shard``."""
+    if table is None:
+        return None
+    mine = shard_of(table.keys, shards) == shard
+    return StaticEstimator(table.keys[mine], table.counts_r[mine], table.counts_s[mine])
+
+
+class ShedProcessor(StatefulProcessor):
+    """The stateful processor: per shard, one ValueState ``blob`` holding the :class:`ShardJoin`."""
+
+    def __init__(self, spec: JoinSpec, table: StaticEstimator | None, columns: list[str]) -> None:
+        self.spec = spec
+        self.table = table
+        self.columns = columns
+
+    def init(self, handle) -> None:
+        self.state = handle.getValueState("shard", StructType([StructField("blob", BinaryType())]))
+
+    def handleInputRows(self, key, rows: Iterator[pd.DataFrame], timerValues) -> Iterator[pd.DataFrame]:
+        started = _time.perf_counter()
+        shard = int(key[0])
+        frames = list(rows)
+        batch = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        if self.state.exists():
+            join = ShardJoin.from_bytes(self.state.get()[0])
+        else:
+            join = ShardJoin(self.spec, shard, shard_table(self.table, shard, self.spec.shards))
+        pairs, metrics = join.push(batch)
+        blob = join.to_bytes()
+        self.state.update((blob,))
+        metrics |= {"state_bytes": len(blob), "handler_ms": round(1000 * (_time.perf_counter() - started))}
+        pairs.insert(0, "kind", "pair")
+        pairs.insert(1, "shard", shard)
+        row = pd.DataFrame([{"kind": "metrics", "shard": shard} | metrics])
+        yield pd.concat([pairs, row], ignore_index=True).reindex(columns=self.columns)
+
+    def close(self) -> None:
+        pass
+
+
+def semantic_window_join(
+    r: DataFrame,
+    s: DataFrame,
+    *,
+    key: str = "key",
+    time: str = "time",
+    window: int,
+    memory: int,
+    shedding: str = "prob",
+    memory_split: tuple[int, int] | None = None,
+    estimator: str | StaticEstimator = "online",
+    shards: int = 1,
+    payload: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
+    seed: int = 0,
+    warmup: int = 0,
+    decay: float = 1.0,
+    strict: bool = False,
+    end_of_input: DataFrame | None = None,
+    with_metrics: bool = False,
+) -> DataFrame:
+    """Join streams ``r`` and ``s`` over a window of ``window`` time steps in at most ``memory`` tuples.
+
+    ``r`` and ``s`` are streaming (or batch) DataFrames with an integer ``key`` and an integer
+    event-time column ``time`` (time steps). ``shedding`` is ``none`` (the exact window join) or a
+    policy: ``prob``, ``life``, ``rand`` (fixed R/S split, ``memory_split`` or M//2, M-M//2) or
+    ``probv``, ``lifev``, ``randv`` (variable split). ``estimator`` is ``online`` (key counts so far,
+    per shard, optionally decayed), a path to a frequency table (key, count_r, count_s) or a
+    :class:`~shedding.online.estimators.StaticEstimator`. ``shards`` P splits the keys and the memory
+    (:func:`~shedding.streaming.partition.shard_budgets`). ``payload`` names columns carried into the
+    pairs as ``r_<c>`` and ``s_<c>`` (a list for both streams, or ``{"r": [...], "s": [...]}``).
+    ``end_of_input``, a streaming DataFrame, ends the input when any row arrives on it: every held
+    step is joined and later tuples are late.
+
+    Returns the pairs (``key``, ``r_time``, ``s_time``, payloads) as a streaming DataFrame; with
+    ``with_metrics`` also one metrics row per shard and micro-batch, told apart by ``kind``.
+    """
+    if isinstance(estimator, StaticEstimator):
+        table, kind = estimator, "static"
+    elif str(estimator).strip().lower() == "online":
+        table, kind = None, "online"
+    else:
+        table, kind = load_frequency_table(str(estimator)), "static"
+    payload_r, payload_s = _payload_names(payload)
+    spec = JoinSpec(window, memory, str(shedding).strip().lower(), memory_split, shards, kind, decay, seed, warmup,
+                    strict, payload_r, payload_s)
+    tagged = [_tagged(r, 0, spec, key, time, "stream R"), _tagged(s, 1, spec, key, time, "stream S")]
+    payload_fields = [f for df in tagged for f in df.schema.fields if f.name in spec.payload_columns]
+    tagged = [_with_missing(df, payload_fields) for df in tagged]
+    union = tagged[0].unionByName(tagged[1])
+    if end_of_input is not None:
+        marker = end_of_input.select(F.explode(F.sequence(F.lit(0), F.lit(spec.shards - 1))).alias("shard"))
+        marker = marker.select(F.lit(END).alias("side"), F.lit(0).cast("long").alias("time"),
+                               F.lit(0).cast("long").alias("key"), "shard")
+        union = union.unionByName(_with_missing(marker, payload_fields))
+    schema = output_schema(payload_fields)
+    processor = ShedProcessor(spec, table, schema.fieldNames())
+    joined = union.groupBy("shard").transformWithStateInPandas(processor, schema, "Append", "None")
+    if with_metrics:
+        return joined
+    return joined.filter(F.col("kind") == "pair").select("key", "r_time", "s_time", *spec.payload_columns)

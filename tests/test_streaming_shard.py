@@ -1,0 +1,209 @@
+"""The streaming shard (no Spark): whatever the micro-batches, it equals the batch simulator."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import assert_one_line_error
+from shedding import Workload, simulate, zipf_workload
+from shedding.errors import ShedError
+from shedding.exact import exact_pairs
+from shedding.online.estimators import StaticEstimator
+from shedding.streaming.partition import shard_budgets, shard_of, spark_hash
+from shedding.streaming.shard import BAD, END, SHEDDING, JoinSpec, ShardJoin
+
+POLICIES = [p for p in SHEDDING if p != "none"]
+
+
+def canonical(side, time, key, window: int, warmup: int = 0) -> Workload:
+    """The workload in the streaming join's order within a time step: side, then key."""
+    order = np.lexsort((key, side, time))
+    return Workload(np.asarray(side)[order], np.asarray(time)[order], np.asarray(key)[order], window, warmup)
+
+
+def frame(wl: Workload, idx=None) -> pd.DataFrame:
+    idx = np.arange(len(wl)) if idx is None else idx
+    return pd.DataFrame({"side": wl.side[idx].astype(np.int64), "time": wl.time[idx], "key": wl.key[idx]})
+
+
+def run_stream(spec: JoinSpec, batches: list[pd.DataFrame], table=None, shard: int = 0, roundtrip: bool = True):
+    """Push the batches (then the end marker) through one shard; pairs and summed metrics."""
+    join = ShardJoin(spec, shard, table)
+    pairs, totals, peaks = [], {}, []
+    for batch in [*batches, pd.DataFrame({"side": [END], "time": [0], "key": [0]})]:
+        if roundtrip:
+            join = ShardJoin.from_bytes(join.to_bytes())
+        p, m = join.push(batch)
+        pairs.append(p)
+        peaks.append(m["memory_r"] + m["memory_s"])
+        for k, v in m.items():
+            totals[k] = totals.get(k, 0) + v
+    return pd.concat(pairs, ignore_index=True), totals, peaks
+
+
+def pair_set(pairs: pd.DataFrame) -> list[tuple]:
+    return sorted(zip(pairs["key"], pairs["r_time"], pairs["s_time"]))
+
+
+def simulated(wl: Workload, policy: str, memory: int, **kw) -> list[tuple]:
+    res = simulate(wl, "exact" if policy == "none" else policy, memory, pairs=True, **kw)
+    p = res.pairs
+    return sorted(zip(wl.key[p[:, 0]], wl.time[p[:, 0]], wl.time[p[:, 1]]))
+
+
+def out_of_step(wl: Workload, cuts: int, rng: np.random.Generator) -> list[pd.DataFrame]:
+    """Micro-batches that cut R and S at different rows, rows shuffled inside each batch."""
+    parts = []
+    for s in (0, 1):
+        idx = np.flatnonzero(wl.side == s)
+        at = np.sort(rng.choice(np.arange(1, len(idx)), size=min(cuts, len(idx) - 1), replace=False)) \
+            if len(idx) > 1 else []
+        parts.append(np.split(idx, at))
+    empty = np.zeros(0, dtype=np.int64)
+    return [frame(wl, rng.permutation(np.concatenate([a, b])))
+            for a, b in itertools.zip_longest(*parts, fillvalue=empty)]
+
+
+@pytest.mark.parametrize("policy", POLICIES + ["none"])
+@pytest.mark.parametrize("estimator", ["online", "static"])
+def test_any_micro_batches_equal_the_simulator(policy, estimator):
+    wl = zipf_workload(1.0, 50, 2500, seed=1, window=120, warmup=0)
+    rng = np.random.default_rng(7)
+    table = StaticEstimator.from_workload(wl) if estimator == "static" else None
+    spec = JoinSpec(120, 120, policy, estimator=estimator if policy != "none" else "online", seed=5)
+    expected = simulated(wl, policy, 120, estimator=estimator, seed=5)
+    for batches in (out_of_step(wl, 12, rng), [frame(wl)], out_of_step(wl, 200, rng)):
+        pairs, totals, peaks = run_stream(spec, batches, table)
+        assert pair_set(pairs) == expected
+        assert totals["outputs"] == len(expected) and totals["arrivals"] == len(wl) and totals["late"] == 0
+        if policy != "none":
+            assert max(peaks) <= 120
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    r=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 3)), max_size=25),
+    s=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 3)), max_size=25),
+    window=st.integers(1, 5),
+    memory=st.integers(0, 6),
+    policy=st.sampled_from(POLICIES + ["none"]),
+    cuts=st.integers(1, 8),
+    seed=st.integers(0, 3),
+)
+def test_asynchronous_streams_equal_the_simulator(r, s, window, memory, policy, cuts, seed):
+    """Several tuples per step, empty steps, streams of different lengths, arbitrary cuts."""
+    r, s = sorted(r), sorted(s)
+    side = np.array([0] * len(r) + [1] * len(s), dtype=np.int64)
+    time = np.array([t for t, _ in r] + [t for t, _ in s], dtype=np.int64)
+    key = np.array([k for _, k in r] + [k for _, k in s], dtype=np.int64)
+    wl = canonical(side, time, key, window)
+    expected = simulated(wl, policy, memory, estimator="online", seed=seed)
+    spec = JoinSpec(window, memory, policy, seed=seed)
+    batches = out_of_step(wl, cuts, np.random.default_rng(seed))
+    pairs, totals, _ = run_stream(spec, batches)
+    assert pair_set(pairs) == expected
+    assert totals["arrivals"] == len(wl)
+
+
+def test_none_is_the_exact_join_and_memory_2w_minus_2_changes_nothing():
+    wl = zipf_workload(0.8, 30, 1500, seed=3, window=80, warmup=0)
+    p = exact_pairs(wl)
+    exact = sorted(zip(wl.key[p[:, 0]], wl.time[p[:, 0]], wl.time[p[:, 1]]))
+    pairs, _, _ = run_stream(JoinSpec(80, 0, "none"), out_of_step(wl, 9, np.random.default_rng(0)))
+    assert pair_set(pairs) == exact
+    for policy in POLICIES:
+        pairs, totals, _ = run_stream(JoinSpec(80, 2 * 80 - 2, policy), [frame(wl)])
+        assert pair_set(pairs) == exact and totals["shed"] == 0
+
+
+def test_late_tuples_are_counted_and_dropped_or_refused():
+    wl = zipf_workload(1.0, 20, 600, seed=2, window=40, warmup=0)
+    batches = out_of_step(wl, 6, np.random.default_rng(1))
+    late = pd.DataFrame({"side": [0, 1], "time": [3, 5], "key": [1, 2]})  # steps long joined
+    spec = JoinSpec(40, 40, "prob")
+    pairs, totals, _ = run_stream(spec, batches[:3] + [pd.concat([batches[3], late])] + batches[4:])
+    assert totals["late"] == 2 and totals["arrivals"] == len(wl)
+    assert pair_set(pairs) == simulated(wl, "prob", 40, estimator="online")
+    join = ShardJoin(JoinSpec(40, 40, "prob", strict=True))
+    for b in batches[:3]:
+        join.push(b)
+    with pytest.raises(ShedError) as exc:
+        join.push(late)
+    assert_one_line_error(exc, "late tuple", "strict")
+
+
+def test_bad_rows_are_counted_and_skipped():
+    wl = zipf_workload(1.0, 20, 400, seed=4, window=30, warmup=0)
+    batches = [frame(wl)]
+    batches.insert(0, pd.DataFrame({"side": [BAD, BAD, BAD], "time": [0, 0, 0], "key": [0, 0, 0]}))
+    pairs, totals, _ = run_stream(JoinSpec(30, 30, "life"), batches)
+    assert totals["bad"] == 3
+    assert pair_set(pairs) == simulated(wl, "life", 30, estimator="online")
+
+
+def test_the_end_of_input_joins_the_held_tail_and_later_tuples_are_late():
+    # R runs to time 99, S only to 49: steps from 49 on stay held until the end of input
+    r_keys = np.arange(100) % 7
+    s_keys = np.arange(50) % 5
+    wl = Workload.from_streams(np.arange(100), r_keys, np.arange(50), s_keys, window=20, warmup=0)
+    join = ShardJoin(JoinSpec(20, 16, "prob"))
+    held_pairs, m = join.push(frame(wl))
+    assert m["held"] == 51 + 1 and m["released_until"] == 49  # R 49..99 and S 49
+    tail, m = join.push(pd.DataFrame({"side": [END], "time": [0], "key": [0]}))
+    assert m["held"] == 0 and m["memory_r"] + m["memory_s"] == 0
+    assert pair_set(pd.concat([held_pairs, tail])) == simulated(wl, "prob", 16, estimator="online")
+    _, m = join.push(frame(wl, np.arange(3)))
+    assert m["late"] == 3 and m["arrivals"] == 0
+
+
+def test_payloads_follow_their_tuples():
+    wl = zipf_workload(1.0, 10, 300, seed=0, window=25, warmup=0)
+    f = frame(wl)
+    f["r_tag"] = np.where(f["side"] == 0, "r" + f["time"].astype(str), None)
+    f["s_tag"] = np.where(f["side"] == 1, "s" + f["time"].astype(str), None)
+    pairs, _, _ = run_stream(JoinSpec(25, 20, "rand", payload_r=("tag",), payload_s=("tag",)),
+                             [f.iloc[:100].sample(frac=1, random_state=0), f.iloc[100:]])
+    assert len(pairs) and (pairs["r_tag"] == "r" + pairs["r_time"].astype(str)).all()
+    assert (pairs["s_tag"] == "s" + pairs["s_time"].astype(str)).all()
+
+
+def test_state_stays_bounded_as_the_stream_grows():
+    sizes = []
+    for length in (2000, 8000):
+        wl = zipf_workload(1.0, 50, length, seed=0, window=100, warmup=0)
+        join = ShardJoin(JoinSpec(100, 100, "prob"))
+        for part in np.array_split(np.arange(len(wl)), 10):
+            join.push(frame(wl, part))
+        sizes.append(len(join.to_bytes()))
+    assert sizes[1] < 1.5 * sizes[0]
+
+
+def test_shards_split_the_memory_and_the_keys():
+    assert shard_budgets(500, None, 4) == [(126, 63, 63), (126, 63, 63), (124, 62, 62), (124, 62, 62)]
+    assert sum(m for m, _, _ in shard_budgets(7, (3, 4), 3)) == 7
+    keys = np.arange(-1000, 1000)
+    shards = shard_of(keys, 8)
+    assert shards.min() == 0 and shards.max() == 7 and np.bincount(shards).min() > 150
+    # Spark's hash(CAST(0 AS BIGINT)), hash(1L), hash(-1L), hash(2^40L) as printed by Spark SQL
+    assert spark_hash(np.array([0, 1, -1, 2**40])).tolist() == [-1670924195, -1712319331, -939490007, -1596767687]
+
+
+@pytest.mark.parametrize("bad, needle", [
+    (dict(window=0, memory=1), "window"),
+    (dict(window=5, memory=-1), "memory"),
+    (dict(window=5, memory=4, shedding="magic"), "shedding"),
+    (dict(window=5, memory=4, shards=0), "shards"),
+    (dict(window=5, memory=4, memory_split=(1, 2)), "split"),
+    (dict(window=5, memory=4, estimator="static", decay=0.9), "decay"),
+    (dict(window=5, memory=4, seed=-1), "seed"),
+])
+def test_bad_parameters_are_one_line_errors(bad, needle):
+    with pytest.raises(ShedError) as exc:
+        JoinSpec(**bad)
+    assert_one_line_error(exc, needle)
