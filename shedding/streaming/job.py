@@ -120,7 +120,7 @@ def inspect_source(path: Path, fmt: str | None, what: str) -> StreamSource:
         import pyarrow.parquet as pq
         from pyspark.sql.pandas.types import from_arrow_schema
 
-        ddl = from_arrow_schema(pq.read_schema(first)).simpleString()[len("struct<"):-1]
+        ddl = ", ".join(f"`{f.name}` {f.dataType.simpleString()}" for f in from_arrow_schema(pq.read_schema(first)))
     return StreamSource(path, fmt, tuple(str(c) for c in sample.columns), ddl)
 
 
@@ -173,6 +173,7 @@ class StreamJob:
     params: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        parse_trigger(self.trigger)
         self.params = {"spec": self.spec.as_dict(), "r": str(self.r.path.resolve()), "s": str(self.s.path.resolve()),
                        "format": [self.r.fmt, self.s.fmt], "estimator": self.estimator}
 
@@ -273,46 +274,56 @@ def _await(query, progress: Callable[[dict], None] | None) -> None:
 
 
 def run(job: StreamJob, progress: Callable[[dict], None] | None = None) -> dict:
-    """Run the job (both phases for a bounded trigger) and return its summary."""
+    """Run the job on its own Spark session and return its summary."""
     from ..spark import spark_session
-    from .spark_join import configure_session, semantic_window_join
 
-    trigger, bounded = parse_trigger(job.trigger)
     _check_params(job)
     started = _time.perf_counter()
     with spark_session(job.master, "shed stream-join") as spark:
-        configure_session(spark, job.spec.shards)
-        estimator = _static_table(spark, job)
-        end_dir = job.checkpoint / END_DIR
-        end_dir.mkdir(exist_ok=True)
-        spec = job.spec
-        payload = {"r": spec.payload_r, "s": spec.payload_s}
-        joined = semantic_window_join(
-            job.r.reader(spark, job.max_files_per_trigger), job.s.reader(spark, job.max_files_per_trigger),
-            window=spec.window, memory=spec.memory, shedding=spec.shedding, memory_split=spec.memory_split,
-            estimator=estimator, shards=spec.shards, payload=payload, seed=spec.seed, warmup=spec.warmup,
-            decay=spec.decay, strict=spec.strict, end_of_input=spark.readStream.format("text").load(str(end_dir)),
-            with_metrics=True)
-        from pyspark.sql import functions as F
+        _query(spark, job, progress)
+    return summarize(job.out) | {"seconds": round(_time.perf_counter() - started, 2)}
 
-        observed = joined.observe("shedding", *[F.sum(m).alias(m) for m in ("arrivals", "outputs", "shed", "late", "bad")])
-        writer = _writer(job.out, spec.payload_columns)
 
-        def start():
-            return (observed.writeStream.queryName("shed_stream_join").foreachBatch(writer)
-                    .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
+def run_on(spark, job: StreamJob, progress: Callable[[dict], None] | None = None) -> dict:
+    """Run the job on an existing Spark session (which stays open) and return its summary."""
+    _check_params(job)
+    _query(spark, job, progress)
+    return summarize(job.out)
 
+
+def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None) -> None:
+    """The job's query: once, and for a bounded trigger once more after the end-of-input marker."""
+    from pyspark.sql import functions as F
+
+    from .spark_join import configure_session, semantic_window_join
+
+    trigger, bounded = parse_trigger(job.trigger)
+    configure_session(spark, job.spec.shards)
+    estimator = _static_table(spark, job)
+    end_dir = job.checkpoint / END_DIR
+    end_dir.mkdir(exist_ok=True)
+    spec = job.spec
+    joined = semantic_window_join(
+        job.r.reader(spark, job.max_files_per_trigger), job.s.reader(spark, job.max_files_per_trigger),
+        window=spec.window, memory=spec.memory, shedding=spec.shedding, memory_split=spec.memory_split,
+        estimator=estimator, shards=spec.shards, payload={"r": spec.payload_r, "s": spec.payload_s}, seed=spec.seed,
+        warmup=spec.warmup, decay=spec.decay, strict=spec.strict,
+        end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True)
+    observed = joined.observe("shedding", *[F.sum(m).alias(m) for m in ("arrivals", "outputs", "shed", "late", "bad")])
+    writer = _writer(job.out, spec.payload_columns)
+
+    def start():
+        return (observed.writeStream.queryName("shed_stream_join").foreachBatch(writer)
+                .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
+
+    _await(start(), progress)
+    if bounded:
+        marker = end_dir / "end.txt"
+        if not marker.exists():
+            tmp = job.checkpoint / "end.txt.tmp"
+            tmp.write_text("end of input\n")
+            os.replace(tmp, marker)
         _await(start(), progress)
-        if bounded:
-            marker = end_dir / "end.txt"
-            if not marker.exists():
-                tmp = job.checkpoint / "end.txt.tmp"
-                tmp.write_text("end of input\n")
-                os.replace(tmp, marker)
-            _await(start(), progress)
-    summary = summarize(job.out)
-    summary["seconds"] = round(_time.perf_counter() - started, 2)
-    return summary
 
 
 # ---------------------------------------------------------------------------- results

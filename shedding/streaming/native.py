@@ -23,7 +23,9 @@ def native_window_join(r: DataFrame, s: DataFrame, window: int, *, key: str = "k
     def side(df: DataFrame, name: str) -> DataFrame:
         return (df.select(F.col(key).cast("long").alias(f"{name}_key"), F.col(time).cast("long").alias(f"{name}_time"))
                 .dropna()
-                .withColumn(f"{name}_ts", F.timestamp_seconds(f"{name}_time"))
+                # Spark takes an event at exactly the watermark as late, and the first batch's
+                # watermark is the epoch: time step t is second t + 1, so time 0 is not dropped
+                .withColumn(f"{name}_ts", F.timestamp_seconds(F.col(f"{name}_time") + 1))
                 .withWatermark(f"{name}_ts", f"{int(delay)} seconds"))
 
     a, b = side(r, "r"), side(s, "s")

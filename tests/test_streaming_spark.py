@@ -1,0 +1,183 @@
+"""The semantic window join as real Structured Streaming queries (RocksDB state, checkpoints, file
+sources) against the batch simulator, EXACT and Spark's own stream-stream join."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers import assert_one_line_error
+from shedding import Workload, exact_pairs, simulate, zipf_workload
+from shedding.errors import ShedError
+from shedding.streaming.job import PAIRS, StreamJob, inspect_source, read_table, run_on
+from shedding.streaming.partition import shard_budgets, shard_of
+from shedding.streaming.shard import JoinSpec
+
+W, M = 60, 60
+
+
+def write_stream(folder: Path, time: np.ndarray, key: np.ndarray, cuts: list[int], fmt: str = "csv",
+                 first: int = 0) -> None:
+    """One stream as files cut at row positions ``cuts``; file i is older than file i + 1."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, idx in enumerate(np.split(np.arange(len(time)), cuts), start=first):
+        frame = pd.DataFrame({"time": time[idx], "key": key[idx], "tag": [f"x{t}" for t in time[idx]]})
+        path = folder / f"part-{i:03d}.{fmt}"
+        frame.to_csv(path, index=False) if fmt == "csv" else frame.to_parquet(path, index=False)
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))
+
+
+def write_workload(base: Path, wl: Workload, files: int, out_of_step: bool = False, fmt: str = "csv") -> tuple:
+    for side, name in ((0, "r"), (1, "s")):
+        t, k = wl.stream(side)
+        cuts = list(np.linspace(0, len(t), files + 1).astype(int)[1:-1])
+        if out_of_step and side == 1:
+            cuts = [max(1, c - len(t) // (3 * files)) for c in cuts]  # S lags R in every file
+        write_stream(base / name, t, k, cuts, fmt)
+    return base / "r", base / "s"
+
+
+def stream_job(base: Path, spec: JoinSpec, max_files: int | None, estimator: str = "online",
+               fmt: str | None = None) -> StreamJob:
+    return StreamJob(inspect_source(base / "r", fmt, "stream R"), inspect_source(base / "s", fmt, "stream S"),
+                     base / "out", base / "ck", spec, estimator, "available-now", max_files, "local[2]")
+
+
+def pairs_of(out: Path) -> list[tuple]:
+    p = read_table(out, PAIRS)
+    return sorted(zip(p["key"], p["r_time"], p["s_time"]))
+
+
+def simulated(wl: Workload, policy: str, memory: int, **kw) -> list[tuple]:
+    p = simulate(wl, policy, memory, pairs=True, **kw).pairs
+    return sorted(zip(wl.key[p[:, 0]], wl.time[p[:, 0]], wl.time[p[:, 1]]))
+
+
+@pytest.fixture(scope="module")
+def workload() -> Workload:
+    return zipf_workload(1.0, 40, 1200, seed=3, window=W, warmup=0)
+
+
+def test_shard_of_is_sparks_pmod_hash(spark):
+    keys = np.random.default_rng(0).integers(-2**62, 2**62, 500)
+    got = spark.createDataFrame(pd.DataFrame({"k": keys})).selectExpr("k", "pmod(hash(k), 5) AS p").toPandas()
+    assert (shard_of(got["k"].to_numpy(), 5) == got["p"].to_numpy()).all()
+
+
+@pytest.mark.parametrize("policy, estimator, max_files, out_of_step", [
+    ("prob", "static", 1, False),    # one file per trigger, the paper's frequency table
+    ("lifev", "online", 3, True),    # several files per trigger, S lagging R
+    ("rand", "online", None, False),  # everything in one micro-batch
+    ("probv", "table", 2, True),     # a frequency-table file
+])
+def test_p1_equals_the_simulator(spark, tmp_path, workload, policy, estimator, max_files, out_of_step):
+    write_workload(tmp_path, workload, 6, out_of_step)
+    est = estimator
+    if estimator == "table":
+        keys, cr, cs = workload.key_counts()
+        est = str(tmp_path / "freq.csv")
+        pd.DataFrame({"key": keys, "count_r": cr, "count_s": cs}).to_csv(est, index=False)
+    spec = JoinSpec(W, M, policy, estimator="online" if est == "online" else "static", seed=9,
+                    payload_r=("tag",), payload_s=("tag",))
+    summary = run_on(spark, stream_job(tmp_path, spec, max_files, est))
+    expected = simulated(workload, policy, M, estimator="online" if est == "online" else "static", seed=9)
+    assert pairs_of(tmp_path / "out") == expected
+    assert summary["outputs"] == len(expected) and summary["arrivals"] == len(workload)
+    assert summary["late"] == summary["bad"] == 0 and summary["peak_memory"] <= M
+    tags = read_table(tmp_path / "out", PAIRS)
+    assert (tags["r_tag"] == "x" + tags["r_time"].astype(str)).all()
+    assert (tags["s_tag"] == "x" + tags["s_time"].astype(str)).all()
+
+
+def test_each_shard_equals_a_simulator_on_its_keys(spark, tmp_path, workload):
+    shards = 3
+    write_workload(tmp_path, workload, 4, fmt="parquet")
+    spec = JoinSpec(W, M, "prob", shards=shards)
+    run_on(spark, stream_job(tmp_path, spec, 2))
+    got = pairs_of(tmp_path / "out")
+    mine = shard_of(workload.key, shards)
+    expected = []
+    for i, (m, m_r, m_s) in enumerate(shard_budgets(M, None, shards)):
+        sel = mine == i
+        part = Workload(workload.side[sel], workload.time[sel], workload.key[sel], W, 0)
+        expected += simulated(part, "prob", m, memory_split=(m_r, m_s), estimator="online", seed=i)
+    assert got == sorted(expected)
+    metrics = read_table(tmp_path / "out", "metrics")
+    assert sorted(metrics["shard"].unique()) == [0, 1, 2]
+
+
+def test_none_is_exact_and_equals_sparks_native_join(spark, tmp_path, workload):
+    from shedding.streaming.native import native_window_join
+
+    r_dir, s_dir = write_workload(tmp_path, workload, 5)
+    run_on(spark, stream_job(tmp_path, JoinSpec(W, 0, "none"), 2))
+    p = exact_pairs(workload)
+    exact = sorted(zip(workload.key[p[:, 0]], workload.time[p[:, 0]], workload.time[p[:, 1]]))
+    assert pairs_of(tmp_path / "out") == exact
+
+    def read(d):
+        return spark.readStream.schema("time long, key long, tag string").option("header", True) \
+            .option("maxFilesPerTrigger", 2).csv(str(d))
+
+    got = []
+    query = (native_window_join(read(r_dir), read(s_dir), W).writeStream
+             .foreachBatch(lambda df, _: got.extend(map(tuple, df.collect())))
+             .option("checkpointLocation", str(tmp_path / "native-ck")).trigger(availableNow=True).start())
+    query.awaitTermination()
+    assert sorted(got) == exact
+
+
+def test_bad_and_late_rows_are_counted_and_the_rest_equals_the_simulator(spark, tmp_path, workload):
+    write_workload(tmp_path, workload, 4)
+    # garbage rows in a file that arrives mid-stream, and a file of steps long since joined
+    (tmp_path / "r" / "part-001.csv").write_text(
+        (tmp_path / "r" / "part-001.csv").read_text() + "abc,1,x\n7,1.5,x\n,3,x\n9,,x\n")
+    os.utime(tmp_path / "r" / "part-001.csv", (1_000_001, 1_000_001))
+    write_stream(tmp_path / "s", np.array([1, 2]), np.array([5, 6]), [], first=900)
+    os.utime(tmp_path / "s" / "part-900.csv", (1_000_002, 1_000_002))  # with S's file 2
+    summary = run_on(spark, stream_job(tmp_path, JoinSpec(W, M, "prob"), 1))
+    assert summary["bad"] == 4 and summary["late"] == 2 and summary["arrivals"] == len(workload)
+    assert pairs_of(tmp_path / "out") == simulated(workload, "prob", M, estimator="online")
+
+
+def test_a_checkpoint_made_with_other_parameters_is_refused_and_kept(spark, tmp_path, workload):
+    write_workload(tmp_path, workload, 2)
+    run_on(spark, stream_job(tmp_path, JoinSpec(W, M, "prob"), None))
+    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "ck").rglob("*")}
+    for spec in (JoinSpec(W, M + 1, "prob"), JoinSpec(W, M, "life"), JoinSpec(W + 1, M, "prob"),
+                 JoinSpec(W, M, "prob", shards=2)):
+        with pytest.raises(ShedError) as exc:
+            run_on(spark, stream_job(tmp_path, spec, None))
+        assert_one_line_error(exc, "--checkpoint", "other parameters")
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "ck").rglob("*")} == before
+    # the same parameters continue: nothing new, nothing duplicated
+    first = pairs_of(tmp_path / "out")
+    run_on(spark, stream_job(tmp_path, JoinSpec(W, M, "prob"), None))
+    assert pairs_of(tmp_path / "out") == first
+
+
+@pytest.mark.parametrize("content, needle", [
+    ("when,key\n1,2\n", "lacks column time"),
+    ("time,key\nx,1\ny,2\n", "holds no integers"),
+    ("time,key\n1,a\n2,b\n", "column key"),
+])
+def test_bad_sources_are_refused_up_front(tmp_path, content, needle):
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "a.csv").write_text(content)
+    with pytest.raises(ShedError) as exc:
+        inspect_source(tmp_path / "r", None, "stream R")
+    assert_one_line_error(exc, needle)
+
+
+def test_missing_or_empty_source_directories(tmp_path):
+    with pytest.raises(ShedError) as exc:
+        inspect_source(tmp_path / "nope", None, "stream R")
+    assert_one_line_error(exc, "not found")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ShedError) as exc:
+        inspect_source(tmp_path / "empty", "csv", "stream R")
+    assert_one_line_error(exc, "no csv files")
