@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import time
-from contextlib import contextmanager, nullcontext
+from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
-from typing import Iterator
 
 import pandas as pd
 from rich.console import Console
@@ -188,22 +187,14 @@ def _run_pending(suite: Suite, out: Path, specs: list[RunSpec], seeds: int, mast
             n_parts = len(list(_parts_dir(out).glob("part-*.parquet")))
             columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn()]
-            with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar, \
-                    _cancel_on_interrupt(sc) as interrupted:
+            with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
                 task = bar.add_task(f"{escape(suite.name)}: runs", total=len(specs), completed=len(specs) - len(pending))
                 started = time.perf_counter()
                 for start in range(0, len(pending), wave):
                     chunk = [asdict(s) for s in pending[start:start + wave]]
-                    try:
-                        rows = _collect(sc, chunk, min(len(chunk), width), shared)
-                    except ShedError:
-                        if interrupted:
-                            raise _interrupted(out) from None
-                        raise
+                    rows = _collect_interruptibly(sc, chunk, min(len(chunk), width), shared, out)
                     pd.DataFrame(rows).to_parquet(_parts_dir(out) / f"part-{n_parts:05d}.parquet", index=False)
                     n_parts += 1
-                    if interrupted:
-                        raise _interrupted(out)
                     bar.advance(task, len(rows))
                     if not console.is_terminal:
                         done_now = start + len(rows)
@@ -212,25 +203,18 @@ def _run_pending(suite: Suite, out: Path, specs: list[RunSpec], seeds: int, mast
                                       f"about {left:.0f} s left", highlight=False, markup=False)
 
 
-@contextmanager
-def _cancel_on_interrupt(sc) -> Iterator[list[bool]]:
-    """While a suite runs, Ctrl-C cancels the Spark job instead of raising inside py4j (whose
-    tracebacks would fill the terminal); the yielded list becomes non-empty once it happened."""
-    hit: list[bool] = []
-
-    def cancel(signum: int, frame: object) -> None:
-        hit.append(True)
-        sc.cancelAllJobs()
-
-    previous = signal.signal(signal.SIGINT, cancel)
-    try:
-        yield hit
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def _interrupted(out: Path) -> ShedError:
-    return ShedError(f"interrupted; {len(read_parts(out))} runs kept, continue with --resume")
+def _collect_interruptibly(sc, chunk: list[dict], slices: int, shared, out: Path) -> list[dict]:
+    """:func:`_collect` in a helper thread, so that Ctrl-C reaches this thread outside py4j (a
+    KeyboardInterrupt inside a py4j call prints pages of tracebacks): it cancels the Spark job and
+    ends with one line saying how many runs are kept."""
+    with ThreadPoolExecutor(1) as pool:
+        wave = pool.submit(_collect, sc, chunk, slices, shared)
+        try:
+            return wave.result()
+        except KeyboardInterrupt:
+            sc.cancelAllJobs()
+            wait([wave])  # its job fails as cancelled; the waves already written are the result
+            raise ShedError(f"interrupted; {len(read_parts(out))} runs kept, continue with --resume") from None
 
 
 def _select(results: pd.DataFrame, run_ids: set[str]) -> pd.DataFrame:
