@@ -63,7 +63,6 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding") -> Itera
     except Exception as exc:  # py4j/Java start-up failures come in many types
         raise ShedError(f"cannot start Spark on {master} ({' '.join(str(exc).split())[:200]}); "
                         "check Java 17+ and --master") from None
-    spark.sparkContext.setLogLevel("ERROR")
     try:
         yield spark
     finally:
