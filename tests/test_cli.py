@@ -15,8 +15,9 @@ import pytest
 from shedding import simulate, zipf_workload
 from shedding.datasets.ndp import write_ndp
 from shedding.datasets.weather import weather_workload
-from shedding.model import R, S
 from shedding.offline import solve_opt
+
+from helpers import write_stream_files
 
 
 def shed(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -71,11 +72,7 @@ def test_opt_json_and_schedule_match_the_library(tmp_path):
 
 def test_simulate_and_opt_read_two_stream_files(tmp_path):
     wl = zipf_workload(1.0, 20, 300, seed=3, window=30)
-    paths = []
-    for side, name in ((R, "r.csv"), (S, "s.parquet")):
-        frame = pd.DataFrame({"time": wl.time[wl.side == side], "key": wl.key[wl.side == side]})
-        paths.append(tmp_path / name)
-        frame.to_csv(paths[-1], index=False) if name.endswith(".csv") else frame.to_parquet(paths[-1])
+    paths = write_stream_files(wl, tmp_path)
     files = ("--r", str(paths[0]), "--s", str(paths[1]), "--window", "30", "--memory", "20", "--json")
     sim = shed("simulate", "--policy", "prob,life", *files)
     opt = shed("opt", *files)
@@ -183,8 +180,8 @@ def test_help_answers_the_question():
                                   ["compare", "--help"], ["report", "--help"]])
 def test_help_is_quick_and_imports_nothing_heavy(args):
     """--help loads neither pandas, numba nor Spark (1.6-2.2 s before), and flags show no <bool>."""
-    code = ("import sys, time\nfrom shedding.cli import main\nsys.argv = ['shed', *sys.argv[1:]]\n"
-            "started = time.process_time()\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+    code = ("import sys\nfrom shedding.cli import main\nsys.argv = ['shed', *sys.argv[1:]]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "heavy = [m for m in ('pandas', 'numba', 'pyspark', 'ortools', 'plotly') if m in sys.modules]\n"
             "print('HEAVY', heavy)")
     started = resource.getrusage(resource.RUSAGE_CHILDREN)

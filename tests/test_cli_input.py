@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from shedding import cli, simulate, zipf_workload
-from shedding.model import R, S
+
+from helpers import write_stream_files
 
 SCHEMA = json.loads((Path(__file__).parent.parent / "docs" / "shed-output.schema.json").read_text())
 
@@ -34,7 +35,7 @@ def shed(capsys, monkeypatch):
     return run
 
 
-def assert_one_line_error(result: tuple[int, str, str], *needles: str) -> str:
+def assert_error_line(result: tuple[int, str, str], *needles: str) -> str:
     code, _, err = result
     lines = [line for line in err.splitlines() if line.strip()]
     assert code == 2, err
@@ -67,12 +68,12 @@ def write_csv(path: Path, text: str) -> Path:
     (["static", "--components", "99999999999999999999x2", "--keep", "1"], "does not fit in 64-bit integers"),
 ])
 def test_no_traceback(shed, args, needle):
-    assert_one_line_error(shed(*args), needle)
+    assert_error_line(shed(*args), needle)
 
 
 def test_times_near_2_63_are_refused(shed, tmp_path):
     path = write_csv(tmp_path / "w.csv", "stream,time,key\nR,9223372036854775800,1\nS,9223372036854775800,1\n")
-    assert_one_line_error(shed("simulate", "--workload", str(path), "--window", "10"), "overflows 64-bit")
+    assert_error_line(shed("simulate", "--workload", str(path), "--window", "10"), "overflows 64-bit")
 
 
 def test_memory_beyond_the_data_is_cheap_and_exact(shed):
@@ -99,32 +100,32 @@ def test_paths_with_brackets_are_printed_as_given(shed, tmp_path):
 
 
 def test_unknown_estimator_with_exact_only(shed):
-    assert_one_line_error(shed("simulate", "--policy", "exact", "--estimator", "magic"), "unknown --estimator")
+    assert_error_line(shed("simulate", "--policy", "exact", "--estimator", "magic"), "unknown --estimator")
 
 
 def test_compare_refuses_files_a_suite_does_not_read(shed, tmp_path):
     r = write_csv(tmp_path / "r.csv", "time,key\n0,1\n")
     out = tmp_path / "out"
-    assert_one_line_error(shed("compare", "--suite", "quick", "--r", str(r), "--s", str(r), "--out", str(out)),
+    assert_error_line(shed("compare", "--suite", "quick", "--r", str(r), "--s", str(r), "--out", str(out)),
                           "reads no report files")
     assert not out.exists()
 
 
 def test_compare_weather_checks_its_files_before_spark(shed, tmp_path):
     out = tmp_path / "out"
-    assert_one_line_error(shed("compare", "--suite", "weather", "--r", str(tmp_path / "SEP85L.Z"), "--s",
+    assert_error_line(shed("compare", "--suite", "weather", "--r", str(tmp_path / "SEP85L.Z"), "--s",
                                str(tmp_path / "SEP86L.Z"), "--out", str(out)), "file not found")
     assert not out.exists()
 
 
 def test_per_stream_files_with_a_stream_column_are_refused(shed, tmp_path):
     both = write_csv(tmp_path / "both.csv", "stream,time,key\nR,0,1\nS,0,1\n")
-    assert_one_line_error(shed("simulate", "--r", str(both), "--s", str(both), "--window", "3"),
+    assert_error_line(shed("simulate", "--r", str(both), "--s", str(both), "--window", "3"),
                           "'stream' column", "--workload")
 
 
 def test_drop_a_needs_drop_b(shed):
-    assert_one_line_error(shed("static", "--components", "3x2", "--drop-a", "1"), "--drop-a and --drop-b together")
+    assert_error_line(shed("static", "--components", "3x2", "--drop-a", "1"), "--drop-a and --drop-b together")
     code, stdout, err = shed("static", "--components", "3x2", "--drop-a", "1", "--drop-b", "0", "--json")
     assert code == 0 and json.loads(stdout)["kept_a"] == 2, err
 
@@ -141,7 +142,7 @@ def test_resume_on_another_suites_folder(shed, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "suite.json").write_text(json.dumps({"name": "paper"}))
-    assert_one_line_error(shed("compare", "--suite", "quick", "--resume", "--out", str(out)),
+    assert_error_line(shed("compare", "--suite", "quick", "--resume", "--out", str(out)),
                           "holds the results of suite 'paper', not 'quick'")
     assert json.loads((out / "suite.json").read_text()) == {"name": "paper"}
 
@@ -156,24 +157,24 @@ def test_resume_on_another_suites_folder(shed, tmp_path):
     (["simulate", "--decay", "0.5"], "--decay applies to the online estimator"),
 ])
 def test_messages_name_flags(shed, args, needle):
-    assert "=" not in assert_one_line_error(shed(*args), needle).split(";")[0]
+    assert "=" not in assert_error_line(shed(*args), needle).split(";")[0]
 
 
 def test_overflow_and_float_keys_say_what_they_are(shed, tmp_path):
     big = write_csv(tmp_path / "big.csv", "stream,time,key\nR,0,99999999999999999999\n")
-    assert_one_line_error(shed("simulate", "--workload", str(big), "--window", "3"), "does not fit in 64-bit")
+    assert_error_line(shed("simulate", "--workload", str(big), "--window", "3"), "does not fit in 64-bit")
     path = tmp_path / "float.parquet"
     pd.DataFrame({"stream": ["R", "S"], "time": [0, 0], "key": [1.5, 1.0]}).to_parquet(path)
-    line = assert_one_line_error(shed("simulate", "--workload", str(path), "--window", "3"), "has 1.5;")
+    line = assert_error_line(shed("simulate", "--workload", str(path), "--window", "3"), "has 1.5;")
     assert "np.float64" not in line
 
 
 def test_suite_folder_and_out_file_say_what_is_wrong(shed, tmp_path):
-    assert_one_line_error(shed("compare", "--suite", str(tmp_path), "--out", str(tmp_path / "o")),
+    assert_error_line(shed("compare", "--suite", str(tmp_path), "--out", str(tmp_path / "o")),
                           "is a folder; give a suite TOML file")
     blocker = write_csv(tmp_path / "file.txt", "x")
-    assert_one_line_error(shed("compare", "--suite", "quick", "--out", str(blocker)), f"--out {blocker} is a file")
-    assert_one_line_error(shed("simulate", "--length", "50", "--window", "5", "--out", str(tmp_path)),
+    assert_error_line(shed("compare", "--suite", "quick", "--out", str(blocker)), f"--out {blocker} is a file")
+    assert_error_line(shed("simulate", "--length", "50", "--window", "5", "--out", str(tmp_path)),
                           "is a folder; give the path of a file")
 
 
@@ -194,9 +195,9 @@ def test_choice_flags_ignore_case(shed):
 def test_stations_flag(shed, tmp_path):
     jan = write_csv(tmp_path / "jan.csv", "numer_sta;date\n7005;20130101000000\n")
     missing = tmp_path / "nowhere" / "postesSynop.csv"
-    assert_one_line_error(shed("simulate", "--r", str(jan), "--s", str(jan), "--format", "synop", "--stations",
+    assert_error_line(shed("simulate", "--r", str(jan), "--s", str(jan), "--format", "synop", "--stations",
                                str(missing)), "--stations PATH")
-    assert_one_line_error(shed("simulate", "--stations", str(missing)), "--stations applies to SYNOP")
+    assert_error_line(shed("simulate", "--stations", str(missing)), "--stations applies to SYNOP")
 
 
 # ------------------------------------------------------------------ item 10: ergonomics
@@ -237,11 +238,7 @@ def test_every_json_output_follows_the_schema(shed, tmp_path):
                            "--length", "400", "--window", "20", "--json")
     rows += [json.loads(line) for line in stdout.splitlines()]
     wl = zipf_workload(1.0, 20, 300, seed=3, window=30)
-    paths = []
-    for side, name in ((R, "r.csv"), (S, "s.parquet")):
-        frame = pd.DataFrame({"time": wl.time[wl.side == side], "key": wl.key[wl.side == side]})
-        paths.append(tmp_path / name)
-        frame.to_csv(paths[-1], index=False) if name.endswith(".csv") else frame.to_parquet(paths[-1])
+    paths = write_stream_files(wl, tmp_path)
     code, stdout, _ = shed("simulate", "--r", str(paths[0]), "--s", str(paths[1]), "--window", "30", "--json")
     rows += [json.loads(line) for line in stdout.splitlines()]
     code, stdout, _ = shed("opt", "--allocation", "variable", "--length", "400", "--window", "20", "--json")
