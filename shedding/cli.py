@@ -83,6 +83,9 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     pass  # the group's own option; --version exits in its callback
 
 
+STATIONS_ONLY = "--stations applies to SYNOP files only (--r/--s with --format synop); drop it"
+
+
 def _choice(value: str) -> str:
     """A choice flag's value, matched in any case (--policy PROB, --graph KEYED)."""
     return value.strip().lower()
@@ -119,11 +122,12 @@ def _workload(workload: Optional[Path], zipf_skew: float, domain: int, length: i
     if (r_path is None) != (s_path is None):
         raise ShedError("give both --r and --s (one file per stream)")
     if r_path is not None:
+        fmt = _choice(fmt or format_of(r_path, fix="add --format ndp, synop, csv or parquet"))
+    if stations is not None and fmt != "synop":
+        raise ShedError(STATIONS_ONLY)
+    if r_path is not None:
         if workload is not None:
             raise ShedError("give either --workload or --r/--s, not both")
-        fmt = _choice(fmt or format_of(r_path, fix="add --format ndp, synop, csv or parquet"))
-        if stations is not None and fmt != "synop":
-            raise ShedError(f"--stations applies to --format synop only, not {fmt}; drop it")
         if fmt in ("ndp", "synop"):
             from .datasets.weather import weather_workload
 
@@ -132,8 +136,6 @@ def _workload(workload: Optional[Path], zipf_skew: float, domain: int, length: i
         if fmt not in ("csv", "parquet"):
             raise ShedError(f"unknown --format {fmt!r}; choose ndp, synop, csv or parquet")
         return load_two_streams(r_path, s_path, window, warmup)
-    if stations is not None:
-        raise ShedError("--stations applies to SYNOP files only (--r/--s with --format synop); drop it")
     if workload is not None:
         return load_workload(workload, window, warmup)
     return zipf_workload(zipf_skew, domain, length, seed, _choice(correlation), window, warmup)
@@ -347,7 +349,7 @@ def _row(wl: Workload, memory: int, result: dict, **options: Any) -> dict:
     null where it does not apply; ``memory`` is the M given (EXACT needs no limit)."""
     row = dict.fromkeys(ROW_FIELDS)
     row.update({key: result[key] for key in _MEASURED if key in result})
-    row.update(_workload_params(wl), policy=result["policy"].lower(), memory=memory, **options)
+    row.update(_workload_params(wl), policy=result["policy"], memory=memory, **options)
     return row
 
 
@@ -477,7 +479,7 @@ def compare(
     if files is not None and files[2] not in ("ndp", "synop"):
         raise ShedError(f"unknown --format {fmt!r} for a suite; choose ndp or synop")
     if stations is not None and (files is None or files[2] != "synop"):
-        raise ShedError("--stations applies to --format synop with --r/--s only; drop it")
+        raise ShedError(STATIONS_ONLY)
     if jobs is not None and jobs < 1:
         raise ShedError(f"--jobs must be >= 1, got {jobs}")
     started = time.perf_counter()
