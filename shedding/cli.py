@@ -1,7 +1,9 @@
 """The ``shed`` command line.
 
 Every command shares the workload flags; bad input ends with a one-line ``error: ...`` on stderr
-and exit code 2, never a traceback.
+and exit code 2, never a traceback. Only typer and rich are imported up front, so ``--help``
+is instant: a command imports numpy, pandas, numba or Spark inside its body, when it runs.
+Choice flags match in any case (:func:`_choice`); every path printed is escaped for rich.
 """
 
 from __future__ import annotations
@@ -9,11 +11,12 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import math
 import sys
 import time
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 from rich.console import Console
@@ -21,10 +24,35 @@ from rich.markup import escape
 from rich.table import Table
 
 from .errors import ShedError
-from .model import Workload
 from .streaming.cli import stream_join
 
+if TYPE_CHECKING:
+    from .model import Workload
+
+
+def _no_flag_type(params: list) -> list:
+    """Flags (--json, --help, ...) take no value: show no ``<bool>`` type for them in --help."""
+    for param in params:
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+    return params
+
+
+class _Group(typer.core.TyperGroup):
+    """The ``shed`` group; applies :func:`_no_flag_type` to itself and to every command."""
+
+    def get_params(self, ctx: Any) -> list:
+        return _no_flag_type(super().get_params(ctx))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _no_flag_type(command.get_params(ctx))
+        return command
+
+
 app = typer.Typer(
+    cls=_Group,
     add_completion=False,
     pretty_exceptions_enable=False,
     no_args_is_help=True,
@@ -35,15 +63,33 @@ out = Console()
 err = Console(stderr=True)
 
 ONLINE_POLICIES = ["exact", "rand", "prob", "life", "randv", "probv", "lifev", "opt", "optv"]
+#: The keys of every JSON row of simulate and opt, in order (docs/shed-output.schema.json).
+ROW_FIELDS = ("policy", "outputs", "exact", "ratio", "arm", "memory", "memory_r", "memory_s", "seconds",
+              "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed", "correlation",
+              "estimator", "decay", "policy_seed", "allocation", "graph", "solver", "nodes", "arcs",
+              "build_seconds", "solve_seconds")
 
 
-@app.callback()
-def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
-    if version:
+def _version(value: bool) -> None:
+    if value:
         from . import __version__
 
         print(__version__)
         raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    pass  # the group's own option; --version exits in its callback
+
+
+STATIONS_ONLY = "--stations applies to SYNOP files only (--r/--s with --format synop); drop it"
+
+
+def _choice(value: str) -> str:
+    """A choice flag's value, matched in any case (--policy PROB, --graph KEYED)."""
+    return value.strip().lower()
 
 
 def _parse_split(text: Optional[str]) -> Optional[tuple[int, int]]:
@@ -69,7 +115,7 @@ def _policies(text: str) -> list[str]:
 
 def _workload(workload: Optional[Path], zipf_skew: float, domain: int, length: int, seed: int,
               correlation: str, window: int, warmup: Optional[int], r_path: Optional[Path],
-              s_path: Optional[Path], fmt: Optional[str], cell_size: float) -> Workload:
+              s_path: Optional[Path], fmt: Optional[str], cell_size: float, stations: Optional[Path]) -> Workload:
     """The workload the shared flags describe: two files (--r/--s), one file (--workload), or Zipf."""
     from .datasets import load_two_streams, load_workload, zipf_workload
     from .datasets.files import format_of
@@ -77,20 +123,23 @@ def _workload(workload: Optional[Path], zipf_skew: float, domain: int, length: i
     if (r_path is None) != (s_path is None):
         raise ShedError("give both --r and --s (one file per stream)")
     if r_path is not None:
+        fmt = _choice(fmt or format_of(r_path, fix="add --format ndp, synop, csv or parquet"))
+    if stations is not None and fmt != "synop":
+        raise ShedError(STATIONS_ONLY)
+    if r_path is not None:
         if workload is not None:
             raise ShedError("give either --workload or --r/--s, not both")
-        fmt = (fmt or format_of(r_path, fix="add --format ndp, synop, csv or parquet")).lower()
         if fmt in ("ndp", "synop"):
             from .datasets.weather import weather_workload
 
             with _busy("preparing the weather workload (Spark; cached after the first run)..."):
-                return weather_workload(r_path, s_path, fmt, window, warmup, cell_size=cell_size)
+                return weather_workload(r_path, s_path, fmt, window, warmup, cell_size=cell_size, stations=stations)
         if fmt not in ("csv", "parquet"):
             raise ShedError(f"unknown --format {fmt!r}; choose ndp, synop, csv or parquet")
         return load_two_streams(r_path, s_path, window, warmup)
     if workload is not None:
         return load_workload(workload, window, warmup)
-    return zipf_workload(zipf_skew, domain, length, seed, correlation, window, warmup)
+    return zipf_workload(zipf_skew, domain, length, seed, _choice(correlation), window, warmup)
 
 
 def _flag(name: str, annotation: str, option: typer.models.OptionInfo) -> inspect.Parameter:
@@ -121,6 +170,9 @@ WORKLOAD_FLAGS = (
                                                "parquet (default: from the extension).", show_default=False)),
     _flag("cell_size", "float", typer.Option(10.0, "--cell-size", help="Weather formats: grid cell size in degrees "
                                              "(the join key).")),
+    _flag("stations", "Optional[Path]", typer.Option(None, "--stations", help="SYNOP: the station table "
+                                                     "postesSynop.csv (default: next to the --r file).",
+                                                     show_default=False)),
 )
 
 
@@ -166,12 +218,16 @@ def simulate(
     Example: shed simulate --policy exact,rand,prob,life --window 400 --memory 200
     """
     from .online import Reference, simulate as run
+    from .online.estimators import check_estimator
 
     names = _policies(policy)
     split = _parse_split(memory_split)
+    estimator = check_estimator(estimator, decay)
     wl = load()
+    _warn_past_end(wl)
     m = wl.window if memory is None else memory
     ref = Reference.of(wl)
+    _warm_up(names)
     rows = []
     with _busy("running the policies..."):
         for name in names:
@@ -180,21 +236,23 @@ def simulate(
 
                 opt = solve_opt(wl, m, split if name == "opt" else None,
                                 allocation="variable" if name == "optv" else "fixed")
-                rows.append(opt.as_dict() | {"policy": name, "seconds": opt.build_seconds + opt.solve_seconds}
-                            | _workload_params(wl))
+                rows.append(_row(wl, m, opt.as_dict()))
                 continue
             res = run(wl, name, m, memory_split=split, estimator=estimator, decay=decay, seed=policy_seed,
                       reference=ref)
-            rows.append(res.as_dict())
+            options = {} if name == "exact" else {
+                "estimator": estimator, "decay": decay if estimator == "online" else None,
+                "policy_seed": policy_seed if name.startswith("rand") else None}
+            rows.append(_row(wl, m, res.as_dict(), **options))
     if out_path is not None:
-        _write_rows(out_path, rows)
+        _write(out_path, "--out", lambda path: path.write_text("".join(json.dumps(r) + "\n" for r in rows)))
     if as_json:
         for row in rows:
             print(json.dumps(row))
     else:
         _print_table(wl, m, rows)
         if out_path is not None:
-            out.print(f"results written to {out_path}")
+            out.print(f"results written to {escape(str(out_path))}")
 
 
 @app.command()
@@ -224,30 +282,33 @@ def opt(
     """
     from .offline.opt import check_options, solve_opt
 
+    allocation, graph, solver = _choice(allocation), _choice(graph), _choice(solver)
     check_options(allocation, graph, solver)
-    if max_graph_gib <= 0:
-        raise ShedError(f"--max-graph-gib must be > 0, got {max_graph_gib}")
+    if not math.isfinite(max_graph_gib) or max_graph_gib <= 0:
+        raise ShedError(f"--max-graph-gib must be a finite number > 0, got {max_graph_gib}")
     split = _parse_split(memory_split)
     wl = load()
+    _warn_past_end(wl)
     m = wl.window if memory is None else memory
+    _warm_up(["opt"])
     with _busy(f"solving {'OPTV' if allocation == 'variable' else 'OPT'} ({len(wl):,} tuples)..."):
         res = solve_opt(wl, m, split, allocation=allocation, graph=graph, solver=solver,
                         max_graph_bytes=int(max_graph_gib * 2**30))
-    row = res.as_dict() | _workload_params(wl)
+    row = _row(wl, m, res.as_dict())
     if schedule_out is not None:
         _write_schedule(schedule_out, wl, res.schedule)
     if as_json:
         print(json.dumps(row))
         return
     _print_header(wl, m)
-    table = Table(show_edge=False)
-    for col in ("policy", "outputs", "EXACT", "ratio", "ArM", "nodes", "arcs", "build s", "solve s"):
-        table.add_column(col, justify="left" if col == "policy" else "right")
-    table.add_row(row["policy"], f"{row['outputs']:,}", f"{row['exact']:,}", f"{row['ratio']:.3f}", f"{row['arm']:,}",
-                  f"{row['nodes']:,}", f"{row['arcs']:,}", f"{row['build_seconds']:.2f}", f"{row['solve_seconds']:.2f}")
-    out.print(table)
+    _print_fitted(
+        [("policy", "left"), ("outputs", "right"), ("EXACT", "right"), ("ratio", "right"), ("ArM", "right"),
+         ("nodes", "right"), ("arcs", "right"), ("build s", "right"), ("solve s", "right")],
+        [[row["policy"].upper(), f"{row['outputs']:,}", f"{row['exact']:,}", f"{row['ratio']:.3f}", f"{row['arm']:,}",
+          f"{row['nodes']:,}", f"{row['arcs']:,}", f"{row['build_seconds']:.2f}", f"{row['solve_seconds']:.2f}"]],
+        optional=("build s", "solve s", "nodes", "arcs"))
     if schedule_out is not None:
-        out.print(f"schedule written to {schedule_out}")
+        out.print(f"schedule written to {escape(str(schedule_out))}")
 
 
 def _busy(text: str) -> AbstractContextManager:
@@ -255,8 +316,66 @@ def _busy(text: str) -> AbstractContextManager:
     return err.status(text, spinner="dots") if err.is_terminal else nullcontext()
 
 
+def _warn_past_end(wl: Workload) -> None:
+    """A warmup after the last arrival counts nothing: every output is 0 and every ratio 1.000."""
+    if len(wl) and wl.warmup > int(wl.time[-1]):
+        err.print(f"warning: the warmup {wl.warmup} (--warmup, default 2w) is after the last arrival time "
+                  f"{int(wl.time[-1])}, so nothing is counted and every ratio is 1.000; give a smaller --warmup "
+                  f"or a longer workload", markup=False, highlight=False, soft_wrap=True)
+
+
+def _warm_up(names: list[str]) -> None:
+    """Load the compiled join engine (and OPT's solver) on a tiny workload, so that no policy's
+    ``seconds`` includes that one-time cost."""
+    from .model import Workload
+    from .online import simulate
+
+    tiny = Workload.synchronous([0, 0], [0, 0], window=2, warmup=0)
+    if set(names) - {"exact", "opt", "optv"}:
+        simulate(tiny, "prob", 1)
+    if {"opt", "optv"} & set(names):
+        from .offline import solve_opt
+
+        solve_opt(tiny, 2)
+
+
+#: The measured fields a JSON row takes from a policy's result (the rest come from the workload
+#: and the flags).
+_MEASURED = ("outputs", "exact", "ratio", "arm", "memory_r", "memory_s", "seconds", "allocation", "graph", "solver",
+             "nodes", "arcs", "build_seconds", "solve_seconds")
+
+
+def _row(wl: Workload, memory: int, result: dict, **options: Any) -> dict:
+    """One JSON row of simulate or opt (docs/shed-output.schema.json): every key of ROW_FIELDS,
+    null where it does not apply; ``memory`` is the M given (EXACT needs no limit)."""
+    row = dict.fromkeys(ROW_FIELDS)
+    row.update({key: result[key] for key in _MEASURED if key in result})
+    row.update(_workload_params(wl), policy=result["policy"], memory=memory, **options)
+    return row
+
+
 def _workload_params(wl: Workload) -> dict:
-    return {"window": wl.window, "warmup": wl.warmup, "workload": wl.name}
+    """The workload's fields of a JSON row: the generator's parameters for Zipf; for files their
+    format, distinct keys and the longer stream's length."""
+    meta = wl.meta
+    if meta.get("generator") == "zipf":
+        params = {key: meta[key] for key in ("skew", "domain", "length", "seed", "correlation")} | {"dataset": "zipf"}
+    else:
+        fmt = meta.get("format")
+        params = {"dataset": "+".join(dict.fromkeys(fmt)) if isinstance(fmt, (tuple, list)) else fmt,
+                  "domain": len(wl.key_counts()[0]), "length": max(wl.n_r, wl.n_s)}
+    return {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, **params}
+
+
+def _write(path: Path, flag: str, write: Callable[[Path], None]) -> None:
+    """Write an output file with ``write``; a folder or an unwritable path is a one-line error naming ``flag``."""
+    if path.is_dir():
+        raise ShedError(f"{flag} {path} is a folder; give the path of a file to write")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write(path)
+    except OSError as exc:
+        raise ShedError(f"cannot write {path}: {exc.strerror}; choose a writable {flag} path") from None
 
 
 def _write_schedule(path: Path, wl: Workload, schedule) -> None:
@@ -264,11 +383,7 @@ def _write_schedule(path: Path, wl: Workload, schedule) -> None:
 
     frame = pd.DataFrame({"seq": range(len(wl)), "stream": pd.Categorical.from_codes(wl.side, ["R", "S"]),
                           "time": wl.time, "key": wl.key, "admitted": schedule.admitted, "left": schedule.left})
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        frame.to_parquet(path, index=False)
-    except OSError as exc:
-        raise ShedError(f"cannot write {path}: {exc.strerror}; choose a writable --schedule-out path") from None
+    _write(path, "--schedule-out", lambda target: frame.to_parquet(target, index=False))
 
 
 @app.command()
@@ -302,13 +417,15 @@ def static(
 
     if (components is None) == (relation_a is None and relation_b is None):
         raise ShedError("give either --components or both --relation-a and --relation-b")
+    if (drop_a is None) != (drop_b is None):
+        raise ShedError("give --drop-a and --drop-b together (--drop-b 0 drops from A only)")
     if components is not None:
         comps = parse_components(components)
     else:
         if relation_a is None or relation_b is None:
             raise ShedError("give both --relation-a and --relation-b")
         comps = components_from_keys(read_keys(relation_a), read_keys(relation_b))
-    res = static_truncation(comps, keep=keep, drop=drop, drop_a=drop_a, drop_b=drop_b, method=method)
+    res = static_truncation(comps, keep=keep, drop=drop, drop_a=drop_a, drop_b=drop_b, method=_choice(method))
     if as_json:
         print(json.dumps(res.as_dict()))
         return
@@ -318,12 +435,9 @@ def static(
     out.print(f"output kept: {head['output']:,} of {head['total_output']:,} "
               f"({100 * head['retained_fraction']:.1f}%)")
     rows = res.rows()
-    table = Table(show_edge=False)
-    for col in ("key", "m", "n", "kept A", "kept B", "output"):
-        table.add_column(col, justify="right")
-    for r in sorted(rows, key=lambda r: -r["m"] * r["n"])[:20]:
-        table.add_row(str(r["key"]), str(r["m"]), str(r["n"]), str(r["kept_a"]), str(r["kept_b"]), f"{r['output']:,}")
-    out.print(table)
+    _print_fitted([(col, "right") for col in ("key", "m", "n", "kept A", "kept B", "output")],
+                  [[str(r["key"]), str(r["m"]), str(r["n"]), str(r["kept_a"]), str(r["kept_b"]), f"{r['output']:,}"]
+                   for r in sorted(rows, key=lambda r: -r["m"] * r["n"])[:20]])
     if len(rows) > 20:
         out.print(f"(largest 20 of {len(rows)} components shown; --json gives all)")
 
@@ -344,6 +458,9 @@ def compare(
     fmt: str = typer.Option("ndp", "--format", help="Format of --r/--s: ndp or synop."),
     cell_size: Optional[float] = typer.Option(None, "--cell-size", help="Grid cell size in degrees for the weather "
                                               "suites (default: the suite's).", show_default=False),
+    stations: Optional[Path] = typer.Option(None, "--stations", help="SYNOP: the station table postesSynop.csv "
+                                            "(default: next to the --r file).", show_default=False),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary of the run and where its files went."),
 ) -> None:
     """Run an experiment suite on Spark and write an HTML report reproducing the paper's section 4.
 
@@ -359,20 +476,30 @@ def compare(
         spec = spec.with_cell_size(cell_size)
     if (r_path is None) != (s_path is None):
         raise ShedError("give both --r and --s (one report file per stream)")
-    files = None if r_path is None else (r_path, s_path, fmt.lower())
+    files = None if r_path is None else (r_path, s_path, _choice(fmt))
     if files is not None and files[2] not in ("ndp", "synop"):
         raise ShedError(f"unknown --format {fmt!r} for a suite; choose ndp or synop")
+    if stations is not None and (files is None or files[2] != "synop"):
+        raise ShedError(STATIONS_ONLY)
     if jobs is not None and jobs < 1:
         raise ShedError(f"--jobs must be >= 1, got {jobs}")
     started = time.perf_counter()
     _, complete = run_suite(spec, out_dir, master=master, resume=resume, seeds=seeds, jobs=jobs, console=err,
-                            files=files)
+                            files=files, stations=stations)
     results, suite_dict, complete = load_results(out_dir)
     path = build_report(results, suite_dict, complete, out_dir / "report.html")
+    seconds = time.perf_counter() - started
+    files_written = {"report": path, "results_parquet": out_dir / "results.parquet",
+                     "results_csv": out_dir / "results.csv", "suite_json": out_dir / "suite.json"}
+    if as_json:
+        print(json.dumps({"suite": spec.name, "runs": len(results), "total_runs": suite_dict["total_runs"],
+                          "complete": complete, "seeds": seeds, "master": master, "seconds": round(seconds, 1),
+                          "out": str(out_dir), **{key: str(value) for key, value in files_written.items()}}))
+        return
     state = "" if complete else " (INCOMPLETE)"
-    out.print(f"{len(results)} runs in {time.perf_counter() - started:.0f} s{state}")
-    out.print(f"report:  {path}")
-    out.print(f"results: {out_dir / 'results.parquet'}, {out_dir / 'results.csv'}")
+    out.print(f"{len(results)} runs in {seconds:.0f} s{state}", markup=False)
+    out.print(f"report:  {escape(str(path))}")
+    out.print(f"results: {escape(str(files_written['results_parquet']))}, {escape(str(files_written['results_csv']))}")
 
 
 @app.command()
@@ -383,18 +510,10 @@ def report(out_dir: Path = typer.Argument(..., help="A folder written by shed co
 
     results, suite_dict, complete = load_results(out_dir)
     path = build_report(results, suite_dict, complete, out_dir / "report.html")
-    out.print(f"report: {path}" + ("" if complete else " (INCOMPLETE results)"))
+    out.print(f"report: {escape(str(path))}" + ("" if complete else " (INCOMPLETE results)"))
 
 
 app.command("stream-join")(stream_join)
-
-
-def _write_rows(path: Path, rows: list[dict]) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    except OSError as exc:
-        raise ShedError(f"cannot write {path}: {exc.strerror}; choose a writable --out path") from None
 
 
 def _print_header(wl: Workload, memory: int) -> None:
@@ -406,17 +525,39 @@ def _print_header(wl: Workload, memory: int) -> None:
 
 def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:
     _print_header(wl, memory)
-    table = Table(show_edge=False)
-    for col, justify in (("policy", "left"), ("outputs", "right"), ("EXACT", "right"), ("ratio", "right"),
-                         ("ArM", "right"), ("memory", "right"), ("seconds", "right")):
-        table.add_column(col, justify=justify)
+    cells = []
     for r in rows:
         mem = str(r["memory"]) if r["memory_r"] is None else f"{r['memory_r']}+{r['memory_s']}"
         if r["policy"] == "exact":
-            mem = f">= {r['memory']}"
-        table.add_row(r["policy"].upper(), f"{r['outputs']:,}", f"{r['exact']:,}", f"{r['ratio']:.3f}",
-                      f"{r['arm']:,}", mem, f"{r['seconds']:.2f}")
+            mem = f">= {2 * wl.window - 2}"
+        cells.append([r["policy"].upper(), f"{r['outputs']:,}", f"{r['exact']:,}", f"{r['ratio']:.3f}",
+                      f"{r['arm']:,}", mem, f"{r['seconds']:.2f}"])
+    _print_fitted([("policy", "left"), ("outputs", "right"), ("EXACT", "right"), ("ratio", "right"),
+                   ("ArM", "right"), ("memory", "right"), ("seconds", "right")], cells,
+                  optional=("seconds", "memory", "EXACT"))
+
+
+def _print_fitted(columns: list[tuple[str, str]], rows: list[list[str]], optional: tuple[str, ...] = ()) -> None:
+    """Print a table that never cuts a number: while it is wider than the terminal, the
+    ``optional`` columns are left out (first named first); what still does not fit wraps."""
+    shown = [name for name, _ in columns]
+    while True:
+        table = Table(show_edge=False)
+        for name, justify in columns:
+            if name in shown:
+                table.add_column(name, justify=justify, overflow="fold")
+        for row in rows:
+            table.add_row(*(cell for (name, _), cell in zip(columns, row) if name in shown))
+        droppable = [name for name in optional if name in shown]
+        natural = out.measure(table, options=out.options.update_width(sys.maxsize)).maximum
+        if not droppable or natural <= out.width:
+            break
+        shown.remove(droppable[0])
     out.print(table)
+    left_out = [name for name, _ in columns if name not in shown]
+    if left_out:
+        out.print(f"({', '.join(left_out)} left out to fit {out.width} columns; --json gives every field)",
+                  markup=False, highlight=False)
 
 
 def main() -> None:
@@ -425,6 +566,10 @@ def main() -> None:
         app()
     except ShedError as exc:
         err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except MemoryError as exc:
+        err.print(f"error: not enough memory ({' '.join(str(exc).split())}); use a smaller --length, --domain or "
+                  f"--window", markup=False, highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         err.print("interrupted", markup=False)

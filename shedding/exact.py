@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import R, Workload
+from .errors import ShedError
+from .model import INT64_MAX, R, Workload
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,10 @@ class KeyedStreams:
         keys, rank = np.unique(wl.key, return_inverse=True)
         rank = rank.astype(np.int64)
         span = int(wl.time[-1]) + 2 * wl.window + 2 if len(wl) else 1
+        if 2 * len(keys) * span > INT64_MAX:
+            raise ShedError(f"{len(keys):,} distinct keys with times up to {int(wl.time[-1]):,} and window "
+                            f"{wl.window:,} overflow the 64-bit index; shift the times to start near 0, use a "
+                            f"smaller window or fewer distinct keys")
         code = (wl.side.astype(np.int64) * len(keys) + rank) * span + wl.time
         order = np.argsort(code, kind="stable")
         return cls(rank, len(keys), span, code[order], order)

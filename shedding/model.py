@@ -16,6 +16,8 @@ from .errors import ShedError
 
 R, S = 0, 1
 SIDE_NAMES = ("R", "S")
+#: Every time, window and memory is held in 64-bit integers.
+INT64_MAX = 2**63 - 1
 
 
 def _as_int_array(values: Any, what: str) -> np.ndarray:
@@ -23,6 +25,9 @@ def _as_int_array(values: Any, what: str) -> np.ndarray:
     if arr.ndim != 1:
         raise ShedError(f"{what} must be a one-dimensional array, got shape {arr.shape}")
     if arr.dtype.kind in "iu":
+        if arr.dtype.kind == "u" and arr.size and arr.max() > INT64_MAX:
+            raise ShedError(f"{what} has values beyond 64-bit signed integers (up to {arr.max()}); "
+                            f"use values below 2^63")
         return arr.astype(np.int64, copy=False)
     if arr.dtype.kind == "b":
         raise ShedError(f"{what} must hold integers, got booleans")
@@ -30,8 +35,11 @@ def _as_int_array(values: Any, what: str) -> np.ndarray:
         if arr.size and not np.all(np.isfinite(arr)):
             raise ShedError(f"{what} has missing or infinite values; drop or fill those rows")
         if arr.size and not np.all(arr == np.floor(arr)):
-            bad = arr[arr != np.floor(arr)][0]
+            bad = arr[arr != np.floor(arr)][0].item()
             raise ShedError(f"{what} must be integers, found {bad!r}; round or map them to integers first")
+        if arr.size and np.abs(arr).max() >= 2.0**63:
+            raise ShedError(f"{what} has values beyond 64-bit integers (up to {np.abs(arr).max():.3g}); "
+                            f"use values below 2^63")
         return arr.astype(np.int64)
     if arr.size == 0:
         return np.zeros(0, dtype=np.int64)
@@ -68,9 +76,13 @@ class Workload:
             raise ShedError(f"times go backwards at tuple {i} ({time[i - 1]} then {time[i]}); sort the input by time")
         if time.size and time[0] < 0:
             raise ShedError(f"times must be non-negative, found {time[0]}; shift them so the first is 0")
-        check_window(self.window)
+        window = check_window(self.window)
         if int(self.warmup) < 0:
             raise ShedError(f"warmup must be >= 0, got {self.warmup}")
+        last = int(time[-1]) if time.size else 0
+        if last + 2 * window + 2 > INT64_MAX or int(self.warmup) > INT64_MAX:
+            raise ShedError(f"the last time {last} plus twice the window {window} overflows 64-bit integers; "
+                            f"shift the times to start near 0 or use a smaller window")
         object.__setattr__(self, "side", side)
         object.__setattr__(self, "time", time)
         object.__setattr__(self, "key", key)
@@ -153,24 +165,28 @@ def check_window(window: Any) -> int:
         raise ShedError(f"window must be a positive integer, got {window!r}") from None
     if w != window or w <= 0:
         raise ShedError(f"window must be a positive integer, got {window!r}")
+    if 2 * w + 2 > INT64_MAX:
+        raise ShedError(f"window {w} overflows 64-bit integers; use a window below 2^62")
     return w
 
 
 def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[int, int, int]:
     """Validate M and the fixed split (M_R, M_S); the default split is (M // 2, M - M // 2)."""
     if isinstance(memory, bool) or not isinstance(memory, (int, np.integer)) or memory < 0:
-        raise ShedError(f"memory must be an integer >= 0 (a number of tuples), got {memory!r}")
+        raise ShedError(f"--memory must be an integer >= 0 (a number of tuples), got {memory!r}")
     m = int(memory)
+    if m > INT64_MAX:
+        raise ShedError(f"--memory {m} does not fit in 64-bit integers; any M >= 2w - 2 keeps every tuple, so use that")
     if split is None:
         return m, m // 2, m - m // 2
     try:
         m_r, m_s = (int(v) for v in split)
     except (TypeError, ValueError):
-        raise ShedError(f"memory split must be two integers M_R,M_S, got {split!r}") from None
+        raise ShedError(f"--memory-split must be two integers M_R,M_S, got {split!r}") from None
     if m_r < 0 or m_s < 0:
-        raise ShedError(f"memory split parts must be >= 0, got {m_r},{m_s}")
+        raise ShedError(f"--memory-split parts must be >= 0, got {m_r},{m_s}")
     if m_r + m_s != m:
-        raise ShedError(f"memory split {m_r},{m_s} sums to {m_r + m_s}, not the memory {m}; make M_R + M_S = M")
+        raise ShedError(f"--memory-split {m_r},{m_s} sums to {m_r + m_s}, not the memory {m}; make M_R + M_S = M")
     return m, m_r, m_s
 
 

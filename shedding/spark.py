@@ -11,6 +11,7 @@ import os
 import socket
 import sys
 from contextlib import contextmanager
+from importlib import resources
 from typing import Iterator
 from urllib.parse import urlparse
 
@@ -40,12 +41,16 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding") -> Itera
     check_master(master)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    logging.getLogger("py4j").setLevel(logging.ERROR)
+    logging.getLogger("py4j").setLevel(logging.CRITICAL)  # its errors reach us as exceptions
     from pyspark.sql import SparkSession
 
+    log_config = resources.files("shedding").joinpath("log4j2.properties")
     builder = (
         SparkSession.builder.master(master)
         .appName(app_name)
+        # read by the JVM at start-up, so Spark's own start-up lines are filtered too
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
+        .config("spark.executor.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.pyspark.python", sys.executable)
@@ -58,7 +63,6 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding") -> Itera
     except Exception as exc:  # py4j/Java start-up failures come in many types
         raise ShedError(f"cannot start Spark on {master} ({' '.join(str(exc).split())[:200]}); "
                         "check Java 17+ and --master") from None
-    spark.sparkContext.setLogLevel("ERROR")
     try:
         yield spark
     finally:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pandas as pd
 import pytest
 
 
@@ -12,3 +15,15 @@ def assert_one_line_error(excinfo: pytest.ExceptionInfo, *words: str) -> str:
     for word in words:
         assert word.lower() in msg.lower(), (word, msg)
     return msg
+
+
+def write_stream_files(wl, folder: Path) -> tuple[Path, Path]:
+    """R as ``r.csv`` and S as ``s.parquet`` (columns time, key), the two-file layout of --r/--s."""
+    from shedding.model import R, S
+
+    paths = []
+    for side, name in ((R, "r.csv"), (S, "s.parquet")):
+        frame = pd.DataFrame({"time": wl.time[wl.side == side], "key": wl.key[wl.side == side]})
+        paths.append(folder / name)
+        frame.to_csv(paths[-1], index=False) if name.endswith(".csv") else frame.to_parquet(paths[-1])
+    return paths[0], paths[1]

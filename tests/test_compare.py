@@ -85,6 +85,64 @@ def test_resume_skips_finished_runs(spark, small_suite, tmp_path):
     assert again.sort_values("run_id")[key].values.tolist() == first.sort_values("run_id")[key].values.tolist()
 
 
+def test_ctrl_c_keeps_the_finished_waves(spark, small_suite, tmp_path, monkeypatch):
+    """Ctrl-C while a wave runs: the job is cancelled, one line says how many runs are kept, and
+    --resume finishes the rest."""
+    from shedding.reports import runner
+
+    real, calls = runner._collect, []
+
+    def collect(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(runner, "_collect", collect)
+    out = tmp_path / "out"
+    with pytest.raises(ShedError, match=r"^interrupted; 16 runs kept, continue with --resume$"):
+        run_suite(small_suite, out, seeds=3, spark=spark)  # 48 runs in waves of 16
+    monkeypatch.setattr(runner, "_collect", real)
+    _, complete = run_suite(small_suite, out, seeds=3, spark=spark, resume=True)
+    assert complete
+
+
+def test_a_failed_run_leaves_no_half_made_folder(spark, tmp_path):
+    """Report files that exist but hold no record fail on Spark: the folder made for the run goes again."""
+    path = tmp_path / "w.toml"
+    path.write_text(WEATHER.format(dataset="files"))
+    empty = tmp_path / "SEP85L"
+    empty.write_text("")
+    out = tmp_path / "out"
+    with pytest.raises(ShedError):
+        run_suite(load_suite(str(path)), out, spark=spark, files=(empty, empty, "ndp"))
+    assert not out.exists()
+
+
+def test_compare_json_follows_the_schema(spark, tmp_path, monkeypatch, capsys):
+    import contextlib
+    import json
+    from pathlib import Path
+
+    jsonschema = pytest.importorskip("jsonschema")
+    from shedding import cli
+    from shedding.reports import runner
+
+    schema = json.loads((Path(__file__).parent.parent / "docs" / "shed-output.schema.json").read_text())
+    suite = tmp_path / "small.toml"
+    suite.write_text(SMALL)
+    out = tmp_path / "[out]"
+    monkeypatch.setattr(runner, "spark_session", lambda master: contextlib.nullcontext(spark))
+    monkeypatch.setattr(sys, "argv", ["shed", "compare", "--suite", str(suite), "--out", str(out), "--json"])
+    with pytest.raises(SystemExit) as done:
+        cli.main()
+    assert done.value.code == 0
+    summary = json.loads(capsys.readouterr().out)
+    jsonschema.validate(summary, schema)
+    assert summary["complete"] and summary["runs"] == summary["total_runs"] == len(load_suite(str(suite)).runs())
+    assert Path(summary["report"]) == out / "report.html" and Path(summary["results_csv"]).is_file()
+
+
 def test_unwritable_output_folder(small_suite, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")

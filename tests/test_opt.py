@@ -146,7 +146,7 @@ def zipf_like(n: int, window: int, warmup: int, seed: int, domain: int = 6, gaps
 @pytest.mark.parametrize("graph,solver", ALL_WAYS)
 def test_figure2(graph: str, solver: str) -> None:
     res = solve_opt(FIGURE2, 2, graph=graph, solver=solver)
-    assert (res.exact, res.outputs, res.policy) == (7, 5, "OPT")
+    assert (res.exact, res.outputs, res.policy) == (7, 5, "opt")
     assert (res.memory_r, res.memory_s) == (1, 1)
     check_result(res, FIGURE2, 2, (1, 1))
     assert np.count_nonzero(~produced_pairs(FIGURE2, res.schedule)) == 2
@@ -275,7 +275,7 @@ def test_as_dict_is_json_ready() -> None:
 
     res = solve_opt(FIGURE2, 2, allocation="variable", graph="paper", solver="ortools")
     row = json.loads(json.dumps(res.as_dict()))
-    assert row["policy"] == "OPTV" and row["outputs"] == 6 and row["exact"] == 7
+    assert row["policy"] == "optv" and row["outputs"] == 6 and row["exact"] == 7
     assert row["allocation"] == "variable" and row["graph"] == "paper" and row["solver"] == "ortools"
     assert row["ratio"] == round(6 / 7, 6) and row["memory_r"] is None
     assert row["nodes"] == res.nodes and row["arcs"] == res.arcs

@@ -41,6 +41,7 @@ def test_seeds_multiply_runs_and_ids_are_stable():
     ("[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\n", "needs window"),
     ("[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 0\n", "window = 0"),
     ("[[experiment]]\nid = 'a'\nwindows = 3\npolicies = ['prob']\n", "unknown field"),
+    ("window = 3\n[[experiment]]\nid = 'a'\npolicies = ['prob']\n", "unknown top-level key.* window"),
     ("[[experiment]]\nid = 'a'\ny = 'ratio_opt'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
      "needs opt"),
 ])

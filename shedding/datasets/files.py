@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 import numpy as np
 import pandas as pd
@@ -54,8 +54,9 @@ def check_file(path: Path, what: str = "one data file") -> None:
         raise ShedError(f"not a file: {path}; give the path of {what}")
 
 
-def _read_table(path: str | os.PathLike, columns: Sequence[str]) -> pd.DataFrame:
-    """Read ``path`` and return exactly ``columns`` (matched case-insensitively), as found."""
+def _read_table(path: str | os.PathLike, columns: Sequence[str], refused: str | None = None) -> pd.DataFrame:
+    """Read ``path`` and return exactly ``columns`` (matched case-insensitively), as found.
+    A column named ``refused`` is an error (it means the file is in the other layout)."""
     path = Path(path)
     check_file(path, f"a {_ACCEPTED} file")
     fmt = format_of(path)
@@ -75,6 +76,11 @@ def _read_table(path: str | os.PathLike, columns: Sequence[str]) -> pd.DataFrame
             f"check that it is a valid {kind} file (accepted extensions: {_ACCEPTED})"
         ) from None
     found = {str(c).strip().lower(): c for c in frame.columns}
+    if refused in found:
+        raise ShedError(
+            f"{path} has a {refused!r} column: it holds both streams (one-file layout), but here each file is one "
+            f"stream; give it alone with --workload, or drop the column"
+        )
     missing = [c for c in columns if c not in found]
     if missing:
         listed = ", ".join(str(c) for c in frame.columns) or "none"
@@ -91,6 +97,11 @@ def _first(mask: np.ndarray) -> int:
     return int(np.argmax(mask))
 
 
+def _too_big(path: Path, column: str, row: int) -> NoReturn:
+    raise ShedError(f"{path}: column {column!r} value at row {row + 1} does not fit in 64-bit integers; "
+                    f"use values below 2^63")
+
+
 def _int_column(values: pd.Series, column: str, path: Path) -> np.ndarray:
     """The column as int64, or a ShedError naming the first missing or non-integer row."""
     missing = values.isna().to_numpy()
@@ -100,20 +111,22 @@ def _int_column(values: pd.Series, column: str, path: Path) -> np.ndarray:
     dtype = values.dtype
     if dtype.kind in "iu":
         if dtype.kind == "u" and len(values) and values.max() > np.iinfo(np.int64).max:
-            row = _first((values > np.iinfo(np.int64).max).to_numpy())
-            raise ShedError(f"{path}: column {column!r} value at row {row + 1} does not fit in 64 bits; use smaller integers")
+            _too_big(path, column, _first((values > np.iinfo(np.int64).max).to_numpy()))
         return values.to_numpy(dtype=np.int64)
     if dtype.kind == "b":
         raise ShedError(f"{path}: column {column!r} must hold integers, row 1 has a boolean; map the values to integers")
     if dtype.kind == "f":
         arr = values.to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= 2.0**63)
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
         if bad.any():
             row = _first(bad)
             raise ShedError(
-                f"{path}: column {column!r} must hold integers, row {row + 1} has {arr[row]!r}; "
+                f"{path}: column {column!r} must hold integers, row {row + 1} has {arr[row].item()!r}; "
                 f"round or map the values to integers"
             )
+        huge = np.abs(arr) >= 2.0**63
+        if huge.any():
+            _too_big(path, column, _first(huge))
         return arr.astype(np.int64)
     # text (CSV is read as text) or Python objects
     text = values.astype(str).str.strip()
@@ -124,18 +137,17 @@ def _int_column(values: pd.Series, column: str, path: Path) -> np.ndarray:
     out = np.empty(len(text), dtype=np.int64)
     for i, item in enumerate(text):
         try:
-            if _INT_TEXT.fullmatch(item):
-                out[i] = int(item)
-            else:
-                number = float(item)
-                if not number.is_integer():
-                    raise ValueError(item)
-                out[i] = int(number)
-        except (ValueError, OverflowError):
+            number: float | None = int(item) if _INT_TEXT.fullmatch(item) else float(item)
+        except ValueError:
+            number = None
+        if number is None or not float(number).is_integer():
             raise ShedError(
                 f"{path}: column {column!r} must hold integers, row {i + 1} has {item.strip()!r}; "
                 f"map the values to integers"
-            ) from None
+            )
+        if abs(number) >= 2**63:
+            _too_big(path, column, i)
+        out[i] = int(number)
     return out
 
 
@@ -210,7 +222,7 @@ def load_two_streams(
     window = check_window(window)
     parts = []
     for which, path in ((R, Path(r_path)), (S, Path(s_path))):
-        frame = _read_table(path, ("time", "key"))
+        frame = _read_table(path, ("time", "key"), refused="stream")
         time = _int_column(frame["time"], "time", path)
         key = _int_column(frame["key"], "key", path)
         rows = np.arange(len(frame), dtype=np.int64)

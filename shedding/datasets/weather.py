@@ -244,6 +244,18 @@ def _read_cache(path: Path) -> tuple[np.ndarray, np.ndarray, dict, dict] | None:
 # ------------------------------------------------------------------ public entry points
 
 
+def check_inputs(r_path: str | os.PathLike, s_path: str | os.PathLike, fmt: str,
+                 stations: str | os.PathLike | None = None) -> tuple[tuple[Path, Path], Path | None]:
+    """The two report files and (SYNOP only) the station table exist and the format is known,
+    else a ShedError; cheap, so callers can check before they start Spark."""
+    if fmt not in FORMATS:
+        raise ShedError(f"unknown weather format {fmt!r}; use one of: {', '.join(FORMATS)}")
+    paths = (Path(r_path), Path(s_path))
+    for path in paths:
+        check_file(path, f"one {fmt} file")
+    return paths, station_table(stations, paths[0].absolute().parent) if fmt == "synop" else None
+
+
 def weather_workload(
     r_path: str | os.PathLike,
     s_path: str | os.PathLike,
@@ -266,14 +278,9 @@ def weather_workload(
     distinct keys, the frequency tables (counts), a one-paragraph ``summary`` and ``cache`` (file, hit,
     and ``error`` if the cache could not be written).
     """
-    if fmt not in FORMATS:
-        raise ShedError(f"unknown weather format {fmt!r}; use one of: {', '.join(FORMATS)}")
     window = check_window(window)
     cell_size = check_cell_size(cell_size)
-    paths = (Path(r_path), Path(s_path))
-    for path in paths:
-        check_file(path, f"one {fmt} file")
-    station_path = station_table(stations, paths[0].absolute().parent) if fmt == "synop" else None
+    paths, station_path = check_inputs(r_path, s_path, fmt, stations)
     options = {"format": fmt, "cell_size": cell_size, "land_only": bool(land_only)}
     cache = _cache_path(Path(cache_dir) if cache_dir is not None else _default_cache_dir(),
                         paths + ((station_path,) if station_path else ()), options)

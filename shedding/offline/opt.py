@@ -70,8 +70,13 @@ class OptResult:
 
     @property
     def policy(self) -> str:
-        """``OPT`` (fixed split) or ``OPTV`` (variable split)."""
-        return "OPT" if self.allocation == "fixed" else "OPTV"
+        """``opt`` (fixed split) or ``optv`` (variable split), lower case like the online policies."""
+        return "opt" if self.allocation == "fixed" else "optv"
+
+    @property
+    def seconds(self) -> float:
+        """Build plus solve time."""
+        return self.build_seconds + self.solve_seconds
 
     def as_dict(self) -> dict:
         """The JSON row (the schedule itself is left out)."""
@@ -91,6 +96,7 @@ class OptResult:
             "arcs": self.arcs,
             "build_seconds": round(self.build_seconds, 4),
             "solve_seconds": round(self.solve_seconds, 4),
+            "seconds": round(self.seconds, 4),
         }
 
 
@@ -102,7 +108,7 @@ def _check_memory(memory: object, split: object, allocation: str) -> tuple[int, 
     """M and the split of the fixed allocation; the variable one takes no split."""
     if allocation == "variable":
         if split is not None:
-            raise ShedError("a memory split applies to the fixed allocation only; drop it or use allocation='fixed'")
+            raise ShedError("a memory split applies to the fixed allocation only; drop --memory-split or use --allocation fixed")
         return check_memory(memory)[0], None, None
     return check_memory(memory, split)  # type: ignore[arg-type]
 
@@ -136,11 +142,11 @@ def check_options(allocation: str, graph: str, solver: str) -> None:
     """Refuse an unknown allocation, network or backend of :func:`solve_opt` (callers can check
     before they read a workload)."""
     if allocation not in ALLOCATIONS:
-        raise ShedError(f"unknown allocation {allocation!r}; use 'fixed' (OPT) or 'variable' (OPTV)")
+        raise ShedError(f"unknown --allocation {allocation!r}; use fixed (OPT) or variable (OPTV)")
     if graph not in GRAPHS:
-        raise ShedError(f"unknown graph {graph!r}; use one of: {', '.join(GRAPHS)}")
+        raise ShedError(f"unknown --graph {graph!r}; use one of: {', '.join(GRAPHS)}")
     if solver not in SOLVERS:
-        raise ShedError(f"unknown solver {solver!r}; use one of: {', '.join(SOLVERS)}")
+        raise ShedError(f"unknown --solver {solver!r}; use one of: {', '.join(SOLVERS)}")
 
 
 def solve_opt(
@@ -173,7 +179,9 @@ def solve_opt(
         raise ShedError(
             f"the {graph} OPT graph would need about {_size(need)} ({nodes} nodes, {arcs} arcs), over the "
             f"{max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib or shorten the workload")
-    caps = np.array([m] if variable else [m_r, m_s], dtype=np.int64)
+    # no schedule holds more tuples of a group than the group has, so larger M changes nothing
+    sizes = [len(wl)] if variable else [wl.n_r, wl.n_s]
+    caps = np.minimum([m] if variable else [m_r, m_s], sizes).astype(np.int64)
     net = build(wl, ks, caps, variable)
     t1 = time.perf_counter()
     cost, flows = SOLVERS[solver](net)

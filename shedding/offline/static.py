@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from ..errors import ShedError
+from ..model import INT64_MAX
 
 NEG = np.int64(-(2**62))  # "infeasible" in the knapsack tables; every real value is > NEG // 2
 MAX_OUTPUT = 2**60  # keeps every sum of gains far from NEG and from int64 overflow
@@ -135,7 +136,10 @@ def parse_components(text: str) -> Components:
         match = _PAIR.match(token)
         if match is None:
             raise ShedError(f"bad component {token.strip()!r}; write MxN pairs separated by commas, e.g. '3x2,4x4'")
-        pairs.append((int(match[1]), int(match[2])))
+        pair = (int(match[1]), int(match[2]))
+        if max(pair) > INT64_MAX:
+            raise ShedError(f"component {token.strip()!r} does not fit in 64-bit integers; use sizes below 2^63")
+        pairs.append(pair)
     m, n = np.array(pairs, dtype=np.int64).T
     return Components(m, n, np.arange(len(pairs)))
 
@@ -309,9 +313,9 @@ _Chooser = Callable[[np.ndarray, np.ndarray, int, bool], np.ndarray]
 
 def _solve_keep(components: Any, keep: int, method: str, choose: _Chooser) -> StaticResult:
     comps = as_components(components)
-    keep = _whole(keep, "keep")
+    keep = _whole(keep, "--keep")
     if keep > comps.nodes:
-        raise ShedError(f"keep={keep} exceeds the {comps.nodes} tuples in the components; use keep <= {comps.nodes}")
+        raise ShedError(f"--keep {keep} exceeds the {comps.nodes} tuples in the components; use --keep <= {comps.nodes}")
     m, n = comps.m, comps.n
     useful = (m > 0) & (n > 0)
     sizes = m + n
@@ -488,12 +492,12 @@ def best_drop_ab_dp(components: Any, drop_a: int, drop_b: int) -> StaticResult:
     convolution per candidate, so that structure does not beat this DP in the worst case.
     """
     comps = as_components(components)
-    drop_a, drop_b = _whole(drop_a, "drop_a"), _whole(drop_b, "drop_b")
+    drop_a, drop_b = _whole(drop_a, "--drop-a"), _whole(drop_b, "--drop-b")
     m, n = comps.m, comps.n
-    for name, value, total in (("drop_a", drop_a, int(m.sum())), ("drop_b", drop_b, int(n.sum()))):
+    for name, value, total in (("--drop-a", drop_a, int(m.sum())), ("--drop-b", drop_b, int(n.sum()))):
         if value > total:
             side = name[-1].upper()
-            raise ShedError(f"{name}={value} exceeds the {total} tuples of {side}; use {name} <= {total}")
+            raise ShedError(f"{name} {value} exceeds the {total} tuples of {side}; use {name} <= {total}")
     useful = (m > 0) & (n > 0)
     kept_a, kept_b = m.copy(), n.copy()
     # one-sided tuples first: the rest of each drop goes to the useful components
@@ -561,19 +565,19 @@ def static_truncation(
     ``components`` may be :class:`Components`, ``"MxN,..."`` text or (m, n[, key]) rows.
     """
     if method not in ("fast", "dp"):
-        raise ShedError(f"unknown method {method!r}; use 'fast' or 'dp'")
+        raise ShedError(f"unknown --method {method!r}; use fast or dp")
     comps = as_components(components)
-    given = [name for name, value in (("keep", keep), ("drop", drop)) if value is not None]
+    given = [name for name, value in (("--keep", keep), ("--drop", drop)) if value is not None]
     if drop_a is not None or drop_b is not None:
-        given.append("drop_a/drop_b")
+        given.append("--drop-a/--drop-b")
     if len(given) != 1:
         which = " and ".join(given) if given else "nothing"
-        raise ShedError(f"give exactly one of keep, drop or drop_a/drop_b (got {which})")
-    if given == ["drop_a/drop_b"]:
+        raise ShedError(f"give exactly one of --keep, --drop or --drop-a/--drop-b (got {which})")
+    if given == ["--drop-a/--drop-b"]:
         return best_drop_ab_dp(comps, 0 if drop_a is None else drop_a, 0 if drop_b is None else drop_b)
     if drop is not None:
-        drop = _whole(drop, "drop")
+        drop = _whole(drop, "--drop")
         if drop > comps.nodes:
-            raise ShedError(f"drop={drop} exceeds the {comps.nodes} tuples in the components; use drop <= {comps.nodes}")
+            raise ShedError(f"--drop {drop} exceeds the {comps.nodes} tuples in the components; use --drop <= {comps.nodes}")
         keep = comps.nodes - drop
     return (best_keep_fast if method == "fast" else best_keep_dp)(comps, keep)

@@ -82,6 +82,8 @@ class JoinOperator:
             self._sched = _EMPTY_INT
         self.want_pairs = pairs
         self.record = record
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ShedError(f"the policy seed (--policy-seed) must be an integer >= 0, got {seed!r}")
         self._rng = np.random.default_rng(seed)
         self._next_seq = 0
         self._last_time: int | None = None
@@ -101,7 +103,9 @@ class JoinOperator:
         self._sc, self._fsc = sc, fsc
         self._capacity = 0
         self._n_keys = 0
-        self._alloc(capacity=min(self.memory, 1022) + 2, n_keys=1)
+        # nodes grow with the tuples held (see ``feed``), not with M: memory beyond what has
+        # arrived changes nothing, and M may be far larger than the stream (or unbounded)
+        self._alloc(capacity=2, n_keys=1)
         if isinstance(self.estimator, StaticEstimator):
             est = self.estimator
             ids = self._map_keys(np.asarray(est.keys, dtype=np.int64))
@@ -210,12 +214,10 @@ class JoinOperator:
         ids = self._map_keys(key)
         starts = np.flatnonzero(np.r_[True, time[1:] != time[:-1]])
         max_batch = int(np.max(np.diff(np.r_[starts, n])))
-        # memory never holds more than M tuples, nor more than it holds now plus this feed: the
-        # node pool grows with the data, so a huge M (or M = unbounded, for EXACT) costs nothing
-        resident = int(self._sc[K.SC_NMEM_R] + self._sc[K.SC_NMEM_S])
-        need = min(self.memory, resident + n) + max_batch + 1
+        # memory never holds more than M tuples, nor more than it holds now plus this feed
+        need = min(self.memory, sum(self.in_memory) + n) + max_batch + 1
         if need > self._capacity:
-            self._alloc(max(need, 2 * self._capacity), self._n_keys)
+            self._alloc(max(need, min(2 * self._capacity, self.memory + max_batch + 1)), self._n_keys)
         seq = np.arange(self._next_seq, self._next_seq + n, dtype=np.int64)
         draws = self._rng.random(n) if self.policy.kind == K.RAND else np.zeros(1)
         dep = np.zeros((n + self._capacity, 3), dtype=np.int64) if self.record else _EMPTY_ROWS

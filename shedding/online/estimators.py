@@ -42,21 +42,29 @@ class OnlineEstimator:
 
     def __post_init__(self) -> None:
         if not (0.0 < self.decay <= 1.0):
-            raise ShedError(f"decay must be in (0, 1], got {self.decay}; use 1 for plain counts")
+            raise ShedError(f"--decay must be in (0, 1], got {self.decay}; use 1 for plain counts")
 
 
 Estimator = StaticEstimator | OnlineEstimator
 
 
+def check_estimator(name: str, decay: float = 1.0) -> str:
+    """The estimator's name (``static`` or ``online``, any case) if it and ``decay`` go together,
+    else a ShedError; callers can check before they read a workload."""
+    name = name.strip().lower()
+    if name not in ("static", "online"):
+        raise ShedError(f"unknown --estimator {name!r}; choose static or online")
+    if name == "static" and decay != 1.0:
+        raise ShedError("--decay applies to the online estimator only; add --estimator online")
+    if name == "online":
+        OnlineEstimator(decay)  # checks decay
+    return name
+
+
 def make_estimator(name: str, wl: Workload | None = None, decay: float = 1.0) -> Estimator:
     """``static`` (needs the workload) or ``online``."""
-    name = name.strip().lower()
-    if name == "static":
-        if wl is None:
-            raise ShedError("the static estimator needs the whole workload; use --estimator online for streams")
-        if decay != 1.0:
-            raise ShedError("decay applies to the online estimator only; add --estimator online")
-        return StaticEstimator.from_workload(wl)
-    if name == "online":
+    if check_estimator(name, decay) == "online":
         return OnlineEstimator(decay)
-    raise ShedError(f"unknown estimator {name!r}; choose static or online")
+    if wl is None:
+        raise ShedError("the static estimator needs the whole workload; use --estimator online for streams")
+    return StaticEstimator.from_workload(wl)

@@ -17,7 +17,7 @@ from ..exact import KeyedStreams, PartnerProfile, exact_count, exact_pairs, part
 from ..metrics import archive_metric
 from ..model import RunResult, Schedule, Workload, check_memory
 from .engine import JoinOperator
-from .estimators import make_estimator
+from .estimators import check_estimator, make_estimator
 from .policies import get_policy
 
 
@@ -56,6 +56,7 @@ def simulate(
     admitted, left) and the R share of memory sampled about ``samples`` times.
     """
     m, m_r, m_s = check_memory(memory, memory_split)
+    estimator = check_estimator(estimator, decay)  # also for EXACT, which uses no estimator
     ref = reference or Reference.of(wl)
     name = policy.strip().lower()
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}

@@ -13,13 +13,16 @@ Figures 6 and 9-11).
 from __future__ import annotations
 
 import json
+import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..errors import ShedError
@@ -105,7 +108,15 @@ def with_opt_ratio(results: pd.DataFrame) -> pd.DataFrame:
     return merged.drop(columns=["opt_outputs"])
 
 
-def _prepare_out(out: Path, resume: bool) -> None:
+def _prepare_out(out: Path, resume: bool, suite: Suite) -> None:
+    if out.exists() and not out.is_dir():
+        raise ShedError(f"--out {out} is a file; give a folder (it will hold report.html and the results)")
+    stored = out / "suite.json"
+    if resume and stored.is_file():
+        name = json.loads(stored.read_text()).get("name")
+        if name != suite.name:
+            raise ShedError(f"{out} holds the results of suite {name!r}, not {suite.name!r}; "
+                            f"resume that suite or choose another --out")
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / ".write-test"
@@ -120,18 +131,44 @@ def _prepare_out(out: Path, resume: bool) -> None:
 
 def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool = False, seeds: int = 1,
               jobs: int | None = None, console: Console | None = None, spark=None,
-              files: tuple[Path, Path, str] | None = None) -> tuple[pd.DataFrame, bool]:
+              files: tuple[Path, Path, str] | None = None, stations: Path | None = None
+              ) -> tuple[pd.DataFrame, bool]:
     """Run every pending run of ``suite`` on Spark; returns (results, complete).
 
     ``spark``: an existing SparkSession to use (it is left running); otherwise one is started on
-    ``master`` and stopped at the end. ``files``: (R path, S path, format) for dataset ``files``."""
+    ``master`` and stopped at the end. ``files``: (R path, S path, format) for dataset ``files``,
+    ``stations`` the SYNOP station table. A folder this call created is removed again if it fails
+    before any run is stored; Ctrl-C stops at once and keeps the finished runs."""
     console = console or Console(stderr=True)
     out = Path(out)
     if suite.reads_files and files is None:
         raise ShedError(f"suite {suite.name} reads two report files; give them with --r PATH --s PATH")
+    if files is not None and not suite.reads_files:
+        raise ShedError(f"suite {suite.name} reads no report files; drop --r/--s or use a suite that reads them "
+                        f"(e.g. --suite weather)")
+    if files is not None:
+        from ..datasets.weather import check_inputs
+
+        check_inputs(files[0], files[1], files[2], stations)  # before Spark starts and before --out is made
     source = "" if files is None else f"{Path(files[0]).resolve()}|{Path(files[1]).resolve()}|{files[2]}"
     specs = suite.runs(seeds, source)
-    _prepare_out(out, resume)
+    created = not out.exists()
+    _prepare_out(out, resume, suite)
+    try:
+        _run_pending(suite, out, specs, seeds, master, jobs, console, spark, files, stations)
+    except BaseException:
+        if created and not any(_parts_dir(out).glob("part-*.parquet")):
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    results = _select(with_opt_ratio(read_parts(out)), {s.run_id for s in specs})
+    complete = len(results) == len(specs)
+    write_results(out, results)
+    return results, complete
+
+
+def _run_pending(suite: Suite, out: Path, specs: list[RunSpec], seeds: int, master: str, jobs: int | None,
+                 console: Console, spark, files: tuple[Path, Path, str] | None, stations: Path | None) -> None:
+    """Run the specs not yet stored in ``out``, wave by wave."""
     write_suite_json(out, suite, seeds, specs, master)
     done = set(read_parts(out).get("run_id", pd.Series(dtype=str)))
     pending = [s for s in specs if s.run_id not in done]
@@ -141,7 +178,7 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
         _parts_dir(out).mkdir(exist_ok=True)
         with nullcontext(spark) if spark is not None else spark_session(master) as session:
             sc = session.sparkContext
-            streams = _prepare_files(session, pending, files) if files is not None else None
+            streams = _prepare_files(session, pending, files, stations) if files is not None else None
             shared = sc.broadcast(streams)
             width = jobs or max(2, sc.defaultParallelism)
             # one Spark job per wave, its runs spread over ``width`` tasks: a Python task costs
@@ -151,11 +188,11 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
             columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn()]
             with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
-                task = bar.add_task(f"{suite.name}: runs", total=len(specs), completed=len(specs) - len(pending))
+                task = bar.add_task(f"{escape(suite.name)}: runs", total=len(specs), completed=len(specs) - len(pending))
                 started = time.perf_counter()
                 for start in range(0, len(pending), wave):
                     chunk = [asdict(s) for s in pending[start:start + wave]]
-                    rows = _collect(sc, chunk, min(len(chunk), width), shared)
+                    rows = _collect_interruptibly(sc, chunk, min(len(chunk), width), shared, out)
                     pd.DataFrame(rows).to_parquet(_parts_dir(out) / f"part-{n_parts:05d}.parquet", index=False)
                     n_parts += 1
                     bar.advance(task, len(rows))
@@ -163,11 +200,21 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
                         done_now = start + len(rows)
                         left = (time.perf_counter() - started) / done_now * (len(pending) - done_now)
                         console.print(f"{suite.name}: {len(specs) - len(pending) + done_now}/{len(specs)} runs done, "
-                                      f"about {left:.0f} s left", highlight=False)
-    results = _select(with_opt_ratio(read_parts(out)), {s.run_id for s in specs})
-    complete = len(results) == len(specs)
-    write_results(out, results)
-    return results, complete
+                                      f"about {left:.0f} s left", highlight=False, markup=False)
+
+
+def _collect_interruptibly(sc, chunk: list[dict], slices: int, shared, out: Path) -> list[dict]:
+    """:func:`_collect` in a helper thread, so that Ctrl-C reaches this thread outside py4j (a
+    KeyboardInterrupt inside a py4j call prints pages of tracebacks): it cancels the Spark job and
+    ends with one line saying how many runs are kept."""
+    with ThreadPoolExecutor(1) as pool:
+        wave = pool.submit(_collect, sc, chunk, slices, shared)
+        try:
+            return wave.result()
+        except KeyboardInterrupt:
+            sc.cancelAllJobs()
+            wait([wave])  # its job fails as cancelled; the waves already written are the result
+            raise ShedError(f"interrupted; {len(read_parts(out))} runs kept, continue with --resume") from None
 
 
 def _select(results: pd.DataFrame, run_ids: set[str]) -> pd.DataFrame:
@@ -175,13 +222,13 @@ def _select(results: pd.DataFrame, run_ids: set[str]) -> pd.DataFrame:
     return results if results.empty else results[results.run_id.isin(run_ids)].reset_index(drop=True)
 
 
-def _prepare_files(spark, specs: list[RunSpec], files: tuple[Path, Path, str]) -> dict:
+def _prepare_files(spark, specs: list[RunSpec], files: tuple[Path, Path, str], stations: Path | None) -> dict:
     """Read and grid the report files once per cell size on Spark, for broadcasting."""
     from ..datasets.weather import weather_workload
 
     streams = {}
     for cell in sorted({s.cell_size for s in specs if s.dataset == "files"}):
-        wl = weather_workload(files[0], files[1], files[2], 1, 0, cell_size=cell, spark=spark)
+        wl = weather_workload(files[0], files[1], files[2], 1, 0, cell_size=cell, spark=spark, stations=stations)
         streams[cell] = (wl.side, wl.time, wl.key, wl.name)
     return streams
 

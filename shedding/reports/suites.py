@@ -34,6 +34,7 @@ CORRELATIONS = ("independent", "same", "reversed")
 GRID_FIELDS = ("dataset", "skew", "skew_s", "domain", "length", "correlation", "window", "warmup",
                "memory", "memory_factor", "estimator", "cell_size")
 EXPERIMENT_FIELDS = ("id", "title", "figure", "y", "policies", "claim", "caption")
+TOP_FIELDS = ("name", "description", "defaults", "experiment")
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,9 @@ def _check(cond: bool, where: str, message: str) -> None:
 
 def parse_suite(data: dict, where: str) -> Suite:
     """Validate a suite's TOML tables; every error names the file, the experiment and the fix."""
+    unknown = set(data) - set(TOP_FIELDS)
+    _check(not unknown, where, f"unknown top-level key(s) {', '.join(sorted(unknown))}; known: {', '.join(TOP_FIELDS)} "
+           f"(grid fields go in [defaults] or an [[experiment]])")
     _check(isinstance(data.get("experiment"), list) and data["experiment"], where,
            "no [[experiment]] tables; add at least one")
     defaults = data.get("defaults", {})
@@ -220,6 +224,8 @@ def load_suite(name_or_path: str) -> Suite:
         where = f"suite {name_or_path}"
     else:
         path = Path(name_or_path)
+        if path.is_dir():
+            raise ShedError(f"--suite {name_or_path} is a folder; give a suite TOML file or one of {', '.join(SHIPPED)}")
         if not path.is_file():
             raise ShedError(f"unknown suite {name_or_path!r}: not one of {', '.join(SHIPPED)} and no such file")
         try:
