@@ -38,16 +38,18 @@ def check_master(master: str) -> None:
 @contextmanager
 def spark_session(master: str = "local[*]", app_name: str = "shedding") -> Iterator["object"]:
     """A SparkSession on ``master`` whose Python workers use this interpreter; stopped on exit."""
-    check_master(master)
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # under spark-submit: its --master and JVM rule
+    if not submitted:
+        check_master(master)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     logging.getLogger("py4j").setLevel(logging.CRITICAL)  # its errors reach us as exceptions
     from pyspark.sql import SparkSession
 
     log_config = resources.files("shedding").joinpath("log4j2.properties")
+    builder = SparkSession.builder if submitted else SparkSession.builder.master(master)
     builder = (
-        SparkSession.builder.master(master)
-        .appName(app_name)
+        builder.appName(app_name)
         # read by the JVM at start-up, so Spark's own start-up lines are filtered too
         .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
         .config("spark.executor.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
