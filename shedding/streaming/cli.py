@@ -72,6 +72,8 @@ def stream_join(
                                 "(every column but time and key), none, or a comma list."),
     length: int = typer.Option(20000, "--length", help="zipf sources: tuples per stream (one per time step)."),
     files: int = typer.Option(20, "--files", help="zipf sources: files per stream."),
+    report: bool = typer.Option(False, "--report", help="Also write OUT/report.html: the output against shed "
+                                "simulate, EXACT and Spark's native join, and the state over micro-batches."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
 ) -> None:
     """Join two streams on Spark with at most M tuples of join state, shedding by PROB, LIFE or RAND.
@@ -122,7 +124,7 @@ def stream_join(
     if status is not None:
         status.start()
     try:
-        summary = run(job, progress)
+        summary = run(job, progress, report)
     finally:
         if status is not None:
             status.stop()
@@ -139,3 +141,5 @@ def stream_join(
     out.print(table)
     out.print(f"pairs:   {escape(summary['pairs'])}", highlight=False)
     out.print(f"metrics: {escape(summary['metrics'])}  ({summary['seconds']:.1f} s)", highlight=False)
+    if "report" in summary:
+        out.print(f"report:  {escape(summary['report'])}", highlight=False)

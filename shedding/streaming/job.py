@@ -273,15 +273,23 @@ def _await(query, progress: Callable[[dict], None] | None) -> None:
         raise
 
 
-def run(job: StreamJob, progress: Callable[[dict], None] | None = None) -> dict:
-    """Run the job on its own Spark session and return its summary."""
+def run(job: StreamJob, progress: Callable[[dict], None] | None = None, report: bool = False) -> dict:
+    """Run the job on its own Spark session and return its summary; with ``report`` (bounded
+    triggers only) also write ``OUT/report.html`` (see :mod:`~shedding.streaming.report`)."""
     from ..spark import spark_session
 
+    if report and not parse_trigger(job.trigger)[1]:
+        raise ShedError("--report needs a bounded input: use --trigger available-now or once")
     _check_params(job)
     started = _time.perf_counter()
     with spark_session(job.master, "shed stream-join") as spark:
-        _query(spark, job, progress)
-    return summarize(job.out) | {"seconds": round(_time.perf_counter() - started, 2)}
+        table = _query(spark, job, progress)
+        summary = summarize(job.out) | {"seconds": round(_time.perf_counter() - started, 2)}
+        if report:
+            from .report import stream_report
+
+            summary["report"] = str(stream_report(spark, job, summary, None if table == "online" else table))
+    return summary
 
 
 def run_on(spark, job: StreamJob, progress: Callable[[dict], None] | None = None) -> dict:
@@ -291,8 +299,9 @@ def run_on(spark, job: StreamJob, progress: Callable[[dict], None] | None = None
     return summarize(job.out)
 
 
-def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None) -> None:
-    """The job's query: once, and for a bounded trigger once more after the end-of-input marker."""
+def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None):
+    """The job's query: once, and for a bounded trigger once more after the end-of-input marker.
+    Returns the estimator it used (``online`` or the static table)."""
     from pyspark.sql import functions as F
 
     from .spark_join import configure_session, semantic_window_join
@@ -324,6 +333,7 @@ def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None) -> No
             tmp.write_text("end of input\n")
             os.replace(tmp, marker)
         _await(start(), progress)
+    return estimator
 
 
 # ---------------------------------------------------------------------------- results

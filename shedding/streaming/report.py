@@ -1,0 +1,117 @@
+"""The streaming join's report: its output against the batch simulator, EXACT and Spark's native
+join on the same files, and the state each keeps over the micro-batches.
+
+The batch reference runs the same operator (:class:`~shedding.streaming.shard.ShardJoin`, the
+simulator's :class:`~shedding.online.engine.JoinOperator`) on the whole input at once, per shard,
+with the job's estimator and budgets: what ``shed simulate`` gives for P = 1. The native join is a
+real streaming query over the same directories with the same files per trigger.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from html import escape
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ..exact import exact_count
+from ..model import Workload
+from .job import METRIC_TABLE, StreamJob, read_table
+from .partition import shard_of
+from .shard import END, R, S, JoinSpec, ShardJoin
+
+
+def source_frame(job: StreamJob) -> pd.DataFrame:
+    """Every row of both sources (side, time, key), rows whose time or key is not an integer dropped."""
+    frames = []
+    for side, src in ((R, job.r), (S, job.s)):
+        for path in sorted(p for p in src.path.iterdir() if p.is_file() and not p.name.startswith((".", "_"))):
+            raw = pd.read_csv(path, dtype=str) if src.fmt == "csv" else pd.read_parquet(path)
+            cols = {str(c).strip().lower(): c for c in raw.columns}
+            t = pd.to_numeric(raw[cols["time"]], errors="coerce")
+            k = pd.to_numeric(raw[cols["key"]], errors="coerce")
+            ok = t.notna() & k.notna() & (t == t.round()) & (k == k.round())
+            frames.append(pd.DataFrame({"side": side, "time": t[ok].astype(np.int64), "key": k[ok].astype(np.int64)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def batch_reference(rows: pd.DataFrame, spec: JoinSpec, table=None) -> int:
+    """Outputs of the whole input at once through each shard's operator (the simulator's result)."""
+    from .spark_join import shard_table
+
+    end = pd.DataFrame({"side": [END], "time": [0], "key": [0]})
+    shards = shard_of(rows["key"].to_numpy(), spec.shards)
+    plain = replace(spec, payload_r=(), payload_s=())
+    total = 0
+    for i in range(spec.shards):
+        join = ShardJoin(plain, i, shard_table(table, i, spec.shards))
+        total += len(join.push(rows[shards == i])[0]) + len(join.push(end)[0])
+    return total
+
+
+def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
+    """Write ``OUT/report.html`` for a finished bounded job and return its path."""
+    from ..reports.html import plotly_js
+    from .native import run_native
+
+    rows = source_frame(job)
+    ordered = rows.sort_values(["time", "side", "key"], kind="mergesort")
+    wl = Workload(ordered["side"].to_numpy(), ordered["time"].to_numpy(), ordered["key"].to_numpy(),
+                  job.spec.window, job.spec.warmup)
+    reference = batch_reference(rows, job.spec, table)
+    exact = exact_count(wl)
+    native = run_native(spark, job.r.reader(spark, job.max_files_per_trigger),
+                        job.s.reader(spark, job.max_files_per_trigger), job.spec.window,
+                        str(job.checkpoint / "native"))
+    metrics = read_table(job.out, METRIC_TABLE)
+    per_batch = metrics.assign(memory=metrics["memory_r"] + metrics["memory_s"]).groupby("batch")[
+        ["memory", "held", "state_bytes", "outputs"]].sum().reset_index()
+    nat = pd.DataFrame(native["batches"])
+    name = job.spec.shedding.upper()
+    results = pd.DataFrame([
+        {"join": f"streaming {name}", "outputs": summary["outputs"], "seconds": summary.get("seconds")},
+        {"join": "batch (shed simulate)", "outputs": reference, "seconds": None},
+        {"join": "EXACT", "outputs": exact, "seconds": None},
+        {"join": "Spark native join", "outputs": native["outputs"], "seconds": round(native["seconds"], 2)},
+    ])
+    results["of EXACT"] = results["outputs"] / exact if exact else 1.0
+    figures = [
+        go.Figure(go.Bar(x=results["join"], y=results["outputs"], text=results["outputs"].map("{:,}".format)),
+                  layout=dict(title="join output", yaxis_title="pairs")),
+        go.Figure([go.Scatter(x=per_batch["batch"], y=per_batch["memory"], name=f"{name}: tuples in join memory"),
+                   go.Scatter(x=per_batch["batch"], y=per_batch["held"], name=f"{name}: tuples held back"),
+                   go.Scatter(x=nat.get("batch", []), y=nat.get("state_rows", []), name="native join: state rows")],
+                  layout=dict(title="state size over micro-batches", xaxis_title="micro-batch",
+                              yaxis_title="tuples", yaxis_type="log")),
+        go.Figure([go.Scatter(x=per_batch["batch"], y=per_batch["state_bytes"], name=f"{name}: state value bytes"),
+                   go.Scatter(x=nat.get("batch", []), y=nat.get("state_bytes", []), name="native join: state bytes")],
+                  layout=dict(title="state bytes over micro-batches", xaxis_title="micro-batch", yaxis_title="bytes",
+                              yaxis_type="log")),
+    ]
+    spec = job.spec
+    head = (f"w = {spec.window}, M = {spec.memory}, shedding {escape(spec.shedding)}, {spec.shards} shard(s), "
+            f"estimator {escape(job.estimator)}, {summary['arrivals']:,} tuples in {summary['batches']} micro-batches "
+            f"(trigger {escape(job.trigger)}, {job.max_files_per_trigger or 'all'} files per trigger); "
+            f"R: {escape(str(job.r.path))}, S: {escape(str(job.s.path))}")
+    table_html = results.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.3f}", border=0)
+    plots = "".join(f'<div id="f{i}" class="fig"></div>' for i in range(len(figures)))
+    data = json.dumps([json.loads(f.to_json()) for f in figures])
+    html = f"""<!doctype html><html><head><meta charset="utf-8"><title>shed stream-join report</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}}
+table{{border-collapse:collapse}}td,th{{padding:.3em .8em;border-bottom:1px solid #ddd;text-align:right}}
+.fig{{height:420px}}</style></head><body>
+<h1>Semantic window join on Spark Structured Streaming</h1><p>{head}</p>{table_html}
+<p>Peak join memory {summary.get('peak_memory', 0):,} tuples (M = {spec.memory}); peak held back
+{summary.get('peak_held', 0):,}; peak state {summary.get('peak_state_bytes', 0):,} bytes; late {summary['late']:,},
+bad rows {summary['bad']:,}. The native join keeps every tuple of the window; its peak state is
+{int(nat['state_rows'].max()) if len(nat) else 0:,} rows.</p>{plots}
+<script>{plotly_js()}</script><script>
+{data}.forEach((f, i) => Plotly.newPlot("f" + i, f.data, f.layout, {{responsive: true}}));</script>
+</body></html>"""
+    path = job.out / "report.html"
+    path.write_text(html, encoding="utf-8")
+    return path
