@@ -258,7 +258,7 @@ def test_report_works_offline(quick):
             assert not str(attrs.get(key, "")).startswith(("http://", "https://", "//")), (tag, attrs)
     assert not [a for t, a in page.tags if t == "link"]
     assert not re.search(r"""src=["']?https?://""", text)
-    assert text.count("plotly.js v") == 1
+    assert text.count("plotly.js (cartesian - minified) v") == 1
 
 
 def test_findings_agree_with_papers_shapes(quick):
