@@ -205,7 +205,7 @@ def share_curves(rows: pd.DataFrame, lay: Layout) -> pd.DataFrame:
     """R tuples in memory after admission at each sampled time step (``share_t``, ``share_r``),
     mean over seeds, and R's percentage of the tuples held (``share_s`` holds S's count; without
     it, of M) (Figure 8)."""
-    keys = list(dict.fromkeys([*lay.facets, "policy", "memory", "warmup"]))
+    keys = _share_keys(lay)
     frames = []
     for _, run in rows.iterrows():
         if not isinstance(run.get("share_t"), str) or not run["share_t"]:
@@ -223,11 +223,26 @@ def share_curves(rows: pd.DataFrame, lay: Layout) -> pd.DataFrame:
     return curves.sort_values([*keys, "t"], kind="stable").reset_index(drop=True)
 
 
+def _share_keys(lay: Layout) -> list[str]:
+    """The fields of one share curve: facets, policy, and what bounds its steady part."""
+    return list(dict.fromkeys([*lay.facets, "policy", "memory", "warmup", "window", "length"]))
+
+
+def steady_part(curves: pd.DataFrame, lay: Layout) -> pd.DataFrame:
+    """The samples from the end of the warmup (outputs count from then on, section 4.1) to w steps
+    before the end of the stream: in the last w steps a tuple can meet only partners that arrive
+    before the end, so OPT lets memory drain (the end is the stream length, or for results that
+    lack it the last sample + 1)."""
+    last = curves.groupby(_share_keys(lay), dropna=False)["t"].transform("max") + 1
+    end = curves["length"].where(curves["length"] > 0, last)
+    return curves[(curves["t"] >= curves["warmup"]) & (curves["t"] < end - curves["window"])]
+
+
 def share_stats(curves: pd.DataFrame, lay: Layout) -> pd.DataFrame:
-    """Per (facets, policy): R's mean, min and max share of memory after the warmup (outputs count
-    from then on, section 4.1), from the mean-over-seeds curve."""
-    keys = list(dict.fromkeys([*lay.facets, "policy", "memory", "warmup"]))
-    steady = curves[curves["t"] >= curves["warmup"]]
+    """Per (facets, policy): R's mean, min and max share of memory over the steady part of the
+    mean-over-seeds curve (:func:`steady_part`)."""
+    keys = _share_keys(lay)
+    steady = steady_part(curves, lay)
     if steady.empty:
         return pd.DataFrame(columns=[*keys, "r_mean", "mean", "lo", "hi", "seeds"])
     stats = steady.groupby(keys, dropna=False).agg(r_mean=("r", "mean"), mean=("pct", "mean"), lo=("pct", "min"),

@@ -26,7 +26,7 @@ import pandas as pd
 
 from .figures import (FIELD_LABELS, Y_TITLES, Layout, build_figure, facet_parts, field_text, figure_json, has_data,
                       memory_label, pct, plan, share_curves, share_stats, summarize, w_multiple)
-from .findings import Verdict, findings
+from .findings import CONVENTION, Check, Verdict, findings
 
 RESULT_COLUMNS = {"suite": "", "experiment": "", "dataset": "", "skew": math.nan, "skew_s": math.nan,
                   "domain": 0, "length": 0, "correlation": "", "seed": 0, "window": 0, "warmup": 0, "memory": 0,
@@ -68,6 +68,8 @@ li.check.pass::marker { content: "\\2713  "; color: #1e7a34; }
 li.check.fail::marker { content: "\\2717  "; color: #b03a2e; }
 li.check.unknown::marker { content: "?  "; color: #777; }
 .empty { color: #8a5300; font-weight: 600; }
+.cause { color: #7b1d14; }
+.convention { color: #444; font-size: .9rem; }
 #js-errors { background: #fbd9d6; color: #7b1d14; padding: .6rem; margin: 0; white-space: pre-wrap; }
 """
 
@@ -398,15 +400,22 @@ def findings_section(sections: list[Section]) -> str:
     words = [s.verdict.word for s in sections]
     tally = ", ".join(f"{words.count(w)} {TALLY[w]}" for w in TALLY if words.count(w))
     parts = ['<section id="findings">', "<h2>Findings</h2>",
-             f"<p>Computed from the runs above; every check states its criterion. Claims: {escape(tally)}.</p>"]
+             f"<p>Computed from the runs above; every check states its criterion. Claims: {escape(tally)}.</p>",
+             f'<p class="convention">{escape(CONVENTION)}</p>']
     for s in sections:
-        checks = "".join(f'<li class="check {check_class(c.ok)}">{escape(c.text)}</li>' for c in s.verdict.checks)
+        checks = "".join(f'<li class="check {check_class(c.ok)}">{check_text(c)}</li>' for c in s.verdict.checks)
         notes = "".join(f'<li class="finding">{escape(n)}</li>' for n in s.notes)
         parts += [f'<div class="finding-group" id="findings-{s.index}"><h3>{s.index + 1}. {escape(s.title)}</h3>',
                   f'<p class="verdict-line">{verdict_badge(s.verdict)} Paper: {escape(s.verdict.claim)}</p>',
                   f'<ul class="checks">{checks}</ul>', f'<ul class="notes">{notes}</ul></div>' if notes else "</div>"]
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def check_text(check: Check) -> str:
+    """A check's text, and for a failed one its likely cause ("disagrees; likely cause: ...")."""
+    cause = f' <span class="cause">Disagrees; likely cause: {escape(check.cause)}.</span>' if check.cause else ""
+    return escape(check.text) + cause
 
 
 def check_class(ok: bool | None) -> str:
