@@ -163,17 +163,31 @@ def test_figures_take_the_papers_forms(quick):
     results, suite, text, page = quick
     kinds = {e["id"]: i for i, e in enumerate(suite["experiments"])}
     fig3 = page.figures[f"fig-{kinds['fig3']}"]
-    assert {t["name"] for t in fig3["data"]} == {"RAND", "PROB", "LIFE", "OPT", "EXACT"}
-    assert fig3["data"][0]["x"] == [10, 25, 50, 100, 150] and "error_y" in fig3["data"][0]
+    policies = [t for t in fig3["data"] if not t["name"].startswith("paper")]
+    assert {t["name"] for t in policies} == {"RAND", "PROB", "LIFE", "OPT", "EXACT"}
+    assert [t["customdata"] for t in policies][0] == [10, 25, 50, 100, 150] and "error_y" in policies[0]
+    xs = {tuple(t["x"]) for t in policies}
+    assert len(xs) == len(policies)  # set apart sideways: no two lines hide each other's bars
+    styles = {(t["marker"]["symbol"], t["line"]["dash"], t["line"]["color"]) for t in policies}
+    assert len({s[0] for s in styles}) == len({s[1] for s in styles}) == len(policies)
+    exact = next(t for t in policies if t["name"] == "EXACT")
+    ninety = next(t for t in fig3["data"] if t["name"].startswith("paper: 90% of EXACT"))
+    assert ninety["y"] == pytest.approx([0.9 * y for y in exact["y"]])
+    assert fig3["layout"]["xaxis"]["ticktext"][0] == "10<br>0.1w"
+    assert fig3["layout"]["title"]["text"] == suite["experiments"][kinds["fig3"]]["title"]
+    assert fig3["layout"]["hovermode"] == "x unified"
     fig6 = page.figures[f"fig-{kinds['fig6']}"]
-    assert {t["name"] for t in fig6["data"]} >= {"PROB, uncorrelated", "PROB, correlated", "RAND, correlated"}
-    assert fig6["data"][0]["x"] == [0.0, 0.5, 1.0, 1.5, 2.0]
+    assert {t["name"] for t in fig6["data"]} == {"PROB, uncorrelated", "PROB, correlated", "RAND, uncorrelated",
+                                                 "RAND, correlated"}  # OPT is the 100% line, not two lines
+    assert fig6["data"][0]["customdata"] == [0.0, 0.5, 1.0, 1.5, 2.0]
+    assert {s["y0"] for s in fig6["layout"]["shapes"]} == {1.0, 0.96}
     fig9 = page.figures[f"fig-{kinds['fig9']}"]
-    titles = [a["text"] for a in fig9["layout"]["annotations"]]
+    titles = [a["text"] for a in fig9["layout"]["annotations"] if a["text"].startswith("domain")]
     assert titles == ["domain = 10", "domain = 50", "domain = 200"]
+    assert fig9["layout"]["yaxis"]["type"] == "log"
     share = page.figures[f"fig-{kinds['share']}"]
     assert {t["name"] for t in share["data"]} == {"PROBV", "OPTV"}
-    assert any(s.get("y0") == 50 for s in share["layout"]["shapes"])
+    assert {s.get("y0") for s in share["layout"]["shapes"]} >= {50, 75.0}
 
 
 def test_table_numbers_match_the_results(quick):
@@ -183,15 +197,16 @@ def test_table_numbers_match_the_results(quick):
     runs = results[results.experiment == "fig3"]
     for (memory, policy), g in runs.groupby(["memory", "policy"]):
         row = next(r for r in rows if r["M"] == str(memory))
-        lo, hi = g.outputs.min(), g.outputs.max()
-        assert row[policy.upper()] == f"{g.outputs.mean():,.0f} ({lo:,.0f}\u2013{hi:,.0f})"
+        lo, hi = (f"{100 * v:.1f}%" for v in (g.ratio.min(), g.ratio.max()))  # the seeds' fraction of EXACT
+        spread = "" if lo == hi else f" ({lo}\u2013{hi} of EXACT)"
+        assert row[policy.upper()] == f"{g.outputs.mean():,.0f}{spread}"
     rows = page.tables[f"table-{index['fig6']}"]
     runs = results[results.experiment == "fig6"]
     names = {"independent": "uncorrelated", "same": "correlated"}
     for (skew, corr, policy), g in runs.groupby(["skew", "correlation", "policy"]):
         row = next(r for r in rows if r["Zipf skew"] == f"{skew:g}" and r["correlation"] == names[corr])
         mean, lo, hi = (f"{100 * v:.1f}%" for v in (g.ratio_opt.mean(), g.ratio_opt.min(), g.ratio_opt.max()))
-        assert row[policy.upper()] == f"{mean} ({lo}\u2013{hi})"
+        assert row[policy.upper()] == mean + ("" if lo == hi else f" ({lo}\u2013{hi})")
 
 
 def test_share_table_matches_the_share_columns(quick):

@@ -333,10 +333,12 @@ def number(value: float, y: str) -> str:
 
 
 def cell(stat: pd.Series, y: str) -> str:
-    """Mean over seeds, with the min-max range when more than one seed has a value."""
+    """Mean over seeds, with the seeds' lowest and highest fraction (of EXACT for outputs, see
+    :func:`.figures.spread_field`) when more than one seed has a value and they differ."""
     text = number(stat["mean"], y)
-    if stat["n"] > 1:
-        text += f" ({number(stat['lo'], y)}\u2013{number(stat['hi'], y)})"
+    lo, hi = pct(stat["lo"]), pct(stat["hi"])
+    if stat["n"] > 1 and lo != hi:
+        text += f" ({lo}\u2013{hi}{' of EXACT' if y == 'outputs' else ''})"
     return text
 
 
@@ -373,7 +375,10 @@ def line_table(index: int, rows: pd.DataFrame, exp: dict) -> str:
 
 def table_note(stats: pd.DataFrame, lay: Layout) -> str:
     """What the numbers of a line table are."""
-    spread = " (min\u2013max over seeds)" if (stats["n"] > 1).any() else ""
+    spread = ""
+    if (stats["n"] > 1).any():
+        spread = (" (in brackets the seeds' lowest and highest fraction of EXACT)" if lay.y == "outputs" else
+                  " (in brackets the lowest and highest seed)")
     return f"{Y_TITLES[lay.y]}: mean over seeds{spread}; '-' where runs are missing or OPT's output is unknown."
 
 
