@@ -334,7 +334,8 @@ def compare(
     out_dir: Path = typer.Option(..., "--out", help="Folder for report.html, results.parquet and results.csv."),
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
     resume: bool = typer.Option(False, "--resume", help="Keep the runs already in --out and run only the rest."),
-    seeds: int = typer.Option(1, "--seeds", help="Seeds per point (mean and spread in the report)."),
+    seeds: Optional[int] = typer.Option(None, "--seeds", help="Seeds per point (mean and spread in the report); "
+                                        "default: the suite's (5 for paper, 1 for the others).", show_default=False),
     jobs: Optional[int] = typer.Option(None, "--jobs", help="Runs in flight at once (default: Spark's parallelism).",
                                        show_default=False),
     r_path: Optional[Path] = typer.Option(None, "--r", help="Stream R's report file for suites that read files "

@@ -118,14 +118,16 @@ def _prepare_out(out: Path, resume: bool) -> None:
         raise ShedError(f"{out} already holds results; pass --resume to continue them or choose another --out")
 
 
-def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool = False, seeds: int = 1,
+def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool = False, seeds: int | None = None,
               jobs: int | None = None, console: Console | None = None, spark=None,
               files: tuple[Path, Path, str] | None = None) -> tuple[pd.DataFrame, bool]:
     """Run every pending run of ``suite`` on Spark; returns (results, complete).
 
-    ``spark``: an existing SparkSession to use (it is left running); otherwise one is started on
-    ``master`` and stopped at the end. ``files``: (R path, S path, format) for dataset ``files``."""
+    ``seeds``: seeds per point, default the suite's. ``spark``: an existing SparkSession to use (it
+    is left running); otherwise one is started on ``master`` and stopped at the end. ``files``:
+    (R path, S path, format) for dataset ``files``."""
     console = console or Console(stderr=True)
+    seeds = suite.seeds if seeds is None else seeds
     out = Path(out)
     if suite.reads_files and files is None:
         raise ShedError(f"suite {suite.name} reads two report files; give them with --r PATH --s PATH")
