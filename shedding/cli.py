@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import shlex
 import sys
 import time
 from contextlib import AbstractContextManager, nullcontext
@@ -366,7 +367,7 @@ def compare(
         raise ShedError(f"--jobs must be >= 1, got {jobs}")
     started = time.perf_counter()
     _, complete = run_suite(spec, out_dir, master=master, resume=resume, seeds=seeds, jobs=jobs, console=err,
-                            files=files)
+                            files=files, command=shlex.join(["shed", *sys.argv[1:]]))
     results, suite_dict, complete = load_results(out_dir)
     path = build_report(results, suite_dict, complete, out_dir / "report.html")
     state = "" if complete else " (INCOMPLETE)"

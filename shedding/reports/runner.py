@@ -13,11 +13,16 @@ Figures 6 and 9-11).
 from __future__ import annotations
 
 import json
+import os
+import platform
+import subprocess
 import time
 from contextlib import nullcontext
 from dataclasses import asdict
+from importlib import metadata
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -46,7 +51,9 @@ def workload_of(s: RunSpec, streams: dict | None = None) -> Workload:
 
 
 def execute(spec: dict, streams: dict | None = None) -> dict:
-    """One run, from its parameters to its results row (runs inside a Spark task)."""
+    """One run, from its parameters to its results row (runs inside a Spark task). Weather runs
+    record their real shape: ``domain`` is the number of distinct grid cells and ``length`` the
+    reports per stream (the grid leaves both to the data)."""
     from ..online import simulate
 
     s = RunSpec(**spec)
@@ -66,8 +73,11 @@ def execute(spec: dict, streams: dict | None = None) -> dict:
         outputs, exact, arm = res.outputs, res.exact, res.arm
         if s.share and res.share_time is not None:
             share = res.share_time, res.share_r, res.share_s
+    shape = {} if s.dataset == "zipf" else {"domain": int(len(np.unique(wl.key))),
+                                             "length": int(np.bincount(wl.side, minlength=2).max(initial=0))}
     return {
         **spec,
+        **shape,
         "run_id": s.run_id,
         "outputs": int(outputs),
         "exact": int(exact),
@@ -120,21 +130,24 @@ def _prepare_out(out: Path, resume: bool) -> None:
 
 def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool = False, seeds: int | None = None,
               jobs: int | None = None, console: Console | None = None, spark=None,
-              files: tuple[Path, Path, str] | None = None) -> tuple[pd.DataFrame, bool]:
+              files: tuple[Path, Path, str] | None = None, command: str = "") -> tuple[pd.DataFrame, bool]:
     """Run every pending run of ``suite`` on Spark; returns (results, complete).
 
     ``seeds``: seeds per point, default the suite's. ``spark``: an existing SparkSession to use (it
     is left running); otherwise one is started on ``master`` and stopped at the end. ``files``:
-    (R path, S path, format) for dataset ``files``."""
+    (R path, S path, format) for dataset ``files``. ``command``: the command line, for the report's
+    provenance (with the versions, cores and this invocation's wall time, in ``suite.json``)."""
     console = console or Console(stderr=True)
     seeds = suite.seeds if seeds is None else seeds
+    invoked = time.perf_counter()
     out = Path(out)
     if suite.reads_files and files is None:
         raise ShedError(f"suite {suite.name} reads two report files; give them with --r PATH --s PATH")
     source = "" if files is None else f"{Path(files[0]).resolve()}|{Path(files[1]).resolve()}|{files[2]}"
     specs = suite.runs(seeds, source)
     _prepare_out(out, resume)
-    write_suite_json(out, suite, seeds, specs, master)
+    info = provenance(command)
+    write_suite_json(out, suite, seeds, specs, master, info)
     done = set(read_parts(out).get("run_id", pd.Series(dtype=str)))
     pending = [s for s in specs if s.run_id not in done]
     # the slow OPT solves first, so the last wave is not one long straggler
@@ -169,7 +182,33 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
     results = _select(with_opt_ratio(read_parts(out)), {s.run_id for s in specs})
     complete = len(results) == len(specs)
     write_results(out, results)
+    info["wall_seconds"] = round(time.perf_counter() - invoked, 1)
+    write_suite_json(out, suite, seeds, specs, master, info)
     return results, complete
+
+
+def provenance(command: str) -> dict:
+    """What produced a suite's results: the command, shedding's version and git commit (when run
+    from a checkout), the Python, Spark, numba, plotly, pandas and numpy versions, and the cores."""
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    try:
+        here = Path(__file__).resolve().parent
+        commit = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        commit = commit + (" (with uncommitted changes)" if commit and dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return {"command": command, "shedding": version("shedding"), "commit": commit or "unknown (not a git checkout)",
+            "python": platform.python_version(), "spark": version("pyspark"), "numba": version("numba"),
+            "plotly": version("plotly"), "pandas": version("pandas"), "numpy": version("numpy"),
+            "cores": os.cpu_count() or 1}
 
 
 def _select(results: pd.DataFrame, run_ids: set[str]) -> pd.DataFrame:
@@ -200,11 +239,13 @@ def _collect(sc, chunk: list[dict], slices: int, shared) -> list[dict]:
                         "fix it and use --resume") from None
 
 
-def write_suite_json(out: Path, suite: Suite, seeds: int, specs: list[RunSpec], master: str) -> None:
-    """The suite as run (``shed report`` rebuilds the report from it and the parts)."""
+def write_suite_json(out: Path, suite: Suite, seeds: int, specs: list[RunSpec], master: str,
+                     info: dict) -> None:
+    """The suite as run, with its provenance ``info`` (``shed report`` rebuilds the report from it
+    and the parts)."""
     data = {
         "name": suite.name, "description": suite.description, "seeds": seeds, "total_runs": len(specs),
-        "master": master, "run_ids": [s.run_id for s in specs],
+        "master": master, "provenance": info, "run_ids": [s.run_id for s in specs],
         "experiments": [asdict(e) for e in suite.experiments],
     }
     (out / "suite.json").write_text(json.dumps(data, indent=1))
