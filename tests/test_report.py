@@ -21,12 +21,13 @@ EVIL = "<script>alert('x')</script>"
 def fake_outputs(s: RunSpec) -> tuple[int, int]:
     """(outputs, exact) shaped like the paper's curves: RAND linear in M, PROB near OPT on skewed
     data and equal to RAND on uniform data (OPT 10% above), OPT nearer EXACT for larger domains."""
-    exact = int(30 * s.length * (1 + s.skew) / math.sqrt(s.domain))
+    length, domain = s.length or 13264, s.domain or 100  # weather specs leave both to the data
+    exact = int(30 * length * (1 + s.skew) / math.sqrt(domain))
     m = s.memory / (2 * s.window)
     rand = m
-    skewed = min(1.0, (1.2 + 0.002 * s.domain) * (1 + 0.5 * min(s.skew, s.skew_s)) * math.sqrt(m))
+    skewed = min(1.0, (1.2 + 0.002 * domain) * (1 + 0.5 * min(s.skew, s.skew_s)) * math.sqrt(m))
     opt = 1.1 * rand + min(s.skew, 1.0) * (skewed - 1.1 * rand)  # 10% above RAND on uniform data
-    prob = rand + min(s.skew, 1.0) * ((0.985 - 0.0001 * s.domain) * opt - rand)
+    prob = rand + min(s.skew, 1.0) * ((0.985 - 0.0001 * domain) * opt - rand)
     frac = {"exact": 1.0, "opt": opt, "optv": opt * 1.04, "prob": prob, "probv": prob * 1.03,
             "life": rand * 1.01, "lifev": rand * 1.02, "rand": rand, "randv": rand * 1.01}[s.policy]
     noise = 1.0 if s.policy in ("exact", "opt", "optv") else 1 + 0.004 * s.seed
@@ -238,6 +239,44 @@ def test_single_seed_numbers_nan_and_missing_experiments(tmp_path):
     assert "fig-1" not in page.figures and "No ratio_opt values to plot yet" in text
     assert "fig-2" not in page.figures and "No results yet." in text
     assert set(page.figures) == {"fig-0"}
+
+
+def test_provenance_data_links_and_runs(tmp_path):
+    results, suite = synthetic("quick", seeds=2)
+    suite["provenance"] = {"command": "shed compare --suite quick --out o", "shedding": "0.1.0", "commit": "abc123",
+                           "python": "3.11.2", "spark": "4.0.1", "numba": "0.61", "plotly": "7.1.0",
+                           "pandas": "2.3", "numpy": "2.2", "cores": 2, "wall_seconds": 12.5}
+    text, page = build(tmp_path, results, suite)
+    header = text[:text.index('class="experiment"')]
+    for needle in ("shed compare --suite quick --out o", "commit abc123", "Python 3.11.2", "Spark 4.0.1",
+                   "numba 0.61", "plotly 7.1.0", "<dd>2</dd>", "12.5 s", 'href="results.csv"',
+                   'href="results.parquet"', 'href="suite.json"', "lowest and highest fraction"):
+        assert needle in header, needle
+    times = {r["policy"]: r for r in page.tables["table-times"]}
+    assert times["PROB"]["runs"] == str((results.policy == "prob").sum())
+    runs = page.tables["table-runs"]
+    assert len(runs) == len(results) and {r["run id"] for r in runs} == set(results.run_id)
+    assert "<details><summary>All " in text
+    index = {e["id"]: i for i, e in enumerate(suite["experiments"])}
+    for exp in suite["experiments"]:
+        assert f'href="figures/{exp["id"]}.csv"' in text
+    fig3 = pd.read_csv(tmp_path / "figures" / "fig3.csv")
+    prob = fig3[(fig3.policy == "prob") & (fig3.memory == 50)]
+    row = next(r for r in page.tables[f"table-{index['fig3']}"] if r["M"] == "50")
+    assert row["PROB"].startswith(f"{prob['mean'].iloc[0]:,.0f}")
+    assert len(pd.read_csv(tmp_path / "figures" / "share.csv")) > 0
+
+
+def test_weather_header_and_one_seed(tmp_path):
+    suite = load_suite("weather-sample")
+    results, sd = synthetic(suite, seeds=1)
+    results["domain"] = results.cell_size.map({10.0: 150, 1.0: 2100})
+    results["length"] = 13264
+    text, _ = build(tmp_path, results, sd)
+    assert "synthetic experiments" not in text and "real-data experiment (weather reports, section 4.5)" in text
+    assert "Bars and brackets" not in text
+    assert "10-degree cells, 150 distinct" in text and "1-degree cells, 2,100 distinct" in text
+    assert "13,264 reports per stream" in text
 
 
 def test_user_strings_are_escaped(tmp_path):

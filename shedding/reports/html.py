@@ -33,6 +33,12 @@ RESULT_COLUMNS = {"suite": "", "experiment": "", "dataset": "", "skew": math.nan
                   "policy": "", "estimator": "", "share": False, "run_id": "", "outputs": 0, "exact": 0,
                   "ratio": math.nan, "ratio_opt": math.nan, "arm": 0, "seconds": math.nan, "share_t": "",
                   "share_r": "", "share_s": ""}
+VERSIONS = (("Python", "python"), ("Spark", "spark"), ("numba", "numba"), ("plotly", "plotly"),
+            ("pandas", "pandas"), ("numpy", "numpy"))
+# written by shed compare next to report.html (relative links, so the folder can move)
+DATA_LINKS = ('<p class="data-links">Data: <a href="results.csv">results.csv</a>, '
+              '<a href="results.parquet">results.parquet</a>, <a href="suite.json">suite.json</a> (the suite\'s '
+              'grid, seeds and provenance); the numbers of each figure are linked under it.</p>')
 TALLY = {"agrees": "agree", "partly agrees": "partly agree", "disagrees": "disagree", "not checked": "not checked"}
 NUMERIC_COLUMNS = ("skew", "skew_s", "outputs", "exact", "ratio", "ratio_opt")
 SETUP_FIELDS = ("dataset", "skew", "skew_s", "correlation", "domain", "length", "window", "warmup", "memory",
@@ -137,16 +143,17 @@ class Section:
 
 
 def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path | str) -> Path:
-    """Write the report of ``suite``'s ``results`` to ``path`` as one offline HTML file; an
-    incomplete suite (``complete`` False) says so at the top. Returns the path."""
+    """Write the report of ``suite``'s ``results`` to ``path`` as one offline HTML file, and the
+    numbers behind each figure to ``figures/<experiment id>.csv`` beside it; an incomplete suite
+    (``complete`` False) says so at the top. Returns the path."""
     results = normalized(results)
-    seeds = suite.get("seeds")
-    sections = [experiment_section(i, exp, results[results["experiment"] == exp.get("id")], seeds)
-                for i, exp in enumerate(suite.get("experiments", []))]
-    body = header(suite, results, complete) + contents(sections) + "".join(s.html for s in sections)
-    body += findings_section(sections)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    seeds = suite.get("seeds")
+    sections = [experiment_section(i, exp, results[results["experiment"] == exp.get("id")], seeds, path.parent)
+                for i, exp in enumerate(suite.get("experiments", []))]
+    body = header(suite, results, complete) + contents(sections) + "".join(s.html for s in sections)
+    body += findings_section(sections) + runs_section(results)
     path.write_text(page(suite, body, sum(s.has_figure for s in sections), complete), encoding="utf-8")
     return path
 
@@ -183,22 +190,50 @@ def page(suite: dict, body: str, figures: int, complete: bool) -> str:
 
 
 def header(suite: dict, results: pd.DataFrame, complete: bool) -> str:
-    """Suite name, description, date, runs, seeds, and the completeness banner."""
+    """Suite name, description, the completeness banner, provenance (date, command, versions,
+    commit, cores, wall time), time per policy, links to the data, and what the report reproduces."""
     runs = int(results["run_id"].nunique()) if len(results) else 0
     total = suite.get("total_runs")
+    info = suite.get("provenance", {})
     facts = {"Generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
              "Runs": f"{runs:,}" + (f" of {total:,}" if isinstance(total, int) else ""),
              "Seeds per point": str(suite.get("seeds", "-")),
              "Experiments": str(len(suite.get("experiments", [])))}
     if suite.get("master"):
         facts["Spark master"] = str(suite["master"])
+    if info:
+        facts |= {"Command": info.get("command") or "-",
+                  "shedding": f"{info.get('shedding', '-')}, commit {info.get('commit', '-')}",
+                  "Versions": ", ".join(f"{name} {info.get(key, '-')}" for name, key in VERSIONS),
+                  "Cores": str(info.get("cores", "-")),
+                  "Wall time": f"{info['wall_seconds']:,.1f} s (last shed compare)" if "wall_seconds" in info
+                  else "- (unfinished)"}
     items = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts.items())
+    datasets = set(results["dataset"]) if len(results) else set()
+    what = ("the synthetic experiments of" if datasets <= {"zipf"} else
+            "the real-data experiment (weather reports, section 4.5) of" if "zipf" not in datasets else
+            "the experiments of")
+    bars = (" Bars and brackets give the seeds' lowest and highest fraction of EXACT or OPT."
+            if results["seed"].nunique() > 1 else "")
     return (f"<header>\n<h1>Load shedding for sliding-window joins: {escape(str(suite.get('name', '')))}</h1>\n"
             f'<p class="description">{escape(str(suite.get("description", "")))}</p>\n'
-            f"{banner(runs, total, complete)}\n<dl class=\"facts\">{items}</dl>\n"
-            "<p>Reproduces the synthetic experiments of Das, Gehrke, Riedewald, <i>Approximate Join Processing "
-            "Over Data Streams</i> (SIGMOD 2003), section 4. Outputs are counted after the warmup (section 4.1); "
-            "every point is the mean over seeds, bars and brackets give the seeds' min-max.</p>\n</header>\n")
+            f"{banner(runs, total, complete)}\n<dl class=\"facts\">{items}</dl>\n{policy_times(results)}\n"
+            f"{DATA_LINKS}\n"
+            f"<p>Reproduces {what} Das, Gehrke, Riedewald, <i>Approximate Join Processing Over Data Streams</i> "
+            "(SIGMOD 2003), section 4. Outputs are counted after the warmup (section 4.1); every point is the "
+            f"mean over seeds.{bars}</p>\n</header>\n")
+
+
+def policy_times(results: pd.DataFrame) -> str:
+    """Task time per policy from the runs' ``seconds`` (the run itself, inside its Spark task)."""
+    if results.empty or results["seconds"].isna().all():
+        return ""
+    times = results.groupby("policy")["seconds"].agg(["count", "sum", "mean", "max"])
+    body = [[(str(p).upper(), True), (f"{int(t['count']):,}", False), (f"{t['sum']:,.1f}", False),
+             (f"{t['mean']:.3f}", False), (f"{t['max']:.2f}", False)] for p, t in times.iterrows()]
+    return table_html("times", ["policy", "runs", "total s", "mean s", "longest s"], body,
+                      "Time per policy: seconds inside the Spark tasks (workload generation and Spark's own "
+                      "overhead excluded; a worker's first run includes the numba JIT load).")
 
 
 def banner(runs: int, total: object, complete: bool) -> str:
@@ -232,8 +267,9 @@ def expected_runs(exp: dict, seeds: object) -> int | None:
     return math.prod(len(v) for v in exp.get("grid", {}).values()) * len(exp.get("policies", [])) * seeds
 
 
-def experiment_section(index: int, exp: dict, rows: pd.DataFrame, seeds: object) -> Section:
-    """One experiment: title, claim and verdict, figure, caption, and the table behind the figure."""
+def experiment_section(index: int, exp: dict, rows: pd.DataFrame, seeds: object, folder: Path) -> Section:
+    """One experiment: title, claim and verdict, figure, caption, and the table behind the figure,
+    also written to ``folder/figures/<id>.csv`` and linked."""
     title = str(exp.get("title", exp.get("id", "")))
     notes, verdict = findings(rows, exp)
     expected = expected_runs(exp, seeds)
@@ -254,6 +290,7 @@ def experiment_section(index: int, exp: dict, rows: pd.DataFrame, seeds: object)
     parts += [figure_html, f'<p class="caption">{caption(exp, rows, seeds)}</p>']
     if not rows.empty:
         parts.append(share_table(index, rows, exp) if exp.get("figure") == "share" else line_table(index, rows, exp))
+        parts.append(figure_csv(rows, exp, folder))
     parts.append("</section>\n")
     return Section(index, title, "\n".join(parts), notes, verdict, bool(figure_html))
 
@@ -267,6 +304,28 @@ def plot_html(index: int, rows: pd.DataFrame, exp: dict) -> str:
         return ""
     return (f'<div class="plot" id="fig-{index}"></div>\n<script type="application/json" class="figure-data" '
             f'data-target="fig-{index}">{figure_json(fig)}</script>')
+
+
+def figure_csv(rows: pd.DataFrame, exp: dict, folder: Path) -> str:
+    """Write the numbers behind an experiment's figure to ``folder/figures/<id>.csv`` (the line
+    summary of :func:`.figures.summarize`, or the share curves) and return a link to it."""
+    lay = plan(rows, exp)
+    frame = share_curves(rows, lay) if exp.get("figure") == "share" else summarize(rows, lay)
+    name = f"figures/{exp.get('id', 'figure')}.csv"
+    (folder / "figures").mkdir(exist_ok=True)
+    frame.to_csv(folder / name, index=False)
+    return f'<p class="data-link">Data of this figure: <a href="{escape(name)}">{escape(name)}</a></p>'
+
+
+def runs_section(results: pd.DataFrame) -> str:
+    """Every run in a collapsed table: run id, experiment, seed, policy, M, outputs, EXACT, seconds."""
+    head = ["run id", "experiment", "seed", "policy", "M", "outputs", "EXACT", "seconds"]
+    body = [[(str(r.run_id), True), (str(r.experiment), True), (str(r.seed), False), (str(r.policy).upper(), True),
+             (str(r.memory), False), (f"{r.outputs:,}", False), (f"{r.exact:,}", False),
+             (f"{r.seconds:.3f}" if math.isfinite(r.seconds) else "-", False)]
+            for r in results.itertuples()]
+    return (f'<section id="runs"><details><summary>All {len(results):,} runs</summary>'
+            f'{table_html("runs", head, body, "One row per run, as in results.csv.")}</details></section>')
 
 
 def values(exp: dict, rows: pd.DataFrame, name: str) -> list:
@@ -288,9 +347,10 @@ def caption(exp: dict, rows: pd.DataFrame, seeds: object) -> str:
     if set(v["dataset"]) <= {"zipf"}:
         data = (f"{skew_text(v, rows)}; {joined('correlation', v['correlation'])} streams; "
                 f"domain {joined('domain', v['domain'])}; {lengths} tuples per stream")
-    else:  # real reports: the grid cell is the key; lengths come from the files
-        cells = ", ".join(f"{float(c):g}" for c in sorted(set(rows["cell_size"]))) if "cell_size" in rows else "-"
-        data = f"key: grid cell of {cells} degrees"
+    else:  # real reports: the grid cell is the key; cells and lengths come from the files
+        shapes = rows.groupby("cell_size")[["domain", "length"]].max() if "cell_size" in rows else pd.DataFrame()
+        cells = "; ".join(f"{c:g}-degree cells, {int(s.domain):,} distinct" for c, s in shapes.iterrows()) or "-"
+        data = f"key: grid cell ({cells}); {lengths} reports per stream"
     text = (f"Setup: data {joined('dataset', v['dataset'])}; {data}; "
             f"window w = {joined('window', v['window'])}; warmup {warmup}; "
             f"{memory_text(exp, rows)}; {seed_text(rows, seeds)}; estimator {joined('estimator', v['estimator'])}; "
@@ -310,7 +370,7 @@ def seed_text(rows: pd.DataFrame, seeds: object) -> str:
     """The seeds behind each point."""
     found = sorted(rows["seed"].unique().tolist()) if not rows.empty else []
     if len(found) > 1:
-        return f"seeds {', '.join(map(str, found))} (mean over seeds, spread min-max)"
+        return f"seeds {', '.join(map(str, found))} (mean over seeds, spread of the seeds' fractions)"
     return f"seed {found[0]}" if found else f"{seeds} seed(s) per point"
 
 
