@@ -178,14 +178,16 @@ def test_figures_take_the_papers_forms(quick):
     assert fig3["layout"]["title"]["text"] == suite["experiments"][kinds["fig3"]]["title"]
     assert fig3["layout"]["hovermode"] == "x unified"
     fig6 = page.figures[f"fig-{kinds['fig6']}"]
-    assert {t["name"] for t in fig6["data"]} == {"PROB, uncorrelated", "PROB, correlated", "RAND, uncorrelated",
-                                                 "RAND, correlated"}  # OPT is the 100% line, not two lines
+    assert {t["name"] for t in fig6["data"] if t["mode"] != "lines"} == {
+        "PROB, uncorrelated", "PROB, correlated", "RAND, uncorrelated", "RAND, correlated"}  # OPT: one 100% line
     assert fig6["data"][0]["customdata"] == [0.0, 0.5, 1.0, 1.5, 2.0]
-    assert {s["y0"] for s in fig6["layout"]["shapes"]} == {1.0, 0.96}
+    refs = {t["name"]: set(t["y"]) for t in fig6["data"] if t["mode"] == "lines"}
+    assert refs == {"OPT = 100%": {1.0}, "paper: PROB over 96% of OPT (4.3)": {0.96}}
     fig9 = page.figures[f"fig-{kinds['fig9']}"]
     titles = [a["text"] for a in fig9["layout"]["annotations"] if a["text"].startswith("domain")]
     assert titles == ["domain = 10", "domain = 50", "domain = 200"]
     assert fig9["layout"]["yaxis"]["type"] == "log"
+    assert {y for t in fig9["data"] if t["name"] == "OPT = 100%" for y in t["y"]} == {1.0}
     share = page.figures[f"fig-{kinds['share']}"]
     assert {t["name"] for t in share["data"]} == {"PROBV", "OPTV"}
     assert {s.get("y0") for s in share["layout"]["shapes"]} >= {50, 75.0}

@@ -47,6 +47,7 @@ OFFSET = 0.012  # sideways step between lines with error bars, as a fraction of 
 SKEW_REFERENCE = (0.96, "paper: PROB over 96% of OPT (4.3)")
 EXACT_REFERENCE = (0.90, "paper: 90% of EXACT at M = w (4.5, 4.6)")
 SHARE_REFERENCE = (75.0, "paper: up to 75% (4.3)")
+REFERENCE = "reference"  # the ``meta`` of reference-line traces
 MAX_COLS = 3
 ROW_HEIGHT = 400
 
@@ -240,15 +241,15 @@ def line_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
             hovertemplate=f"{escape(name)}: %{{y:{'.1%' if ratio else ',.0f'}}} at {FIELD_LABELS.get(lay.x, lay.x)} = "
                           "%{customdata}<extra></extra>"), **_cell(index))
     for index, (_, part) in enumerate(parts):
-        for y, label in _references(part, lay, exp):
-            fig.add_hline(y=y, line={"dash": "dot", "color": "#666", "width": 1}, annotation_text=label,
-                          annotation_position="bottom right", **_cell(index))
+        xs = sorted(part[lay.x].unique())
+        refs = [(label, [y] * len(xs)) for y, label in _references(lay, exp)]
         if lay.x == "memory" and "exact" in set(part["policy"]) and lay.y == "outputs":
-            exact = part[part["policy"] == "exact"]
-            fig.add_trace(go.Scatter(x=exact["memory"].tolist(), y=(EXACT_REFERENCE[0] * exact["mean"]).tolist(),
-                                     name=EXACT_REFERENCE[1], legendgroup="reference", showlegend=index == 0,
-                                     mode="lines", line={"color": "#666", "dash": "dot", "width": 1},
-                                     hoverinfo="skip"), **_cell(index))
+            exact = part[part["policy"] == "exact"].groupby("memory")["mean"].mean()
+            refs.append((EXACT_REFERENCE[1], (EXACT_REFERENCE[0] * exact.reindex(xs)).tolist()))
+        for k, (label, ys) in enumerate(refs):  # traces, not shapes: data coordinates on log axes too
+            fig.add_trace(go.Scatter(x=xs, y=ys, name=escape(label), legendgroup=label, showlegend=index == 0,
+                                     mode="lines", line={"color": ("#666", "#aaa")[k % 2], "dash": "dot", "width": 1.5},
+                                     hoverinfo="skip", meta=REFERENCE), **_cell(index))
         if lay.x == "memory":
             fig.update_xaxes(**_x_ticks(part, rows), **_cell(index))
     log = exp.get("figure") == "domain"
@@ -259,7 +260,7 @@ def line_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
     return _titled(fig, exp)
 
 
-def _references(part: pd.DataFrame, lay: Layout, exp: dict) -> list[tuple[float, str]]:
+def _references(lay: Layout, exp: dict) -> list[tuple[float, str]]:
     """Horizontal reference lines of a line subplot: OPT's 100% in a fraction-of-OPT figure, and
     the paper's 96% in Figure 6."""
     refs = [(1.0, "OPT = 100%")] if lay.y == "ratio_opt" else []
@@ -357,8 +358,9 @@ def build_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
 
 
 def has_data(fig: go.Figure) -> bool:
-    """Whether any trace of ``fig`` has a finite y value."""
-    return any(isinstance(v, (int, float)) and math.isfinite(v) for trace in fig.data for v in (trace.y or ()))
+    """Whether any trace of ``fig`` but the reference lines has a finite y value."""
+    return any(isinstance(v, (int, float)) and math.isfinite(v) for trace in fig.data if trace.meta != REFERENCE
+               for v in (trace.y or ()))
 
 
 def figure_json(fig: go.Figure) -> str:
