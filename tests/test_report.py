@@ -178,8 +178,9 @@ def test_figures_take_the_papers_forms(quick):
     assert fig3["layout"]["title"]["text"] == suite["experiments"][kinds["fig3"]]["title"]
     assert fig3["layout"]["hovermode"] == "x unified"
     fig6 = page.figures[f"fig-{kinds['fig6']}"]
-    assert {t["name"] for t in fig6["data"] if t["mode"] != "lines"} == {
-        "PROB, uncorrelated", "PROB, correlated", "RAND, uncorrelated", "RAND, correlated"}  # OPT: one 100% line
+    assert {t["name"] for t in fig6["data"] if t["mode"] != "lines"} == {"PROB", "RAND"}  # OPT: one 100% line
+    assert [a["text"] for a in fig6["layout"]["annotations"]] == ["correlation = uncorrelated",
+                                                                  "correlation = correlated"]
     assert fig6["data"][0]["customdata"] == [0.0, 0.5, 1.0, 1.5, 2.0]
     refs = {t["name"]: set(t["y"]) for t in fig6["data"] if t["mode"] == "lines"}
     assert refs == {"OPT = 100%": {1.0}, "paper: PROB over 96% of OPT (4.3)": {0.96}}

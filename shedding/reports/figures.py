@@ -1,7 +1,8 @@
 """The report's plotly figures, in the forms of Das, Gehrke, Riedewald (SIGMOD 2003), section 4.
 
 * ``memory``: output (or a fraction) against memory M, one line per policy (Figures 3-5, 7).
-* ``skew``: fraction of OPT against the Zipf skew, one line per policy and correlation (Figure 6).
+* ``skew``: fraction of OPT against the Zipf skew, one line per policy, one subplot per correlation
+  (Figure 6 plots uncorrelated streams; correlated ones are shown beside them, not mixed in).
 * ``domain``: fraction of OPT against M, one subplot per domain size (Figures 9-11).
 * ``share``: R's share of memory over time under a variable split (Figure 8).
 
@@ -41,7 +42,6 @@ STYLES = {"exact": ("#000000", "x", "dashdot"), "opt": ("#009E73", "diamond", "d
           "probv": ("#0072B2", "circle-open", "6px,2px"), "life": ("#E69F00", "square", "dot"),
           "lifev": ("#E69F00", "square-open", "2px,6px"), "rand": ("#D55E00", "triangle-up", "longdash"),
           "randv": ("#D55E00", "triangle-up-open", "12px,4px,2px,4px")}
-CORRELATION_DASH = {"independent": "solid", "same": "dot", "reversed": "dashdot"}
 OFFSET = 0.012  # sideways step between lines with error bars, as a fraction of the x range
 # the paper's numbers, as reference lines: (y, label)
 SKEW_REFERENCE = (0.96, "paper: PROB over 96% of OPT (4.3)")
@@ -66,8 +66,7 @@ def plan(rows: pd.DataFrame, exp: dict) -> Layout:
     """The layout of an experiment's figure; a grid field varying besides x and the lines (and not
     just a relabelling of x, like S's skew defaulting to R's) becomes a subplot."""
     figure = exp.get("figure", "memory")
-    x, series = {"share": ("t", ("policy",)), "skew": ("skew", ("policy", "correlation"))}.get(
-        figure, ("memory", ("policy",)))
+    x, series = ("t", ("policy",)) if figure == "share" else ("skew" if figure == "skew" else "memory", ("policy",))
     y = "share" if figure == "share" else exp.get("y", "outputs")
     facets: list[str] = []
     first = ("domain",) if figure == "domain" else ()
@@ -172,12 +171,9 @@ def _lines(parts: list[tuple[str, pd.DataFrame]], lay: Layout, exp: dict) -> Ite
             shown.add(name)
 
 
-def _style(names: tuple[str, ...], values: tuple) -> tuple[dict, dict]:
-    """(line, marker) of a line: colour, marker and dash by policy; dash by correlation in Figure 6."""
-    info = dict(zip(names, values))
-    color, symbol, dash = STYLES.get(str(info["policy"]), ("#7f7f7f", "circle", "solid"))
-    if "correlation" in info:
-        dash = CORRELATION_DASH.get(str(info["correlation"]), "dash")
+def _style(policy: str) -> tuple[dict, dict]:
+    """(line, marker) of a policy's line: its colour, marker and dash."""
+    color, symbol, dash = STYLES.get(policy, ("#7f7f7f", "circle", "solid"))
     return {"color": color, "dash": dash}, {"symbol": symbol, "size": 8, "color": color}
 
 
@@ -233,7 +229,7 @@ def line_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
     span = float(rows[lay.x].max() - rows[lay.x].min()) if lay.x in rows and len(rows) else 0.0
     for index, name, values, line, first in lines:
         shift = OFFSET * span * (barred.index(name) - (len(barred) - 1) / 2) if name in barred else 0.0
-        style, marker = _style(lay.series, values)
+        style, marker = _style(str(values[0]))
         fig.add_trace(go.Scatter(
             x=(line[lay.x] + shift).tolist(), y=line["mean"].tolist(), customdata=line[lay.x].tolist(),
             name=escape(name), legendgroup=name, showlegend=first, mode="lines+markers", line=style, marker=marker,
@@ -330,7 +326,7 @@ def share_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
     parts = facet_parts(share_curves(rows, lay), lay.facets)
     fig = _grid(len(parts), [label for label, _ in parts], shared=True)
     for index, name, values, line, first in _lines(parts, lay, exp):
-        style, _ = _style(lay.series, values)
+        style, _ = _style(str(values[0]))
         fig.add_trace(go.Scatter(
             x=line["t"].tolist(), y=line["pct"].tolist(), customdata=line["r"].tolist(), name=escape(name),
             legendgroup=name, showlegend=first, mode="lines", line=style,

@@ -131,6 +131,11 @@ def _nearest_w(memories: list[int], windows: dict) -> int:
     return min(memories, key=lambda m: (abs(m / windows[m] - 1) if windows[m] else m, m))
 
 
+def _but(facets: tuple[str, ...], name: str) -> tuple[str, ...]:
+    """The facets without ``name``, a field a check compares across (correlation, domain)."""
+    return tuple(f for f in facets if f != name)
+
+
 def _prefix(label: str) -> str:
     return f"{label}: " if label else ""
 
@@ -320,7 +325,7 @@ def skew_notes(rows: pd.DataFrame, lay: Layout) -> list[str]:
     """Figure 6: PROB's and RAND's fraction of OPT at the lowest skew, at Zipf 1 and at the highest
     skew, and the effect of correlation on PROB (4.3)."""
     notes = []
-    for label, part in facet_parts(rows, lay.facets):
+    for label, part in facet_parts(rows, _but(lay.facets, "correlation")):
         for corr, sub in part.groupby("correlation"):
             prob, rand = (paired(sub, p, "opt", ["skew"]) for p in ("prob", "rand"))
             where = f"{_prefix(label)}{field_text('correlation', corr)}"
@@ -363,7 +368,7 @@ def skew_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
     """4.3: PROB over 96% of OPT for moderate to high skew; RAND falls behind as skew grows. Judged on
     uncorrelated streams, which Figure 6 plots (other correlations are findings), when there are any."""
     checks = []
-    for label, part in facet_parts(rows, lay.facets):
+    for label, part in facet_parts(rows, _but(lay.facets, "correlation")):
         judged = part[part["correlation"] == "independent"]
         for corr, sub in (judged if not judged.empty else part).groupby("correlation"):
             where = f"{_prefix(label)}{field_text('correlation', corr)}: "
@@ -402,7 +407,7 @@ def domain_gaps(rows: pd.DataFrame) -> pd.DataFrame:
 def domain_notes(rows: pd.DataFrame, lay: Layout) -> list[str]:
     """The two gaps per domain, and whether OPT meets EXACT at M = w for the largest domain (4.4)."""
     notes = []
-    for label, part in facet_parts(rows, tuple(f for f in lay.facets if f != "domain")):
+    for label, part in facet_parts(rows, _but(lay.facets, "domain")):
         gaps = domain_gaps(part)
         for domain, row in gaps.iterrows():
             notes.append(f"{_prefix(label)}domain {domain}: EXACT is {pct(row.get('exact_opt'))} above OPT and "
@@ -422,7 +427,7 @@ def domain_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
     """4.4: as the domain grows, OPT approaches EXACT while PROB falls further from OPT, at every
     step from one domain to the next."""
     checks = []
-    for label, part in facet_parts(rows, tuple(f for f in lay.facets if f != "domain")):
+    for label, part in facet_parts(rows, _but(lay.facets, "domain")):
         gaps = domain_gaps(part).sort_index()
         if len(gaps) < 2:
             continue
