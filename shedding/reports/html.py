@@ -1,9 +1,11 @@
 """The HTML report of an experiment suite: one self-contained page that works offline.
 
-It reproduces the synthetic experiments of Das, Gehrke, Riedewald (SIGMOD 2003), section 4: per
-experiment a figure in the paper's form (Figures 3-6, 8-11, see :mod:`.figures`), a caption with the
-exact setup, the numbers behind the figure (mean over seeds, min-max spread), and the paper's claim
-with this run's verdict; then the findings computed from the data (:mod:`.findings`).
+It reproduces the experiments of Das, Gehrke, Riedewald (SIGMOD 2003), section 4. At the top: the
+provenance (command, versions, commit, cores, wall time, time per policy) and links to the data.
+Per experiment: a figure in the paper's form (Figures 3-11, see :mod:`.figures`), a caption with the
+exact setup, the numbers behind the figure (mean over seeds, the seeds' spread as fractions of EXACT
+or OPT) and a CSV of them, and the paper's claim with this run's verdict. Then the findings computed
+from the data (:mod:`.findings`), and every run in a collapsed table.
 
 plotly.js (the vendored cartesian build, see ``vendor/README.md``) is embedded once, after the
 text, and runs only once the text has painted; each figure is JSON in a
