@@ -99,15 +99,15 @@ def per_seed(rows: pd.DataFrame, a: str, b: str, keys: list[str]) -> pd.Series:
     return ratio.dropna()
 
 
-def by_keys(ratio: pd.Series, how: str = "mean") -> pd.Series:
-    """A per-seed series (:func:`per_seed`) reduced over its seeds: mean, min or max per key."""
-    return ratio.groupby(level=list(range(ratio.index.nlevels - 1))).agg(how)
+def seed_mean(ratio: pd.Series) -> pd.Series:
+    """A per-seed series (:func:`per_seed`) averaged over its seeds, per key."""
+    return ratio.groupby(level=list(range(ratio.index.nlevels - 1))).mean()
 
 
 def paired(rows: pd.DataFrame, a: str, b: str, keys: list[str]) -> pd.Series:
     """Mean over seeds of outputs(a) / outputs(b) per ``keys`` (see :func:`per_seed`)."""
     ratio = per_seed(rows, a, b, keys)
-    return ratio if ratio.empty else by_keys(ratio)
+    return ratio if ratio.empty else seed_mean(ratio)
 
 
 def seed_range(ratio: pd.Series, key: object, fmt: Callable[[float], str] = pct) -> str:
@@ -215,7 +215,7 @@ def memory_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
                                   f"in any seed: {gain(margin)}."))
         prob_opt = per_seed(part, "prob", "opt", ["memory"])
         if not prob_opt.empty:
-            mean = by_keys(prob_opt)
+            mean = seed_mean(prob_opt)
             worst = mean.idxmin()
             ok = bool(mean.min() >= 1 - MEMORY_CLOSE)
             checks.append(Check(ok, f"{_prefix(label)}PROB is at most {pct(1 - mean.min())} below OPT (at M = "
@@ -239,7 +239,7 @@ def _life_check(label: str, part: pd.DataFrame) -> list[Check]:
     position = life_position(part)
     if position.empty:
         return []
-    mean = by_keys(position)
+    mean = seed_mean(position)
     ok = bool(mean.max() <= LIFE_MARGINAL)
     return [Check(ok, f"{_prefix(label)}LIFE sits {pct(mean.min())} to {pct(mean.max())} of the way from RAND (0%) "
                       f"to PROB (100%) over M (seeds {pct(position.min())} to {pct(position.max())}); criterion for "
@@ -264,14 +264,14 @@ def uniform_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
         online = [p for p in ONLINE if p in outputs]
         if len(online) >= 2:
             top = outputs[online].max(axis=1)
-            spread = by_keys(((top - outputs[online].min(axis=1)) / top.where(top > 0)).fillna(0))
+            spread = seed_mean(((top - outputs[online].min(axis=1)) / top.where(top > 0)).fillna(0))
             checks.append(Check(bool(spread.max() <= UNIFORM_SPREAD), f"{_prefix(label)}"
                                 f"{'/'.join(p.upper() for p in online)}: the worst is at most {pct(spread.max())} "
                                 f"below the best (at M = {spread.idxmax()}, mean over seeds); criterion: within "
                                 f"{pct(UNIFORM_SPREAD)} at every M."))
         if "opt" in outputs and online:
             lead = outputs["opt"] / outputs[online].max(axis=1).where(lambda v: v > 0)
-            mean = by_keys(lead.dropna())
+            mean = seed_mean(lead.dropna())
             ok = bool(mean.max() <= 1 + UNIFORM_OPT_GAIN)
             top_m = mean.idxmax()
             checks.append(Check(ok, f"{_prefix(label)}OPT is {gain(mean.min())} to {gain(mean.max())} above the best "
@@ -289,7 +289,7 @@ def variable_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
             seeds = per_seed(part, var, fixed, ["memory"])
             if seeds.empty:
                 continue
-            ratio = by_keys(seeds)
+            ratio = seed_mean(seeds)
             best, worst = ratio.idxmax(), ratio.idxmin()
             ok = bool(ratio.min() >= 1 - TOLERANCE and ratio.max() <= 1 + VARIABLE_GAIN)
             checks.append(Check(ok, f"{_prefix(label)}{var.upper()} vs {fixed.upper()}: from {gain(ratio[worst])} "
@@ -357,10 +357,10 @@ def _high_skew(rows: pd.DataFrame) -> pd.Series:
 def _skew_cause(part: pd.DataFrame) -> str:
     """Why uncorrelated streams miss the 96%, when correlated ones of the same suite reach it."""
     same = _high_skew(part[part["correlation"] == "same"])
-    if same.empty or by_keys(same).min() < SKEW_PROB:
+    if same.empty or seed_mean(same).min() < SKEW_PROB:
         return REFERENCE
     return (f"{REFERENCE}; with correlated streams (the same keys frequent on both sides) PROB reaches at least "
-            f"{pct(by_keys(same).min())} of OPT, the paper's figure, so the paper's 'uncorrelated' streams may "
+            f"{pct(seed_mean(same).min())} of OPT, the paper's figure, so the paper's 'uncorrelated' streams may "
             "have shared their frequent keys")
 
 
@@ -375,7 +375,7 @@ def skew_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
             rand = paired(sub, "rand", "opt", ["skew"])
             high = _high_skew(sub)
             if not high.empty:
-                mean = by_keys(high)
+                mean = seed_mean(high)
                 ok = bool(mean.min() >= SKEW_PROB)
                 checks.append(Check(ok, f"{where}PROB reaches {pct(mean.min())} to {pct(mean.max())} of OPT for skew "
                                     f">= {SKEW_HIGH:g} (seeds from {pct(high.min())}; {_memories(sub)}); criterion: "
