@@ -12,6 +12,7 @@ import functools
 import inspect
 import json
 import math
+import shlex
 import sys
 import time
 from contextlib import AbstractContextManager, nullcontext
@@ -449,7 +450,8 @@ def compare(
     out_dir: Path = typer.Option(..., "--out", help="Folder for report.html, results.parquet and results.csv."),
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
     resume: bool = typer.Option(False, "--resume", help="Keep the runs already in --out and run only the rest."),
-    seeds: int = typer.Option(1, "--seeds", help="Seeds per point (mean and spread in the report)."),
+    seeds: Optional[int] = typer.Option(None, "--seeds", help="Seeds per point (mean and spread in the report); "
+                                        "default: the suite's (5 for paper, 1 for the others).", show_default=False),
     jobs: Optional[int] = typer.Option(None, "--jobs", help="Runs in flight at once (default: Spark's parallelism).",
                                        show_default=False),
     r_path: Optional[Path] = typer.Option(None, "--r", help="Stream R's report file for suites that read files "
@@ -485,7 +487,7 @@ def compare(
         raise ShedError(f"--jobs must be >= 1, got {jobs}")
     started = time.perf_counter()
     _, complete = run_suite(spec, out_dir, master=master, resume=resume, seeds=seeds, jobs=jobs, console=err,
-                            files=files, stations=stations)
+                            files=files, stations=stations, command=shlex.join(["shed", *sys.argv[1:]]))
     results, suite_dict, complete = load_results(out_dir)
     path = build_report(results, suite_dict, complete, out_dir / "report.html")
     seconds = time.perf_counter() - started
@@ -493,7 +495,7 @@ def compare(
                      "results_csv": out_dir / "results.csv", "suite_json": out_dir / "suite.json"}
     if as_json:
         print(json.dumps({"suite": spec.name, "runs": len(results), "total_runs": suite_dict["total_runs"],
-                          "complete": complete, "seeds": seeds, "master": master, "seconds": round(seconds, 1),
+                          "complete": complete, "seeds": suite_dict["seeds"], "master": master, "seconds": round(seconds, 1),
                           "out": str(out_dir), **{key: str(value) for key, value in files_written.items()}}))
         return
     state = "" if complete else " (INCOMPLETE)"

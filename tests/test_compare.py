@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import platform
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
+import pyspark
 import pytest
 
 from shedding import ShedError, simulate, zipf_workload
@@ -64,6 +68,9 @@ def test_suite_results_equal_library_runs(spark, small_suite, tmp_path):
         assert (tmp_path / "out" / name).is_file()
     csv = pd.read_csv(tmp_path / "out" / "results.csv")
     assert len(csv) == len(results)
+    info = json.loads((tmp_path / "out" / "suite.json").read_text())["provenance"]
+    assert info["wall_seconds"] > 0 and info["cores"] >= 1 and info["spark"] == pyspark.__version__
+    assert info["python"] == platform.python_version() and info["commit"]
 
 
 def test_resume_skips_finished_runs(spark, small_suite, tmp_path):
@@ -211,12 +218,13 @@ def test_weather_sample_suite(spark, tmp_path):
     path.write_text(WEATHER.format(dataset="synop-sample"))
     results, complete = run_suite(load_suite(str(path)), tmp_path / "out", spark=spark)
     assert complete and len(results) == 6
-    _check_against_library(results, synop_sample_workload(10.0, 40))
+    wl = synop_sample_workload(10.0, 40)
+    _check_against_library(results, wl)
+    # the real shape of the data, not the grid's 0: distinct cells and reports per stream
+    assert set(results.domain) == {len(np.unique(wl.key))} and set(results.length) == {int((wl.side == 0).sum())}
 
 
 def test_files_suite_reads_the_reports_once_on_spark(spark, tmp_path):
-    import numpy as np
-
     from shedding.datasets.ndp import write_ndp
     from shedding.datasets.weather import weather_workload
 

@@ -23,6 +23,13 @@ def test_paper_suite_has_the_paper_settings():
     assert any(r.policy == "optv" and r.share for r in runs)
 
 
+def test_paper_suite_runs_five_seeds_by_default():
+    paper, quick = load_suite("paper"), load_suite("quick")
+    assert paper.seeds == 5 and quick.seeds == 1
+    assert {r.seed for r in paper.runs()} == set(range(5)) and len(paper.runs()) == 5 * len(paper.runs(1))
+    assert paper.with_cell_size(1.0).seeds == 5
+
+
 def test_seeds_multiply_runs_and_ids_are_stable():
     suite = load_suite("quick")
     one, three = suite.runs(1), suite.runs(3)
@@ -42,6 +49,9 @@ def test_seeds_multiply_runs_and_ids_are_stable():
     ("[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 0\n", "window = 0"),
     ("[[experiment]]\nid = 'a'\nwindows = 3\npolicies = ['prob']\n", "unknown field"),
     ("window = 3\n[[experiment]]\nid = 'a'\npolicies = ['prob']\n", "unknown top-level key.* window"),
+    ("seeds = 0\n[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
+     "seeds = 0 is not an integer >= 1"),
+>>>>>>> i10-report
     ("[[experiment]]\nid = 'a'\ny = 'ratio_opt'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
      "needs opt"),
 ])

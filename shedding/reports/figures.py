@@ -1,12 +1,17 @@
 """The report's plotly figures, in the forms of Das, Gehrke, Riedewald (SIGMOD 2003), section 4.
 
 * ``memory``: output (or a fraction) against memory M, one line per policy (Figures 3-5, 7).
-* ``skew``: fraction of OPT against the Zipf skew, one line per policy and correlation (Figure 6).
+* ``skew``: fraction of OPT against the Zipf skew, one line per policy, one subplot per correlation
+  (Figure 6 plots uncorrelated streams; correlated ones are shown beside them, not mixed in).
 * ``domain``: fraction of OPT against M, one subplot per domain size (Figures 9-11).
 * ``share``: R's share of memory over time under a variable split (Figure 8).
 
 Grid fields that vary besides the x axis and the lines become subplots ("facets"). Every point is
-the mean over seeds; error bars span the seeds' min and max.
+the mean over seeds; error bars span the seeds' lowest and highest fraction of OPT or EXACT (never
+the raw counts, whose spread is mostly EXACT's own), and lines with bars are set slightly apart
+sideways so that overlapping ones stay visible. Each policy has its own colour (Okabe-Ito, safe
+for colour-blind readers), marker and dash; the paper's numbers are reference lines (96% of OPT,
+Figure 6; 90% of EXACT, 4.5-4.6; 75% share, 4.3) and OPT's own 100% line is one reference line.
 """
 
 from __future__ import annotations
@@ -31,9 +36,18 @@ CORRELATION_NAMES = {"independent": "uncorrelated", "same": "correlated", "rever
 Y_TITLES = {"outputs": "output tuples", "ratio_opt": "fraction of OPT's output",
             "ratio": "fraction of EXACT's output", "share": "R share of tuples in memory (%)"}
 X_TITLES = {"memory": "memory M (tuples)", "skew": "Zipf skew", "t": "time step"}
-COLORS = {"exact": "#222222", "opt": "#2ca02c", "optv": "#2ca02c", "prob": "#1f77b4", "probv": "#1f77b4",
-          "life": "#ff7f0e", "lifev": "#ff7f0e", "rand": "#d62728", "randv": "#d62728"}
-CORRELATION_DASH = {"independent": "solid", "same": "dot", "reversed": "dashdot"}
+# policy: (Okabe-Ito colour, marker, dash); a variable split has its fixed split's colour, open markers
+STYLES = {"exact": ("#000000", "x", "dashdot"), "opt": ("#009E73", "diamond", "dash"),
+          "optv": ("#009E73", "diamond-open", "longdashdot"), "prob": ("#0072B2", "circle", "solid"),
+          "probv": ("#0072B2", "circle-open", "6px,2px"), "life": ("#E69F00", "square", "dot"),
+          "lifev": ("#E69F00", "square-open", "2px,6px"), "rand": ("#D55E00", "triangle-up", "longdash"),
+          "randv": ("#D55E00", "triangle-up-open", "12px,4px,2px,4px")}
+OFFSET = 0.012  # sideways step between lines with error bars, as a fraction of the x range
+# the paper's numbers, as reference lines: (y, label)
+SKEW_REFERENCE = (0.96, "paper: PROB over 96% of OPT (4.3)")
+EXACT_REFERENCE = (0.90, "paper: 90% of EXACT at M = w (4.5, 4.6)")
+SHARE_REFERENCE = (75.0, "paper: up to 75% (4.3)")
+REFERENCE = "reference"  # the ``meta`` of reference-line traces
 MAX_COLS = 3
 ROW_HEIGHT = 400
 
@@ -52,8 +66,7 @@ def plan(rows: pd.DataFrame, exp: dict) -> Layout:
     """The layout of an experiment's figure; a grid field varying besides x and the lines (and not
     just a relabelling of x, like S's skew defaulting to R's) becomes a subplot."""
     figure = exp.get("figure", "memory")
-    x, series = {"share": ("t", ("policy",)), "skew": ("skew", ("policy", "correlation"))}.get(
-        figure, ("memory", ("policy",)))
+    x, series = ("t", ("policy",)) if figure == "share" else ("skew" if figure == "skew" else "memory", ("policy",))
     y = "share" if figure == "share" else exp.get("y", "outputs")
     facets: list[str] = []
     first = ("domain",) if figure == "domain" else ()
@@ -80,14 +93,22 @@ def _relabels(rows: pd.DataFrame, a: str, b: str) -> bool:
     return _determined(rows, a, [b]) and _determined(rows, b, [a])
 
 
+def spread_field(y: str) -> str:
+    """The per-run fraction whose spread over seeds a figure shows: y itself when y is a fraction
+    (of OPT or EXACT), else the fraction of EXACT (raw counts vary mostly with EXACT)."""
+    return "ratio" if y == "outputs" else y
+
+
 def summarize(rows: pd.DataFrame, lay: Layout) -> pd.DataFrame:
-    """Mean, min and max over seeds of y, and the count of its known values (``n``), per (facets,
-    x, series): the numbers behind a line figure and its table."""
+    """Per (facets, x, series): the mean over seeds of y, the count of its known values (``n``),
+    and the seeds' lowest, mean and highest fraction (``lo``, ``fmean``, ``hi``; of EXACT for
+    outputs, see :func:`spread_field`): the numbers behind a line figure and its table."""
     keys = [*lay.facets, lay.x, *lay.series]
     if rows.empty:
-        return pd.DataFrame(columns=[*keys, "mean", "lo", "hi", "n"])
-    grouped = rows.groupby(keys, dropna=False)[lay.y]
-    stats = grouped.agg(mean="mean", lo="min", hi="max", n="count")
+        return pd.DataFrame(columns=[*keys, "mean", "lo", "fmean", "hi", "n"])
+    spread = spread_field(lay.y)
+    stats = rows.groupby(keys, dropna=False).agg(mean=(lay.y, "mean"), lo=(spread, "min"), fmean=(spread, "mean"),
+                                                 hi=(spread, "max"), n=(lay.y, "count"))
     return stats.reset_index().sort_values(keys, kind="stable").reset_index(drop=True)
 
 
@@ -150,13 +171,10 @@ def _lines(parts: list[tuple[str, pd.DataFrame]], lay: Layout, exp: dict) -> Ite
             shown.add(name)
 
 
-def _style(names: tuple[str, ...], values: tuple) -> dict:
-    """Colour by policy; dashes for variable-split policies, or for correlation (Figure 6)."""
-    info = dict(zip(names, values))
-    policy = str(info["policy"])
-    dash = CORRELATION_DASH.get(str(info["correlation"]), "dash") if "correlation" in info else (
-        "dash" if policy.endswith("v") else "solid")
-    return {"color": COLORS.get(policy, "#7f7f7f"), "dash": dash}
+def _style(policy: str) -> tuple[dict, dict]:
+    """(line, marker) of a policy's line: its colour, marker and dash."""
+    color, symbol, dash = STYLES.get(policy, ("#7f7f7f", "circle", "solid"))
+    return {"color": color, "dash": dash}, {"symbol": symbol, "size": 8, "color": color}
 
 
 def _grid(count: int, titles: list[str], shared: bool) -> go.Figure:
@@ -167,8 +185,8 @@ def _grid(count: int, titles: list[str], shared: bool) -> go.Figure:
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[escape(t) for t in titles] if any(titles) else None,
                         shared_yaxes="all" if shared else False, horizontal_spacing=0.08,
                         vertical_spacing=0.12 if rows > 1 else 0.0)
-    fig.update_layout(template="plotly_white", height=ROW_HEIGHT * rows + 60, margin={"t": 50, "b": 60},
-                      hovermode="closest")
+    fig.update_layout(template="plotly_white", height=ROW_HEIGHT * rows + 100, margin={"t": 90, "b": 60},
+                      hovermode="x unified")
     return fig
 
 
@@ -177,27 +195,78 @@ def _cell(index: int) -> dict:
 
 
 def _error_bars(line: pd.DataFrame) -> dict | None:
-    """Min-max error bars over seeds, when any point has more than one seed."""
+    """Error bars spanning the seeds' lowest and highest fraction (:func:`summarize`), drawn
+    around the mean (scaled to outputs for an outputs figure); None with one seed per point."""
     if not (line["n"] > 1).any():
         return None
-    return {"type": "data", "symmetric": False, "array": (line["hi"] - line["mean"]).tolist(),
-            "arrayminus": (line["mean"] - line["lo"]).tolist(), "thickness": 1, "width": 3}
+    scale = line["mean"] / line["fmean"].where(line["fmean"] > 0)
+    return {"type": "data", "symmetric": False, "array": (line["hi"] * scale - line["mean"]).fillna(0).tolist(),
+            "arrayminus": (line["mean"] - line["lo"] * scale).fillna(0).tolist(), "thickness": 1, "width": 4}
+
+
+def _x_ticks(part: pd.DataFrame, rows: pd.DataFrame) -> dict:
+    """Memory ticks at every M of a subplot, each with its multiple of w ("40<br>0.1w"), when the
+    subplot has one window."""
+    windows = rows.loc[rows["memory"].isin(part["memory"]), "window"].unique()
+    memories = sorted(part["memory"].unique())
+    if len(windows) != 1 or not windows[0]:
+        return {}
+    return {"tickvals": memories, "ticktext": [f"{m}<br>{w_multiple(m, windows[0])}w" for m in memories]}
 
 
 def line_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
-    """A memory, skew or domain figure (Figures 3-6, 9-11): mean over seeds per point."""
+    """A memory, skew or domain figure (Figures 3-6, 9-11): mean over seeds per point. OPT is one
+    reference line at 100% in a fraction-of-OPT figure; domain figures have a log y axis (EXACT
+    reaches several times OPT at domain 10, which would squeeze PROB's few percent below it)."""
     lay = plan(rows, exp)
     parts = facet_parts(summarize(rows, lay), lay.facets)
     ratio = lay.y != "outputs"
+    if lay.y == "ratio_opt":
+        parts = [(label, part[part["policy"] != "opt"]) for label, part in parts]
     fig = _grid(len(parts), [label for label, _ in parts], shared=ratio)
-    for index, name, values, line, first in _lines(parts, lay, exp):
+    lines = list(_lines(parts, lay, exp))
+    barred = [name for _, name, _, line, first in lines if first and (line["n"] > 1).any()]
+    span = float(rows[lay.x].max() - rows[lay.x].min()) if lay.x in rows and len(rows) else 0.0
+    for index, name, values, line, first in lines:
+        shift = OFFSET * span * (barred.index(name) - (len(barred) - 1) / 2) if name in barred else 0.0
+        style, marker = _style(str(values[0]))
         fig.add_trace(go.Scatter(
-            x=line[lay.x].tolist(), y=line["mean"].tolist(), name=escape(name), legendgroup=name,
-            showlegend=first, mode="lines+markers", line=_style(lay.series, values),
-            error_y=_error_bars(line)), **_cell(index))
-    fig.update_yaxes(tickformat=".0%" if ratio else ",", rangemode="tozero")
-    fig.update_yaxes(title_text=Y_TITLES[lay.y], col=1)
-    fig.update_xaxes(title_text=X_TITLES[lay.x])
+            x=(line[lay.x] + shift).tolist(), y=line["mean"].tolist(), customdata=line[lay.x].tolist(),
+            name=escape(name), legendgroup=name, showlegend=first, mode="lines+markers", line=style, marker=marker,
+            error_y=_error_bars(line),
+            hovertemplate=f"{escape(name)}: %{{y:{'.1%' if ratio else ',.0f'}}} at {FIELD_LABELS.get(lay.x, lay.x)} = "
+                          "%{customdata}<extra></extra>"), **_cell(index))
+    for index, (_, part) in enumerate(parts):
+        xs = sorted(part[lay.x].unique())
+        refs = [(label, [y] * len(xs)) for y, label in _references(lay, exp)]
+        if lay.x == "memory" and "exact" in set(part["policy"]) and lay.y == "outputs":
+            exact = part[part["policy"] == "exact"].groupby("memory")["mean"].mean()
+            refs.append((EXACT_REFERENCE[1], (EXACT_REFERENCE[0] * exact.reindex(xs)).tolist()))
+        for k, (label, ys) in enumerate(refs):  # traces, not shapes: data coordinates on log axes too
+            fig.add_trace(go.Scatter(x=xs, y=ys, name=escape(label), legendgroup=label, showlegend=index == 0,
+                                     mode="lines", line={"color": ("#666", "#aaa")[k % 2], "dash": "dot", "width": 1.5},
+                                     hoverinfo="skip", meta=REFERENCE), **_cell(index))
+        if lay.x == "memory":
+            fig.update_xaxes(**_x_ticks(part, rows), **_cell(index))
+    log = exp.get("figure") == "domain"
+    fig.update_yaxes(tickformat=".0%" if ratio else ",", **({"type": "log"} if log else {"rangemode": "tozero"}))
+    fig.update_yaxes(title_text=Y_TITLES[lay.y] + (" (log scale)" if log else ""), col=1)
+    fig.update_xaxes(title_text=X_TITLES[lay.x] + (" and M/w" if lay.x == "memory" else ""),
+                     unifiedhovertitle={"text": X_TITLES[lay.x]})
+    return _titled(fig, exp)
+
+
+def _references(lay: Layout, exp: dict) -> list[tuple[float, str]]:
+    """Horizontal reference lines of a line subplot: OPT's 100% in a fraction-of-OPT figure, and
+    the paper's 96% in Figure 6."""
+    refs = [(1.0, "OPT = 100%")] if lay.y == "ratio_opt" else []
+    return refs + ([SKEW_REFERENCE] if exp.get("figure") == "skew" else [])
+
+
+def _titled(fig: go.Figure, exp: dict) -> go.Figure:
+    """The experiment's title inside the figure, so that an exported PNG keeps it."""
+    fig.update_layout(title={"text": escape(str(exp.get("title", exp.get("id", "")))), "x": 0.01, "y": 0.99,
+                             "yanchor": "top", "font": {"size": 15}})
     return fig
 
 
@@ -205,7 +274,7 @@ def share_curves(rows: pd.DataFrame, lay: Layout) -> pd.DataFrame:
     """R tuples in memory after admission at each sampled time step (``share_t``, ``share_r``),
     mean over seeds, and R's percentage of the tuples held (``share_s`` holds S's count; without
     it, of M) (Figure 8)."""
-    keys = list(dict.fromkeys([*lay.facets, "policy", "memory", "warmup"]))
+    keys = _share_keys(lay)
     frames = []
     for _, run in rows.iterrows():
         if not isinstance(run.get("share_t"), str) or not run["share_t"]:
@@ -223,11 +292,26 @@ def share_curves(rows: pd.DataFrame, lay: Layout) -> pd.DataFrame:
     return curves.sort_values([*keys, "t"], kind="stable").reset_index(drop=True)
 
 
+def _share_keys(lay: Layout) -> list[str]:
+    """The fields of one share curve: facets, policy, and what bounds its steady part."""
+    return list(dict.fromkeys([*lay.facets, "policy", "memory", "warmup", "window", "length"]))
+
+
+def steady_part(curves: pd.DataFrame, lay: Layout) -> pd.DataFrame:
+    """The samples from the end of the warmup (outputs count from then on, section 4.1) to w steps
+    before the end of the stream: in the last w steps a tuple can meet only partners that arrive
+    before the end, so OPT lets memory drain (the end is the stream length, or for results that
+    lack it the last sample + 1)."""
+    last = curves.groupby(_share_keys(lay), dropna=False)["t"].transform("max") + 1
+    end = curves["length"].where(curves["length"] > 0, last)
+    return curves[(curves["t"] >= curves["warmup"]) & (curves["t"] < end - curves["window"])]
+
+
 def share_stats(curves: pd.DataFrame, lay: Layout) -> pd.DataFrame:
-    """Per (facets, policy): R's mean, min and max share of memory after the warmup (outputs count
-    from then on, section 4.1), from the mean-over-seeds curve."""
-    keys = list(dict.fromkeys([*lay.facets, "policy", "memory", "warmup"]))
-    steady = curves[curves["t"] >= curves["warmup"]]
+    """Per (facets, policy): R's mean, min and max share of memory over the steady part of the
+    mean-over-seeds curve (:func:`steady_part`)."""
+    keys = _share_keys(lay)
+    steady = steady_part(curves, lay)
     if steady.empty:
         return pd.DataFrame(columns=[*keys, "r_mean", "mean", "lo", "hi", "seeds"])
     stats = steady.groupby(keys, dropna=False).agg(r_mean=("r", "mean"), mean=("pct", "mean"), lo=("pct", "min"),
@@ -242,20 +326,26 @@ def share_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
     parts = facet_parts(share_curves(rows, lay), lay.facets)
     fig = _grid(len(parts), [label for label, _ in parts], shared=True)
     for index, name, values, line, first in _lines(parts, lay, exp):
+        style, _ = _style(str(values[0]))
         fig.add_trace(go.Scatter(
             x=line["t"].tolist(), y=line["pct"].tolist(), customdata=line["r"].tolist(), name=escape(name),
-            legendgroup=name, showlegend=first, mode="lines", line=_style(lay.series, values),
-            hovertemplate="t = %{x}<br>R tuples = %{customdata:.1f}<br>%{y:.1f}% of tuples held"), **_cell(index))
+            legendgroup=name, showlegend=first, mode="lines", line=style,
+            hovertemplate=f"{escape(name)}: R share %{{y:.1f}}% of tuples held (%{{customdata:.1f}} R tuples)"
+                          "<extra></extra>"), **_cell(index))
+    skews = rows["skew"].ne(rows["skew_s"]).any() if {"skew", "skew_s"} <= set(rows) else False
     for index, (_, part) in enumerate(parts):
         fig.add_hline(y=50, line={"dash": "dot", "color": "#888"}, annotation_text="50%", **_cell(index))
+        if skews:
+            fig.add_hline(y=SHARE_REFERENCE[0], line={"dash": "dot", "color": "#666"},
+                          annotation_text=SHARE_REFERENCE[1], **_cell(index))
         warmups = part["warmup"].dropna().unique()
         if len(warmups) == 1:
             fig.add_vline(x=float(warmups[0]), line={"dash": "dash", "color": "#bbb"},
                           annotation_text="end of warmup", **_cell(index))
     fig.update_yaxes(range=[0, 100])
     fig.update_yaxes(title_text=Y_TITLES["share"], col=1)
-    fig.update_xaxes(title_text=X_TITLES["t"])
-    return fig
+    fig.update_xaxes(title_text=X_TITLES["t"], unifiedhovertitle={"text": "time step %{x}"})
+    return _titled(fig, exp)
 
 
 def build_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
@@ -264,8 +354,9 @@ def build_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
 
 
 def has_data(fig: go.Figure) -> bool:
-    """Whether any trace of ``fig`` has a finite y value."""
-    return any(isinstance(v, (int, float)) and math.isfinite(v) for trace in fig.data for v in (trace.y or ()))
+    """Whether any trace of ``fig`` but the reference lines has a finite y value."""
+    return any(isinstance(v, (int, float)) and math.isfinite(v) for trace in fig.data if trace.meta != REFERENCE
+               for v in (trace.y or ()))
 
 
 def figure_json(fig: go.Figure) -> str:

@@ -1,13 +1,17 @@
 """The HTML report of an experiment suite: one self-contained page that works offline.
 
-It reproduces the synthetic experiments of Das, Gehrke, Riedewald (SIGMOD 2003), section 4: per
-experiment a figure in the paper's form (Figures 3-6, 8-11, see :mod:`.figures`), a caption with the
-exact setup, the numbers behind the figure (mean over seeds, min-max spread), and the paper's claim
-with this run's verdict; then the findings computed from the data (:mod:`.findings`).
+It reproduces the experiments of Das, Gehrke, Riedewald (SIGMOD 2003), section 4. At the top: the
+provenance (command, versions, commit, cores, wall time, time per policy) and links to the data.
+Per experiment: a figure in the paper's form (Figures 3-11, see :mod:`.figures`), a caption with the
+exact setup, the numbers behind the figure (mean over seeds, the seeds' spread as fractions of EXACT
+or OPT) and a CSV of them, and the paper's claim with this run's verdict. Then the findings computed
+from the data (:mod:`.findings`), and every run in a collapsed table.
 
-plotly.js is embedded once; each figure is JSON in a ``<script type="application/json">`` that one
-script renders. A page-level error handler writes JavaScript errors into ``<pre id="js-errors">``,
-and ``<body data-rendered="N">`` is set once all N figures have drawn their SVG.
+plotly.js (the vendored cartesian build, see ``vendor/README.md``) is embedded once, after the
+text, and runs only once the text has painted; each figure is JSON in a
+``<script type="application/json">`` that one script renders. A page-level error handler writes
+JavaScript errors into ``<pre id="js-errors">``, and ``<body data-rendered="N">`` is set once all
+N figures have drawn their SVG.
 """
 
 from __future__ import annotations
@@ -15,21 +19,28 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import cache
 from html import escape
+from importlib import resources
 from pathlib import Path
 
 import pandas as pd
-from plotly.offline import get_plotlyjs
 
 from .figures import (FIELD_LABELS, Y_TITLES, Layout, build_figure, facet_parts, field_text, figure_json, has_data,
                       memory_label, pct, plan, share_curves, share_stats, summarize, w_multiple)
-from .findings import Verdict, findings
+from .findings import CONVENTION, Check, Verdict, findings
 
 RESULT_COLUMNS = {"suite": "", "experiment": "", "dataset": "", "skew": math.nan, "skew_s": math.nan,
                   "domain": 0, "length": 0, "correlation": "", "seed": 0, "window": 0, "warmup": 0, "memory": 0,
                   "policy": "", "estimator": "", "share": False, "run_id": "", "outputs": 0, "exact": 0,
                   "ratio": math.nan, "ratio_opt": math.nan, "arm": 0, "seconds": math.nan, "share_t": "",
                   "share_r": "", "share_s": ""}
+VERSIONS = (("Python", "python"), ("Spark", "spark"), ("numba", "numba"), ("plotly", "plotly"),
+            ("pandas", "pandas"), ("numpy", "numpy"))
+# written by shed compare next to report.html (relative links, so the folder can move)
+DATA_LINKS = ('<p class="data-links">Data: <a href="results.csv">results.csv</a>, '
+              '<a href="results.parquet">results.parquet</a>, <a href="suite.json">suite.json</a> (the suite\'s '
+              'grid, seeds and provenance); the numbers of each figure are linked under it.</p>')
 TALLY = {"agrees": "agree", "partly agrees": "partly agree", "disagrees": "disagree", "not checked": "not checked"}
 NUMERIC_COLUMNS = ("skew", "skew_s", "outputs", "exact", "ratio", "ratio_opt")
 SETUP_FIELDS = ("dataset", "skew", "skew_s", "correlation", "domain", "length", "window", "warmup", "memory",
@@ -65,6 +76,8 @@ li.check.pass::marker { content: "\\2713  "; color: #1e7a34; }
 li.check.fail::marker { content: "\\2717  "; color: #b03a2e; }
 li.check.unknown::marker { content: "?  "; color: #777; }
 .empty { color: #8a5300; font-weight: 600; }
+.cause { color: #7b1d14; }
+.convention { color: #444; font-size: .9rem; }
 #js-errors { background: #fbd9d6; color: #7b1d14; padding: .6rem; margin: 0; white-space: pre-wrap; }
 """
 
@@ -79,9 +92,16 @@ window.addEventListener("error", function (e) { reportError("error: " + e.messag
 window.addEventListener("unhandledrejection", function (e) { reportError("rejected: " + e.reason); });
 """
 
-# each figure renders on its own, so one failure does not hide the others; data-rendered counts successes
+# plotly.js sits in a <script type="text/plain"> (not parsed as JavaScript) and runs only once the
+# text has painted (the first-contentful-paint entry; after 1 s where paint timing is missing). Its start
+# time goes to <html data-plotly-start> (the browser test checks that the text painted before it).
+# Each figure renders on its own, so one failure does not hide the others; data-rendered counts successes.
 RENDER_JS = """
-(function () {
+function renderFigures() {
+  document.documentElement.dataset.plotlyStart = String(performance.now());
+  var bundle = document.createElement("script");
+  bundle.text = document.getElementById("plotly-js").text;
+  document.head.appendChild(bundle);
   var specs = Array.prototype.slice.call(document.querySelectorAll("script.figure-data"));
   var drawn = 0;
   function draw(node) {
@@ -100,7 +120,15 @@ RENDER_JS = """
     });
   });
   Promise.all(jobs).then(function () { document.body.dataset.rendered = String(drawn); });
-})();
+}
+var started = false;
+function startOnce() { if (!started) { started = true; renderFigures(); } }
+if (window.PerformanceObserver && (PerformanceObserver.supportedEntryTypes || []).indexOf("paint") >= 0) {
+  new PerformanceObserver(function (list) {
+    if (list.getEntriesByName("first-contentful-paint").length) { setTimeout(startOnce, 0); }
+  }).observe({type: "paint", buffered: true});
+}
+setTimeout(startOnce, 1000);  // browsers without paint timing
 """
 
 
@@ -117,16 +145,17 @@ class Section:
 
 
 def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path | str) -> Path:
-    """Write the report of ``suite``'s ``results`` to ``path`` as one offline HTML file; an
-    incomplete suite (``complete`` False) says so at the top. Returns the path."""
+    """Write the report of ``suite``'s ``results`` to ``path`` as one offline HTML file, and the
+    numbers behind each figure to ``figures/<experiment id>.csv`` beside it; an incomplete suite
+    (``complete`` False) says so at the top. Returns the path."""
     results = normalized(results)
-    seeds = suite.get("seeds")
-    sections = [experiment_section(i, exp, results[results["experiment"] == exp.get("id")], seeds)
-                for i, exp in enumerate(suite.get("experiments", []))]
-    body = header(suite, results, complete) + contents(sections) + "".join(s.html for s in sections)
-    body += findings_section(sections)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    seeds = suite.get("seeds")
+    sections = [experiment_section(i, exp, results[results["experiment"] == exp.get("id")], seeds, path.parent)
+                for i, exp in enumerate(suite.get("experiments", []))]
+    body = header(suite, results, complete) + contents(sections) + "".join(s.html for s in sections)
+    body += findings_section(sections) + runs_section(results)
     path.write_text(page(suite, body, sum(s.has_figure for s in sections), complete), encoding="utf-8")
     return path
 
@@ -143,34 +172,70 @@ def normalized(results: pd.DataFrame | None) -> pd.DataFrame:
     return results
 
 
+@cache
+def plotly_js() -> str:
+    """The vendored plotly.js cartesian build (scatter is the only trace type the report draws)."""
+    return resources.files("shedding.reports").joinpath("vendor/plotly-cartesian.min.js").read_text(encoding="utf-8")
+
+
 def page(suite: dict, body: str, figures: int, complete: bool) -> str:
-    """The whole document: styles, the error handler, plotly.js once, the body, the renderer."""
+    """The whole document: styles, the error handler, the body, then plotly.js once (as text) and
+    the renderer, which runs it after the text has painted (section 4's figures come second)."""
     title = ("INCOMPLETE - " if not complete else "") + f"{suite.get('name', 'suite')} - load shedding report"
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{escape(title)}</title>\n<style>{CSS}</style>\n</head>\n"
             f'<body data-figures="{figures}">\n<pre id="js-errors" hidden></pre>\n'
-            f"<script>{ERROR_JS}</script>\n<script>{get_plotlyjs()}</script>\n"
-            f"<main>\n{body}\n</main>\n<script>{RENDER_JS}</script>\n</body>\n</html>\n")
+            f"<script>{ERROR_JS}</script>\n<main>\n{body}\n</main>\n"
+            f'<script type="text/plain" id="plotly-js">{plotly_js()}</script>\n'
+            f"<script>{RENDER_JS}</script>\n</body>\n</html>\n")
 
 
 def header(suite: dict, results: pd.DataFrame, complete: bool) -> str:
-    """Suite name, description, date, runs, seeds, and the completeness banner."""
+    """Suite name, description, the completeness banner, provenance (date, command, versions,
+    commit, cores, wall time), time per policy, links to the data, and what the report reproduces."""
     runs = int(results["run_id"].nunique()) if len(results) else 0
     total = suite.get("total_runs")
+    info = suite.get("provenance", {})
     facts = {"Generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
              "Runs": f"{runs:,}" + (f" of {total:,}" if isinstance(total, int) else ""),
              "Seeds per point": str(suite.get("seeds", "-")),
              "Experiments": str(len(suite.get("experiments", [])))}
     if suite.get("master"):
         facts["Spark master"] = str(suite["master"])
+    if info:
+        facts |= {"Command": info.get("command") or "-",
+                  "shedding": f"{info.get('shedding', '-')}, commit {info.get('commit', '-')}",
+                  "Versions": ", ".join(f"{name} {info.get(key, '-')}" for name, key in VERSIONS),
+                  "Cores": str(info.get("cores", "-")),
+                  "Wall time": f"{info['wall_seconds']:,.1f} s (last shed compare)" if "wall_seconds" in info
+                  else "- (unfinished)"}
     items = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts.items())
+    datasets = set(results["dataset"]) if len(results) else set()
+    what = ("the synthetic experiments of" if datasets <= {"zipf"} else
+            "the real-data experiment (weather reports, section 4.5) of" if "zipf" not in datasets else
+            "the experiments of")
+    bars = (" Bars and brackets give the seeds' lowest and highest fraction of EXACT or OPT."
+            if results["seed"].nunique() > 1 else "")
     return (f"<header>\n<h1>Load shedding for sliding-window joins: {escape(str(suite.get('name', '')))}</h1>\n"
             f'<p class="description">{escape(str(suite.get("description", "")))}</p>\n'
-            f"{banner(runs, total, complete)}\n<dl class=\"facts\">{items}</dl>\n"
-            "<p>Reproduces the synthetic experiments of Das, Gehrke, Riedewald, <i>Approximate Join Processing "
-            "Over Data Streams</i> (SIGMOD 2003), section 4. Outputs are counted after the warmup (section 4.1); "
-            "every point is the mean over seeds, bars and brackets give the seeds' min-max.</p>\n</header>\n")
+            f"{banner(runs, total, complete)}\n<dl class=\"facts\">{items}</dl>\n{policy_times(results)}\n"
+            f"{DATA_LINKS}\n"
+            f"<p>Reproduces {what} Das, Gehrke, Riedewald, <i>Approximate Join Processing Over Data Streams</i> "
+            "(SIGMOD 2003), section 4. Outputs are counted after the warmup (section 4.1); every point is the "
+            f"mean over seeds.{bars}</p>\n</header>\n")
+
+
+def policy_times(results: pd.DataFrame) -> str:
+    """Task time per policy from the runs' ``seconds`` (the run itself, inside its Spark task)."""
+    if results.empty or results["seconds"].isna().all():
+        return ""
+    times = results.groupby("policy")["seconds"].agg(["count", "sum", "mean", "max"])
+    body = [[(str(p).upper(), True), (f"{int(t['count']):,}", False), (f"{t['sum']:,.1f}", False),
+             (f"{t['mean']:.3f}", False), (f"{t['max']:.2f}", False)] for p, t in times.iterrows()]
+    return table_html("times", ["policy", "runs", "total s", "mean s", "longest s"], body,
+                      "Time per policy: seconds inside the Spark tasks (workload generation and Spark's own "
+                      "overhead excluded; a worker's first run includes the numba JIT load).")
 
 
 def banner(runs: int, total: object, complete: bool) -> str:
@@ -204,8 +269,9 @@ def expected_runs(exp: dict, seeds: object) -> int | None:
     return math.prod(len(v) for v in exp.get("grid", {}).values()) * len(exp.get("policies", [])) * seeds
 
 
-def experiment_section(index: int, exp: dict, rows: pd.DataFrame, seeds: object) -> Section:
-    """One experiment: title, claim and verdict, figure, caption, and the table behind the figure."""
+def experiment_section(index: int, exp: dict, rows: pd.DataFrame, seeds: object, folder: Path) -> Section:
+    """One experiment: title, claim and verdict, figure, caption, and the table behind the figure,
+    also written to ``folder/figures/<id>.csv`` and linked."""
     title = str(exp.get("title", exp.get("id", "")))
     notes, verdict = findings(rows, exp)
     expected = expected_runs(exp, seeds)
@@ -226,6 +292,7 @@ def experiment_section(index: int, exp: dict, rows: pd.DataFrame, seeds: object)
     parts += [figure_html, f'<p class="caption">{caption(exp, rows, seeds)}</p>']
     if not rows.empty:
         parts.append(share_table(index, rows, exp) if exp.get("figure") == "share" else line_table(index, rows, exp))
+        parts.append(figure_csv(rows, exp, folder))
     parts.append("</section>\n")
     return Section(index, title, "\n".join(parts), notes, verdict, bool(figure_html))
 
@@ -239,6 +306,28 @@ def plot_html(index: int, rows: pd.DataFrame, exp: dict) -> str:
         return ""
     return (f'<div class="plot" id="fig-{index}"></div>\n<script type="application/json" class="figure-data" '
             f'data-target="fig-{index}">{figure_json(fig)}</script>')
+
+
+def figure_csv(rows: pd.DataFrame, exp: dict, folder: Path) -> str:
+    """Write the numbers behind an experiment's figure to ``folder/figures/<id>.csv`` (the line
+    summary of :func:`.figures.summarize`, or the share curves) and return a link to it."""
+    lay = plan(rows, exp)
+    frame = share_curves(rows, lay) if exp.get("figure") == "share" else summarize(rows, lay)
+    name = f"figures/{exp.get('id', 'figure')}.csv"
+    (folder / "figures").mkdir(exist_ok=True)
+    frame.to_csv(folder / name, index=False)
+    return f'<p class="data-link">Data of this figure: <a href="{escape(name)}">{escape(name)}</a></p>'
+
+
+def runs_section(results: pd.DataFrame) -> str:
+    """Every run in a collapsed table: run id, experiment, seed, policy, M, outputs, EXACT, seconds."""
+    head = ["run id", "experiment", "seed", "policy", "M", "outputs", "EXACT", "seconds"]
+    body = [[(str(r.run_id), True), (str(r.experiment), True), (str(r.seed), False), (str(r.policy).upper(), True),
+             (str(r.memory), False), (f"{r.outputs:,}", False), (f"{r.exact:,}", False),
+             (f"{r.seconds:.3f}" if math.isfinite(r.seconds) else "-", False)]
+            for r in results.itertuples()]
+    return (f'<section id="runs"><details><summary>All {len(results):,} runs</summary>'
+            f'{table_html("runs", head, body, "One row per run, as in results.csv.")}</details></section>')
 
 
 def values(exp: dict, rows: pd.DataFrame, name: str) -> list:
@@ -260,9 +349,10 @@ def caption(exp: dict, rows: pd.DataFrame, seeds: object) -> str:
     if set(v["dataset"]) <= {"zipf"}:
         data = (f"{skew_text(v, rows)}; {joined('correlation', v['correlation'])} streams; "
                 f"domain {joined('domain', v['domain'])}; {lengths} tuples per stream")
-    else:  # real reports: the grid cell is the key; lengths come from the files
-        cells = ", ".join(f"{float(c):g}" for c in sorted(set(rows["cell_size"]))) if "cell_size" in rows else "-"
-        data = f"key: grid cell of {cells} degrees"
+    else:  # real reports: the grid cell is the key; cells and lengths come from the files
+        shapes = rows.groupby("cell_size")[["domain", "length"]].max() if "cell_size" in rows else pd.DataFrame()
+        cells = "; ".join(f"{c:g}-degree cells, {int(s.domain):,} distinct" for c, s in shapes.iterrows()) or "-"
+        data = f"key: grid cell ({cells}); {lengths} reports per stream"
     text = (f"Setup: data {joined('dataset', v['dataset'])}; {data}; "
             f"window w = {joined('window', v['window'])}; warmup {warmup}; "
             f"{memory_text(exp, rows)}; {seed_text(rows, seeds)}; estimator {joined('estimator', v['estimator'])}; "
@@ -282,7 +372,7 @@ def seed_text(rows: pd.DataFrame, seeds: object) -> str:
     """The seeds behind each point."""
     found = sorted(rows["seed"].unique().tolist()) if not rows.empty else []
     if len(found) > 1:
-        return f"seeds {', '.join(map(str, found))} (mean over seeds, spread min-max)"
+        return f"seeds {', '.join(map(str, found))} (mean over seeds, spread of the seeds' fractions)"
     return f"seed {found[0]}" if found else f"{seeds} seed(s) per point"
 
 
@@ -305,10 +395,12 @@ def number(value: float, y: str) -> str:
 
 
 def cell(stat: pd.Series, y: str) -> str:
-    """Mean over seeds, with the min-max range when more than one seed has a value."""
+    """Mean over seeds, with the seeds' lowest and highest fraction (of EXACT for outputs, see
+    :func:`.figures.spread_field`) when more than one seed has a value and they differ."""
     text = number(stat["mean"], y)
-    if stat["n"] > 1:
-        text += f" ({number(stat['lo'], y)}\u2013{number(stat['hi'], y)})"
+    lo, hi = pct(stat["lo"]), pct(stat["hi"])
+    if stat["n"] > 1 and lo != hi:
+        text += f" ({lo}\u2013{hi}{' of EXACT' if y == 'outputs' else ''})"
     return text
 
 
@@ -345,7 +437,10 @@ def line_table(index: int, rows: pd.DataFrame, exp: dict) -> str:
 
 def table_note(stats: pd.DataFrame, lay: Layout) -> str:
     """What the numbers of a line table are."""
-    spread = " (min\u2013max over seeds)" if (stats["n"] > 1).any() else ""
+    spread = ""
+    if (stats["n"] > 1).any():
+        spread = (" (in brackets the seeds' lowest and highest fraction of EXACT)" if lay.y == "outputs" else
+                  " (in brackets the lowest and highest seed)")
     return f"{Y_TITLES[lay.y]}: mean over seeds{spread}; '-' where runs are missing or OPT's output is unknown."
 
 
@@ -372,15 +467,22 @@ def findings_section(sections: list[Section]) -> str:
     words = [s.verdict.word for s in sections]
     tally = ", ".join(f"{words.count(w)} {TALLY[w]}" for w in TALLY if words.count(w))
     parts = ['<section id="findings">', "<h2>Findings</h2>",
-             f"<p>Computed from the runs above; every check states its criterion. Claims: {escape(tally)}.</p>"]
+             f"<p>Computed from the runs above; every check states its criterion. Claims: {escape(tally)}.</p>",
+             f'<p class="convention">{escape(CONVENTION)}</p>']
     for s in sections:
-        checks = "".join(f'<li class="check {check_class(c.ok)}">{escape(c.text)}</li>' for c in s.verdict.checks)
+        checks = "".join(f'<li class="check {check_class(c.ok)}">{check_text(c)}</li>' for c in s.verdict.checks)
         notes = "".join(f'<li class="finding">{escape(n)}</li>' for n in s.notes)
         parts += [f'<div class="finding-group" id="findings-{s.index}"><h3>{s.index + 1}. {escape(s.title)}</h3>',
                   f'<p class="verdict-line">{verdict_badge(s.verdict)} Paper: {escape(s.verdict.claim)}</p>',
                   f'<ul class="checks">{checks}</ul>', f'<ul class="notes">{notes}</ul></div>' if notes else "</div>"]
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def check_text(check: Check) -> str:
+    """A check's text, and for a failed one its likely cause ("disagrees; likely cause: ...")."""
+    cause = f' <span class="cause">Disagrees; likely cause: {escape(check.cause)}.</span>' if check.cause else ""
+    return escape(check.text) + cause
 
 
 def check_class(ok: bool | None) -> str:

@@ -13,13 +13,18 @@ Figures 6 and 9-11).
 from __future__ import annotations
 
 import json
+import os
+import platform
 import shutil
+import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import nullcontext
 from dataclasses import asdict
+from importlib import metadata
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from rich.console import Console
 from rich.markup import escape
@@ -49,7 +54,9 @@ def workload_of(s: RunSpec, streams: dict | None = None) -> Workload:
 
 
 def execute(spec: dict, streams: dict | None = None) -> dict:
-    """One run, from its parameters to its results row (runs inside a Spark task)."""
+    """One run, from its parameters to its results row (runs inside a Spark task). Weather runs
+    record their real shape: ``domain`` is the number of distinct grid cells and ``length`` the
+    reports per stream (the grid leaves both to the data)."""
     from ..online import simulate
 
     s = RunSpec(**spec)
@@ -69,8 +76,11 @@ def execute(spec: dict, streams: dict | None = None) -> dict:
         outputs, exact, arm = res.outputs, res.exact, res.arm
         if s.share and res.share_time is not None:
             share = res.share_time, res.share_r, res.share_s
+    shape = {} if s.dataset == "zipf" else {"domain": int(len(np.unique(wl.key))),
+                                             "length": int(np.bincount(wl.side, minlength=2).max(initial=0))}
     return {
         **spec,
+        **shape,
         "run_id": s.run_id,
         "outputs": int(outputs),
         "exact": int(exact),
@@ -129,17 +139,21 @@ def _prepare_out(out: Path, resume: bool, suite: Suite) -> None:
         raise ShedError(f"{out} already holds results; pass --resume to continue them or choose another --out")
 
 
-def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool = False, seeds: int = 1,
+def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool = False, seeds: int | None = None,
               jobs: int | None = None, console: Console | None = None, spark=None,
-              files: tuple[Path, Path, str] | None = None, stations: Path | None = None
+              files: tuple[Path, Path, str] | None = None, stations: Path | None = None, command: str = ""
               ) -> tuple[pd.DataFrame, bool]:
     """Run every pending run of ``suite`` on Spark; returns (results, complete).
 
-    ``spark``: an existing SparkSession to use (it is left running); otherwise one is started on
-    ``master`` and stopped at the end. ``files``: (R path, S path, format) for dataset ``files``,
-    ``stations`` the SYNOP station table. A folder this call created is removed again if it fails
-    before any run is stored; Ctrl-C stops at once and keeps the finished runs."""
+    ``seeds``: seeds per point, default the suite's. ``spark``: an existing SparkSession to use (it
+    is left running); otherwise one is started on ``master`` and stopped at the end. ``files``:
+    (R path, S path, format) for dataset ``files``, ``stations`` the SYNOP station table.
+    ``command``: the command line, for the report's provenance (with the versions, cores and this
+    invocation's wall time, in ``suite.json``). A folder this call created is removed again if it
+    fails before any run is stored; Ctrl-C stops at once and keeps the finished runs."""
     console = console or Console(stderr=True)
+    seeds = suite.seeds if seeds is None else seeds
+    invoked = time.perf_counter()
     out = Path(out)
     if suite.reads_files and files is None:
         raise ShedError(f"suite {suite.name} reads two report files; give them with --r PATH --s PATH")
@@ -154,8 +168,9 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
     specs = suite.runs(seeds, source)
     created = not out.exists()
     _prepare_out(out, resume, suite)
+    info = provenance(command)
     try:
-        _run_pending(suite, out, specs, seeds, master, jobs, console, spark, files, stations)
+        _run_pending(suite, out, specs, seeds, master, jobs, console, spark, files, stations, info)
     except BaseException:
         if created and not any(_parts_dir(out).glob("part-*.parquet")):
             shutil.rmtree(out, ignore_errors=True)
@@ -163,13 +178,16 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
     results = _select(with_opt_ratio(read_parts(out)), {s.run_id for s in specs})
     complete = len(results) == len(specs)
     write_results(out, results)
+    info["wall_seconds"] = round(time.perf_counter() - invoked, 1)
+    write_suite_json(out, suite, seeds, specs, master, info)
     return results, complete
 
 
 def _run_pending(suite: Suite, out: Path, specs: list[RunSpec], seeds: int, master: str, jobs: int | None,
-                 console: Console, spark, files: tuple[Path, Path, str] | None, stations: Path | None) -> None:
+                 console: Console, spark, files: tuple[Path, Path, str] | None, stations: Path | None,
+                 info: dict) -> None:
     """Run the specs not yet stored in ``out``, wave by wave."""
-    write_suite_json(out, suite, seeds, specs, master)
+    write_suite_json(out, suite, seeds, specs, master, info)
     done = set(read_parts(out).get("run_id", pd.Series(dtype=str)))
     pending = [s for s in specs if s.run_id not in done]
     # the slow OPT solves first, so the last wave is not one long straggler
@@ -217,6 +235,30 @@ def _collect_interruptibly(sc, chunk: list[dict], slices: int, shared, out: Path
             raise ShedError(f"interrupted; {len(read_parts(out))} runs kept, continue with --resume") from None
 
 
+def provenance(command: str) -> dict:
+    """What produced a suite's results: the command, shedding's version and git commit (when run
+    from a checkout), the Python, Spark, numba, plotly, pandas and numpy versions, and the cores."""
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    try:
+        here = Path(__file__).resolve().parent
+        commit = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        commit = commit + (" (with uncommitted changes)" if commit and dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return {"command": command, "shedding": version("shedding"), "commit": commit or "unknown (not a git checkout)",
+            "python": platform.python_version(), "spark": version("pyspark"), "numba": version("numba"),
+            "plotly": version("plotly"), "pandas": version("pandas"), "numpy": version("numpy"),
+            "cores": os.cpu_count() or 1}
+
+
 def _select(results: pd.DataFrame, run_ids: set[str]) -> pd.DataFrame:
     """The rows of ``results`` whose run is one of ``run_ids`` (runs of other suites may share ``out``)."""
     return results if results.empty else results[results.run_id.isin(run_ids)].reset_index(drop=True)
@@ -245,11 +287,13 @@ def _collect(sc, chunk: list[dict], slices: int, shared) -> list[dict]:
                         "fix it and use --resume") from None
 
 
-def write_suite_json(out: Path, suite: Suite, seeds: int, specs: list[RunSpec], master: str) -> None:
-    """The suite as run (``shed report`` rebuilds the report from it and the parts)."""
+def write_suite_json(out: Path, suite: Suite, seeds: int, specs: list[RunSpec], master: str,
+                     info: dict) -> None:
+    """The suite as run, with its provenance ``info`` (``shed report`` rebuilds the report from it
+    and the parts)."""
     data = {
         "name": suite.name, "description": suite.description, "seeds": seeds, "total_runs": len(specs),
-        "master": master, "run_ids": [s.run_id for s in specs],
+        "master": master, "provenance": info, "run_ids": [s.run_id for s in specs],
         "experiments": [asdict(e) for e in suite.experiments],
     }
     (out / "suite.json").write_text(json.dumps(data, indent=1))

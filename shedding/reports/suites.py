@@ -1,8 +1,9 @@
 """Experiment suites: grids of (workload, window, memory, policy, seed) runs defined in TOML.
 
-A suite has ``[defaults]`` and a list of ``[[experiment]]`` tables. Any workload or run field
-may be a list; an experiment expands to the product of its lists, times its policies, times the
-seeds. The shipped suites (``quick``, ``paper``) reproduce the synthetic experiments of Das,
+A suite has ``[defaults]``, an optional ``seeds`` (seeds per point when ``--seeds`` is not given;
+the paper suite has 5, so its figures and verdicts rest on a spread, not one draw) and a list of
+``[[experiment]]`` tables. Any workload or run field may be a list; an experiment expands to the
+product of its lists, times its policies, times the seeds. The shipped suites (``quick``, ``paper``) reproduce the synthetic experiments of Das,
 Gehrke, Riedewald (SIGMOD 2003), section 4.
 """
 
@@ -90,21 +91,23 @@ class Suite:
     name: str
     description: str
     experiments: tuple[Experiment, ...]
+    seeds: int = 1  # seeds per point unless the command line says otherwise
 
     def with_cell_size(self, cell_size: float) -> "Suite":
         """The same suite with every experiment on grid cells of ``cell_size`` degrees."""
         _check(0 < cell_size <= 180, "--cell-size", f"{cell_size} is not a cell size in degrees (0 < size <= 180)")
         exps = tuple(replace(e, grid={**e.grid, "cell_size": [float(cell_size)]}) for e in self.experiments)
-        return Suite(self.name, self.description, exps)
+        return replace(self, experiments=exps)
 
     @property
     def reads_files(self) -> bool:
         """Whether some experiment reads the stream files given to ``shed compare --r/--s``."""
         return any("files" in e.grid["dataset"] for e in self.experiments)
 
-    def runs(self, seeds: int = 1, source: str = "") -> list[RunSpec]:
-        """Every run of the suite, seeds 0..seeds-1 per point, in a stable order. ``source``
-        names the files of dataset ``files``."""
+    def runs(self, seeds: int | None = None, source: str = "") -> list[RunSpec]:
+        """Every run of the suite, seeds 0..seeds-1 per point (default: the suite's ``seeds``), in a
+        stable order. ``source`` names the files of dataset ``files``."""
+        seeds = self.seeds if seeds is None else seeds
         if seeds < 1:
             raise ShedError(f"--seeds must be >= 1, got {seeds}")
         out: list[RunSpec] = []
@@ -149,6 +152,9 @@ def parse_suite(data: dict, where: str) -> Suite:
            f"(grid fields go in [defaults] or an [[experiment]])")
     _check(isinstance(data.get("experiment"), list) and data["experiment"], where,
            "no [[experiment]] tables; add at least one")
+    seeds = data.get("seeds", 1)
+    _check(isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1, where,
+           f"seeds = {seeds!r} is not an integer >= 1")
     defaults = data.get("defaults", {})
     _check(isinstance(defaults, dict), where, "[defaults] must be a table")
     unknown = set(defaults) - set(GRID_FIELDS)
@@ -189,7 +195,8 @@ def parse_suite(data: dict, where: str) -> Suite:
         _check_values(grid, here)
         experiments.append(Experiment(exp_id, str(raw.get("title", exp_id)), figure, y, tuple(policies), grid,
                                       str(raw.get("claim", "")), str(raw.get("caption", ""))))
-    return Suite(str(data.get("name", Path(where).stem)), str(data.get("description", "")), tuple(experiments))
+    return Suite(str(data.get("name", Path(where).stem)), str(data.get("description", "")), tuple(experiments),
+                 seeds)
 
 
 def _check_values(grid: dict, here: str) -> None:
