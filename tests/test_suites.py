@@ -51,7 +51,6 @@ def test_seeds_multiply_runs_and_ids_are_stable():
     ("window = 3\n[[experiment]]\nid = 'a'\npolicies = ['prob']\n", "unknown top-level key.* window"),
     ("seeds = 0\n[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
      "seeds = 0 is not an integer >= 1"),
->>>>>>> i10-report
     ("[[experiment]]\nid = 'a'\ny = 'ratio_opt'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
      "needs opt"),
 ])
