@@ -35,7 +35,7 @@ CORRELATIONS = ("independent", "same", "reversed")
 GRID_FIELDS = ("dataset", "skew", "skew_s", "domain", "length", "correlation", "window", "warmup",
                "memory", "memory_factor", "estimator", "cell_size")
 EXPERIMENT_FIELDS = ("id", "title", "figure", "y", "policies", "claim", "caption")
-TOP_FIELDS = ("name", "description", "defaults", "experiment")
+TOP_FIELDS = ("name", "description", "seeds", "defaults", "experiment")
 
 
 @dataclass(frozen=True)
