@@ -131,13 +131,18 @@ def stream_join(
     if as_json:
         print(json.dumps(summary))
         return
-    table = Table(show_edge=False, title=f"{escape(spec.shedding.upper())}: w = {window}, M = {m}, {shards} shard(s)")
-    for col in ("batches", "arrivals", "outputs", "shed", "late", "bad", "peak memory", "peak held", "peak state"):
-        table.add_column(col, justify="right")
     g = summary.get
-    table.add_row(f"{g('batches', 0):,}", f"{g('arrivals', 0):,}", f"{g('outputs', 0):,}", f"{g('shed', 0):,}",
-                  f"{g('late', 0):,}", f"{g('bad', 0):,}", f"{g('peak_memory', 0):,}", f"{g('peak_held', 0):,}",
-                  f"{g('peak_state_bytes', 0) / 1024:.1f} KiB")
+    table = Table(show_edge=False, show_header=False,
+                  title=f"{escape(spec.shedding.upper())}: w = {window}, M = {m}, {shards} shard(s)")
+    table.add_column("", justify="left")
+    table.add_column("", justify="right")
+    for label, value in (("micro-batches", f"{g('batches', 0):,}"), ("tuples in", f"{g('arrivals', 0):,}"),
+                         ("pairs out", f"{g('outputs', 0):,}"), ("tuples shed", f"{g('shed', 0):,}"),
+                         ("late tuples (dropped)", f"{g('late', 0):,}"), ("bad rows (skipped)", f"{g('bad', 0):,}"),
+                         ("peak join memory", f"{g('peak_memory', 0):,} tuples"),
+                         ("peak held back", f"{g('peak_held', 0):,} tuples"),
+                         ("peak state", f"{g('peak_state_bytes', 0):,} bytes")):
+        table.add_row(label, value)
     out.print(table)
     out.print(f"pairs:   {escape(summary['pairs'])}", highlight=False)
     out.print(f"metrics: {escape(summary['metrics'])}  ({summary['seconds']:.1f} s)", highlight=False)

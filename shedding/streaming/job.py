@@ -230,21 +230,28 @@ def _static_table(spark, job: StreamJob):
     return load_frequency_table(str(kept))
 
 
-def _writer(out: Path, payload: list[str]) -> Callable:
-    """foreachBatch: the batch's pairs and metrics, each overwritten under ``batch=N`` (idempotent)."""
+def _writer(out: Path, payload: list[str], timings: list[dict]) -> Callable:
+    """foreachBatch: the batch's pairs and metrics, each overwritten under ``batch=N`` (idempotent).
+    Appends to ``timings`` the batch's compute time (sources, shuffle, the shedding operator) and
+    sink time (the two writes)."""
     from pyspark.sql import functions as F
 
     from .spark_join import OPERATOR_METRICS
 
     def write(df, batch_id: int) -> None:
+        started = _time.perf_counter()
         df.persist()
         try:
+            df.count()
+            computed = _time.perf_counter()
             df.filter(F.col("kind") == "pair").select("key", "r_time", "s_time", *payload) \
                 .write.mode("overwrite").parquet(str(out / PAIRS / f"batch={batch_id}"))
             df.filter(F.col("kind") == "metrics").select("shard", *METRICS, *OPERATOR_METRICS) \
                 .write.mode("overwrite").parquet(str(out / METRIC_TABLE / f"batch={batch_id}"))
         finally:
             df.unpersist()
+        timings.append({"batch": batch_id, "compute_ms": round(1000 * (computed - started)),
+                        "sink_ms": round(1000 * (_time.perf_counter() - computed))})
 
     return write
 
@@ -259,7 +266,8 @@ def _query_error(exc: Exception) -> ShedError:
     return ShedError(f"the streaming query failed: {first[:300]}; the checkpoint is kept, fix the cause and rerun")
 
 
-def _await(query, progress: Callable[[dict], None] | None) -> None:
+def _await(query, progress: Callable[[dict], None] | None) -> list[dict]:
+    """Wait for the query's end; returns its recent progress reports."""
     from pyspark.errors import StreamingQueryException
 
     try:
@@ -271,6 +279,7 @@ def _await(query, progress: Callable[[dict], None] | None) -> None:
     except KeyboardInterrupt:
         query.stop()
         raise
+    return list(query.recentProgress)
 
 
 def run(job: StreamJob, progress: Callable[[dict], None] | None = None, report: bool = False) -> dict:
@@ -283,8 +292,10 @@ def run(job: StreamJob, progress: Callable[[dict], None] | None = None, report: 
     _check_params(job)
     started = _time.perf_counter()
     with spark_session(job.master, "shed stream-join") as spark:
+        queried = _time.perf_counter()
         table = _query(spark, job, progress)
-        summary = summarize(job.out) | {"seconds": round(_time.perf_counter() - started, 2)}
+        summary = summarize(job.out) | {"seconds": round(_time.perf_counter() - started, 2),
+                                        "query_seconds": round(_time.perf_counter() - queried, 2)}
         if report:
             from .report import stream_report
 
@@ -292,14 +303,16 @@ def run(job: StreamJob, progress: Callable[[dict], None] | None = None, report: 
     return summary
 
 
-def run_on(spark, job: StreamJob, progress: Callable[[dict], None] | None = None) -> dict:
-    """Run the job on an existing Spark session (which stays open) and return its summary."""
+def run_on(spark, job: StreamJob, progress: Callable[[dict], None] | None = None,
+           trace: dict | None = None) -> dict:
+    """Run the job on an existing Spark session (which stays open) and return its summary. A
+    ``trace`` dict receives the queries' progress reports and each batch's compute and sink times."""
     _check_params(job)
-    _query(spark, job, progress)
+    _query(spark, job, progress, trace)
     return summarize(job.out)
 
 
-def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None):
+def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None, trace: dict | None = None):
     """The job's query: once, and for a bounded trigger once more after the end-of-input marker.
     Returns the estimator it used (``online`` or the static table)."""
     from pyspark.sql import functions as F
@@ -319,20 +332,22 @@ def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None):
         warmup=spec.warmup, decay=spec.decay, strict=spec.strict,
         end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True)
     observed = joined.observe("shedding", *[F.sum(m).alias(m) for m in ("arrivals", "outputs", "shed", "late", "bad")])
-    writer = _writer(job.out, spec.payload_columns)
+    trace = {} if trace is None else trace
+    trace.update(progress=[], sink=[])
+    writer = _writer(job.out, spec.payload_columns, trace["sink"])
 
     def start():
         return (observed.writeStream.queryName("shed_stream_join").foreachBatch(writer)
                 .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
 
-    _await(start(), progress)
+    trace["progress"] += _await(start(), progress)
     if bounded:
         marker = end_dir / "end.txt"
         if not marker.exists():
             tmp = job.checkpoint / "end.txt.tmp"
             tmp.write_text("end of input\n")
             os.replace(tmp, marker)
-        _await(start(), progress)
+        trace["progress"] += _await(start(), progress)
     return estimator
 
 

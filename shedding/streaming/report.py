@@ -73,7 +73,7 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
     nat = pd.DataFrame(native["batches"])
     name = job.spec.shedding.upper()
     results = pd.DataFrame([
-        {"join": f"streaming {name}", "outputs": summary["outputs"], "seconds": summary.get("seconds")},
+        {"join": f"streaming {name}", "outputs": summary["outputs"], "seconds": summary.get("query_seconds")},
         {"join": "batch (shed simulate)", "outputs": reference, "seconds": None},
         {"join": "EXACT", "outputs": exact, "seconds": None},
         {"join": "Spark native join", "outputs": native["outputs"], "seconds": round(native["seconds"], 2)},
@@ -85,11 +85,12 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
         go.Figure([go.Scatter(x=per_batch["batch"], y=per_batch["memory"], name=f"{name}: tuples in join memory"),
                    go.Scatter(x=per_batch["batch"], y=per_batch["held"], name=f"{name}: tuples held back"),
                    go.Scatter(x=nat.get("batch", []), y=nat.get("state_rows", []), name="native join: state rows")],
-                  layout=dict(title="state size over micro-batches", xaxis_title="micro-batch",
+                  layout=dict(title="state size over micro-batches", xaxis=dict(title="micro-batch", tickformat="d"),
                               yaxis_title="tuples", yaxis_type="log")),
         go.Figure([go.Scatter(x=per_batch["batch"], y=per_batch["state_bytes"], name=f"{name}: state value bytes"),
                    go.Scatter(x=nat.get("batch", []), y=nat.get("state_bytes", []), name="native join: state bytes")],
-                  layout=dict(title="state bytes over micro-batches", xaxis_title="micro-batch", yaxis_title="bytes",
+                  layout=dict(title="state bytes over micro-batches", xaxis=dict(title="micro-batch", tickformat="d"),
+                              yaxis_title="bytes",
                               yaxis_type="log")),
     ]
     spec = job.spec
@@ -97,7 +98,8 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
             f"estimator {escape(job.estimator)}, {summary['arrivals']:,} tuples in {summary['batches']} micro-batches "
             f"(trigger {escape(job.trigger)}, {job.max_files_per_trigger or 'all'} files per trigger); "
             f"R: {escape(str(job.r.path))}, S: {escape(str(job.s.path))}")
-    table_html = results.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.3f}", border=0)
+    table_html = results.to_html(index=False, na_rep="", border=0, formatters={
+        "outputs": "{:,}".format, "seconds": lambda v: "" if pd.isna(v) else f"{v:.1f}", "of EXACT": "{:.3f}".format})
     plots = "".join(f'<div id="f{i}" class="fig"></div>' for i in range(len(figures)))
     data = json.dumps([json.loads(f.to_json()) for f in figures])
     html = f"""<!doctype html><html><head><meta charset="utf-8"><title>shed stream-join report</title>
@@ -105,6 +107,7 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
 table{{border-collapse:collapse}}td,th{{padding:.3em .8em;border-bottom:1px solid #ddd;text-align:right}}
 .fig{{height:420px}}</style></head><body>
 <h1>Semantic window join on Spark Structured Streaming</h1><p>{head}</p>{table_html}
+<p>Seconds are the queries' wall time on one Spark session, without its start-up.</p>
 <p>Peak join memory {summary.get('peak_memory', 0):,} tuples (M = {spec.memory}); peak held back
 {summary.get('peak_held', 0):,}; peak state {summary.get('peak_state_bytes', 0):,} bytes; late {summary['late']:,},
 bad rows {summary['bad']:,}. The native join keeps every tuple of the window; its peak state is

@@ -1,0 +1,126 @@
+"""The shedding stream join against Spark's native stream-stream join, on the same files and triggers.
+
+Workload (issue 9): two Zipf(1) streams of 200,000 tuples each, domain 650, w = 500, M = w (half
+of what EXACT needs), 40 CSV files per stream, one R and one S tuple per time step. For 1, 4 and 40
+files per trigger, in one run on one embedded Spark (local[2]):
+
+* the semantic join (``shed stream-join`` with PROB, P = 1): input rows per second over the whole
+  bounded run (both phases: the data, then the end-of-input marker), peak state (join memory,
+  held-back tuples, bytes of the state value), and per micro-batch where the time goes: the Python
+  handler (ShardJoin), the rest of the compute (file source, shuffle, Arrow transfer, RocksDB),
+  the RocksDB commit, the sink and Spark's own planning, offsets and logs;
+* the native join on each state store (HDFS-backed, Spark's default, and RocksDB), with two
+  shuffle partitions: rows per second, its peak state rows and bytes, and its output (= EXACT).
+
+Then output quality against P = 1, 2, 4, 8 shards (the memory is split; outputs / EXACT, from the
+same operator run in batch, which the tests show equals the streaming result), and the throughput
+with P = 2 at 40 files per trigger.
+
+    .venv/bin/python benchmarks/bench_stream_join.py [--triggers 1,4,40] [--stores hdfs,rocksdb]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from shedding.exact import exact_count
+from shedding.model import Workload
+from shedding.spark import spark_session
+from shedding.streaming.job import StreamJob, inspect_source, read_table, run_on, write_zipf_sources
+from shedding.streaming.native import run_native
+from shedding.streaming.report import batch_reference, source_frame
+from shedding.streaming.shard import JoinSpec
+
+LENGTH, DOMAIN, WINDOW, FILES = 200_000, 650, 500, 40
+
+
+def semantic(spark, src: tuple, base: Path, per_trigger: int, shards: int = 1) -> dict:
+    work = Path(tempfile.mkdtemp(dir=base))
+    job = StreamJob(src[0], src[1], work / "out", work / "ck", JoinSpec(WINDOW, WINDOW, "prob", shards=shards),
+                    "online", "available-now", per_trigger, "local[2]")
+    trace: dict = {}
+    started = time.perf_counter()
+    summary = run_on(spark, job, trace=trace)
+    seconds = time.perf_counter() - started
+    metrics = read_table(job.out, "metrics")
+    handler = metrics.groupby("batch")["handler_ms"].max()  # shards run in parallel: the slowest
+    rows = []
+    sink = {t["batch"]: t for t in trace["sink"]}
+    for p in trace["progress"]:
+        d, b = p["durationMs"], p["batchId"]
+        if b not in sink:
+            continue
+        commit = sum(o.get("commitTimeMs", 0) for o in p.get("stateOperators", []))
+        rows.append({"total": d.get("triggerExecution", 0), "handler": handler.get(b, 0),
+                     "compute (source, shuffle, Arrow, state)": sink[b]["compute_ms"] - handler.get(b, 0),
+                     "state commit": commit, "sink": sink[b]["sink_ms"],
+                     "planning, offsets, logs": d.get("triggerExecution", 0) - d.get("addBatch", 0)})
+    per_batch = pd.DataFrame(rows)
+    data = per_batch[per_batch["total"] > 0]
+    return {"seconds": seconds, "rows_per_s": 2 * LENGTH / seconds, "outputs": summary["outputs"],
+            "batches": summary["batches"], "peak_memory": summary["peak_memory"], "peak_held": summary["peak_held"],
+            "peak_state_bytes": summary["peak_state_bytes"],
+            "median_batch_ms": {c: statistics.median(data[c]) for c in data.columns} if len(data) else {}}
+
+
+def native(spark, src: tuple, base: Path, per_trigger: int, store: str) -> dict:
+    spark.conf.set("spark.sql.shuffle.partitions", "2")
+    res = run_native(spark, src[0].reader(spark, per_trigger), src[1].reader(spark, per_trigger), WINDOW,
+                     tempfile.mkdtemp(dir=base), provider=store)
+    batches = pd.DataFrame(res["batches"])
+    return {"seconds": res["seconds"], "rows_per_s": 2 * LENGTH / res["seconds"], "outputs": res["outputs"],
+            "batches": len(batches), "peak_state_rows": int(batches["state_rows"].max()),
+            "peak_state_bytes": int(batches["state_bytes"].max())}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--triggers", default="1,4,40", help="files per trigger to measure")
+    ap.add_argument("--stores", default="hdfs,rocksdb", help="state stores of the native join")
+    ap.add_argument("--shards", default="1,2,4,8", help="shard counts for the quality table")
+    args = ap.parse_args()
+    base = Path(tempfile.mkdtemp(prefix="bench-stream-"))
+    try:
+        r_dir, s_dir = write_zipf_sources(f"zipf:1:{DOMAIN}", f"zipf:1:{DOMAIN}", base / "src", LENGTH, FILES, 0)
+        src = (inspect_source(r_dir, "csv", "R"), inspect_source(s_dir, "csv", "S"))
+        rows = source_frame(StreamJob(src[0], src[1], base / "o", base / "c", JoinSpec(WINDOW, WINDOW)))
+        ordered = rows.sort_values(["time", "side", "key"], kind="mergesort")
+        exact = exact_count(Workload(ordered["side"].to_numpy(), ordered["time"].to_numpy(),
+                                     ordered["key"].to_numpy(), WINDOW, 0))
+        print(f"2 x {LENGTH:,} tuples, domain {DOMAIN}, w = {WINDOW}, M = {WINDOW}, {FILES} files per stream; "
+              f"EXACT = {exact:,}", flush=True)
+        with spark_session("local[2]", "bench-stream-join") as spark:
+            semantic(spark, src, base, FILES)  # warm-up: JVM, Python workers, numba cache
+            for k in map(int, args.triggers.split(",")):
+                ours = semantic(spark, src, base, k)
+                print(f"\n{k} file(s) per trigger\n  semantic PROB: {ours['rows_per_s']:,.0f} rows/s "
+                      f"({ours['seconds']:.1f} s, {ours['batches']} batches), outputs {ours['outputs']:,} "
+                      f"({ours['outputs'] / exact:.3f} of EXACT); peak state {ours['peak_memory']} tuples in memory + "
+                      f"{ours['peak_held']} held, {ours['peak_state_bytes']:,} bytes", flush=True)
+                print("    median ms per batch: " + ", ".join(f"{c} {v:.0f}" for c, v in ours["median_batch_ms"].items()))
+                for store in args.stores.split(","):
+                    nat = native(spark, src, base, k, store)
+                    print(f"  native ({store}): {nat['rows_per_s']:,.0f} rows/s ({nat['seconds']:.1f} s, "
+                          f"{nat['batches']} batches), outputs {nat['outputs']:,}; peak state {nat['peak_state_rows']:,} "
+                          f"rows, {nat['peak_state_bytes']:,} bytes; semantic is {ours['rows_per_s'] / nat['rows_per_s']:.1f}x",
+                          flush=True)
+            p2 = semantic(spark, src, base, FILES, shards=2)
+            print(f"\nP = 2 shards, {FILES} files per trigger: {p2['rows_per_s']:,.0f} rows/s ({p2['seconds']:.1f} s)")
+        print("\nshards: outputs / EXACT (M split over the shards)")
+        for p in map(int, args.shards.split(",")):
+            out = batch_reference(rows, JoinSpec(WINDOW, WINDOW, "prob", shards=p))
+            print(f"  P = {p}: {out:,} ({out / exact:.3f})")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
