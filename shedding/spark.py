@@ -12,6 +12,7 @@ import socket
 import sys
 from contextlib import contextmanager
 from importlib import resources
+from pathlib import Path
 from typing import Iterator
 from urllib.parse import urlparse
 
@@ -36,8 +37,12 @@ def check_master(master: str) -> None:
 
 
 @contextmanager
-def spark_session(master: str = "local[*]", app_name: str = "shedding") -> Iterator["object"]:
-    """A SparkSession on ``master`` whose Python workers use this interpreter; stopped on exit."""
+def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log: Path | None = None
+                  ) -> Iterator["object"]:
+    """A SparkSession on ``master`` whose Python workers use this interpreter; stopped on exit.
+
+    ``jvm_log``: a file that takes everything the JVM it starts writes to stderr (Spark's Python
+    runners print their start-up chatter there, outside log4j), instead of the terminal."""
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # under spark-submit: its --master and JVM rule
     if not submitted:
         check_master(master)
@@ -61,7 +66,8 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding") -> Itera
         .config("spark.driver.bindAddress", "127.0.0.1")
     )
     try:
-        spark = builder.getOrCreate()
+        with _stderr_to(None if submitted else jvm_log):
+            spark = builder.getOrCreate()
     except Exception as exc:  # py4j/Java start-up failures come in many types
         raise ShedError(f"cannot start Spark on {master} ({' '.join(str(exc).split())[:200]}); "
                         "check Java 17+ and --master") from None
@@ -69,3 +75,24 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding") -> Itera
         yield spark
     finally:
         spark.stop()
+
+
+@contextmanager
+def _stderr_to(path: Path | None) -> Iterator[None]:
+    """Point file descriptor 2 at ``path`` while a child process (the JVM) is started, so that the
+    child keeps writing there; this process's own stderr is restored afterwards."""
+    if path is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.dup2(target, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(target)

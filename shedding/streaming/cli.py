@@ -81,7 +81,7 @@ def stream_join(
     Example: shed stream-join --r zipf:1:650 --s zipf:1:650 --window 500 --memory 500 --shedding prob --out out/sj
     """
     from ..model import check_memory
-    from .job import StreamJob, inspect_source, parse_trigger, run, write_zipf_sources
+    from .job import StreamJob, inspect_source, observed, parse_trigger, run, write_zipf_sources
     from .shard import JoinSpec
 
     parse_trigger(trigger)
@@ -117,9 +117,8 @@ def stream_join(
 
     def progress(p: dict) -> None:
         if status is not None:
-            rows = sum(src.get("numInputRows", 0) for src in p.get("sources", []))
-            obs = p.get("observedMetrics", {}).get("shedding", {})
-            status.update(f"batch {p.get('batchId')}: {rows:,} rows in, {obs.get('outputs') or 0:,} pairs out")
+            rows = sum(src["numInputRows"] for src in p["sources"])
+            status.update(f"batch {p['batchId']}: {rows:,} rows in, {observed(p).get('outputs', 0):,} pairs out")
 
     if status is not None:
         status.start()

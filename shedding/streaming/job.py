@@ -8,10 +8,11 @@ from its offset log, on the state of the batch before) replaces its own files, s
 written exactly once. The parameters are stored beside the checkpoint and a run with other ones is
 refused, leaving the checkpoint intact.
 
-End of input: with the ``available-now`` and ``once`` triggers the input is bounded. When the query
-has drained the sources, the job drops a marker file into ``CHECKPOINT/end-of-input`` (a third,
-tiny file source) and runs once more; the marker releases every held step, so a bounded input gives
-exactly the batch result.
+End of input: with the ``available-now`` and ``once`` triggers the input is bounded. The query runs
+micro-batches back to back; once it has drained the sources, the job drops a marker file into
+``CHECKPOINT/end-of-input`` (a third, tiny file source), the next micro-batch joins every held step,
+and the job stops the query after that batch is committed. So a bounded input gives exactly the
+batch result, in one query.
 """
 
 from __future__ import annotations
@@ -39,12 +40,12 @@ PAIRS, METRIC_TABLE, PARAMS, END_DIR = "pairs", "metrics", "shedding-job.json", 
 
 def parse_trigger(text: str) -> tuple[dict, bool]:
     """``available-now``, ``once`` or ``interval:SECONDS`` as writeStream.trigger keywords, and
-    whether the input is bounded (then the end of input is flushed)."""
+    whether the input is bounded. A bounded input runs back to back (``processingTime`` 0) until the
+    sources are drained, then the end-of-input marker is dropped and joined in one more micro-batch
+    of the same query (``once`` takes all files in the first micro-batch)."""
     t = text.strip().lower()
-    if t in ("available-now", "availablenow"):
-        return {"availableNow": True}, True
-    if t == "once":
-        return {"once": True}, True
+    if t in ("available-now", "availablenow", "once"):
+        return {"processingTime": "0 seconds"}, True
     m = re.fullmatch(r"interval:(\d+(?:\.\d+)?)", t)
     if m and float(m.group(1)) > 0:
         return {"processingTime": f"{float(m.group(1))} seconds"}, False
@@ -97,31 +98,40 @@ def inspect_source(path: Path, fmt: str | None, what: str) -> StreamSource:
         raise ShedError(f"no {fmt} files in {path} yet; the first file fixes the columns, so add one before starting")
     first = files[0]
     try:
-        sample = pd.read_csv(first, dtype=str, nrows=1000) if fmt == "csv" else pd.read_parquet(first)
+        if fmt == "csv":
+            sample = pd.read_csv(first, dtype=str, nrows=1000)
+            columns, types = [str(c) for c in sample.columns], None
+        else:
+            import pyarrow.parquet as pq
+
+            schema = pq.read_schema(first)
+            columns, types = list(schema.names), {f.name: f.type for f in schema}
     except Exception as exc:  # pandas/pyarrow raise many types for corrupt files
         raise ShedError(f"cannot read {first} as {fmt} ({' '.join(str(exc).split())[:150]}); fix or remove it") from None
-    lower = {str(c).strip().lower(): str(c) for c in sample.columns}
+    lower = {c.strip().lower(): c for c in columns}
     missing = [c for c in ("time", "key") if c not in lower]
     if missing:
         raise ShedError(f"{what} file {first.name} lacks column {', '.join(missing)} (it has "
-                        f"{', '.join(map(str, sample.columns)) or 'none'}); sources need time,key[,payload...]")
+                        f"{', '.join(columns) or 'none'}); sources need time,key[,payload...]")
     for col in ("time", "key"):
-        values = sample[lower[col]]
-        if fmt == "parquet" and values.dtype.kind not in "iu":
-            raise ShedError(f"{what} column {col} in {first.name} has type {values.dtype}; {col}s must be integers")
-        if fmt == "csv":
-            text = values.dropna().astype(str).str.strip()
-            if len(text) and not text.str.fullmatch(r"[+-]?\d+").any():
-                raise ShedError(f"{what} column {col} in {first.name} holds no integers (first value {text.iloc[0]!r}); "
-                                f"{col}s must be integers")
-    if fmt == "csv":
-        ddl = ", ".join(f"`{c}` string" for c in sample.columns)
-    else:
-        import pyarrow.parquet as pq
-        from pyspark.sql.pandas.types import from_arrow_schema
+        if types is not None:
+            import pyarrow as pa
 
-        ddl = ", ".join(f"`{f.name}` {f.dataType.simpleString()}" for f in from_arrow_schema(pq.read_schema(first)))
-    return StreamSource(path, fmt, tuple(str(c) for c in sample.columns), ddl)
+            if not pa.types.is_integer(types[lower[col]]):
+                raise ShedError(f"{what} column {col} in {first.name} has type {types[lower[col]]}; "
+                                f"{col}s must be integers")
+            continue
+        text = sample[lower[col]].dropna().astype(str).str.strip()
+        if len(text) and not text.str.fullmatch(r"[+-]?\d+").any():
+            raise ShedError(f"{what} column {col} in {first.name} holds no integers (first value {text.iloc[0]!r}); "
+                            f"{col}s must be integers")
+    if types is None:
+        ddl = ", ".join(f"`{c}` string" for c in columns)
+    else:
+        from pyspark.sql.pandas.types import from_arrow_type
+
+        ddl = ", ".join(f"`{name}` {from_arrow_type(t).simpleString()}" for name, t in types.items())
+    return StreamSource(path, fmt, tuple(columns), ddl)
 
 
 def write_zipf_sources(text_r: str, text_s: str, folder: Path, length: int, files: int, seed: int) -> tuple[Path, Path]:
@@ -266,14 +276,18 @@ def _query_error(exc: Exception) -> ShedError:
     return ShedError(f"the streaming query failed: {first[:300]}; the checkpoint is kept, fix the cause and rerun")
 
 
-def _await(query, progress: Callable[[dict], None] | None) -> list[dict]:
-    """Wait for the query's end; returns its recent progress reports."""
+def _await(query, progress: Callable[[dict], None] | None, end_dir: Path | None = None) -> list[dict]:
+    """Wait for the query's end (for a bounded input, :func:`_drain` ends it); returns its recent
+    progress reports."""
     from pyspark.errors import StreamingQueryException
 
     try:
-        while not query.awaitTermination(0.5):
+        while not query.awaitTermination(0.2):
             if progress is not None and query.lastProgress:
                 progress(query.lastProgress)
+            if end_dir is not None and _drain(query, end_dir):
+                query.stop()
+                break
     except StreamingQueryException as exc:
         raise _query_error(exc) from None
     except KeyboardInterrupt:
@@ -291,7 +305,7 @@ def run(job: StreamJob, progress: Callable[[dict], None] | None = None, report: 
         raise ShedError("--report needs a bounded input: use --trigger available-now or once")
     _check_params(job)
     started = _time.perf_counter()
-    with spark_session(job.master, "shed stream-join") as spark:
+    with spark_session(job.master, "shed stream-join", jvm_log=job.checkpoint / "spark.log") as spark:
         queried = _time.perf_counter()
         table = _query(spark, job, progress)
         summary = summarize(job.out) | {"seconds": round(_time.perf_counter() - started, 2),
@@ -313,42 +327,58 @@ def run_on(spark, job: StreamJob, progress: Callable[[dict], None] | None = None
 
 
 def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None, trace: dict | None = None):
-    """The job's query: once, and for a bounded trigger once more after the end-of-input marker.
+    """The job's query. A bounded input ends with the end-of-input marker (see :func:`_drain`).
     Returns the estimator it used (``online`` or the static table)."""
     from pyspark.sql import functions as F
 
     from .spark_join import configure_session, semantic_window_join
 
     trigger, bounded = parse_trigger(job.trigger)
+    trace = {} if trace is None else trace
+    trace.update(progress=[], sink=[])
     configure_session(spark, job.spec.shards)
     estimator = _static_table(spark, job)
+    if bounded and summarize(job.out).get("ended"):
+        return estimator  # this job's input already ended: nothing more to join
     end_dir = job.checkpoint / END_DIR
     end_dir.mkdir(exist_ok=True)
     spec = job.spec
+    max_files = None if job.trigger.strip().lower() == "once" else job.max_files_per_trigger
     joined = semantic_window_join(
-        job.r.reader(spark, job.max_files_per_trigger), job.s.reader(spark, job.max_files_per_trigger),
+        job.r.reader(spark, max_files), job.s.reader(spark, max_files),
         window=spec.window, memory=spec.memory, shedding=spec.shedding, memory_split=spec.memory_split,
         estimator=estimator, shards=spec.shards, payload={"r": spec.payload_r, "s": spec.payload_s}, seed=spec.seed,
         warmup=spec.warmup, decay=spec.decay, strict=spec.strict,
         end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True)
-    observed = joined.observe("shedding", *[F.sum(m).alias(m) for m in ("arrivals", "outputs", "shed", "late", "bad")])
-    trace = {} if trace is None else trace
-    trace.update(progress=[], sink=[])
+    totals = ("arrivals", "outputs", "shed", "late", "bad", "ended")
+    observed = joined.observe("shedding", *[F.sum(m).alias(m) for m in totals])
     writer = _writer(job.out, spec.payload_columns, trace["sink"])
-
-    def start():
-        return (observed.writeStream.queryName("shed_stream_join").foreachBatch(writer)
-                .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
-
-    trace["progress"] += _await(start(), progress)
-    if bounded:
-        marker = end_dir / "end.txt"
-        if not marker.exists():
-            tmp = job.checkpoint / "end.txt.tmp"
-            tmp.write_text("end of input\n")
-            os.replace(tmp, marker)
-        trace["progress"] += _await(start(), progress)
+    query = (observed.writeStream.queryName("shed_stream_join").foreachBatch(writer)
+             .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
+    trace["progress"] += _await(query, progress, end_dir if bounded else None)
     return estimator
+
+
+def observed(progress) -> dict:
+    """The ``shedding`` totals a progress report carries (observedMetrics), as a dict of numbers."""
+    row = (progress["observedMetrics"] or {}).get("shedding")
+    return {} if row is None else {k: v or 0 for k, v in row.asDict().items()}
+
+
+def _drain(query, end_dir: Path) -> bool:
+    """One look at a bounded query: once the sources are drained (the last check found no new data
+    and no micro-batch runs), drop the end-of-input marker; returns True once a committed
+    micro-batch has joined it (its progress reports ``ended``)."""
+    if any(observed(p).get("ended", 0) > 0 for p in query.recentProgress):
+        return True
+    status = query.status
+    marker = end_dir / "end.txt"
+    if query.lastProgress is not None and not status["isDataAvailable"] and not status["isTriggerActive"] \
+            and not marker.exists():
+        tmp = end_dir.parent / "end.txt.tmp"
+        tmp.write_text("end of input\n")
+        os.replace(tmp, marker)  # whole, or not at all, when the file source lists it
+    return False
 
 
 # ---------------------------------------------------------------------------- results
@@ -369,9 +399,9 @@ def summarize(out: Path) -> dict:
     m = read_table(out, METRIC_TABLE)
     summary = {"out": str(out), "pairs": str(out / PAIRS), "metrics": str(out / METRIC_TABLE)}
     if m.empty:
-        return summary | {"batches": 0} | dict.fromkeys(("arrivals", "outputs", "shed", "late", "bad"), 0)
+        return summary | {"batches": 0} | dict.fromkeys(("arrivals", "outputs", "shed", "late", "bad", "ended"), 0)
     per_batch = m.assign(memory=m["memory_r"] + m["memory_s"]).groupby("batch")[["memory", "held", "state_bytes"]].sum()
-    totals = {k: int(m[k].sum()) for k in ("arrivals", "outputs", "shed", "late", "bad")}
+    totals = {k: int(m[k].sum()) for k in ("arrivals", "outputs", "shed", "late", "bad", "ended")}
     return summary | {"batches": int(m["batch"].nunique())} | totals | {
         "peak_memory": int(per_batch["memory"].max()), "peak_held": int(per_batch["held"].max()),
         "peak_state_bytes": int(per_batch["state_bytes"].max())}

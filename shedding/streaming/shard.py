@@ -36,7 +36,7 @@ SHEDDING = ("none", "rand", "prob", "life", "randv", "probv", "lifev")
 R, S, END, BAD = 0, 1, 2, 3
 _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with the data)
 
-METRICS = ("arrivals", "outputs", "shed", "late", "bad", "held", "memory_r", "memory_s", "released_until")
+METRICS = ("arrivals", "outputs", "shed", "late", "bad", "held", "memory_r", "memory_s", "released_until", "ended")
 
 
 @dataclass(frozen=True)
@@ -185,6 +185,7 @@ class ShardJoin:
             shed += self._count_shed(self.op.finish())
             self._resident = self._resident.iloc[0:0]
             self.ended = True
+            metrics["ended"] = 1
             if len(held):
                 top = int(held["time"].max()) + 1
                 self.released_until = top if self.released_until is None else max(self.released_until, top)

@@ -222,6 +222,8 @@ def semantic_window_join(
         table, kind = estimator, "static"
     elif str(estimator).strip().lower() == "online":
         table, kind = None, "online"
+    elif str(estimator).strip().lower() == "static":
+        raise ShedError("the static estimator needs the frequency table: pass its path or a StaticEstimator")
     else:
         table, kind = load_frequency_table(str(estimator)), "static"
     payload_r, payload_s = _payload_names(payload)
