@@ -415,6 +415,11 @@ def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:
     out.print(table)
 
 
+from .wjoin.cli import register as _register_wjoin  # noqa: E402 - `shed wjoin` lives in its own module
+
+_register_wjoin(app)
+
+
 def main() -> None:
     """Entry point: runs the app and turns bad input into a one-line error with exit code 2."""
     try:

@@ -10,44 +10,32 @@ window w this is DGR's EXACT with window ``w + 1`` and warmup 0 (EXACT counts ``
 * :mod:`.windows`: Forms 1-3 and the shortest-path closure (§1, §5);
 * :mod:`.brute`: the definition, over all combinations (the tests' reference);
 * :mod:`.exact`: the exact count for large inputs;
-* :mod:`.nlw`, :mod:`.hw`, :mod:`.mw`: the online NLW, HW and MW operators (§3);
+* :mod:`.nlw`, :mod:`.hw`, :mod:`.mw`: the online NLW, HW and MW operators (§3), by name in
+  :mod:`.algorithms`;
 * :mod:`.generator`: N synthetic streams (§4.2);
-* :mod:`.shedding` and :mod:`.opt`: memory-bounded W-join with RAND, PROB-N, LIFE-N and the
+* :mod:`.loadshed` and :mod:`.opt`: memory-bounded W-join with RAND, PROB-N, LIFE-N and the
   CP-SAT optimum.
 """
 
 from __future__ import annotations
 
-from .brute import brute_count, brute_results
-from .exact import exact_count
-from .hw import HWJoin
-from .mw import MWJoin
-from .nlw import NLWJoin
-from .operator import WJoinOperator, run
-from .streams import Streams, read_streams
-from .windows import WindowSpec, parse_windows
+import importlib
+from typing import Any
 
-ALGORITHMS: dict[str, type[WJoinOperator]] = {"nlw": NLWJoin, "hw": HWJoin, "mw": MWJoin}
-
-
-def make_operator(algorithm: str, windows: WindowSpec, **kwargs) -> WJoinOperator:  # noqa: ANN003
-    """The operator named ``nlw``, ``hw`` or ``mw``."""
-    from ..errors import ShedError
-
-    try:
-        cls = ALGORITHMS[algorithm.strip().lower()]
-    except KeyError:
-        raise ShedError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}") from None
-    return cls(windows, **kwargs)
+# Names are imported on first use, so that `shed` starts without numba or OR-Tools.
+_WHERE = {
+    "ALGORITHMS": "algorithms", "make_operator": "algorithms", "wjoin": "algorithms",
+    "brute_count": "brute", "brute_results": "brute", "exact_count": "exact",
+    "HWJoin": "hw", "MWJoin": "mw", "NLWJoin": "nlw", "WJoinOperator": "operator", "run": "operator",
+    "Streams": "streams", "read_streams": "streams", "WindowSpec": "windows", "parse_windows": "windows",
+    "synthetic_streams": "generator", "shed_wjoin": "loadshed", "ShedWJoin": "loadshed", "optimum": "opt",
+}
 
 
-def wjoin(streams: Streams, windows: WindowSpec, algorithm: str = "hw", **kwargs):  # noqa: ANN003, ANN201
-    """All N-tuples of the W-join as sorted rows, computed by ``algorithm`` over the arrival order."""
-    return run(make_operator(algorithm, windows, **kwargs), streams)
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
 
 
-__all__ = [
-    "ALGORITHMS", "HWJoin", "MWJoin", "NLWJoin", "Streams", "WJoinOperator", "WindowSpec",
-    "brute_count", "brute_results", "exact_count", "make_operator", "parse_windows", "read_streams",
-    "run", "wjoin",
-]
+__all__ = sorted(_WHERE)

@@ -6,11 +6,12 @@ instances, the yardstick of the online policies of :mod:`shedding.wjoin.loadshed
 
 Model (the operator's semantics, docs/wjoin.md): events are the arrivals in (time, stream, seq)
 order. Tuple x arrives at event ``e_x`` and can be joined by arrivals up to event ``end_x``, the
-last one with time ``<= t_x + reach_i``. A binary ``stay[x, e]`` (``e_x < e <= end_x``) says that x
-is in memory when the arrival of event e is joined; a tuple never returns
-(``stay[x, e + 1] <= stay[x, e]``); at every event at most M tuples are present (or ``M_i`` of
-stream i under the fixed split). A result whose last member arrives at event e counts iff every
-other member stays at e. Every schedule of admissions and evictions that obeys the budget gives
+last one with time ``<= t_x + reach_i``. A binary ``stay[x, e]`` says that x is in memory when the
+arrival of event e is joined; a tuple never returns (``stay[x, e'] <= stay[x, e]`` for
+``e < e'``); at every event at most M tuples are present (or ``M_i`` of stream i under the fixed
+split). A result whose last member arrives at event e counts iff every other member stays at e.
+Only the events at which x completes a result need a variable: x is present at any event up to
+the next such one iff it stays for that one (keeping it longer only costs memory). Every schedule of admissions and evictions that obeys the budget gives
 such a ``stay``, and every ``stay`` is such a schedule, so the optimum is the most output any
 policy can reach.
 """
@@ -36,13 +37,12 @@ MAX_RESULTS = 20_000
 @dataclass(frozen=True)
 class Timeline:
     """The events of a shedding instance: per event its (stream, seq, time); per tuple its arrival
-    event and the last event it can be joined by; and the exact results' members as events."""
+    event; and the exact results' members as events."""
 
     stream: np.ndarray
     seq: np.ndarray
     time: np.ndarray
     event_of: list[list[int]]
-    end_of: list[list[int]]
     results: np.ndarray
 
     @classmethod
@@ -55,11 +55,9 @@ class Timeline:
         event_of = [[0] * n for n in streams.lengths()]
         for e, (i, s) in enumerate(zip(stream.tolist(), seq.tolist())):
             event_of[i][s] = e
-        end_of = [[int(np.searchsorted(time, int(t) + windows.reach(i), side="right")) - 1 for t in streams.times[i]]
-                  for i in range(streams.n)]
         rows = run(HWJoin(windows), streams)
         results = np.array([[event_of[i][s] for i, s in enumerate(r)] for r in rows.tolist()], dtype=np.int64)
-        return cls(stream, seq, time, event_of, end_of, results.reshape(-1, streams.n))
+        return cls(stream, seq, time, event_of, results.reshape(-1, streams.n))
 
 
 @dataclass
@@ -93,28 +91,37 @@ def optimum(streams: Streams, windows: WindowSpec, memory: int, *, memory_split:
         raise ShedError(f"the instance has {len(tl.results)} results, more than the {MAX_RESULTS} the exact "
                         f"optimum models; shorten the streams")
     model = cp_model.CpModel()
+    stream_of_event, seq_of_event = tl.stream.tolist(), tl.seq.tolist()
+    # A tuple only needs to stay until events where it completes a result; between two such events
+    # it is present iff it stays for the later one. needs[x] lists those events, ascending.
+    needs: dict[tuple[int, int], list[int]] = {}
+    for members in tl.results.tolist():
+        last = max(members)
+        for e_x in members:
+            if e_x != last:
+                needs.setdefault((stream_of_event[e_x], seq_of_event[e_x]), []).append(last)
     stay: dict[tuple[int, int], dict[int, cp_model.IntVar]] = {}
     present: dict[int, list[tuple[int, cp_model.IntVar]]] = {}
-    for i, events in enumerate(tl.event_of):
-        for s, e_x in enumerate(events):
-            row = {}
-            prev = None
-            for e in range(e_x + 1, tl.end_of[i][s] + 1):
-                v = model.NewBoolVar(f"stay_{i}_{s}_{e}")
-                if prev is not None:
-                    model.Add(v <= prev)
-                row[e] = prev = v
-                present.setdefault(e, []).append((i, v))
-            stay[(i, s)] = row
+    for x, events in needs.items():
+        prev, row, start = None, {}, tl.event_of[x[0]][x[1]] + 1
+        for r in sorted(set(events)):
+            v = model.NewBoolVar("")
+            if prev is not None:
+                model.Add(v <= prev)
+            row[r] = prev = v
+            for e in range(start, r + 1):
+                present.setdefault(e, []).append((x[0], v))
+            start = r + 1
+        stay[x] = row
     for e, items in present.items():
         if allocation == "variable":
-            model.Add(sum(v for _, v in items) <= sum(caps))
+            if len(items) > sum(caps):
+                model.Add(sum(v for _, v in items) <= sum(caps))
         else:
             for i in range(streams.n):
                 mine = [v for j, v in items if j == i]
                 if len(mine) > caps[i]:
                     model.Add(sum(mine) <= caps[i])
-    stream_of_event, seq_of_event = tl.stream.tolist(), tl.seq.tolist()
     gains = []
     for members in tl.results.tolist():
         last = max(members)
@@ -130,7 +137,7 @@ def optimum(streams: Streams, windows: WindowSpec, memory: int, *, memory_split:
     status = solver.Solve(model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise ShedError(f"CP-SAT found no schedule within {time_limit} s; raise the time limit or shrink the instance")
-    leave = [[e_x + sum(solver.Value(v) for v in stay[(i, s)].values()) for s, e_x in enumerate(events)]
-             for i, events in enumerate(tl.event_of)]
+    leave = [[max([e_x] + [r for r, v in stay.get((i, s), {}).items() if solver.Value(v)])
+              for s, e_x in enumerate(events)] for i, events in enumerate(tl.event_of)]
     return OptResult(int(round(solver.ObjectiveValue())) if gains else 0, len(tl.results),
                      status == cp_model.OPTIMAL, leave, solver.WallTime())
