@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from shedding.wjoin import WindowSpec, exact_count, read_streams, synthetic_streams
+from shedding.wjoin.fastshed import shed_count
 from shedding.wjoin.loadshed import shed_wjoin
 
 
@@ -65,9 +66,15 @@ def test_shedding_rows_match_the_library_and_the_table_prints(files):
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     streams = read_streams(files)
+    spec = WindowSpec.uniform("abc", 4)
     for row in rows:
-        lib = shed_wjoin(streams, WindowSpec.uniform("abc", 4), 9, row["policy"])
-        assert (row["outputs"], row["exact"], row["dropped"]) == (lib.outputs, lib.exact, lib.dropped)
+        assert (row["outputs"], row["dropped"]) == shed_count(streams, spec, 9, row["policy"])
+        assert row["exact"] == exact_count(streams, spec)
+    assert rows[0]["outputs"] == shed_wjoin(streams, spec, 9, "prob").outputs
+    proc = shed("--streams", ",".join(files), "--windows", "a-b:4,b-c:2", "--memory", "9", "--policy", "life", "--json")
+    row = json.loads(proc.stdout)
+    lib = shed_wjoin(streams, WindowSpec.from_pairs("abc", {("a", "b"): 4, ("b", "c"): 2}), 9, "life")
+    assert (row["outputs"], row["exact"], row["dropped"]) == (lib.outputs, lib.exact, lib.dropped)
     table = shed("--n-streams", "4", "--length", "200", "--rates", "1,1,1,0.01/1", "--algorithm", "mw")
     assert table.returncode == 0, table.stderr
     assert "mw" in table.stdout and "Form 1" in table.stdout

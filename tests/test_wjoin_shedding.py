@@ -15,6 +15,7 @@ from shedding import ShedError
 from shedding.wjoin import Streams, WindowSpec, brute_results, exact_count
 from shedding.wjoin.generator import synthetic_streams
 from shedding.wjoin.loadshed import POLICIES, ShedWJoin, prob_priorities, shed_wjoin
+from shedding.wjoin.fastshed import shed_count
 from shedding.wjoin.opt import optimum
 from test_wjoin import windows_for
 
@@ -177,3 +178,39 @@ def test_optimum_with_ample_memory_is_exact_and_large_input_is_refused():
     with pytest.raises(ShedError) as exc:
         optimum(synthetic_streams(3, 500, seed=1), w, 6)
     assert_one_line_error(exc, "small instances")
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), memory=st.integers(0, 10), policy=st.sampled_from(POLICIES), seed=st.integers(0, 2))
+def test_compiled_count_equals_the_operator(data, memory, policy, seed):
+    """Form 1: the compiled count gives PROB/LIFE's exact outputs and drops; RAND keeps the invariants."""
+    n = data.draw(st.integers(2, 4))
+    times, keys = [], []
+    for _ in range(n):
+        k = data.draw(st.integers(0, 12))
+        times.append(sorted(data.draw(st.lists(st.integers(0, 25), min_size=k, max_size=k))))
+        keys.append(data.draw(st.lists(st.integers(0, 2), min_size=k, max_size=k)))
+    streams = Streams.of(times, keys)
+    windows = WindowSpec.uniform(n, data.draw(st.integers(0, 6)))
+    outputs, dropped = shed_count(streams, windows, memory, policy, seed=seed)
+    if policy.startswith("rand"):
+        assert outputs <= exact_count(streams, windows)
+        assert shed_count(streams, windows, memory, policy, seed=seed) == (outputs, dropped)
+        if memory == 0:
+            assert outputs == 0
+    else:
+        ref = shed_wjoin(streams, windows, memory, policy)
+        assert (outputs, dropped) == (ref.outputs, ref.dropped)
+    roomy = sum(streams.lengths()) * n
+    assert shed_count(streams, windows, roomy, policy, seed=seed) == (exact_count(streams, windows), 0)
+
+
+def test_compiled_count_on_larger_streams_and_needs_form_1():
+    s = synthetic_streams(3, 3000, rates=[1, 0.3, 1], domain=8, seed=7)
+    w = WindowSpec.uniform(3, 12)
+    for policy in ("prob", "life", "probv", "lifev"):
+        ref = shed_wjoin(s, w, 20, policy)
+        assert shed_count(s, w, 20, policy) == (ref.outputs, ref.dropped)
+    with pytest.raises(ShedError) as exc:
+        shed_count(s, WindowSpec.from_pairs(3, {(0, 1): 2, (1, 2): 3}), 10)
+    assert_one_line_error(exc, "Form 1")

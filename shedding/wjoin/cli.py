@@ -165,6 +165,7 @@ def _join_rows(data, spec, algo: str, approach: str, exact: int) -> list[dict]: 
 
 def _shed_rows(data, spec, memory: int, names: list[str], split, seed: int, exact: int,  # noqa: ANN001
                opt_seconds: float) -> list[dict]:
+    from .fastshed import shed_count
     from .loadshed import shed_wjoin
 
     rows = []
@@ -177,9 +178,14 @@ def _shed_rows(data, spec, memory: int, names: list[str], split, seed: int, exac
                           allocation="variable" if name == "optv" else "fixed")
             row = {"policy": name, "outputs": res.outputs, "exact": exact, "ratio": round(res.ratio, 6),
                    "memory": memory, "dropped": None, "proven": res.optimal}
+        elif spec.uniform_bound is not None:  # Form 1: the compiled count
+            outputs, dropped = shed_count(data, spec, memory, name, memory_split=split, seed=seed)
+            row = {"policy": name, "outputs": outputs, "exact": exact, "ratio": round(outputs / exact if exact else 1.0, 6),
+                   "memory": memory, "dropped": dropped, "proven": None}
         else:
             res = shed_wjoin(data, spec, memory, name, memory_split=split, seed=seed, exact=exact)
             row = res.as_dict() | {"proven": None}
+            row.pop("split")
         rows.append(row | {"seconds": round(time.perf_counter() - started, 4)})
     return rows
 

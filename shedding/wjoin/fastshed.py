@@ -1,0 +1,178 @@
+"""A compiled count of W-join load shedding for Form 1 (one window w for every pair).
+
+The same policies and semantics as :class:`shedding.wjoin.loadshed.ShedWJoin` (docs/wjoin.md),
+counting the results instead of listing them. With one window and arrivals in time order, every
+tuple still in memory when x arrives at time t lies in ``[t - w, t]`` once the expired ones are
+gone, so all of them are within w of x and of each other: x completes
+``prod_{j != i} |memory of stream j with x's key|`` results, an O(N) product (MW's observation,
+Hammad et al. 2002, §3.2). Expiring before the join instead of after changes nothing: a tuple that
+expires at t cannot join x.
+
+Memory is a node pool: per (stream, key) class a FIFO list (its oldest tuple is the class's
+lowest priority under PROB-N and LIFE-N), per stream a FIFO list for expiry and a dense array for
+RAND's uniform draw. A victim of PROB-N or LIFE-N is found by scanning the classes' oldest tuples,
+O(N x keys) per eviction. Priorities are float64 here, exact (so ties agree with the reference)
+while they stay below 2**53.
+
+RAND draws from numba's generator, seeded by ``seed``, so its choices differ from the reference
+operator's (both uniform).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+from ..errors import ShedError
+from .loadshed import check_policy, fixed_split, prob_priorities
+from .streams import Streams, check_compatible
+from .windows import WindowSpec
+
+_RAND, _PROB, _LIFE = 0, 1, 2
+_KINDS = {"rand": _RAND, "prob": _PROB, "life": _LIFE}
+
+
+def shed_count(streams: Streams, windows: WindowSpec, memory: int, policy: str = "prob", *,
+               memory_split: Sequence[int] | None = None, seed: int = 0) -> tuple[int, int]:
+    """(results produced, tuples dropped) of ``policy`` with at most ``memory`` tuples (Form 1)."""
+    check_compatible(streams, windows.n)
+    w = windows.uniform_bound
+    if w is None:
+        raise ShedError("the compiled shedding count needs one window for every pair (Form 1); "
+                        "use shed_wjoin for per-pair windows")
+    kind, variable = check_policy(policy)
+    caps = np.array(fixed_split(memory, streams.n, memory_split), dtype=np.int64)
+    n = streams.n
+    stream, seq = streams.arrival_order()
+    keys = np.concatenate(streams.keys)
+    values, rank = np.unique(keys, return_inverse=True)
+    offsets = np.concatenate([[0], np.cumsum(streams.lengths())])
+    ev_rank = rank.reshape(-1)[offsets[stream] + seq].astype(np.int64)
+    ev_time = np.concatenate(streams.times)[offsets[stream] + seq].astype(np.int64)
+    prio = np.zeros((n, max(len(values), 1)), dtype=np.float64)
+    if kind != "rand":
+        for i, table in enumerate(prob_priorities(streams, windows)):
+            for r, v in enumerate(values.tolist()):
+                prio[i, r] = float(table.get(v, 0))
+    outputs, dropped = _run(stream.astype(np.int64), ev_time, ev_rank, seq.astype(np.int64), n,
+                            max(len(values), 1), int(w), _KINDS[kind], variable, caps, int(caps.sum()), prio, int(seed))
+    return int(outputs), int(dropped)
+
+
+@njit(cache=True)
+def _run(ev_stream, ev_time, ev_rank, ev_seq, n, n_keys, w, kind, variable, caps, memory, prio, seed):  # pragma: no cover
+    np.random.seed(seed)
+    size = memory + 1
+    time = np.zeros(size, np.int64)
+    strm = np.zeros(size, np.int64)
+    rank = np.zeros(size, np.int64)
+    sq = np.zeros(size, np.int64)
+    c_prev = np.full(size, -1, np.int64)
+    c_next = np.full(size, -1, np.int64)
+    s_prev = np.full(size, -1, np.int64)
+    s_next = np.full(size, -1, np.int64)
+    pos = np.zeros(size, np.int64)
+    c_head = np.full(n * n_keys, -1, np.int64)
+    c_tail = np.full(n * n_keys, -1, np.int64)
+    c_size = np.zeros(n * n_keys, np.int64)
+    s_head = np.full(n, -1, np.int64)
+    s_tail = np.full(n, -1, np.int64)
+    held = np.zeros(n, np.int64)
+    slots = np.zeros((n, size), np.int64)
+    free = np.arange(size - 1, -1, -1).astype(np.int64)
+    n_free = size
+    outputs = 0
+    dropped = 0
+    for e in range(len(ev_time)):
+        i, t, k = ev_stream[e], ev_time[e], ev_rank[e]
+        for j in range(n):  # expire: these can join neither x nor any later arrival
+            while s_head[j] >= 0 and time[s_head[j]] + w < t:
+                n_free = _remove(s_head[j], time, strm, rank, c_prev, c_next, s_prev, s_next, pos, c_head, c_tail,
+                                 c_size, s_head, s_tail, held, slots, free, n_free, n_keys)
+        ways = 1
+        for j in range(n):
+            if j != i:
+                ways *= c_size[j * n_keys + k]
+        outputs += ways
+        # admit x, then cut its partition (or all of memory) back to the budget
+        n_free -= 1
+        x = free[n_free]
+        time[x], strm[x], rank[x], sq[x] = t, i, k, ev_seq[e]
+        c = i * n_keys + k
+        c_prev[x], c_next[x] = c_tail[c], -1
+        if c_tail[c] >= 0:
+            c_next[c_tail[c]] = x
+        else:
+            c_head[c] = x
+        c_tail[c] = x
+        c_size[c] += 1
+        s_prev[x], s_next[x] = s_tail[i], -1
+        if s_tail[i] >= 0:
+            s_next[s_tail[i]] = x
+        else:
+            s_head[i] = x
+        s_tail[i] = x
+        slots[i, held[i]] = x
+        pos[x] = held[i]
+        held[i] += 1
+        lo, hi = (0, n) if variable else (i, i + 1)
+        total = 0
+        for j in range(lo, hi):
+            total += held[j]
+        if total <= (memory if variable else caps[i]):
+            continue
+        victim = -1
+        if kind == 0:
+            r = np.random.randint(total)
+            for j in range(lo, hi):
+                if r < held[j]:
+                    victim = slots[j, r]
+                    break
+                r -= held[j]
+        else:
+            bp, bt, bj, bs = 0.0, 0, 0, 0
+            for j in range(lo, hi):
+                for r in range(n_keys):
+                    y = c_head[j * n_keys + r]
+                    if y < 0:
+                        continue
+                    p = prio[j, r] * ((time[y] + w - t) if kind == 2 else 1)
+                    if victim < 0 or p < bp or (p == bp and (time[y] < bt or (time[y] == bt and (
+                            j < bj or (j == bj and sq[y] < bs))))):
+                        victim, bp, bt, bj, bs = y, p, time[y], j, sq[y]
+        n_free = _remove(victim, time, strm, rank, c_prev, c_next, s_prev, s_next, pos, c_head, c_tail, c_size,
+                         s_head, s_tail, held, slots, free, n_free, n_keys)
+        dropped += 1
+    return outputs, dropped
+
+
+@njit(cache=True, inline="always")
+def _remove(x, time, strm, rank, c_prev, c_next, s_prev, s_next, pos, c_head, c_tail, c_size, s_head, s_tail,
+            held, slots, free, n_free, n_keys):  # pragma: no cover - compiled
+    j = strm[x]
+    c = j * n_keys + rank[x]
+    if c_prev[x] >= 0:
+        c_next[c_prev[x]] = c_next[x]
+    else:
+        c_head[c] = c_next[x]
+    if c_next[x] >= 0:
+        c_prev[c_next[x]] = c_prev[x]
+    else:
+        c_tail[c] = c_prev[x]
+    c_size[c] -= 1
+    if s_prev[x] >= 0:
+        s_next[s_prev[x]] = s_next[x]
+    else:
+        s_head[j] = s_next[x]
+    if s_next[x] >= 0:
+        s_prev[s_next[x]] = s_prev[x]
+    else:
+        s_tail[j] = s_prev[x]
+    last = slots[j, held[j] - 1]
+    slots[j, pos[x]] = last
+    pos[last] = pos[x]
+    held[j] -= 1
+    free[n_free] = x
+    return n_free + 1
