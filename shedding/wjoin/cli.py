@@ -171,22 +171,21 @@ def _shed_rows(data, spec, memory: int, names: list[str], split, seed: int, exac
     rows = []
     for name in names:
         started = time.perf_counter()
+        proven = None
         if name in ("opt", "optv"):
             from .opt import optimum
 
             res = optimum(data, spec, memory, memory_split=split, time_limit=opt_seconds,
                           allocation="variable" if name == "optv" else "fixed")
-            row = {"policy": name, "outputs": res.outputs, "exact": exact, "ratio": round(res.ratio, 6),
-                   "memory": memory, "dropped": None, "proven": res.optimal}
+            outputs, dropped, proven = res.outputs, None, res.optimal
         elif spec.uniform_bound is not None:  # Form 1: the compiled count
             outputs, dropped = shed_count(data, spec, memory, name, memory_split=split, seed=seed)
-            row = {"policy": name, "outputs": outputs, "exact": exact, "ratio": round(outputs / exact if exact else 1.0, 6),
-                   "memory": memory, "dropped": dropped, "proven": None}
         else:
             res = shed_wjoin(data, spec, memory, name, memory_split=split, seed=seed, exact=exact)
-            row = res.as_dict() | {"proven": None}
-            row.pop("split")
-        rows.append(row | {"seconds": round(time.perf_counter() - started, 4)})
+            outputs, dropped = res.outputs, res.dropped
+        rows.append({"policy": name, "outputs": outputs, "exact": exact,
+                     "ratio": round(outputs / exact if exact else 1.0, 6), "memory": memory, "dropped": dropped,
+                     "proven": proven, "seconds": round(time.perf_counter() - started, 4)})
     return rows
 
 
