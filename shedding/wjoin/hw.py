@@ -2,7 +2,8 @@
 
 As NLW, but every stream also keeps a hash table from join key to its tuples (in arrival order),
 and a new tuple probes only the bucket of its own key in each other stream instead of scanning the
-whole buffer. Equality predicates only.
+whole buffer; when some other stream has no bucket for the key, the tuple completes nothing and
+the probe stops there. Equality predicates only.
 
 The paper purges a probed bucket as it goes and calls an update routine for rarely probed buckets.
 Here the arrival-ordered buffer is the one expiry list: a tuple purged from its front is also at
@@ -29,8 +30,8 @@ class HWJoin(WJoinOperator):
     def _arrive(self, stream: int, seq: int, time: int, key: int) -> list[tuple[int, ...]]:
         self._purge_others(stream)
         buckets = self.buckets
-        empty: tuple[Entry, ...] = ()
-        out = self._join(stream, seq, time, key, lambda j: buckets[j].get(key, empty))
+        probes = [buckets[j].get(key) for j in self._others[stream]]
+        out = [] if None in probes else self._join(stream, seq, time, key, lambda j: buckets[j][key])
         entry = (time, key, seq)
         self.buffers[stream].append(entry)
         bucket = buckets[stream].get(key)
