@@ -9,9 +9,10 @@ Hammad et al. 2002, §3.2). Expiring before the join instead of after changes no
 expires at t cannot join x.
 
 Memory is a node pool: per (stream, key) class a FIFO list (its oldest tuple is the class's
-lowest priority under PROB-N and LIFE-N), per stream a FIFO list for expiry and a dense array for
-RAND's uniform draw. A victim of PROB-N or LIFE-N is found by scanning the classes' oldest tuples,
-O(N x keys) per eviction. Priorities are float64 here, exact (so ties agree with the reference)
+lowest priority under PROB-N and LIFE-N), per stream a FIFO list for expiry, a dense array for
+RAND's uniform draw and a dense list of its non-empty classes. A victim of PROB-N or LIFE-N is
+found by scanning the oldest tuple of every non-empty class in scope: at most min(M, N x keys)
+per eviction. Priorities are float64 here, exact (so ties agree with the reference)
 while they stay below 2**53.
 
 RAND draws from numba's generator, seeded by ``seed``, so its choices differ from the reference
@@ -81,6 +82,9 @@ def _run(ev_stream, ev_time, ev_rank, ev_seq, n, n_keys, w, kind, variable, caps
     s_tail = np.full(n, -1, np.int64)
     held = np.zeros(n, np.int64)
     slots = np.zeros((n, size), np.int64)
+    act = np.zeros((n, n_keys), np.int64)  # per stream, its non-empty key classes (dense, unordered)
+    act_n = np.zeros(n, np.int64)
+    apos = np.zeros(n * n_keys, np.int64)
     free = np.arange(size - 1, -1, -1).astype(np.int64)
     n_free = size
     outputs = 0
@@ -90,7 +94,7 @@ def _run(ev_stream, ev_time, ev_rank, ev_seq, n, n_keys, w, kind, variable, caps
         for j in range(n):  # expire: these can join neither x nor any later arrival
             while s_head[j] >= 0 and time[s_head[j]] + w < t:
                 n_free = _remove(s_head[j], time, strm, rank, c_prev, c_next, s_prev, s_next, pos, c_head, c_tail,
-                                 c_size, s_head, s_tail, held, slots, free, n_free, n_keys)
+                                 c_size, s_head, s_tail, held, slots, free, n_free, n_keys, act, act_n, apos)
         ways = 1
         for j in range(n):
             if j != i:
@@ -108,6 +112,10 @@ def _run(ev_stream, ev_time, ev_rank, ev_seq, n, n_keys, w, kind, variable, caps
             c_head[c] = x
         c_tail[c] = x
         c_size[c] += 1
+        if c_size[c] == 1:
+            act[i, act_n[i]] = k
+            apos[c] = act_n[i]
+            act_n[i] += 1
         s_prev[x], s_next[x] = s_tail[i], -1
         if s_tail[i] >= 0:
             s_next[s_tail[i]] = x
@@ -134,23 +142,22 @@ def _run(ev_stream, ev_time, ev_rank, ev_seq, n, n_keys, w, kind, variable, caps
         else:
             bp, bt, bj, bs = 0.0, 0, 0, 0
             for j in range(lo, hi):
-                for r in range(n_keys):
+                for a in range(act_n[j]):
+                    r = act[j, a]
                     y = c_head[j * n_keys + r]
-                    if y < 0:
-                        continue
                     p = prio[j, r] * ((time[y] + w - t) if kind == 2 else 1)
                     if victim < 0 or p < bp or (p == bp and (time[y] < bt or (time[y] == bt and (
                             j < bj or (j == bj and sq[y] < bs))))):
                         victim, bp, bt, bj, bs = y, p, time[y], j, sq[y]
         n_free = _remove(victim, time, strm, rank, c_prev, c_next, s_prev, s_next, pos, c_head, c_tail, c_size,
-                         s_head, s_tail, held, slots, free, n_free, n_keys)
+                         s_head, s_tail, held, slots, free, n_free, n_keys, act, act_n, apos)
         dropped += 1
     return outputs, dropped
 
 
 @njit(cache=True, inline="always")
 def _remove(x, time, strm, rank, c_prev, c_next, s_prev, s_next, pos, c_head, c_tail, c_size, s_head, s_tail,
-            held, slots, free, n_free, n_keys):  # pragma: no cover - compiled
+            held, slots, free, n_free, n_keys, act, act_n, apos):  # pragma: no cover - compiled
     j = strm[x]
     c = j * n_keys + rank[x]
     if c_prev[x] >= 0:
@@ -162,6 +169,11 @@ def _remove(x, time, strm, rank, c_prev, c_next, s_prev, s_next, pos, c_head, c_
     else:
         c_tail[c] = c_prev[x]
     c_size[c] -= 1
+    if c_size[c] == 0:
+        moved = act[j, act_n[j] - 1]
+        act[j, apos[c]] = moved
+        apos[j * n_keys + moved] = apos[c]
+        act_n[j] -= 1
     if s_prev[x] >= 0:
         s_next[s_prev[x]] = s_next[x]
     else:
