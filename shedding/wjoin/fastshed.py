@@ -105,23 +105,13 @@ def _run(ev_stream, ev_time, ev_rank, ev_seq, n, n_keys, w, kind, variable, caps
         x = free[n_free]
         time[x], strm[x], rank[x], sq[x] = t, i, k, ev_seq[e]
         c = i * n_keys + k
-        c_prev[x], c_next[x] = c_tail[c], -1
-        if c_tail[c] >= 0:
-            c_next[c_tail[c]] = x
-        else:
-            c_head[c] = x
-        c_tail[c] = x
+        _append(x, c, c_prev, c_next, c_head, c_tail)
         c_size[c] += 1
         if c_size[c] == 1:
             act[i, act_n[i]] = k
             apos[c] = act_n[i]
             act_n[i] += 1
-        s_prev[x], s_next[x] = s_tail[i], -1
-        if s_tail[i] >= 0:
-            s_next[s_tail[i]] = x
-        else:
-            s_head[i] = x
-        s_tail[i] = x
+        _append(x, i, s_prev, s_next, s_head, s_tail)
         slots[i, held[i]] = x
         pos[x] = held[i]
         held[i] += 1
@@ -160,31 +150,41 @@ def _remove(x, time, strm, rank, c_prev, c_next, s_prev, s_next, pos, c_head, c_
             held, slots, free, n_free, n_keys, act, act_n, apos):  # pragma: no cover - compiled
     j = strm[x]
     c = j * n_keys + rank[x]
-    if c_prev[x] >= 0:
-        c_next[c_prev[x]] = c_next[x]
-    else:
-        c_head[c] = c_next[x]
-    if c_next[x] >= 0:
-        c_prev[c_next[x]] = c_prev[x]
-    else:
-        c_tail[c] = c_prev[x]
+    _unlink(x, c, c_prev, c_next, c_head, c_tail)
     c_size[c] -= 1
     if c_size[c] == 0:
         moved = act[j, act_n[j] - 1]
         act[j, apos[c]] = moved
         apos[j * n_keys + moved] = apos[c]
         act_n[j] -= 1
-    if s_prev[x] >= 0:
-        s_next[s_prev[x]] = s_next[x]
-    else:
-        s_head[j] = s_next[x]
-    if s_next[x] >= 0:
-        s_prev[s_next[x]] = s_prev[x]
-    else:
-        s_tail[j] = s_prev[x]
+    _unlink(x, j, s_prev, s_next, s_head, s_tail)
     last = slots[j, held[j] - 1]
     slots[j, pos[x]] = last
     pos[last] = pos[x]
     held[j] -= 1
     free[n_free] = x
     return n_free + 1
+
+
+@njit(cache=True, inline="always")
+def _append(x, lst, prev, nxt, head, tail):  # pragma: no cover - compiled
+    """Append node x to the doubly linked list ``lst``."""
+    prev[x], nxt[x] = tail[lst], -1
+    if tail[lst] >= 0:
+        nxt[tail[lst]] = x
+    else:
+        head[lst] = x
+    tail[lst] = x
+
+
+@njit(cache=True, inline="always")
+def _unlink(x, lst, prev, nxt, head, tail):  # pragma: no cover - compiled
+    """Take node x out of the doubly linked list ``lst``."""
+    if prev[x] >= 0:
+        nxt[prev[x]] = nxt[x]
+    else:
+        head[lst] = nxt[x]
+    if nxt[x] >= 0:
+        prev[nxt[x]] = prev[x]
+    else:
+        tail[lst] = prev[x]

@@ -39,11 +39,11 @@ from .windows import WindowSpec
 POLICIES = ("rand", "prob", "life", "randv", "probv", "lifev")
 
 
-def check_policy(name: str) -> tuple[str, bool]:
-    """(kind, variable split) of a policy name."""
+def check_policy(name: str, also: Sequence[str] = ()) -> tuple[str, bool]:
+    """(kind, variable split) of a policy name; ``also`` names more choices for the error message."""
     key = name.strip().lower()
     if key not in POLICIES:
-        raise ShedError(f"unknown policy {name!r}; choose from {', '.join(POLICIES)}")
+        raise ShedError(f"unknown policy {name!r}; choose from {', '.join((*POLICIES, *also))}")
     return key.rstrip("v"), key.endswith("v")
 
 

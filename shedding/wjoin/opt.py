@@ -24,6 +24,7 @@ from typing import Sequence
 import numpy as np
 from ortools.sat.python import cp_model
 
+from ..cpsat import solve
 from ..errors import ShedError
 from .loadshed import fixed_split
 from .streams import Streams, check_compatible
@@ -131,13 +132,8 @@ def optimum(streams: Streams, windows: WindowSpec, memory: int, *, memory_split:
                 model.Add(y <= stay[(stream_of_event[e_x], seq_of_event[e_x])][last])
         gains.append(y)
     model.Maximize(sum(gains))
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_search_workers = int(workers)
-    status = solver.Solve(model)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise ShedError(f"CP-SAT found no schedule within {time_limit} s; raise the time limit or shrink the instance")
-    leave = [[max([e_x] + [r for r, v in stay.get((i, s), {}).items() if solver.Value(v)])
+    solver, optimal = solve(model, time_limit, workers, "raise the time limit or shrink the instance")
+    leave = [[max([e_x] + [r for r, v in stay.get((i, s), {}).items() if solver.value(v)])
               for s, e_x in enumerate(events)] for i, events in enumerate(tl.event_of)]
-    return OptResult(int(round(solver.ObjectiveValue())) if gains else 0, len(tl.results),
-                     status == cp_model.OPTIMAL, leave, solver.WallTime())
+    return OptResult(int(round(solver.objective_value)) if gains else 0, len(tl.results), optimal, leave,
+                     solver.wall_time)
