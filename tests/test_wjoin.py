@@ -227,6 +227,7 @@ def test_buffers_are_purged_and_a_silent_stream_keeps_them():
     (lambda: parse_windows("a-b:-3", "ab"), (">= 0",)),
     (lambda: make_operator("xw", WindowSpec.uniform(2, 1)), ("unknown algorithm",)),
     (lambda: exact_count(Streams.of([[1], [1]], [[1], [1]]), WindowSpec.uniform(3, 1)), ("3 streams",)),
+    (lambda: exact_count(Streams.of([[0, 2**61], [0]], [[1, 2], [1]]), WindowSpec.uniform(2, 1)), ("64-bit",)),
 ])
 def test_bad_input_is_a_one_line_error(make, words):
     with pytest.raises(ShedError) as exc:

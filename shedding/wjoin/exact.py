@@ -50,6 +50,9 @@ class StreamIndex:
         t0 = int(times.min()) if len(times) else 0
         time = times - t0
         span = (int(time.max()) if len(time) else 0) + widest + 2
+        if float(streams.n) * n_keys * span >= 2.0**62:
+            raise ShedError(f"{n_keys:,} keys over a time range of {span:,} do not fit the 64-bit index; "
+                            f"use coarser time units or fewer distinct keys")
         codes = (stream * n_keys + rank) * span + time
         order = np.argsort(codes, kind="stable")
         return cls(codes[order], stream[order], rank[order], time[order], n_keys, span)
