@@ -235,6 +235,15 @@ def test_bad_input_is_a_one_line_error(make, words):
     assert_one_line_error(exc, *words)
 
 
+def test_an_interleaving_must_name_every_tuple_once():
+    streams = Streams.of([[1, 2], [1]], [[1, 1], [1]])
+    for order in ([0, 1], [0, 0, 1, 1], [0, 1, 1]):
+        with pytest.raises(ShedError) as exc:
+            run(make_operator("hw", WindowSpec.uniform(2, 1)), streams, order)
+        assert_one_line_error(exc, "exactly once")
+    assert run(make_operator("hw", WindowSpec.uniform(2, 1)), streams, [1, 0, 0]).tolist() == [[0, 0], [1, 0]]
+
+
 def test_time_going_backwards_in_the_operator():
     op = make_operator("nlw", WindowSpec.uniform(2, 1))
     op.push(0, 5, 1)

@@ -101,10 +101,10 @@ def wjoin_command(
               markup=False, highlight=False)
     table = Table(show_edge=False)
     for col in rows[0]:
-        if col not in ("exact", "split"):
+        if col != "exact":
             table.add_column(col, justify="left" if col in ("algorithm", "policy") else "right")
     for row in rows:
-        table.add_row(*(_cell(v) for k, v in row.items() if k not in ("exact", "split")))
+        table.add_row(*(_cell(v) for k, v in row.items() if k != "exact"))
     out.print(table)
 
 

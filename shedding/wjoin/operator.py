@@ -171,6 +171,8 @@ def run(operator: WJoinOperator, streams: Streams, order: Sequence[int] | None =
     check_compatible(streams, operator.n)
     if order is None:
         order = streams.arrival_order()[0].tolist()
+    elif np.bincount(np.asarray(order, dtype=np.int64), minlength=streams.n).tolist() != streams.lengths():
+        raise ShedError("the interleaving must name every tuple of every stream exactly once")
     pos = [0] * streams.n
     times = [t.tolist() for t in streams.times]
     keys = [k.tolist() for k in streams.keys]
@@ -179,7 +181,5 @@ def run(operator: WJoinOperator, streams: Streams, order: Sequence[int] | None =
         s = pos[i]
         pos[i] = s + 1
         out.extend(operator.push(i, times[i][s], keys[i][s]))
-    if pos != streams.lengths():
-        raise ShedError("the interleaving must name every tuple of every stream exactly once")
     out.extend(operator.finish())
     return as_rows(out, streams.n)
