@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from shedding.wjoin import WindowSpec, exact_count, read_streams, synthetic_streams
