@@ -250,3 +250,12 @@ def test_time_going_backwards_in_the_operator():
     with pytest.raises(ShedError) as exc:
         op.push(0, 4, 1)
     assert_one_line_error(exc, "backwards")
+
+
+def test_two_large_streams_equal_dgr_exact():
+    """N = 2 on 2 x 50,000 asynchronous tuples: the product count and the sweep against EXACT (w + 1)."""
+    streams = random_streams(2, 50_000, 30, seed=11, rates=[1.0, 0.4])
+    wl = Workload.from_streams(streams.times[0], streams.keys[0], streams.times[1], streams.keys[1],
+                               window=26, warmup=0)
+    spec = WindowSpec.uniform(2, 25)
+    assert exact_count(streams, spec) == exact_count(streams, spec, "sweep") == dgr_exact_count(wl) > 10_000
