@@ -26,6 +26,7 @@ from rich.table import Table
 
 from .errors import ShedError
 from .streaming.cli import stream_join
+from .wjoin.cli import wjoin_command
 
 if TYPE_CHECKING:
     from .model import Workload
@@ -516,6 +517,7 @@ def report(out_dir: Path = typer.Argument(..., help="A folder written by shed co
 
 
 app.command("stream-join")(stream_join)
+app.command("wjoin")(wjoin_command)
 
 
 def _print_header(wl: Workload, memory: int) -> None:

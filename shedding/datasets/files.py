@@ -222,16 +222,25 @@ def load_two_streams(
     window = check_window(window)
     parts = []
     for which, path in ((R, Path(r_path)), (S, Path(s_path))):
-        frame = _read_table(path, ("time", "key"), refused="stream")
-        time = _int_column(frame["time"], "time", path)
-        key = _int_column(frame["key"], "key", path)
-        rows = np.arange(len(frame), dtype=np.int64)
-        _check_stream_times(time, rows, "", path)
+        time, key = read_stream(path)
+        rows = np.arange(len(time), dtype=np.int64)
         parts.append((np.full(len(time), which, dtype=np.int8), time, key, rows))
     side, time, key, rows = (np.concatenate(cols) for cols in zip(*parts))
     r_path, s_path = Path(r_path), Path(s_path)
     meta = {"source": (str(r_path), str(s_path)), "format": (format_of(r_path), format_of(s_path))}
     return _merged(side, time, key, rows, window, warmup, f"{r_path.name}+{s_path.name}", meta)
+
+
+def read_stream(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
+    """One stream's file (CSV/Parquet, columns ``time`` and ``key``) -> (times, keys) as int64;
+    times must be >= 0 and non-decreasing. Used for both streams of :func:`load_two_streams` and
+    for the N streams of a W-join."""
+    path = Path(path)
+    frame = _read_table(path, ("time", "key"), refused="stream")
+    time = _int_column(frame["time"], "time", path)
+    key = _int_column(frame["key"], "key", path)
+    _check_stream_times(time, np.arange(len(time), dtype=np.int64), "", path)
+    return time, key
 
 
 def write_workload(wl: Workload, path: str | os.PathLike) -> Path:

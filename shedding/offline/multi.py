@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from ortools.sat.python import cp_model
 
+from ..cpsat import solve
 from ..errors import ShedError
 from .static import _fill, _whole, key_counts
 
@@ -232,14 +233,9 @@ def multi_exact(counts: Any, drop: Any = None, keep: Any = None, time_limit: flo
     for i, row in enumerate(x):
         for v, var in enumerate(row):
             model.add_hint(var, int(hint[i, v]))
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = int(workers)
-    status = solver.solve(model)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise ShedError(f"CP-SAT found no solution within time_limit={time_limit}s ({solver.status_name(status)}); raise time_limit or use multi_approx")
+    solver, optimal = solve(model, time_limit, workers, "raise time_limit or use multi_approx")
     kept = np.array([[solver.value(var) for var in row] for row in x], dtype=np.int64).reshape(cnt.shape)
-    return MultiResult("cpsat", inst, kept, optimal=status == cp_model.OPTIMAL)
+    return MultiResult("cpsat", inst, kept, optimal=optimal)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,41 @@
+"""Multi-way window joins (W-join) of N >= 2 streams, after Hammad, Aref and Elmagarmid,
+"Joining Multiple Data Streams with Window Constraints" (Purdue CSD TR 02-010, 2002).
+
+Semantics (stated once, in docs/wjoin.md): streams 0..N-1 of integer ``(time, key)`` tuples, each
+stream's times non-decreasing. An N-tuple ``(x_0, ..., x_{N-1})``, one tuple per stream, is a
+result iff all keys are equal (and the optional user predicate accepts it) and
+``|t_i - t_j| <= w_ij`` for every constrained pair: the bound is **inclusive**. For N = 2 and one
+window w this is DGR's EXACT with window ``w + 1`` and warmup 0 (EXACT counts ``|a - b| <= w - 1``).
+
+* :mod:`.windows`: Forms 1-3 and the shortest-path closure (§1, §5);
+* :mod:`.brute`: the definition, over all combinations (the tests' reference);
+* :mod:`.exact`: the exact count for large inputs;
+* :mod:`.nlw`, :mod:`.hw`, :mod:`.mw`: the online NLW, HW and MW operators (§3), by name in
+  :mod:`.algorithms`;
+* :mod:`.generator`: N synthetic streams (§4.2);
+* :mod:`.loadshed` and :mod:`.opt`: memory-bounded W-join with RAND, PROB-N, LIFE-N and the
+  CP-SAT optimum.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Names are imported on first use, so that `shed` starts without numba or OR-Tools.
+_WHERE = {
+    "ALGORITHMS": "algorithms", "make_operator": "algorithms", "wjoin": "algorithms",
+    "brute_count": "brute", "brute_results": "brute", "exact_count": "exact",
+    "HWJoin": "hw", "MWJoin": "mw", "NLWJoin": "nlw", "WJoinOperator": "operator", "run": "operator",
+    "Streams": "streams", "read_streams": "streams", "WindowSpec": "windows", "parse_windows": "windows",
+    "synthetic_streams": "generator", "shed_wjoin": "loadshed", "ShedWJoin": "loadshed", "optimum": "opt",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+
+
+__all__ = sorted(_WHERE)

@@ -1,0 +1,31 @@
+"""The three W-join algorithms by name, and a one-call W-join."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShedError
+from .hw import HWJoin
+from .mw import MWJoin
+from .nlw import NLWJoin
+from .operator import WJoinOperator, run
+from .streams import Streams
+from .windows import WindowSpec
+
+ALGORITHMS: dict[str, type[WJoinOperator]] = {"nlw": NLWJoin, "hw": HWJoin, "mw": MWJoin}
+
+
+def make_operator(algorithm: str, windows: WindowSpec, **kwargs: Any) -> WJoinOperator:
+    """The operator named ``nlw``, ``hw`` or ``mw`` (keyword arguments: ``approach``, ``predicate``)."""
+    try:
+        cls = ALGORITHMS[algorithm.strip().lower()]
+    except KeyError:
+        raise ShedError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}") from None
+    return cls(windows, **kwargs)
+
+
+def wjoin(streams: Streams, windows: WindowSpec, algorithm: str = "hw", **kwargs: Any) -> np.ndarray:
+    """All N-tuples of the W-join as sorted rows, computed by ``algorithm`` over the arrival order."""
+    return run(make_operator(algorithm, windows, **kwargs), streams)

@@ -1,0 +1,37 @@
+"""The W-join by definition: every combination of one tuple per stream, tested directly.
+
+Exponential in N and only for tiny inputs; it is the reference every algorithm is checked
+against. It tests the *given* window constraints (not their shortest-path closure), so it also
+checks that the closure of §5.2 changes no result.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Callable
+
+import numpy as np
+
+from .streams import Streams, as_rows
+from .windows import WindowSpec
+
+Predicate = Callable[[tuple[int, ...]], bool]
+
+
+def brute_results(streams: Streams, windows: WindowSpec, predicate: Predicate | None = None) -> np.ndarray:
+    """All N-tuples ``(seq_0, ..., seq_{N-1})`` whose keys are equal, whose timestamps satisfy
+    ``|t_i - t_j| <= w_ij`` for every given pair, and that ``predicate`` accepts; sorted rows."""
+    out: list[tuple[int, ...]] = []
+    for combo in itertools.product(*(range(len(t)) for t in streams.times)):
+        keys = {int(streams.keys[i][s]) for i, s in enumerate(combo)}
+        if len(keys) != 1:
+            continue
+        if all(abs(int(streams.times[i][combo[i]]) - int(streams.times[j][combo[j]])) <= w
+               for (i, j), w in windows.given.items()):
+            if predicate is None or predicate(combo):
+                out.append(combo)
+    return as_rows(out, streams.n)
+
+
+def brute_count(streams: Streams, windows: WindowSpec, predicate: Predicate | None = None) -> int:
+    return len(brute_results(streams, windows, predicate))

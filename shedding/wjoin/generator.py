@@ -1,0 +1,65 @@
+"""N synthetic streams, as in the W-join paper's experiments (Hammad et al. 2002, §4.2).
+
+"Each stream consists of a sequence of integers, and the interarrival time between two numbers
+follows the exponential distribution with mean lambda." Stream i arrives at ``rates[i]`` tuples
+per time unit (mean inter-arrival ``1 / rates[i]``); timestamps are the arrival instants rounded
+down to whole time units, so equal timestamps occur. A rate may be a sequence, cycled every
+``switch_every`` tuples: the paper's slow-stream test (Figure 9(c)) switches one stream between 10
+and 1000 tuples/s every 100 tuples. Keys are iid Zipf ranks over ``domain`` values (the paper uses
+"a small set of integer numbers ... to increase the selectivity of the join"), drawn by the
+generator of :mod:`shedding.datasets.zipf`.
+
+Deterministic per ``seed``: stream i draws from the i-th generator spawned from
+``SeedSequence(seed)``.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+from typing import Sequence
+
+import numpy as np
+
+from ..datasets.zipf import _check_int, _check_skew, zipf_ranks
+from ..errors import ShedError
+from .streams import Streams
+
+
+def _check_rate(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value <= 0:
+        raise ShedError(f"{what} must be a finite number > 0 (tuples per time unit), got {value!r}")
+    return float(value)
+
+
+def synthetic_streams(
+    n_streams: int = 3,
+    length: int = 1000,
+    rates: Sequence[float | Sequence[float]] | None = None,
+    skew: float = 1.0,
+    domain: int = 10,
+    seed: int = 0,
+    switch_every: int = 100,
+    names: Sequence[str] | None = None,
+) -> Streams:
+    """``n_streams`` streams of ``length`` tuples each: exponential inter-arrival times at the
+    given ``rates`` (default 1 for every stream) and iid Zipf(``skew``) keys over ``domain``."""
+    n = _check_int(n_streams, "number of streams", 2)
+    length = _check_int(length, "length", 0)
+    skew = _check_skew(skew, "skew")
+    domain = _check_int(domain, "domain", 1)
+    seed = _check_int(seed, "seed", 0)
+    every = _check_int(switch_every, "switch_every", 1)
+    rates = [1.0] * n if rates is None else list(rates)
+    if len(rates) != n:
+        raise ShedError(f"got {len(rates)} rates for {n} streams; give one rate per stream")
+    times, keys = [], []
+    for i, (rate, seq) in enumerate(zip(rates, np.random.SeedSequence(seed).spawn(n))):
+        cycle = [_check_rate(r, f"rate of stream {i}") for r in (rate if isinstance(rate, Sequence) else [rate])]
+        if not cycle:
+            raise ShedError(f"rate of stream {i} is an empty list; give at least one rate")
+        rng = np.random.default_rng(seq)
+        mean = 1.0 / np.asarray(cycle)[(np.arange(length) // every) % len(cycle)]
+        times.append(np.floor(np.cumsum(rng.exponential(mean))).astype(np.int64))
+        keys.append(zipf_ranks(skew, domain, length, rng))
+    return Streams.of(times, keys, names)

@@ -1,0 +1,127 @@
+"""`shed wjoin`: output against the library, and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from shedding.wjoin import WindowSpec, exact_count, read_streams, synthetic_streams
+from shedding.wjoin.fastshed import shed_count
+from shedding.wjoin.loadshed import shed_wjoin
+
+
+def shed(*args: str) -> subprocess.CompletedProcess:
+    """`shed wjoin ARGS` in this process (the entry point's error handling included)."""
+    import contextlib
+    import io
+
+    from shedding.cli import main
+
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    argv = sys.argv
+    sys.argv = ["shed", "wjoin", *args]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        sys.argv = argv
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+def test_the_installed_command_exits_2_with_one_line():
+    proc = subprocess.run([sys.executable, "-m", "shedding.cli", "wjoin", "--windows", "A-B:1"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+
+
+@pytest.fixture()
+def files(tmp_path):
+    s = synthetic_streams(3, 300, rates=[1, 0.5, 2], domain=4, seed=3)
+    paths = []
+    for name, t, k in zip(("a", "b", "c"), s.times, s.keys):
+        path = tmp_path / f"{name}.csv"
+        path.write_text("time,key\n" + "".join(f"{x},{y}\n" for x, y in zip(t.tolist(), k.tolist())))
+        paths.append(str(path))
+    return paths
+
+
+def test_files_with_per_pair_windows_match_the_library(files):
+    proc = shed("--streams", ",".join(files), "--windows", "a-b:5,b-c:3", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    streams = read_streams(files)
+    expected = exact_count(streams, WindowSpec.from_pairs("abc", {("a", "b"): 5, ("b", "c"): 3}))
+    assert [r["algorithm"] for r in rows] == ["nlw", "hw", "mw"]
+    assert all(r["results"] == r["exact"] == expected for r in rows) and expected > 0
+
+
+def test_shedding_rows_match_the_library_and_the_table_prints(files):
+    proc = shed("--streams", ",".join(files), "--window", "4", "--memory", "9", "--policy", "prob,randv", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    streams = read_streams(files)
+    spec = WindowSpec.uniform("abc", 4)
+    for row in rows:
+        assert (row["outputs"], row["dropped"]) == shed_count(streams, spec, 9, row["policy"])
+        assert row["exact"] == exact_count(streams, spec)
+    assert rows[0]["outputs"] == shed_wjoin(streams, spec, 9, "prob").outputs
+    proc = shed("--streams", ",".join(files), "--windows", "a-b:4,b-c:2", "--memory", "9", "--policy", "life", "--json")
+    row = json.loads(proc.stdout)
+    lib = shed_wjoin(streams, WindowSpec.from_pairs("abc", {("a", "b"): 4, ("b", "c"): 2}), 9, "life")
+    assert (row["outputs"], row["exact"], row["dropped"]) == (lib.outputs, lib.exact, lib.dropped)
+    table = shed("--n-streams", "4", "--length", "200", "--rates", "1,1,1,0.01/1", "--algorithm", "mw")
+    assert table.returncode == 0, table.stderr
+    assert "mw" in table.stdout and "Form 1" in table.stdout
+
+
+def test_the_optimum_is_reported_with_its_proof():
+    proc = shed("--length", "8", "--domain", "2", "--window", "3", "--memory", "3", "--policy", "prob,opt", "--json")
+    assert proc.returncode == 0, proc.stderr
+    prob, opt = (json.loads(line) for line in proc.stdout.splitlines())
+    assert opt["proven"] is True and opt["outputs"] >= prob["outputs"]
+
+
+@pytest.mark.parametrize("args,words", [
+    (("--n-streams", "1"), ("streams", ">= 2")),
+    (("--streams", "only.csv"), ("at least 2 streams",)),
+    (("--windows", "A-B:1,A-X:2"), ("unknown stream 'X'",)),
+    (("--windows", "A-B:1,B-A:2,B-C:1"), ("twice",)),
+    (("--windows", "A-B:-1,B-C:1"), (">= 0",)),
+    (("--window", "-2"), (">= 0",)),
+    (("--windows", "A-B:1"), ("disconnected",)),
+    (("--window", "2", "--windows", "A-B:1"), ("not both",)),
+    (("--algorithm", "zw"), ("unknown algorithm",)),
+    (("--memory", "4", "--policy", "best"), ("unknown policy",)),
+    (("--memory", "4", "--memory-split", "1,1"), ("2 parts for 3 streams",)),
+    (("--rates", "1,x,1"), ("--rates",)),
+])
+def test_bad_input_is_one_line_and_exit_2(args, words):
+    proc = shed(*args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    line = proc.stderr.strip()
+    assert line.startswith("error: ") and "\n" not in line and "Traceback" not in proc.stderr
+    for word in words:
+        assert word.lower() in line.lower(), (word, line)
+
+
+def test_bad_files(tmp_path):
+    good = tmp_path / "a.csv"
+    good.write_text("time,key\n1,1\n2,1\n")
+    back = tmp_path / "b.csv"
+    back.write_text("time,key\n3,1\n2,1\n")
+    text = tmp_path / "c.csv"
+    text.write_text("time,key\n1,x\n")
+    for other, word in ((back, "backwards"), (text, "integers"), (tmp_path / "nope.csv", "not found"),
+                        (tmp_path / "sub" / "e.csv", "not found")):
+        proc = shed("--streams", f"{good},{other}")
+        assert proc.returncode == 2 and word in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    dup = tmp_path / "d"
+    dup.mkdir()
+    (dup / "a.csv").write_text("time,key\n1,1\n")
+    proc = shed("--streams", f"{good},{dup / 'a.csv'}")
+    assert proc.returncode == 2 and "both named 'a'" in proc.stderr
