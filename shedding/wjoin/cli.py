@@ -1,6 +1,6 @@
 """``shed wjoin``: the multi-way window join of N stream files (or N synthetic streams).
 
-Registered onto the ``shed`` app by :func:`register`; everything heavy is imported inside the
+Registered onto the ``shed`` app in :mod:`shedding.cli`; everything heavy is imported inside the
 command, so ``shed`` starts as fast without it. Bad input raises ShedError, which ``shed`` prints as
 a one-line ``error: ...`` with exit code 2.
 """
