@@ -10,7 +10,8 @@ files per trigger, in one run on one embedded Spark (local[2]):
   handler (ShardJoin), the rest of the compute (file source, shuffle, Arrow transfer, RocksDB),
   the RocksDB commit, the sink and Spark's own planning, offsets and logs;
 * the native join on each state store (HDFS-backed, Spark's default, and RocksDB), with two
-  shuffle partitions: rows per second, its peak state rows and bytes, and its output (= EXACT).
+  shuffle partitions and the same sink (each micro-batch's pairs written as Parquet): rows per
+  second, its peak state rows and bytes, and its output (= EXACT).
 
 Then output quality against P = 1, 2, 4, 8 shards (the memory is split; outputs / EXACT, from the
 same operator run in batch, which the tests show equals the streaming result), and the throughput
@@ -73,8 +74,9 @@ def semantic(spark, src: tuple, base: Path, per_trigger: int, shards: int = 1) -
 
 def native(spark, src: tuple, base: Path, per_trigger: int, store: str) -> dict:
     spark.conf.set("spark.sql.shuffle.partitions", "2")
+    work = tempfile.mkdtemp(dir=base)
     res = run_native(spark, src[0].reader(spark, per_trigger), src[1].reader(spark, per_trigger), WINDOW,
-                     tempfile.mkdtemp(dir=base), provider=store)
+                     f"{work}/ck", provider=store, out=f"{work}/pairs")
     batches = pd.DataFrame(res["batches"])
     return {"seconds": res["seconds"], "rows_per_s": 2 * LENGTH / res["seconds"], "outputs": res["outputs"],
             "batches": len(batches), "peak_state_rows": int(batches["state_rows"].max()),

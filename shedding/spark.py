@@ -41,9 +41,11 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
                   ) -> Iterator["object"]:
     """A SparkSession on ``master`` whose Python workers use this interpreter; stopped on exit.
 
-    ``jvm_log``: a file that takes everything the JVM it starts writes to stderr (Spark's Python
-    runners print their start-up chatter there, outside log4j), instead of the terminal."""
+    ``jvm_log``: the file that takes everything the JVM it starts writes to stderr, instead of the
+    terminal: the Java launcher's warnings and the start-up chatter of Spark's Python runners, which
+    bypass log4j (default ``$XDG_CACHE_HOME/shedding/spark-jvm.log``)."""
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # under spark-submit: its --master and JVM rule
+    jvm_log = jvm_log or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "shedding" / "spark-jvm.log"
     if not submitted:
         check_master(master)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -70,7 +72,7 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
             spark = builder.getOrCreate()
     except Exception as exc:  # py4j/Java start-up failures come in many types
         raise ShedError(f"cannot start Spark on {master} ({' '.join(str(exc).split())[:200]}); "
-                        "check Java 17+ and --master") from None
+                        f"check Java 17+ and --master (the JVM's output is in {jvm_log})") from None
     try:
         yield spark
     finally:

@@ -181,3 +181,19 @@ def test_missing_or_empty_source_directories(tmp_path):
     with pytest.raises(ShedError) as exc:
         inspect_source(tmp_path / "empty", "csv", "stream R")
     assert_one_line_error(exc, "no csv files")
+
+
+def test_report_sets_the_stream_beside_simulate_exact_and_the_native_join(spark, tmp_path, workload):
+    from shedding.exact import exact_count
+    from shedding.streaming.report import stream_report
+
+    write_workload(tmp_path, workload, 3)
+    job = stream_job(tmp_path, JoinSpec(W, M, "prob"), 2)
+    summary = run_on(spark, job)
+    page = stream_report(spark, job, summary | {"query_seconds": 1.0})
+    table = pd.read_csv(tmp_path / "out" / "report.csv").set_index("join")["outputs"]
+    expected = len(simulated(workload, "prob", M, estimator="online"))
+    assert table["streaming PROB"] == table["batch (shed simulate)"] == expected
+    assert table["EXACT"] == table["Spark native join"] == exact_count(workload)
+    html = page.read_text()
+    assert "Plotly.newPlot" in html and "state size over micro-batches" in html

@@ -34,11 +34,14 @@ def native_window_join(r: DataFrame, s: DataFrame, window: int, *, key: str = "k
     return a.join(b, cond, "inner").select(a.r_key.alias("key"), "r_time", "s_time")
 
 
-def run_native(spark, r: DataFrame, s: DataFrame, window: int, checkpoint: str, *, provider: str = "hdfs") -> dict:
+def run_native(spark, r: DataFrame, s: DataFrame, window: int, checkpoint: str, *, provider: str = "hdfs",
+               out: str | None = None) -> dict:
     """Run the native join to the end of its (bounded) input with the ``availableNow`` trigger.
 
-    ``provider`` is the state store: ``hdfs`` (Spark's default) or ``rocksdb``. Returns the pair
-    count, the wall time and per micro-batch: input rows, state rows and bytes, and durations.
+    ``provider`` is the state store: ``hdfs`` (Spark's default) or ``rocksdb``. With ``out`` each
+    micro-batch's pairs are written as ``out/batch=N`` (Parquet, overwrite), the stream join's sink.
+    Returns the pair count, the wall time and per micro-batch: input rows, state rows and bytes,
+    and durations.
     """
     import time
 
@@ -51,8 +54,17 @@ def run_native(spark, r: DataFrame, s: DataFrame, window: int, checkpoint: str, 
     counts: list[int] = []
     started = time.perf_counter()
     try:
+        def sink(df: DataFrame, batch_id: int) -> None:
+            if out is None:
+                counts.append(df.count())
+                return
+            df.persist()
+            counts.append(df.count())
+            df.write.mode("overwrite").parquet(f"{out}/batch={batch_id}")
+            df.unpersist()
+
         query = (native_window_join(r, s, window).writeStream
-                 .foreachBatch(lambda df, _: counts.append(df.count()))
+                 .foreachBatch(sink)
                  .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
         query.awaitTermination()
         seconds = time.perf_counter() - started

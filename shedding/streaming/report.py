@@ -54,7 +54,8 @@ def batch_reference(rows: pd.DataFrame, spec: JoinSpec, table=None) -> int:
 
 
 def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
-    """Write ``OUT/report.html`` for a finished bounded job and return its path."""
+    """Write ``OUT/report.html`` (and its table as ``OUT/report.csv``) for a finished bounded job;
+    returns the page's path."""
     from ..reports.html import plotly_js
     from .native import run_native
 
@@ -79,6 +80,7 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
         {"join": "Spark native join", "outputs": native["outputs"], "seconds": round(native["seconds"], 2)},
     ])
     results["of EXACT"] = results["outputs"] / exact if exact else 1.0
+    results.to_csv(job.out / "report.csv", index=False)
     figures = [
         go.Figure(go.Bar(x=results["join"], y=results["outputs"], text=results["outputs"].map("{:,}".format)),
                   layout=dict(title="join output", yaxis_title="pairs")),
