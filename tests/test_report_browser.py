@@ -86,16 +86,20 @@ def test_text_paints_first_and_the_page_is_light(tmp_path):
     page = build_report(results, suite, True, tmp_path / "report.html")
     assert page.stat().st_size < MAX_BYTES
     paints = []
-    for attempt in range(2):  # a second try when another process held the 2 cores at the first
+    # up to three tries: when another process holds the 2 cores, headless Chromium's first frame can
+    # come only after the page's 1 s fallback timer (on virtual time), which then starts plotly.js
+    # just before the paint; a try counts when the text painted first and within the limit
+    for attempt in range(3):
         dom = dump_dom(with_probes(page), tmp_path / f"profile-{attempt}")
         root = re.search(r"<html[^>]*>", dom).group(0)
         fcp, start = (float(re.search(rf'{name}="([0-9.]+)"', root).group(1)) for name in ("data-fcp",
                                                                                           "data-plotly-start"))
-        assert fcp <= start, (fcp, start)  # the text painted before plotly.js started
-        paints.append(fcp)
-        if fcp < MAX_FIRST_PAINT_MS:
+        paints.append((fcp, start))
+        if fcp <= start and fcp < MAX_FIRST_PAINT_MS:  # the text painted first, and fast
             break
-    assert min(paints) < MAX_FIRST_PAINT_MS, paints
+    else:
+        raise AssertionError(f"no try painted the text first within {MAX_FIRST_PAINT_MS} ms: (paint, plotly start) "
+                             f"= {paints}")
     assert Drawn(dom).errors.strip() == ""
 
 

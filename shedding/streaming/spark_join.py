@@ -178,9 +178,6 @@ class ShedProcessor(StatefulProcessor):
         row = pd.DataFrame([{"kind": "metrics", "shard": shard} | metrics])
         yield pd.concat([pairs, row], ignore_index=True).reindex(columns=self.columns)
 
-    def close(self) -> None:
-        pass
-
 
 def semantic_window_join(
     r: DataFrame,
