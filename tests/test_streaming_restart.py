@@ -69,6 +69,33 @@ def test_kill_9_mid_stream_then_restart_loses_and_duplicates_nothing(tmp_path):
     assert metrics["shed"].sum() == shed and metrics["late"].sum() == metrics["bad"].sum() == 0
 
 
+def test_ctrl_c_stops_with_one_line_and_the_same_command_continues(tmp_path):
+    interval = [*command(tmp_path), "--trigger", "interval:1"]
+    with open(tmp_path / "run.log", "w") as log:
+        proc = subprocess.Popen(interval, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 600
+        while commits(tmp_path) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        os.kill(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=120) == 2
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    lines = (tmp_path / "run.log").read_text().strip().splitlines()
+    assert lines == ["error: interrupted; the committed micro-batches are kept, run the same command to continue"]
+    again = subprocess.run([*command(tmp_path), "--trigger", "available-now"], capture_output=True, text=True,
+                           timeout=900)
+    assert again.returncode == 0, again.stderr[-2000:]
+    wl = zipf_workload(1.0, 40, 1600, seed=0, correlation="independent", window=W, warmup=0)
+    ref = simulate(wl, "prob", M, estimator="online", pairs=True)
+    pairs = read_table(tmp_path / "out", PAIRS)
+    assert sorted(zip(pairs["key"], pairs["r_time"], pairs["s_time"])) == \
+        sorted(zip(wl.key[ref.pairs[:, 0]], wl.time[ref.pairs[:, 0]], wl.time[ref.pairs[:, 1]]))
+
+
 @pytest.mark.parametrize("args, needle", [
     (["--r", "/nonexistent/r", "--s", "/nonexistent/s"], "not found"),
     (["--r", "zipf:1:40", "--s", "/nonexistent/s"], "both --r and --s"),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import time as _time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -282,22 +283,40 @@ def _query_error(exc: Exception) -> ShedError:
 
 def _await(query, progress: Callable[[dict], None] | None, end_dir: Path | None = None) -> list[dict]:
     """Wait for the query's end (for a bounded input, :func:`_drain` ends it); returns its recent
-    progress reports."""
-    from pyspark.errors import StreamingQueryException
+    progress reports. The waiting runs in a helper thread, so that Ctrl-C reaches this thread
+    outside py4j (an interrupt inside a py4j call prints pages of tracebacks): it stops the query
+    and ends with one line."""
+    box: dict = {}
 
+    def watch() -> None:
+        try:
+            while not query.awaitTermination(0.2):
+                if progress is not None and query.lastProgress:
+                    progress(query.lastProgress)
+                if end_dir is not None and _drain(query, end_dir):
+                    query.stop()
+                    break
+            box["progress"] = list(query.recentProgress)
+        except BaseException as exc:  # handed to the waiting thread
+            box["error"] = exc
+
+    watcher = threading.Thread(target=watch, name="shed-stream-join", daemon=True)
+    watcher.start()
     try:
-        while not query.awaitTermination(0.2):
-            if progress is not None and query.lastProgress:
-                progress(query.lastProgress)
-            if end_dir is not None and _drain(query, end_dir):
-                query.stop()
-                break
-    except StreamingQueryException as exc:
-        raise _query_error(exc) from None
+        while watcher.is_alive():
+            watcher.join(0.5)
     except KeyboardInterrupt:
         query.stop()
-        raise
-    return list(query.recentProgress)
+        watcher.join(60)
+        raise ShedError("interrupted; the committed micro-batches are kept, run the same command to continue") \
+            from None
+    if "error" in box:
+        from pyspark.errors import StreamingQueryException
+
+        if isinstance(box["error"], StreamingQueryException):
+            raise _query_error(box["error"]) from None
+        raise box["error"]
+    return box["progress"]
 
 
 def run(job: StreamJob, progress: Callable[[dict], None] | None = None, report: bool = False) -> dict:
