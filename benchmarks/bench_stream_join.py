@@ -33,11 +33,10 @@ from pathlib import Path
 import pandas as pd
 
 from shedding.exact import exact_count
-from shedding.model import Workload
 from shedding.spark import spark_session
 from shedding.streaming.job import StreamJob, inspect_source, read_table, run_on, write_zipf_sources
 from shedding.streaming.native import run_native
-from shedding.streaming.report import batch_reference, source_frame
+from shedding.streaming.report import batch_reference, source_frame, source_workload
 from shedding.streaming.shard import JoinSpec
 
 LENGTH, DOMAIN, WINDOW, FILES = 200_000, 650, 500, 40
@@ -94,9 +93,7 @@ def main() -> None:
         r_dir, s_dir = write_zipf_sources(f"zipf:1:{DOMAIN}", f"zipf:1:{DOMAIN}", base / "src", LENGTH, FILES, 0)
         src = (inspect_source(r_dir, "csv", "R"), inspect_source(s_dir, "csv", "S"))
         rows = source_frame(StreamJob(src[0], src[1], base / "o", base / "c", JoinSpec(WINDOW, WINDOW)))
-        ordered = rows.sort_values(["time", "side", "key"], kind="mergesort")
-        exact = exact_count(Workload(ordered["side"].to_numpy(), ordered["time"].to_numpy(),
-                                     ordered["key"].to_numpy(), WINDOW, 0))
+        exact = exact_count(source_workload(rows, WINDOW))
         print(f"2 x {LENGTH:,} tuples, domain {DOMAIN}, w = {WINDOW}, M = {WINDOW}, {FILES} files per stream; "
               f"EXACT = {exact:,}", flush=True)
         with spark_session("local[2]", "bench-stream-join") as spark:

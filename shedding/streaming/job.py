@@ -74,7 +74,8 @@ class StreamSource:
         return read.parquet(str(self.path))
 
 
-def _files(path: Path, fmt: str) -> list[Path]:
+def source_files(path: Path, fmt: str) -> list[Path]:
+    """The files of format ``fmt`` in a source directory, by name."""
     exts = [e for e, f in FORMATS.items() if f == fmt]
     return sorted(p for p in path.iterdir() if p.is_file() and any(p.name.lower().endswith(e) for e in exts))
 
@@ -94,7 +95,7 @@ def inspect_source(path: Path, fmt: str | None, what: str) -> StreamSource:
         fmt = found.pop()
     if fmt not in ("csv", "parquet"):
         raise ShedError(f"unknown --format {fmt!r}; choose csv or parquet")
-    files = _files(path, fmt)
+    files = source_files(path, fmt)
     if not files:
         raise ShedError(f"no {fmt} files in {path} yet; the first file fixes the columns, so add one before starting")
     first = files[0]

@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from ..exact import exact_count
 from ..model import Workload
-from .job import METRIC_TABLE, StreamJob, read_table
+from .job import METRIC_TABLE, StreamJob, read_table, source_files
 from .partition import shard_of
 from .shard import END, R, S, JoinSpec, ShardJoin
 
@@ -29,7 +29,7 @@ def source_frame(job: StreamJob) -> pd.DataFrame:
     """Every row of both sources (side, time, key), rows whose time or key is not an integer dropped."""
     frames = []
     for side, src in ((R, job.r), (S, job.s)):
-        for path in sorted(p for p in src.path.iterdir() if p.is_file() and not p.name.startswith((".", "_"))):
+        for path in source_files(src.path, src.fmt):
             raw = pd.read_csv(path, dtype=str) if src.fmt == "csv" else pd.read_parquet(path)
             cols = {str(c).strip().lower(): c for c in raw.columns}
             t = pd.to_numeric(raw[cols["time"]], errors="coerce")
@@ -37,6 +37,12 @@ def source_frame(job: StreamJob) -> pd.DataFrame:
             ok = t.notna() & k.notna() & (t == t.round()) & (k == k.round())
             frames.append(pd.DataFrame({"side": side, "time": t[ok].astype(np.int64), "key": k[ok].astype(np.int64)}))
     return pd.concat(frames, ignore_index=True)
+
+
+def source_workload(rows: pd.DataFrame, window: int, warmup: int = 0) -> Workload:
+    """The rows as a workload in the stream join's order within a time step (side, then key)."""
+    ordered = rows.sort_values(["time", "side", "key"], kind="mergesort")
+    return Workload(ordered["side"].to_numpy(), ordered["time"].to_numpy(), ordered["key"].to_numpy(), window, warmup)
 
 
 def batch_reference(rows: pd.DataFrame, spec: JoinSpec, table=None) -> int:
@@ -60,9 +66,7 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
     from .native import run_native
 
     rows = source_frame(job)
-    ordered = rows.sort_values(["time", "side", "key"], kind="mergesort")
-    wl = Workload(ordered["side"].to_numpy(), ordered["time"].to_numpy(), ordered["key"].to_numpy(),
-                  job.spec.window, job.spec.warmup)
+    wl = source_workload(rows, job.spec.window, job.spec.warmup)
     reference = batch_reference(rows, job.spec, table)
     exact = exact_count(wl)
     native = run_native(spark, job.r.reader(spark, job.max_files_per_trigger),
