@@ -11,6 +11,7 @@ micro-batch. Rows whose time or key is not an integer are tagged, counted and sk
 
 from __future__ import annotations
 
+import json
 import time as _time
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
@@ -20,14 +21,14 @@ import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import StatefulProcessor
-from pyspark.sql.types import (BinaryType, DecimalType, DoubleType, FloatType, IntegerType, IntegralType, LongType,
+from pyspark.sql.types import (BinaryType, DecimalType, DoubleType, FloatType, IntegralType, LongType,
                                StringType, StructField, StructType)
 
 from ..datasets.files import check_file, format_of
 from ..errors import ShedError
 from ..online.estimators import StaticEstimator
 from .partition import shard_of
-from .shard import BAD, END, METRICS, JoinSpec, ShardJoin
+from .shard import BAD, END, JoinSpec, ShardJoin
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 #: the extra metrics columns written by the operator beside :data:`~shedding.streaming.shard.METRICS`
@@ -104,12 +105,18 @@ def _with_missing(df: DataFrame, fields: list[StructField]) -> DataFrame:
 
 
 def output_schema(payload_fields: list[StructField]) -> StructType:
-    """kind ("pair" or "metrics"), shard, the pair columns and the metric columns (null where unused)."""
-    fields = [StructField("kind", StringType()), StructField("shard", IntegerType()),
-              StructField("key", LongType()), StructField("r_time", LongType()), StructField("s_time", LongType())]
+    """The pair columns, then ``metrics``: null on a pair row, and on the one metrics row per shard
+    and micro-batch a JSON object (``shard``, :data:`~shedding.streaming.shard.METRICS`, :data:`OPERATOR_METRICS`). One
+    narrow column keeps the Arrow transfer of a batch's pairs small."""
+    fields = [StructField("key", LongType()), StructField("r_time", LongType()), StructField("s_time", LongType())]
     fields += [StructField(f.name, f.dataType) for f in payload_fields]
-    fields += [StructField(m, LongType()) for m in (*METRICS, *OPERATOR_METRICS)]
+    fields.append(StructField("metrics", StringType()))
     return StructType(fields)
+
+
+def metric(name: str):
+    """Column: the metric ``name`` of a metrics row as a long (null on pair rows)."""
+    return F.get_json_object(F.col("metrics"), f"$.{name}").cast("long")
 
 
 def load_frequency_table(path: str) -> StaticEstimator:
@@ -172,11 +179,10 @@ class ShedProcessor(StatefulProcessor):
         pairs, metrics = join.push(batch)
         blob = join.to_bytes()
         self.state.update((blob,))
-        metrics |= {"state_bytes": len(blob), "handler_ms": round(1000 * (_time.perf_counter() - started))}
-        pairs.insert(0, "kind", "pair")
-        pairs.insert(1, "shard", shard)
-        row = pd.DataFrame([{"kind": "metrics", "shard": shard} | metrics])
-        yield pd.concat([pairs, row], ignore_index=True).reindex(columns=self.columns)
+        metrics = {"shard": shard} | {k: int(v) for k, v in metrics.items()} | {
+            "state_bytes": len(blob), "handler_ms": round(1000 * (_time.perf_counter() - started))}
+        yield pairs.assign(metrics=None)[self.columns]  # two frames: the pairs keep their int64 columns
+        yield pd.DataFrame({c: [None] for c in self.columns[:-1]} | {"metrics": [json.dumps(metrics)]})
 
 
 def semantic_window_join(
@@ -213,7 +219,8 @@ def semantic_window_join(
     step is joined and later tuples are late.
 
     Returns the pairs (``key``, ``r_time``, ``s_time``, payloads) as a streaming DataFrame; with
-    ``with_metrics`` also one metrics row per shard and micro-batch, told apart by ``kind``.
+    ``with_metrics`` also one metrics row per shard and micro-batch, told apart by a non-null
+    ``metrics`` column (JSON; read it with :func:`metric`).
     """
     if isinstance(estimator, StaticEstimator):
         table, kind = estimator, "static"
@@ -240,4 +247,4 @@ def semantic_window_join(
     joined = union.groupBy("shard").transformWithStateInPandas(processor, schema, "Append", "None")
     if with_metrics:
         return joined
-    return joined.filter(F.col("kind") == "pair").select("key", "r_time", "s_time", *spec.payload_columns)
+    return joined.filter(F.col("metrics").isNull()).drop("metrics")
