@@ -242,6 +242,8 @@ def semantic_window_join(
         marker = marker.select(F.lit(END).alias("side"), F.lit(0).cast("long").alias("time"),
                                F.lit(0).cast("long").alias("key"), "shard")
         union = union.unionByName(_with_missing(marker, payload_fields))
+    if spec.shards == 1:  # one partition already groups every row: no shuffle, one stage per batch
+        union = union.coalesce(1)
     schema = output_schema(payload_fields)
     processor = ShedProcessor(spec, table, schema.fieldNames())
     joined = union.groupBy("shard").transformWithStateInPandas(processor, schema, "Append", "None")
