@@ -8,18 +8,21 @@ Never quadratic:
   the side's tuples in value order. A tuple enters its side's tree on arrival and leaves when its
   window ends; an arrival counts the partners in ``[v - eps, v + eps]`` (a rank range found by
   ``searchsorted`` beforehand) with two prefix sums. O(N log N) whatever w and eps are.
-* **pairs, or several attributes**: per later member, the partner candidates are either the
-  other side's tuples in its time window (contiguous in arrival order) or those within eps on
-  the first attribute (contiguous in value order); the loop scans the shorter range and checks
-  the rest. O(N log N + scanned candidates).
+* **pairs, or several attributes**: a grid on the first attribute with cells eps + 1 wide; per
+  later member, the candidates are the other side's tuples of its own and the two neighbouring
+  cells within its time window (three contiguous ranges of one sorted index); the loop checks
+  every attribute. O(N log N + candidates), and the candidates are a subset of the time window's.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
-from ..model import R, Schedule
+from ..errors import ShedError
+from ..model import INT64_MAX, R, Schedule
 from .predicate import BandWorkload
 
 
@@ -72,11 +75,9 @@ def _sweep_count(side, time, rank, lo, hi, n_r, n_s, w, warmup):
 
 
 @njit(cache=True)
-def _scan(side, time, values, eps, w, warmup, t_order, t_lo, t_hi, v_order, v_lo, v_hi, out):
-    """Count (``out`` empty) or write (``out`` rows (later, earlier)) the counted band pairs.
-
-    For tuple x: ``t_order[t_lo[x]:t_hi[x]]`` are its partners in the time window, and
-    ``v_order[v_lo[x]:v_hi[x]]`` those within eps on attribute 0; the shorter range is scanned."""
+def _scan(time, values, eps, warmup, g_order, g_lo, g_hi, out):
+    """Count (``out`` empty) or write (``out`` rows (later, earlier)) the counted band pairs:
+    tuple x's candidates are ``g_order[g_lo[o, x]:g_hi[o, x]]`` for the three grid cells o."""
     n = time.shape[0]
     d = values.shape[1]
     want = out.shape[0] > 0
@@ -84,65 +85,90 @@ def _scan(side, time, values, eps, w, warmup, t_order, t_lo, t_hi, v_order, v_lo
     for x in range(n):
         if time[x] < warmup:
             continue
-        by_time = t_hi[x] - t_lo[x] <= v_hi[x] - v_lo[x]
-        a, b = (t_lo[x], t_hi[x]) if by_time else (v_lo[x], v_hi[x])
-        for p in range(a, b):
-            y = t_order[p] if by_time else v_order[p]
-            if not by_time:
-                lag = time[x] - time[y]
-                if lag < 0 or lag > w - 1 or (lag == 0 and side[x] == R):
-                    continue
-            ok = True
-            for c in range(d):
-                if abs(values[x, c] - values[y, c]) > eps[c]:
-                    ok = False
-                    break
-            if ok:
-                if want:
-                    out[k, 0] = x
-                    out[k, 1] = y
-                k += 1
+        for o in range(3):
+            for p in range(g_lo[o, x], g_hi[o, x]):
+                y = g_order[p]
+                ok = True
+                for c in range(d):
+                    if abs(values[x, c] - values[y, c]) > eps[c]:
+                        ok = False
+                        break
+                if ok:
+                    if want:
+                        out[k, 0] = x
+                        out[k, 1] = y
+                    k += 1
     return k
 
 
 class BandIndex:
-    """Each side's tuples in arrival order and in order of attribute 0, with every tuple's
-    partner ranges in both (the one index that EXACT, the pairs and OPT's network search)."""
+    """The one index that EXACT, the pairs and OPT's network search.
+
+    * For the Fenwick sweep: each tuple's rank in its side's order of attribute 0, and the rank
+      range ``[v_lo, v_hi)`` of the other side's tuples within eps on attribute 0.
+    * For listing pairs: a grid on attribute 0 with cells ``eps_0 + 1`` units wide, so partners lie
+      in the tuple's own cell or a neighbour; each side's tuples sorted by (cell, time). A tuple's
+      candidates are three ranges, one per cell, cut to its time window (``g_lo``, ``g_hi``:
+      shape (3, N)), a subset of the time window's partners and usually a small one.
+    """
 
     def __init__(self, bw: BandWorkload) -> None:
         wl = bw.workload
         self.bw = bw
-        side, time, v0 = wl.side, wl.time, bw.values[:, 0] if len(bw) else np.zeros(0, np.int64)
+        n = len(wl)
+        side, time = wl.side.astype(np.int64), wl.time
+        v0 = bw.values[:, 0] if n else np.zeros(0, np.int64)
         self.n_side = (int(np.count_nonzero(side == 0)), int(np.count_nonzero(side == 1)))
-        lane = side.astype(np.int64)
-        # arrival order per side: workload order is time order, so a stable sort by side suffices
-        self.t_order = np.argsort(lane, kind="stable")
-        t_codes = time[self.t_order]
-        base = np.searchsorted(lane[self.t_order], [0, 1, 2])
-        # value order per side (ties by arrival)
-        self.v_order = np.lexsort((np.arange(len(wl)), v0, lane))
-        v_sorted = v0[self.v_order]
+        base = np.array([0, self.n_side[0], n])
         eps0 = int(bw.eps[0]) if len(bw.eps) else 0
-        last = time - (side == R)  # an R tuple meets S partners strictly before it
-        self.t_lo, self.t_hi, self.v_lo, self.v_hi = (np.zeros(len(wl), dtype=np.int64) for _ in range(4))
+        # attribute-0 order per side (ties by arrival), queried in ascending order: fast searches
+        v_order = np.lexsort((np.arange(n), v0, side))
+        v_sorted = v0[v_order]
+        self.v_lo, self.v_hi = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
         for s_ in (0, 1):
             lo_b, hi_b = base[1 - s_], base[2 - s_]
-            # queries in ascending order (the side's own time and value orders): fast searches
-            by_t, by_v = self.t_order[base[s_]:base[s_ + 1]], self.v_order[base[s_]:base[s_ + 1]]
-            times, vals = t_codes[lo_b:hi_b], v_sorted[lo_b:hi_b]
-            self.t_lo[by_t] = lo_b + np.searchsorted(times, time[by_t] - wl.window + 1, "left")
-            self.t_hi[by_t] = lo_b + np.searchsorted(times, last[by_t], "right")
-            self.v_lo[by_v] = lo_b + np.searchsorted(vals, v0[by_v] - eps0, "left")
-            self.v_hi[by_v] = lo_b + np.searchsorted(vals, v0[by_v] + eps0, "right")
-        self.t_hi = np.maximum(self.t_hi, self.t_lo)
-        rank = np.empty(len(wl), dtype=np.int64)
-        rank[self.v_order] = np.arange(len(wl)) - base[lane[self.v_order]]
-        self.rank = rank
+            mine, vals = v_order[base[s_]:base[s_ + 1]], v_sorted[lo_b:hi_b]
+            self.v_lo[mine] = lo_b + np.searchsorted(vals, v0[mine] - eps0, "left")
+            self.v_hi[mine] = lo_b + np.searchsorted(vals, v0[mine] + eps0, "right")
+        self.rank = np.empty(n, dtype=np.int64)
+        self.rank[v_order] = np.arange(n) - base[side[v_order]]
+
+    @functools.cached_property
+    def grid(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(g_order, g_lo, g_hi) of the grid, built on first use (only listing needs it)."""
+        bw, wl = self.bw, self.bw.workload
+        n = len(wl)
+        side, time = wl.side.astype(np.int64), wl.time
+        v0 = bw.values[:, 0] if n else np.zeros(0, np.int64)
+        eps0 = int(bw.eps[0]) if len(bw.eps) else 0
+        # dense cell ranks, codes (side, cell, time)
+        cell = v0 // (eps0 + 1)
+        cells = np.unique(cell)
+        span = int(time[-1]) + 2 if n else 1
+        if 2 * (len(cells) + 1) * span > INT64_MAX:
+            raise ShedError(f"{len(cells):,} grid cells with times up to {span - 2:,} overflow the 64-bit index; "
+                            f"shift the times to start near 0 or use a larger eps")
+        lane = side * (len(cells) + 1)
+        code = (lane + np.searchsorted(cells, cell)) * span + time
+        g_order = np.argsort(code, kind="stable")
+        codes = code[g_order]
+        o = g_order  # queries in the index's order ascend within each cell offset
+        t_from = np.maximum(time[o] - wl.window + 1, 0)
+        t_to = time[o] - (side[o] == R)  # an R tuple meets S partners strictly before it
+        other = (1 - side[o]) * (len(cells) + 1)
+        g_lo, g_hi = np.zeros((3, n), dtype=np.int64), np.zeros((3, n), dtype=np.int64)
+        for k, off in enumerate((-1, 0, 1)):
+            r = np.searchsorted(cells, cell[o] + off)
+            exists = (r < len(cells)) & (cells[np.minimum(r, len(cells) - 1)] == cell[o] + off)
+            lo = np.searchsorted(codes, (other + r) * span + t_from, "left")
+            hi = np.searchsorted(codes, (other + r) * span + t_to, "right")
+            g_lo[k, o] = lo
+            g_hi[k, o] = np.where(exists & (t_to >= t_from), np.maximum(hi, lo), lo)
+        return g_order, g_lo, g_hi
 
     def scan(self, out: np.ndarray) -> int:
         wl = self.bw.workload
-        return int(_scan(wl.side.astype(np.int64), wl.time, self.bw.values, self.bw.eps, wl.window, wl.warmup,
-                         self.t_order, self.t_lo, self.t_hi, self.v_order, self.v_lo, self.v_hi, out))
+        return int(_scan(wl.time, self.bw.values, self.bw.eps, wl.warmup, *self.grid, out))
 
 
 def band_exact_count(bw: BandWorkload, index: BandIndex | None = None) -> int:
