@@ -162,3 +162,12 @@ class BandWorkload:
     def matches(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """Whether tuples i and j (arrays) satisfy the band predicate on every attribute."""
         return np.all(np.abs(self.values[i] - self.values[j]) <= self.eps, axis=-1)
+
+
+def eps_texts(bw: BandWorkload) -> list[str]:
+    """Each attribute's eps as the decimal it was written as (``"0.25"``, ``"3"``)."""
+    out = []
+    for e, d in zip(bw.eps.tolist(), bw.decimals):
+        digits = f"{e:0{d + 1}d}"
+        out.append(f"{digits[:-d]}.{digits[-d:]}".rstrip("0").rstrip(".") if d else str(e))
+    return out

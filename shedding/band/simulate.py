@@ -20,7 +20,7 @@ from ..online.policies import get_policy
 from .estimator import DEFAULT_BINS, BandHistogram
 from .exact import BandIndex, band_archive_metric, band_exact_pairs
 from .kernel import ERR_SCHEDULE_OVERFULL, band_run
-from .predicate import BandWorkload
+from .predicate import BandWorkload, eps_texts
 
 
 @dataclass
@@ -58,8 +58,7 @@ def simulate_band(
     ref = reference or BandReference.of(bw)
     name = policy.strip().lower()
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": "static",
-              "predicate": "band", "eps": [str(e / 10**d) if d else str(e) for e, d in zip(bw.eps.tolist(), bw.decimals)],
-              "attrs": list(bw.attrs)}
+              "predicate": "band", "eps": eps_texts(bw), "attrs": list(bw.attrs)}
     started = _time.perf_counter()
     if name == "exact":
         res = RunResult("exact", ref.exact, ref.exact, 0, 2 * wl.window - 2, None, None, params=params)
