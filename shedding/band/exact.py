@@ -122,7 +122,9 @@ class BandIndex:
         base = np.array([0, self.n_side[0], n])
         eps0 = int(bw.eps[0]) if len(bw.eps) else 0
         # attribute-0 order per side (ties by arrival), queried in ascending order: fast searches
-        v_order = np.lexsort((v0, side))  # stable: ties keep arrival order
+        # one stable sort of (side, value) codes; values are below 2^53 in magnitude, so no overflow
+        span = int(v0.max() - v0.min()) + 1 if n else 1
+        v_order = np.argsort((v0 - (v0.min() if n else 0)) + side * span, kind="stable")
         v_sorted = v0[v_order]
         self.v_lo, self.v_hi = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
         for s_ in (0, 1):
