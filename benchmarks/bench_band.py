@@ -10,7 +10,11 @@ uniform with three decimals in [0, 1000), window w, band |r.a - s.a| <= eps. Tim
 4. the quadratic-in-window baseline (every tuple against every partner in its time window) on one
    attribute, which is what "not quadratic" is measured against.
 
-Usage: .venv/bin/python benchmarks/bench_band.py [--length 1000000] [--window 1000] [--eps 0.5]
+5. ``--policies``: the shedding policies and OPT/OPTV on the paper's scale (Zipf 1.0, D = 50,
+   2 x 5600 tuples, w = 400, M = 200) as band joins on the key with eps = 0, 1, 3: seconds and
+   output ratio of each, and at eps = 0 the keyed engine's seconds beside the band kernel's.
+
+Usage: .venv/bin/python benchmarks/bench_band.py [--length 1000000] [--window 1000] [--eps 0.5] [--policies]
 """
 
 from __future__ import annotations
@@ -45,13 +49,44 @@ def window_scan(side, time, value, eps, w, warmup):
     return total
 
 
+def policies(repeats: int) -> None:
+    from shedding.band.opt import solve_band_opt
+    from shedding.band.simulate import BandReference, simulate_band
+    from shedding.datasets import zipf_workload
+    from shedding.online import simulate
+
+    wl = zipf_workload(1.0, 50, 5600, 0, "independent", 400, None)
+    print(f"\n## band policies: Zipf 1.0, D = 50, 2 x 5600, w = 400, M = 200; median of {repeats}; "
+          f"load average {os.getloadavg()[0]:.2f}\n")
+    print("| eps | policy | ratio | seconds | keyed engine seconds (eps = 0) |")
+    print("|---|---|---|---|---|")
+    simulate_band(BandWorkload.on_key(wl, 0), "prob", 200)  # compile
+    for eps in (0, 1, 3):
+        bw = BandWorkload.on_key(wl, eps)
+        ref = BandReference.of(bw)
+        for name in ("prob", "life", "rand", "probv", "opt", "optv"):
+            if name.startswith("opt"):
+                sec, res = median_seconds(lambda: solve_band_opt(
+                    bw, 200, allocation="variable" if name == "optv" else "fixed", reference=ref), repeats)
+            else:
+                sec, res = median_seconds(lambda: simulate_band(bw, name, 200, reference=ref), repeats)
+            keyed = ""
+            if eps == 0 and not name.startswith("opt"):
+                keyed = f"{median_seconds(lambda: simulate(wl, name, 200), repeats)[0]:.3f}"
+            print(f"| {eps} | {name.upper()} | {res.ratio:.3f} | {sec:.3f} | {keyed} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--length", type=int, default=1_000_000)
     ap.add_argument("--window", type=int, default=1000)
     ap.add_argument("--eps", default="0.5")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--policies", action="store_true", help="run only the policy benchmark (part 5)")
     args = ap.parse_args()
+    if args.policies:
+        policies(args.repeats)
+        return
     rng = np.random.default_rng(0)
     n, w = args.length, args.window
     wl = Workload.synchronous(np.zeros(n, np.int64), np.zeros(n, np.int64), w)
