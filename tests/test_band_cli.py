@@ -4,44 +4,18 @@ columns come from the files, the JSON rows follow the schema, and bad input is o
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from shedding import cli, zipf_workload
+from shedding import zipf_workload
 from shedding.band import BandWorkload
 from shedding.band.opt import solve_band_opt
 from shedding.band.simulate import simulate_band
 from shedding.model import Workload
 
-SCHEMA = json.loads((Path(__file__).parent.parent / "docs" / "shed-output.schema.json").read_text())
-
-
-@pytest.fixture()
-def shed(capsys, monkeypatch):
-    def run(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "argv", ["shed", *args])
-        try:
-            cli.main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return run
-
-
-def assert_error_line(result: tuple[int, str, str], *needles: str) -> None:
-    code, _, err = result
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert code == 2 and "Traceback" not in err, err
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
+from test_cli_input import SCHEMA, assert_error_line, shed  # noqa: F401 (shed is a fixture)
 
 
 def test_zipf_band_rows_equal_the_library_and_follow_the_schema(shed) -> None:

@@ -45,6 +45,15 @@ def _fenwick_prefix(tree, i):
 
 
 @njit(cache=True)
+def batch_end(time, i):
+    """End (exclusive) of the arrival batch that starts at index ``i`` (equal times)."""
+    j = i
+    while j < time.shape[0] and time[j] == time[i]:
+        j += 1
+    return j
+
+
+@njit(cache=True)
 def _sweep_count(side, time, rank, lo, hi, n_r, n_s, w, warmup):
     """The Fenwick sweep of the module docstring; ``rank[i]`` is tuple i's position in its side's
     value order, ``[lo[i], hi[i])`` its partners' rank range in the other side's value order."""
@@ -55,9 +64,7 @@ def _sweep_count(side, time, rank, lo, hi, n_r, n_s, w, warmup):
     i = 0
     while i < n:
         t = time[i]
-        j = i
-        while j < n and time[j] == t:
-            j += 1
+        j = batch_end(time, i)
         while gone < i and time[gone] + w - 1 < t:
             _fenwick_add(trees[side[gone]], rank[gone], -1)
             gone += 1

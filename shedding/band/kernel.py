@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .exact import batch_end
 from ..online.kernel import P_KIND, P_W, P_WARMUP, RAND, SCHEDULE, _tuple_before
 
 ERR_NONE, ERR_SCHEDULE_OVERFULL = 0, 1
@@ -99,9 +100,7 @@ def band_run(side, time, values, eps, cnt, fsc, sc, variable, budgets, draws, sc
     i = 0
     while i < n:
         t = time[i]
-        j = i
-        while j < n and time[j] == t:
-            j += 1
+        j = batch_end(time, i)
         # (0) tuples whose window ended between batches
         n_mem = _expire(mem, n_mem, side, time, w, t - 1, dep, held)
         # (1) join the batch with memory and with itself (same-batch pairs count once, from S)
