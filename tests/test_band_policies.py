@@ -100,3 +100,36 @@ def test_coarse_bins_spread_counts_evenly() -> None:
     hist = BandHistogram.of(bw, bins=2)
     assert hist.width.tolist() == [5]
     assert Fraction(int(hist.numerators(bw)[3]), int(hist.denominators()[1])) == Fraction(1, 3)
+
+
+@pytest.mark.parametrize("policy", ["prob", "lifev", "rand"])
+def test_feeding_in_pieces_through_a_pickle_equals_one_feed(policy: str) -> None:
+    """The operator keeps its state between feeds (pickled in between, as a streaming shell
+    would): chunks of whole time steps give the same outputs, pairs and departures."""
+    import pickle
+
+    from shedding.band.estimator import BandHistogram
+    from shedding.band.operator import BandJoinOperator
+
+    wl = zipf_workload(1.0, 30, 400, 2, "independent", 25, None)
+    bw = BandWorkload.on_key(wl, 2)
+    hist = BandHistogram.of(bw)
+
+    def make() -> BandJoinOperator:
+        return BandJoinOperator(wl.window, 14, policy, bw.eps, histogram=hist, warmup=wl.warmup, seed=4, pairs=True)
+
+    whole = make()
+    one = whole.feed(wl.side, wl.time, bw.values)
+    one_dep = np.concatenate([one.departures, whole.finish()])
+    op, outputs, pairs, deps = make(), 0, [], []
+    cuts = np.searchsorted(wl.time, [0, 90, 91, 250, wl.time[-1] + 1])
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        op = pickle.loads(pickle.dumps(op))
+        fed = op.feed(wl.side[lo:hi], wl.time[lo:hi], bw.values[lo:hi])
+        outputs += fed.outputs
+        pairs.append(fed.pairs)
+        deps.append(fed.departures)
+    deps.append(op.finish())
+    assert outputs == one.outputs
+    assert np.array_equal(np.concatenate(pairs), one.pairs)
+    assert sorted(map(tuple, np.concatenate(deps).tolist())) == sorted(map(tuple, one_dep.tolist()))

@@ -57,14 +57,18 @@ class BandHistogram:
         return cls(lo, width, counts, totals)
 
     def numerators(self, bw: BandWorkload) -> np.ndarray:
+        """:meth:`numerators_of` every tuple of ``bw``."""
+        return self.numerators_of(bw.workload.side, bw.values, bw.eps)
+
+    def numerators_of(self, side: np.ndarray, values: np.ndarray, eps: np.ndarray) -> np.ndarray:
         """Per tuple, the (scaled) mass of the other side's histogram within eps: the product over
         attributes of ``sum_bins count * |[v - eps, v + eps] ∩ bin|`` (float64)."""
-        out = np.ones(len(bw), dtype=np.float64)
-        other = 1 - bw.workload.side.astype(np.int64)
+        out = np.ones(len(side), dtype=np.float64)
+        other = 1 - np.asarray(side, dtype=np.int64)
         for s in (0, 1):
             mine = np.flatnonzero(other == s)
-            for c in range(bw.n_attrs):
-                out[mine] *= self._mass(self.counts[s, c], c, bw.values[mine, c], int(bw.eps[c]))
+            for c in range(values.shape[1]):
+                out[mine] *= self._mass(self.counts[s, c], c, values[mine, c], int(eps[c]))
         return out
 
     def denominators(self) -> np.ndarray:

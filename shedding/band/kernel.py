@@ -6,11 +6,15 @@ Why not the keyed kernel (:mod:`shedding.online.kernel`): it finds an arrival's 
 (side, key) class FIFO and ranks classes in tournament trees. Band partners are not one class
 (two tuples both match a third but not each other), so hosting the band predicate there would
 rewrite its join and its eviction structures. This kernel is the small alternative: memory is a
-flat array of at most M workload indices, an arrival scans the other side's memory (O(M d)), and
-eviction scans for the minimum (O(M) per victim). It reuses the keyed kernel's comparison
+flat array of at most M slots (swap-remove), an arrival scans the other side's slots (O(M d)),
+and eviction scans for the minimum (O(M) per victim). It reuses the keyed kernel's comparison
 :func:`~shedding.online.kernel._tuple_before` (priority by cross-multiplication, then older first,
-then R before S, then sequence), so the drop order is the same code, and the policies of
-:mod:`shedding.online.policies`.
+then R before S, then sequence number), so the drop order is the same code.
+
+State (``BandJoinOperator._state``): per slot ``seq, side, time`` (``mem[3, C]``), the attribute
+values ``vals[C, d]``, the priority numerator ``cnt[1 - side, slot]`` (float), the keyed kernel's
+scalar arrays ``sc`` (window, kind, warmup, budgets) and ``fsc`` (the per-side denominators), and
+``bs = [slots used, R held, S held]``. It can be pickled between feeds.
 """
 
 from __future__ import annotations
@@ -18,147 +22,160 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..online.kernel import (P_KIND, P_M, P_MR, P_VARIABLE, P_W, P_WARMUP, RAND, SCHEDULE,
+                             _tuple_before)
 from .exact import batch_end
-from ..online.kernel import P_KIND, P_W, P_WARMUP, RAND, SCHEDULE, _tuple_before
 
 ERR_NONE, ERR_SCHEDULE_OVERFULL = 0, 1
+M_SEQ, M_SIDE, M_TIME = 0, 1, 2
+B_USED, B_HELD_R = 0, 1
 
 
 @njit(cache=True, inline="always")
-def _matches(values, eps, x, y):
-    for c in range(values.shape[1]):
-        if abs(values[x, c] - values[y, c]) > eps[c]:
+def _matches(a, b, eps):
+    for c in range(eps.shape[0]):
+        if abs(a[c] - b[c]) > eps[c]:
             return False
     return True
 
 
 @njit(cache=True)
-def _expire(mem, n_mem, side, time, w, limit, dep, held):
-    """Drop every memory tuple whose window ends at or before ``limit``; returns the new size."""
-    k = 0
-    for p in range(n_mem):
-        y = mem[p]
-        if time[y] + w - 1 <= limit:
-            dep[y, 0] = time[y] + w - 1
-            dep[y, 1] = 1
-            held[side[y]] -= 1
-        else:
-            mem[k] = y
-            k += 1
-    return k
+def _take(mem, vals, cnt, bs, p, left, admitted, dep, n_dep):
+    """Record slot p's departure (seq, left, admitted) and free it (the last slot moves in)."""
+    dep[n_dep, 0] = mem[M_SEQ, p]
+    dep[n_dep, 1] = left
+    dep[n_dep, 2] = admitted
+    bs[B_HELD_R + mem[M_SIDE, p]] -= 1
+    last = bs[B_USED] - 1
+    mem[:, p] = mem[:, last]
+    vals[p] = vals[last]
+    cnt[:, p] = cnt[:, last]
+    bs[B_USED] = last
+    return n_dep + 1
 
 
 @njit(cache=True)
-def _victim(mem, n_mem, side, time, cnt, fsc, sc, part, variable, t, u):
-    """Position in ``mem`` of the next tuple to drop from partition ``part``."""
-    best = -1
+def _expire(mem, vals, cnt, bs, w, limit, dep, n_dep):
+    """Expire every slot whose window ends at or before ``limit``."""
+    p = 0
+    while p < bs[B_USED]:
+        end = mem[M_TIME, p] + w - 1
+        if end <= limit:
+            n_dep = _take(mem, vals, cnt, bs, p, end, 1, dep, n_dep)
+        else:
+            p += 1
+    return n_dep
+
+
+@njit(cache=True)
+def _victim(mem, cnt, fsc, sc, bs, part, t, u):
+    """The slot to drop next from partition ``part`` (a side, or all slots when variable)."""
+    variable = sc[P_VARIABLE]
     if sc[P_KIND] == RAND:  # uniform among the partition's candidates
-        n_part = 0
-        for p in range(n_mem):
-            if variable or side[mem[p]] == part:
-                n_part += 1
+        n_part = bs[B_HELD_R] + bs[B_HELD_R + 1] if variable else bs[B_HELD_R + part]
         pick = min(np.int64(u * n_part), n_part - 1)
-        for p in range(n_mem):
-            if variable or side[mem[p]] == part:
+        for p in range(bs[B_USED]):
+            if variable or mem[M_SIDE, p] == part:
                 if pick == 0:
                     return p
                 pick -= 1
         return -1
-    for p in range(n_mem):
-        x = mem[p]
-        if not variable and side[x] != part:
+    best = -1
+    for p in range(bs[B_USED]):
+        if not variable and mem[M_SIDE, p] != part:
             continue
-        if best < 0:
-            best = p
-            continue
-        y = mem[best]
-        if _tuple_before(cnt, fsc, sc, side[x], x, time[x], x, side[y], y, time[y], y, t):
+        if best < 0 or _tuple_before(cnt, fsc, sc, mem[M_SIDE, p], p, mem[M_TIME, p], mem[M_SEQ, p],
+                                     mem[M_SIDE, best], best, mem[M_TIME, best], mem[M_SEQ, best], t):
             best = p
     return best
 
 
 @njit(cache=True)
-def band_run(side, time, values, eps, cnt, fsc, sc, variable, budgets, draws, sched_left, dep, pairs):
-    """Run the band join over the whole workload (sorted by time).
+def band_process(st, side, time, values, num, seq, draws, sched_left, dep, pairs):
+    """Run the band join over a feed of whole arrival batches sorted by time.
 
-    ``cnt[1 - side[x], x]`` is tuple x's priority numerator and ``fsc`` holds the per-side
-    denominators (see :mod:`.estimator`); ``sc`` is a keyed-kernel scalar array with the policy
-    kind and the window. ``budgets`` = (M_R, M_S) or (M, M) when ``variable``. ``dep[x]`` receives
-    (left, admitted) per tuple; ``pairs`` (if non-empty, large enough for EXACT) the counted pairs.
-    Returns (outputs, number of pairs, error code).
+    ``values[i]``: arrival i's scaled attributes; ``num[i]``: its priority numerator; ``seq``: its
+    global tuple number; ``draws``: one uniform number per arrival (RAND); ``sched_left[seq]``: the
+    replayed schedule (SCHEDULE). ``dep`` receives rows (seq, left, admitted); ``pairs`` (when
+    non-empty) rows (r seq, s seq) of counted outputs, grown as needed.
+    Returns (outputs, departures, pair rows, pairs array, error code).
     """
-    w = sc[P_W]
-    warmup = sc[P_WARMUP]
-    kind = sc[P_KIND]
-    n = time.shape[0]
-    mem = np.empty(n, dtype=np.int64)
-    n_mem = 0
-    held = np.zeros(2, dtype=np.int64)
-    outputs = 0
-    n_pairs = 0
+    mem, vals, cnt, eps, sc, fsc, bs = st
+    w, warmup, kind, variable = sc[P_W], sc[P_WARMUP], sc[P_KIND], sc[P_VARIABLE]
     want = pairs.shape[0] > 0
+    n = time.shape[0]
+    outputs = np.int64(0)
+    n_dep = 0
+    n_pairs = 0
     i = 0
     while i < n:
         t = time[i]
         j = batch_end(time, i)
-        # (0) tuples whose window ended between batches
-        n_mem = _expire(mem, n_mem, side, time, w, t - 1, dep, held)
+        # (0) windows that ended between batches
+        n_dep = _expire(mem, vals, cnt, bs, w, t - 1, dep, n_dep)
         # (1) join the batch with memory and with itself (same-batch pairs count once, from S)
-        for x in range(i, j):
-            for p in range(n_mem):
-                y = mem[p]
-                if side[y] != side[x] and _matches(values, eps, x, y) and t >= warmup:
-                    if want:
-                        pairs[n_pairs, side[x]] = x
-                        pairs[n_pairs, side[y]] = y
-                        n_pairs += 1
-                    outputs += 1
-            if side[x] == 1 and t >= warmup:
-                for y in range(i, j):
-                    if side[y] == 0 and _matches(values, eps, x, y):
+        if t >= warmup:
+            for x in range(i, j):
+                if want and n_pairs + bs[B_USED] + (j - i) > pairs.shape[0]:
+                    grown = np.empty((2 * (n_pairs + bs[B_USED] + (j - i)), 2), dtype=np.int64)
+                    grown[:n_pairs] = pairs[:n_pairs]
+                    pairs = grown
+                for p in range(bs[B_USED]):
+                    if mem[M_SIDE, p] != side[x] and _matches(values[x], vals[p], eps):
                         if want:
-                            pairs[n_pairs, 0] = y
-                            pairs[n_pairs, 1] = x
+                            pairs[n_pairs, side[x]] = seq[x]
+                            pairs[n_pairs, 1 - side[x]] = mem[M_SEQ, p]
                             n_pairs += 1
                         outputs += 1
+                if side[x] == 1:
+                    for y in range(i, j):
+                        if side[y] == 0 and _matches(values[x], values[y], eps):
+                            if want:
+                                pairs[n_pairs, 0] = seq[y]
+                                pairs[n_pairs, 1] = seq[x]
+                                n_pairs += 1
+                            outputs += 1
         # (2) expire what cannot meet a future arrival
-        n_mem = _expire(mem, n_mem, side, time, w, t, dep, held)
+        n_dep = _expire(mem, vals, cnt, bs, w, t, dep, n_dep)
         # (3) admit the batch, then evict down to the budgets
         for x in range(i, j):
-            dep[x, 0] = t
-            dep[x, 1] = 0
-            if w > 1:
-                mem[n_mem] = x
-                n_mem += 1
-                held[side[x]] += 1
+            if w == 1:  # expires at once
+                dep[n_dep, 0] = seq[x]
+                dep[n_dep, 1] = t
+                dep[n_dep, 2] = 0
+                n_dep += 1
+                continue
+            p = bs[B_USED]
+            mem[M_SEQ, p], mem[M_SIDE, p], mem[M_TIME, p] = seq[x], side[x], t
+            vals[p] = values[x]
+            cnt[1 - side[x], p] = num[x]
+            cnt[side[x], p] = 0.0
+            bs[B_USED] = p + 1
+            bs[B_HELD_R + side[x]] += 1
         if kind == SCHEDULE:
-            k = 0
-            for p in range(n_mem):
-                y = mem[p]
-                if sched_left[y] <= t:
-                    dep[y, 0] = t
-                    dep[y, 1] = 1 if time[y] < t else 0
-                    held[side[y]] -= 1
+            p = 0
+            while p < bs[B_USED]:
+                if sched_left[mem[M_SEQ, p]] <= t:
+                    n_dep = _take(mem, vals, cnt, bs, p, t, 1 if mem[M_TIME, p] < t else 0, dep, n_dep)
                 else:
-                    mem[k] = y
-                    k += 1
-            n_mem = k
+                    p += 1
         d = i
         for part in range(1 if variable else 2):
-            while (held[0] + held[1] if variable else held[part]) > budgets[part]:
+            while (bs[B_HELD_R] + bs[B_HELD_R + 1] > sc[P_M]) if variable else (bs[B_HELD_R + part] > sc[P_MR + part]):
                 if kind == SCHEDULE:
-                    return outputs, n_pairs, ERR_SCHEDULE_OVERFULL
-                p = _victim(mem, n_mem, side, time, cnt, fsc, sc, part, variable, t, draws[min(d, n - 1)])
+                    return outputs, n_dep, n_pairs, pairs, ERR_SCHEDULE_OVERFULL
+                p = _victim(mem, cnt, fsc, sc, bs, part, t, draws[min(d, n - 1)])
                 d += 1
-                v = mem[p]
-                dep[v, 0] = t
-                dep[v, 1] = 1 if time[v] < t else 0
-                held[side[v]] -= 1
-                mem[p] = mem[n_mem - 1]
-                n_mem -= 1
+                n_dep = _take(mem, vals, cnt, bs, p, t, 1 if mem[M_TIME, p] < t else 0, dep, n_dep)
         i = j
-    for p in range(n_mem):  # end of stream: the rest stays until it expires
-        y = mem[p]
-        dep[y, 0] = time[y] + w - 1
-        dep[y, 1] = 1
-    return outputs, n_pairs, ERR_NONE
+    return outputs, n_dep, n_pairs, pairs, ERR_NONE
+
+
+@njit(cache=True)
+def band_flush(st, dep):
+    """End of stream: every tuple still in memory is kept until it expires."""
+    mem, vals, cnt, eps, sc, fsc, bs = st
+    n_dep = 0
+    while bs[B_USED] > 0:
+        n_dep = _take(mem, vals, cnt, bs, 0, mem[M_TIME, 0] + sc[P_W] - 1, 1, dep, n_dep)
+    return n_dep

@@ -18,8 +18,8 @@ from ..model import RunResult, Schedule, check_memory
 from ..online import kernel as K
 from ..online.policies import get_policy
 from .estimator import DEFAULT_BINS, BandHistogram
+from .operator import BandJoinOperator
 from .exact import BandIndex, band_archive_metric, band_exact_pairs
-from .kernel import ERR_SCHEDULE_OVERFULL, band_run
 from .predicate import BandWorkload, eps_texts
 
 
@@ -68,30 +68,19 @@ def simulate_band(
     pol = get_policy(name)
     if pol.kind == K.SCHEDULE and schedule is None:
         raise ShedError(f"policy {pol.name} needs a schedule to replay")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ShedError(f"the policy seed (--policy-seed) must be an integer >= 0, got {seed!r}")
-    hist = BandHistogram.of(bw, bins)
-    side = wl.side.astype(np.int64)
-    cnt = np.zeros((2, len(wl)), dtype=np.float64)
-    cnt[1 - side, np.arange(len(wl))] = hist.numerators(bw)
-    fsc = np.zeros(K.FSC_FIELDS, dtype=np.float64)
-    fsc[K.F_TOT_R], fsc[K.F_TOT_S] = hist.denominators()
-    sc = np.zeros(K.SC_FIELDS, dtype=np.int64)
-    sc[K.P_W], sc[K.P_KIND], sc[K.P_WARMUP] = wl.window, pol.kind, wl.warmup
-    budgets = np.array([m, m] if pol.variable else [m_r, m_s], dtype=np.int64)
-    draws = np.random.default_rng(seed).random(max(len(wl), 1))
-    sched = np.ascontiguousarray(schedule.left if schedule is not None else np.zeros(1), dtype=np.int64)
-    dep = np.zeros((len(wl), 2), dtype=np.int64)
-    buf = np.zeros((ref.exact if pairs else 0, 2), dtype=np.int64)
-    outputs, n_pairs, err = band_run(side, wl.time, bw.values, bw.eps, cnt, fsc, sc, pol.variable, budgets,
-                                     draws, sched, dep, buf)
-    if err == ERR_SCHEDULE_OVERFULL:
-        raise ShedError("the schedule keeps more tuples than the memory allows; check its memory and split")
-    run_schedule = Schedule(dep[:, 1].astype(bool), dep[:, 0].copy())
+    op = BandJoinOperator(wl.window, m, pol, bw.eps, histogram=BandHistogram.of(bw, bins),
+                          memory_split=(m_r, m_s), warmup=wl.warmup, seed=seed, pairs=pairs,
+                          schedule_left=None if schedule is None else schedule.left)
+    fed = op.feed(wl.side, wl.time, bw.values)
+    dep = np.concatenate([fed.departures, op.finish()])
+    left, admitted = wl.time.copy(), np.zeros(len(wl), dtype=bool)
+    left[dep[:, 0]], admitted[dep[:, 0]] = dep[:, 1], dep[:, 2].astype(bool)
+    run_schedule = Schedule(admitted, left)
+    outputs = fed.outputs
     split_r, split_s = (None, None) if pol.variable else (m_r, m_s)
     return RunResult(
         pol.name, int(outputs), ref.exact, band_archive_metric(bw, run_schedule, ref.pairs), m, split_r, split_s,
-        schedule=run_schedule, pairs=buf[:n_pairs] if pairs else None,
+        schedule=run_schedule, pairs=fed.pairs if pairs else None,
         seconds=_time.perf_counter() - started,
         params=params | ({"seed": seed} if pol.name.startswith("rand") else {}),
     )
