@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import ShedError
 from ..model import check_memory, check_window
 from ..online import kernel as K
-from ..online.engine import FeedResult
+from ..online.engine import FeedResult, check_feed
 from ..online.policies import Policy, get_policy
 from . import kernel as BK
 from .estimator import BandHistogram
@@ -91,14 +91,7 @@ class BandJoinOperator:
             raise ShedError("side, time and values must have the same length")
         if n == 0:
             return FeedResult(0, _EMPTY_ROWS, _EMPTY_ROWS, np.zeros((0, 2), dtype=np.int64))
-        if np.any(np.diff(time) < 0):
-            raise ShedError("times go backwards inside the batch; sort arrivals by time")
-        if self._last_time is not None and time[0] <= self._last_time:
-            raise ShedError(f"time {time[0]} is not after the last processed time {self._last_time}; "
-                            "feed whole time steps in order")
-        if np.any((side != 0) & (side != 1)):
-            raise ShedError("side must be 0 (R) or 1 (S)")
-        starts = np.flatnonzero(np.r_[True, time[1:] != time[:-1]])
+        starts = check_feed(side, time, self._last_time)
         max_batch = int(np.max(np.diff(np.r_[starts, n])))
         need = min(self.memory, sum(self.in_memory) + n) + max_batch + 1
         if need > self._mem.shape[1]:
