@@ -84,17 +84,19 @@ def _sweep_count(side, time, rank, lo, hi, n_r, n_s, w, warmup):
 @njit(cache=True)
 def _scan(time, values, eps, warmup, g_order, g_lo, g_hi, out):
     """Count (``out`` empty) or write (``out`` rows (later, earlier)) the counted band pairs:
-    tuple x's candidates are ``g_order[g_lo[o, x]:g_hi[o, x]]`` for the three grid cells o."""
+    the candidates of tuple ``x = g_order[p]`` are ``g_order[g_lo[k, p]:g_hi[k, p]]`` for its
+    three grid cells k."""
     n = time.shape[0]
     d = values.shape[1]
     want = out.shape[0] > 0
     k = 0
-    for x in range(n):
+    for p in range(n):
+        x = g_order[p]
         if time[x] < warmup:
             continue
         for o in range(3):
-            for p in range(g_lo[o, x], g_hi[o, x]):
-                y = g_order[p]
+            for q in range(g_lo[o, p], g_hi[o, p]):
+                y = g_order[q]
                 ok = True
                 for c in range(d):
                     if abs(values[x, c] - values[y, c]) > eps[c]:
@@ -108,43 +110,86 @@ def _scan(time, values, eps, warmup, g_order, g_lo, g_hi, out):
     return k
 
 
-class BandIndex:
-    """The one index that EXACT, the pairs and OPT's network search.
+@njit(cache=True)
+def _grid_ranges(codes, side, time, rank, cell, cells, span, w, g_lo, g_hi):
+    """Per tuple and neighbouring cell (k = 0, 1, 2 for cell - 1, cell, cell + 1): the range of
+    ``codes`` holding the other side's tuples of that cell in the tuple's time window. Every array
+    is in the index's order (entry p is the tuple at sorted position p).
 
-    * For the Fenwick sweep: each tuple's rank in its side's order of attribute 0, and the rank
+    Queries run in the index's order, where each k's targets ascend while the tuple's (side, cell)
+    stays the same: the range ends then only move forward (a merge, O(N) in all), with a binary
+    search whenever the target lane changes."""
+    n_cells = cells.shape[0]
+    n = codes.shape[0]
+    lo_p, hi_p = np.zeros(3, np.int64), np.zeros(3, np.int64)
+    last = np.full(3, -1, np.int64)  # last lo target per k (-1: none)
+    for p in range(n):
+        t_from = max(time[p] - w + 1, 0)
+        t_to = time[p] - 1 if side[p] == R else time[p]  # R meets S partners strictly before it
+        base = (1 - side[p]) * (n_cells + 1)
+        for k in range(3):
+            r = rank[p] + k - 1
+            if r < 0 or r >= n_cells or cells[r] != cell[p] + k - 1 or t_to < t_from:
+                continue
+            lo_t, hi_t = (base + r) * span + t_from, (base + r) * span + t_to
+            if last[k] < 0 or lo_t < last[k] or (lo_t - last[k]) >= span:  # another lane: search
+                lo_p[k] = np.searchsorted(codes, lo_t, side="left")
+                hi_p[k] = np.searchsorted(codes, hi_t, side="right")
+            else:
+                while lo_p[k] < n and codes[lo_p[k]] < lo_t:
+                    lo_p[k] += 1
+                if hi_p[k] < lo_p[k]:
+                    hi_p[k] = lo_p[k]
+                while hi_p[k] < n and codes[hi_p[k]] <= hi_t:
+                    hi_p[k] += 1
+            last[k] = lo_t
+            g_lo[k, p], g_hi[k, p] = lo_p[k], hi_p[k]
+
+
+class BandIndex:
+    """The one index that EXACT, the pairs and OPT's network search; each part is built on first
+    use.
+
+    * For the Fenwick sweep (:attr:`ranks`): each tuple's rank in its side's order of attribute 0, and the rank
       range ``[v_lo, v_hi)`` of the other side's tuples within eps on attribute 0.
-    * For listing pairs: a grid on attribute 0 with cells ``eps_0 + 1`` units wide, so partners lie
+    * For listing pairs (:attr:`grid`): a grid on attribute 0 with cells ``eps_0 + 1`` units wide, so partners lie
       in the tuple's own cell or a neighbour; each side's tuples sorted by (cell, time). A tuple's
       candidates are three ranges, one per cell, cut to its time window (``g_lo``, ``g_hi``:
       shape (3, N)), a subset of the time window's partners and usually a small one.
     """
 
     def __init__(self, bw: BandWorkload) -> None:
-        wl = bw.workload
         self.bw = bw
+
+    @functools.cached_property
+    def ranks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+        """(rank, v_lo, v_hi, (n_R, n_S)) for the Fenwick sweep, built on first use (counting one
+        attribute needs it)."""
+        bw, wl = self.bw, self.bw.workload
         n = len(wl)
-        side, time = wl.side.astype(np.int64), wl.time
+        side = wl.side.astype(np.int64)
         v0 = bw.values[:, 0] if n else np.zeros(0, np.int64)
-        self.n_side = (int(np.count_nonzero(side == 0)), int(np.count_nonzero(side == 1)))
-        base = np.array([0, self.n_side[0], n])
+        n_side = (int(np.count_nonzero(side == 0)), int(np.count_nonzero(side == 1)))
+        base = np.array([0, n_side[0], n])
         eps0 = int(bw.eps[0]) if len(bw.eps) else 0
-        # attribute-0 order per side (ties by arrival), queried in ascending order: fast searches
-        # one stable sort of (side, value) codes; values are below 2^53 in magnitude, so no overflow
+        # attribute-0 order per side (ties by arrival), queried in ascending order: fast searches;
+        # one stable sort of (side, value) codes (values are below 2^53 in magnitude: no overflow)
         span = int(v0.max() - v0.min()) + 1 if n else 1
         v_order = np.argsort((v0 - (v0.min() if n else 0)) + side * span, kind="stable")
         v_sorted = v0[v_order]
-        self.v_lo, self.v_hi = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        v_lo, v_hi = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
         for s_ in (0, 1):
             lo_b, hi_b = base[1 - s_], base[2 - s_]
             mine, vals = v_order[base[s_]:base[s_ + 1]], v_sorted[lo_b:hi_b]
-            self.v_lo[mine] = lo_b + np.searchsorted(vals, v0[mine] - eps0, "left")
-            self.v_hi[mine] = lo_b + np.searchsorted(vals, v0[mine] + eps0, "right")
-        self.rank = np.empty(n, dtype=np.int64)
-        self.rank[v_order] = np.arange(n) - base[side[v_order]]
+            v_lo[mine] = lo_b + np.searchsorted(vals, v0[mine] - eps0, "left")
+            v_hi[mine] = lo_b + np.searchsorted(vals, v0[mine] + eps0, "right")
+        rank = np.empty(n, dtype=np.int64)
+        rank[v_order] = np.arange(n) - base[side[v_order]]
+        return rank, v_lo, v_hi, n_side
 
     @functools.cached_property
     def grid(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(g_order, g_lo, g_hi) of the grid, built on first use (only listing needs it)."""
+        """(g_order, g_lo, g_hi) of the grid (listing pairs, counting several attributes)."""
         bw, wl = self.bw, self.bw.workload
         n = len(wl)
         side, time = wl.side.astype(np.int64), wl.time
@@ -152,27 +197,19 @@ class BandIndex:
         eps0 = int(bw.eps[0]) if len(bw.eps) else 0
         # dense cell ranks, codes (side, cell, time)
         cell = v0 // (eps0 + 1)
-        cells = np.unique(cell)
+        cells, inverse = np.unique(cell, return_inverse=True)
+        inverse = inverse.reshape(-1)
         span = int(time[-1]) + 2 if n else 1
         if 2 * (len(cells) + 1) * span > INT64_MAX:
             raise ShedError(f"{len(cells):,} grid cells with times up to {span - 2:,} overflow the 64-bit index; "
                             f"shift the times to start near 0 or use a larger eps")
         lane = side * (len(cells) + 1)
-        code = (lane + np.searchsorted(cells, cell)) * span + time
+        code = (lane + inverse) * span + time
         g_order = np.argsort(code, kind="stable")
         codes = code[g_order]
-        o = g_order  # queries in the index's order ascend within each cell offset
-        t_from = np.maximum(time[o] - wl.window + 1, 0)
-        t_to = time[o] - (side[o] == R)  # an R tuple meets S partners strictly before it
-        other = (1 - side[o]) * (len(cells) + 1)
         g_lo, g_hi = np.zeros((3, n), dtype=np.int64), np.zeros((3, n), dtype=np.int64)
-        for k, off in enumerate((-1, 0, 1)):
-            r = np.searchsorted(cells, cell[o] + off)
-            exists = (r < len(cells)) & (cells[np.minimum(r, len(cells) - 1)] == cell[o] + off)
-            lo = np.searchsorted(codes, (other + r) * span + t_from, "left")
-            hi = np.searchsorted(codes, (other + r) * span + t_to, "right")
-            g_lo[k, o] = lo
-            g_hi[k, o] = np.where(exists & (t_to >= t_from), np.maximum(hi, lo), lo)
+        o = g_order
+        _grid_ranges(codes, side[o], time[o], inverse[o], cell[o], cells, span, wl.window, g_lo, g_hi)
         return g_order, g_lo, g_hi
 
     def scan(self, out: np.ndarray) -> int:
@@ -188,10 +225,10 @@ def band_exact_count(bw: BandWorkload, index: BandIndex | None = None) -> int:
     if bw.n_attrs > 1:
         return ix.scan(np.zeros((0, 2), dtype=np.int64))
     wl = bw.workload
-    # the sweep counts from the later member: S tuples take R partners of their own batch
-    lo = ix.v_lo - np.where(wl.side == R, ix.n_side[0], 0)
-    hi = ix.v_hi - np.where(wl.side == R, ix.n_side[0], 0)
-    return int(_sweep_count(wl.side.astype(np.int64), wl.time, ix.rank, lo, hi, ix.n_side[0], ix.n_side[1],
+    rank, v_lo, v_hi, (n_r, n_s) = ix.ranks
+    # ranks within the partner side: an R tuple's partners (S) start after the n_R R tuples
+    shift = np.where(wl.side == R, n_r, 0)
+    return int(_sweep_count(wl.side.astype(np.int64), wl.time, rank, v_lo - shift, v_hi - shift, n_r, n_s,
                             wl.window, wl.warmup))
 
 
