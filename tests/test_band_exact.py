@@ -105,5 +105,8 @@ def test_bad_values_are_one_line() -> None:
         BandWorkload.of(wl, [np.array([0.1 * 3, 1.0])], "1")
     assert_one_line_error(exc, "significant digits")
     with pytest.raises(ShedError) as exc:
+        BandWorkload.of(wl, [np.array([1e20, 1.0])], "1")
+    assert_one_line_error(exc, "beyond 2^53")
+    with pytest.raises(ShedError) as exc:
         BandWorkload.of(wl, [np.array(["a", "b"])], "1")
     assert_one_line_error(exc, "numbers")

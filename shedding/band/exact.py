@@ -28,6 +28,7 @@ from .predicate import BandWorkload
 
 @njit(cache=True)
 def _fenwick_add(tree, i, v):
+    """Add v to entry i of a Fenwick tree (``tree[0]`` unused)."""
     i += 1
     while i < tree.shape[0]:
         tree[i] += v

@@ -74,6 +74,9 @@ def _column_decimals(col: np.ndarray, what: str) -> int:
     if col.size and not np.all(np.isfinite(col)):
         i = int(np.argmax(~np.isfinite(col)))
         raise ShedError(f"{what} has a missing or infinite value at tuple {i}; drop or fill that row")
+    if col.size and np.abs(col).max() >= LIMIT:
+        i = int(np.argmax(np.abs(col) >= LIMIT))
+        raise ShedError(f"{what} value {float(col[i])!r} (tuple {i}) is beyond 2^53; use smaller values")
     pending = np.ones(col.size, dtype=bool)
     need = 0
     for d in range(MAX_DECIMALS + 1):
