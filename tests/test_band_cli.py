@@ -60,6 +60,16 @@ def test_attributes_from_two_files(shed, tmp_path) -> None:
     assert rows["probv"]["eps"] == ["0.5", "3"]
 
 
+def test_online_estimator_rows(shed) -> None:
+    code, stdout, err = shed("simulate", "--predicate", "band", "--eps", "1", "--length", "300", "--window", "20",
+                             "--memory", "10", "--policy", "prob", "--estimator", "online", "--json")
+    assert code == 0, err
+    row = json.loads(stdout)
+    bw = BandWorkload.on_key(zipf_workload(1.0, 50, 300, seed=0, window=20), 1)
+    assert row["estimator"] == "online"
+    assert row["outputs"] == simulate_band(bw, "prob", 10, estimator="online").outputs
+
+
 def test_the_table_names_the_predicate(shed) -> None:
     code, stdout, _ = shed("simulate", "--predicate", "BAND", "--eps", "0.5", "--length", "200", "--window", "10",
                            "--policy", "exact,prob")
@@ -74,7 +84,7 @@ def test_the_table_names_the_predicate(shed) -> None:
     (["--eps", "1", "--attrs", "key,key"], ["distinct columns"]),
     ([], ["needs --eps"]),
     (["--eps", "1", "--attrs", "x"], ["unknown attribute 'x'"]),
-    (["--eps", "1", "--estimator", "online"], ["static histogram"]),
+    (["--eps", "1", "--estimator", "online", "--decay", "0.9"], ["--decay applies to equi-joins only"]),
 ])
 def test_bad_band_input_is_one_line(shed, args: list[str], needles: list[str]) -> None:
     assert_error_line(shed("simulate", "--predicate", "band", "--length", "100", "--window", "10", *args), *needles)

@@ -20,15 +20,18 @@ from shedding.online import simulate
 POLICIES = ["prob", "life", "rand", "probv", "lifev", "randv"]
 
 
+@pytest.mark.parametrize("estimator", ["static", "online"])
 @pytest.mark.parametrize("policy", ["prob", "life", "probv", "lifev"])
-def test_eps_zero_equals_the_keyed_engine(policy: str) -> None:
-    """With eps = 0 on integer keys and one-unit bins, p is the key's share: the same run, tuple
-    for tuple (outputs, schedule, ArM), as the keyed JoinOperator."""
+def test_eps_zero_equals_the_keyed_engine(policy: str, estimator: str) -> None:
+    """With eps = 0 on integer keys and one-unit bins, p is the key's share (of the whole stream,
+    or of the arrivals so far): the same run, tuple for tuple (outputs, schedule, ArM), as the
+    keyed JoinOperator with the same estimator."""
     wl = zipf_workload(1.0, 20, 700, 5, "independent", 40, None)
     bw = BandWorkload.on_key(wl, 0)
     ref = BandReference.of(bw)
     for memory in (6, 30, 77):
-        keyed, band = simulate(wl, policy, memory), simulate_band(bw, policy, memory, reference=ref)
+        keyed = simulate(wl, policy, memory, estimator=estimator)
+        band = simulate_band(bw, policy, memory, reference=ref, estimator=estimator)
         assert (band.outputs, band.exact, band.arm) == (keyed.outputs, keyed.exact, keyed.arm)
         assert np.array_equal(band.schedule.left, keyed.schedule.left)
         assert np.array_equal(band.schedule.admitted, keyed.schedule.admitted)
@@ -49,9 +52,10 @@ def band_workloads(draw, synchronous: bool = False):
 
 
 @settings(max_examples=60, deadline=None)
-@given(band_workloads(), st.integers(0, 8), st.sampled_from(POLICIES), st.integers(0, 3))
-def test_outputs_are_a_subset_of_exact_band_pairs(bw, memory, policy, seed) -> None:
-    res = simulate_band(bw, policy, memory, pairs=True, seed=seed)
+@given(band_workloads(), st.integers(0, 8), st.sampled_from(POLICIES), st.integers(0, 3),
+       st.sampled_from(["static", "online"]))
+def test_outputs_are_a_subset_of_exact_band_pairs(bw, memory, policy, seed, estimator) -> None:
+    res = simulate_band(bw, policy, memory, pairs=True, seed=seed, estimator=estimator)
     exact = {tuple(p) for p in band_exact_pairs(bw).tolist()}
     got = [tuple(p) for p in res.pairs.tolist()]
     assert len(got) == len(set(got)) == res.outputs <= res.exact == len(exact)
@@ -102,8 +106,8 @@ def test_coarse_bins_spread_counts_evenly() -> None:
     assert Fraction(int(hist.numerators(bw)[3]), int(hist.denominators()[1])) == Fraction(1, 3)
 
 
-@pytest.mark.parametrize("policy", ["prob", "lifev", "rand"])
-def test_feeding_in_pieces_through_a_pickle_equals_one_feed(policy: str) -> None:
+@pytest.mark.parametrize("policy, online", [("prob", False), ("lifev", True), ("rand", False)])
+def test_feeding_in_pieces_through_a_pickle_equals_one_feed(policy: str, online: bool) -> None:
     """The operator keeps its state between feeds (pickled in between, as a streaming shell
     would): chunks of whole time steps give the same outputs, pairs and departures."""
     import pickle
@@ -116,7 +120,8 @@ def test_feeding_in_pieces_through_a_pickle_equals_one_feed(policy: str) -> None
     hist = BandHistogram.of(bw)
 
     def make() -> BandJoinOperator:
-        return BandJoinOperator(wl.window, 14, policy, bw.eps, histogram=hist, warmup=wl.warmup, seed=4, pairs=True)
+        return BandJoinOperator(wl.window, 14, policy, bw.eps, histogram=hist, warmup=wl.warmup, seed=4, pairs=True,
+                                online=online)
 
     whole = make()
     one = whole.feed(wl.side, wl.time, bw.values)

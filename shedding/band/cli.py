@@ -24,11 +24,13 @@ PREDICATES = ("equi", "band")
 
 @dataclass(frozen=True)
 class BandOptions:
-    """The checked band flags: attribute names, eps per attribute (exact) and histogram bins."""
+    """The checked band flags: attribute names, eps per attribute (exact), histogram bins and the
+    estimator (static or online)."""
 
     attrs: tuple[str, ...]
     eps: tuple[Fraction, ...]
     bins: int
+    estimator: str
 
 
 def check_band_options(predicate: str, eps: str | None, attrs: str | None, bins: int, estimator: str,
@@ -48,9 +50,9 @@ def check_band_options(predicate: str, eps: str | None, attrs: str | None, bins:
         raise ShedError(f"--attrs {attrs!r} must name distinct columns separated by commas, e.g. --attrs x,y")
     if bins < 1:
         raise ShedError(f"--bins must be >= 1, got {bins}")
-    if estimator.strip().lower() != "static" or decay != 1.0:
-        raise ShedError("band joins use the static histogram estimator only; drop --estimator online and --decay")
-    return BandOptions(names, tuple(parse_eps(eps, len(names))), bins)
+    if decay != 1.0:
+        raise ShedError("--decay applies to equi-joins only; band histograms count every arrival equally, drop --decay")
+    return BandOptions(names, tuple(parse_eps(eps, len(names))), bins, estimator.strip().lower())
 
 
 def _numbers(values: pd.Series, column: str, where: str, rows: np.ndarray) -> np.ndarray:
@@ -108,7 +110,8 @@ def band_results(wl: Workload, opts: BandOptions, names: list[str], memory: int,
                                  allocation="variable" if name == "optv" else "fixed", reference=ref)
             rows.append(res.as_dict() | extra)
             continue
-        res = simulate_band(bw, name, memory, memory_split=split, seed=seed, bins=opts.bins, reference=ref)
+        res = simulate_band(bw, name, memory, memory_split=split, seed=seed, bins=opts.bins,
+                            estimator=opts.estimator, reference=ref)
         rows.append(res.as_dict() | extra | {"options": {} if name == "exact" else {
-            "estimator": "static", "policy_seed": seed if name.startswith("rand") else None}})
+            "estimator": opts.estimator, "policy_seed": seed if name.startswith("rand") else None}})
     return rows

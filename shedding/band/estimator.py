@@ -3,15 +3,22 @@ Das, Gehrke, Riedewald 2003, §3.3.1 generalized from "has the same key").
 
 The equi-join's p_S(v) is the share of S tuples with key v. For a band join it becomes the share
 of S tuples whose attribute lies in ``[v - eps, v + eps]``, estimated from an equi-width histogram
-per attribute over the whole stream (the paper's static table), assuming values spread evenly
-over the integer points of a bin. With several attributes the per-attribute shares are multiplied
-(independence). With bins one scaled unit wide (the default when the value range is at most
-``bins`` units) the estimate is the exact share, and with eps = 0 on integer keys it is the
-equi-join's p_S(v), so band PROB and LIFE then equal the keyed engine's.
+per attribute, assuming values spread evenly over the integer points of a bin. With several
+attributes the per-attribute shares are multiplied (independence). With bins one scaled unit wide
+(the default when the value range is at most ``bins`` units) the estimate is the exact share, and
+with eps = 0 on integer keys it is the equi-join's p_S(v), so band PROB and LIFE then equal the
+keyed engine's.
+
+Two estimators, as for the equi-join: ``static`` counts the whole stream in advance (the paper's
+table, §4); ``online`` starts empty and counts the arrivals so far (the current batch included,
+before admission). Both fix the bin layout (first value and width per attribute) in advance;
+the online estimator learns only the counts, and places a value outside the layout in the nearest
+end bin.
 
 Priorities are kept as a numerator per tuple and a denominator per side, ``count * overlap``
-summed over bins and ``bin width * N_side``, so the kernel compares them by cross-multiplying
-whole numbers (exact while the products stay below 2^53).
+summed over bins and ``bin width * N_side`` (per attribute, multiplied), so the kernel compares
+them by cross-multiplying whole numbers (exact while the products stay below 2^53). The counts
+live in one Fenwick tree per (side, attribute), so a bin range costs two prefix sums.
 """
 
 from __future__ import annotations
@@ -19,75 +26,130 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..errors import ShedError
 from .predicate import BandWorkload
 
 DEFAULT_BINS = 1024
+ESTIMATORS = ("static", "online")
+
+
+@njit(cache=True)
+def _prefix(fen, k):
+    """Sum of bins ``[0, k)`` of one Fenwick tree (``fen[0]`` unused)."""
+    s = 0
+    while k > 0:
+        s += fen[k]
+        k -= k & (-k)
+    return s
+
+
+@njit(cache=True)
+def band_mass(fen, lo, width, v, eps):
+    """``sum_bins count * |[v - eps, v + eps] ∩ bin|`` over the integer points of each bin."""
+    n_bins = fen.shape[0] - 1
+    end = lo + n_bins * width - 1
+    a, b = max(v - eps, lo), min(v + eps, end)
+    if a > b:
+        return 0.0
+    ba, bb = (a - lo) // width, (b - lo) // width
+    count_a = _prefix(fen, ba + 1) - _prefix(fen, ba)
+    if ba == bb:
+        return float(count_a * (b - a + 1))
+    count_b = _prefix(fen, bb + 1) - _prefix(fen, bb)
+    inner = _prefix(fen, bb) - _prefix(fen, ba + 1)
+    return float(count_a * (lo + (ba + 1) * width - a) + count_b * (b - lo - bb * width + 1) + width * inner)
+
+
+@njit(cache=True)
+def band_numerator(fen, lo, width, side, row, eps):
+    """Priority numerator of a tuple of ``side`` with scaled attributes ``row``: the product over
+    attributes of the other side's mass within eps."""
+    out = 1.0
+    for c in range(row.shape[0]):
+        out *= band_mass(fen[1 - side, c], lo[c], width[c], row[c], eps[c])
+    return out
+
+
+@njit(cache=True)
+def band_denominator(width, seen):
+    """Denominator for a partner side that has ``seen`` tuples: ``prod_attrs width * seen``."""
+    out = 1.0
+    for c in range(width.shape[0]):
+        out *= float(width[c]) * float(seen)
+    return out
+
+
+@njit(cache=True)
+def add_to_bins(fen, lo, width, side, row):
+    """Count one arrival of ``side`` in every attribute's histogram (outside values: end bins)."""
+    n_bins = fen.shape[2] - 1
+    for c in range(row.shape[0]):
+        k = min(max((row[c] - lo[c]) // width[c], 0), n_bins - 1) + 1
+        while k <= n_bins:
+            fen[side, c, k] += 1
+            k += k & (-k)
+
+
+@njit(cache=True)
+def _numerators(fen, lo, width, side, values, eps):
+    out = np.empty(side.shape[0], dtype=np.float64)
+    for i in range(side.shape[0]):
+        out[i] = band_numerator(fen, lo, width, side[i], values[i], eps)
+    return out
 
 
 @dataclass(frozen=True)
 class BandHistogram:
-    """Per attribute: ``lo`` (first value), ``width`` (bin width, scaled units) and the bin
-    counts of R and S (``counts[side]``, one row per attribute, padded)."""
+    """Per attribute ``lo`` (first value) and ``width`` (bin width, scaled units); ``fen`` holds
+    the bin counts of R and S as Fenwick trees (``fen[side, attribute]``), ``totals`` the tuples
+    counted per side."""
 
     lo: np.ndarray
     width: np.ndarray
-    counts: np.ndarray  # (2, d, bins)
-    totals: np.ndarray  # (2,) tuples per side
+    fen: np.ndarray  # (2, d, bins + 1) int64
+    totals: np.ndarray  # (2,)
 
     @classmethod
-    def of(cls, bw: BandWorkload, bins: int = DEFAULT_BINS) -> "BandHistogram":
-        """The static histogram of the whole workload (``bins`` per attribute at most)."""
+    def layout(cls, bw: BandWorkload, bins: int = DEFAULT_BINS) -> "BandHistogram":
+        """An empty histogram whose ``bins`` bins per attribute span the workload's values."""
         if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
             raise ShedError(f"--bins must be an integer >= 1, got {bins!r}")
         d = bw.n_attrs
-        side = bw.workload.side
         if len(bw) == 0:
-            return cls(np.zeros(d, np.int64), np.ones(d, np.int64), np.zeros((2, d, 1), np.int64), np.zeros(2, np.int64))
+            return cls(np.zeros(d, np.int64), np.ones(d, np.int64), np.zeros((2, d, 2), np.int64), np.zeros(2, np.int64))
         lo, hi = bw.values.min(axis=0), bw.values.max(axis=0)
         width = np.maximum(1, -(-(hi - lo + 1) // bins))
         n_bins = int(((hi - lo) // width).max()) + 1
-        counts = np.zeros((2, d, n_bins), dtype=np.int64)
-        b = (bw.values - lo) // width
+        return cls(lo.astype(np.int64), width.astype(np.int64), np.zeros((2, d, n_bins + 1), np.int64),
+                   np.zeros(2, np.int64))
+
+    @classmethod
+    def of(cls, bw: BandWorkload, bins: int = DEFAULT_BINS) -> "BandHistogram":
+        """The static histogram: every tuple of the workload counted in advance."""
+        empty = cls.layout(bw, bins)
+        n_bins = empty.fen.shape[2] - 1
+        side = bw.workload.side
+        fen = empty.fen.copy()
         for s in (0, 1):
-            for c in range(d):
-                counts[s, c] = np.bincount(b[side == s, c], minlength=n_bins)
+            for c in range(bw.n_attrs):
+                b = np.clip((bw.values[side == s, c] - empty.lo[c]) // empty.width[c], 0, n_bins - 1)
+                prefix = np.concatenate([[0], np.cumsum(np.bincount(b, minlength=n_bins))])
+                k = np.arange(1, n_bins + 1)
+                fen[s, c, 1:] = prefix[k] - prefix[k - (k & -k)]
         totals = np.array([np.count_nonzero(side == 0), np.count_nonzero(side == 1)], dtype=np.int64)
-        return cls(lo, width, counts, totals)
+        return cls(empty.lo, empty.width, fen, totals)
 
     def numerators(self, bw: BandWorkload) -> np.ndarray:
         """:meth:`numerators_of` every tuple of ``bw``."""
         return self.numerators_of(bw.workload.side, bw.values, bw.eps)
 
     def numerators_of(self, side: np.ndarray, values: np.ndarray, eps: np.ndarray) -> np.ndarray:
-        """Per tuple, the (scaled) mass of the other side's histogram within eps: the product over
-        attributes of ``sum_bins count * |[v - eps, v + eps] ∩ bin|`` (float64)."""
-        out = np.ones(len(side), dtype=np.float64)
-        other = 1 - np.asarray(side, dtype=np.int64)
-        for s in (0, 1):
-            mine = np.flatnonzero(other == s)
-            for c in range(values.shape[1]):
-                out[mine] *= self._mass(self.counts[s, c], c, values[mine, c], int(eps[c]))
-        return out
+        """Per tuple, the (scaled) mass of the other side's histogram within eps (float64)."""
+        return _numerators(self.fen, self.lo, self.width, np.asarray(side, dtype=np.int64),
+                           np.ascontiguousarray(values, dtype=np.int64), np.asarray(eps, dtype=np.int64))
 
     def denominators(self) -> np.ndarray:
-        """Per side of the *partner*: ``prod_attrs width * N_side`` (0 with no partners)."""
-        return np.array([float(np.prod(self.width.astype(np.float64) * self.totals[s])) for s in (0, 1)])
-
-    def _mass(self, counts: np.ndarray, c: int, v: np.ndarray, eps: int) -> np.ndarray:
-        lo, width = int(self.lo[c]), int(self.width[c])
-        end = lo + len(counts) * width - 1
-        a, b = np.maximum(v - eps, lo), np.minimum(v + eps, end)
-        empty = a > b
-        a, b = np.minimum(a, end), np.maximum(b, lo)
-        ba, bb = (a - lo) // width, (b - lo) // width
-        prefix = np.concatenate([[0], np.cumsum(counts)])
-        first_end = lo + (ba + 1) * width - 1
-        last_start = lo + bb * width
-        same = ba == bb
-        mass = np.where(
-            same, counts[ba] * (b - a + 1),
-            counts[ba] * (first_end - a + 1) + counts[bb] * (b - last_start + 1)
-            + width * (prefix[bb] - prefix[np.minimum(ba + 1, bb)]))
-        return np.where(empty, 0, mass).astype(np.float64)
+        """Per side of the *partner*: ``prod_attrs width * N_side``."""
+        return np.array([band_denominator(self.width, int(self.totals[s])) for s in (0, 1)])

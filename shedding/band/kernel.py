@@ -13,8 +13,11 @@ then R before S, then sequence number), so the drop order is the same code.
 
 State (``BandJoinOperator._state``): per slot ``seq, side, time`` (``mem[3, C]``), the attribute
 values ``vals[C, d]``, the priority numerator ``cnt[1 - side, slot]`` (float), the keyed kernel's
-scalar arrays ``sc`` (window, kind, warmup, budgets) and ``fsc`` (the per-side denominators), and
-``bs = [slots used, R held, S held]``. It can be pickled between feeds.
+scalar arrays ``sc`` (window, kind, warmup, budgets, online flag) and ``fsc`` (the per-side
+denominators), ``bs = [slots used, R held, S held, R seen, S seen]`` and the histogram of
+:mod:`.estimator` (``h_lo``, ``h_width``, Fenwick counts ``h_fen``). With the online estimator
+the histogram learns each batch after the join and every held tuple's numerator is recomputed
+(O(M d log bins) per step). It can be pickled between feeds.
 """
 
 from __future__ import annotations
@@ -22,13 +25,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..online.kernel import (P_KIND, P_M, P_MR, P_VARIABLE, P_W, P_WARMUP, RAND, SCHEDULE,
-                             _tuple_before)
+from ..online.kernel import (F_TOT_R, P_KIND, P_M, P_MR, P_ONLINE, P_VARIABLE, P_W, P_WARMUP, RAND,
+                             SCHEDULE, _tuple_before)
+from .estimator import add_to_bins, band_denominator, band_numerator
 from .exact import batch_end
 
 ERR_NONE, ERR_SCHEDULE_OVERFULL = 0, 1
 M_SEQ, M_SIDE, M_TIME = 0, 1, 2
-B_USED, B_HELD_R = 0, 1
+B_USED, B_HELD_R, B_SEEN_R = 0, 1, 3
+BS_FIELDS = 5
 
 
 @njit(cache=True, inline="always")
@@ -91,16 +96,15 @@ def _victim(mem, cnt, fsc, sc, bs, part, t, u):
 
 
 @njit(cache=True)
-def band_process(st, side, time, values, num, seq, draws, sched_left, dep, pairs):
+def band_process(st, side, time, values, seq, draws, sched_left, dep, pairs):
     """Run the band join over a feed of whole arrival batches sorted by time.
 
-    ``values[i]``: arrival i's scaled attributes; ``num[i]``: its priority numerator; ``seq``: its
-    global tuple number; ``draws``: one uniform number per arrival (RAND); ``sched_left[seq]``: the
+    ``values[i]``: arrival i's scaled attributes; ``seq``: its global tuple number; ``draws``: one uniform number per arrival (RAND); ``sched_left[seq]``: the
     replayed schedule (SCHEDULE). ``dep`` receives rows (seq, left, admitted); ``pairs`` (when
     non-empty) rows (r seq, s seq) of counted outputs, grown as needed.
     Returns (outputs, departures, pair rows, pairs array, error code).
     """
-    mem, vals, cnt, eps, sc, fsc, bs = st
+    mem, vals, cnt, eps, sc, fsc, bs, h_lo, h_width, h_fen = st
     w, warmup, kind, variable = sc[P_W], sc[P_WARMUP], sc[P_KIND], sc[P_VARIABLE]
     want = pairs.shape[0] > 0
     n = time.shape[0]
@@ -135,6 +139,15 @@ def band_process(st, side, time, values, num, seq, draws, sched_left, dep, pairs
                                 pairs[n_pairs, 1] = seq[x]
                                 n_pairs += 1
                             outputs += 1
+        # the online estimator learns this batch before deciding what to keep
+        if sc[P_ONLINE]:
+            for x in range(i, j):
+                add_to_bins(h_fen, h_lo, h_width, side[x], values[x])
+                bs[B_SEEN_R + side[x]] += 1
+            for s_ in range(2):
+                fsc[F_TOT_R + s_] = band_denominator(h_width, bs[B_SEEN_R + s_])
+            for p in range(bs[B_USED]):
+                cnt[1 - mem[M_SIDE, p], p] = band_numerator(h_fen, h_lo, h_width, mem[M_SIDE, p], vals[p], eps)
         # (2) expire what cannot meet a future arrival
         n_dep = _expire(mem, vals, cnt, bs, w, t, dep, n_dep)
         # (3) admit the batch, then evict down to the budgets
@@ -148,7 +161,7 @@ def band_process(st, side, time, values, num, seq, draws, sched_left, dep, pairs
             p = bs[B_USED]
             mem[M_SEQ, p], mem[M_SIDE, p], mem[M_TIME, p] = seq[x], side[x], t
             vals[p] = values[x]
-            cnt[1 - side[x], p] = num[x]
+            cnt[1 - side[x], p] = band_numerator(h_fen, h_lo, h_width, side[x], values[x], eps)
             cnt[side[x], p] = 0.0
             bs[B_USED] = p + 1
             bs[B_HELD_R + side[x]] += 1
@@ -174,7 +187,7 @@ def band_process(st, side, time, values, num, seq, draws, sched_left, dep, pairs
 @njit(cache=True)
 def band_flush(st, dep):
     """End of stream: every tuple still in memory is kept until it expires."""
-    mem, vals, cnt, eps, sc, fsc, bs = st
+    mem, vals, cnt, eps, sc, fsc, bs = st[:7]
     n_dep = 0
     while bs[B_USED] > 0:
         n_dep = _take(mem, vals, cnt, bs, 0, mem[M_TIME, 0] + sc[P_W] - 1, 1, dep, n_dep)

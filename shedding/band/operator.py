@@ -4,7 +4,8 @@ The band counterpart of :class:`shedding.online.engine.JoinOperator`: the same p
 (:mod:`shedding.online.policies`), the same :class:`~shedding.online.engine.FeedResult`, a state of
 plain numpy arrays that can be pickled between feeds, and the compiled loop of :mod:`.kernel`.
 Values arrive already scaled to integers (:class:`~.predicate.BandWorkload`); PROB and LIFE take
-their priorities from a static :class:`~.estimator.BandHistogram`.
+their priorities from a :class:`~.estimator.BandHistogram`, counted in advance (static) or
+learned from the arrivals (online).
 """
 
 from __future__ import annotations
@@ -25,14 +26,15 @@ _EMPTY_ROWS = np.zeros((0, 3), dtype=np.int64)
 class BandJoinOperator:
     """Sliding-window band join of R and S with at most ``memory`` tuples in join memory.
 
-    ``eps``: the scaled band width per attribute; ``histogram``: the static estimate behind PROB
-    and LIFE (unused by RAND and the schedule replay). Feed whole time steps in time order with
-    :meth:`feed`; call :meth:`finish` at the end of the stream.
+    ``eps``: the scaled band width per attribute; ``histogram``: the estimate behind PROB and LIFE
+    (unused by RAND and the schedule replay): its counts are used as given, or with
+    ``online=True`` its layout only, the counts being learned from the arrivals. Feed whole time
+    steps in time order with :meth:`feed`; call :meth:`finish` at the end of the stream.
     """
 
     def __init__(self, window: int, memory: int, policy: str | Policy, eps: np.ndarray, *,
                  histogram: BandHistogram | None = None, memory_split: tuple[int, int] | None = None,
-                 warmup: int = 0, seed: int = 0, pairs: bool = False,
+                 warmup: int = 0, seed: int = 0, pairs: bool = False, online: bool = False,
                  schedule_left: np.ndarray | None = None) -> None:
         self.window = check_window(window)
         self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
@@ -41,12 +43,15 @@ class BandJoinOperator:
             raise ShedError(f"warmup must be >= 0, got {warmup}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ShedError(f"the policy seed (--policy-seed) must be an integer >= 0, got {seed!r}")
-        if self.policy.kind in (K.PROB, K.LIFE) and histogram is None:
-            raise ShedError(f"policy {self.policy.name} ranks tuples by a histogram; pass one")
+        if histogram is None:
+            if self.policy.kind in (K.PROB, K.LIFE):
+                raise ShedError(f"policy {self.policy.name} ranks tuples by a histogram; pass one")
+            d = len(np.atleast_1d(eps))
+            histogram = BandHistogram(np.zeros(d, np.int64), np.ones(d, np.int64), np.zeros((2, d, 2), np.int64),
+                                      np.zeros(2, np.int64))
         if self.policy.kind == K.SCHEDULE and schedule_left is None:
             raise ShedError(f"policy {self.policy.name} replays a schedule; pass schedule_left")
         self.eps = np.ascontiguousarray(eps, dtype=np.int64)
-        self.histogram = histogram
         self._sched = np.ascontiguousarray(schedule_left if schedule_left is not None else np.zeros(1), np.int64)
         self.want_pairs = pairs
         self._rng = np.random.default_rng(seed)
@@ -55,11 +60,14 @@ class BandJoinOperator:
         sc = np.zeros(K.SC_FIELDS, dtype=np.int64)
         sc[K.P_W], sc[K.P_M], sc[K.P_MR], sc[K.P_MS] = self.window, self.memory, self.memory_r, self.memory_s
         sc[K.P_VARIABLE], sc[K.P_KIND], sc[K.P_WARMUP] = int(self.policy.variable), self.policy.kind, int(warmup)
+        sc[K.P_ONLINE] = int(online)
         fsc = np.zeros(K.FSC_FIELDS, dtype=np.float64)
-        if histogram is not None:
+        self._hist = (histogram.lo.astype(np.int64), histogram.width.astype(np.int64),
+                      np.zeros_like(histogram.fen) if online else histogram.fen.copy())
+        if not online:
             fsc[K.F_TOT_R], fsc[K.F_TOT_S] = histogram.denominators()
         self._sc, self._fsc = sc, fsc
-        self._bs = np.zeros(3, dtype=np.int64)
+        self._bs = np.zeros(BK.BS_FIELDS, dtype=np.int64)
         self._alloc(2)
 
     def _alloc(self, capacity: int) -> None:
@@ -73,7 +81,7 @@ class BandJoinOperator:
         self._mem, self._vals, self._cnt = mem, vals, cnt
 
     def _state(self) -> tuple:
-        return self._mem, self._vals, self._cnt, self.eps, self._sc, self._fsc, self._bs
+        return (self._mem, self._vals, self._cnt, self.eps, self._sc, self._fsc, self._bs, *self._hist)
 
     @property
     def in_memory(self) -> tuple[int, int]:
@@ -99,12 +107,10 @@ class BandJoinOperator:
         seq = np.arange(self._next_seq, self._next_seq + n, dtype=np.int64)
         if self.policy.kind == K.SCHEDULE and seq[-1] >= len(self._sched):
             raise ShedError("the schedule is shorter than the stream; pass a schedule for every tuple")
-        num = (self.histogram.numerators_of(side, values, self.eps) if self.histogram is not None
-               else np.zeros(n, dtype=np.float64))
         draws = self._rng.random(n) if self.policy.kind == K.RAND else np.zeros(1)
         dep = np.zeros((n + self._mem.shape[1], 3), dtype=np.int64)
         pairs = np.zeros((max(16, n), 2), dtype=np.int64) if self.want_pairs else np.zeros((0, 2), dtype=np.int64)
-        outputs, n_dep, n_pairs, pairs, err = BK.band_process(self._state(), side, time, values, num, seq, draws,
+        outputs, n_dep, n_pairs, pairs, err = BK.band_process(self._state(), side, time, values, seq, draws,
                                                               self._sched, dep, pairs)
         if err == BK.ERR_SCHEDULE_OVERFULL:
             raise ShedError("the schedule keeps more tuples than the memory allows; check its memory and split")

@@ -17,7 +17,7 @@ from ..errors import ShedError
 from ..model import RunResult, Schedule, check_memory
 from ..online import kernel as K
 from ..online.policies import get_policy
-from .estimator import DEFAULT_BINS, BandHistogram
+from .estimator import DEFAULT_BINS, ESTIMATORS, BandHistogram
 from .operator import BandJoinOperator
 from .exact import BandIndex, band_archive_metric, band_exact_pairs
 from .predicate import BandWorkload, eps_texts
@@ -48,16 +48,20 @@ def simulate_band(
     pairs: bool = False,
     schedule: Schedule | None = None,
     bins: int = DEFAULT_BINS,
+    estimator: str = "static",
     reference: BandReference | None = None,
 ) -> RunResult:
     """Run ``policy`` (exact, prob, life, rand, probv, lifev, randv, or opt-schedule /
     optv-schedule with ``schedule``) with ``memory`` tuples on the band join ``bw``. The
-    priorities come from the static histogram of the whole workload (``bins`` per attribute)."""
+    priorities come from a histogram with ``bins`` bins per attribute: ``static`` counts the whole
+    workload in advance, ``online`` the arrivals so far."""
     m, m_r, m_s = check_memory(memory, memory_split)
     wl = bw.workload
     ref = reference or BandReference.of(bw)
     name = policy.strip().lower()
-    params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": "static",
+    if estimator not in ESTIMATORS:
+        raise ShedError(f"unknown --estimator {estimator!r} for a band join; choose static or online")
+    params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator,
               "predicate": "band", "eps": eps_texts(bw), "attrs": list(bw.attrs)}
     started = _time.perf_counter()
     if name == "exact":
@@ -68,7 +72,9 @@ def simulate_band(
     pol = get_policy(name)
     if pol.kind == K.SCHEDULE and schedule is None:
         raise ShedError(f"policy {pol.name} needs a schedule to replay")
-    op = BandJoinOperator(wl.window, m, pol, bw.eps, histogram=BandHistogram.of(bw, bins),
+    online = estimator == "online"
+    histogram = (BandHistogram.layout if online else BandHistogram.of)(bw, bins)
+    op = BandJoinOperator(wl.window, m, pol, bw.eps, histogram=histogram, online=online,
                           memory_split=(m_r, m_s), warmup=wl.warmup, seed=seed, pairs=pairs,
                           schedule_left=None if schedule is None else schedule.left)
     fed = op.feed(wl.side, wl.time, bw.values)
