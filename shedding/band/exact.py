@@ -58,7 +58,7 @@ def batch_end(time, i):
 def _sweep_count(side, time, rank, lo, hi, n_r, n_s, w, warmup):
     """The Fenwick sweep of the module docstring; ``rank[i]`` is tuple i's position in its side's
     value order, ``[lo[i], hi[i])`` its partners' rank range in the other side's value order."""
-    trees = (np.zeros(n_r + 1, np.int64), np.zeros(n_s + 1, np.int64))
+    trees = (np.zeros(n_r + 1, np.int32), np.zeros(n_s + 1, np.int32))  # 4 bytes a node: fewer cache misses
     n = time.shape[0]
     total = 0
     gone = 0  # tuples before this index have left their tree
