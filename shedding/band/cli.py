@@ -16,7 +16,6 @@ import pandas as pd
 
 from ..errors import ShedError
 from ..model import Workload
-from .estimator import DEFAULT_BINS
 from .predicate import BandWorkload, eps_texts, parse_eps
 
 PREDICATES = ("equi", "band")
