@@ -29,20 +29,11 @@ import numpy as np
 from numba import njit
 
 from ..errors import ShedError
+from .exact import fenwick_add, fenwick_prefix
 from .predicate import BandWorkload
 
 DEFAULT_BINS = 1024
 ESTIMATORS = ("static", "online")
-
-
-@njit(cache=True)
-def _prefix(fen, k):
-    """Sum of bins ``[0, k)`` of one Fenwick tree (``fen[0]`` unused)."""
-    s = 0
-    while k > 0:
-        s += fen[k]
-        k -= k & (-k)
-    return s
 
 
 @njit(cache=True)
@@ -54,11 +45,11 @@ def band_mass(fen, lo, width, v, eps):
     if a > b:
         return 0.0
     ba, bb = (a - lo) // width, (b - lo) // width
-    count_a = _prefix(fen, ba + 1) - _prefix(fen, ba)
+    count_a = fenwick_prefix(fen, ba + 1) - fenwick_prefix(fen, ba)
     if ba == bb:
         return float(count_a * (b - a + 1))
-    count_b = _prefix(fen, bb + 1) - _prefix(fen, bb)
-    inner = _prefix(fen, bb) - _prefix(fen, ba + 1)
+    count_b = fenwick_prefix(fen, bb + 1) - fenwick_prefix(fen, bb)
+    inner = fenwick_prefix(fen, bb) - fenwick_prefix(fen, ba + 1)
     return float(count_a * (lo + (ba + 1) * width - a) + count_b * (b - lo - bb * width + 1) + width * inner)
 
 
@@ -86,10 +77,7 @@ def add_to_bins(fen, lo, width, side, row):
     """Count one arrival of ``side`` in every attribute's histogram (outside values: end bins)."""
     n_bins = fen.shape[2] - 1
     for c in range(row.shape[0]):
-        k = min(max((row[c] - lo[c]) // width[c], 0), n_bins - 1) + 1
-        while k <= n_bins:
-            fen[side, c, k] += 1
-            k += k & (-k)
+        fenwick_add(fen[side, c], min(max((row[c] - lo[c]) // width[c], 0), n_bins - 1), 1)
 
 
 @njit(cache=True)

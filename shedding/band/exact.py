@@ -27,7 +27,7 @@ from .predicate import BandWorkload
 
 
 @njit(cache=True)
-def _fenwick_add(tree, i, v):
+def fenwick_add(tree, i, v):
     """Add v to entry i of a Fenwick tree (``tree[0]`` unused)."""
     i += 1
     while i < tree.shape[0]:
@@ -36,7 +36,7 @@ def _fenwick_add(tree, i, v):
 
 
 @njit(cache=True)
-def _fenwick_prefix(tree, i):
+def fenwick_prefix(tree, i):
     """Sum of entries [0, i)."""
     s = 0
     while i > 0:
@@ -67,17 +67,17 @@ def _sweep_count(side, time, rank, lo, hi, n_r, n_s, w, warmup):
         t = time[i]
         j = batch_end(time, i)
         while gone < i and time[gone] + w - 1 < t:
-            _fenwick_add(trees[side[gone]], rank[gone], -1)
+            fenwick_add(trees[side[gone]], rank[gone], -1)
             gone += 1
         # R arrivals meet S memory; then the batch's R tuples join; then S arrivals meet both
         for s_ in range(2):
             for x in range(i, j):
                 if side[x] == s_ and t >= warmup:
                     other = trees[1 - s_]
-                    total += _fenwick_prefix(other, hi[x]) - _fenwick_prefix(other, lo[x])
+                    total += fenwick_prefix(other, hi[x]) - fenwick_prefix(other, lo[x])
             for x in range(i, j):
                 if side[x] == s_:
-                    _fenwick_add(trees[s_], rank[x], 1)
+                    fenwick_add(trees[s_], rank[x], 1)
         i = j
     return total
 
