@@ -214,23 +214,39 @@ def simulate(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per policy instead of a table."),
     out_path: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON rows to this file.",
                                             show_default=False),
+    predicate: str = typer.Option("equi", "--predicate", help="equi (equal keys) or band (|r.a - s.a| <= eps on "
+                                  "every attribute of --attrs)."),
+    eps: Optional[str] = typer.Option(None, "--eps", help="Band joins: one band width per attribute, e.g. 0.5 or "
+                                      "0.5,2 (compared exactly as decimals).", show_default=False),
+    attrs: Optional[str] = typer.Option(None, "--attrs", help="Band joins: the numeric columns to compare "
+                                        "(default: key).", show_default=False),
+    bins: int = typer.Option(1024, "--bins", help="Band joins: histogram bins per attribute for PROB/LIFE."),
 ) -> None:
     """Run shedding policies on one workload and compare their output with EXACT.
 
     Example: shed simulate --policy exact,rand,prob,life --window 400 --memory 200
     """
+    from .band.cli import check_band_options
     from .online import Reference, simulate as run
     from .online.estimators import check_estimator
 
     names = _policies(policy)
     split = _parse_split(memory_split)
     estimator = check_estimator(estimator, decay)
+    band = check_band_options(predicate, eps, attrs, bins, estimator, decay)
     wl = load()
     _warn_past_end(wl)
     m = wl.window if memory is None else memory
-    ref = Reference.of(wl)
-    _warm_up(names)
     rows = []
+    if band is not None:
+        from .band.cli import band_results
+
+        with _busy("running the policies on the band join..."):
+            rows = [_row(wl, m, r, **r.get("options", {}), **{k: r[k] for k in ("predicate", "eps", "attrs")})
+                    for r in band_results(wl, band, names, m, split, policy_seed)]
+        names = []
+    ref = Reference.of(wl) if names else None
+    _warm_up(names)
     with _busy("running the policies..."):
         for name in names:
             if name in ("opt", "optv"):
@@ -253,6 +269,9 @@ def simulate(
             print(json.dumps(row))
     else:
         _print_table(wl, m, rows)
+        if band is not None:
+            out.print("band join: " + ", ".join(f"|r.{a} - s.{a}| <= {e}" for a, e in zip(rows[0]["attrs"], rows[0]["eps"]))
+                      if rows else "band join", markup=False, highlight=False)
         if out_path is not None:
             out.print(f"results written to {escape(str(out_path))}")
 

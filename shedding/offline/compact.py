@@ -47,18 +47,28 @@ def build_compact(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variab
     split and ``[M]`` for the variable one."""
     lo, hi = later_counted_ranges(wl, ks)
     useful = np.flatnonzero(hi > lo)
+    owner, pos = ranges_to_positions(lo[useful], hi[useful])
+    return star_network(wl, group_caps, variable, useful, owner, ks.time_of(pos), ks.span,
+                        same_time_pairs(wl, ks))
+
+
+def star_network(wl: Workload, group_caps: np.ndarray, variable: bool, useful: np.ndarray, owner: np.ndarray,
+                 when: np.ndarray, span: int, constant: int) -> FlowGraph:
+    """The star network from "which later arrivals match this tuple", for any join predicate.
+
+    ``useful``: the tuples with a counted later partner; one entry per counted later partner,
+    sorted by (``owner``, ``when``): ``owner`` indexes ``useful`` and ``when`` is the partner's
+    arrival time (> the owner's). ``span`` exceeds every time; ``constant`` is the number of
+    same-time pairs (always produced)."""
     group = groups_of(wl, variable)[useful]
     start = wl.time[useful]
-
-    owner, pos = ranges_to_positions(lo[useful], hi[useful])
-    when = ks.time_of(pos)
-    last = np.ones(len(pos), dtype=bool)  # keep one exit per distinct partner time
+    last = np.ones(len(owner), dtype=bool)  # keep one exit per distinct partner time
     last[:-1] = (owner[1:] != owner[:-1]) | (when[1:] != when[:-1])
-    gain = (pos - lo[useful][owner] + 1)[last]
+    gain = (np.arange(len(owner)) - np.searchsorted(owner, owner) + 1)[last]
     owner, when = owner[last], when[last]
 
     codes, node, (tl_tail, tl_head, tl_group) = timeline_nodes(
-        np.concatenate([group, group[owner]]), np.concatenate([start, when]), ks.span)
+        np.concatenate([group, group[owner]]), np.concatenate([start, when]), span)
     n_timeline = len(codes)
     star = n_timeline + np.arange(len(useful))
     tails, heads, caps, costs = concat_arcs([
@@ -66,7 +76,7 @@ def build_compact(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variab
         (node(group, start), star, 1, 0),
         (star[owner], node(group[owner], when), 1, -gain),
     ])
-    supply_nodes, supplies = timeline_supplies(codes, ks.span, group_caps)
+    supply_nodes, supplies = timeline_supplies(codes, span, group_caps)
     first_exit = len(tl_tail) + len(useful)
 
     def decode(flows: np.ndarray) -> Schedule:
@@ -76,4 +86,4 @@ def build_compact(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variab
         return Schedule(left > wl.time, left)
 
     return FlowGraph(n_timeline + len(useful), tails, heads, caps, costs, supply_nodes, supplies,
-                     same_time_pairs(wl, ks), decode)
+                     constant, decode)

@@ -113,6 +113,13 @@ def _check_memory(memory: object, split: object, allocation: str) -> tuple[int, 
     return check_memory(memory, split)  # type: ignore[arg-type]
 
 
+def group_caps(wl: Workload, m: int, m_r: int | None, m_s: int | None, variable: bool) -> np.ndarray:
+    """The timeline capacities: ``[M]`` (variable split) or ``[M_R, M_S]``, each cut to the tuples
+    of its group (no schedule holds more, so a larger M changes nothing)."""
+    sizes = [len(wl)] if variable else [wl.n_r, wl.n_s]
+    return np.minimum([m] if variable else [m_r, m_s], sizes).astype(np.int64)
+
+
 def solve_ortools(graph: FlowGraph) -> tuple[int, np.ndarray]:
     """Solve with OR-Tools' ``SimpleMinCostFlow`` (the reference); returns (optimal cost, arc flows)."""
     if graph.n_arcs == 0:
@@ -179,10 +186,7 @@ def solve_opt(
         raise ShedError(
             f"the {graph} OPT graph would need about {_size(need)} ({nodes} nodes, {arcs} arcs), over the "
             f"{max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib or shorten the workload")
-    # no schedule holds more tuples of a group than the group has, so larger M changes nothing
-    sizes = [len(wl)] if variable else [wl.n_r, wl.n_s]
-    caps = np.minimum([m] if variable else [m_r, m_s], sizes).astype(np.int64)
-    net = build(wl, ks, caps, variable)
+    net = build(wl, ks, group_caps(wl, m, m_r, m_s, variable), variable)
     t1 = time.perf_counter()
     cost, flows = SOLVERS[solver](net)
     t2 = time.perf_counter()

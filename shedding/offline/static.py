@@ -355,19 +355,27 @@ def _index_dtype(largest: int) -> np.dtype:
 def _dp_choose(m: np.ndarray, n: np.ndarray, budget: int, deleting: bool) -> np.ndarray:
     """Paper DP over components in input order; returns the budget use q_i of each component."""
     sizes = m + n
+    return dp_over_tables([_gain(int(mi), int(ni), np.arange(min(int(mi + ni), budget) + 1), deleting)
+                           for mi, ni in zip(m.tolist(), n.tolist())], sizes, budget)
+
+
+def dp_over_tables(gains: Sequence[np.ndarray], sizes: np.ndarray, budget: int) -> np.ndarray:
+    """The paper's DP (§3.1.1) T(i, j) = max_q T(i-1, j-q) + g_i(q) for any per-component gain
+    tables ``gains[i][q]``, q = 0..min(sizes[i], budget); returns the budget use q_i of each
+    component (using exactly ``budget`` in all, which needs ``budget <= sum(sizes)``)."""
+    sizes = np.asarray(sizes, dtype=np.int64)
     reach = np.minimum(np.cumsum(sizes), budget)  # row i covers j = 0..reach[i]
     _check_cells(int(reach.sum()) + len(sizes), "paper DP")
-    dtype = _index_dtype(min(int(sizes.max()), budget))
+    dtype = _index_dtype(min(int(sizes.max()), budget) if len(sizes) else 0)
     table = np.zeros(1, dtype=np.int64)  # T(0, 0) = 0
     choices = []
     for i, size in enumerate(sizes.tolist()):
         qmax = min(size, budget)
-        gains = _gain(int(m[i]), int(n[i]), np.arange(qmax + 1), deleting)
         row = np.full(int(reach[i]) + 1, NEG, dtype=np.int64)
         choice = np.zeros(len(row), dtype=dtype)
         for q in range(qmax + 1):
             hi = min(len(row), q + len(table))  # j - q must index table
-            cand = table[: hi - q] + gains[q]
+            cand = table[: hi - q] + gains[i][q]
             seg = row[q:hi]
             np.copyto(choice[q:hi], q, where=cand > seg)
             np.maximum(seg, cand, out=seg)

@@ -40,6 +40,19 @@ _EMPTY_INT = np.zeros(0, dtype=np.int64)
 _EMPTY_ROWS = np.zeros((0, 3), dtype=np.int64)
 
 
+def check_feed(side: np.ndarray, time: np.ndarray, last_time: int | None) -> np.ndarray:
+    """Refuse a feed that is not whole time steps in time order after ``last_time``, or has a side
+    other than 0/1; returns the start index of every arrival batch (``time`` is not empty)."""
+    if np.any(np.diff(time) < 0):
+        raise ShedError("times go backwards inside the batch; sort arrivals by time")
+    if last_time is not None and time[0] <= last_time:
+        raise ShedError(f"time {time[0]} is not after the last processed time {last_time}; "
+                        "feed whole time steps in order")
+    if np.any((side != 0) & (side != 1)):
+        raise ShedError("side must be 0 (R) or 1 (S)")
+    return np.flatnonzero(np.r_[True, time[1:] != time[:-1]])
+
+
 def _pow2(n: int) -> int:
     return 1 << max(0, (max(n, 1) - 1).bit_length())
 
@@ -203,16 +216,8 @@ class JoinOperator:
             raise ShedError("side, time and key must have the same length")
         if n == 0:
             return FeedResult(0, _EMPTY_ROWS, _EMPTY_ROWS, np.zeros((0, 2), dtype=np.int64))
-        if np.any(np.diff(time) < 0):
-            raise ShedError("times go backwards inside the batch; sort arrivals by time")
-        if self._last_time is not None and time[0] <= self._last_time:
-            raise ShedError(
-                f"time {time[0]} is not after the last processed time {self._last_time}; "
-                "feed whole time steps in order")
-        if np.any((side != 0) & (side != 1)):
-            raise ShedError("side must be 0 (R) or 1 (S)")
+        starts = check_feed(side, time, self._last_time)
         ids = self._map_keys(key)
-        starts = np.flatnonzero(np.r_[True, time[1:] != time[:-1]])
         max_batch = int(np.max(np.diff(np.r_[starts, n])))
         # memory never holds more than M tuples, nor more than it holds now plus this feed
         need = min(self.memory, sum(self.in_memory) + n) + max_batch + 1

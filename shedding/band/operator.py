@@ -1,0 +1,124 @@
+"""The band join operator: fed arrival batches, it holds at most M tuples (issue 13).
+
+The band counterpart of :class:`shedding.online.engine.JoinOperator`: the same policies
+(:mod:`shedding.online.policies`), the same :class:`~shedding.online.engine.FeedResult`, a state of
+plain numpy arrays that can be pickled between feeds, and the compiled loop of :mod:`.kernel`.
+Values arrive already scaled to integers (:class:`~.predicate.BandWorkload`); PROB and LIFE take
+their priorities from a :class:`~.estimator.BandHistogram`, counted in advance (static) or
+learned from the arrivals (online).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShedError
+from ..model import check_memory, check_window
+from ..online import kernel as K
+from ..online.engine import FeedResult, check_feed
+from ..online.policies import Policy, get_policy
+from . import kernel as BK
+from .estimator import BandHistogram
+
+_EMPTY_ROWS = np.zeros((0, 3), dtype=np.int64)
+
+
+class BandJoinOperator:
+    """Sliding-window band join of R and S with at most ``memory`` tuples in join memory.
+
+    ``eps``: the scaled band width per attribute; ``histogram``: the estimate behind PROB and LIFE
+    (unused by RAND and the schedule replay): its counts are used as given, or with
+    ``online=True`` its layout only, the counts being learned from the arrivals. Feed whole time
+    steps in time order with :meth:`feed`; call :meth:`finish` at the end of the stream.
+    """
+
+    def __init__(self, window: int, memory: int, policy: str | Policy, eps: np.ndarray, *,
+                 histogram: BandHistogram | None = None, memory_split: tuple[int, int] | None = None,
+                 warmup: int = 0, seed: int = 0, pairs: bool = False, online: bool = False,
+                 schedule_left: np.ndarray | None = None) -> None:
+        self.window = check_window(window)
+        self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
+        self.policy = policy if isinstance(policy, Policy) else get_policy(policy)
+        if int(warmup) < 0:
+            raise ShedError(f"warmup must be >= 0, got {warmup}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ShedError(f"the policy seed (--policy-seed) must be an integer >= 0, got {seed!r}")
+        if histogram is None:
+            if self.policy.kind in (K.PROB, K.LIFE):
+                raise ShedError(f"policy {self.policy.name} ranks tuples by a histogram; pass one")
+            d = len(np.atleast_1d(eps))
+            histogram = BandHistogram(np.zeros(d, np.int64), np.ones(d, np.int64), np.zeros((2, d, 2), np.int64),
+                                      np.zeros(2, np.int64))
+        if self.policy.kind == K.SCHEDULE and schedule_left is None:
+            raise ShedError(f"policy {self.policy.name} replays a schedule; pass schedule_left")
+        self.eps = np.ascontiguousarray(eps, dtype=np.int64)
+        self._sched = np.ascontiguousarray(schedule_left if schedule_left is not None else np.zeros(1), np.int64)
+        self.want_pairs = pairs
+        self._rng = np.random.default_rng(seed)
+        self._next_seq = 0
+        self._last_time: int | None = None
+        sc = np.zeros(K.SC_FIELDS, dtype=np.int64)
+        sc[K.P_W], sc[K.P_M], sc[K.P_MR], sc[K.P_MS] = self.window, self.memory, self.memory_r, self.memory_s
+        sc[K.P_VARIABLE], sc[K.P_KIND], sc[K.P_WARMUP] = int(self.policy.variable), self.policy.kind, int(warmup)
+        sc[K.P_ONLINE] = int(online)
+        fsc = np.zeros(K.FSC_FIELDS, dtype=np.float64)
+        self._hist = (histogram.lo.astype(np.int64), histogram.width.astype(np.int64),
+                      np.zeros_like(histogram.fen) if online else histogram.fen.copy())
+        if not online:
+            fsc[K.F_TOT_R], fsc[K.F_TOT_S] = histogram.denominators()
+        self._sc, self._fsc = sc, fsc
+        self._bs = np.zeros(BK.BS_FIELDS, dtype=np.int64)
+        self._alloc(2)
+
+    def _alloc(self, capacity: int) -> None:
+        """(Re)allocate the slots for ``capacity`` tuples, keeping the content."""
+        used = int(self._bs[BK.B_USED])
+        mem = np.zeros((3, capacity), dtype=np.int64)
+        vals = np.zeros((capacity, len(self.eps)), dtype=np.int64)
+        cnt = np.zeros((2, capacity), dtype=np.float64)
+        if used:
+            mem[:, :used], vals[:used], cnt[:, :used] = self._mem[:, :used], self._vals[:used], self._cnt[:, :used]
+        self._mem, self._vals, self._cnt = mem, vals, cnt
+
+    def _state(self) -> tuple:
+        return (self._mem, self._vals, self._cnt, self.eps, self._sc, self._fsc, self._bs, *self._hist)
+
+    @property
+    def in_memory(self) -> tuple[int, int]:
+        """(R tuples, S tuples) in join memory now."""
+        return int(self._bs[BK.B_HELD_R]), int(self._bs[BK.B_HELD_R + 1])
+
+    def feed(self, side: np.ndarray, time: np.ndarray, values: np.ndarray) -> FeedResult:
+        """Process arrivals sorted by time (``values``: N x d scaled integers); every time step
+        must be complete in one call."""
+        side = np.ascontiguousarray(side, dtype=np.int64)
+        time = np.ascontiguousarray(time, dtype=np.int64)
+        values = np.ascontiguousarray(values, dtype=np.int64).reshape(len(time), len(self.eps))
+        n = len(time)
+        if len(side) != n:
+            raise ShedError("side, time and values must have the same length")
+        if n == 0:
+            return FeedResult(0, _EMPTY_ROWS, _EMPTY_ROWS, np.zeros((0, 2), dtype=np.int64))
+        starts = check_feed(side, time, self._last_time)
+        max_batch = int(np.max(np.diff(np.r_[starts, n])))
+        need = min(self.memory, sum(self.in_memory) + n) + max_batch + 1
+        if need > self._mem.shape[1]:
+            self._alloc(max(need, min(2 * self._mem.shape[1], self.memory + max_batch + 1)))
+        seq = np.arange(self._next_seq, self._next_seq + n, dtype=np.int64)
+        if self.policy.kind == K.SCHEDULE and seq[-1] >= len(self._sched):
+            raise ShedError("the schedule is shorter than the stream; pass a schedule for every tuple")
+        draws = self._rng.random(n) if self.policy.kind == K.RAND else np.zeros(1)
+        dep = np.zeros((n + self._mem.shape[1], 3), dtype=np.int64)
+        pairs = np.zeros((max(16, n), 2), dtype=np.int64) if self.want_pairs else np.zeros((0, 2), dtype=np.int64)
+        outputs, n_dep, n_pairs, pairs, err = BK.band_process(self._state(), side, time, values, seq, draws,
+                                                              self._sched, dep, pairs)
+        if err == BK.ERR_SCHEDULE_OVERFULL:
+            raise ShedError("the schedule keeps more tuples than the memory allows; check its memory and split")
+        self._next_seq += n
+        self._last_time = int(time[-1])
+        return FeedResult(int(outputs), dep[:n_dep], _EMPTY_ROWS, pairs[:n_pairs])
+
+    def finish(self) -> np.ndarray:
+        """End of stream: the tuples still in memory stay until they expire; their departure rows."""
+        dep = np.zeros((self._mem.shape[1], 3), dtype=np.int64)
+        return dep[:BK.band_flush(self._state(), dep)]
