@@ -174,11 +174,13 @@ def solve_opt(
     t0 = time.perf_counter()
     ks = KeyedStreams.of(wl)  # one sorted index for the estimate, the network, EXACT and ArM
     nodes, arcs = estimate(wl, ks, variable)
-    need = estimate_bytes(nodes, arcs)
+    need = estimate_bytes(nodes, arcs, len(wl), solver)
     if need > max_graph_bytes:
         raise ShedError(
-            f"the {graph} OPT graph would need about {_size(need)} ({nodes} nodes, {arcs} arcs), over the "
-            f"{max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib or shorten the workload")
+            f"the {graph} OPT graph would need about {_size(need)} with the {solver} solver's workspace ({nodes} nodes, {arcs} arcs), "
+            f"over the 
+            f"{max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib, shorten the workload, or "
+            f"bound OPT with shed opt --bounds")
     # no schedule holds more tuples of a group than the group has, so larger M changes nothing
     sizes = [len(wl)] if variable else [wl.n_r, wl.n_s]
     caps = np.minimum([m] if variable else [m_r, m_s], sizes).astype(np.int64)
