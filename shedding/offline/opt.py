@@ -177,10 +177,9 @@ def solve_opt(
     need = estimate_bytes(nodes, arcs, len(wl), solver)
     if need > max_graph_bytes:
         raise ShedError(
-            f"the {graph} OPT graph would need about {_size(need)} with the {solver} solver's workspace ({nodes} nodes, {arcs} arcs), "
-            f"over the 
-            f"{max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib, shorten the workload, or "
-            f"bound OPT with shed opt --bounds")
+            f"the {graph} OPT graph would need about {_size(need)} with the {solver} solver's workspace ({nodes} "
+            f"nodes, {arcs} arcs), over the {max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib, "
+            f"shorten the workload, or bound OPT with shed opt --bounds")
     # no schedule holds more tuples of a group than the group has, so larger M changes nothing
     sizes = [len(wl)] if variable else [wl.n_r, wl.n_s]
     caps = np.minimum([m] if variable else [m_r, m_s], sizes).astype(np.int64)
