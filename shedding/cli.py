@@ -288,6 +288,8 @@ def opt(
     max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", help=MAX_GRAPH_HELP),
     schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the optimal schedule "
                                                 "(per tuple: admitted, left) as Parquet.", show_default=False),
+    bounds: bool = typer.Option(False, "--bounds", help="Print a lower and an upper bound on OPT and their gap "
+                                "instead of solving it exactly (any workload size; docs/bounds.md)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
 ) -> None:
     """OPT-offline (paper section 3.2): the best keep/evict schedule's output, by min-cost flow.
@@ -301,10 +303,15 @@ def opt(
     allocation, graph, solver = _choice(allocation), _choice(graph), _choice(solver)
     check_options(allocation, graph, solver)
     max_graph_bytes = _max_graph_bytes(max_graph_gib)
+    if bounds and schedule_out is not None:
+        raise ShedError("--schedule-out needs the exact OPT schedule; drop --bounds or --schedule-out")
     split = _parse_split(memory_split)
     wl = load()
     _warn_past_end(wl)
     m = wl.window if memory is None else memory
+    if bounds:
+        _print_bounds(wl, m, split, allocation, as_json)
+        return
     _warm_up(["opt"])
     with _busy(f"solving {'OPTV' if allocation == 'variable' else 'OPT'} ({len(wl):,} tuples)..."):
         res = solve_opt(wl, m, split, allocation=allocation, graph=graph, solver=solver,
@@ -324,6 +331,26 @@ def opt(
         optional=("build s", "solve s", "nodes", "arcs"))
     if schedule_out is not None:
         out.print(f"schedule written to {escape(str(schedule_out))}")
+
+
+def _print_bounds(wl: Workload, memory: int, split: Optional[tuple[int, int]], allocation: str,
+                  as_json: bool) -> None:
+    """``shed opt --bounds``: lower and upper bound on OPT / OPTV and their gap (docs/bounds.md)."""
+    from .offline import bound_opt
+
+    with _busy(f"bounding {'OPTV' if allocation == 'variable' else 'OPT'} ({len(wl):,} tuples)..."):
+        b = bound_opt(wl, memory, split, allocation=allocation)
+    row = {**b.as_dict(), **_workload_params(wl), "memory": memory}
+    if as_json:
+        print(json.dumps(row))
+        return
+    _print_header(wl, memory)
+    name = row["policy"].upper()
+    _print_fitted(
+        [("bound", "left"), ("outputs", "right"), ("EXACT", "right"), ("from", "left")],
+        [[f"{name} >=", f"{b.lower:,}", f"{b.exact:,}", b.lower_policy],
+         [f"{name} <=", f"{b.upper:,}", f"{b.exact:,}", f"Lagrangian, {b.iterations} steps"]])
+    out.print(f"gap {b.gap:.2%} of the upper bound; {b.seconds:.1f} s", markup=False)
 
 
 def _busy(text: str) -> AbstractContextManager:

@@ -21,6 +21,7 @@ from ..errors import ShedError
 from ..exact import KeyedStreams, exact_count
 from ..metrics import archive_metric
 from ..model import Schedule, Workload, check_memory
+from .bounds import Bounds, opt_bounds
 from .compact import build_compact, estimate_compact
 from .keyed import build_keyed, estimate_keyed
 from .network import FlowGraph, estimate_bytes
@@ -113,6 +114,14 @@ def _check_memory(memory: object, split: object, allocation: str) -> tuple[int, 
     return check_memory(memory, split)  # type: ignore[arg-type]
 
 
+def _group_caps(wl: Workload, m: int, m_r: int | None, m_s: int | None) -> np.ndarray:
+    """``[M_R, M_S]`` (fixed split) or ``[M]`` (variable, ``m_r is None``), each capped by the size
+    of its group: no schedule holds more tuples of a group than the group has."""
+    if m_r is None:
+        return np.minimum([m], [len(wl)]).astype(np.int64)
+    return np.minimum([m_r, m_s], [wl.n_r, wl.n_s]).astype(np.int64)
+
+
 def solve_ortools(graph: FlowGraph) -> tuple[int, np.ndarray]:
     """Solve with OR-Tools' ``SimpleMinCostFlow`` (the reference); returns (optimal cost, arc flows)."""
     if graph.n_arcs == 0:
@@ -180,10 +189,7 @@ def solve_opt(
             f"the {graph} OPT graph would need about {_size(need)} with the {solver} solver's workspace ({nodes} "
             f"nodes, {arcs} arcs), over the {max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib, "
             f"shorten the workload, or bound OPT with shed opt --bounds")
-    # no schedule holds more tuples of a group than the group has, so larger M changes nothing
-    sizes = [len(wl)] if variable else [wl.n_r, wl.n_s]
-    caps = np.minimum([m] if variable else [m_r, m_s], sizes).astype(np.int64)
-    net = build(wl, ks, caps, variable)
+    net = build(wl, ks, _group_caps(wl, m, m_r, m_s), variable)
     t1 = time.perf_counter()
     cost, flows = SOLVERS[solver](net)
     t2 = time.perf_counter()
@@ -204,3 +210,20 @@ def solve_opt(
         build_seconds=t1 - t0,
         solve_seconds=t2 - t1,
     )
+
+
+def bound_opt(
+    wl: Workload,
+    memory: int,
+    memory_split: tuple[int, int] | None = None,
+    allocation: str = "fixed",
+    iterations: int = 60,
+) -> Bounds:
+    """Lower and upper bounds on OPT / OPTV without solving the flow network (:mod:`.bounds`:
+    the best online policy's output and a Lagrangian relaxation of the memory limits); any
+    workload size, O(counted partners) per subgradient iteration."""
+    check_options(allocation, "compact", "ssp")
+    m, m_r, m_s = _check_memory(memory, memory_split, allocation)
+    ks = KeyedStreams.of(wl)
+    split = None if allocation == "variable" else (m_r, m_s)
+    return opt_bounds(wl, m, split, allocation, _group_caps(wl, m, m_r, m_s), ks, iterations)
