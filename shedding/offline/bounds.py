@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..exact import KeyedStreams, exact_count
 from ..model import Schedule, Workload
@@ -59,28 +60,24 @@ class Bounds:
                 "allocation": self.allocation, "iterations": self.iterations, "seconds": round(self.seconds, 4)}
 
 
-@njit(cache=True, nogil=True)
-def _relaxed(lo, hi, event_of_pos, start, group, prefix, held, choice, worth):
+@njit(cache=True, nogil=True, parallel=True)
+def _relaxed(lo, hi, event_of_pos, start, group, prefix, choice, worth):
     """Every tuple's best exit under the prices whose prefix sums are ``prefix[g, i]`` (sum of
-    the prices of events ``< i``). Adds +1 at the start and -1 at the exit event of each held
-    tuple to ``held`` (a difference array), writes each tuple's exit event (-1: not held) and
-    value to ``choice`` and ``worth``, and returns the sum of the tuples' best values."""
-    total = 0.0
-    for x in range(len(lo)):
-        g, a = group[x], start[x]
+    the prices of events ``< i``): writes its exit event (-1: not held) and value to ``choice``
+    and ``worth``. A tuple's scan stops once even all its remaining partners could not beat
+    the best value (gains grow by 1 per partner, costs never fall)."""
+    for x in prange(len(lo)):
+        g, a, first, end = group[x], start[x], lo[x], hi[x]
         base = prefix[g, a]
         best, exit_at = 0.0, -1
-        for p in range(lo[x], hi[x]):
-            k = event_of_pos[p]
-            value = (p - lo[x] + 1) - (prefix[g, k] - base)
+        for p in range(first, end):
+            cost = prefix[g, event_of_pos[p]] - base
+            if end - first - cost <= best:
+                break
+            value = (p - first + 1) - cost
             if value > best:
-                best, exit_at = value, k
+                best, exit_at = value, event_of_pos[p]
         choice[x], worth[x] = exit_at, best
-        if exit_at >= 0:
-            total += best
-            held[g, a] += 1
-            held[g, exit_at] -= 1
-    return total
 
 
 @njit(cache=True, nogil=True)
@@ -182,11 +179,14 @@ class Relaxation:
         n_groups, n_events = prices.shape
         prefix = np.zeros((n_groups, n_events + 1))
         np.cumsum(prices, axis=1, out=prefix[:, 1:])
-        diff = np.zeros((n_groups, n_events + 1), np.int64)
         choice, worth = np.empty(len(self.lo), np.int64), np.empty(len(self.lo))
-        gained = _relaxed(self.lo, self.hi, self.event_of_pos, self.start, self.group, prefix, diff, choice, worth)
-        held = np.cumsum(diff[:, :-1], axis=1)
-        return self.constant + gained + float(prices.sum(axis=1) @ self.caps), held, choice, worth
+        _relaxed(self.lo, self.hi, self.event_of_pos, self.start, self.group, prefix, choice, worth)
+        on = choice >= 0  # +1 at the start event, -1 at the exit event of every held tuple
+        cells = n_groups * (n_events + 1)
+        diff = (np.bincount(self.group[on] * (n_events + 1) + self.start[on], minlength=cells)
+                - np.bincount(self.group[on] * (n_events + 1) + choice[on], minlength=cells))
+        held = np.cumsum(diff.reshape(n_groups, n_events + 1)[:, :-1], axis=1)
+        return self.constant + float(worth.sum()) + float(prices.sum(axis=1) @ self.caps), held, choice, worth
 
     def repaired_schedule(self, wl: Workload, choice: np.ndarray, worth: np.ndarray) -> Schedule:
         """A feasible schedule near the relaxed choices (:func:`_repair`)."""
@@ -196,13 +196,16 @@ class Relaxation:
         return Schedule(left > wl.time, left)
 
 
-def lagrangian_upper_bound(relax: Relaxation, target: float, iterations: int = 60
-                           ) -> tuple[int, int, np.ndarray, np.ndarray]:
+def lagrangian_upper_bound(relax: Relaxation, target: float, iterations: int = 30,
+                           repair: Callable[[np.ndarray, np.ndarray], int] | None = None,
+                           repair_every: int = 10) -> tuple[int, int, float]:
     """The smallest ``L(lambda)`` met by projected subgradient steps (Polyak's step towards
     ``target``, a lower bound on OPT, with a step factor halved after 5 steps without
-    progress); returns (upper bound on OPT, iterations run, and the relaxed exits and values
-    at the best prices). ``L`` is rounded down: OPT is an integer (a relative 1e-9 absorbs
-    floating-point error)."""
+    progress); returns (upper bound on OPT, iterations run, best lower bound). Every
+    ``repair_every`` steps and at the end, ``repair`` turns the relaxed choices at the best
+    prices into a feasible schedule's output, which raises ``target`` (smaller, better aimed
+    steps) when it is higher. ``L`` is rounded down: OPT is an integer (a relative 1e-9
+    absorbs floating-point error)."""
     prices = np.zeros((len(relax.caps), len(relax.events)))
     best, theta, stale, it = np.inf, 1.0, 0, 0
     best_choice = best_worth = np.zeros(0)
@@ -214,23 +217,39 @@ def lagrangian_upper_bound(relax: Relaxation, target: float, iterations: int = 6
             stale += 1
             if stale >= 5:
                 theta, stale = theta / 2, 0
+        if repair is not None and it % repair_every == 0:
+            target = max(target, repair(best_choice, best_worth))
         step = relax.caps[:, None] - held  # subgradient; prices at 0 cannot go lower
         step[(prices <= 0) & (step > 0)] = 0
         norm = float((step.astype(np.float64) ** 2).sum())
         if norm == 0 or best - target < 1:  # complementary slackness holds / the bound is tight
             break
         prices = np.maximum(prices - theta * max(value - target, 1.0) / norm * step, 0.0)
-    return int(np.floor(best + 1e-9 * max(best, 1.0))), it, best_choice, best_worth
+    if repair is not None and it % repair_every != 0:
+        target = max(target, repair(best_choice, best_worth))
+    return int(np.floor(best + 1e-9 * max(best, 1.0))), it, target
 
 
-def replayed_output(wl: Workload, schedule: Schedule, memory: int, split: tuple[int, int] | None,
-                    allocation: str) -> int:
-    """The output of ``schedule`` replayed through the join engine (which refuses a schedule that
-    holds more than the memory allows), so a lower bound on OPT."""
-    from ..online import simulate
-
-    name = "opt-schedule" if allocation == "fixed" else "optv-schedule"
-    return simulate(wl, name, memory, memory_split=split, schedule=schedule).outputs
+def schedule_output(wl: Workload, ks: KeyedStreams, schedule: Schedule, caps: np.ndarray, variable: bool) -> int:
+    """The counted output of a schedule that holds every tuple at most until its window ends:
+    the same-time pairs plus, per held tuple, its counted later partners arriving up to the
+    step it leaves (a pair is produced iff its earlier member is held through the later's
+    arrival, DESIGN.md §1). Refuses (ValueError) a schedule that holds more than ``caps`` of a
+    group after some step, so the count is that of a feasible schedule, a lower bound on OPT."""
+    held = np.flatnonzero(schedule.admitted)
+    events = np.unique(wl.time)
+    group = groups_of(wl, variable)[held]
+    first = np.searchsorted(events, wl.time[held])
+    last = np.searchsorted(events, schedule.left[held])
+    size = len(events) + 1
+    diff = np.bincount(group * size + first, minlength=len(caps) * size) - np.bincount(
+        group * size + last, minlength=len(caps) * size)
+    if np.any(np.cumsum(diff.reshape(len(caps), size), axis=1) > np.asarray(caps)[:, None]):
+        raise ValueError("the schedule holds more tuples than the memory allows")
+    if np.any(schedule.left[held] > wl.time[held] + wl.window - 1):
+        raise ValueError("the schedule holds a tuple past its window")
+    lo, hi = ks.partner_ranges(wl, np.maximum(wl.time + 1, wl.warmup), np.where(schedule.admitted, schedule.left, -1))
+    return same_time_pairs(wl, ks) + int((hi - lo).sum())
 
 
 def online_lower_bound(wl: Workload, memory: int, split: tuple[int, int] | None, allocation: str) -> tuple[int, str]:
@@ -243,16 +262,20 @@ def online_lower_bound(wl: Workload, memory: int, split: tuple[int, int] | None,
 
 
 def opt_bounds(wl: Workload, memory: int, split: tuple[int, int] | None, allocation: str,
-               caps: np.ndarray, ks: KeyedStreams, iterations: int = 60) -> Bounds:
+               caps: np.ndarray, ks: KeyedStreams, iterations: int = 30) -> Bounds:
     """Lower and upper bounds on OPT (fixed split ``split = (M_R, M_S)``, ``caps`` the same
     capped by the group sizes) or OPTV (``split`` None, ``caps = [M]``); see the module
-    docstring. The lower bound is the better of the online policies and the relaxed schedule
-    repaired to fit the memory, both replayed through the join engine."""
+    docstring. The lower bound is the better of the online policies (run by the join engine) and
+    the relaxed schedule repaired to fit the memory (:func:`schedule_output`)."""
     started = time.perf_counter()
     lower, policy = online_lower_bound(wl, memory, split, allocation)
     relax = Relaxation.of(wl, ks, caps, allocation == "variable")
-    upper, its, choice, worth = lagrangian_upper_bound(relax, lower, iterations)
-    repaired = replayed_output(wl, relax.repaired_schedule(wl, choice, worth), memory, split, allocation)
-    if repaired > lower:
-        lower, policy = repaired, "lagrangian-repair"
+    online = lower
+
+    def repair(choice: np.ndarray, worth: np.ndarray) -> int:
+        return schedule_output(wl, ks, relax.repaired_schedule(wl, choice, worth), caps, allocation == "variable")
+
+    upper, its, repaired = lagrangian_upper_bound(relax, lower, iterations, repair)
+    if repaired > online:
+        lower, policy = int(repaired), "lagrangian-repair"
     return Bounds(lower, upper, policy, exact_count(wl, ks), allocation, its, time.perf_counter() - started)

@@ -217,7 +217,7 @@ def bound_opt(
     memory: int,
     memory_split: tuple[int, int] | None = None,
     allocation: str = "fixed",
-    iterations: int = 60,
+    iterations: int = 30,
 ) -> Bounds:
     """Lower and upper bounds on OPT / OPTV without solving the flow network (:mod:`.bounds`:
     the best online policy's output and a Lagrangian relaxation of the memory limits); any
