@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from shedding.datasets import zipf_workload
 from shedding.exact import KeyedStreams, exact_count
-from shedding.model import Schedule, Workload
+from shedding.model import Workload
 from shedding.offline import bound_opt, solve_opt
-from shedding.offline.bounds import Relaxation, schedule_output
+from shedding.offline.bounds import Relaxation
 from shedding.online import simulate
 
 from test_opt import brute_force, replay, split_of, tiny_workloads, zipf_like
@@ -66,18 +66,17 @@ def test_any_prices_give_an_upper_bound(seed: int, allocation: str, scale: float
 @pytest.mark.parametrize("allocation", ["fixed", "variable"])
 def test_repaired_schedule_is_feasible_and_counted_right(allocation: str) -> None:
     """The lower bound's repaired schedule obeys the memory (checked independently of the
-    engine), and its count (schedule_output) is what the pair rule and the engine's replay count."""
+    engine), and its count is what the pair rule and the engine's replay count."""
     wl = zipf_like(800, 40, 80, 4, domain=10)
     memory = 20
     relax = Relaxation.of(wl, KeyedStreams.of(wl), caps_of(wl, memory, allocation), allocation == "variable")
     _, _, choice, worth = relax.value(np.full((len(relax.caps), len(relax.events)), 0.3))
-    schedule = relax.repaired_schedule(wl, choice, worth)
+    schedule, output = relax.repaired(wl, choice, worth)
     split = split_of(memory, allocation)
     count = replay(wl, schedule, memory, split)
     engine = simulate(wl, f"{'opt' if allocation == 'fixed' else 'optv'}-schedule", memory, memory_split=split,
                       schedule=schedule).outputs
-    assert schedule_output(wl, KeyedStreams.of(wl), schedule, relax.caps.astype(int), allocation == "variable") \
-        == count == engine
+    assert output == count == engine
     assert 0 < count <= solve_opt(wl, memory, allocation=allocation).outputs
 
 
@@ -108,11 +107,3 @@ def test_cli_bounds_json_and_table() -> None:
 def test_cli_bounds_refuses_a_schedule_out(tmp_path) -> None:
     proc = shed("opt", "--bounds", "--schedule-out", str(tmp_path / "s.parquet"))
     assert proc.returncode == 2 and "--schedule-out" in proc.stderr and "\n" not in proc.stderr.strip()
-
-
-def test_schedule_output_refuses_an_overfull_schedule() -> None:
-    wl = zipf_like(300, 20, 0, 6, domain=5)
-    lo_all = Schedule(np.ones(len(wl), bool), np.minimum(wl.time + 19, wl.time.max()))
-    lo_all = Schedule(lo_all.left > wl.time, np.where(lo_all.left > wl.time, lo_all.left, wl.time))
-    with pytest.raises(ValueError, match="memory"):
-        schedule_output(wl, KeyedStreams.of(wl), lo_all, np.array([3, 3]), False)

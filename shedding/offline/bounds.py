@@ -32,8 +32,9 @@ from ..exact import KeyedStreams, exact_count
 from ..model import Schedule, Workload
 from .network import groups_of, later_counted_ranges, same_time_pairs
 
-#: The online policies whose best output is the lower bound, per allocation.
-LOWER_POLICIES = {"fixed": ("prob", "life"), "variable": ("probv", "lifev")}
+#: The online policies whose best output is the lower bound, per allocation (PROB, the paper's
+#: best online policy, §4; LIFE is rarely better and costs as much again).
+LOWER_POLICIES = {"fixed": ("prob",), "variable": ("probv",)}
 
 
 @dataclass
@@ -78,6 +79,23 @@ def _relaxed(lo, hi, event_of_pos, start, group, prefix, choice, worth):
             if value > best:
                 best, exit_at = value, event_of_pos[p]
         choice[x], worth[x] = exit_at, best
+
+
+@njit(cache=True, nogil=True)
+def _gains(lo, hi, event_of_pos, exits):
+    """Sum over tuples of their counted partners at events ``<= exits[x]`` (binary search in
+    each tuple's time-sorted partner range)."""
+    total = 0
+    for x in range(len(lo)):
+        a, b = lo[x], hi[x]
+        while a < b:
+            mid = (a + b) >> 1
+            if event_of_pos[mid] <= exits[x]:
+                a = mid + 1
+            else:
+                b = mid
+        total += a - lo[x]
+    return total
 
 
 @njit(cache=True, nogil=True)
@@ -188,12 +206,25 @@ class Relaxation:
         held = np.cumsum(diff.reshape(n_groups, n_events + 1)[:, :-1], axis=1)
         return self.constant + float(worth.sum()) + float(prices.sum(axis=1) @ self.caps), held, choice, worth
 
-    def repaired_schedule(self, wl: Workload, choice: np.ndarray, worth: np.ndarray) -> Schedule:
-        """A feasible schedule near the relaxed choices (:func:`_repair`)."""
+    def held_after(self, exits: np.ndarray) -> np.ndarray:
+        """Tuples of each group held after each event when every useful tuple leaves during
+        event ``exits[x]`` (its start event: never held)."""
+        n_groups, size = len(self.caps), len(self.events) + 1
+        diff = np.bincount(self.group * size + self.start, minlength=n_groups * size) - np.bincount(
+            self.group * size + exits, minlength=n_groups * size)
+        return np.cumsum(diff.reshape(n_groups, size), axis=1)[:, :-1]
+
+    def repaired(self, wl: Workload, choice: np.ndarray, worth: np.ndarray) -> tuple[Schedule, int]:
+        """A feasible schedule near the relaxed choices (:func:`_repair`) and its counted output:
+        the same-time pairs plus each held tuple's counted partners up to the event it leaves (a
+        pair is produced iff its earlier member is held through the later's arrival, DESIGN.md
+        §1). Raises ValueError if the schedule held more than the memory (a bug, never seen)."""
         exits = _repair(self.start, choice, worth, self.group, self.caps.astype(np.int64), len(self.events))
+        if np.any(self.held_after(exits) > self.caps[:, None]):
+            raise ValueError("the repaired schedule holds more tuples than the memory allows")
         left = wl.time.copy()
         left[self.useful] = self.events[exits]
-        return Schedule(left > wl.time, left)
+        return Schedule(left > wl.time, left), self.constant + int(_gains(self.lo, self.hi, self.event_of_pos, exits))
 
 
 def lagrangian_upper_bound(relax: Relaxation, target: float, iterations: int = 30,
@@ -230,28 +261,6 @@ def lagrangian_upper_bound(relax: Relaxation, target: float, iterations: int = 3
     return int(np.floor(best + 1e-9 * max(best, 1.0))), it, target
 
 
-def schedule_output(wl: Workload, ks: KeyedStreams, schedule: Schedule, caps: np.ndarray, variable: bool) -> int:
-    """The counted output of a schedule that holds every tuple at most until its window ends:
-    the same-time pairs plus, per held tuple, its counted later partners arriving up to the
-    step it leaves (a pair is produced iff its earlier member is held through the later's
-    arrival, DESIGN.md §1). Refuses (ValueError) a schedule that holds more than ``caps`` of a
-    group after some step, so the count is that of a feasible schedule, a lower bound on OPT."""
-    held = np.flatnonzero(schedule.admitted)
-    events = np.unique(wl.time)
-    group = groups_of(wl, variable)[held]
-    first = np.searchsorted(events, wl.time[held])
-    last = np.searchsorted(events, schedule.left[held])
-    size = len(events) + 1
-    diff = np.bincount(group * size + first, minlength=len(caps) * size) - np.bincount(
-        group * size + last, minlength=len(caps) * size)
-    if np.any(np.cumsum(diff.reshape(len(caps), size), axis=1) > np.asarray(caps)[:, None]):
-        raise ValueError("the schedule holds more tuples than the memory allows")
-    if np.any(schedule.left[held] > wl.time[held] + wl.window - 1):
-        raise ValueError("the schedule holds a tuple past its window")
-    lo, hi = ks.partner_ranges(wl, np.maximum(wl.time + 1, wl.warmup), np.where(schedule.admitted, schedule.left, -1))
-    return same_time_pairs(wl, ks) + int((hi - lo).sum())
-
-
 def online_lower_bound(wl: Workload, memory: int, split: tuple[int, int] | None, allocation: str) -> tuple[int, str]:
     """The best output among the online policies of :data:`LOWER_POLICIES` (each a feasible
     schedule, run through the join engine); returns (output, policy)."""
@@ -265,15 +274,15 @@ def opt_bounds(wl: Workload, memory: int, split: tuple[int, int] | None, allocat
                caps: np.ndarray, ks: KeyedStreams, iterations: int = 30) -> Bounds:
     """Lower and upper bounds on OPT (fixed split ``split = (M_R, M_S)``, ``caps`` the same
     capped by the group sizes) or OPTV (``split`` None, ``caps = [M]``); see the module
-    docstring. The lower bound is the better of the online policies (run by the join engine) and
-    the relaxed schedule repaired to fit the memory (:func:`schedule_output`)."""
+    docstring. The lower bound is the better of the online policy (run by the join engine) and
+    the relaxed schedule repaired to fit the memory (:meth:`Relaxation.repaired`)."""
     started = time.perf_counter()
     lower, policy = online_lower_bound(wl, memory, split, allocation)
     relax = Relaxation.of(wl, ks, caps, allocation == "variable")
     online = lower
 
     def repair(choice: np.ndarray, worth: np.ndarray) -> int:
-        return schedule_output(wl, ks, relax.repaired_schedule(wl, choice, worth), caps, allocation == "variable")
+        return relax.repaired(wl, choice, worth)[1]
 
     upper, its, repaired = lagrangian_upper_bound(relax, lower, iterations, repair)
     if repaired > online:
