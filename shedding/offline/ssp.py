@@ -14,8 +14,11 @@ is the primal-dual successive-shortest-path method (Ahuja, Magnanti, Orlin, *Net
    along the sink's path in the shortest-path tree, and depth-first searches over the
    *admissible* arcs (residual, zero reduced cost) augment along every other shortest path of
    this length;
-3. phases repeat until the supply is routed: at most one per distinct augmenting path length,
-   so at most ``M + 1``, each O(arcs).
+3. phases repeat until the supply is routed: at most one per unit of flow, each O(arcs). The
+   depth-first searches are skipped after a miss for a doubling number of phases (profile at
+   Zipf N = 200,000, w = 400: a phase mostly sends one unit and the failed search cost 19% of
+   the solve); the Dijkstra of the next phase finds those paths anyway, so the result stays
+   the optimum.
 
 Integral capacities give an integral optimum (§3.2.2, Theorem 2). OR-Tools stays the reference
 backend; the tests check that both find the same optimum.
@@ -316,12 +319,20 @@ def _solve(n, tails, heads, caps, costs, supply_nodes, supplies):
     for s in supplies:
         total += max(s, 0)
     sent = 0
+    phase, gap, next_search = 0, 1, 1
     while sent < total:
         if not _dijkstra(start, to, res, cost, pot, source, sink, dw):
             return -2, np.zeros(m0, np.int64)
         sent += _augment_tree(res, rev, to, dw[-1], source, sink, total - sent)
-        if sent < total:
-            sent += _augment(start, to, res, cost, rev, pot, source, sink, total - sent, aw)
+        phase += 1
+        if sent < total and phase >= next_search:
+            more = _augment(start, to, res, cost, rev, pot, source, sink, total - sent, aw)
+            sent += more
+            # a search that finds no second path of this length costs a sweep of the admissible
+            # network, and the next Dijkstra finds any such path anyway: after a miss, search
+            # again only after twice as many phases (up to 64); a hit searches every phase
+            gap = 1 if more > 0 else min(2 * gap, 64)
+            next_search = phase + gap
     flows = np.empty(m0, np.int64)
     for e in range(m0):
         flows[e] = caps[e] - res[first[e]]
