@@ -31,6 +31,7 @@ from numba import njit, prange
 from ..exact import KeyedStreams, exact_count
 from ..model import Schedule, Workload
 from .network import groups_of, later_counted_ranges, same_time_pairs
+from .ssp import _heap_pop, _heap_push
 
 #: The online policies whose best output is the lower bound, per allocation (PROB, the paper's
 #: best online policy, §4; LIFE is rarely better and costs as much again).
@@ -133,30 +134,10 @@ def _repair(start, choice, worth, group, caps, n_events):
             g = group[x]
             alive[x] = True
             count[g] += 1
-            k = size[g]  # push (worth, x)
-            size[g] += 1
-            while k > 0 and heap_v[g, (k - 1) >> 1] > worth[x]:
-                heap_v[g, k], heap_x[g, k] = heap_v[g, (k - 1) >> 1], heap_x[g, (k - 1) >> 1]
-                k = (k - 1) >> 1
-            heap_v[g, k], heap_x[g, k] = worth[x], x
+            size[g] = _heap_push(heap_v[g], heap_x[g], size[g], worth[x], x)
         for g in range(n_groups):
             while count[g] > caps[g]:  # pop the lowest value still held; drop it now
-                x = heap_x[g, 0]
-                size[g] -= 1
-                last_v, last_x = heap_v[g, size[g]], heap_x[g, size[g]]
-                k = 0
-                while True:
-                    c = 2 * k + 1
-                    if c >= size[g]:
-                        break
-                    if c + 1 < size[g] and heap_v[g, c + 1] < heap_v[g, c]:
-                        c += 1
-                    if last_v <= heap_v[g, c]:
-                        break
-                    heap_v[g, k], heap_x[g, k] = heap_v[g, c], heap_x[g, c]
-                    k = c
-                if size[g] > 0:
-                    heap_v[g, k], heap_x[g, k] = last_v, last_x
+                _, x, size[g] = _heap_pop(heap_v[g], heap_x[g], size[g])
                 if alive[x]:
                     alive[x] = False
                     count[g] -= 1
