@@ -105,6 +105,18 @@ def _parse_split(text: Optional[str]) -> Optional[tuple[int, int]]:
     return m_r, m_s
 
 
+def _max_graph_bytes(max_graph_gib: float) -> int:
+    """The --max-graph-gib limit in bytes (the OPT network's estimated peak, solver workspace
+    included, is refused above it)."""
+    if not math.isfinite(max_graph_gib) or max_graph_gib <= 0:
+        raise ShedError(f"--max-graph-gib must be a finite number > 0, got {max_graph_gib}")
+    return int(max_graph_gib * 2**30)
+
+
+MAX_GRAPH_HELP = ("OPT/OPTV: refuse, before building it, a network whose estimated peak memory (network plus "
+                  "solver workspace) is above this many GiB.")
+
+
 def _policies(text: str) -> list[str]:
     names = [p.strip().lower() for p in text.split(",") if p.strip()]
     if not names:
@@ -211,6 +223,7 @@ def simulate(
                                   "online: counts of what has arrived so far."),
     decay: float = typer.Option(1.0, "--decay", help="Online estimator: weight an arrival keeps per time step."),
     policy_seed: int = typer.Option(0, "--policy-seed", help="Seed of RAND's choices."),
+    max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", help=MAX_GRAPH_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per policy instead of a table."),
     out_path: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON rows to this file.",
                                             show_default=False),
@@ -234,6 +247,7 @@ def simulate(
     split = _parse_split(memory_split)
     estimator = check_estimator(estimator, decay)
     band = check_band_options(predicate, eps, attrs, bins, estimator, decay)
+    max_graph_bytes = _max_graph_bytes(max_graph_gib)
     wl = load()
     _warn_past_end(wl)
     m = wl.window if memory is None else memory
@@ -253,7 +267,7 @@ def simulate(
                 from .offline import solve_opt
 
                 opt = solve_opt(wl, m, split if name == "opt" else None,
-                                allocation="variable" if name == "optv" else "fixed")
+                                allocation="variable" if name == "optv" else "fixed", max_graph_bytes=max_graph_bytes)
                 rows.append(_row(wl, m, opt.as_dict()))
                 continue
             res = run(wl, name, m, memory_split=split, estimator=estimator, decay=decay, seed=policy_seed,
@@ -290,9 +304,11 @@ def opt(
                               "(the paper's Figure 2 network); all give the same optimum."),
     solver: str = typer.Option("ssp", "--solver", help="ssp (specialized exact solver) or ortools (OR-Tools "
                                "SimpleMinCostFlow, the reference)."),
-    max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", help="Refuse networks estimated above this size."),
+    max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", help=MAX_GRAPH_HELP),
     schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the optimal schedule "
                                                 "(per tuple: admitted, left) as Parquet.", show_default=False),
+    bounds: bool = typer.Option(False, "--bounds", help="Print a lower and an upper bound on OPT and their gap "
+                                "instead of solving it exactly (any workload size; docs/bounds.md)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
 ) -> None:
     """OPT-offline (paper section 3.2): the best keep/evict schedule's output, by min-cost flow.
@@ -305,16 +321,20 @@ def opt(
 
     allocation, graph, solver = _choice(allocation), _choice(graph), _choice(solver)
     check_options(allocation, graph, solver)
-    if not math.isfinite(max_graph_gib) or max_graph_gib <= 0:
-        raise ShedError(f"--max-graph-gib must be a finite number > 0, got {max_graph_gib}")
+    max_graph_bytes = _max_graph_bytes(max_graph_gib)
+    if bounds and schedule_out is not None:
+        raise ShedError("--schedule-out needs the exact OPT schedule; drop --bounds or --schedule-out")
     split = _parse_split(memory_split)
     wl = load()
     _warn_past_end(wl)
     m = wl.window if memory is None else memory
+    if bounds:
+        _print_bounds(wl, m, split, allocation, as_json)
+        return
     _warm_up(["opt"])
     with _busy(f"solving {'OPTV' if allocation == 'variable' else 'OPT'} ({len(wl):,} tuples)..."):
         res = solve_opt(wl, m, split, allocation=allocation, graph=graph, solver=solver,
-                        max_graph_bytes=int(max_graph_gib * 2**30))
+                        max_graph_bytes=max_graph_bytes)
     row = _row(wl, m, res.as_dict())
     if schedule_out is not None:
         _write_schedule(schedule_out, wl, res.schedule)
@@ -330,6 +350,26 @@ def opt(
         optional=("build s", "solve s", "nodes", "arcs"))
     if schedule_out is not None:
         out.print(f"schedule written to {escape(str(schedule_out))}")
+
+
+def _print_bounds(wl: Workload, memory: int, split: Optional[tuple[int, int]], allocation: str,
+                  as_json: bool) -> None:
+    """``shed opt --bounds``: lower and upper bound on OPT / OPTV and their gap (docs/bounds.md)."""
+    from .offline import bound_opt
+
+    with _busy(f"bounding {'OPTV' if allocation == 'variable' else 'OPT'} ({len(wl):,} tuples)..."):
+        b = bound_opt(wl, memory, split, allocation=allocation)
+    row = {**b.as_dict(), **_workload_params(wl), "memory": memory}
+    if as_json:
+        print(json.dumps(row))
+        return
+    _print_header(wl, memory)
+    name = row["policy"].upper()
+    _print_fitted(
+        [("bound", "left"), ("outputs", "right"), ("EXACT", "right"), ("from", "left")],
+        [[f"{name} >=", f"{b.lower:,}", f"{b.exact:,}", b.lower_policy],
+         [f"{name} <=", f"{b.upper:,}", f"{b.exact:,}", f"Lagrangian, {b.iterations} steps"]])
+    out.print(f"gap {b.gap:.2%} of the upper bound; {b.seconds:.1f} s", markup=False)
 
 
 def _busy(text: str) -> AbstractContextManager:

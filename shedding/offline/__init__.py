@@ -6,7 +6,8 @@ from .opt import (
     GRAPHS,
     SOLVERS,
     OptResult,
+    bound_opt,
     solve_opt,
 )
 
-__all__ = ["ALLOCATIONS", "DEFAULT_MAX_GRAPH_BYTES", "GRAPHS", "SOLVERS", "OptResult", "solve_opt"]
+__all__ = ["ALLOCATIONS", "DEFAULT_MAX_GRAPH_BYTES", "GRAPHS", "SOLVERS", "OptResult", "bound_opt", "solve_opt"]

@@ -22,11 +22,18 @@ import numpy as np
 from ..exact import KeyedStreams
 from ..model import R, S, Schedule, Workload
 
-#: Peak memory per arc and per node of building and solving a network: our arc arrays, the
-#: builder's temporaries and the solver's residual network (measured peaks: 177 B per arc with
-#: the ``ssp`` solver, 130 with OR-Tools, on the paper's graph at the paper's scale; rounded up).
-BYTES_PER_ARC = 180
-BYTES_PER_NODE = 100
+#: Bytes per arc of a built network (:class:`FlowGraph`: int32 tail and head, int64 capacity and
+#: cost) and per node of its timeline lookups.
+GRAPH_BYTES_PER_ARC = 24
+GRAPH_BYTES_PER_NODE = 16
+#: Bytes per workload tuple that live through a solve: the workload, its sorted index
+#: (:class:`~shedding.exact.KeyedStreams`), partner ranges, the schedule and the EXACT and ArM
+#: counts after it (measured: 0.2 KiB per tuple at N = 200,000 with few arcs; rounded up).
+BYTES_PER_TUPLE = 256
+#: OR-Tools' ``SimpleMinCostFlow`` on top of the built network, per arc and per node (its own
+#: arc arrays, residual state, flows read back; measured 100-110 B per arc, rounded up).
+ORTOOLS_BYTES_PER_ARC = 128
+ORTOOLS_BYTES_PER_NODE = 64
 
 
 @dataclass
@@ -53,9 +60,20 @@ class FlowGraph:
         return len(self.tails)
 
 
-def estimate_bytes(nodes: int, arcs: int) -> int:
-    """Estimated peak memory of building and solving a network of this size."""
-    return int(nodes) * BYTES_PER_NODE + int(arcs) * BYTES_PER_ARC
+def estimate_bytes(nodes: int, arcs: int, tuples: int = 0, solver: str = "ssp") -> int:
+    """Estimated peak memory of building and solving a network of (at most) this size: the
+    per-tuple state, the network's arrays and the solver's workspace on top of them
+    (:func:`~shedding.offline.ssp.workspace_bytes` for ``ssp``, measured constants for
+    ``ortools``). The builder's temporaries are freed before the solver starts and are smaller
+    than its workspace, so the solve is the peak."""
+    from .ssp import workspace_bytes
+
+    graph = int(arcs) * GRAPH_BYTES_PER_ARC + int(nodes) * GRAPH_BYTES_PER_NODE
+    if solver == "ortools":
+        work = int(arcs) * ORTOOLS_BYTES_PER_ARC + int(nodes) * ORTOOLS_BYTES_PER_NODE
+    else:
+        work = workspace_bytes(int(nodes), int(arcs), n_supplies=4)
+    return int(tuples) * BYTES_PER_TUPLE + graph + work
 
 
 def concat_arcs(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, ...]:

@@ -21,6 +21,7 @@ from ..errors import ShedError
 from ..exact import KeyedStreams, exact_count
 from ..metrics import archive_metric
 from ..model import Schedule, Workload, check_memory
+from .bounds import Bounds, opt_bounds
 from .compact import build_compact, estimate_compact
 from .keyed import build_keyed, estimate_keyed
 from .network import FlowGraph, estimate_bytes
@@ -181,11 +182,12 @@ def solve_opt(
     t0 = time.perf_counter()
     ks = KeyedStreams.of(wl)  # one sorted index for the estimate, the network, EXACT and ArM
     nodes, arcs = estimate(wl, ks, variable)
-    need = estimate_bytes(nodes, arcs)
+    need = estimate_bytes(nodes, arcs, len(wl), solver)
     if need > max_graph_bytes:
         raise ShedError(
-            f"the {graph} OPT graph would need about {_size(need)} ({nodes} nodes, {arcs} arcs), over the "
-            f"{max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib or shorten the workload")
+            f"the {graph} OPT graph would need about {_size(need)} with the {solver} solver's workspace ({nodes} "
+            f"nodes, {arcs} arcs), over the {max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib, "
+            f"shorten the workload, or bound OPT with shed opt --bounds")
     net = build(wl, ks, group_caps(wl, m, m_r, m_s, variable), variable)
     t1 = time.perf_counter()
     cost, flows = SOLVERS[solver](net)
@@ -207,3 +209,20 @@ def solve_opt(
         build_seconds=t1 - t0,
         solve_seconds=t2 - t1,
     )
+
+
+def bound_opt(
+    wl: Workload,
+    memory: int,
+    memory_split: tuple[int, int] | None = None,
+    allocation: str = "fixed",
+    iterations: int = 30,
+) -> Bounds:
+    """Lower and upper bounds on OPT / OPTV without solving the flow network (:mod:`.bounds`:
+    the best online policy's output and a Lagrangian relaxation of the memory limits); any
+    workload size, O(counted partners) per subgradient iteration."""
+    check_options(allocation, "compact", "ssp")
+    m, m_r, m_s = _check_memory(memory, memory_split, allocation)
+    ks = KeyedStreams.of(wl)
+    split = None if allocation == "variable" else (m_r, m_s)
+    return opt_bounds(wl, m, split, allocation, _group_caps(wl, m, m_r, m_s), ks, iterations)
