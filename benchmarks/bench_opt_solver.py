@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from shedding.datasets import zipf_workload  # noqa: E402
 from shedding.exact import KeyedStreams  # noqa: E402
 from shedding.offline import ssp as new_ssp  # noqa: E402
-from shedding.offline.opt import GRAPHS, _group_caps  # noqa: E402
+from shedding.offline.opt import GRAPHS, group_caps  # noqa: E402
 
 
 def old_solver(rev: str, folder: Path):
@@ -65,7 +65,7 @@ def main() -> None:
         for allocation in args.allocations.split(","):
             variable = allocation == "variable"
             m = args.memory
-            caps = _group_caps(wl, m, None, None) if variable else _group_caps(wl, m, m // 2, m - m // 2)
+            caps = group_caps(wl, m, None, None, True) if variable else group_caps(wl, m, m // 2, m - m // 2, False)
             for solver in (old, new_ssp):  # compile on a tiny network first
                 small = GRAPHS[args.graph][1](tiny, KeyedStreams.of(tiny), caps // 100 + 1, variable)
                 timed(solver, small)

@@ -225,4 +225,4 @@ def bound_opt(
     m, m_r, m_s = _check_memory(memory, memory_split, allocation)
     ks = KeyedStreams.of(wl)
     split = None if allocation == "variable" else (m_r, m_s)
-    return opt_bounds(wl, m, split, allocation, _group_caps(wl, m, m_r, m_s), ks, iterations)
+    return opt_bounds(wl, m, split, allocation, group_caps(wl, m, m_r, m_s, allocation == "variable"), ks, iterations)
