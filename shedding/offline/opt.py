@@ -149,6 +149,20 @@ def check_options(allocation: str, graph: str, solver: str) -> None:
         raise ShedError(f"unknown --solver {solver!r}; use one of: {', '.join(SOLVERS)}")
 
 
+def check_size(wl: Workload, allocation: str = "fixed", graph: str = "compact",
+               max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES, ks: KeyedStreams | None = None) -> tuple[int, int]:
+    """Refuse, before anything is built, a network whose estimated size exceeds ``max_graph_bytes``
+    (a ShedError naming the size and the flag that raises the limit); else (nodes, arcs)."""
+    check_options(allocation, graph, "ssp")
+    nodes, arcs = GRAPHS[graph][0](wl, ks or KeyedStreams.of(wl), allocation == "variable")
+    need = estimate_bytes(nodes, arcs)
+    if need > max_graph_bytes:
+        raise ShedError(
+            f"the {graph} OPT graph would need about {_size(need)} ({nodes} nodes, {arcs} arcs), over the "
+            f"{max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib or shorten the workload")
+    return nodes, arcs
+
+
 def solve_opt(
     wl: Workload,
     memory: int,
@@ -169,16 +183,11 @@ def solve_opt(
     check_options(allocation, graph, solver)
     m, m_r, m_s = _check_memory(memory, memory_split, allocation)
     variable = allocation == "variable"
-    estimate, build = GRAPHS[graph]
+    build = GRAPHS[graph][1]
 
     t0 = time.perf_counter()
     ks = KeyedStreams.of(wl)  # one sorted index for the estimate, the network, EXACT and ArM
-    nodes, arcs = estimate(wl, ks, variable)
-    need = estimate_bytes(nodes, arcs)
-    if need > max_graph_bytes:
-        raise ShedError(
-            f"the {graph} OPT graph would need about {_size(need)} ({nodes} nodes, {arcs} arcs), over the "
-            f"{max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib or shorten the workload")
+    check_size(wl, allocation, graph, max_graph_bytes, ks)
     # no schedule holds more tuples of a group than the group has, so larger M changes nothing
     sizes = [len(wl)] if variable else [wl.n_r, wl.n_s]
     caps = np.minimum([m] if variable else [m_r, m_s], sizes).astype(np.int64)
