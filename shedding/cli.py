@@ -64,7 +64,8 @@ app = typer.Typer(
 out = Console()
 err = Console(stderr=True)
 
-ONLINE_POLICIES = ["exact", "rand", "prob", "life", "randv", "probv", "lifev", "opt", "optv"]
+ONLINE_POLICIES = ["exact", "rand", "prob", "life", "randv", "probv", "lifev", "surv", "survv", "dual", "dualv",
+                   "fluid", "fluidv", "opt", "optv"]
 #: The keys of every JSON row of simulate and opt, in order (docs/shed-output.schema.json).
 ROW_FIELDS = ("policy", "outputs", "exact", "ratio", "arm", "memory", "memory_r", "memory_s", "seconds",
               "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed", "correlation",
@@ -199,7 +200,9 @@ def takes_workload(command: Callable[..., None]) -> Callable[..., None]:
 def simulate(
     load: Callable[[], Workload],
     policy: str = typer.Option("exact,rand,prob,life", "--policy", "-p",
-                               help="Comma list of: " + ", ".join(ONLINE_POLICIES) + "."),
+                               help="Comma list of: " + ", ".join(ONLINE_POLICIES) + ". surv: expected output over "
+                               "the realistic survival; dual: surplus over a memory price learned from OPT; fluid: "
+                               "the same at the fluid price (issue 11; a v suffix = variable split)."),
     memory: Optional[int] = typer.Option(None, "--memory", "-m",
                                          help="Join memory M in tuples (default: w, half of what EXACT needs).",
                                          show_default=False),
