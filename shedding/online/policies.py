@@ -16,7 +16,7 @@ from .kernel import DUAL, LIFE, PROB, RAND, SCHEDULE, SURV
 
 #: DUAL's price as a multiple of the fluid price, learned from OPT on training seeds
 #: (benchmarks/train_dual.py; fixed and variable split)
-DUAL_ALPHA, DUAL_ALPHA_V = 1.0, 1.0
+DUAL_ALPHA, DUAL_ALPHA_V = 0.724, 0.614
 
 
 @dataclass(frozen=True)
