@@ -48,11 +48,13 @@ CLS_FIELDS = 5
  SC_ARR_R, SC_ARR_S, SC_T0) = range(22)
 SC_FIELDS = 22
 # float scalars: side totals of the estimator, decay reference time and log growth per step; SURV's
-# horizon per partition, DUAL's price per side and its multiple of the fluid price
-F_TOT_R, F_TOT_S, F_TREF, F_LOGG, F_H0, F_H1, F_TH0, F_TH1, F_ALPHA = range(9)
-FSC_FIELDS = 9
-# SURV and DUAL re-derive their horizon / price every step for this many steps, then every this many
-PARAM_EVERY = 64
+# horizon per partition, DUAL's price per side and its multiple of the fluid price, and the side
+# totals SURV and DUAL divide by (the estimator's, as of their last parameter update)
+F_TOT_R, F_TOT_S, F_TREF, F_LOGG, F_H0, F_H1, F_TH0, F_TH1, F_ALPHA, F_N0, F_N1 = range(11)
+FSC_FIELDS = 11
+# SURV and DUAL re-derive their horizon / price (and rebuild the trees if it moved) at steps 0, 1,
+# 2, 4, ..., 2^k, and then every PARAM_EVERY steps (see ``param_step``)
+PARAM_EVERY = 256
 # tree planes
 T_WIN, T_CERT = 0, 1
 
@@ -107,12 +109,14 @@ def _before(cls, cnt, fsc, sc, side, ci, cj, t):
 def _value(cnt, fsc, sc, side, k, htime, t):
     """SURV and DUAL: the value of keeping a tuple of class (side, k) that arrived at ``htime``.
 
-    p = the partner probability c_other(k) / N_other (§3.3.1) and rem = its remaining lifetime.
+    p = the partner probability c_other(k) / N_other (§3.3.1), N_other as of the last parameter
+    update (so that the trees stay valid between updates under the online estimator), and rem =
+    its remaining lifetime.
     SURV: p * min(rem, H), the results it will still produce while it realistically survives, H
     being the mean residence time in a full partition (Little's law: M_part / arrivals per step).
     DUAL: (p - theta) * rem when p > theta, else p - theta: the surplus over the price theta of a
     memory slot per step (a slot freed now is refilled by a tuple worth theta per step)."""
-    n = fsc[F_TOT_R + 1 - side]
+    n = fsc[F_N0 + 1 - side]
     p = cnt[1 - side, k] / n if n > 0.0 else 0.0
     rem = htime + sc[P_W] - 1 - t
     if sc[P_KIND] == SURV:
@@ -124,7 +128,7 @@ def _value(cnt, fsc, sc, side, k, htime, t):
 @njit(cache=True, inline="always", _nrt=False)
 def _slope(cnt, fsc, sc, side, k, htime, t):
     """(value lost per step from t on, first time > t the slope may change; INF if never)."""
-    n = fsc[F_TOT_R + 1 - side]
+    n = fsc[F_N0 + 1 - side]
     p = cnt[1 - side, k] / n if n > 0.0 else 0.0
     rem = htime + sc[P_W] - 1 - t
     if sc[P_KIND] == SURV:
@@ -186,15 +190,24 @@ def _fluid_price(cnt, fsc, sc, part, t):
     return 0.0
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def param_step(step):
+    """Whether SURV and DUAL update their parameters at this step (0, 1, 2, 4, ..., then every
+    PARAM_EVERY): often while the rates settle, rarely after."""
+    return (step & (step - 1)) == 0 or step % PARAM_EVERY == 0
+
+
 @njit(cache=True)
 def _update_params(node, cls, cnt, fsc, tree, sc, t):
-    """SURV's horizons and DUAL's prices from the arrival rates seen so far (every step at first,
-    then every PARAM_EVERY steps; under the online estimator DUAL's every step, since its values
-    move with the totals); the trees are rebuilt when a value changed."""
-    step = sc[SC_STEP]
-    if not (step < PARAM_EVERY or step % PARAM_EVERY == 0 or (sc[P_KIND] == DUAL and sc[P_ONLINE])):
+    """SURV's horizons and DUAL's prices from the arrival rates seen so far, and the totals both
+    divide by, at the steps of :func:`param_step`; the trees are rebuilt when any of them moved."""
+    if not param_step(sc[SC_STEP]):
         return
-    changed = sc[P_ONLINE] == 1 and sc[P_KIND] == DUAL
+    changed = False
+    for s in range(2):
+        if fsc[F_N0 + s] != fsc[F_TOT_R + s]:
+            fsc[F_N0 + s] = fsc[F_TOT_R + s]
+            changed = True
     steps = max(t - sc[SC_T0] + 1, 1)
     for part in range(1 if sc[P_VARIABLE] else 2):
         if sc[P_KIND] == SURV:

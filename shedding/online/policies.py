@@ -60,3 +60,9 @@ def get_policy(name: str) -> Policy:
     except KeyError:
         valid = ", ".join(n for n in POLICIES if "schedule" not in n)
         raise ShedError(f"unknown policy {name!r}; choose from {valid}") from None
+
+
+def family(name: str) -> str:
+    """The fixed-split name of a policy (``survv`` -> ``surv``, ``prob`` -> ``prob``)."""
+    pol = get_policy(name)
+    return pol.name[:-1] if pol.variable else pol.name

@@ -521,7 +521,7 @@ def weather_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
 def _kind(rows: pd.DataFrame, exp: dict) -> str:
     """Which of the paper's claims an experiment reproduces."""
     figure = exp.get("figure", "memory")
-    if any(str(p).rstrip("v") in ("surv", "dual", "fluid") for p in exp.get("policies", [])):
+    if any(str(p) in ("surv", "survv", "dual", "dualv", "fluid", "fluidv") for p in exp.get("policies", [])):
         return "policies"  # issue 11's goal, whatever the figure (see .policy_findings)
     if figure != "memory":
         return figure
@@ -534,7 +534,7 @@ def _kind(rows: pd.DataFrame, exp: dict) -> str:
     return "memory"
 
 
-from .policy_findings import policies_checks, policies_notes  # noqa: E402 (it imports Check from here)
+from .policy_findings import policies_checks, policies_notes  # noqa: E402
 
 NOTES = {"policies": policies_notes, "weather": weather_notes, "memory": memory_notes, "uniform": uniform_notes, "variable": variable_notes,
          "skew": skew_notes, "domain": domain_notes, "share": share_notes}
