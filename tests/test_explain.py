@@ -17,15 +17,8 @@ from shedding.offline import solve_opt
 from shedding.reports.explain_html import write_explain_html
 
 from helpers import assert_one_line_error
-
-
-@st.composite
-def workloads(draw, max_n=28):
-    n = draw(st.integers(0, max_n))
-    times = sorted(draw(st.lists(st.integers(0, 12), min_size=n, max_size=n)))
-    sides = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
-    keys = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
-    return Workload(sides, times, keys, draw(st.integers(1, 5)), draw(st.integers(0, 5)))
+from test_cli_input import shed  # noqa: F401 (the fixture)
+from test_engine import workloads
 
 
 def _pairs(wl: Workload, against: str, policy_run, memory: int) -> set:
@@ -38,7 +31,7 @@ def _pairs(wl: Workload, against: str, policy_run, memory: int) -> set:
 
 
 @settings(max_examples=60, deadline=None)
-@given(wl=workloads(), memory=st.integers(0, 6), policy=st.sampled_from(["prob", "life", "rand", "probv"]),
+@given(wl=workloads(max_n=28), memory=st.integers(0, 6), policy=st.sampled_from(["prob", "life", "rand", "probv"]),
        against=st.sampled_from(["opt", "optv", "exact"]), buckets=st.integers(1, 7))
 def test_accounting_is_exact_and_reasons_partition_the_lost_tuples(wl, memory, policy, against, buckets):
     ex = explain(wl, policy, memory, against=against, buckets=buckets)
@@ -101,20 +94,6 @@ def test_refuses_a_network_over_the_limit_before_running():
     with pytest.raises(ShedError) as info:
         explain(wl, "prob", 400, max_graph_bytes=1000)
     assert_one_line_error(info, "--max-graph-gib", "GiB")
-
-
-@pytest.fixture()
-def shed(capsys, monkeypatch):
-    def run(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "argv", ["shed", *args])
-        try:
-            cli.main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-    return run
 
 
 @pytest.mark.parametrize("args, needle", [

@@ -1,6 +1,7 @@
-"""The policies of issue 11 (SURV, DUAL, FLUID, fixed and variable split) pass the invariants of every
-policy of the one join kernel: a subset of EXACT's pairs, EXACT with M >= 2w - 2, only same-batch
-pairs with M = 0, the same result fed in pieces, and never above OPT / OPTV (paper §3.2, §3.3)."""
+"""The policies of issue 11 (SURV, DUAL, FLUID, fixed and variable split): never above OPT / OPTV (paper
+§3.2) and, tuple for tuple, what sorting every candidate by its value keeps. The invariants every
+policy of the one join kernel passes (a subset of EXACT's pairs, EXACT with M >= 2w - 2, only
+same-batch pairs with M = 0, the same result fed in pieces) run on them in tests/test_engine.py."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shedding import JoinOperator, exact_count, exact_pairs, simulate, zipf_workload
+from shedding import exact_pairs, simulate, zipf_workload
 from shedding.offline import solve_opt
-from shedding.online import POLICIES, StaticEstimator, OnlineEstimator
+from shedding.online import POLICIES
 
 from reference import reference_run
 from test_engine import workloads
@@ -36,36 +37,6 @@ def test_subset_of_exact_and_never_above_opt(wl, memory, policy, estimator):
     assert got <= set(map(tuple, exact_pairs(wl).tolist()))
     opt = solve_opt(wl, memory, allocation="variable" if POLICIES[policy].variable else "fixed")
     assert res.outputs <= opt.outputs
-    if memory == 0:
-        assert got == {(r, s) for r, s in got if wl.time[r] == wl.time[s]}
-        assert res.outputs == sum(1 for r, s in exact_pairs(wl).tolist() if wl.time[r] == wl.time[s])
-
-
-@pytest.mark.parametrize("policy", NEW)
-def test_enough_memory_is_exact(policy):
-    wl = zipf_workload(1.0, 20, 1500, seed=5, window=60)
-    for estimator in ("static", "online"):
-        res = simulate(wl, policy, 2 * wl.window - 2, estimator=estimator)
-        assert res.outputs == res.exact == exact_count(wl) and res.arm == 0
-
-
-@settings(max_examples=80, deadline=None)
-@given(wl=workloads(max_n=40), memory=st.integers(0, 8), policy=st.sampled_from(NEW),
-       online=st.booleans(), cuts=st.lists(st.integers(0, 14), max_size=4))
-def test_feeding_in_pieces_changes_nothing(wl, memory, policy, online, cuts):
-    est = OnlineEstimator() if online else StaticEstimator.from_workload(wl)
-
-    def run(bounds):
-        op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=est, pairs=True)
-        outs, pairs = 0, []
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            fed = op.feed(wl.side[lo:hi], wl.time[lo:hi], wl.key[lo:hi])
-            outs += fed.outputs
-            pairs += list(map(tuple, fed.pairs.tolist()))
-        return outs, sorted(pairs)
-
-    bounds = sorted({0, len(wl)} | {int(np.searchsorted(wl.time, c)) for c in cuts})
-    assert run(bounds) == run([0, len(wl)])
 
 
 def test_paper_scale_stays_below_opt():
@@ -139,16 +110,7 @@ class Valuer:
 def test_kinetic_trees_equal_sorting_everything(wl, memory, policy, estimator):
     """The engine's tournament trees with certificates keep exactly what sorting every candidate by
     value at every step keeps (tests/reference.py), tuple for tuple."""
-    m_r, m_s = memory // 2, memory - memory // 2
-    side, time, key = list(wl.side), list(wl.time), list(wl.key)
-    valuer = Valuer(policy, wl.window, m_r, m_s, memory, estimator == "online")
-    outputs, pairs, left, admitted = reference_run(
-        side, time, key, wl.window, m_r, m_s, wl.warmup, policy, POLICIES[policy].variable, estimator, memory,
-        valuer=lambda t, batch, counts, totals: valuer(t, batch, counts, totals, side, key, time))
-    res = simulate(wl, policy, memory, estimator=estimator, pairs=True)
-    assert res.outputs == outputs
-    np.testing.assert_array_equal(res.schedule.left, left)
-    np.testing.assert_array_equal(res.schedule.admitted, admitted)
+    _check_against_reference(wl, policy, memory, estimator)
 
 
 @pytest.mark.parametrize("policy", NEW)
@@ -165,10 +127,10 @@ def _check_against_reference(wl, policy, memory, estimator):
     m_r, m_s = memory // 2, memory - memory // 2
     side, time, key = list(wl.side), list(wl.time), list(wl.key)
     valuer = Valuer(policy, wl.window, m_r, m_s, memory, estimator == "online")
-    outputs, _, left, admitted = reference_run(
+    outputs, pairs, left, admitted = reference_run(
         side, time, key, wl.window, m_r, m_s, wl.warmup, policy, POLICIES[policy].variable, estimator, memory,
         valuer=lambda t, batch, counts, totals: valuer(t, batch, counts, totals, side, key, time))
-    res = simulate(wl, policy, memory, estimator=estimator)
-    assert res.outputs == outputs
+    res = simulate(wl, policy, memory, estimator=estimator, pairs=True)
+    assert res.outputs == outputs and sorted(map(tuple, res.pairs.tolist())) == pairs
     np.testing.assert_array_equal(res.schedule.left, left)
     np.testing.assert_array_equal(res.schedule.admitted, admitted)

@@ -87,13 +87,9 @@ def _before(cls, cnt, fsc, sc, side, ci, cj, t):
     if sc[P_KIND] >= SURV:
         vi = _value(cnt, fsc, sc, side, ci, cls[side, ci, C_HTIME], t)
         vj = _value(cnt, fsc, sc, side, cj, cls[side, cj, C_HTIME], t)
-        if vi != vj:
-            return vi < vj
-        if cls[side, ci, C_HTIME] != cls[side, cj, C_HTIME]:
-            return cls[side, ci, C_HTIME] < cls[side, cj, C_HTIME]
-        return cls[side, ci, C_HSEQ] < cls[side, cj, C_HSEQ]
-    vi = cnt[1 - side, ci]
-    vj = cnt[1 - side, cj]
+    else:
+        vi = cnt[1 - side, ci]
+        vj = cnt[1 - side, cj]
     if sc[P_KIND] == LIFE:
         w = sc[P_W]
         vi = vi * (cls[side, ci, C_HTIME] + w - 1 - t)
@@ -339,29 +335,23 @@ def _tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, tim
     compare their float values (:func:`_value`). Then the older tuple first; at equal time the R
     tuple first; then the sequence number."""
     if sc[P_KIND] >= SURV:
-        va = _value(cnt, fsc, sc, side_a, key_a, time_a, t)
-        vb = _value(cnt, fsc, sc, side_b, key_b, time_b, t)
-        if va != vb:
-            return va < vb
-        if time_a != time_b:
-            return time_a < time_b
-        if side_a != side_b:
-            return side_a < side_b
-        return seq_a < seq_b
-    num_a = cnt[1 - side_a, key_a]
-    num_b = cnt[1 - side_b, key_b]
-    if sc[P_KIND] == LIFE:
-        w = sc[P_W]
-        num_a = num_a * (time_a + w - 1 - t)
-        num_b = num_b * (time_b + w - 1 - t)
-    den_a = fsc[F_TOT_R + 1 - side_a]
-    den_b = fsc[F_TOT_R + 1 - side_b]
-    if den_a <= 0.0:
-        num_a, den_a = 0.0, 1.0
-    if den_b <= 0.0:
-        num_b, den_b = 0.0, 1.0
-    lhs = num_a * den_b
-    rhs = num_b * den_a
+        lhs = _value(cnt, fsc, sc, side_a, key_a, time_a, t)
+        rhs = _value(cnt, fsc, sc, side_b, key_b, time_b, t)
+    else:
+        num_a = cnt[1 - side_a, key_a]
+        num_b = cnt[1 - side_b, key_b]
+        if sc[P_KIND] == LIFE:
+            w = sc[P_W]
+            num_a = num_a * (time_a + w - 1 - t)
+            num_b = num_b * (time_b + w - 1 - t)
+        den_a = fsc[F_TOT_R + 1 - side_a]
+        den_b = fsc[F_TOT_R + 1 - side_b]
+        if den_a <= 0.0:
+            num_a, den_a = 0.0, 1.0
+        if den_b <= 0.0:
+            num_b, den_b = 0.0, 1.0
+        lhs = num_a * den_b
+        rhs = num_b * den_a
     if lhs != rhs:
         return lhs < rhs
     if time_a != time_b:
