@@ -142,8 +142,8 @@ def _value_crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
 
     Values are piecewise linear and non-increasing in t. While both keep their slopes, the loser
     (higher value) reaches the winner only if it falls faster; a change of the loser's slope ends
-    the bound (the winner starting to fall only delays a crossing). One step early absorbs
-    rounding; early is safe (the node is just recomputed)."""
+    the bound (the winner starting to fall only delays a crossing). A relative margin of 1e-9
+    absorbs rounding; early is safe (the node is just recomputed)."""
     hw, hl = cls[side, win_c, C_HTIME], cls[side, lose_c, C_HTIME]
     vw = _value(cnt, fsc, sc, side, win_c, hw, t)
     vl = _value(cnt, fsc, sc, side, lose_c, hl, t)
@@ -153,7 +153,7 @@ def _value_crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
     if al > aw:
         tau = (vl - vw) / (al - aw)
         if tau < 4e18:
-            c = min(c, t + np.int64(math.floor(tau)) - 1)
+            c = min(c, t + np.int64(math.floor(tau * (1.0 - 1e-9))))
     return max(c, t + 1)
 
 
