@@ -64,7 +64,8 @@ app = typer.Typer(
 out = Console()
 err = Console(stderr=True)
 
-ONLINE_POLICIES = ["exact", "rand", "prob", "life", "randv", "probv", "lifev", "opt", "optv"]
+ONLINE_POLICIES = ["exact", "rand", "prob", "life", "randv", "probv", "lifev", "surv", "survv", "dual", "dualv",
+                   "fluid", "fluidv", "opt", "optv"]
 #: The keys of every JSON row of simulate and opt, in order (docs/shed-output.schema.json).
 ROW_FIELDS = ("policy", "outputs", "exact", "ratio", "arm", "memory", "memory_r", "memory_s", "seconds",
               "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed", "correlation",
@@ -211,7 +212,9 @@ def takes_workload(command: Callable[..., None]) -> Callable[..., None]:
 def simulate(
     load: Callable[[], Workload],
     policy: str = typer.Option("exact,rand,prob,life", "--policy", "-p",
-                               help="Comma list of: " + ", ".join(ONLINE_POLICIES) + "."),
+                               help="Comma list of: " + ", ".join(ONLINE_POLICIES) + ". surv: expected output over "
+                               "the realistic survival; dual: surplus over a memory price learned from OPT; fluid: "
+                               "the same at the fluid price (issue 11; a v suffix = variable split)."),
     memory: Optional[int] = typer.Option(None, "--memory", "-m",
                                          help="Join memory M in tuples (default: w, half of what EXACT needs).",
                                          show_default=False),
@@ -445,6 +448,80 @@ def _write_schedule(path: Path, wl: Workload, schedule) -> None:
     frame = pd.DataFrame({"seq": range(len(wl)), "stream": pd.Categorical.from_codes(wl.side, ["R", "S"]),
                           "time": wl.time, "key": wl.key, "admitted": schedule.admitted, "left": schedule.left})
     _write(path, "--schedule-out", lambda target: frame.to_parquet(target, index=False))
+
+
+@app.command()
+@takes_workload
+def explain(
+    load: Callable[[], Workload],
+    policy: str = typer.Option("prob", "--policy", "-p", help="The online policy to explain (one of: "
+                               + ", ".join(p for p in ONLINE_POLICIES if p not in ("exact", "opt", "optv")) + ")."),
+    against: Optional[str] = typer.Option(None, "--against", help="opt, optv or exact (default: opt for a fixed "
+                                          "split, optv for a variable one).", show_default=False),
+    memory: Optional[int] = typer.Option(None, "--memory", "-m", help="Join memory M in tuples (default: w).",
+                                         show_default=False),
+    memory_split: Optional[str] = typer.Option(None, "--memory-split", help="Fixed split M_R,M_S for the policy "
+                                               "and OPT (default: M//2, M-M//2).", show_default=False),
+    estimator: str = typer.Option("static", "--estimator", help="static or online (as for shed simulate)."),
+    decay: float = typer.Option(1.0, "--decay", help="Online estimator: weight an arrival keeps per time step."),
+    policy_seed: int = typer.Option(0, "--policy-seed", help="Seed of RAND's choices."),
+    buckets: int = typer.Option(40, "--buckets", help="Time buckets of the per-key tables and figures."),
+    top: int = typer.Option(15, "--top", help="Keys shown in the ranked table."),
+    max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", help="Refuse OPT networks estimated above this size."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="Folder for explain.html and explain.json.",
+                                           show_default=False),
+    as_json: bool = typer.Option(False, "--json", help="Print the explanation as one JSON object."),
+) -> None:
+    """Explain where an online policy loses output against OPT (or OPTV, EXACT), and why.
+
+    Per key and time bucket: outputs lost and gained, tuples kept by one schedule only, memory shares;
+    a ranked key table with the reason (never admitted, evicted before partners came, kept but never
+    matched); with --out a self-contained HTML page (heat map, memory composition, cumulative gap).
+
+    Example: shed explain --policy prob --against opt --window 400 --memory 400 --out out/explain
+    """
+    from .explain import check_request, explain as run
+    from .online.estimators import check_estimator
+
+    name, against = check_request(policy, None if against is None else _choice(against), buckets)
+    estimator = check_estimator(estimator, decay)
+    if not math.isfinite(max_graph_gib) or max_graph_gib <= 0:
+        raise ShedError(f"--max-graph-gib must be a finite number > 0, got {max_graph_gib}")
+    if top < 1:
+        raise ShedError(f"--top must be >= 1, got {top}")
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        raise ShedError(f"--out {out_dir} is a file; give a folder for explain.html and explain.json")
+    split = _parse_split(memory_split)
+    wl = load()
+    _warn_past_end(wl)
+    m = wl.window if memory is None else memory
+    _warm_up([name, "opt"])
+    with _busy(f"explaining {name.upper()} against {against.upper()} ({len(wl):,} tuples)..."):
+        ex = run(wl, name, m, against=against, memory_split=split, estimator=estimator, decay=decay,
+                 seed=policy_seed, buckets=buckets, max_graph_bytes=int(max_graph_gib * 2**30))
+    doc = ex.as_dict()
+    if out_dir is not None:
+        from .reports.explain_html import write_explain_html
+
+        _write(out_dir / "explain.json", "--out", lambda path: path.write_text(json.dumps(doc)))
+        write_explain_html(ex, out_dir / "explain.html", top)
+    if as_json:
+        print(json.dumps(ex.as_dict(top)))
+        return
+    s = ex.summary
+    _print_header(wl, m)
+    out.print(f"{name.upper()} {s['policy_outputs']:,} vs {against.upper()} {s['reference_outputs']:,} outputs "
+              f"({100 * s['ratio']:.2f}%): {s['lost_outputs']:,} lost, {s['gained_outputs']:,} gained; lost tuples "
+              f"{s['tuples_never_admitted']:,} never admitted, {s['tuples_evicted_before_partners_came']:,} evicted "
+              f"early; {s['tuples_kept_but_never_matched']:,} kept but never matched", markup=False, highlight=False)
+    _print_fitted(
+        [("key", "right"), ("net lost", "right"), ("lost", "right"), ("gained", "right"), ("mem % pol", "right"),
+         ("mem % ref", "right"), ("reason", "left")],
+        [[str(r.key), f"{r.net_lost:,}", f"{r.lost:,}", f"{r.gained:,}", f"{100 * r.policy_memory_share:.1f}",
+          f"{100 * r.reference_memory_share:.1f}", r.reason] for r in ex.keys.head(top).itertuples()],
+        optional=("mem % ref", "mem % pol", "gained"))
+    if out_dir is not None:
+        out.print(f"page: {escape(str(out_dir / 'explain.html'))}, data: {escape(str(out_dir / 'explain.json'))}")
 
 
 @app.command()

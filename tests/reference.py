@@ -12,8 +12,11 @@ import numpy as np
 
 
 def reference_run(side, time, key, window, memory_r, memory_s, warmup, policy, variable,
-                  estimator="static", memory=None):
-    """Returns (outputs, sorted pairs, left per tuple, admitted per tuple)."""
+                  estimator="static", memory=None, valuer=None):
+    """Returns (outputs, sorted pairs, left per tuple, admitted per tuple).
+
+    ``valuer(t, batch, counts, totals)``, if given, is called every step before admission and returns
+    the value function ``value(x)`` that replaces the policy's priority (for the policies of issue 11)."""
     n = len(time)
     w = window
     total = memory if memory is not None else memory_r + memory_s
@@ -61,9 +64,10 @@ def reference_run(side, time, key, window, memory_r, memory_s, warmup, policy, v
                 admitted[y] = True
         memory_set = [y for y in memory_set if time[y] + w - 1 > t]
         cands = memory_set + [x for x in batch if time[x] + w - 1 > t]
+        value = valuer(t, batch, counts, totals) if valuer is not None else None
 
         def prio(x):
-            base = p(x)
+            base = p(x) if value is None else value(x)
             if policy == "life":
                 base *= time[x] + w - 1 - t
             # ascending order = drop first: priority, older, R before S, sequence

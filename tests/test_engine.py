@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shedding import JoinOperator, ShedError, Workload, exact_count, exact_pairs, simulate, zipf_workload
-from shedding.online import StaticEstimator
+from shedding.online import OnlineEstimator, StaticEstimator
 
-POLICIES = ["prob", "life", "rand", "probv", "lifev", "randv"]
+POLICIES = ["prob", "life", "rand", "probv", "lifev", "randv", "surv", "survv", "dual", "dualv", "fluid", "fluidv"]
 
 
 @st.composite
@@ -75,9 +75,9 @@ def test_output_is_a_subset_and_arm_matches_its_definition(wl, memory, policy, e
 
 @settings(max_examples=60, deadline=None)
 @given(wl=workloads(max_n=40), memory=st.integers(0, 8), policy=st.sampled_from(POLICIES),
-       cuts=st.lists(st.integers(0, 14), max_size=4))
-def test_feeding_in_pieces_changes_nothing(wl, memory, policy, cuts):
-    est = StaticEstimator.from_workload(wl)
+       cuts=st.lists(st.integers(0, 14), max_size=4), online=st.booleans())
+def test_feeding_in_pieces_changes_nothing(wl, memory, policy, cuts, online):
+    est = OnlineEstimator() if online else StaticEstimator.from_workload(wl)
 
     def run(bounds):
         op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=est, seed=7, pairs=True)

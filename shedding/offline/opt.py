@@ -157,6 +157,23 @@ def check_options(allocation: str, graph: str, solver: str) -> None:
         raise ShedError(f"unknown --solver {solver!r}; use one of: {', '.join(SOLVERS)}")
 
 
+def check_size(wl: Workload, allocation: str = "fixed", graph: str = "compact",
+               max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES, ks: KeyedStreams | None = None,
+               solver: str = "ssp") -> tuple[int, int]:
+    """Refuse, before anything is built, a network whose estimated size with the solver's
+    workspace exceeds ``max_graph_bytes`` (a ShedError naming the size and the flag that raises
+    the limit); else (nodes, arcs)."""
+    check_options(allocation, graph, solver)
+    nodes, arcs = GRAPHS[graph][0](wl, ks or KeyedStreams.of(wl), allocation == "variable")
+    need = estimate_bytes(nodes, arcs, len(wl), solver)
+    if need > max_graph_bytes:
+        raise ShedError(
+            f"the {graph} OPT graph would need about {_size(need)} with the {solver} solver's workspace ({nodes} "
+            f"nodes, {arcs} arcs), over the {max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib, "
+            f"shorten the workload, or bound OPT with shed opt --bounds")
+    return nodes, arcs
+
+
 def solve_opt(
     wl: Workload,
     memory: int,
@@ -177,17 +194,11 @@ def solve_opt(
     check_options(allocation, graph, solver)
     m, m_r, m_s = _check_memory(memory, memory_split, allocation)
     variable = allocation == "variable"
-    estimate, build = GRAPHS[graph]
+    build = GRAPHS[graph][1]
 
     t0 = time.perf_counter()
     ks = KeyedStreams.of(wl)  # one sorted index for the estimate, the network, EXACT and ArM
-    nodes, arcs = estimate(wl, ks, variable)
-    need = estimate_bytes(nodes, arcs, len(wl), solver)
-    if need > max_graph_bytes:
-        raise ShedError(
-            f"the {graph} OPT graph would need about {_size(need)} with the {solver} solver's workspace ({nodes} "
-            f"nodes, {arcs} arcs), over the {max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib, "
-            f"shorten the workload, or bound OPT with shed opt --bounds")
+    check_size(wl, allocation, graph, max_graph_bytes, ks, solver)
     net = build(wl, ks, group_caps(wl, m, m_r, m_s, variable), variable)
     t1 = time.perf_counter()
     cost, flows = SOLVERS[solver](net)

@@ -109,8 +109,9 @@ class JoinOperator:
         sc[K.P_WARMUP] = int(warmup)
         sc[K.P_ONLINE] = int(isinstance(self.estimator, OnlineEstimator))
         sc[K.P_SHARE_EVERY] = share_every
-        sc[K.SC_GHEAD] = sc[K.SC_GTAIL] = -1
+        sc[K.SC_GHEAD] = sc[K.SC_GTAIL] = sc[K.SC_T0] = -1
         fsc = np.zeros(K.FSC_FIELDS, dtype=np.float64)
+        fsc[K.F_ALPHA] = self.policy.alpha
         if isinstance(self.estimator, OnlineEstimator):
             fsc[K.F_LOGG] = -math.log(self.estimator.decay)
         self._sc, self._fsc = sc, fsc

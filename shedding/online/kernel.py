@@ -33,8 +33,8 @@ import math
 import numpy as np
 from numba import njit
 
-# policy kinds
-PROB, LIFE, RAND, SCHEDULE = 0, 1, 2, 3
+# policy kinds; SURV and DUAL are ours (issue 11): ranked like PROB and LIFE, with float values
+PROB, LIFE, RAND, SCHEDULE, SURV, DUAL = 0, 1, 2, 3, 4, 5
 
 # node columns
 N_SEQ, N_TIME, N_KEY, N_SIDE, N_GPREV, N_GNEXT, N_CPREV, N_CNEXT, N_POS = range(9)
@@ -44,11 +44,17 @@ C_HEAD, C_TAIL, C_SIZE, C_HTIME, C_HSEQ = range(5)
 CLS_FIELDS = 5
 # integer scalars: parameters first, then mutable state
 (P_W, P_M, P_MR, P_MS, P_VARIABLE, P_KIND, P_WARMUP, P_ONLINE, P_LEAVES, P_SHARE_EVERY,
- SC_GHEAD, SC_GTAIL, SC_NMEM_R, SC_NMEM_S, SC_BAGN_0, SC_BAGN_1, SC_FREETOP, SC_STEP, SC_LAST_T) = range(19)
-SC_FIELDS = 19
-# float scalars: side totals of the estimator, decay reference time and log growth per step
-F_TOT_R, F_TOT_S, F_TREF, F_LOGG = range(4)
-FSC_FIELDS = 4
+ SC_GHEAD, SC_GTAIL, SC_NMEM_R, SC_NMEM_S, SC_BAGN_0, SC_BAGN_1, SC_FREETOP, SC_STEP, SC_LAST_T,
+ SC_ARR_R, SC_ARR_S, SC_T0) = range(22)
+SC_FIELDS = 22
+# float scalars: side totals of the estimator, decay reference time and log growth per step; SURV's
+# horizon per partition, DUAL's price per side and its multiple of the fluid price, and the side
+# totals SURV and DUAL divide by (the estimator's, as of their last parameter update)
+F_TOT_R, F_TOT_S, F_TREF, F_LOGG, F_H0, F_H1, F_TH0, F_TH1, F_ALPHA, F_N0, F_N1 = range(11)
+FSC_FIELDS = 11
+# SURV and DUAL re-derive their horizon / price (and rebuild the trees if it moved) at steps 0, 1,
+# 2, 4, ..., 2^k, and then every PARAM_EVERY steps (see ``param_step``)
+PARAM_EVERY = 256
 # tree planes
 T_WIN, T_CERT = 0, 1
 
@@ -69,7 +75,7 @@ ERR_NONE, ERR_SCHEDULE_OVERFULL = 0, 1
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _before(cls, cnt, sc, side, ci, cj, t):
+def _before(cls, cnt, fsc, sc, side, ci, cj, t):
     """True if the head of class ci is dropped before the head of class cj (same side).
 
     Order: priority (the other side's count of the key, times the remaining lifetime for
@@ -78,8 +84,12 @@ def _before(cls, cnt, sc, side, ci, cj, t):
         return False
     if cj < 0:
         return True
-    vi = cnt[1 - side, ci]
-    vj = cnt[1 - side, cj]
+    if sc[P_KIND] >= SURV:
+        vi = _value(cnt, fsc, sc, side, ci, cls[side, ci, C_HTIME], t)
+        vj = _value(cnt, fsc, sc, side, cj, cls[side, cj, C_HTIME], t)
+    else:
+        vi = cnt[1 - side, ci]
+        vj = cnt[1 - side, cj]
     if sc[P_KIND] == LIFE:
         w = sc[P_W]
         vi = vi * (cls[side, ci, C_HTIME] + w - 1 - t)
@@ -92,7 +102,129 @@ def _before(cls, cnt, sc, side, ci, cj, t):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _crossing(cls, cnt, sc, side, win_c, lose_c, t):
+def _value(cnt, fsc, sc, side, k, htime, t):
+    """SURV and DUAL: the value of keeping a tuple of class (side, k) that arrived at ``htime``.
+
+    p = the partner probability c_other(k) / N_other (§3.3.1), N_other as of the last parameter
+    update (so that the trees stay valid between updates under the online estimator), and rem =
+    its remaining lifetime.
+    SURV: p * min(rem, H), the results it will still produce while it realistically survives, H
+    being the mean residence time in a full partition (Little's law: M_part / arrivals per step).
+    DUAL: (p - theta) * rem when p > theta, else p - theta: the surplus over the price theta of a
+    memory slot per step (a slot freed now is refilled by a tuple worth theta per step)."""
+    n = fsc[F_N0 + 1 - side]
+    p = cnt[1 - side, k] / n if n > 0.0 else 0.0
+    rem = htime + sc[P_W] - 1 - t
+    if sc[P_KIND] == SURV:
+        return p * min(float(rem), fsc[F_H0 + (0 if sc[P_VARIABLE] else side)])
+    a = p - fsc[F_TH0 + side]
+    return a * rem if a > 0.0 else a
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _slope(cnt, fsc, sc, side, k, htime, t):
+    """(value lost per step from t on, first time > t the slope may change; INF if never)."""
+    n = fsc[F_N0 + 1 - side]
+    p = cnt[1 - side, k] / n if n > 0.0 else 0.0
+    rem = htime + sc[P_W] - 1 - t
+    if sc[P_KIND] == SURV:
+        h = fsc[F_H0 + (0 if sc[P_VARIABLE] else side)]
+        if rem > h:  # flat at p * H until rem reaches H
+            return 0.0, htime + sc[P_W] - 1 - np.int64(math.ceil(h))
+        return p, INF
+    a = p - fsc[F_TH0 + side]
+    return (a, INF) if a > 0.0 else (0.0, INF)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _value_crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
+    """SURV, DUAL: an early bound on the first time > t at which ``lose_c`` may overtake ``win_c``.
+
+    Values are piecewise linear and non-increasing in t. While both keep their slopes, the loser
+    (higher value) reaches the winner only if it falls faster; a change of the loser's slope ends
+    the bound (the winner starting to fall only delays a crossing). A relative margin of 1e-9
+    absorbs rounding; early is safe (the node is just recomputed)."""
+    hw, hl = cls[side, win_c, C_HTIME], cls[side, lose_c, C_HTIME]
+    vw = _value(cnt, fsc, sc, side, win_c, hw, t)
+    vl = _value(cnt, fsc, sc, side, lose_c, hl, t)
+    aw, _ = _slope(cnt, fsc, sc, side, win_c, hw, t)
+    al, change = _slope(cnt, fsc, sc, side, lose_c, hl, t)
+    c = change
+    if al > aw:
+        tau = (vl - vw) / (al - aw)
+        if tau < 4e18:
+            c = min(c, t + np.int64(math.floor(tau * (1.0 - 1e-9))))
+    return max(c, t + 1)
+
+
+@njit(cache=True)
+def _fluid_price(cnt, fsc, sc, part, t):
+    """The fluid price of a memory slot per step for partition ``part`` (a side, or both when
+    variable): rank the classes by partner probability p; each class needs c_own(k) / N_own *
+    (arrivals per step) * w slots to keep all its tuples to expiry; the price is the p of the
+    class at which the partition runs full (0 if everything fits)."""
+    w = sc[P_W]
+    steps = max(t - sc[SC_T0] + 1, 1)
+    n_keys = cnt.shape[1]
+    sides = 2 if sc[P_VARIABLE] else 1
+    ps = np.empty(sides * n_keys)
+    need = np.empty(sides * n_keys)
+    for q in range(sides):
+        s = q if sc[P_VARIABLE] else part
+        n_own, n_other = fsc[F_TOT_R + s], fsc[F_TOT_R + 1 - s]
+        rate = sc[SC_ARR_R + s] / steps
+        for k in range(n_keys):
+            ps[q * n_keys + k] = cnt[1 - s, k] / n_other if n_other > 0.0 else 0.0
+            need[q * n_keys + k] = cnt[s, k] / n_own * rate * w if n_own > 0.0 else 0.0
+    cap = sc[P_M] if sc[P_VARIABLE] else sc[P_MR + part]
+    order = np.argsort(-ps)
+    used = 0.0
+    for i in order:
+        used += need[i]
+        if used > cap:
+            return ps[i]
+    return 0.0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def param_step(step):
+    """Whether SURV and DUAL update their parameters at this step (0, 1, 2, 4, ..., then every
+    PARAM_EVERY): often while the rates settle, rarely after."""
+    return (step & (step - 1)) == 0 or step % PARAM_EVERY == 0
+
+
+@njit(cache=True)
+def _update_params(node, cls, cnt, fsc, tree, sc, t):
+    """SURV's horizons and DUAL's prices from the arrival rates seen so far, and the totals both
+    divide by, at the steps of :func:`param_step`; the trees are rebuilt when any of them moved."""
+    if not param_step(sc[SC_STEP]):
+        return
+    changed = False
+    for s in range(2):
+        if fsc[F_N0 + s] != fsc[F_TOT_R + s]:
+            fsc[F_N0 + s] = fsc[F_TOT_R + s]
+            changed = True
+    steps = max(t - sc[SC_T0] + 1, 1)
+    for part in range(1 if sc[P_VARIABLE] else 2):
+        if sc[P_KIND] == SURV:
+            arrivals = sc[SC_ARR_R] + sc[SC_ARR_S] if sc[P_VARIABLE] else sc[SC_ARR_R + part]
+            cap = sc[P_M] if sc[P_VARIABLE] else sc[P_MR + part]
+            h = math.floor(cap * steps / max(arrivals, 1))
+            if h != fsc[F_H0 + part]:
+                fsc[F_H0 + part] = h
+                changed = True
+        else:
+            price = fsc[F_ALPHA] * _fluid_price(cnt, fsc, sc, part, t)
+            for s in range(2):
+                if (sc[P_VARIABLE] or s == part) and price != fsc[F_TH0 + s]:
+                    fsc[F_TH0 + s] = price
+                    changed = True
+    if changed:
+        _rebuild(node, cls, cnt, fsc, tree, sc, t)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
     """LIFE: an early bound on the first time > t at which ``lose_c`` may overtake ``win_c``.
 
     Priorities are ``c * (L - t)``; the loser can only catch up if its count is larger. An early
@@ -115,22 +247,24 @@ def _crossing(cls, cnt, sc, side, win_c, lose_c, t):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _recompute(cls, cnt, tree, sc, side, n, t):
+def _recompute(cls, cnt, fsc, tree, sc, side, n, t):
     a = tree[T_WIN, side, 2 * n]
     b = tree[T_WIN, side, 2 * n + 1]
-    if _before(cls, cnt, sc, side, b, a, t):
+    if _before(cls, cnt, fsc, sc, side, b, a, t):
         w_, l_ = b, a
     else:
         w_, l_ = a, b
     tree[T_WIN, side, n] = w_
     c = min(tree[T_CERT, side, 2 * n], tree[T_CERT, side, 2 * n + 1])
     if sc[P_KIND] == LIFE and l_ >= 0:
-        c = min(c, _crossing(cls, cnt, sc, side, w_, l_, t))
+        c = min(c, _crossing(cls, cnt, fsc, sc, side, w_, l_, t))
+    elif sc[P_KIND] >= SURV and l_ >= 0:
+        c = min(c, _value_crossing(cls, cnt, fsc, sc, side, w_, l_, t))
     tree[T_CERT, side, n] = c
 
 
 @njit(cache=True, _nrt=False)
-def _leaf_update(node, cls, cnt, tree, sc, side, k, t):
+def _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t):
     """Class (side, k) changed its head or its weight: refresh its leaf and the path up."""
     h = cls[side, k, C_HEAD]
     n = sc[P_LEAVES] + k
@@ -142,12 +276,12 @@ def _leaf_update(node, cls, cnt, tree, sc, side, k, t):
         tree[T_WIN, side, n] = -1
     n //= 2
     while n >= 1:
-        _recompute(cls, cnt, tree, sc, side, n, t)
+        _recompute(cls, cnt, fsc, tree, sc, side, n, t)
         n //= 2
 
 
 @njit(cache=True, _nrt=False)
-def _advance(cls, cnt, tree, stack, sc, side, t):
+def _advance(cls, cnt, fsc, tree, stack, sc, side, t):
     """Bring the tree of ``side`` to time t: recompute every node whose certificate failed,
     children before parents."""
     if tree[T_CERT, side, 1] > t:
@@ -167,11 +301,11 @@ def _advance(cls, cnt, tree, stack, sc, side, t):
             stack[top + 1] = 2 * n + 1
             top += 2
     for i in range(n_order - 1, -1, -1):
-        _recompute(cls, cnt, tree, sc, side, stack[half + i], t)
+        _recompute(cls, cnt, fsc, tree, sc, side, stack[half + i], t)
 
 
 @njit(cache=True, _nrt=False)
-def _rebuild(node, cls, cnt, tree, sc, t):
+def _rebuild(node, cls, cnt, fsc, tree, sc, t):
     leaves = sc[P_LEAVES]
     n_keys = cls.shape[1]
     for side in range(2):
@@ -183,13 +317,13 @@ def _rebuild(node, cls, cnt, tree, sc, t):
             tree[T_WIN, side, leaves + k] = k if h >= 0 else -1
             tree[T_CERT, side, leaves + k] = INF
         for n in range(leaves - 1, 0, -1):
-            _recompute(cls, cnt, tree, sc, side, n, t)
+            _recompute(cls, cnt, fsc, tree, sc, side, n, t)
 
 
 @njit(cache=True)
 def rebuild_trees(st, t):
     """Recompute both tournament trees from their leaves (after resizing or rescaling)."""
-    _rebuild(st[0], st[1], st[2], st[3], st[6], t)
+    _rebuild(st[0], st[1], st[2], st[7], st[3], st[6], t)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -197,22 +331,27 @@ def _tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, tim
     """True if tuple a is dropped before tuple b, on any sides (DESIGN.md §1 order).
 
     p_S(v) = c_S(v) / N_S for an R tuple, p_R(u) = c_R(u) / N_R for an S tuple (times the
-    remaining lifetime for LIFE), compared by cross-multiplying instead of dividing; then the
-    older tuple first; at equal time the R tuple first; then the sequence number."""
-    num_a = cnt[1 - side_a, key_a]
-    num_b = cnt[1 - side_b, key_b]
-    if sc[P_KIND] == LIFE:
-        w = sc[P_W]
-        num_a = num_a * (time_a + w - 1 - t)
-        num_b = num_b * (time_b + w - 1 - t)
-    den_a = fsc[F_TOT_R + 1 - side_a]
-    den_b = fsc[F_TOT_R + 1 - side_b]
-    if den_a <= 0.0:
-        num_a, den_a = 0.0, 1.0
-    if den_b <= 0.0:
-        num_b, den_b = 0.0, 1.0
-    lhs = num_a * den_b
-    rhs = num_b * den_a
+    remaining lifetime for LIFE), compared by cross-multiplying instead of dividing; SURV and DUAL
+    compare their float values (:func:`_value`). Then the older tuple first; at equal time the R
+    tuple first; then the sequence number."""
+    if sc[P_KIND] >= SURV:
+        lhs = _value(cnt, fsc, sc, side_a, key_a, time_a, t)
+        rhs = _value(cnt, fsc, sc, side_b, key_b, time_b, t)
+    else:
+        num_a = cnt[1 - side_a, key_a]
+        num_b = cnt[1 - side_b, key_b]
+        if sc[P_KIND] == LIFE:
+            w = sc[P_W]
+            num_a = num_a * (time_a + w - 1 - t)
+            num_b = num_b * (time_b + w - 1 - t)
+        den_a = fsc[F_TOT_R + 1 - side_a]
+        den_b = fsc[F_TOT_R + 1 - side_b]
+        if den_a <= 0.0:
+            num_a, den_a = 0.0, 1.0
+        if den_b <= 0.0:
+            num_b, den_b = 0.0, 1.0
+        lhs = num_a * den_b
+        rhs = num_b * den_a
     if lhs != rhs:
         return lhs < rhs
     if time_a != time_b:
@@ -245,7 +384,7 @@ def _min_candidate(cls, cnt, fsc, tree, sc, part, t):
 
 
 @njit(cache=True, _nrt=False)
-def _insert(node, cls, cnt, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t):
+def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t):
     """Put an arrival into memory as a candidate (it may be evicted in the same step)."""
     top = sc[SC_FREETOP] - 1
     x = free[top]
@@ -281,12 +420,12 @@ def _insert(node, cls, cnt, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t
         bag[part, pos] = x
         node[x, N_POS] = pos
         sc[SC_BAGN_0 + part] = pos + 1
-    elif (kind == PROB or kind == LIFE) and ctail < 0:
-        _leaf_update(node, cls, cnt, tree, sc, x_side, x_key, t)
+    elif kind != RAND and kind != SCHEDULE and ctail < 0:
+        _leaf_update(node, cls, cnt, fsc, tree, sc, x_side, x_key, t)
 
 
 @njit(cache=True, _nrt=False)
-def _remove(node, cls, cnt, tree, bag, free, sc, x, t):
+def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t):
     """Take node x out of memory (expiry or eviction) and free it."""
     side = node[x, N_SIDE]
     k = node[x, N_KEY]
@@ -319,25 +458,25 @@ def _remove(node, cls, cnt, tree, bag, free, sc, x, t):
         bag[part, pos] = moved
         node[moved, N_POS] = pos
         sc[SC_BAGN_0 + part] = last
-    elif (kind == PROB or kind == LIFE) and cp < 0:
-        _leaf_update(node, cls, cnt, tree, sc, side, k, t)
+    elif kind != RAND and kind != SCHEDULE and cp < 0:
+        _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t)
     free[sc[SC_FREETOP]] = x
     sc[SC_FREETOP] += 1
 
 
 @njit(cache=True, _nrt=False)
-def _depart(node, cls, cnt, tree, bag, free, sc, x, left, admitted, dep, n_dep, t):
+def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_dep, t):
     """Record a departure (seq, left, admitted) and remove the node."""
     if dep.shape[0] > 0:
         dep[n_dep, 0] = node[x, N_SEQ]
         dep[n_dep, 1] = left
         dep[n_dep, 2] = admitted
-    _remove(node, cls, cnt, tree, bag, free, sc, x, t)
+    _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t)
     return n_dep + 1
 
 
 @njit(cache=True, _nrt=False)
-def _expire(node, cls, cnt, tree, bag, free, sc, limit, dep, n_dep, t):
+def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t):
     """Expire every memory tuple whose window ends at or before ``limit`` (oldest first)."""
     w = sc[P_W]
     while sc[SC_GHEAD] >= 0:
@@ -345,7 +484,7 @@ def _expire(node, cls, cnt, tree, bag, free, sc, limit, dep, n_dep, t):
         end = node[x, N_TIME] + w - 1
         if end > limit:
             break
-        n_dep = _depart(node, cls, cnt, tree, bag, free, sc, x, end, 1, dep, n_dep, t)
+        n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, end, 1, dep, n_dep, t)
     return n_dep
 
 
@@ -356,8 +495,8 @@ def _count(node, cls, cnt, tree, fsc, sc, side, k, inc, t):
     cnt[side, k] += inc
     fsc[F_TOT_R + side] += inc
     kind = sc[P_KIND]
-    if (kind == PROB or kind == LIFE) and cls[1 - side, k, C_SIZE] > 0:
-        _leaf_update(node, cls, cnt, tree, sc, 1 - side, k, t)
+    if kind != RAND and kind != SCHEDULE and cls[1 - side, k, C_SIZE] > 0:
+        _leaf_update(node, cls, cnt, fsc, tree, sc, 1 - side, k, t)
 
 
 @njit(cache=True, _nrt=False)
@@ -374,7 +513,7 @@ def _decay_increment(node, cls, cnt, tree, fsc, sc, t):
                 cnt[s, k] /= inc
             fsc[F_TOT_R + s] /= inc
         fsc[F_TREF] = t
-        _rebuild(node, cls, cnt, tree, sc, t)
+        _rebuild(node, cls, cnt, fsc, tree, sc, t)
         inc = 1.0
     return inc
 
@@ -435,7 +574,7 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
         while j < n and time[j] == t:
             j += 1
         # (0) tuples whose window ended between batches
-        n_dep = _expire(node, cls, cnt, tree, bag, free, sc, t - 1, dep, n_dep, t)
+        n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t)
         # (1) join: memory of the other side, and the other side's arrivals in this batch
         for x in range(i, j):
             s_, k = side[x], key[x]
@@ -476,15 +615,21 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
             for x in range(i, j):
                 _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t)
         # (2) expire what cannot meet a future arrival
-        n_dep = _expire(node, cls, cnt, tree, bag, free, sc, t, dep, n_dep, t)
+        n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t)
         # (3) admit the batch, then evict down to the budget. For PROB and LIFE the order is
         # fixed during the step, so inserting the arrivals one by one and dropping the minimum
         # each time keeps exactly the top of memory + batch; an arrival that would be the
         # minimum of a full partition is dropped without touching the trees.
-        ranked = kind == PROB or kind == LIFE
+        ranked = kind != RAND and kind != SCHEDULE
+        if kind >= SURV:
+            for x in range(i, j):
+                sc[SC_ARR_R + side[x]] += 1
+            if sc[SC_T0] < 0:
+                sc[SC_T0] = t
+            _update_params(node, cls, cnt, fsc, tree, sc, t)
         if ranked:
-            _advance(cls, cnt, tree, stack, sc, 0, t)
-            _advance(cls, cnt, tree, stack, sc, 1, t)
+            _advance(cls, cnt, fsc, tree, stack, sc, 0, t)
+            _advance(cls, cnt, fsc, tree, stack, sc, 1, t)
         for x in range(i, j):
             s_ = side[x]
             part = 0 if variable else s_
@@ -505,18 +650,18 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
                     dep[n_dep, 2] = 0
                 n_dep += 1
                 continue
-            _insert(node, cls, cnt, tree, bag, free, sc, seq[x], t, key[x], s_, t)
+            _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t)
             if ranked and _over_budget(sc, part, 0):
                 v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, 0.0)
                 adm = 1 if node[v, N_TIME] < t else 0
-                n_dep = _depart(node, cls, cnt, tree, bag, free, sc, v, t, adm, dep, n_dep, t)
+                n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t)
         if kind == SCHEDULE:
             y = sc[SC_GHEAD]
             while y >= 0:
                 nxt = node[y, N_GNEXT]
                 if sched_left[node[y, N_SEQ]] <= t:
                     adm = 1 if node[y, N_TIME] < t else 0
-                    n_dep = _depart(node, cls, cnt, tree, bag, free, sc, y, t, adm, dep, n_dep, t)
+                    n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, y, t, adm, dep, n_dep, t)
                 y = nxt
             for part in range(1 if variable else 2):
                 if _over_budget(sc, part, 0):
@@ -529,7 +674,7 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
                     v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[min(d, n - 1)])
                     d += 1
                     adm = 1 if node[v, N_TIME] < t else 0
-                    n_dep = _depart(node, cls, cnt, tree, bag, free, sc, v, t, adm, dep, n_dep, t)
+                    n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t)
         if share.shape[0] > 0 and sc[SC_STEP] % share_every == 0:
             share[n_share, 0] = t
             share[n_share, 1] = sc[SC_NMEM_R]
@@ -549,6 +694,6 @@ def flush(st, dep):
     n_dep = 0
     while sc[SC_GHEAD] >= 0:
         x = sc[SC_GHEAD]
-        n_dep = _depart(node, cls, cnt, tree, bag, free, sc, x, node[x, N_TIME] + w - 1, 1, dep, n_dep,
+        n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, node[x, N_TIME] + w - 1, 1, dep, n_dep,
                         sc[SC_LAST_T])
     return n_dep

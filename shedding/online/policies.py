@@ -12,7 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import ShedError
-from .kernel import LIFE, PROB, RAND, SCHEDULE
+from .kernel import DUAL, LIFE, PROB, RAND, SCHEDULE, SURV
+
+#: DUAL's price as a multiple of the fluid price, learned from OPT on training seeds
+#: (benchmarks/train_dual.py; fixed and variable split)
+DUAL_ALPHA, DUAL_ALPHA_V = 0.724, 0.614
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,7 @@ class Policy:
     kind: int
     variable: bool
     summary: str
+    alpha: float = 1.0  # DUAL: the price is alpha times the fluid price
 
 
 POLICIES: dict[str, Policy] = {
@@ -34,6 +39,14 @@ POLICIES: dict[str, Policy] = {
         Policy("probv", PROB, True, "PROB with a variable R/S memory split (§4.3)"),
         Policy("lifev", LIFE, True, "LIFE with a variable R/S memory split"),
         Policy("randv", RAND, True, "RAND with a variable R/S memory split (§4.3)"),
+        Policy("surv", SURV, False, "drop the lowest expected output p x min(remaining life, mean residence time) "
+               "first (ours)"),
+        Policy("survv", SURV, True, "SURV with a variable R/S memory split"),
+        Policy("dual", DUAL, False, "drop the lowest surplus (p - price) x remaining life first, the price a "
+               "multiple of the fluid price learned from OPT on training seeds (ours)", DUAL_ALPHA),
+        Policy("dualv", DUAL, True, "DUAL with a variable R/S memory split", DUAL_ALPHA_V),
+        Policy("fluid", DUAL, False, "DUAL at the fluid price itself, nothing learned (ours)"),
+        Policy("fluidv", DUAL, True, "FLUID with a variable R/S memory split"),
         Policy("opt-schedule", SCHEDULE, False, "replay a given schedule, fixed split"),
         Policy("optv-schedule", SCHEDULE, True, "replay a given schedule, variable split"),
     )
@@ -47,3 +60,9 @@ def get_policy(name: str) -> Policy:
     except KeyError:
         valid = ", ".join(n for n in POLICIES if "schedule" not in n)
         raise ShedError(f"unknown policy {name!r}; choose from {valid}") from None
+
+
+def family(name: str) -> str:
+    """The fixed-split name of a policy (``survv`` -> ``surv``, ``prob`` -> ``prob``)."""
+    pol = get_policy(name)
+    return pol.name[:-1] if pol.variable else pol.name

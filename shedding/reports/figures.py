@@ -41,7 +41,10 @@ STYLES = {"exact": ("#000000", "x", "dashdot"), "opt": ("#009E73", "diamond", "d
           "optv": ("#009E73", "diamond-open", "longdashdot"), "prob": ("#0072B2", "circle", "solid"),
           "probv": ("#0072B2", "circle-open", "6px,2px"), "life": ("#E69F00", "square", "dot"),
           "lifev": ("#E69F00", "square-open", "2px,6px"), "rand": ("#D55E00", "triangle-up", "longdash"),
-          "randv": ("#D55E00", "triangle-up-open", "12px,4px,2px,4px")}
+          "randv": ("#D55E00", "triangle-up-open", "12px,4px,2px,4px"),
+          "surv": ("#CC79A7", "star", "dot"), "survv": ("#CC79A7", "star-open", "2px,6px"),
+          "dual": ("#56B4E9", "hexagon", "solid"), "dualv": ("#56B4E9", "hexagon-open", "6px,2px"),
+          "fluid": ("#999999", "cross", "dash"), "fluidv": ("#999999", "cross-open", "4px,4px")}
 OFFSET = 0.012  # sideways step between lines with error bars, as a fraction of the x range
 # the paper's numbers, as reference lines: (y, label)
 SKEW_REFERENCE = (0.96, "paper: PROB over 96% of OPT (4.3)")

@@ -521,6 +521,8 @@ def weather_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
 def _kind(rows: pd.DataFrame, exp: dict) -> str:
     """Which of the paper's claims an experiment reproduces."""
     figure = exp.get("figure", "memory")
+    if any(str(p) in ("surv", "survv", "dual", "dualv", "fluid", "fluidv") for p in exp.get("policies", [])):
+        return "policies"  # issue 11's goal, whatever the figure (see .policy_findings)
     if figure != "memory":
         return figure
     if "dataset" in rows and (rows["dataset"] != "zipf").all():
@@ -532,9 +534,11 @@ def _kind(rows: pd.DataFrame, exp: dict) -> str:
     return "memory"
 
 
-NOTES = {"weather": weather_notes, "memory": memory_notes, "uniform": uniform_notes, "variable": variable_notes,
+from .policy_findings import policies_checks, policies_notes  # noqa: E402
+
+NOTES = {"policies": policies_notes, "weather": weather_notes, "memory": memory_notes, "uniform": uniform_notes, "variable": variable_notes,
          "skew": skew_notes, "domain": domain_notes, "share": share_notes}
-CHECKS = {"weather": weather_checks, "memory": memory_checks, "uniform": uniform_checks, "variable": variable_checks,
+CHECKS = {"policies": policies_checks, "weather": weather_checks, "memory": memory_checks, "uniform": uniform_checks, "variable": variable_checks,
           "skew": skew_checks, "domain": domain_checks, "share": share_checks}
 
 

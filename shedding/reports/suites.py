@@ -25,10 +25,11 @@ else:  # pragma: no cover
 
 from ..errors import ShedError
 
-SHIPPED = ("quick", "paper", "weather-sample", "weather")
+SHIPPED = ("quick", "paper", "weather-sample", "weather", "policies")
 FIGURES = ("memory", "skew", "domain", "share")
 Y_AXES = ("outputs", "ratio_opt", "ratio")
-POLICIES = ("exact", "rand", "prob", "life", "randv", "probv", "lifev", "opt", "optv")
+POLICIES = ("exact", "rand", "prob", "life", "randv", "probv", "lifev", "surv", "survv", "dual", "dualv", "fluid",
+            "fluidv", "opt", "optv")
 DATASETS = ("zipf", "synop-sample", "files")  # files: --r/--s given to shed compare
 CORRELATIONS = ("independent", "same", "reversed")
 # fields of a run that may be given per suite, per experiment, and as lists

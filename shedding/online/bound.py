@@ -1,0 +1,98 @@
+"""How much any online policy can get on i.i.d. streams: an upper bound, to set against OPT.
+
+On the paper's synthetic streams (Das, Gehrke, Riedewald 2003, §4: keys drawn i.i.d. per stream,
+one R and one S tuple per step) the arrival at time t is independent of everything an online
+policy knew when it chose its memory. So the expected output of any online policy (non-anticipating,
+§3.3) at step t is the sum, over the tuples it holds, of their partner probability p (§3.3.1), plus
+the same-batch pairs every policy produces. Relaxing "memory is what was kept" to "memory is any M
+tuples still alive" gives, per step, the top-M sum of p over the live tuples: an upper bound on the
+expected output of every online policy, whatever it learns (DUAL, a learned model, ...). OPT, which
+sees the future, is not bound by it; the difference is the price of not knowing the future.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..datasets.zipf import s_value_map, zipf_probabilities
+from ..errors import ShedError
+from ..model import Schedule, Workload, check_memory
+
+
+def key_probabilities(wl: Workload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(keys, P_R(key), P_S(key)): the generator's exact Zipf probabilities for a Zipf workload,
+    else the frequencies of the whole stream (the static table of §4)."""
+    keys, counts_r, counts_s = wl.key_counts()
+    meta = wl.meta
+    if meta.get("generator") != "zipf":
+        return keys, counts_r / max(counts_r.sum(), 1), counts_s / max(counts_s.sum(), 1)
+    domain = int(meta["domain"])
+    full = np.arange(domain)
+    p_r = zipf_probabilities(meta["skew"], domain)
+    p_s = np.zeros(domain)
+    p_s[s_value_map(domain, meta["correlation"], int(meta["seed"]))] = zipf_probabilities(meta["skew_s"], domain)
+    return full, p_r, p_s
+
+
+def _partner_p(wl: Workload) -> np.ndarray:
+    """Per tuple: the probability that the other stream's arrival of a step has its key."""
+    keys, p_r, p_s = key_probabilities(wl)
+    k = np.searchsorted(keys, wl.key)
+    return np.where(wl.side == 0, p_s[k], p_r[k])
+
+
+def _check_synchronous(wl: Workload) -> None:
+    steps = np.arange(len(wl) // 2)
+    if len(wl) % 2 or not (np.array_equal(wl.time[wl.side == 0], steps)
+                           and np.array_equal(wl.time[wl.side == 1], steps)):
+        raise ShedError("the online bound needs the paper's tuple-synchronous streams (one R and one S tuple "
+                        "per step, as from zipf_workload)")
+
+
+def same_batch_pairs(wl: Workload) -> int:
+    """Counted pairs of tuples arriving at the same time (every schedule produces them)."""
+    r, s = wl.side == 0, wl.side == 1
+    both = (wl.time[r] >= wl.warmup) & (wl.key[r] == wl.key[s])
+    return int(np.count_nonzero(both))
+
+
+def expected_outputs(wl: Workload, schedule: Schedule) -> float:
+    """The expected counted output of a schedule on i.i.d. synchronous streams, given the memory it
+    held: every tuple held after admission at a joins the arrival of each step t in (a, left]."""
+    _check_synchronous(wl)
+    start = np.maximum(wl.time, wl.warmup - 1)
+    end = np.minimum(schedule.left, len(wl) // 2 - 1)  # no arrivals after the last step
+    steps = np.where(schedule.admitted, np.maximum(end - start, 0), 0)
+    return same_batch_pairs(wl) + float(np.sum(steps * _partner_p(wl)))
+
+
+def online_bound(wl: Workload, memory: int, memory_split: tuple[int, int] | None = None,
+                 variable: bool = False) -> float:
+    """Upper bound on the expected counted output of any online policy with ``memory`` tuples (fixed
+    split ``memory_split``, default M // 2 and M - M // 2; or ``variable``) on i.i.d. synchronous
+    streams: per step from the warmup on, the top-M partner probabilities among the live tuples."""
+    _check_synchronous(wl)
+    m, m_r, m_s = check_memory(memory, memory_split)
+    n_steps, w = len(wl) // 2, wl.window
+    keys, p_r, p_s = key_probabilities(wl)
+    # live[t, k]: tuples of key k arrived in [t - w + 1, t - 1], per side, for join steps t >= warmup
+    joins = np.arange(max(wl.warmup, 1), n_steps)
+    total = 0.0
+    lanes = []
+    for side, p_partner in ((0, p_s), (1, p_r)):
+        k = np.searchsorted(keys, wl.key[wl.side == side])
+        onehot = np.zeros((n_steps + 1, len(keys)), dtype=np.int32)
+        np.add.at(onehot, (np.arange(n_steps) + 1, k), 1)
+        cum = np.cumsum(onehot, axis=0)  # cum[t] = arrivals before t
+        live = cum[joins] - cum[np.maximum(joins - w + 1, 0)]
+        lanes.append((live, p_partner))
+    groups = [lanes] if variable else [[lanes[0]], [lanes[1]]]
+    caps = [m] if variable else [m_r, m_s]
+    for group, cap in zip(groups, caps):
+        live = np.concatenate([g[0] for g in group], axis=1)
+        p = np.concatenate([g[1] for g in group])
+        order = np.argsort(-p, kind="stable")
+        filled = np.minimum(np.cumsum(live[:, order], axis=1), cap)
+        taken = np.diff(filled, axis=1, prepend=0)
+        total += float(np.sum(taken * p[order]))
+    return same_batch_pairs(wl) + total
