@@ -16,8 +16,8 @@ from ..errors import ShedError
 out = Console()
 err = Console(stderr=True)
 
-SHEDDING_HELP = ("none (the exact window join), prob, life, rand (fixed R/S split) or probv, lifev, randv "
-                 "(variable split).")
+SHEDDING_HELP = ("none (the exact window join), prob, life, rand, surv, dual, fluid (fixed R/S split) or "
+                 "probv, lifev, randv, survv, dualv, fluidv (variable split); see shed simulate --help.")
 
 
 def _payload(text: str, src_r, src_s) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -27,11 +27,12 @@ from ..errors import ShedError
 from ..model import check_memory, check_window
 from ..online.engine import JoinOperator
 from ..online.estimators import OnlineEstimator, StaticEstimator
-from ..online.policies import get_policy
+from ..online.policies import POLICIES, get_policy
 from .partition import check_shards, shard_budgets
 
-#: the shedding choices: "none" is the exact window join, the rest are the §3.3 / §4 policies
-SHEDDING = ("none", "rand", "prob", "life", "randv", "probv", "lifev")
+#: the shedding choices: "none" is the exact window join, the rest are the online policies of
+#: :mod:`~shedding.online.policies` (the §3.3 / §4 ones and ours), every one the simulator runs
+SHEDDING = ("none", *(name for name in POLICIES if "schedule" not in name))
 #: side codes of the unioned input: R, S, the end-of-input marker and a row that failed to parse
 R, S, END, BAD = 0, 1, 2, 3
 _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with the data)
