@@ -269,6 +269,8 @@ def caption(exp: dict, rows: pd.DataFrame) -> str:
         text += f" Memory M = {vals('memory')} tuples over all streams; fixed split M // N per stream, V = variable."
     else:
         text += " Tuples are fed in timestamp order; service time is the whole run's time over its arrivals."
+    if exp["figure"] != "shedding":
+        text += f" Each timed run is repeated {vals('repeats')} times; the repeat with the median time counts."
     extra = str(exp.get("caption", ""))
     return text + (f" {extra}" if extra else "")
 
