@@ -3,17 +3,15 @@ and one-line errors with exit code 2."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import shed_in_process
 
 from shedding.errors import ShedError
 from shedding.reports.wjoin_report import service_checks, shedding_checks, slow_checks, summary, wjoin_figure
@@ -55,20 +53,8 @@ policies = ["rand", "prob", "probv"]
 
 
 def shed(*args: str) -> subprocess.CompletedProcess:
-    """`shed ARGS` in this process (the entry point's error handling included)."""
-    from shedding.cli import main
-
-    out, err, code = io.StringIO(), io.StringIO(), 0
-    argv = sys.argv
-    sys.argv = ["shed", *args]
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = argv
-    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+    """`shed ARGS` in this process."""
+    return shed_in_process(*args)
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +89,7 @@ def test_shipped_suites_load_with_every_figure():
     (lambda t: t.replace("streams = 3\nrates = \"variable\"", "streams = 9\nrates = \"variable\""), "streams = 9"),
     (lambda t: t.replace('rates = "variable"', 'rates = "fast"'), "rates = 'fast'"),
     (lambda t: t.replace("memory = [0, 3, 1000]\n", ""), "needs memory"),
-    (lambda t: t.replace('policies = ["rand"', 'policies = ["opt"'), "unknown policie 'opt'"),
+    (lambda t: t.replace('policies = ["rand"', 'policies = ["opt"'), "unknown policy 'opt'"),
 ])
 def test_bad_suites_are_refused_with_the_field(change, words):
     import tomllib

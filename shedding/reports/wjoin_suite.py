@@ -36,7 +36,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from ..errors import ShedError
-from .suites import _as_list, _check
+from .suites import _as_list, _check, check_experiment, check_tables
 
 SHIPPED_WJOIN = ("wjoin", "wjoin-full")
 WJOIN_FIGURES = ("service", "slow", "shedding")
@@ -49,6 +49,7 @@ RATE_SETS = {
     "comparable": lambda n: [1.0] * n,
     "switching": lambda n: [1.0] * (n - 1) + [(0.01, 1.0)],
 }
+SINGULAR = {"policies": "policy", "algorithms": "algorithm"}
 GRID_FIELDS = ("streams", "rates", "length", "window", "domain", "skew", "memory", "block", "repeats")
 EXPERIMENT_FIELDS = ("id", "title", "figure", "algorithms", "policies", "claim", "caption")
 TOP_FIELDS = ("kind", "name", "description", "seeds", "defaults", "experiment")
@@ -126,38 +127,19 @@ def rates_of(name: str, n: int) -> list:
 
 def parse_wjoin_suite(data: dict, where: str) -> WJoinSuite:
     """Validate a wjoin suite's TOML tables; every error names the file, the experiment and the fix."""
-    unknown = set(data) - set(TOP_FIELDS)
-    _check(not unknown, where, f"unknown top-level key(s) {', '.join(sorted(unknown))}; known: {', '.join(TOP_FIELDS)}")
+    seeds, defaults = check_tables(data, where, TOP_FIELDS, GRID_FIELDS)
     _check(data.get("kind") == "wjoin", where, 'a W-join suite needs kind = "wjoin"')
-    _check(isinstance(data.get("experiment"), list) and data["experiment"], where,
-           "no [[experiment]] tables; add at least one")
-    seeds = data.get("seeds", 1)
-    _check(isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1, where,
-           f"seeds = {seeds!r} is not an integer >= 1")
-    defaults = data.get("defaults", {})
-    _check(isinstance(defaults, dict), where, "[defaults] must be a table")
-    unknown = set(defaults) - set(GRID_FIELDS)
-    _check(not unknown, where, f"unknown field(s) {', '.join(sorted(unknown))} in [defaults]; "
-           f"known: {', '.join(GRID_FIELDS)}")
-    experiments, seen = [], set()
+    experiments: list[WJoinExperiment] = []
+    seen: set[str] = set()
     for i, raw in enumerate(data["experiment"]):
-        _check(isinstance(raw, dict), where, f"experiment {i + 1} must be a table")
-        here = f"{where}, experiment {raw.get('id', i + 1)!r}"
-        unknown = set(raw) - set(GRID_FIELDS) - set(EXPERIMENT_FIELDS)
-        _check(not unknown, here, f"unknown field(s) {', '.join(sorted(unknown))}; "
-               f"known: {', '.join(GRID_FIELDS + EXPERIMENT_FIELDS)}")
-        exp_id = str(raw.get("id", ""))
-        _check(bool(exp_id) and exp_id.replace("-", "").replace("_", "").isalnum(), here,
-               "needs an id of letters, digits, - or _")
-        _check(exp_id not in seen, here, "duplicate experiment id")
-        seen.add(exp_id)
+        here, exp_id = check_experiment(raw, i, where, seen, GRID_FIELDS + EXPERIMENT_FIELDS)
         figure = raw.get("figure", "")
         _check(figure in WJOIN_FIGURES, here, f"unknown figure {figure!r}; choose from {', '.join(WJOIN_FIGURES)}")
         lines_key, choices = ("policies", SHED_POLICIES) if figure == "shedding" else ("algorithms", ALGORITHMS)
         lines = [str(p).lower() for p in _as_list(raw.get(lines_key, []))]
         _check(bool(lines), here, f"needs {lines_key} = [...]")
         for p in lines:
-            _check(p in choices, here, f"unknown {lines_key[:-1]} {p!r}; choose from {', '.join(choices)}")
+            _check(p in choices, here, f"unknown {SINGULAR[lines_key]} {p!r}; choose from {', '.join(choices)}")
         grid = {k: _as_list(v) for k, v in {**defaults, **{k: raw[k] for k in GRID_FIELDS if k in raw}}.items()}
         grid.setdefault("skew", [1.0])
         for key in ("streams", "rates", "length", "window", "domain") + (("memory",) if figure == "shedding" else ()):
