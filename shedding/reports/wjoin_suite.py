@@ -102,13 +102,14 @@ class WJoinSuite:
 
     def runs(self, seeds: int | None = None) -> list[WJoinRun]:
         """Every run, seeds 0..seeds-1 per point; the lines of one point are adjacent, so that
-        the algorithms timed at one point see the same machine load."""
+        the algorithms timed at one point see the same machine load, and memory varies fastest,
+        so that the runs on one workload are adjacent too (the runner caches a few workloads)."""
         seeds = self.seeds if seeds is None else seeds
         if seeds < 1:
             raise ShedError(f"--seeds must be >= 1, got {seeds}")
         out = []
         for exp in self.experiments:
-            keys = sorted(exp.grid)
+            keys = sorted(exp.grid, key=lambda k: (k == "memory", k))
             for values in itertools.product(*(exp.grid[k] for k in keys)):
                 p = dict(zip(keys, values))
                 for seed in range(seeds):

@@ -10,11 +10,16 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from ..errors import ShedError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..reports.wjoin_suite import WJoinSuite
 
 ALGORITHM_CHOICES = ("nlw", "hw", "mw", "all")
 
@@ -189,8 +194,8 @@ def _shed_rows(data, spec, memory: int, names: list[str], split, seed: int, exac
     return rows
 
 
-def compare_wjoin(suite: object, out_dir: Path, *, resume: bool, seeds: int | None, master: str, jobs: int | None,
-                  other_options: list[str], as_json: bool, command: str, out: object, err: object) -> None:
+def compare_wjoin(suite: WJoinSuite, out_dir: Path, *, resume: bool, seeds: int | None, master: str, jobs: int | None,
+                  other_options: list[str], as_json: bool, command: str, out: Console, err: Console) -> None:
     """``shed compare --suite wjoin|wjoin-full|FILE``: run a W-join suite in this process and
     write its report (:mod:`shedding.reports.wjoin_runner`, :mod:`shedding.reports.wjoin_report`)."""
     from rich.markup import escape
