@@ -26,7 +26,7 @@ from rich.table import Table
 
 from .errors import ShedError
 from .streaming.cli import stream_join
-from .wjoin.cli import wjoin_command
+from .wjoin.cli import compare_wjoin, wjoin_command
 
 if TYPE_CHECKING:
     from .model import Workload
@@ -583,7 +583,7 @@ def static(
 @app.command()
 def compare(
     suite: str = typer.Option("quick", "--suite", help="quick, paper, weather-sample, weather (with --r/--s), "
-                              "or the path of a suite TOML file."),
+                              "wjoin, wjoin-full (W-join), or the path of a suite TOML file."),
     out_dir: Path = typer.Option(..., "--out", help="Folder for report.html, results.parquet and results.csv."),
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
     resume: bool = typer.Option(False, "--resume", help="Keep the runs already in --out and run only the rest."),
@@ -609,7 +609,14 @@ def compare(
     from .reports.html import build_report
     from .reports.runner import load_results, run_suite
     from .reports.suites import load_suite
+    from .reports.wjoin_suite import load_wjoin_suite
 
+    wjoin_suite = load_wjoin_suite(suite)
+    if wjoin_suite is not None:  # the W-join suites (wjoin, wjoin-full): synthetic N streams, no Spark
+        given = {"--r": r_path, "--s": s_path, "--cell-size": cell_size, "--stations": stations}
+        return compare_wjoin(wjoin_suite, out_dir, resume=resume, seeds=seeds, master=master, jobs=jobs,
+                             other_options=[k for k, v in given.items() if v is not None], as_json=as_json,
+                             command=shlex.join(["shed", *sys.argv[1:]]), out=out, err=err)
     spec = load_suite(suite)
     if cell_size is not None:
         spec = spec.with_cell_size(cell_size)

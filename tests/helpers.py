@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import subprocess
+import sys
+
 from pathlib import Path
 
 import pandas as pd
@@ -27,3 +32,21 @@ def write_stream_files(wl, folder: Path) -> tuple[Path, Path]:
         paths.append(folder / name)
         frame.to_csv(paths[-1], index=False) if name.endswith(".csv") else frame.to_parquet(paths[-1])
     return paths[0], paths[1]
+
+
+def shed_in_process(*args: str) -> subprocess.CompletedProcess:
+    """`shed ARGS` in this process, the entry point's error handling included (exit code, stdout
+    and stderr as a subprocess would give them, without a new interpreter's start-up)."""
+    from shedding.cli import main
+
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    argv = sys.argv
+    sys.argv = ["shed", *args]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        sys.argv = argv
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())

@@ -148,6 +148,10 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
     """Write the report of ``suite``'s ``results`` to ``path`` as one offline HTML file, and the
     numbers behind each figure to ``figures/<experiment id>.csv`` beside it; an incomplete suite
     (``complete`` False) says so at the top. Returns the path."""
+    from .wjoin_report import build_wjoin_report, is_wjoin
+
+    if is_wjoin(suite):  # the W-join suites have their own figures (shedding.reports.wjoin_report)
+        return build_wjoin_report(results, suite, complete, path)
     results = normalized(results)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

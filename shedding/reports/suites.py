@@ -146,10 +146,11 @@ def _check(cond: bool, where: str, message: str) -> None:
         raise ShedError(f"{where}: {message}")
 
 
-def parse_suite(data: dict, where: str) -> Suite:
-    """Validate a suite's TOML tables; every error names the file, the experiment and the fix."""
-    unknown = set(data) - set(TOP_FIELDS)
-    _check(not unknown, where, f"unknown top-level key(s) {', '.join(sorted(unknown))}; known: {', '.join(TOP_FIELDS)} "
+def check_tables(data: dict, where: str, top_fields: tuple[str, ...], grid_fields: tuple[str, ...]) -> tuple[int, dict]:
+    """The checks every suite file passes (its keys, its [[experiment]] list, ``seeds`` and
+    ``[defaults]``); returns (seeds, defaults)."""
+    unknown = set(data) - set(top_fields)
+    _check(not unknown, where, f"unknown top-level key(s) {', '.join(sorted(unknown))}; known: {', '.join(top_fields)} "
            f"(grid fields go in [defaults] or an [[experiment]])")
     _check(isinstance(data.get("experiment"), list) and data["experiment"], where,
            "no [[experiment]] tables; add at least one")
@@ -158,22 +159,34 @@ def parse_suite(data: dict, where: str) -> Suite:
            f"seeds = {seeds!r} is not an integer >= 1")
     defaults = data.get("defaults", {})
     _check(isinstance(defaults, dict), where, "[defaults] must be a table")
-    unknown = set(defaults) - set(GRID_FIELDS)
+    unknown = set(defaults) - set(grid_fields)
     _check(not unknown, where, f"unknown field(s) {', '.join(sorted(unknown))} in [defaults]; "
-           f"known: {', '.join(GRID_FIELDS)}")
+           f"known: {', '.join(grid_fields)}")
+    return seeds, defaults
+
+
+def check_experiment(raw: object, i: int, where: str, seen: set[str], fields: tuple[str, ...]) -> tuple[str, str]:
+    """An [[experiment]] table's keys and id (new to ``seen``, which it joins); returns (where
+    it is, for messages, and its id)."""
+    _check(isinstance(raw, dict), where, f"experiment {i + 1} must be a table")
+    here = f"{where}, experiment {raw.get('id', i + 1)!r}"  # type: ignore[union-attr]
+    unknown = set(raw) - set(fields)  # type: ignore[arg-type]
+    _check(not unknown, here, f"unknown field(s) {', '.join(sorted(unknown))}; known: {', '.join(fields)}")
+    exp_id = str(raw.get("id", ""))  # type: ignore[union-attr]
+    _check(bool(exp_id) and exp_id.replace("-", "").replace("_", "").isalnum(), here,
+           "needs an id of letters, digits, - or _")
+    _check(exp_id not in seen, here, "duplicate experiment id")
+    seen.add(exp_id)
+    return here, exp_id
+
+
+def parse_suite(data: dict, where: str) -> Suite:
+    """Validate a suite's TOML tables; every error names the file, the experiment and the fix."""
+    seeds, defaults = check_tables(data, where, TOP_FIELDS, GRID_FIELDS)
     experiments = []
-    seen = set()
+    seen: set[str] = set()
     for i, raw in enumerate(data["experiment"]):
-        here = f"{where}, experiment {raw.get('id', i + 1)!r}"
-        _check(isinstance(raw, dict), where, f"experiment {i + 1} must be a table")
-        unknown = set(raw) - set(GRID_FIELDS) - set(EXPERIMENT_FIELDS)
-        _check(not unknown, here, f"unknown field(s) {', '.join(sorted(unknown))}; "
-               f"known: {', '.join(GRID_FIELDS + EXPERIMENT_FIELDS)}")
-        exp_id = str(raw.get("id", ""))
-        _check(bool(exp_id) and exp_id.replace("-", "").replace("_", "").isalnum(), here,
-               "needs an id of letters, digits, - or _")
-        _check(exp_id not in seen, here, "duplicate experiment id")
-        seen.add(exp_id)
+        here, exp_id = check_experiment(raw, i, where, seen, GRID_FIELDS + EXPERIMENT_FIELDS)
         figure = raw.get("figure", "memory")
         _check(figure in FIGURES, here, f"unknown figure {figure!r}; choose from {', '.join(FIGURES)}")
         y = raw.get("y", "outputs")

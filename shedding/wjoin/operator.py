@@ -25,7 +25,7 @@ A stream that has sent nothing keeps every other buffer (its first tuple may joi
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -162,13 +162,10 @@ class WJoinOperator:
         return self._predicate is None or self._predicate(tuple(members))
 
 
-def run(operator: WJoinOperator, streams: Streams, order: Sequence[int] | None = None) -> np.ndarray:
-    """Feed ``streams`` through ``operator`` and return every N-tuple as sorted rows.
-
-    ``order`` is the interleaving: a sequence of stream indices, each stream's tuples taken in
-    its own order (default: by timestamp, :meth:`Streams.arrival_order`).
-    """
-    check_compatible(streams, operator.n)
+def arrivals(streams: Streams, order: Sequence[int] | None = None) -> Iterator[tuple[int, int, int]]:
+    """Every tuple of ``streams`` as ``(stream, time, key)`` in the interleaving ``order``: a
+    sequence of stream indices, each stream's tuples taken in its own order (default: by
+    timestamp, :meth:`Streams.arrival_order`)."""
     if order is None:
         order = streams.arrival_order()[0].tolist()
     elif np.bincount(np.asarray(order, dtype=np.int64), minlength=streams.n).tolist() != streams.lengths():
@@ -176,10 +173,18 @@ def run(operator: WJoinOperator, streams: Streams, order: Sequence[int] | None =
     pos = [0] * streams.n
     times = [t.tolist() for t in streams.times]
     keys = [k.tolist() for k in streams.keys]
-    out: list[tuple[int, ...]] = []
     for i in order:
         s = pos[i]
         pos[i] = s + 1
-        out.extend(operator.push(i, times[i][s], keys[i][s]))
+        yield i, times[i][s], keys[i][s]
+
+
+def run(operator: WJoinOperator, streams: Streams, order: Sequence[int] | None = None) -> np.ndarray:
+    """Feed ``streams`` through ``operator`` in the interleaving ``order`` (see :func:`arrivals`)
+    and return every N-tuple as sorted rows."""
+    check_compatible(streams, operator.n)
+    out: list[tuple[int, ...]] = []
+    for i, time, key in arrivals(streams, order):
+        out.extend(operator.push(i, time, key))
     out.extend(operator.finish())
     return as_rows(out, streams.n)
