@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .bestmatch.cli import bmj_command
 from .errors import ShedError
 from .streaming.cli import stream_join
 from .wjoin.cli import wjoin_command
@@ -518,6 +519,7 @@ def report(out_dir: Path = typer.Argument(..., help="A folder written by shed co
 
 app.command("stream-join")(stream_join)
 app.command("wjoin")(wjoin_command)
+app.command("bmj")(bmj_command)
 
 
 def _print_header(wl: Workload, memory: int) -> None:
