@@ -69,22 +69,22 @@ def _shed(alive_r: np.ndarray, alive_s: np.ndarray, R: np.ndarray, S: np.ndarray
 
 
 @njit(cache=True)
-def _update(buf_r, buf_s, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s,  # noqa
+def _update(buf, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s,  # noqa
             ego, grid):
     """Update(O, R[a0:a1], S[b0:b1]) of Algorithm 2; returns the buffer and the pairs tested."""
     k = -1
     while k < 0:  # a slot ran full: grow the buffer and offer the pairs again (idempotent)
         if ego:
-            k = probe_grid(buf_r, buf_s, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s, *grid)
+            k = probe_grid(buf, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s, *grid)
         else:
-            k = probe(buf_r, buf_s, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s)
+            k = probe(buf, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s)
         if k < 0:
-            buf_r, buf_s = grow(buf_r, buf_s)
-    return buf_r, buf_s, k
+            buf = grow(buf)
+    return buf, k
 
 
 @njit(cache=True)
-def matwin_kernel(R, S, eps, sign, left_outer, n_slots, buf_r, buf_s, count, memory, prio_r, prio_s,  # noqa
+def matwin_kernel(R, S, eps, sign, left_outer, n_slots, buf, count, memory, prio_r, prio_s,  # noqa
                   ahead, ego, grid):
     """Algorithm 2. Returns rows (r, s, stamp), stamp = input tuples read when the pair was output,
     and the statistics (steps, peak memory, pairs tested, tuples dropped)."""
@@ -123,14 +123,14 @@ def matwin_kernel(R, S, eps, sign, left_outer, n_slots, buf_r, buf_s, count, mem
             held = memory
         stats[1] = max(stats[1], held)
         if fresh:  # lines 10-11: new windows
-            buf_r, buf_s, k = _update(buf_r, buf_s, count, n_slots, R, S, rlo, rhi, slo, shi, eps, sign,
+            buf, k = _update(buf, count, n_slots, R, S, rlo, rhi, slo, shi, eps, sign,
                                       alive_r, alive_s, ego, grid)
             stats[2] += k
         else:  # lines 12-14: moved windows, W'_R x dS and dR x (W'_S u dS)
-            buf_r, buf_s, k = _update(buf_r, buf_s, count, n_slots, R, S, rlo, old_rhi, max(old_shi, slo), shi, eps,
+            buf, k = _update(buf, count, n_slots, R, S, rlo, old_rhi, max(old_shi, slo), shi, eps,
                                       sign, alive_r, alive_s, ego, grid)
             stats[2] += k
-            buf_r, buf_s, k = _update(buf_r, buf_s, count, n_slots, R, S, old_rhi, rhi, slo, shi, eps, sign,
+            buf, k = _update(buf, count, n_slots, R, S, old_rhi, rhi, slo, shi, eps, sign,
                                       alive_r, alive_s, ego, grid)
             stats[2] += k
         stats[0] += 1
@@ -162,13 +162,13 @@ def matwin_kernel(R, S, eps, sign, left_outer, n_slots, buf_r, buf_s, count, mem
         # line 31: the pairs of every r below minRS are final
         if left_outer:
             for r in range(emitted, rlo):
-                out, n_out = emit(buf_r, buf_s, count, r % n_slots, out, n_out, rhi + shi)
+                out, n_out = emit(buf, count, r % n_slots, out, n_out, rhi + shi)
             emitted = rlo
     if left_outer:
         for r in range(emitted, nr):
-            out, n_out = emit(buf_r, buf_s, count, r % n_slots, out, n_out, rhi + shi)
+            out, n_out = emit(buf, count, r % n_slots, out, n_out, rhi + shi)
     else:
-        out, n_out = emit(buf_r, buf_s, count, 0, out, n_out, rhi + shi)
+        out, n_out = emit(buf, count, 0, out, n_out, rhi + shi)
     return out[:n_out], stats
 
 
@@ -190,11 +190,11 @@ def matwin(R: np.ndarray, S: np.ndarray, eps: np.ndarray, sign: np.ndarray, left
     """Run MatWin on R, S sorted by y_1; ``ego`` probes through the eps-grid (§3.3). Returns rows
     (r, s, stamp) and the statistics. ``memory`` >= 0 sheds to that many tuples by the priorities."""
     n_slots = (widest_window(R[:, 0], int(eps[0])) + 1) if left_outer else 1
-    buf_r, buf_s, count = new_buffer(n_slots)
+    buf, count = new_buffer(n_slots, R.shape[1])
     grid = build_grid(R, S, eps) if ego else _NO_GRID
     prio_r = np.zeros(len(R)) if prio_r is None else prio_r
     prio_s = np.zeros(len(S)) if prio_s is None else prio_s
-    out, stats = matwin_kernel(R, S, eps, sign, left_outer, n_slots, buf_r, buf_s, count, memory, prio_r, prio_s,
+    out, stats = matwin_kernel(R, S, eps, sign, left_outer, n_slots, buf, count, memory, prio_r, prio_s,
                                ahead, ego, (grid.width, grid.base, grid.shape, grid.start_r, grid.members_r,
                                             grid.start_s, grid.members_s))
     return out, MatWinStats(*(int(x) for x in stats))

@@ -27,72 +27,63 @@ def within(R: np.ndarray, S: np.ndarray, r: int, s: int, eps: np.ndarray) -> boo
 
 
 @njit(cache=True)
-def compare(R: np.ndarray, S: np.ndarray, r1: int, s1: int, r2: int, s2: int, sign: np.ndarray) -> int:
-    """1 if (r1 x s1) dominates (r2 x s2), -1 if it is dominated by it, 0 if neither (§2.1)."""
-    better = False
-    worse = False
-    for i in range(R.shape[1]):
-        a = sign[i] * abs(R[r1, i] - S[s1, i])
-        b = sign[i] * abs(R[r2, i] - S[s2, i])
-        if a < b:
-            better = True
-        elif a > b:
-            worse = True
-        if better and worse:
-            return 0
-    if better:
-        return 1
-    if worse:
-        return -1
-    return 0  # equal on every dimension: incomparable, both stay (the paper's tie rule)
-
-
-@njit(cache=True)
-def grow(buf_r: np.ndarray, buf_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The buffer with twice the room per slot."""
-    slots, width = buf_r.shape
-    new_r = np.empty((slots, 2 * width), dtype=np.int64)
-    new_s = np.empty((slots, 2 * width), dtype=np.int64)
-    new_r[:, :width] = buf_r
-    new_s[:, :width] = buf_s
-    return new_r, new_s
-
-
-@njit(cache=True)
-def insert(buf_r: np.ndarray, buf_s: np.ndarray, count: np.ndarray, slot: int, R: np.ndarray, S: np.ndarray,
-           r: int, s: int, sign: np.ndarray) -> bool:
+def insert(buf: np.ndarray, count: np.ndarray, slot: int, R: np.ndarray, S: np.ndarray, r: int, s: int,
+           sign: np.ndarray) -> bool:
     """Offer (r x s) to buffer ``slot``: it is dropped if a buffered pair dominates it (or is it),
     otherwise it enters and every pair it dominates leaves (§3.2, Update). Returns False only if
     the slot is full (nothing changed then: grow the buffer and offer again).
 
-    No pair is removed before a dominating one is found: a pair that dominates the new one cannot
-    coexist with a pair the new one dominates (transitivity), so the scan either rejects or compacts.
-    Offering a pair twice changes nothing, so a probe can be repeated after the buffer grew.
+    A buffered pair is the row (r, s, f_1, ..., f_d) with f_i = sign_i * |r.y_i - s.y_i|, so the
+    comparisons read the slot only. No pair is removed before a dominating one is found: a pair
+    that dominates the new one cannot coexist with a pair the new one dominates (transitivity), so
+    the scan either rejects or compacts. Offering a pair twice changes nothing, so a probe can be
+    repeated after the buffer grew. Equal distance vectors are incomparable: both stay.
     """
+    d = R.shape[1]
     keep = 0
     n = count[slot]
     for j in range(n):
-        if buf_r[slot, j] == r and buf_s[slot, j] == s:
+        if buf[slot, j, 0] == r and buf[slot, j, 1] == s:
             return True
-        rel = compare(R, S, r, s, buf_r[slot, j], buf_s[slot, j], sign)
-        if rel == -1:
+        better = False
+        worse = False
+        for i in range(d):
+            a = sign[i] * abs(R[r, i] - S[s, i])
+            b = buf[slot, j, 2 + i]
+            if a < b:
+                better = True
+            elif a > b:
+                worse = True
+        if worse and not better:  # the buffered pair dominates (r x s)
             return True
-        if rel == 0:
-            buf_r[slot, keep] = buf_r[slot, j]
-            buf_s[slot, keep] = buf_s[slot, j]
-            keep += 1
+        if better and not worse:  # (r x s) dominates the buffered pair: it leaves
+            continue
+        if keep != j:
+            buf[slot, keep, :] = buf[slot, j, :]
+        keep += 1
     count[slot] = keep
-    if keep == buf_r.shape[1]:
+    if keep == buf.shape[1]:
         return False
-    buf_r[slot, keep] = r
-    buf_s[slot, keep] = s
+    buf[slot, keep, 0] = r
+    buf[slot, keep, 1] = s
+    for i in range(d):
+        buf[slot, keep, 2 + i] = sign[i] * abs(R[r, i] - S[s, i])
     count[slot] = keep + 1
     return True
 
 
 @njit(cache=True)
-def emit(buf_r: np.ndarray, buf_s: np.ndarray, count: np.ndarray, slot: int, out: np.ndarray, n_out: int,
-         stamp: int) -> tuple[np.ndarray, int]:
+def grow(buf: np.ndarray) -> np.ndarray:
+    """The buffer with twice the room per slot."""
+    slots, width, cols = buf.shape
+    bigger = np.empty((slots, 2 * width, cols), dtype=np.int64)
+    bigger[:, :width] = buf
+    return bigger
+
+
+@njit(cache=True)
+def emit(buf: np.ndarray, count: np.ndarray, slot: int, out: np.ndarray, n_out: int, stamp: int
+         ) -> tuple[np.ndarray, int]:
     """Append the pairs of ``slot`` to ``out`` (rows r, s, stamp), empty the slot; returns (out, n_out)."""
     n = count[slot]
     if n_out + n > out.shape[0]:
@@ -100,39 +91,38 @@ def emit(buf_r: np.ndarray, buf_s: np.ndarray, count: np.ndarray, slot: int, out
         bigger[:n_out] = out[:n_out]
         out = bigger
     for j in range(n):
-        out[n_out, 0] = buf_r[slot, j]
-        out[n_out, 1] = buf_s[slot, j]
+        out[n_out, 0] = buf[slot, j, 0]
+        out[n_out, 1] = buf[slot, j, 1]
         out[n_out, 2] = stamp
         n_out += 1
     count[slot] = 0
     return out, n_out
 
 
-def new_buffer(slots: int, width: int = 8) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """An empty buffer of ``slots`` slots (pair r-indices, s-indices, counts)."""
-    return (np.empty((slots, width), dtype=np.int64), np.empty((slots, width), dtype=np.int64),
-            np.zeros(slots, dtype=np.int64))
+def new_buffer(slots: int, dims: int, width: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """An empty buffer of ``slots`` slots: rows (r, s, f_1..f_d) and the count per slot."""
+    return np.empty((slots, width, 2 + dims), dtype=np.int64), np.zeros(slots, dtype=np.int64)
 
 
 @njit(cache=True)
-def probe(buf_r: np.ndarray, buf_s: np.ndarray, count: np.ndarray, n_slots: int, R: np.ndarray, S: np.ndarray,
-          a0: int, a1: int, b0: int, b1: int, eps: np.ndarray, sign: np.ndarray, alive_r: np.ndarray,
-          alive_s: np.ndarray) -> int:
+def probe(buf: np.ndarray, count: np.ndarray, n_slots: int, R: np.ndarray, S: np.ndarray, a0: int, a1: int,
+          b0: int, b1: int, eps: np.ndarray, sign: np.ndarray, alive_r: np.ndarray, alive_s: np.ndarray) -> int:
     """Update(O, R[a0:a1], S[b0:b1]) of §3.2: offer every live pair with d(r, s) <= eps to the
     slot of r (``r % n_slots``; one slot holds every pair when ``n_slots`` is 1); the shorter range
     is the outer loop. Returns the pairs tested, or -1 if a slot ran full: grow the buffer and
     probe again (offering a pair twice changes nothing, so the repeat gives the same buffer)."""
-    outer_r = a1 - a0 <= b1 - b0
-    o0, o1 = (a0, a1) if outer_r else (b0, b1)
-    i0, i1 = (b0, b1) if outer_r else (a0, a1)
-    alive_o = alive_r if outer_r else alive_s
-    alive_i = alive_s if outer_r else alive_r
-    for o in range(o0, o1):
-        if not alive_o[o]:
-            continue
-        for q in range(i0, i1):
-            r, s = (o, q) if outer_r else (q, o)
-            if alive_i[q] and within(R, S, r, s, eps):
-                if not insert(buf_r, buf_s, count, r % n_slots, R, S, r, s, sign):
-                    return -1
+    if a1 - a0 <= b1 - b0:
+        for r in range(a0, a1):
+            if alive_r[r]:
+                for s in range(b0, b1):
+                    if alive_s[s] and within(R, S, r, s, eps) and not insert(buf, count, r % n_slots, R, S, r, s,
+                                                                             sign):
+                        return -1
+    else:
+        for s in range(b0, b1):
+            if alive_s[s]:
+                for r in range(a0, a1):
+                    if alive_r[r] and within(R, S, r, s, eps) and not insert(buf, count, r % n_slots, R, S, r, s,
+                                                                             sign):
+                        return -1
     return (a1 - a0) * (b1 - b0)

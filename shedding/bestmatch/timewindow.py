@@ -20,7 +20,7 @@ from .values import BestmatchInput
 
 
 @njit(cache=True)
-def _reevaluate(R, S, tr, ts, times, horizon, eps, sign, n_slots, buf_r, buf_s, count):  # noqa: ANN001
+def _reevaluate(R, S, tr, ts, times, horizon, eps, sign, n_slots, buf, count):  # noqa: ANN001
     out = np.empty((16, 3), dtype=np.int64)
     n_out = 0
     alive = np.ones(max(R.shape[0], S.shape[0]), dtype=np.bool_)
@@ -34,12 +34,12 @@ def _reevaluate(R, S, tr, ts, times, horizon, eps, sign, n_slots, buf_r, buf_s, 
             b1 += 1
         while b0 < b1 and ts[b0] < t - horizon:
             b0 += 1
-        k = probe(buf_r, buf_s, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive, alive)
+        k = probe(buf, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive, alive)
         while k < 0:
-            buf_r, buf_s = grow(buf_r, buf_s)
-            k = probe(buf_r, buf_s, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive, alive)
+            buf = grow(buf)
+            k = probe(buf, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive, alive)
         for r in range(a0, a1):
-            out, n_out = emit(buf_r, buf_s, count, r % n_slots, out, n_out, t)
+            out, n_out = emit(buf, count, r % n_slots, out, n_out, t)
     return out[:n_out]
 
 
@@ -59,6 +59,6 @@ def time_window_bestmatch(data: BestmatchInput, tr: np.ndarray, ts: np.ndarray, 
                             f"streams arrive in time order (sort the file by time)")
     times = np.unique(np.concatenate([tr, ts]))
     n_slots = widest_window(tr, horizon) + 1
-    buf_r, buf_s, count = new_buffer(n_slots)
-    rows = _reevaluate(data.r, data.s, tr, ts, times, horizon, data.eps, sign, n_slots, buf_r, buf_s, count)
+    buf, count = new_buffer(n_slots, data.dims)
+    rows = _reevaluate(data.r, data.s, tr, ts, times, horizon, data.eps, sign, n_slots, buf, count)
     return rows[:, [2, 0, 1]]
