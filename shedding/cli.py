@@ -448,7 +448,7 @@ def static(
 @app.command()
 def compare(
     suite: str = typer.Option("quick", "--suite", help="quick, paper, weather-sample, weather (with --r/--s), "
-                              "or the path of a suite TOML file."),
+                              "bestmatch, or the path of a suite TOML file."),
     out_dir: Path = typer.Option(..., "--out", help="Folder for report.html, results.parquet and results.csv."),
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
     resume: bool = typer.Option(False, "--resume", help="Keep the runs already in --out and run only the rest."),
@@ -473,8 +473,17 @@ def compare(
     """
     from .reports.html import build_report
     from .reports.runner import load_results, run_suite
-    from .reports.suites import load_suite
+    from .reports.suites import is_bestmatch_suite, load_suite
 
+    if is_bestmatch_suite(suite):  # issue 13: its own run model, no Spark
+        if r_path or s_path or cell_size is not None or stations or resume:
+            raise ShedError("the bestmatch suite generates its inputs and runs in minutes; drop --r/--s, "
+                            "--cell-size, --stations and --resume")
+        from .bestmatch.suite import load_bestmatch_suite, run_bestmatch_suite
+
+        summary = run_bestmatch_suite(load_bestmatch_suite(suite), out_dir, shlex.join(["shed", *sys.argv[1:]]))
+        print(json.dumps(summary)) if as_json else out.print(f"report:  {escape(summary['report'])}")
+        return
     spec = load_suite(suite)
     if cell_size is not None:
         spec = spec.with_cell_size(cell_size)

@@ -14,21 +14,26 @@ import pytest
 from shedding.bestmatch import bestmatch, from_frames
 
 
-def shed(*args: str) -> subprocess.CompletedProcess:
-    """`shed bmj ARGS` in this process (the entry point's error handling included)."""
+def run_shed(*argv: object) -> subprocess.CompletedProcess:
+    """`shed ARGV` in this process (the entry point's error handling included)."""
     from shedding.cli import main
 
     out, err, code = io.StringIO(), io.StringIO(), 0
-    argv = sys.argv
-    sys.argv = ["shed", "bmj", *map(str, args)]
+    saved = sys.argv
+    sys.argv = ["shed", *map(str, argv)]
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             main()
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     finally:
-        sys.argv = argv
-    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+        sys.argv = saved
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+
+
+def shed(*args: object) -> subprocess.CompletedProcess:
+    """`shed bmj ARGS` in this process."""
+    return run_shed("bmj", *args)
 
 
 @pytest.fixture()

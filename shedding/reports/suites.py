@@ -245,3 +245,22 @@ def load_suite(name_or_path: str) -> Suite:
     except tomllib.TOMLDecodeError as exc:
         raise ShedError(f"{where} is not valid TOML ({exc}); fix the syntax") from None
     return parse_suite(data, where)
+
+
+# --- bestmatch suites (issue 13) -------------------------------------------------------------------
+# A different run model (joins of two synthetic relations, not window-join policy runs): shed compare
+# hands these suites to shedding.bestmatch.suite. Kept in one block so that merges stay easy.
+BESTMATCH_SUITES = ("bestmatch",)
+
+
+def is_bestmatch_suite(name_or_path: str) -> bool:
+    """Whether ``--suite`` names a bestmatch suite: shipped, or a TOML file with ``kind = "bestmatch"``."""
+    if name_or_path in BESTMATCH_SUITES:
+        return True
+    path = Path(name_or_path)
+    if name_or_path in SHIPPED or not path.is_file():
+        return False
+    try:
+        return tomllib.loads(path.read_text()).get("kind") == "bestmatch"
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False  # load_suite reports the problem
