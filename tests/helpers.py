@@ -27,3 +27,26 @@ def write_stream_files(wl, folder: Path) -> tuple[Path, Path]:
         paths.append(folder / name)
         frame.to_csv(paths[-1], index=False) if name.endswith(".csv") else frame.to_parquet(paths[-1])
     return paths[0], paths[1]
+
+
+def run_shed(*argv: object):  # noqa: ANN201 (subprocess.CompletedProcess)
+    """`shed ARGV` in this process, the entry point's error handling included: (code, stdout, stderr)
+    as a CompletedProcess."""
+    import contextlib
+    import io
+    import subprocess
+    import sys
+
+    from shedding.cli import main
+
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    saved = sys.argv
+    sys.argv = ["shed", *map(str, argv)]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        sys.argv = saved
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())

@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from helpers import run_shed
+
 from shedding.bestmatch import bestmatch, from_frames
-
-
-def run_shed(*argv: object) -> subprocess.CompletedProcess:
-    """`shed ARGV` in this process (the entry point's error handling included)."""
-    from shedding.cli import main
-
-    out, err, code = io.StringIO(), io.StringIO(), 0
-    saved = sys.argv
-    sys.argv = ["shed", *map(str, argv)]
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = saved
-    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
 
 
 def shed(*args: object) -> subprocess.CompletedProcess:

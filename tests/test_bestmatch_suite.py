@@ -11,7 +11,7 @@ import pytest
 from shedding.bestmatch.suite import load_bestmatch_suite
 from shedding.errors import ShedError
 from shedding.reports.suites import is_bestmatch_suite
-from test_bestmatch_cli import run_shed
+from helpers import run_shed
 
 MINI = """
 name = "bestmatch-mini"

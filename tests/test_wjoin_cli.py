@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import run_shed
 
 from shedding.wjoin import WindowSpec, exact_count, read_streams, synthetic_streams
 from shedding.wjoin.fastshed import shed_count
@@ -15,22 +16,7 @@ from shedding.wjoin.loadshed import shed_wjoin
 
 def shed(*args: str) -> subprocess.CompletedProcess:
     """`shed wjoin ARGS` in this process (the entry point's error handling included)."""
-    import contextlib
-    import io
-
-    from shedding.cli import main
-
-    out, err, code = io.StringIO(), io.StringIO(), 0
-    argv = sys.argv
-    sys.argv = ["shed", "wjoin", *args]
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = argv
-    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+    return run_shed("wjoin", *args)
 
 
 def test_the_installed_command_exits_2_with_one_line():

@@ -111,18 +111,13 @@ def probe(buf: np.ndarray, count: np.ndarray, n_slots: int, R: np.ndarray, S: np
     slot of r (``r % n_slots``; one slot holds every pair when ``n_slots`` is 1); the shorter range
     is the outer loop. Returns the pairs tested, or -1 if a slot ran full: grow the buffer and
     probe again (offering a pair twice changes nothing, so the repeat gives the same buffer)."""
-    if a1 - a0 <= b1 - b0:
-        for r in range(a0, a1):
-            if alive_r[r]:
-                for s in range(b0, b1):
-                    if alive_s[s] and within(R, S, r, s, eps) and not insert(buf, count, r % n_slots, R, S, r, s,
-                                                                             sign):
-                        return -1
-    else:
-        for s in range(b0, b1):
-            if alive_s[s]:
-                for r in range(a0, a1):
-                    if alive_r[r] and within(R, S, r, s, eps) and not insert(buf, count, r % n_slots, R, S, r, s,
-                                                                             sign):
-                        return -1
+    outer_r = a1 - a0 <= b1 - b0
+    o0, o1, i0, i1 = (a0, a1, b0, b1) if outer_r else (b0, b1, a0, a1)
+    alive_o, alive_i = (alive_r, alive_s) if outer_r else (alive_s, alive_r)
+    for o in range(o0, o1):
+        if alive_o[o]:
+            for q in range(i0, i1):
+                r, s = (o, q) if outer_r else (q, o)
+                if alive_i[q] and within(R, S, r, s, eps) and not insert(buf, count, r % n_slots, R, S, r, s, sign):
+                    return -1
     return (a1 - a0) * (b1 - b0)
