@@ -64,6 +64,9 @@ def test_time_window(tmp_path):
     s.write_text("t,y\n0,0\n3,1\n")
     proc = shed("--r", r, "--s", s, "--attrs", "y", "--eps", "5", "--time", "t", "--horizon", "2", "--json")
     assert json.loads(proc.stdout)["triples"] == [[0, 1, 1], [3, 2, 2]]
+    for horizon, words in (("-1", "--horizon is -1, a negative distance"), ("x", "--horizon: 'x' is not a number")):
+        proc = shed("--r", r, "--s", s, "--attrs", "y", "--eps", "5", "--time", "t", "--horizon", horizon)
+        assert proc.returncode == 2 and words in proc.stderr
 
 
 @pytest.mark.parametrize("args, words", [

@@ -149,7 +149,7 @@ def _time_window(data, r_frame, s_frame, time_col: str, horizon: str, orders, va
         if time_col not in frame.columns:
             raise ShedError(f"unknown --time column {time_col!r} in {name}; its columns are "
                             f"{', '.join(map(str, frame.columns))}")
-    [limit] = parse_eps(horizon, 1)
+    [limit] = parse_eps(horizon, 1, "--horizon")
     (tr, ts), [t_horizon], [t_scale] = scale_columns([(time_col, [r_frame[time_col].tolist(),
                                                                   s_frame[time_col].tolist()])], [limit])
     started = time.perf_counter()

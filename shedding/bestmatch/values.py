@@ -61,17 +61,20 @@ def _decimal(value: object, where: str) -> Decimal:
     return number
 
 
-def parse_eps(text: str, dims: int) -> list[Decimal]:
-    """``"0.1,0.05"`` -> the per-dimension eps_i of §2.3, one per join attribute, each >= 0."""
+def parse_eps(text: str, dims: int, flag: str = "--eps") -> list[Decimal]:
+    """``"0.1,0.05"`` -> the per-dimension eps_i of §2.3, one per join attribute, each >= 0
+    (``flag`` names the option in errors)."""
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != dims:
-        raise ShedError(f"--eps has {len(parts)} value(s) but --attrs names {dims} attribute(s); "
-                        f"give one eps per attribute, e.g. {','.join(['0.1'] * dims)}")
+        raise ShedError(f"{flag} has {len(parts)} value(s) but --attrs names {dims} attribute(s); "
+                        f"give one eps per attribute, e.g. {','.join(['0.1'] * dims)}" if flag == "--eps" else
+                        f"{flag} takes one number, got {text!r}")
     out = []
     for i, part in enumerate(parts):
-        value = _decimal(part, f"--eps value {i + 1}")
+        value = _decimal(part, f"{flag} value {i + 1}" if dims > 1 or flag == "--eps" else flag)
         if value < 0:
-            raise ShedError(f"--eps value {i + 1} is {part}, a negative distance; give eps >= 0")
+            raise ShedError(f"{flag} is {part}, a negative distance; give a value >= 0" if flag != "--eps" else
+                            f"--eps value {i + 1} is {part}, a negative distance; give eps >= 0")
         out.append(value)
     return out
 
