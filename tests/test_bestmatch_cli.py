@@ -95,3 +95,14 @@ def test_nan_value_is_one_line_exit_2(tmp_path, files):
     assert proc.returncode == 2 and "S row 2, attribute 'y2' is NaN" in proc.stderr
     proc = shed("--r", r, "--s", tmp_path / "missing.csv", "--attrs", "y1,y2")
     assert proc.returncode == 2 and "file not found" in proc.stderr
+
+
+def test_help_imports_nothing_heavy():
+    """`shed bmj --help` (and `shed` itself) load neither numba nor pandas."""
+    import sys
+
+    code = ("import sys\nfrom shedding.cli import main\nsys.argv = ['shed', 'bmj', '--help']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('HEAVY', [m for m in ('pandas', 'numba', 'pyspark') if m in sys.modules])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "HEAVY []" in proc.stdout and "--attrs" in proc.stdout
