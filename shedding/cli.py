@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .bestmatch.cli import bmj_command
 from .errors import ShedError
 from .streaming.cli import stream_join
 from .wjoin.cli import compare_wjoin, wjoin_command
@@ -583,7 +584,8 @@ def static(
 @app.command()
 def compare(
     suite: str = typer.Option("quick", "--suite", help="quick, paper, weather-sample, weather (with --r/--s), "
-                              "wjoin, wjoin-full (W-join), or the path of a suite TOML file."),
+                              "policies, wjoin, wjoin-full (W-join), bestmatch, or the path of a suite TOML "
+                              "file."),
     out_dir: Path = typer.Option(..., "--out", help="Folder for report.html, results.parquet and results.csv."),
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
     resume: bool = typer.Option(False, "--resume", help="Keep the runs already in --out and run only the rest."),
@@ -608,7 +610,7 @@ def compare(
     """
     from .reports.html import build_report
     from .reports.runner import load_results, run_suite
-    from .reports.suites import load_suite
+    from .reports.suites import is_bestmatch_suite, load_suite
     from .reports.wjoin_suite import load_wjoin_suite
 
     wjoin_suite = load_wjoin_suite(suite)
@@ -617,6 +619,15 @@ def compare(
         return compare_wjoin(wjoin_suite, out_dir, resume=resume, seeds=seeds, master=master, jobs=jobs,
                              other_options=[k for k, v in given.items() if v is not None], as_json=as_json,
                              command=shlex.join(["shed", *sys.argv[1:]]), out=out, err=err)
+    if is_bestmatch_suite(suite):  # issue 13: its own run model, no Spark
+        if r_path or s_path or cell_size is not None or stations or resume:
+            raise ShedError("the bestmatch suite generates its inputs and runs in minutes; drop --r/--s, "
+                            "--cell-size, --stations and --resume")
+        from .bestmatch.suite import load_bestmatch_suite, run_bestmatch_suite
+
+        summary = run_bestmatch_suite(load_bestmatch_suite(suite), out_dir, shlex.join(["shed", *sys.argv[1:]]))
+        print(json.dumps(summary)) if as_json else out.print(f"report:  {escape(summary['report'])}")
+        return
     spec = load_suite(suite)
     if cell_size is not None:
         spec = spec.with_cell_size(cell_size)
@@ -661,6 +672,7 @@ def report(out_dir: Path = typer.Argument(..., help="A folder written by shed co
 
 app.command("stream-join")(stream_join)
 app.command("wjoin")(wjoin_command)
+app.command("bmj")(bmj_command)
 
 
 def _print_header(wl: Workload, memory: int) -> None:

@@ -34,14 +34,14 @@ def write_stream_files(wl, folder: Path) -> tuple[Path, Path]:
     return paths[0], paths[1]
 
 
-def shed_in_process(*args: str) -> subprocess.CompletedProcess:
+def shed_in_process(*args: object) -> subprocess.CompletedProcess:
     """`shed ARGS` in this process, the entry point's error handling included (exit code, stdout
     and stderr as a subprocess would give them, without a new interpreter's start-up)."""
     from shedding.cli import main
 
     out, err, code = io.StringIO(), io.StringIO(), 0
     argv = sys.argv
-    sys.argv = ["shed", *args]
+    sys.argv = ["shed", *map(str, args)]
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             main()

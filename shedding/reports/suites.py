@@ -26,6 +26,8 @@ else:  # pragma: no cover
 from ..errors import ShedError
 
 SHIPPED = ("quick", "paper", "weather-sample", "weather", "policies")
+#: every shipped suite name, the W-join and bestmatch suites (their own loaders) included
+ALL_SHIPPED = (*SHIPPED, "wjoin", "wjoin-full", "bestmatch")
 FIGURES = ("memory", "skew", "domain", "share")
 Y_AXES = ("outputs", "ratio_opt", "ratio")
 POLICIES = ("exact", "rand", "prob", "life", "randv", "probv", "lifev", "surv", "survv", "dual", "dualv", "fluid",
@@ -246,9 +248,9 @@ def load_suite(name_or_path: str) -> Suite:
     else:
         path = Path(name_or_path)
         if path.is_dir():
-            raise ShedError(f"--suite {name_or_path} is a folder; give a suite TOML file or one of {', '.join(SHIPPED)}")
+            raise ShedError(f"--suite {name_or_path} is a folder; give a suite TOML file or one of {', '.join(ALL_SHIPPED)}")
         if not path.is_file():
-            raise ShedError(f"unknown suite {name_or_path!r}: not one of {', '.join(SHIPPED)} and no such file")
+            raise ShedError(f"unknown suite {name_or_path!r}: not one of {', '.join(ALL_SHIPPED)} and no such file")
         try:
             text = path.read_text()
         except (OSError, UnicodeDecodeError) as exc:
@@ -259,3 +261,22 @@ def load_suite(name_or_path: str) -> Suite:
     except tomllib.TOMLDecodeError as exc:
         raise ShedError(f"{where} is not valid TOML ({exc}); fix the syntax") from None
     return parse_suite(data, where)
+
+
+# --- bestmatch suites (issue 13) -------------------------------------------------------------------
+# A different run model (joins of two synthetic relations, not window-join policy runs): shed compare
+# hands these suites to shedding.bestmatch.suite. Kept in one block so that merges stay easy.
+BESTMATCH_SUITES = ALL_SHIPPED[-1:]
+
+
+def is_bestmatch_suite(name_or_path: str) -> bool:
+    """Whether ``--suite`` names a bestmatch suite: shipped, or a TOML file with ``kind = "bestmatch"``."""
+    if name_or_path in BESTMATCH_SUITES:
+        return True
+    path = Path(name_or_path)
+    if name_or_path in SHIPPED or not path.is_file():
+        return False
+    try:
+        return tomllib.loads(path.read_text()).get("kind") == "bestmatch"
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False  # load_suite reports the problem

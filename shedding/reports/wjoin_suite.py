@@ -36,9 +36,9 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from ..errors import ShedError
-from .suites import _as_list, _check, check_experiment, check_tables
+from .suites import ALL_SHIPPED, _as_list, _check, check_experiment, check_tables
 
-SHIPPED_WJOIN = ("wjoin", "wjoin-full")
+SHIPPED_WJOIN = ALL_SHIPPED[-3:-1]
 WJOIN_FIGURES = ("service", "slow", "shedding")
 ALGORITHMS = ("nlw", "hw", "mw")
 SHED_POLICIES = ("rand", "prob", "life", "randv", "probv", "lifev")

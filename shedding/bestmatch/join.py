@@ -1,0 +1,106 @@
+"""One entry point for the bestmatch joins: variant, algorithm and per-dimension orders
+(Kemper/Stegmaier 2002, §2-3).
+
+Variants: ``bmj`` (§2.2; with eps the constrained BMJ of §2.3), ``left-outer`` (§2.2; with eps the
+constrained left-outer BMJ) and ``constrained``, the constrained left-outer BMJ (LOBMJE) the paper
+and the TUM page focus on, which needs eps. Algorithms: ``nested`` (Algorithm 1, the reference),
+``matwin`` (Algorithm 2 on input sorted by y_1) and ``matwin-ego`` (MatWin probing through the
+eps-grid, §3.3); both MatWin need eps.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import ShedError
+from .matwin import MatWinStats, matwin
+from .nested import nested_loops
+from .skyline import ORDERS, UNBOUNDED
+from .values import BestmatchInput
+
+VARIANTS = ("bmj", "left-outer", "constrained")
+ALGORITHMS = ("nested", "matwin", "matwin-ego")
+
+
+@dataclass(frozen=True)
+class BestmatchResult:
+    """``pairs``: (n, 2) row indices (r, s), sorted; ``stamps``: input tuples read when each pair
+    was output (the pipelining measure of the paper's Figures 13-14); ``tested``: pairs tested."""
+
+    pairs: np.ndarray
+    stamps: np.ndarray
+    variant: str
+    algorithm: str
+    seconds: float
+    tested: int
+    stats: MatWinStats | None = None
+
+    def as_set(self) -> set[tuple[int, int]]:
+        return set(map(tuple, self.pairs.tolist()))
+
+
+def order_signs(orders: Sequence[str] | None, dims: int) -> np.ndarray:
+    """The f_i signs of the per-dimension orders (default ``minAttrDist`` everywhere)."""
+    if orders is None:
+        return np.ones(dims, dtype=np.int64)
+    names = [o.strip().lower() for o in orders]
+    if len(names) != dims:
+        raise ShedError(f"--orders has {len(names)} name(s) for {dims} attribute(s); give one per attribute")
+    for name in names:
+        if name not in ORDERS:
+            raise ShedError(f"unknown order {name!r}; choose minAttrDist or maxAttrDist")
+    return np.array([ORDERS[n] for n in names], dtype=np.int64)
+
+
+def check_sorted(data: BestmatchInput) -> None:
+    """MatWin reads both inputs in y_1 order (§3.2); name the first row that breaks it."""
+    for name, X in (("R", data.r), ("S", data.s)):
+        bad = np.flatnonzero(np.diff(X[:, 0]) < 0) if len(X) > 1 else np.array([], dtype=np.int64)
+        if len(bad):
+            j = int(bad[0]) + 1  # 0-based index of the offending row; messages count rows from 1
+            raise ShedError(f"{name} row {j + 1}: {data.attrs[0]} = {X[j, 0] / data.scale[0]:g} comes after "
+                            f"{X[j - 1, 0] / data.scale[0]:g}; MatWin needs both inputs sorted ascending by "
+                            f"{data.attrs[0]} (the first --attrs): sort them or use --algorithm nested")
+
+
+def check_choice(variant: str, algorithm: str, data: BestmatchInput) -> None:
+    """Variant and algorithm are known, and have the eps they need."""
+    if variant not in VARIANTS:
+        raise ShedError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
+    if algorithm not in ALGORITHMS:
+        raise ShedError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+    if data.eps is None and (variant == "constrained" or algorithm != "nested"):
+        what = "the constrained variant" if variant == "constrained" else f"--algorithm {algorithm}"
+        raise ShedError(f"{what} needs --eps (one maximum distance per attribute, e.g. --eps 0.1,0.1)")
+    if algorithm != "nested":
+        check_sorted(data)
+
+
+def bestmatch(data: BestmatchInput, variant: str = "constrained", algorithm: str = "nested",
+              orders: Sequence[str] | None = None) -> BestmatchResult:
+    """The bestmatch join ``variant`` of R and S by ``algorithm``."""
+    check_choice(variant, algorithm, data)
+    sign = order_signs(orders, data.dims)
+    eps = data.eps if data.eps is not None else np.full(data.dims, UNBOUNDED, dtype=np.int64)
+    left_outer = variant != "bmj"
+    started = time.perf_counter()
+    stats = None
+    if algorithm == "nested":
+        rows, tested = nested_loops(data.r, data.s, eps, sign, left_outer)
+    else:
+        rows, stats = matwin(data.r, data.s, eps, sign, left_outer, ego=algorithm == "matwin-ego")
+        tested = stats.tested
+    seconds = time.perf_counter() - started
+    return result_of(rows, variant, algorithm, seconds, tested, stats)
+
+
+def result_of(rows: np.ndarray, variant: str, algorithm: str, seconds: float, tested: int,
+              stats: MatWinStats | None) -> BestmatchResult:
+    """Sort the output rows (r, s, stamp) into a result."""
+    order = np.lexsort((rows[:, 1], rows[:, 0])) if len(rows) else np.zeros(0, dtype=np.int64)
+    rows = rows[order]
+    return BestmatchResult(rows[:, :2].copy(), rows[:, 2].copy(), variant, algorithm, seconds, tested, stats)

@@ -1,0 +1,155 @@
+"""Exact join-attribute values for the bestmatch joins (Kemper/Stegmaier 2002, §2).
+
+The dominance test of §2.1 and MatWin's window bounds (§3.2) compare distances such as
+``|r.y_i - s.y_i| <= eps_i`` and ``minRS + eps_1``. With binary floats these comparisons are
+wrong at the boundary (``0.3 - 0.1 + 0.1 != 0.3``), and a window bound update computed in floats
+can even fail to move the window. Here every value of dimension ``i`` is read as the decimal the
+user wrote and stored as the integer ``value * 10**k_i``, ``k_i`` being the most decimal places any
+value or ``eps_i`` of that dimension has; all later arithmetic is exact int64 arithmetic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import ShedError
+
+LIMIT = 2**61  # |scaled value| stays below this, so a difference of two fits an int64
+
+
+@dataclass(frozen=True)
+class BestmatchInput:
+    """Two relations R and S on join attributes y_1..y_d (§2), as scaled integers. Error messages
+    count data rows from 1, as everywhere in ``shed``.
+
+    ``r`` and ``s`` are (n, d) int64 arrays; ``eps`` the scaled per-dimension maximum distances
+    (§2.3), or None for the unconstrained operators; ``scale[i]`` is 10**k_i; ``attrs`` the
+    attribute names. Row j of ``r`` is row j of the R input.
+    """
+
+    r: np.ndarray
+    s: np.ndarray
+    eps: np.ndarray | None
+    scale: np.ndarray
+    attrs: tuple[str, ...]
+
+    @property
+    def dims(self) -> int:
+        return len(self.attrs)
+
+    def unscaled(self, side: str) -> np.ndarray:
+        """The values of ``side`` ('r' or 's') as floats, for display only."""
+        return (self.r if side == "r" else self.s) / self.scale
+
+
+def _decimal(value: object, where: str) -> Decimal:
+    if value is None:  # a missing value (pandas reads empty CSV cells as NaN or None)
+        raise ShedError(f"{where} is NaN (empty); remove the row or fill in a value")
+    text = repr(value) if isinstance(value, float) else str(value).strip()
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        raise ShedError(f"{where}: {text!r} is not a number; give decimal numbers such as 0.25") from None
+    if number.is_nan():
+        raise ShedError(f"{where} is NaN; remove the row or fill in a value")
+    if not number.is_finite():
+        raise ShedError(f"{where} is {text}; give finite numbers")
+    return number
+
+
+def parse_eps(text: str, dims: int, flag: str = "--eps") -> list[Decimal]:
+    """``"0.1,0.05"`` -> the per-dimension eps_i of §2.3, one per join attribute, each >= 0
+    (``flag`` names the option in errors)."""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != dims:
+        raise ShedError(f"{flag} has {len(parts)} value(s) but --attrs names {dims} attribute(s); "
+                        f"give one eps per attribute, e.g. {','.join(['0.1'] * dims)}" if flag == "--eps" else
+                        f"{flag} takes one number, got {text!r}")
+    out = []
+    for i, part in enumerate(parts):
+        value = _decimal(part, f"{flag} value {i + 1}" if dims > 1 or flag == "--eps" else flag)
+        if value < 0:
+            raise ShedError(f"{flag} is {part}, a negative distance; give a value >= 0" if flag != "--eps" else
+                            f"--eps value {i + 1} is {part}, a negative distance; give eps >= 0")
+        out.append(value)
+    return out
+
+
+def _places(number: Decimal) -> int:
+    exponent = number.as_tuple().exponent
+    return max(0, -int(exponent)) if isinstance(exponent, int) else 0
+
+
+def scale_columns(columns: Sequence[tuple[str, Sequence[Sequence[object]]]], eps: Sequence[Decimal] | None,
+                  ) -> tuple[list[np.ndarray], np.ndarray | None, np.ndarray]:
+    """Scale each dimension of several relations to one exact integer grid.
+
+    ``columns[i] = (attribute name, [values of relation 0, values of relation 1, ...])``; returns
+    the scaled arrays per relation (n, d), the scaled eps (or None) and the scales. Raises
+    ShedError naming the relation row of a non-numeric, NaN or too finely resolved value.
+    """
+    dims = len(columns)
+    n_rel = len(columns[0][1])
+    decimals = [[[_decimal(v, f"{_REL[k]} row {j + 1}, attribute {name!r}") for j, v in enumerate(col)]
+                 for k, col in enumerate(rels)] for name, rels in columns]
+    scaled = [np.empty((len(columns[0][1][k]), dims), dtype=np.int64) for k in range(n_rel)]
+    scales = np.empty(dims, dtype=np.int64)
+    eps_out = None if eps is None else np.empty(dims, dtype=np.int64)
+    for i, (name, _) in enumerate(columns):
+        places = max([_places(x) for rel in decimals[i] for x in rel] + ([_places(eps[i])] if eps else []) + [0])
+        factor = Decimal(10) ** places
+        scales[i] = 10**places
+        for k, rel in enumerate(decimals[i]):
+            for j, x in enumerate(rel):
+                v = int(x * factor)
+                if abs(v) >= LIMIT:
+                    raise ShedError(f"{_REL[k]} row {j + 1}, attribute {name!r}: {x} needs {places} decimal places at "
+                                    f"this magnitude, more than 64-bit integers hold; round the column")
+                scaled[k][j, i] = v
+        if eps is not None:
+            e = int(eps[i] * factor)
+            if e >= LIMIT:
+                raise ShedError(f"--eps value {i + 1} ({eps[i]}) is too large; give a smaller distance")
+            eps_out[i] = e
+    return scaled, eps_out, scales
+
+
+_REL = ("R", "S")
+
+
+def from_frames(r, s, attrs: Sequence[str], eps_text: str | None) -> BestmatchInput:  # noqa: ANN001 (DataFrames)
+    """The input of one bestmatch join from two pandas DataFrames whose join attributes are
+    ``attrs`` (read as text or numbers); ``eps_text`` like ``"0.1,0.1"`` or None."""
+    attrs = tuple(a.strip() for a in attrs)
+    if not attrs or any(not a for a in attrs):
+        raise ShedError("--attrs is empty or has an empty name; give the join attributes, e.g. --attrs y1,y2")
+    if len(set(attrs)) != len(attrs):
+        raise ShedError(f"--attrs names an attribute twice ({','.join(attrs)}); name each once")
+    for name, frame in (("R", r), ("S", s)):
+        missing = [a for a in attrs if a not in frame.columns]
+        if missing:
+            raise ShedError(f"unknown attribute {missing[0]!r} in {name}; its columns are "
+                            f"{', '.join(map(str, frame.columns))}")
+    eps = None if eps_text is None else parse_eps(eps_text, len(attrs))
+    columns = [(a, [r[a].tolist(), s[a].tolist()]) for a in attrs]
+    (rr, ss), eps_scaled, scales = scale_columns(columns, eps)
+    return BestmatchInput(rr, ss, eps_scaled, scales, attrs)
+
+
+def from_arrays(r: np.ndarray, s: np.ndarray, eps: Sequence[int] | None, attrs: Sequence[str] | None = None,
+                scale: Sequence[int] | None = None) -> BestmatchInput:
+    """An input already on an integer grid (generators, tests): ``r``, ``s`` (n, d) integers."""
+    r, s = np.asarray(r, dtype=np.int64), np.asarray(s, dtype=np.int64)
+    d = next((x.shape[1] for x in (r, s) if x.ndim == 2 and x.shape[1]),
+             len(eps) if eps is not None else len(attrs or [0]))
+    r, s = (np.ascontiguousarray(x.reshape(len(x), d)) for x in (r, s))
+    attrs = tuple(attrs) if attrs is not None else tuple(f"y{i + 1}" for i in range(d))
+    eps_arr = None if eps is None else np.asarray(eps, dtype=np.int64)
+    if eps_arr is not None and (len(eps_arr) != d or (eps_arr < 0).any()):
+        raise ShedError(f"eps must be {d} distances >= 0, got {list(eps_arr)}")
+    scale_arr = np.ones(d, dtype=np.int64) if scale is None else np.asarray(scale, dtype=np.int64)
+    return BestmatchInput(r, s, eps_arr, scale_arr, attrs)

@@ -1,0 +1,108 @@
+"""`shed bmj`: output against the library, and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import shed_in_process
+
+from shedding.bestmatch import bestmatch, from_frames
+
+
+def shed(*args: object) -> subprocess.CompletedProcess:
+    """`shed bmj ARGS` in this process."""
+    return shed_in_process("bmj", *args)
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    """Figure 1 of the paper (see test_bestmatch), sorted by y1."""
+    r = tmp_path / "r.csv"
+    s = tmp_path / "s.csv"
+    r.write_text("name,y1,y2\nA,0,0\nB,1.0,1.0\n")
+    s.write_text("name,y1,y2\nc,0.1,0.2\na,0.2,0.1\nb,0.5,0\nd,1.2,1.3\n")
+    return r, s
+
+
+def test_left_outer_json_is_figure_1(files):
+    r, s = files
+    proc = shed("--r", r, "--s", s, "--attrs", "y1,y2", "--variant", "left-outer", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert sorted(map(tuple, report["pairs"])) == [(1, 1), (1, 2), (1, 3), (2, 4)]  # rows from 1: Ac, Aa, Ab, Bd
+
+
+@pytest.mark.parametrize("algorithm", ["nested", "matwin", "matwin-ego"])
+def test_constrained_matches_the_library(files, algorithm):
+    import pandas as pd
+
+    r, s = files
+    proc = shed("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3", "--algorithm", algorithm, "--json")
+    want = bestmatch(from_frames(pd.read_csv(r, dtype=str), pd.read_csv(s, dtype=str), ["y1", "y2"], "0.3,0.3"))
+    assert json.loads(proc.stdout)["pairs"] == (want.pairs + 1).tolist() == [[1, 1], [1, 2], [2, 4]]
+
+
+def test_table_and_shedding_table(files):
+    r, s = files
+    proc = shed("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3")
+    assert proc.returncode == 0 and "3 pairs" in proc.stdout
+    proc = shed("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3", "--memory", "2", "--policy",
+                "rand,prob,ahead", "--json")
+    report = json.loads(proc.stdout)
+    assert [run["policy"] for run in report["runs"]] == ["rand", "prob", "ahead"] and report["count"] == 3
+    proc = shed("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3", "--memory", "100")
+    assert "PROB" in proc.stdout and "1.000" in proc.stdout
+
+
+def test_time_window(tmp_path):
+    r, s = tmp_path / "r.csv", tmp_path / "s.csv"
+    r.write_text("t,y\n0,0\n3,0\n")
+    s.write_text("t,y\n0,0\n3,1\n")
+    proc = shed("--r", r, "--s", s, "--attrs", "y", "--eps", "5", "--time", "t", "--horizon", "2", "--json")
+    assert json.loads(proc.stdout)["triples"] == [[0, 1, 1], [3, 2, 2]]
+    for horizon, words in (("-1", "--horizon is -1, a negative distance"), ("x", "--horizon: 'x' is not a number")):
+        proc = shed("--r", r, "--s", s, "--attrs", "y", "--eps", "5", "--time", "t", "--horizon", horizon)
+        assert proc.returncode == 2 and words in proc.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--attrs", "y1,y9", "--eps", "0.1,0.1"], "unknown attribute 'y9' in R"),
+    (["--attrs", "y1,y2", "--eps", "-0.1,0.1"], "negative distance"),
+    (["--attrs", "y1,y2", "--eps", "0.1,x"], "--eps value 2: 'x' is not a number"),
+    (["--attrs", "y1,y2", "--eps", "0.1"], "--eps has 1 value(s) but --attrs names 2"),
+    (["--attrs", "y2,y1", "--eps", "0.1,0.1", "--algorithm", "matwin"], "S row 2: y2 = 0.1 comes after 0.2"),
+    (["--attrs", "y1,y2", "--variant", "constrained"], "needs --eps"),
+    (["--attrs", "y1,y2", "--eps", "0.1,0.1", "--variant", "outer"], "unknown variant"),
+    (["--attrs", "y1,y2", "--eps", "0.1,0.1", "--memory", "3", "--policy", "life"], "unknown bestmatch policy"),
+    (["--attrs", "y1,y2", "--eps", "0.1,0.1", "--memory", "3", "--algorithm", "nested"], "use --algorithm matwin"),
+])
+def test_bad_input_is_one_line_exit_2(files, args, words):
+    r, s = files
+    proc = shed("--r", r, "--s", s, *args)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+    assert words in proc.stderr
+
+
+def test_nan_value_is_one_line_exit_2(tmp_path, files):
+    r, _ = files
+    s = tmp_path / "nan.csv"
+    s.write_text("y1,y2\n0.1,0.2\n0.3,\n")
+    proc = shed("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.1,0.1")
+    assert proc.returncode == 2 and "S row 2, attribute 'y2' is NaN" in proc.stderr
+    proc = shed("--r", r, "--s", tmp_path / "missing.csv", "--attrs", "y1,y2")
+    assert proc.returncode == 2 and "file not found" in proc.stderr
+
+
+def test_help_imports_nothing_heavy():
+    """`shed bmj --help` (and `shed` itself) load neither numba nor pandas."""
+    import sys
+
+    code = ("import sys\nfrom shedding.cli import main\nsys.argv = ['shed', 'bmj', '--help']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('HEAVY', [m for m in ('pandas', 'numba', 'pyspark') if m in sys.modules])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "HEAVY []" in proc.stdout and "--attrs" in proc.stdout
