@@ -62,8 +62,9 @@ def bmj_command(
     limit: int = typer.Option(20, "--limit", help="Pairs shown in the table (--json gives all)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
 ) -> None:
-    """Bestmatch join (Kemper/Stegmaier 2002) of two files: BMJ, left-outer, constrained; nested loops
-    or MatWin; optionally under load shedding or over a time window.
+    """Bestmatch join (Kemper/Stegmaier 2002) of two files, exact or under load shedding.
+
+    Variants BMJ, left-outer and constrained; nested loops or MatWin; optionally over a time window.
 
     Example: shed bmj --r a.csv --s b.csv --attrs y1,y2 --eps 0.1,0.1 --algorithm matwin
     """

@@ -76,7 +76,7 @@ def stream_join(
                                 "simulate, EXACT and Spark's native join, and the state over micro-batches."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
 ) -> None:
-    """Join two streams on Spark with at most M tuples of join state, shedding by PROB, LIFE or RAND.
+    """Join two streams on Spark with at most M tuples of join state, shedding by PROB or another online policy.
 
     Example: shed stream-join --r zipf:1:650 --s zipf:1:650 --window 500 --memory 500 --shedding prob --out out/sj
     """
