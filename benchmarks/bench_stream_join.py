@@ -5,7 +5,8 @@ of what EXACT needs), 40 CSV files per stream, one R and one S tuple per time st
 files per trigger, in one run on one embedded Spark (local[2]):
 
 * the semantic join (``shed stream-join`` with PROB, P = 1): input rows per second over the whole
-  bounded run (both phases: the data, then the end-of-input marker), peak state (join memory,
+  bounded run (the data and the end-of-input marker: two or more micro-batches, or one when the
+  first takes every file), peak state (join memory,
   held-back tuples, bytes of the state value), and per micro-batch where the time goes: the Python
   handler (ShardJoin), the rest of the batch's one Spark job (file source, shuffle, Arrow transfer,
   RocksDB, the pairs' Parquet write), the RocksDB commit, the driver's metrics write and Spark's own
