@@ -304,7 +304,8 @@ def opt(
                                                "(default: M//2, M-M//2).", show_default=False),
     allocation: str = typer.Option("fixed", "--allocation",
                                    help="fixed (OPT: M_R and M_S) or variable (OPTV: M in all)."),
-    graph: str = typer.Option("compact", "--graph", help="compact (timeline network, default), keyed, or paper "
+    graph: str = typer.Option("auto", "--graph", help="auto (the smaller of compact and keyed), compact (one "
+                              "exit per partner pair), keyed (one lane per side and key, O(N) arcs), or paper "
                               "(the paper's Figure 2 network); all give the same optimum."),
     solver: str = typer.Option("ssp", "--solver", help="ssp (specialized exact solver) or ortools (OR-Tools "
                                "SimpleMinCostFlow, the reference)."),

@@ -217,6 +217,20 @@ def test_graphs_agree_medium(seed: int, gaps: bool, allocation: str) -> None:
     assert sizes["compact"].arcs < sizes["paper"].arcs and sizes["keyed"].arcs < sizes["paper"].arcs
 
 
+@pytest.mark.parametrize("window, picked", [(6, "compact"), (400, "keyed")])
+def test_auto_builds_the_smaller_network(window: int, picked: str) -> None:
+    # a short window has few partner pairs per tuple (compact is small); a long one has many
+    # (compact grows with w, keyed stays O(N))
+    wl = zipf_like(2000, window, 2 * window, 3, domain=6)
+    for allocation in ("fixed", "variable"):
+        auto = solve_opt(wl, window // 2 + 1, allocation=allocation)
+        both = {g: solve_opt(wl, window // 2 + 1, allocation=allocation, graph=g) for g in ("compact", "keyed")}
+        assert auto.graph == picked
+        assert auto.outputs == both["compact"].outputs == both["keyed"].outputs
+        other = both["keyed" if picked == "compact" else "compact"]
+        assert auto.nodes + auto.arcs < other.nodes + other.arcs
+
+
 def test_fixed_split_and_warmup_matter() -> None:
     wl = zipf_like(300, 25, 0, 7, domain=8)
     fixed = solve_opt(wl, 20)

@@ -79,7 +79,7 @@ def test_refused_before_anything_is_built(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setitem(opt_module.GRAPHS, "compact", (opt_module.GRAPHS["compact"][0], no_build))
     wl = zipf_workload(1.0, 50, 3000, seed=0, window=100)
     with pytest.raises(ShedError, match="--max-graph-gib"):
-        solve_opt(wl, 50, max_graph_bytes=10_000)
+        solve_opt(wl, 50, graph="compact", max_graph_bytes=10_000)
 
 
 @pytest.mark.parametrize("solver", ["ssp", "ortools"])
@@ -88,9 +88,9 @@ def test_estimate_includes_the_solver_workspace(solver: str) -> None:
     nodes, arcs = opt_module.GRAPHS["compact"][0](wl, KeyedStreams.of(wl), False)
     need = estimate_bytes(nodes, arcs, len(wl), solver)
     assert need - 24 * arcs >= 100 * arcs  # the network's own arrays and at least 100 B per arc of workspace
-    solve_opt(wl, 50, solver=solver, max_graph_bytes=need)  # exactly at the estimate: accepted
+    solve_opt(wl, 50, graph="compact", solver=solver, max_graph_bytes=need)  # exactly at the estimate: accepted
     with pytest.raises(ShedError):
-        solve_opt(wl, 50, solver=solver, max_graph_bytes=need - 1)
+        solve_opt(wl, 50, graph="compact", solver=solver, max_graph_bytes=need - 1)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
