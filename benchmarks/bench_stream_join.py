@@ -19,7 +19,10 @@ Then output quality against P = 1, 2, 4, 8 shards (the memory is split; outputs 
 same operator run in batch, which the tests show equals the streaming result), and the throughput
 with P = 2 at 40 files per trigger.
 
-    .venv/bin/python benchmarks/bench_stream_join.py [--triggers 1,4,40] [--stores hdfs,rocksdb]
+    .venv/bin/python benchmarks/bench_stream_join.py [--triggers 1,4,40] [--stores hdfs,rocksdb] [--repeat 3]
+
+Each join runs ``--repeat`` times per trigger size, the semantic and native runs alternating;
+rows per second are the medians, and the ratios are ratios of medians from the same run.
 """
 
 from __future__ import annotations
@@ -86,12 +89,19 @@ def native(spark, src: tuple, base: Path, per_trigger: int, store: str) -> dict:
             "peak_state_bytes": int(batches["state_bytes"].max())}
 
 
+def _each(runs: list[dict]) -> str:
+    """The runs' rows per second and seconds, in run order."""
+    return "runs: " + ", ".join(f"{r['rows_per_s']:,.0f}/s in {r['seconds']:.1f} s" for r in runs)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--triggers", default="1,4,40", help="files per trigger to measure")
     ap.add_argument("--stores", default="hdfs,rocksdb", help="state stores of the native join")
     ap.add_argument("--shards", default="1,2,4,8", help="shard counts for the quality table")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each join per trigger size (medians reported)")
     args = ap.parse_args()
+    stores = args.stores.split(",")
     base = Path(tempfile.mkdtemp(prefix="bench-stream-"))
     try:
         r_dir, s_dir = write_zipf_sources(f"zipf:1:{DOMAIN}", f"zipf:1:{DOMAIN}", base / "src", LENGTH, FILES, 0)
@@ -103,17 +113,26 @@ def main() -> None:
         with spark_session("local[2]", "bench-stream-join") as spark:
             semantic(spark, src, base, FILES)  # warm-up: JVM, Python workers, numba cache
             for k in map(int, args.triggers.split(",")):
-                ours = semantic(spark, src, base, k)
-                print(f"\n{k} file(s) per trigger\n  semantic PROB: {ours['rows_per_s']:,.0f} rows/s "
-                      f"({ours['seconds']:.1f} s, {ours['batches']} batches), outputs {ours['outputs']:,} "
+                # the runs alternate (ours, then each native store) so that drift hits both alike
+                runs: dict[str, list[dict]] = {"semantic": [], **{store: [] for store in stores}}
+                for _ in range(args.repeat):
+                    runs["semantic"].append(semantic(spark, src, base, k))
+                    for store in stores:
+                        runs[store].append(native(spark, src, base, k, store))
+                rate = {name: statistics.median(r["rows_per_s"] for r in rs) for name, rs in runs.items()}
+                ours = runs["semantic"][-1]
+                print(f"\n{k} file(s) per trigger (medians of {args.repeat} alternating runs)\n"
+                      f"  semantic PROB: {rate['semantic']:,.0f} rows/s ({_each(runs['semantic'])}; "
+                      f"{ours['batches']} batches), outputs {ours['outputs']:,} "
                       f"({ours['outputs'] / exact:.3f} of EXACT); peak state {ours['peak_memory']} tuples in memory + "
                       f"{ours['peak_held']} held, {ours['peak_state_bytes']:,} bytes", flush=True)
-                print("    median ms per batch: " + ", ".join(f"{c} {v:.0f}" for c, v in ours["median_batch_ms"].items()))
-                for store in args.stores.split(","):
-                    nat = native(spark, src, base, k, store)
-                    print(f"  native ({store}): {nat['rows_per_s']:,.0f} rows/s ({nat['seconds']:.1f} s, "
+                print("    median ms per batch (last run): " + ", ".join(
+                    f"{c} {v:.0f}" for c, v in ours["median_batch_ms"].items()))
+                for store in stores:
+                    nat = runs[store][-1]
+                    print(f"  native ({store}): {rate[store]:,.0f} rows/s ({_each(runs[store])}; "
                           f"{nat['batches']} batches), outputs {nat['outputs']:,}; peak state {nat['peak_state_rows']:,} "
-                          f"rows, {nat['peak_state_bytes']:,} bytes; semantic is {ours['rows_per_s'] / nat['rows_per_s']:.1f}x",
+                          f"rows, {nat['peak_state_bytes']:,} bytes; semantic is {rate['semantic'] / rate[store]:.1f}x",
                           flush=True)
             p2 = semantic(spark, src, base, FILES, shards=2)
             print(f"\nP = 2 shards, {FILES} files per trigger: {p2['rows_per_s']:,.0f} rows/s ({p2['seconds']:.1f} s)")

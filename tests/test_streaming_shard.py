@@ -208,3 +208,24 @@ def test_bad_parameters_are_one_line_errors(bad, needle):
     with pytest.raises(ShedError) as exc:
         JoinSpec(**bad)
     assert_one_line_error(exc, needle)
+
+
+def test_the_pickled_processor_imports_neither_pandas_nor_numba(tmp_path) -> None:
+    # Spark unpickles the processor in a fresh driver-side Python process when a query plans its
+    # first batch; pandas and numba there cost about 0.4 s per query start
+    import subprocess
+    import sys
+
+    from pyspark import cloudpickle
+
+    from shedding.streaming.processor import ShedProcessor
+
+    spec = JoinSpec(50, 20, "prob", shards=2, payload_r=("a",))
+    table = StaticEstimator(np.array([1, 2]), np.array([3.0, 4.0]), np.array([5.0, 6.0]))
+    blob = tmp_path / "processor.pickle"
+    blob.write_bytes(cloudpickle.dumps(ShedProcessor(spec, table, ["key", "r_time", "s_time", "metrics"])))
+    check = ("import pickle, sys; p = pickle.loads(open(sys.argv[1], 'rb').read()); "
+             "heavy = sorted(m for m in ('pandas', 'numba', 'shedding.online.engine') if m in sys.modules); "
+             "print(heavy, p.spec['shards'], p.table[1].tolist())")
+    out = subprocess.run([sys.executable, "-c", check, str(blob)], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["[]", "2", "[3.0,", "4.0]"]

@@ -6,29 +6,27 @@ are unioned with a side tag, grouped by shard (``pmod(hash(key), P)``, see
 :mod:`~shedding.streaming.partition`) and processed by ``transformWithStateInPandas``: per shard
 one binary state value holds the :class:`~shedding.streaming.shard.ShardJoin` (the join operator's
 arrays, held-back arrivals, the payloads of the tuples in memory), read and written once per
-micro-batch. Rows whose time or key is not an integer are tagged, counted and skipped.
+micro-batch by :class:`~shedding.streaming.processor.ShedProcessor`. Rows whose time or key is not an integer are tagged, counted and skipped.
 """
 
 from __future__ import annotations
 
-import json
-import time as _time
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.streaming import StatefulProcessor
-from pyspark.sql.types import (BinaryType, DecimalType, DoubleType, FloatType, IntegralType, LongType,
+from pyspark.sql.types import (DecimalType, DoubleType, FloatType, IntegralType, LongType,
                                StringType, StructField, StructType)
 
 from ..datasets.files import check_file, format_of
 from ..errors import ShedError
 from ..online.estimators import StaticEstimator
 from .partition import shard_of
-from .shard import BAD, END, JoinSpec, ShardJoin
+from .processor import ShedProcessor
+from .shard import BAD, END, JoinSpec
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 #: the extra metrics columns written by the operator beside :data:`~shedding.streaming.shard.METRICS`
@@ -159,35 +157,6 @@ def shard_table(table: StaticEstimator | None, shard: int, shards: int) -> Stati
         return None
     mine = shard_of(table.keys, shards) == shard
     return StaticEstimator(table.keys[mine], table.counts_r[mine], table.counts_s[mine])
-
-
-class ShedProcessor(StatefulProcessor):
-    """The stateful processor: per shard, one ValueState ``blob`` holding the :class:`ShardJoin`."""
-
-    def __init__(self, spec: JoinSpec, table: StaticEstimator | None, columns: list[str]) -> None:
-        self.spec = spec
-        self.table = table
-        self.columns = columns
-
-    def init(self, handle) -> None:
-        self.state = handle.getValueState("shard", StructType([StructField("blob", BinaryType())]))
-
-    def handleInputRows(self, key, rows: Iterator[pd.DataFrame], timerValues) -> Iterator[pd.DataFrame]:
-        started = _time.perf_counter()
-        shard = int(key[0])
-        frames = list(rows)
-        batch = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-        if self.state.exists():
-            join = ShardJoin.from_bytes(self.state.get()[0])
-        else:
-            join = ShardJoin(self.spec, shard, shard_table(self.table, shard, self.spec.shards))
-        pairs, metrics = join.push(batch)
-        blob = join.to_bytes()
-        self.state.update((blob,))
-        metrics = {"shard": shard} | {k: int(v) for k, v in metrics.items()} | {
-            "state_bytes": len(blob), "handler_ms": round(1000 * (_time.perf_counter() - started))}
-        yield pairs.assign(metrics=None)[self.columns]  # two frames: the pairs keep their int64 columns
-        yield pd.DataFrame({c: [None] for c in self.columns[:-1]} | {"metrics": [json.dumps(metrics)]})
 
 
 def semantic_window_join(
