@@ -118,6 +118,14 @@ def test_report_shows_opt_bounds_and_says_so(runs):
         assert lo <= exact_means[round(x)] <= hi
     opt_line = next(t for t in figures["fig-0"]["data"] if t.get("name") == "OPT")
     assert all(y is None for y in opt_line["y"])  # no single OPT value is drawn
+    table = html[html.index('id="table-0"'):]
+    table = table[:table.index("</table>")]
+    cells = re.findall(r"<tr><td[^>]*>(\d+)</td>(?:<td[^>]*>[^<]*</td>){3}<td>([\d,]+)(?:\u2013([\d,]+))? \(OPT bounds",
+                       table)
+    assert len(cells) == 2  # the OPT column at both memories
+    for memory, lo, hi in cells:
+        lo, hi = float(lo.replace(",", "")), float((hi or lo).replace(",", ""))
+        assert lo - 0.5 <= exact_means[int(memory)] <= hi + 0.5
     assert f"({LABEL})" in html and "docs/bounds.md" in html
     assert CHECK_TEXT in html and "is bounded, not solved, in" in html
     assert "solved exactly in 0 runs" in html and f"{int(TINY_GIB * 2**30) / 2**30:.3g} GiB limit" in html

@@ -29,7 +29,7 @@ import pandas as pd
 from .figures import (FIELD_LABELS, Y_TITLES, Layout, build_figure, facet_parts, field_text, figure_json, has_data,
                       memory_label, pct, plan, share_curves, share_stats, summarize, w_multiple)
 from .findings import CONVENTION, Check, Verdict, findings
-from .opt_bounds import BOUNDED, LABEL, any_bounded
+from .opt_bounds import BOUNDED, LABEL, any_bounded, bounds_text
 
 RESULT_COLUMNS = {"suite": "", "experiment": "", "dataset": "", "skew": math.nan, "skew_s": math.nan,
                   "domain": 0, "length": 0, "correlation": "", "seed": 0, "window": 0, "warmup": 0, "memory": 0,
@@ -349,9 +349,9 @@ def runs_section(results: pd.DataFrame) -> str:
 
 
 def run_outputs(r: object) -> str:
-    """A run's output count, or for an OPT run that is only bounded its bounds, "a–b (OPT bounds)"."""
+    """A run's output count, or for an OPT run that is only bounded its bounds (:func:`.opt_bounds.bounds_text`)."""
     if getattr(r, "opt_kind", "") == BOUNDED:
-        return f"{r.opt_lower:,.0f}\u2013{r.opt_upper:,.0f} ({LABEL})"
+        return bounds_text(f"{r.opt_lower:,.0f}", f"{r.opt_upper:,.0f}")
     return f"{r.outputs:,.0f}" if math.isfinite(r.outputs) else "-"
 
 
@@ -422,9 +422,9 @@ def number(value: float, y: str) -> str:
 def cell(stat: pd.Series, y: str) -> str:
     """Mean over seeds, with the seeds' lowest and highest fraction (of EXACT for outputs, see
     :func:`.figures.spread_field`) when more than one seed has a value and they differ; at a
-    point where OPT is only bounded, the mean of the bounds, "a–b (OPT bounds)"."""
+    point where OPT is only bounded, the means of its ends (:func:`.opt_bounds.bounds_text`)."""
     if pd.notna(stat.get("bounded", False)) and bool(stat.get("bounded", False)):
-        return f"{number(stat['bound_lo'], y)}\u2013{number(stat['bound_hi'], y)} ({LABEL})"
+        return bounds_text(number(stat["bound_lo"], y), number(stat["bound_hi"], y))
     text = number(stat["mean"], y)
     lo, hi = pct(stat["lo"]), pct(stat["hi"])
     if stat["n"] > 1 and lo != hi:

@@ -53,6 +53,12 @@ def bound_stats(rows: pd.DataFrame, keys: list[str], y: str) -> pd.DataFrame:
     return stats.reset_index()
 
 
+def bounds_text(low: str, high: str) -> str:
+    """A bounded value as a table shows it: "a–b (OPT bounds)", or "a (OPT bounds meet)" when
+    the two ends print alike."""
+    return f"{low} ({LABEL} meet)" if low == high else f"{low}\u2013{high} ({LABEL})"
+
+
 def series_label(name: str, policy: str, y: str) -> str:
     """The legend name of a line's bounded points: "OPT bounds" (OPTV bounds) for OPT's own line
     in an outputs or fraction-of-EXACT figure, else "PROB (OPT bounds)"."""

@@ -100,8 +100,8 @@ def execute(spec: dict, streams: dict | None = None, max_graph_bytes: int | None
     bounds = {"opt_kind": "", "opt_lower": math.nan, "opt_upper": math.nan}
     if s.policy in ("opt", "optv"):
         opt, bounds = solve_or_bound(wl, s.memory, s.policy, max_graph_bytes)
-        outputs, exact, arm = (math.nan, bounds["exact"], math.nan) if opt is None else (opt.outputs, opt.exact, opt.arm)
-        del bounds["exact"]
+        exact = bounds.pop("exact")
+        outputs, arm = (math.nan, math.nan) if opt is None else (opt.outputs, opt.arm)
         if s.share and opt is not None:
             replay = simulate(wl, f"{s.policy}-schedule", s.memory, schedule=opt.schedule, samples=SHARE_SAMPLES)
             share = replay.share_time, replay.share_r, replay.share_s
