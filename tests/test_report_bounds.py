@@ -223,3 +223,64 @@ def test_help_names_the_bounds():
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def bound_some(results: pd.DataFrame, every: int) -> pd.DataFrame:
+    """Synthetic results with every ``every``-th OPT/OPTV run bounded (2% either side of its output)."""
+    results = results.drop(columns=["ratio_opt"]).copy()
+    solved_at = np.flatnonzero(results.policy.isin(["opt", "optv"]).to_numpy())[::every]
+    results["opt_kind"] = np.where(results.policy.isin(["opt", "optv"]), "exact", "")
+    results["opt_lower"] = results["opt_upper"] = results.outputs.where(results.opt_kind == "exact").astype(float)
+    rows = results.index[solved_at]
+    results.loc[rows, "opt_lower"] = np.floor(results.loc[rows, "outputs"] * 0.98)
+    results.loc[rows, "opt_upper"] = np.ceil(results.loc[rows, "outputs"] * 1.02)
+    results.loc[rows, "opt_kind"] = "bounds"
+    results["outputs"] = results.outputs.astype(float)
+    results.loc[rows, ["outputs", "ratio", "arm"]] = math.nan
+    return with_opt_ratio(results)
+
+
+@pytest.mark.parametrize("suite", ["quick", "paper", "weather-sample"])
+@pytest.mark.parametrize("every", [1, 3])
+def test_every_shipped_report_builds_with_some_opt_bounded(tmp_path, suite, every):
+    """All OPT runs, or every third, bounded: every figure, table and finding still builds, and
+    the report names the bounds."""
+    from test_report import synthetic
+
+    results, suite_json = synthetic(suite, seeds=2)
+    html = build_report(bound_some(results, every), suite_json, True, tmp_path / "report.html").read_text()
+    assert LABEL in html and CHECK_TEXT in html
+    assert any("bounds" in str(t.get("name")) for f in figures_of(html).values() for t in f["data"])
+
+
+@pytest.mark.parametrize("bounded_seeds", [(0,), (0, 1)])
+def test_policies_findings_with_opt_bounded(bounded_seeds):
+    """Issue 11's gap table divides by OPT: where OPT is bounded it has no number, and says so."""
+    from shedding.reports.findings import findings
+
+    rows = []
+    for seed in (0, 1):
+        for policy, value in {"opt": 100, "prob": 80, "dual": 90}.items():
+            extra = ({"opt_kind": "bounds", "opt_lower": 95.0, "opt_upper": 105.0} if policy == "opt" and
+                     seed in bounded_seeds else {})
+            rows.append(point(policy, math.nan if extra else value, seed, **extra))
+    frame = with_opt_ratio(pd.DataFrame(rows)).assign(share=False, arm=0, run_id=range(len(rows)))
+    frame["opt_kind"] = frame["opt_kind"].fillna("")
+    notes, verdict = findings(frame, {"policies": ["prob", "dual", "opt"], "figure": "memory", "y": "ratio_opt",
+                                      "claim": "goal"})
+    assert CHECK_TEXT in [c.text for c in verdict.checks]
+    assert any("DUAL reaches between" in n for n in notes)
+
+
+def test_exact_results_look_as_before_the_bounds_columns(tmp_path):
+    """The same exact results with and without the new columns give the same figures and tables."""
+    from test_report import synthetic
+
+    results, suite_json = synthetic("quick", seeds=2)
+    old = build_report(results, suite_json, True, tmp_path / "old" / "report.html").read_text()
+    new = build_report(with_opt_ratio(results), suite_json, True, tmp_path / "new" / "report.html").read_text()
+    assert figures_of(old) == figures_of(new)
+    tables = re.compile(r'<table class="numbers".*?</table>', re.S)
+    assert tables.findall(old) == tables.findall(new)
+    for csv in (tmp_path / "old" / "figures").glob("*.csv"):
+        assert csv.read_text() == (tmp_path / "new" / "figures" / csv.name).read_text()
