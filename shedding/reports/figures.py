@@ -239,16 +239,20 @@ def line_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
     barred = [name for _, name, _, line, first in lines if first and (line["n"] > 1).any()]
     span = float(rows[lay.x].max() - rows[lay.x].min()) if lay.x in rows and len(rows) else 0.0
     bounds_shown: set[str] = set()
-    for index, name, values, line, first in lines:
+    legend: set[str] = set()
+    for index, name, values, line, _ in lines:
         shift = OFFSET * span * (barred.index(name) - (len(barred) - 1) / 2) if name in barred else 0.0
         style, marker = _style(str(values[0]))
-        fig.add_trace(go.Scatter(
-            x=(line[lay.x] + shift).tolist(), y=line["mean"].tolist(), customdata=line[lay.x].tolist(),
-            name=escape(name), legendgroup=name, showlegend=first, mode="lines+markers", line=style, marker=marker,
-            error_y=_error_bars(line),
-            hovertemplate=f"{escape(name)}: %{{y:{'.1%' if ratio else ',.0f'}}} at {FIELD_LABELS.get(lay.x, lay.x)} = "
-                          "%{customdata}<extra></extra>"), **_cell(index))
-        if "bounded" in line and line["bounded"].any():
+        bounded = line["bounded"] if "bounded" in line else pd.Series(False, index=line.index)
+        if not bounded.all():  # a line known only by its bounds is drawn by them alone
+            fig.add_trace(go.Scatter(
+                x=(line[lay.x] + shift).tolist(), y=line["mean"].tolist(), customdata=line[lay.x].tolist(),
+                name=escape(name), legendgroup=name, showlegend=name not in legend, mode="lines+markers", line=style,
+                marker=marker, error_y=_error_bars(line),
+                hovertemplate=f"{escape(name)}: %{{y:{'.1%' if ratio else ',.0f'}}} at "
+                              f"{FIELD_LABELS.get(lay.x, lay.x)} = %{{customdata}}<extra></extra>"), **_cell(index))
+            legend.add(name)
+        if bounded.any():
             label = opt_bounds.series_label(name, str(values[0]), lay.y)
             for trace in _bounds_traces(line[line["bounded"]], lay, label, shift, label not in bounds_shown):
                 fig.add_trace(trace, **_cell(index))
