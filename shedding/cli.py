@@ -117,6 +117,9 @@ def _max_graph_bytes(max_graph_gib: float) -> int:
 
 MAX_GRAPH_HELP = ("OPT/OPTV: refuse, before building it, a network whose estimated peak memory (network plus "
                   "solver workspace) is above this many GiB.")
+COMPARE_MAX_GRAPH_HELP = ("OPT/OPTV runs: solve exactly when the network's estimated peak memory (network plus "
+                          "solver workspace) is at most this many GiB, else record and plot OPT's lower and upper "
+                          "bounds instead (docs/bounds.md).  [default: 4.0]")
 
 
 def _policies(text: str) -> list[str]:
@@ -602,6 +605,8 @@ def compare(
                                               "suites (default: the suite's).", show_default=False),
     stations: Optional[Path] = typer.Option(None, "--stations", help="SYNOP: the station table postesSynop.csv "
                                             "(default: next to the --r file).", show_default=False),
+    max_graph_gib: Optional[float] = typer.Option(None, "--max-graph-gib", help=COMPARE_MAX_GRAPH_HELP,
+                                                  show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary of the run and where its files went."),
 ) -> None:
     """Run an experiment suite on Spark and write an HTML report reproducing the paper's section 4.
@@ -614,16 +619,18 @@ def compare(
     from .reports.suites import is_bestmatch_suite, load_suite
     from .reports.wjoin_suite import load_wjoin_suite
 
+    max_graph_bytes = None if max_graph_gib is None else _max_graph_bytes(max_graph_gib)
     wjoin_suite = load_wjoin_suite(suite)
     if wjoin_suite is not None:  # the W-join suites (wjoin, wjoin-full): synthetic N streams, no Spark
-        given = {"--r": r_path, "--s": s_path, "--cell-size": cell_size, "--stations": stations}
+        given = {"--r": r_path, "--s": s_path, "--cell-size": cell_size, "--stations": stations,
+                 "--max-graph-gib": max_graph_gib}
         return compare_wjoin(wjoin_suite, out_dir, resume=resume, seeds=seeds, master=master, jobs=jobs,
                              other_options=[k for k, v in given.items() if v is not None], as_json=as_json,
                              command=shlex.join(["shed", *sys.argv[1:]]), out=out, err=err)
     if is_bestmatch_suite(suite):  # issue 13: its own run model, no Spark
-        if r_path or s_path or cell_size is not None or stations or resume:
+        if r_path or s_path or cell_size is not None or stations or resume or max_graph_gib is not None:
             raise ShedError("the bestmatch suite generates its inputs and runs in minutes; drop --r/--s, "
-                            "--cell-size, --stations and --resume")
+                            "--cell-size, --stations, --max-graph-gib and --resume")
         from .bestmatch.suite import load_bestmatch_suite, run_bestmatch_suite
 
         summary = run_bestmatch_suite(load_bestmatch_suite(suite), out_dir, shlex.join(["shed", *sys.argv[1:]]))
@@ -643,7 +650,8 @@ def compare(
         raise ShedError(f"--jobs must be >= 1, got {jobs}")
     started = time.perf_counter()
     _, complete = run_suite(spec, out_dir, master=master, resume=resume, seeds=seeds, jobs=jobs, console=err,
-                            files=files, stations=stations, command=shlex.join(["shed", *sys.argv[1:]]))
+                            files=files, stations=stations, command=shlex.join(["shed", *sys.argv[1:]]),
+                            max_graph_bytes=max_graph_bytes)
     results, suite_dict, complete = load_results(out_dir)
     path = build_report(results, suite_dict, complete, out_dir / "report.html")
     seconds = time.perf_counter() - started

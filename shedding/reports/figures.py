@@ -26,6 +26,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from . import opt_bounds
+
 # fields that may become subplots, in the order they are tried
 FACET_ORDER = ("dataset", "cell_size", "domain", "length", "window", "correlation", "skew", "skew_s", "estimator",
                "warmup", "memory")
@@ -105,14 +107,20 @@ def spread_field(y: str) -> str:
 def summarize(rows: pd.DataFrame, lay: Layout) -> pd.DataFrame:
     """Per (facets, x, series): the mean over seeds of y, the count of its known values (``n``),
     and the seeds' lowest, mean and highest fraction (``lo``, ``fmean``, ``hi``; of EXACT for
-    outputs, see :func:`spread_field`): the numbers behind a line figure and its table."""
+    outputs, see :func:`spread_field`): the numbers behind a line figure and its table. Where
+    some OPT is only bounded (:mod:`.opt_bounds`), also ``bound_lo``, ``bound_hi`` and
+    ``bounded``; a bounded point has no single mean (NaN), only the mean of its bounds."""
     keys = [*lay.facets, lay.x, *lay.series]
     if rows.empty:
         return pd.DataFrame(columns=[*keys, "mean", "lo", "fmean", "hi", "n"])
     spread = spread_field(lay.y)
     stats = rows.groupby(keys, dropna=False).agg(mean=(lay.y, "mean"), lo=(spread, "min"), fmean=(spread, "mean"),
                                                  hi=(spread, "max"), n=(lay.y, "count"))
-    return stats.reset_index().sort_values(keys, kind="stable").reset_index(drop=True)
+    stats = stats.reset_index()
+    if opt_bounds.any_bounded(rows):
+        stats = stats.merge(opt_bounds.bound_stats(rows, keys, lay.y), on=keys, how="left")
+        stats.loc[stats["bounded"], ["mean", "lo", "fmean", "hi"]] = math.nan
+    return stats.sort_values(keys, kind="stable").reset_index(drop=True)
 
 
 def field_text(name: str, value: object) -> str:
@@ -230,15 +238,25 @@ def line_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
     lines = list(_lines(parts, lay, exp))
     barred = [name for _, name, _, line, first in lines if first and (line["n"] > 1).any()]
     span = float(rows[lay.x].max() - rows[lay.x].min()) if lay.x in rows and len(rows) else 0.0
-    for index, name, values, line, first in lines:
+    bounds_shown: set[str] = set()
+    legend: set[str] = set()
+    for index, name, values, line, _ in lines:
         shift = OFFSET * span * (barred.index(name) - (len(barred) - 1) / 2) if name in barred else 0.0
         style, marker = _style(str(values[0]))
-        fig.add_trace(go.Scatter(
-            x=(line[lay.x] + shift).tolist(), y=line["mean"].tolist(), customdata=line[lay.x].tolist(),
-            name=escape(name), legendgroup=name, showlegend=first, mode="lines+markers", line=style, marker=marker,
-            error_y=_error_bars(line),
-            hovertemplate=f"{escape(name)}: %{{y:{'.1%' if ratio else ',.0f'}}} at {FIELD_LABELS.get(lay.x, lay.x)} = "
-                          "%{customdata}<extra></extra>"), **_cell(index))
+        bounded = line["bounded"] if "bounded" in line else pd.Series(False, index=line.index)
+        if not bounded.all():  # a line known only by its bounds is drawn by them alone
+            fig.add_trace(go.Scatter(
+                x=(line[lay.x] + shift).tolist(), y=line["mean"].tolist(), customdata=line[lay.x].tolist(),
+                name=escape(name), legendgroup=name, showlegend=name not in legend, mode="lines+markers", line=style,
+                marker=marker, error_y=_error_bars(line),
+                hovertemplate=f"{escape(name)}: %{{y:{'.1%' if ratio else ',.0f'}}} at "
+                              f"{FIELD_LABELS.get(lay.x, lay.x)} = %{{customdata}}<extra></extra>"), **_cell(index))
+            legend.add(name)
+        if bounded.any():
+            label = opt_bounds.series_label(name, str(values[0]), lay.y)
+            for trace in _bounds_traces(line[line["bounded"]], lay, label, shift, label not in bounds_shown):
+                fig.add_trace(trace, **_cell(index))
+            bounds_shown.add(label)
     for index, (_, part) in enumerate(parts):
         xs = sorted(part[lay.x].unique())
         refs = [(label, [y] * len(xs)) for y, label in _references(lay, exp)]
@@ -257,6 +275,29 @@ def line_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
     fig.update_xaxes(title_text=X_TITLES[lay.x] + (" and M/w" if lay.x == "memory" else ""),
                      unifiedhovertitle={"text": X_TITLES[lay.x]})
     return _titled(fig, exp)
+
+
+def _bounds_traces(points: pd.DataFrame, lay: Layout, label: str, shift: float, legend: bool) -> list[go.Scatter]:
+    """A line's bounded points (:mod:`.opt_bounds`): a bar from the mean lower to the mean upper
+    end at each, and a translucent band between them, both in the policy's colour and named
+    ``label`` ("OPT bounds")."""
+    color = _style(str(points["policy"].iloc[0]))[0]["color"]
+    xs, lo, hi = (points[lay.x] + shift).tolist(), points["bound_lo"].tolist(), points["bound_hi"].tolist()
+    fmt = ".1%" if lay.y != "outputs" else ",.0f"
+    bars = go.Scatter(
+        x=xs, y=lo, customdata=hi, name=escape(label), legendgroup=label, showlegend=legend, mode="markers",
+        marker={"symbol": "line-ew-open", "size": 14, "color": color, "line": {"width": 2}},
+        error_y={"type": "data", "symmetric": False, "array": (points["bound_hi"] - points["bound_lo"]).tolist(),
+                 "arrayminus": [0] * len(xs), "thickness": 2, "width": 7, "color": color},
+        hovertemplate=f"{escape(label)}: %{{y:{fmt}}} to %{{customdata:{fmt}}}<extra></extra>")
+    band = go.Scatter(x=xs + xs[::-1], y=lo + hi[::-1], fill="toself", fillcolor=_translucent(color), mode="lines",
+                      line={"width": 0}, name=escape(label), legendgroup=label, showlegend=False, hoverinfo="skip")
+    return [band, bars]
+
+
+def _translucent(color: str, alpha: float = 0.18) -> str:
+    """A "#rrggbb" colour as rgba with ``alpha``."""
+    return f"rgba({int(color[1:3], 16)}, {int(color[3:5], 16)}, {int(color[5:7], 16)}, {alpha})"
 
 
 def _references(lay: Layout, exp: dict) -> list[tuple[float, str]]:

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .figures import Layout, facet_parts, field_text, memory_label, pct, plan, share_curves, share_stats
+from .opt_bounds import CHECK_TEXT, any_bounded, bounds_notes
 
 ONLINE = ("rand", "prob", "life")
 VARIABLE = {"probv": "prob", "optv": "opt", "randv": "rand", "lifev": "life"}
@@ -90,10 +91,13 @@ def gain(value: float) -> str:
 
 def per_seed(rows: pd.DataFrame, a: str, b: str, keys: list[str]) -> pd.Series:
     """outputs(a) / outputs(b) per ``keys`` and seed, pairing runs of the same seed (0/0 counts
-    as 1, like the runner's ``ratio_opt``); empty when a policy is missing."""
+    as 1, like the runner's ``ratio_opt``); empty when a policy is missing or its output is
+    unknown everywhere (an OPT only bounded)."""
     if not {a, b} <= set(rows["policy"]):
         return pd.Series(dtype=float)
     table = seed_outputs(rows, [*keys, "seed"])
+    if not {a, b} <= set(table.columns):
+        return pd.Series(dtype=float)
     ratio = table[a] / table[b].where(table[b] > 0)
     ratio[(table[a] == 0) & (table[b] == 0)] = 1.0
     return ratio.dropna()
@@ -550,4 +554,6 @@ def findings(rows: pd.DataFrame, exp: dict) -> tuple[list[str], Verdict]:
     kind = _kind(rows, exp)
     lay = plan(rows, exp)
     checks = CHECKS[kind](rows, lay) or [Check(None, "The runs needed to check this claim are missing.")]
-    return NOTES[kind](rows, lay), Verdict(claim, tuple(checks))
+    if any_bounded(rows):  # issue 14: where OPT is too large to solve, its bounds stand in for it
+        checks.append(Check(None, CHECK_TEXT))
+    return NOTES[kind](rows, lay) + bounds_notes(rows), Verdict(claim, tuple(checks))

@@ -29,12 +29,14 @@ import pandas as pd
 from .figures import (FIELD_LABELS, Y_TITLES, Layout, build_figure, facet_parts, field_text, figure_json, has_data,
                       memory_label, pct, plan, share_curves, share_stats, summarize, w_multiple)
 from .findings import CONVENTION, Check, Verdict, findings
+from .opt_bounds import BOUNDED, LABEL, any_bounded, bounds_text
 
 RESULT_COLUMNS = {"suite": "", "experiment": "", "dataset": "", "skew": math.nan, "skew_s": math.nan,
                   "domain": 0, "length": 0, "correlation": "", "seed": 0, "window": 0, "warmup": 0, "memory": 0,
                   "policy": "", "estimator": "", "share": False, "run_id": "", "outputs": 0, "exact": 0,
                   "ratio": math.nan, "ratio_opt": math.nan, "arm": 0, "seconds": math.nan, "share_t": "",
-                  "share_r": "", "share_s": ""}
+                  "share_r": "", "share_s": "", "opt_kind": "", "opt_lower": math.nan, "opt_upper": math.nan,
+                  "ratio_opt_low": math.nan, "ratio_opt_high": math.nan}
 VERSIONS = (("Python", "python"), ("Spark", "spark"), ("numba", "numba"), ("plotly", "plotly"),
             ("pandas", "pandas"), ("numpy", "numpy"))
 # written by shed compare next to report.html (relative links, so the folder can move)
@@ -42,7 +44,8 @@ DATA_LINKS = ('<p class="data-links">Data: <a href="results.csv">results.csv</a>
               '<a href="results.parquet">results.parquet</a>, <a href="suite.json">suite.json</a> (the suite\'s '
               'grid, seeds and provenance); the numbers of each figure are linked under it.</p>')
 TALLY = {"agrees": "agree", "partly agrees": "partly agree", "disagrees": "disagree", "not checked": "not checked"}
-NUMERIC_COLUMNS = ("skew", "skew_s", "outputs", "exact", "ratio", "ratio_opt")
+NUMERIC_COLUMNS = ("skew", "skew_s", "outputs", "exact", "ratio", "ratio_opt", "opt_lower", "opt_upper",
+                   "ratio_opt_low", "ratio_opt_high")
 SETUP_FIELDS = ("dataset", "skew", "skew_s", "correlation", "domain", "length", "window", "warmup", "memory",
                 "estimator")
 
@@ -207,6 +210,8 @@ def header(suite: dict, results: pd.DataFrame, complete: bool) -> str:
              "Experiments": str(len(suite.get("experiments", [])))}
     if suite.get("master"):
         facts["Spark master"] = str(suite["master"])
+    if any_bounded(results):
+        facts["OPT"] = opt_fact(results, info)
     if info:
         facts |= {"Command": info.get("command") or "-",
                   "shedding": f"{info.get('shedding', '-')}, commit {info.get('commit', '-')}",
@@ -228,6 +233,15 @@ def header(suite: dict, results: pd.DataFrame, complete: bool) -> str:
             f"<p>Reproduces {what} Das, Gehrke, Riedewald, <i>Approximate Join Processing Over Data Streams</i> "
             "(SIGMOD 2003), section 4. Outputs are counted after the warmup (section 4.1); every point is the "
             f"mean over seeds.{bars}</p>\n</header>\n")
+
+
+def opt_fact(results: pd.DataFrame, info: dict) -> str:
+    """How many OPT/OPTV runs are exact and how many only bounded, and the size limit."""
+    kinds = results.loc[results["policy"].isin(["opt", "optv"]), "opt_kind"]
+    limit = f"{info['max_graph_gib']:.3g} GiB" if "max_graph_gib" in info else "4 GiB (default)"
+    return (f"solved exactly in {int(kinds.ne(BOUNDED).sum()):,} runs; {LABEL} (lower and upper bounds, "
+            f"docs/bounds.md) in {int(kinds.eq(BOUNDED).sum()):,} runs whose network is above the {limit} limit "
+            "(shed compare --max-graph-gib)")
 
 
 def policy_times(results: pd.DataFrame) -> str:
@@ -327,11 +341,18 @@ def runs_section(results: pd.DataFrame) -> str:
     """Every run in a collapsed table: run id, experiment, seed, policy, M, outputs, EXACT, seconds."""
     head = ["run id", "experiment", "seed", "policy", "M", "outputs", "EXACT", "seconds"]
     body = [[(str(r.run_id), True), (str(r.experiment), True), (str(r.seed), False), (str(r.policy).upper(), True),
-             (str(r.memory), False), (f"{r.outputs:,}", False), (f"{r.exact:,}", False),
+             (str(r.memory), False), (run_outputs(r), False), (f"{r.exact:,}", False),
              (f"{r.seconds:.3f}" if math.isfinite(r.seconds) else "-", False)]
             for r in results.itertuples()]
     return (f'<section id="runs"><details><summary>All {len(results):,} runs</summary>'
             f'{table_html("runs", head, body, "One row per run, as in results.csv.")}</details></section>')
+
+
+def run_outputs(r: object) -> str:
+    """A run's output count, or for an OPT run that is only bounded its bounds (:func:`.opt_bounds.bounds_text`)."""
+    if getattr(r, "opt_kind", "") == BOUNDED:
+        return bounds_text(f"{r.opt_lower:,.0f}", f"{r.opt_upper:,.0f}")
+    return f"{r.outputs:,.0f}" if math.isfinite(r.outputs) else "-"
 
 
 def values(exp: dict, rows: pd.DataFrame, name: str) -> list:
@@ -400,7 +421,10 @@ def number(value: float, y: str) -> str:
 
 def cell(stat: pd.Series, y: str) -> str:
     """Mean over seeds, with the seeds' lowest and highest fraction (of EXACT for outputs, see
-    :func:`.figures.spread_field`) when more than one seed has a value and they differ."""
+    :func:`.figures.spread_field`) when more than one seed has a value and they differ; at a
+    point where OPT is only bounded, the means of its ends (:func:`.opt_bounds.bounds_text`)."""
+    if pd.notna(stat.get("bounded", False)) and bool(stat.get("bounded", False)):
+        return bounds_text(number(stat["bound_lo"], y), number(stat["bound_hi"], y))
     text = number(stat["mean"], y)
     lo, hi = pct(stat["lo"]), pct(stat["hi"])
     if stat["n"] > 1 and lo != hi:
@@ -445,7 +469,10 @@ def table_note(stats: pd.DataFrame, lay: Layout) -> str:
     if (stats["n"] > 1).any():
         spread = (" (in brackets the seeds' lowest and highest fraction of EXACT)" if lay.y == "outputs" else
                   " (in brackets the lowest and highest seed)")
-    return f"{Y_TITLES[lay.y]}: mean over seeds{spread}; '-' where runs are missing or OPT's output is unknown."
+    bounds = (f" 'a\u2013b ({LABEL})': OPT was too large to solve exactly (above the --max-graph-gib limit), so "
+              "only its lower and upper bounds are known (docs/bounds.md); a and b are the means over seeds of the "
+              "two ends." if "bounded" in stats and stats["bounded"].any() else "")
+    return f"{Y_TITLES[lay.y]}: mean over seeds{spread}; '-' where runs are missing or OPT's output is unknown.{bounds}"
 
 
 def share_table(index: int, rows: pd.DataFrame, exp: dict) -> str:

@@ -32,11 +32,13 @@ def base_of(policy: str) -> str:
 
 def gap_table(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per (setting, policy) of the new policies present: the policy's and its base's fraction
-    of OPT (mean over seeds), the margin and, where the base is below 95% of OPT, the gap share closed."""
+    of OPT (mean over seeds), the margin and, where the base is below 95% of OPT, the gap share closed;
+    settings without OPT's output are left out."""
     keys = [k for k in POINT if k in rows]
     opt = rows[rows.policy == "opt"].groupby([*keys, "seed"]).outputs.mean()
     frame = rows[rows.policy != "opt"].groupby([*keys, "seed", "policy"]).outputs.mean().unstack("policy")
-    frac = frame.div(opt.reindex(frame.index), axis=0).groupby(level=keys).mean()
+    # settings where OPT's output is unknown (only bounded, issue 14) have no fractions: left out
+    frac = frame.div(opt.reindex(frame.index), axis=0).groupby(level=keys).mean().dropna(how="all")
     out = []
     for policy in [p for p in frac.columns if p not in ("exact", "optv") and family(p) in NEW]:
         base = base_of(policy)

@@ -13,6 +13,7 @@ Figures 6 and 9-11).
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import shutil
@@ -23,6 +24,7 @@ from contextlib import nullcontext
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -34,6 +36,9 @@ from ..errors import ShedError
 from ..model import Workload
 from ..spark import spark_session
 from .suites import POINT_FIELDS, RunSpec, Suite
+
+if TYPE_CHECKING:
+    from ..offline.opt import OptResult
 
 SHARE_SAMPLES = 400
 
@@ -53,22 +58,51 @@ def workload_of(s: RunSpec, streams: dict | None = None) -> Workload:
     return Workload(side, time_, key, s.window, s.warmup, name)
 
 
-def execute(spec: dict, streams: dict | None = None) -> dict:
+def solve_or_bound(wl: Workload, memory: int, policy: str, max_graph_bytes: int | None = None
+                   ) -> tuple[OptResult | None, dict]:
+    """OPT or OPTV (``policy``) solved exactly (paper §3.2) when its network's size estimate is
+    within ``max_graph_bytes`` (default 4 GiB; :func:`~shedding.offline.opt.check_size`, decided
+    before anything is built), else bounded (:func:`~shedding.offline.opt.bound_opt`, docs/bounds.md). Returns
+    (the exact result or None, the row's OPT columns: ``opt_kind`` "exact" or "bounds",
+    ``opt_lower`` <= OPT <= ``opt_upper`` (equal when exact), and ``exact``, EXACT's count)."""
+    from ..offline.opt import DEFAULT_MAX_GRAPH_BYTES, bound_opt, check_size, solve_opt
+
+    max_graph_bytes = DEFAULT_MAX_GRAPH_BYTES if max_graph_bytes is None else max_graph_bytes
+    allocation = "variable" if policy == "optv" else "fixed"
+    try:
+        check_size(wl, allocation, max_graph_bytes=max_graph_bytes)
+    except ShedError:  # too large to solve exactly within the limit: bound it instead
+        b = bound_opt(wl, memory, allocation=allocation)
+        return None, {"opt_kind": "bounds", "opt_lower": float(b.lower), "opt_upper": float(b.upper), "exact": b.exact}
+    opt = solve_opt(wl, memory, allocation=allocation, max_graph_bytes=max_graph_bytes)
+    return opt, {"opt_kind": "exact", "opt_lower": float(opt.outputs), "opt_upper": float(opt.outputs),
+                 "exact": opt.exact}
+
+
+def _count(value: float) -> int | float:
+    """A count as an int, NaN (unknown: OPT's output and ArM where OPT is only bounded) as NaN."""
+    return value if isinstance(value, float) and math.isnan(value) else int(value)
+
+
+def execute(spec: dict, streams: dict | None = None, max_graph_bytes: int | None = None) -> dict:
     """One run, from its parameters to its results row (runs inside a Spark task). Weather runs
     record their real shape: ``domain`` is the number of distinct grid cells and ``length`` the
-    reports per stream (the grid leaves both to the data)."""
+    reports per stream (the grid leaves both to the data). An OPT/OPTV run whose exact network
+    would exceed ``max_graph_bytes`` records OPT's bounds (:func:`solve_or_bound`) with
+    ``outputs``, ``ratio`` and ``arm`` unknown (NaN): ``outputs`` is OPT's output only when
+    ``opt_kind`` is "exact"."""
     from ..online import simulate
 
     s = RunSpec(**spec)
     wl = workload_of(s, streams)
     started = time.perf_counter()
     share = None
+    bounds = {"opt_kind": "", "opt_lower": math.nan, "opt_upper": math.nan}
     if s.policy in ("opt", "optv"):
-        from ..offline import solve_opt
-
-        opt = solve_opt(wl, s.memory, allocation="variable" if s.policy == "optv" else "fixed")
-        outputs, exact, arm = opt.outputs, opt.exact, opt.arm
-        if s.share:
+        opt, bounds = solve_or_bound(wl, s.memory, s.policy, max_graph_bytes)
+        exact = bounds.pop("exact")
+        outputs, arm = (math.nan, math.nan) if opt is None else (opt.outputs, opt.arm)
+        if s.share and opt is not None:
             replay = simulate(wl, f"{s.policy}-schedule", s.memory, schedule=opt.schedule, samples=SHARE_SAMPLES)
             share = replay.share_time, replay.share_r, replay.share_s
     else:
@@ -82,10 +116,11 @@ def execute(spec: dict, streams: dict | None = None) -> dict:
         **spec,
         **shape,
         "run_id": s.run_id,
-        "outputs": int(outputs),
+        "outputs": _count(outputs),
         "exact": int(exact),
         "ratio": outputs / exact if exact else 1.0,
-        "arm": int(arm),
+        "arm": _count(arm),
+        **bounds,
         "seconds": time.perf_counter() - started,
         "share_t": json.dumps(share[0].tolist()) if share else "",
         "share_r": json.dumps(share[1].tolist()) if share else "",
@@ -105,17 +140,48 @@ def read_parts(out: Path) -> pd.DataFrame:
     return pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True).drop_duplicates("run_id")
 
 
+def with_opt_columns(results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` with the OPT columns of :func:`solve_or_bound`; results stored before they
+    existed hold only exact OPT/OPTV runs (kind "exact", both bounds equal to ``outputs``)."""
+    results = results.copy()
+    solved = results.policy.isin(["opt", "optv"])
+    if "opt_kind" not in results:
+        results["opt_kind"] = np.where(solved, "exact", "")
+    for column in ("opt_lower", "opt_upper"):
+        if column not in results:
+            results[column] = results.outputs.where(solved).astype(float)
+    return results
+
+
+def _fraction(part: pd.Series, whole: pd.Series, opt_zero: pd.Series) -> pd.Series:
+    """``part / whole``; 1.0 for 0 of an OPT of 0 (as the exact ``ratio_opt``), NaN where
+    ``whole`` is 0 or unknown otherwise."""
+    out = part / whole.where(whole > 0)
+    out[opt_zero & part.eq(0)] = 1.0
+    return out
+
+
 def with_opt_ratio(results: pd.DataFrame) -> pd.DataFrame:
     """Add ``ratio_opt``: outputs over OPT's outputs at the same point (same workload, seed,
-    window and memory); NaN where the point has no OPT run."""
+    window and memory); NaN where the point has no OPT run or where OPT, or this run's own
+    OPT/OPTV output, is only bounded. ``ratio_opt_low`` and ``ratio_opt_high`` bracket the
+    fraction: this run's lowest known output over OPT's upper bound and its highest over OPT's
+    lower bound (equal to ``ratio_opt`` where everything is exact; 1 for the OPT run itself)."""
+    fractions = ("ratio_opt", "ratio_opt_low", "ratio_opt_high")
     if results.empty:
-        return results.assign(ratio_opt=pd.Series(dtype=float))
+        return results.assign(**{name: pd.Series(dtype=float) for name in fractions})
+    results = with_opt_columns(results)
     point = [c for c in POINT_FIELDS if c in results]  # results stored before cell_size and source existed lack them
-    opt = results[results.policy == "opt"][point + ["outputs"]].rename(columns={"outputs": "opt_outputs"})
-    merged = results.drop(columns=["ratio_opt"], errors="ignore").merge(opt, on=point, how="left")
-    merged["ratio_opt"] = merged.outputs / merged.opt_outputs.where(merged.opt_outputs > 0)
-    merged.loc[(merged.opt_outputs == 0) & merged.outputs.eq(0), "ratio_opt"] = 1.0
-    return merged.drop(columns=["opt_outputs"])
+    opt = results[results.policy == "opt"][point + ["outputs", "opt_lower", "opt_upper"]].rename(
+        columns={"outputs": "opt_outputs", "opt_lower": "ref_lower", "opt_upper": "ref_upper"})
+    merged = results.drop(columns=list(fractions), errors="ignore").merge(opt, on=point, how="left")
+    zero = merged.ref_upper.eq(0)  # OPT is 0, so every run's output is 0
+    bounded = merged.opt_kind.eq("bounds")
+    merged["ratio_opt"] = _fraction(merged.outputs, merged.opt_outputs, zero)
+    merged["ratio_opt_low"] = _fraction(merged.opt_lower.where(bounded, merged.outputs), merged.ref_upper, zero)
+    merged["ratio_opt_high"] = _fraction(merged.opt_upper.where(bounded, merged.outputs), merged.ref_lower, zero)
+    merged.loc[merged.policy.eq("opt") & merged.ref_upper.notna(), ["ratio_opt_low", "ratio_opt_high"]] = 1.0
+    return merged.drop(columns=["opt_outputs", "ref_lower", "ref_upper"])
 
 
 def _prepare_out(out: Path, resume: bool, suite: Suite) -> None:
@@ -141,15 +207,17 @@ def _prepare_out(out: Path, resume: bool, suite: Suite) -> None:
 
 def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool = False, seeds: int | None = None,
               jobs: int | None = None, console: Console | None = None, spark=None,
-              files: tuple[Path, Path, str] | None = None, stations: Path | None = None, command: str = ""
-              ) -> tuple[pd.DataFrame, bool]:
+              files: tuple[Path, Path, str] | None = None, stations: Path | None = None, command: str = "",
+              max_graph_bytes: int | None = None) -> tuple[pd.DataFrame, bool]:
     """Run every pending run of ``suite`` on Spark; returns (results, complete).
 
     ``seeds``: seeds per point, default the suite's. ``spark``: an existing SparkSession to use (it
     is left running); otherwise one is started on ``master`` and stopped at the end. ``files``:
     (R path, S path, format) for dataset ``files``, ``stations`` the SYNOP station table.
     ``command``: the command line, for the report's provenance (with the versions, cores and this
-    invocation's wall time, in ``suite.json``). A folder this call created is removed again if it
+    invocation's wall time, in ``suite.json``). ``max_graph_bytes``: the OPT size limit (default
+    4 GiB, ``shed compare --max-graph-gib``); an OPT/OPTV run above it records OPT's bounds
+    (:func:`execute`). A folder this call created is removed again if it
     fails before any run is stored; Ctrl-C stops at once and keeps the finished runs."""
     console = console or Console(stderr=True)
     seeds = suite.seeds if seeds is None else seeds
@@ -169,8 +237,10 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
     created = not out.exists()
     _prepare_out(out, resume, suite)
     info = provenance(command)
+    if max_graph_bytes is not None:
+        info["max_graph_gib"] = max_graph_bytes / 2**30
     try:
-        _run_pending(suite, out, specs, seeds, master, jobs, console, spark, files, stations, info)
+        _run_pending(suite, out, specs, seeds, master, jobs, console, spark, files, stations, info, max_graph_bytes)
     except BaseException:
         if created and not any(_parts_dir(out).glob("part-*.parquet")):
             shutil.rmtree(out, ignore_errors=True)
@@ -185,8 +255,8 @@ def run_suite(suite: Suite, out: Path, *, master: str = "local[*]", resume: bool
 
 def _run_pending(suite: Suite, out: Path, specs: list[RunSpec], seeds: int, master: str, jobs: int | None,
                  console: Console, spark, files: tuple[Path, Path, str] | None, stations: Path | None,
-                 info: dict) -> None:
-    """Run the specs not yet stored in ``out``, wave by wave."""
+                 info: dict, max_graph_bytes: int | None = None) -> None:
+    """Run the specs not yet stored in ``out``, wave by wave (OPT above ``max_graph_bytes`` bounded)."""
     write_suite_json(out, suite, seeds, specs, master, info)
     done = set(read_parts(out).get("run_id", pd.Series(dtype=str)))
     pending = [s for s in specs if s.run_id not in done]
@@ -210,7 +280,7 @@ def _run_pending(suite: Suite, out: Path, specs: list[RunSpec], seeds: int, mast
                 started = time.perf_counter()
                 for start in range(0, len(pending), wave):
                     chunk = [asdict(s) for s in pending[start:start + wave]]
-                    rows = _collect_interruptibly(sc, chunk, min(len(chunk), width), shared, out)
+                    rows = _collect_interruptibly(sc, chunk, min(len(chunk), width), shared, out, max_graph_bytes)
                     pd.DataFrame(rows).to_parquet(_parts_dir(out) / f"part-{n_parts:05d}.parquet", index=False)
                     n_parts += 1
                     bar.advance(task, len(rows))
@@ -221,12 +291,13 @@ def _run_pending(suite: Suite, out: Path, specs: list[RunSpec], seeds: int, mast
                                       f"about {left:.0f} s left", highlight=False, markup=False)
 
 
-def _collect_interruptibly(sc, chunk: list[dict], slices: int, shared, out: Path) -> list[dict]:
+def _collect_interruptibly(sc, chunk: list[dict], slices: int, shared, out: Path,
+                           max_graph_bytes: int | None = None) -> list[dict]:
     """:func:`_collect` in a helper thread, so that Ctrl-C reaches this thread outside py4j (a
     KeyboardInterrupt inside a py4j call prints pages of tracebacks): it cancels the Spark job and
     ends with one line saying how many runs are kept."""
     with ThreadPoolExecutor(1) as pool:
-        wave = pool.submit(_collect, sc, chunk, slices, shared)
+        wave = pool.submit(_collect, sc, chunk, slices, shared, max_graph_bytes)
         try:
             return wave.result()
         except KeyboardInterrupt:
@@ -275,10 +346,10 @@ def _prepare_files(spark, specs: list[RunSpec], files: tuple[Path, Path, str], s
     return streams
 
 
-def _collect(sc, chunk: list[dict], slices: int, shared) -> list[dict]:
+def _collect(sc, chunk: list[dict], slices: int, shared, max_graph_bytes: int | None = None) -> list[dict]:
     """Run one wave; a failed run becomes a one-line error (finished waves stay on disk)."""
     try:
-        return sc.parallelize(chunk, slices).map(lambda spec: execute(spec, shared.value)).collect()
+        return sc.parallelize(chunk, slices).map(lambda spec: execute(spec, shared.value, max_graph_bytes)).collect()
     except Exception as exc:  # Py4JJavaError carries the Python worker's traceback as text
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         cause = next((line for line in reversed(lines) if "Error:" in line and "at " not in line[:3]),
