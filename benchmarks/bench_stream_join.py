@@ -4,7 +4,8 @@ Workload (issue 9): two Zipf(1) streams of 200,000 tuples each, domain 650, w = 
 of what EXACT needs), 40 CSV files per stream, one R and one S tuple per time step. For 1, 4 and 40
 files per trigger, in one run on one embedded Spark (local[2]):
 
-* the semantic join (``shed stream-join`` with PROB, P = 1): input rows per second over the whole
+* the semantic join (``shed stream-join`` with PROB, P = 1 and P = 2 shards; the native join also
+  runs on two shuffle partitions, so P = 2 is the like-for-like one): input rows per second over the whole
   bounded run (the data and the end-of-input marker: two or more micro-batches, or one when the
   first takes every file), peak state (join memory,
   held-back tuples, bytes of the state value), and per micro-batch where the time goes: the Python
@@ -16,10 +17,10 @@ files per trigger, in one run on one embedded Spark (local[2]):
   second, its peak state rows and bytes, and its output (= EXACT).
 
 Then output quality against P = 1, 2, 4, 8 shards (the memory is split; outputs / EXACT, from the
-same operator run in batch, which the tests show equals the streaming result), and the throughput
-with P = 2 at 40 files per trigger.
+same operator run in batch, which the tests show equals the streaming result).
 
     .venv/bin/python benchmarks/bench_stream_join.py [--triggers 1,4,40] [--stores hdfs,rocksdb] [--repeat 3]
+        [--semantic-shards 1,2]
 
 Each join runs ``--repeat`` times per trigger size, the semantic and native runs alternating;
 rows per second are the medians, and the ratios are ratios of medians from the same run.
@@ -100,8 +101,10 @@ def main() -> None:
     ap.add_argument("--stores", default="hdfs,rocksdb", help="state stores of the native join")
     ap.add_argument("--shards", default="1,2,4,8", help="shard counts for the quality table")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each join per trigger size (medians reported)")
+    ap.add_argument("--semantic-shards", default="1,2", help="shard counts P of the semantic join to time")
     args = ap.parse_args()
     stores = args.stores.split(",")
+    ours_shards = [int(p) for p in args.semantic_shards.split(",")]
     base = Path(tempfile.mkdtemp(prefix="bench-stream-"))
     try:
         r_dir, s_dir = write_zipf_sources(f"zipf:1:{DOMAIN}", f"zipf:1:{DOMAIN}", base / "src", LENGTH, FILES, 0)
@@ -113,29 +116,30 @@ def main() -> None:
         with spark_session("local[2]", "bench-stream-join") as spark:
             semantic(spark, src, base, FILES)  # warm-up: JVM, Python workers, numba cache
             for k in map(int, args.triggers.split(",")):
-                # the runs alternate (ours, then each native store) so that drift hits both alike
-                runs: dict[str, list[dict]] = {"semantic": [], **{store: [] for store in stores}}
+                # the runs alternate (ours with each P, then each native store) so that drift hits all alike
+                names = [f"P = {p}" for p in ours_shards] + stores
+                runs: dict[str, list[dict]] = {name: [] for name in names}
                 for _ in range(args.repeat):
-                    runs["semantic"].append(semantic(spark, src, base, k))
+                    for p in ours_shards:
+                        runs[f"P = {p}"].append(semantic(spark, src, base, k, shards=p))
                     for store in stores:
                         runs[store].append(native(spark, src, base, k, store))
                 rate = {name: statistics.median(r["rows_per_s"] for r in rs) for name, rs in runs.items()}
-                ours = runs["semantic"][-1]
-                print(f"\n{k} file(s) per trigger (medians of {args.repeat} alternating runs)\n"
-                      f"  semantic PROB: {rate['semantic']:,.0f} rows/s ({_each(runs['semantic'])}; "
-                      f"{ours['batches']} batches), outputs {ours['outputs']:,} "
-                      f"({ours['outputs'] / exact:.3f} of EXACT); peak state {ours['peak_memory']} tuples in memory + "
-                      f"{ours['peak_held']} held, {ours['peak_state_bytes']:,} bytes", flush=True)
-                print("    median ms per batch (last run): " + ", ".join(
-                    f"{c} {v:.0f}" for c, v in ours["median_batch_ms"].items()))
+                print(f"\n{k} file(s) per trigger (medians of {args.repeat} alternating runs)", flush=True)
+                for p in ours_shards:
+                    ours = runs[f"P = {p}"][-1]
+                    print(f"  semantic PROB, P = {p}: {rate[f'P = {p}']:,.0f} rows/s ({_each(runs[f'P = {p}'])}; "
+                          f"{ours['batches']} batches), outputs {ours['outputs']:,} ({ours['outputs'] / exact:.3f} of "
+                          f"EXACT); peak state {ours['peak_memory']} tuples in memory + {ours['peak_held']} held, "
+                          f"{ours['peak_state_bytes']:,} bytes", flush=True)
+                    print("    median ms per batch (last run): " + ", ".join(
+                        f"{c} {v:.0f}" for c, v in ours["median_batch_ms"].items()))
                 for store in stores:
                     nat = runs[store][-1]
+                    versus = ", ".join(f"P = {p} is {rate[f'P = {p}'] / rate[store]:.1f}x" for p in ours_shards)
                     print(f"  native ({store}): {rate[store]:,.0f} rows/s ({_each(runs[store])}; "
                           f"{nat['batches']} batches), outputs {nat['outputs']:,}; peak state {nat['peak_state_rows']:,} "
-                          f"rows, {nat['peak_state_bytes']:,} bytes; semantic is {rate['semantic'] / rate[store]:.1f}x",
-                          flush=True)
-            p2 = semantic(spark, src, base, FILES, shards=2)
-            print(f"\nP = 2 shards, {FILES} files per trigger: {p2['rows_per_s']:,.0f} rows/s ({p2['seconds']:.1f} s)")
+                          f"rows, {nat['peak_state_bytes']:,} bytes; semantic {versus}", flush=True)
         print("\nshards: outputs / EXACT (M split over the shards)")
         for p in map(int, args.shards.split(",")):
             out = batch_reference(rows, JoinSpec(WINDOW, WINDOW, "prob", shards=p))
