@@ -1,6 +1,6 @@
 """Benchmark the bounds on OPT (issue 14, docs/bounds.md) against the exact OPT where both run.
 
-For each workload: the exact OPT (compact network, ssp solver) when it fits in ``--exact-upto``
+For each workload: the exact OPT (`auto` network, ssp solver) when it fits in ``--exact-upto``
 tuples per stream, and ``bound_opt``: lower and upper bound, gap, upper / OPT, lower / OPT, and
 the seconds of each. Workloads: Zipf(1), domain 50, w = 400, M = 400 at several N; and, with
 ``--weather R S`` (NDP files from make_ndp.py, read once by Spark and cached) or ``--workload``
