@@ -174,21 +174,27 @@ def pick_graph(wl: Workload, graph: str, variable: bool, ks: KeyedStreams) -> tu
     return (name, *sizes[name])
 
 
+class GraphTooLarge(ShedError):
+    """The OPT network's estimated size is over the limit (raised by :func:`check_size` before
+    anything is built); callers that can fall back to :func:`bound_opt` catch this one."""
+
+
 def check_size(wl: Workload, allocation: str = "fixed", graph: str = "auto",
                max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES, ks: KeyedStreams | None = None,
-               solver: str = "ssp") -> tuple[int, int]:
+               solver: str = "ssp") -> tuple[str, int, int]:
     """Refuse, before anything is built, a network whose estimated size with the solver's
-    workspace exceeds ``max_graph_bytes`` (a ShedError naming the size and the flag that raises
-    the limit); else (nodes, arcs)."""
+    workspace exceeds ``max_graph_bytes`` (:class:`GraphTooLarge`, naming the size and the flag
+    that raises the limit); else (the network to build, ``graph`` or ``auto``'s pick, and its
+    estimated nodes and arcs)."""
     check_options(allocation, graph, solver)
     graph, nodes, arcs = pick_graph(wl, graph, allocation == "variable", ks or KeyedStreams.of(wl))
     need = estimate_bytes(nodes, arcs, len(wl), solver)
     if need > max_graph_bytes:
-        raise ShedError(
+        raise GraphTooLarge(
             f"the {graph} OPT graph would need about {_size(need)} with the {solver} solver's workspace ({nodes} "
             f"nodes, {arcs} arcs), over the {max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib, "
             f"shorten the workload, or bound OPT with shed opt --bounds")
-    return nodes, arcs
+    return graph, nodes, arcs
 
 
 def solve_opt(
@@ -215,8 +221,7 @@ def solve_opt(
 
     t0 = time.perf_counter()
     ks = KeyedStreams.of(wl)  # one sorted index for the estimate, the network, EXACT and ArM
-    graph = pick_graph(wl, graph, variable, ks)[0]
-    check_size(wl, allocation, graph, max_graph_bytes, ks, solver)
+    graph = check_size(wl, allocation, graph, max_graph_bytes, ks, solver)[0]
     net = GRAPHS[graph][1](wl, ks, group_caps(wl, m, m_r, m_s, variable), variable)
     t1 = time.perf_counter()
     cost, flows = SOLVERS[solver](net)

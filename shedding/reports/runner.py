@@ -65,16 +65,15 @@ def solve_or_bound(wl: Workload, memory: int, policy: str, max_graph_bytes: int 
     before anything is built), else bounded (:func:`~shedding.offline.opt.bound_opt`, docs/bounds.md). Returns
     (the exact result or None, the row's OPT columns: ``opt_kind`` "exact" or "bounds",
     ``opt_lower`` <= OPT <= ``opt_upper`` (equal when exact), and ``exact``, EXACT's count)."""
-    from ..offline.opt import DEFAULT_MAX_GRAPH_BYTES, bound_opt, check_size, solve_opt
+    from ..offline.opt import DEFAULT_MAX_GRAPH_BYTES, GraphTooLarge, bound_opt, solve_opt
 
     max_graph_bytes = DEFAULT_MAX_GRAPH_BYTES if max_graph_bytes is None else max_graph_bytes
     allocation = "variable" if policy == "optv" else "fixed"
-    try:
-        check_size(wl, allocation, max_graph_bytes=max_graph_bytes)
-    except ShedError:  # too large to solve exactly within the limit: bound it instead
+    try:  # solve_opt refuses (GraphTooLarge) before it builds anything
+        opt = solve_opt(wl, memory, allocation=allocation, max_graph_bytes=max_graph_bytes)
+    except GraphTooLarge:  # too large to solve exactly within the limit: bound it instead
         b = bound_opt(wl, memory, allocation=allocation)
         return None, {"opt_kind": "bounds", "opt_lower": float(b.lower), "opt_upper": float(b.upper), "exact": b.exact}
-    opt = solve_opt(wl, memory, allocation=allocation, max_graph_bytes=max_graph_bytes)
     return opt, {"opt_kind": "exact", "opt_lower": float(opt.outputs), "opt_upper": float(opt.outputs),
                  "exact": opt.exact}
 
