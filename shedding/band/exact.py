@@ -23,6 +23,7 @@ from numba import njit
 
 from ..errors import ShedError
 from ..model import INT64_MAX, R, Schedule
+from ..online.kernel import batch_end
 from .predicate import BandWorkload
 
 
@@ -43,15 +44,6 @@ def fenwick_prefix(tree, i):
         s += tree[i]
         i -= i & (-i)
     return s
-
-
-@njit(cache=True)
-def batch_end(time, i):
-    """End (exclusive) of the arrival batch that starts at index ``i`` (equal times)."""
-    j = i
-    while j < time.shape[0] and time[j] == time[i]:
-        j += 1
-    return j
 
 
 @njit(cache=True)

@@ -75,6 +75,16 @@ ERR_NONE, ERR_SCHEDULE_OVERFULL = 0, 1
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def batch_end(time, i):
+    """End (exclusive) of the arrival batch that starts at index ``i``: the arrivals of one time
+    step, which every join here processes together."""
+    j = i
+    while j < time.shape[0] and time[j] == time[i]:
+        j += 1
+    return j
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _before(cls, cnt, fsc, sc, side, ci, cj, t):
     """True if the head of class ci is dropped before the head of class cj (same side).
 
@@ -570,9 +580,7 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
     i = 0
     while i < n:
         t = time[i]
-        j = i
-        while j < n and time[j] == t:
-            j += 1
+        j = batch_end(time, i)
         # (0) tuples whose window ended between batches
         n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t)
         # (1) join: memory of the other side, and the other side's arrivals in this batch
