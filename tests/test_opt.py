@@ -3,6 +3,7 @@ written straight from DESIGN.md section 1, and every returned schedule against a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from itertools import combinations
 
@@ -358,7 +359,8 @@ def test_size_estimate_bounds_the_built_graph() -> None:
 def test_ssp_matches_ortools_on_random_dags(data: st.DataObject, n: int, parts: int) -> None:
     """Random acyclic networks (arcs from lower to higher node ids, costs of both signs), one to
     three components, each with a supply at its first node and a demand at its last; a chain
-    of spare capacity keeps them feasible."""
+    of spare capacity keeps them feasible. The warm-started solver gets random potentials: any
+    give the optimum."""
     from shedding.offline.network import FlowGraph
     from shedding.offline.opt import solve_ortools, solve_ssp
 
@@ -378,13 +380,15 @@ def test_ssp_matches_ortools_on_random_dags(data: st.DataObject, n: int, parts: 
     net = FlowGraph(parts * n, np.array(tails, np.int32), np.array(heads, np.int32), np.array(caps, np.int64),
                     np.array(costs, np.int64), np.array(sup_nodes, np.int32), np.array(sups, np.int64), 0,
                     lambda flows: Schedule(np.zeros(0, bool), np.zeros(0, np.int64)))
-    cost, flows = solve_ssp(net)
-    assert cost == solve_ortools(net)[0] == int((flows * net.costs).sum())
-    assert np.all((flows >= 0) & (flows <= net.caps))
-    balance = np.bincount(net.tails, flows, parts * n) - np.bincount(net.heads, flows, parts * n)
-    expected = np.zeros(parts * n)
-    np.add.at(expected, net.supply_nodes, net.supplies)
-    assert np.array_equal(balance, expected)
+    potentials = np.array(data.draw(st.lists(st.integers(-30, 30), min_size=parts * n, max_size=parts * n)))
+    best = solve_ortools(net)[0]
+    for cost, flows in (solve_ssp(net), solve_ssp(replace(net, potentials=potentials))):
+        assert cost == best == int((flows * net.costs).sum())
+        assert np.all((flows >= 0) & (flows <= net.caps))
+        balance = np.bincount(net.tails, flows, parts * n) - np.bincount(net.heads, flows, parts * n)
+        expected = np.zeros(parts * n)
+        np.add.at(expected, net.supply_nodes, net.supplies)
+        assert np.array_equal(balance, expected)
 
 
 def test_ssp_refuses_cycles_and_infeasible_supplies() -> None:
@@ -393,5 +397,23 @@ def test_ssp_refuses_cycles_and_infeasible_supplies() -> None:
     one = np.ones(3, np.int64)
     with pytest.raises(ValueError, match="cycle"):
         solve_dag_flow(3, np.array([0, 1, 2]), np.array([1, 2, 1]), one, one, np.array([0, 2]), np.array([1, -1]))
-    with pytest.raises(ValueError, match="infeasible"):
-        solve_dag_flow(3, np.array([0, 1]), np.array([1, 2]), one[:2], one[:2], np.array([0, 2]), np.array([2, -2]))
+    for potentials in (None, np.array([0, 5, -3])):
+        with pytest.raises(ValueError, match="infeasible"):
+            solve_dag_flow(3, np.array([0, 1]), np.array([1, 2]), one[:2], one[:2], np.array([0, 2]), np.array([2, -2]),
+                           potentials)
+
+
+def test_timeline_networks_are_solved_warm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """solve_opt hands the compact and keyed networks to the warm-started primal-dual solver (so
+    every solve_opt test above checks it against brute force and OR-Tools) and the paper's
+    network, which has no free-slot timeline, to the successive shortest paths."""
+    from shedding.offline import primal_dual
+
+    calls = []
+    warm = primal_dual.solve_warm
+    monkeypatch.setattr(primal_dual, "solve_warm", lambda *args: calls.append(1) or warm(*args))
+    wl = zipf_like(300, 20, 10, 0, gaps=False)
+    for graph, runs in (("compact", 2), ("keyed", 2), ("paper", 0)):
+        calls.clear()
+        assert solve_opt(wl, 10, graph=graph).outputs == solve_opt(wl, 10, graph=graph, solver="ortools").outputs
+        assert len(calls) == runs, graph

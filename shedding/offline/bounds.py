@@ -165,11 +165,10 @@ class Relaxation:
     def of(cls, wl: Workload, ks: KeyedStreams, caps: np.ndarray, variable: bool) -> "Relaxation":
         lo, hi = later_counted_ranges(wl, ks)
         useful = np.flatnonzero(hi > lo)
-        events = np.unique(wl.time)
-        return cls(useful, lo[useful], hi[useful], events,
-                   np.searchsorted(events, ks.time_of(np.arange(len(wl)))).astype(np.int32),
-                   np.searchsorted(events, wl.time[useful]).astype(np.int32), groups_of(wl, variable)[useful],
-                   caps.astype(np.float64), same_time_pairs(wl, ks))
+        events = wl.event_times()
+        event = (np.cumsum(np.diff(wl.time, prepend=wl.time[:1]) != 0)).astype(np.int32)  # of each tuple
+        return cls(useful, lo[useful], hi[useful], events, event[ks.order], event[useful],
+                   groups_of(wl, variable)[useful], caps.astype(np.float64), same_time_pairs(wl, ks))
 
     def value(self, prices: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
         """``L(prices)``, the memory each group holds after each event in the relaxed optimum (a
@@ -210,10 +209,11 @@ class Relaxation:
 
 def lagrangian_upper_bound(relax: Relaxation, target: float, iterations: int = 30,
                            repair: Callable[[np.ndarray, np.ndarray], int] | None = None,
-                           repair_every: int = 10) -> tuple[int, int, float]:
+                           repair_every: int = 10) -> tuple[int, int, float, np.ndarray]:
     """The smallest ``L(lambda)`` met by projected subgradient steps (Polyak's step towards
     ``target``, a lower bound on OPT, with a step factor halved after 5 steps without
-    progress); returns (upper bound on OPT, iterations run, best lower bound). Every
+    progress); returns (upper bound on OPT, iterations run, best lower bound, the prices that
+    gave the upper bound). Every
     ``repair_every`` steps and at the end, ``repair`` turns the relaxed choices at the best
     prices into a feasible schedule's output, which raises ``target`` (smaller, better aimed
     steps) when it is higher. ``L`` is rounded down: OPT is an integer (a relative 1e-9
@@ -221,10 +221,11 @@ def lagrangian_upper_bound(relax: Relaxation, target: float, iterations: int = 3
     prices = np.zeros((len(relax.caps), len(relax.events)))
     best, theta, stale, it = np.inf, 1.0, 0, 0
     best_choice = best_worth = np.zeros(0)
+    best_prices = prices
     for it in range(1, iterations + 1):
         value, held, choice, worth = relax.value(prices)
         if value < best - 1e-9 * max(value, 1.0):
-            best, stale, best_choice, best_worth = value, 0, choice, worth
+            best, stale, best_choice, best_worth, best_prices = value, 0, choice, worth, prices
         else:
             stale += 1
             if stale >= 5:
@@ -239,7 +240,7 @@ def lagrangian_upper_bound(relax: Relaxation, target: float, iterations: int = 3
         prices = np.maximum(prices - theta * max(value - target, 1.0) / norm * step, 0.0)
     if repair is not None and it % repair_every != 0:
         target = max(target, repair(best_choice, best_worth))
-    return int(np.floor(best + 1e-9 * max(best, 1.0))), it, target
+    return int(np.floor(best + 1e-9 * max(best, 1.0))), it, target, best_prices
 
 
 def online_lower_bound(wl: Workload, memory: int, split: tuple[int, int] | None, allocation: str) -> tuple[int, str]:
@@ -265,7 +266,7 @@ def opt_bounds(wl: Workload, memory: int, split: tuple[int, int] | None, allocat
     def repair(choice: np.ndarray, worth: np.ndarray) -> int:
         return relax.repaired(wl, choice, worth)[1]
 
-    upper, its, repaired = lagrangian_upper_bound(relax, lower, iterations, repair)
+    upper, its, repaired, _ = lagrangian_upper_bound(relax, lower, iterations, repair)
     if repaired > online:
         lower, policy = int(repaired), "lagrangian-repair"
     return Bounds(lower, upper, policy, exact_count(wl, ks), allocation, its, time.perf_counter() - started)

@@ -12,7 +12,7 @@ Archive-metric (§2.2) of that schedule.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -27,6 +27,7 @@ from .compact import build_compact, estimate_compact
 from .keyed import build_keyed, estimate_keyed
 from .network import FlowGraph, estimate_bytes
 from .paper import build_paper, estimate_paper
+from .primal_dual import lagrangian_potentials
 from .ssp import solve_dag_flow
 
 GIB = 1 << 30
@@ -142,7 +143,7 @@ def solve_ssp(graph: FlowGraph) -> tuple[int, np.ndarray]:
     if graph.n_arcs == 0:
         return 0, np.zeros(0, dtype=np.int64)
     return solve_dag_flow(graph.n_nodes, graph.tails, graph.heads, graph.caps, graph.costs,
-                          graph.supply_nodes, graph.supplies)
+                          graph.supply_nodes, graph.supplies, graph.potentials)
 
 
 #: name -> min-cost-flow backend; both return an optimal flow of any network here.
@@ -222,8 +223,11 @@ def solve_opt(
     t0 = time.perf_counter()
     ks = KeyedStreams.of(wl)  # one sorted index for the estimate, the network, EXACT and ArM
     graph = check_size(wl, allocation, graph, max_graph_bytes, ks, solver)[0]
-    net = GRAPHS[graph][1](wl, ks, group_caps(wl, m, m_r, m_s, variable), variable)
+    caps = group_caps(wl, m, m_r, m_s, variable)
+    net = GRAPHS[graph][1](wl, ks, caps, variable)
     t1 = time.perf_counter()
+    if solver == "ssp" and net.timeline is not None:  # warm start from Lagrangian prices
+        net = replace(net, potentials=lagrangian_potentials(wl, ks, net, caps, variable))
     cost, flows = SOLVERS[solver](net)
     t2 = time.perf_counter()
     schedule = net.decode(flows)

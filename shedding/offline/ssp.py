@@ -344,7 +344,8 @@ def workspace_bytes(n_nodes: int, n_arcs: int, n_supplies: int, n_components: in
     its arrays: per component its copy of the arcs (index int64, ends, capacity and cost int32),
     the residual network (two int32 slots per arc of to, res, cost, rev; first), the Dijkstra
     queues (one entry per residual slot: bucket list int32 x 2, heap key int64 and node int32)
-    and per node the potentials, distances, tree, search stacks and the CSR offsets. The
+    and per node the potentials, distances, tree, search stacks and the CSR offsets (with the
+    warm start's per-node arrays, :mod:`.primal_dual`, which has no super source arcs). The
     components are solved at the same time, so their workspaces add up (as one network's)."""
     m = n_arcs + n_supplies
     per_arc = 8 + 4 * 4  # component copy: arc index, tail, head, capacity, cost
@@ -352,17 +353,24 @@ def workspace_bytes(n_nodes: int, n_arcs: int, n_supplies: int, n_components: in
     per_arc += 2 * (4 + 4 + 8 + 4)  # bucket entries and heap, one per residual slot
     per_node = 8 + 8  # union-find parent, local index
     per_node += 8 + 8 + 8 + 1 + 4 + 4 + 8 + 8 + 4  # start, pot, dist, settled, touched, pred, mark, it, stack
+    per_node += 8 + 1 + 8 + 8 + 8 + 20  # the warm start's excess, dead, scan, path marks, potentials, source entries
     flows = 8 * n_arcs * 2  # per-component flows and the result
     return per_arc * m + per_node * (n_nodes + 2 * n_components) + flows
 
 
 def solve_dag_flow(n_nodes: int, tails: np.ndarray, heads: np.ndarray, caps: np.ndarray, costs: np.ndarray,
-                   supply_nodes: np.ndarray, supplies: np.ndarray) -> tuple[int, np.ndarray]:
+                   supply_nodes: np.ndarray, supplies: np.ndarray,
+                   potentials: np.ndarray | None = None) -> tuple[int, np.ndarray]:
     """Min-cost flow on an acyclic network; returns (optimal cost, arc flows).
 
     Weakly connected components with supplies are solved independently, in parallel threads;
-    components without supplies carry no flow (an acyclic network has no negative cycle).
+    components without supplies carry no flow (an acyclic network has no negative cycle). With
+    ``potentials`` (any integer node potentials; near-optimal dual prices make it fast) each
+    component is solved by :func:`.primal_dual.solve_warm` from them instead of by the
+    successive shortest paths here.
     """
+    from .primal_dual import solve_warm
+
     big = max([int(np.abs(a).max()) for a in (caps, costs, supplies) if len(a)] + [2 * (len(tails) + len(supplies))])
     if big >= 2**31:  # the residual network stores int32 heads, capacities and costs
         raise ValueError("the network is too large for the 'ssp' solver (int32 overflow); use 'ortools'")
@@ -374,14 +382,16 @@ def solve_dag_flow(n_nodes: int, tails: np.ndarray, heads: np.ndarray, caps: np.
         local[nodes] = np.arange(len(nodes))
         arcs = np.flatnonzero(root[tails] == r)
         sup = root[supply_nodes] == r
-        parts.append((arcs, (len(nodes), local[tails[arcs]], local[heads[arcs]], caps[arcs].astype(np.int32),
-                             costs[arcs].astype(np.int32), local[supply_nodes[sup]],
-                             supplies[sup].astype(np.int32))))
+        part = (len(nodes), local[tails[arcs]], local[heads[arcs]], caps[arcs].astype(np.int32),
+                costs[arcs].astype(np.int32), local[supply_nodes[sup]], supplies[sup].astype(np.int32))
+        if potentials is not None:
+            part = (*part, potentials[nodes].astype(np.int64))
+        parts.append((arcs, part))
         del local, nodes
     del root
     workers = max(1, min(len(parts), os.cpu_count() or 1))
     with ThreadPoolExecutor(workers) as pool:
-        results = list(pool.map(lambda part: _solve(*part[1]), parts))
+        results = list(pool.map(lambda part: (solve_warm if potentials is not None else _solve)(*part[1]), parts))
     flows = np.zeros(len(tails), np.int64)
     for (arcs, _), (status, part_flows) in zip(parts, results):
         if status == -1:
