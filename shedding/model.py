@@ -136,6 +136,11 @@ class Workload:
     def __len__(self) -> int:
         return len(self.time)
 
+    def event_times(self) -> np.ndarray:
+        """The distinct arrival times in order (the times are sorted: O(N), no sort)."""
+        t = self.time
+        return t[np.concatenate([[True], t[1:] != t[:-1]])] if t.size else t
+
     @property
     def n_r(self) -> int:
         return int(np.count_nonzero(self.side == R))

@@ -38,7 +38,7 @@ def estimate_compact(wl: Workload, ks: KeyedStreams, variable: bool) -> tuple[in
     lo, hi = later_counted_ranges(wl, ks)
     useful = int(np.count_nonzero(hi > lo))
     exits = int((hi - lo).sum())
-    timeline = min(useful + exits, 2 * len(np.unique(wl.time)))
+    timeline = min(useful + exits, 2 * len(wl.event_times()))
     return useful + timeline, useful + exits + timeline
 
 
@@ -64,7 +64,8 @@ def star_network(wl: Workload, group_caps: np.ndarray, variable: bool, useful: n
     start = wl.time[useful]
     last = np.ones(len(owner), dtype=bool)  # keep one exit per distinct partner time
     last[:-1] = (owner[1:] != owner[:-1]) | (when[1:] != when[:-1])
-    gain = (np.arange(len(owner)) - np.searchsorted(owner, owner) + 1)[last]
+    run = np.flatnonzero(np.diff(owner, prepend=-1))  # first entry of each owner's partners
+    gain = (np.arange(len(owner)) - np.repeat(run, np.diff(run, append=len(owner))) + 1)[last]
     owner, when = owner[last], when[last]
 
     codes, node, (tl_tail, tl_head, tl_group) = timeline_nodes(
@@ -86,4 +87,4 @@ def star_network(wl: Workload, group_caps: np.ndarray, variable: bool, useful: n
         return Schedule(left > wl.time, left)
 
     return FlowGraph(n_timeline + len(useful), tails, heads, caps, costs, supply_nodes, supplies,
-                     constant, decode)
+                     constant, decode, (codes // span, codes % span))

@@ -40,7 +40,7 @@ from .network import (
 def estimate_keyed(wl: Workload, ks: KeyedStreams, variable: bool) -> tuple[int, int]:
     """Upper bounds on (nodes, arcs) of :func:`build_keyed`, from counts only."""
     n = len(wl)
-    timeline = min(2 * n, 2 * len(np.unique(wl.time)))
+    timeline = min(2 * n, 2 * len(wl.event_times()))
     return 3 * n + timeline, 5 * n + timeline
 
 
@@ -110,4 +110,4 @@ def build_keyed(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variable
         return Schedule(left > wl.time, left)
 
     return FlowGraph(n_tl + len(nodes) + len(both), tails, heads, caps, costs, supply_nodes, supplies,
-                     same_time_pairs(wl, ks), decode)
+                     same_time_pairs(wl, ks), decode, (codes // span, codes % span))

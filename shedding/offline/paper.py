@@ -48,7 +48,7 @@ def _node_ranges(wl: Workload, steps: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def estimate_paper(wl: Workload, ks: KeyedStreams, variable: bool) -> tuple[int, int]:
     """Upper bounds on (nodes, arcs) of :func:`build_paper`, from counts only."""
-    steps = np.unique(wl.time)
+    steps = wl.event_times()
     n_steps, n_groups = len(steps), 1 if variable else 2
     group = groups_of(wl, variable)
     first, stop = _node_ranges(wl, steps)
@@ -65,7 +65,7 @@ def estimate_paper(wl: Workload, ks: KeyedStreams, variable: bool) -> tuple[int,
 def build_paper(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variable: bool) -> FlowGraph:
     """The §3.2.1 graph adapted as described in the module docstring. ``group_caps`` is
     ``[M_R, M_S]`` for the fixed split and ``[M]`` for the variable one."""
-    steps = np.unique(wl.time)
+    steps = wl.event_times()
     n_steps, n_groups = len(steps), len(group_caps)
     group = groups_of(wl, variable)
     first, stop = _node_ranges(wl, steps)
