@@ -5,12 +5,12 @@ The workload and job are ``bench_stream_join``'s (two Zipf(1) streams of 200,000
 turn, so that load drift hits all of them alike; the figures are medians over the rounds:
 
 * ``before``: every Python process Spark starts imports pyspark from the bundled ``pyspark.zip``
-  (no cached bytecode), the checkpoint is written through Hadoop's FileContext, and the driver
-  looks at the query every 0.2 s;
-* ``zip``, ``checkpoint``, ``poll``: ``before`` with one of the three changes (the launcher of
+  (no cached bytecode), the checkpoint is written through Hadoop's FileContext, the driver looks
+  at the query every 0.2 s, and Arrow batches to the handler have Spark's 64 MB byte cap;
+* ``zip``, ``checkpoint``, ``poll``, ``arrow``: ``before`` with one of the changes (the launcher of
   :mod:`shedding.spark_python`, :data:`~shedding.streaming.job.CHECKPOINT_FILES`,
-  :data:`~shedding.streaming.job.POLL_SECONDS`);
-* ``after``: all three, the code as it is.
+  :data:`~shedding.streaming.job.POLL_SECONDS`, no Arrow byte cap);
+* ``after``: all of them, the code as it is.
 
     .venv/bin/python benchmarks/ab_stream_join.py [--triggers 40,4] [--rounds 3]
 
@@ -34,18 +34,24 @@ from shedding.streaming.job import StreamJob, inspect_source, run_on, write_zipf
 from shedding.streaming.shard import JoinSpec
 
 LENGTH, DOMAIN, WINDOW, FILES = 200_000, 650, 500, 40
-CHANGES = ("zip", "checkpoint", "poll")
+CHANGES = ("zip", "checkpoint", "poll", "arrow")
 VARIANTS = {"before": (), **{c: (c,) for c in CHANGES}, "after": CHANGES}
 
 
 def configure(spark, changes: tuple[str, ...], launcher: str, tune_checkpoint) -> None:
-    """Switch the three changes on or off in the running session."""
+    """Switch the changes on or off in the running session."""
     spark.sparkContext.pythonExec = launcher if "zip" in changes else sys.executable
     job_module.POLL_SECONDS = 0.05 if "poll" in changes else 0.2
-    if "checkpoint" in changes:
-        job_module.tune_checkpoint = tune_checkpoint
-    else:
-        job_module.tune_checkpoint = lambda s: s.conf.unset("spark.sql.streaming.checkpointFileManagerClass")
+
+    def tune(session) -> None:  # called by the job after configure_session
+        if "checkpoint" in changes:
+            tune_checkpoint(session)
+        else:
+            session.conf.unset("spark.sql.streaming.checkpointFileManagerClass")
+        if "arrow" not in changes:
+            session.conf.set("spark.sql.execution.arrow.maxBytesPerBatch", "64m")
+
+    job_module.tune_checkpoint = tune
 
 
 def one_run(spark, src: tuple, base: Path, per_trigger: int) -> tuple[float, float]:
