@@ -6,16 +6,18 @@ turn, so that load drift hits all of them alike; the figures are medians over th
 
 * ``before``: every Python process Spark starts imports pyspark from the bundled ``pyspark.zip``
   (no cached bytecode), the checkpoint is written through Hadoop's FileContext, the driver looks
-  at the query every 0.2 s, and Arrow batches to the handler have Spark's 64 MB byte cap;
-* ``zip``, ``checkpoint``, ``poll``, ``arrow``: ``before`` with one of the changes (the launcher of
+  at the query every 0.2 s, and the pairs are written with Hadoop's default file output committer
+  (algorithm 1, ``_SUCCESS`` files);
+* ``zip``, ``checkpoint``, ``poll``, ``sink``: ``before`` with one of the changes (the launcher of
   :mod:`shedding.spark_python`, :data:`~shedding.streaming.job.CHECKPOINT_FILES`,
-  :data:`~shedding.streaming.job.POLL_SECONDS`, no Arrow byte cap);
+  :data:`~shedding.streaming.job.POLL_SECONDS`, :data:`~shedding.streaming.job.PAIRS_WRITE`);
 * ``after``: all of them, the code as it is.
 
     .venv/bin/python benchmarks/ab_stream_join.py [--triggers 40,4] [--rounds 3]
 
-Prints per variant and trigger size the median run time, input rows per second, and the median
-of the first batch's query planning (where the driver-side Python process starts).
+``--variants`` picks some (the first is the reference of the ratios; ``after-sink`` is ``after``
+without the sink change). Prints per variant and trigger size the median run time, input rows per
+second, and the median of the first batch's query planning (where the driver-side Python process starts).
 """
 
 from __future__ import annotations
@@ -34,22 +36,30 @@ from shedding.streaming.job import StreamJob, inspect_source, run_on, write_zipf
 from shedding.streaming.shard import JoinSpec
 
 LENGTH, DOMAIN, WINDOW, FILES = 200_000, 650, 500, 40
-CHANGES = ("zip", "checkpoint", "poll", "arrow")
+CHANGES = ("zip", "checkpoint", "poll", "sink")
 VARIANTS = {"before": (), **{c: (c,) for c in CHANGES}, "after": CHANGES}
 
 
-def configure(spark, changes: tuple[str, ...], launcher: str, tune_checkpoint) -> None:
+def variant(name: str) -> tuple[str, ...]:
+    """The changes a variant name switches on."""
+    if name in VARIANTS:
+        return VARIANTS[name]
+    if name.startswith("after-") and name[6:] in CHANGES:
+        return tuple(c for c in CHANGES if c != name[6:])
+    raise SystemExit(f"unknown variant {name!r}; use {', '.join(VARIANTS)} or after-CHANGE")
+
+
+def configure(spark, changes: tuple[str, ...], launcher: str, tune_checkpoint, pairs_write: dict) -> None:
     """Switch the changes on or off in the running session."""
     spark.sparkContext.pythonExec = launcher if "zip" in changes else sys.executable
     job_module.POLL_SECONDS = 0.05 if "poll" in changes else 0.2
+    job_module.PAIRS_WRITE = pairs_write if "sink" in changes else {}
 
     def tune(session) -> None:  # called by the job after configure_session
         if "checkpoint" in changes:
             tune_checkpoint(session)
         else:
             session.conf.unset("spark.sql.streaming.checkpointFileManagerClass")
-        if "arrow" not in changes:
-            session.conf.set("spark.sql.execution.arrow.maxBytesPerBatch", "64m")
 
     job_module.tune_checkpoint = tune
 
@@ -71,30 +81,34 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--triggers", default="40,4", help="files per trigger to measure")
     ap.add_argument("--rounds", type=int, default=3, help="rounds; each runs every variant once")
+    ap.add_argument("--variants", default=",".join(VARIANTS),
+                    help="variants to run: before, after, one change's name, or after-CHANGE (all but that one)")
     args = ap.parse_args()
+    variants = {name: variant(name) for name in args.variants.split(",")}
     base = Path(tempfile.mkdtemp(prefix="ab-stream-"))
     try:
         r_dir, s_dir = write_zipf_sources(f"zipf:1:{DOMAIN}", f"zipf:1:{DOMAIN}", base / "src", LENGTH, FILES, 0)
         src = (inspect_source(r_dir, "csv", "R"), inspect_source(s_dir, "csv", "S"))
         with spark_session("local[2]", "ab-stream-join") as spark:
-            launcher, tune_checkpoint = spark.sparkContext.pythonExec, job_module.tune_checkpoint
+            original = spark.sparkContext.pythonExec, job_module.tune_checkpoint, job_module.PAIRS_WRITE
+            launcher = original[0]
             if launcher == sys.executable:
                 print("the launcher is not in use here (pyspark.zip is not a copy of the installed pyspark)")
-            for changes in VARIANTS.values():  # warm-up: each variant's Python workers and numba cache
-                configure(spark, changes, launcher, tune_checkpoint)
+            for changes in variants.values():  # warm-up: each variant's Python workers and numba cache
+                configure(spark, changes, *original)
                 one_run(spark, src, base, FILES)
             for k in map(int, args.triggers.split(",")):
-                runs: dict[str, list[tuple[float, float]]] = {name: [] for name in VARIANTS}
+                runs: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
                 for _ in range(args.rounds):
-                    for name, changes in VARIANTS.items():
-                        configure(spark, changes, launcher, tune_checkpoint)
+                    for name, changes in variants.items():
+                        configure(spark, changes, *original)
                         runs[name].append(one_run(spark, src, base, k))
-                before = statistics.median(s for s, _ in runs["before"])
+                before = statistics.median(s for s, _ in runs[next(iter(runs))])
                 print(f"\n{k} file(s) per trigger, medians of {args.rounds} alternating rounds", flush=True)
                 for name, rs in runs.items():
                     secs = statistics.median(s for s, _ in rs)
                     plan = statistics.median(p for _, p in rs)
-                    print(f"  {name:10s} {secs:6.2f} s  {2 * LENGTH / secs:9,.0f} rows/s  ({before / secs:.2f}x before)"
+                    print(f"  {name:10s} {secs:6.2f} s  {2 * LENGTH / secs:9,.0f} rows/s  ({before / secs:.2f}x {next(iter(runs))})"
                           f"  first-batch planning {plan:,.0f} ms  runs: " + ", ".join(f"{s:.2f}" for s, _ in rs),
                           flush=True)
     finally:
