@@ -17,6 +17,7 @@ with a separate Spark distribution its zip stays, and the launcher is plain ``sy
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import sys
@@ -52,7 +53,8 @@ def worker_python(cache: Path) -> str:
         return sys.executable
     text = _LAUNCHER.format(python=shlex.quote(sys.executable), zip=shlex.quote(str(zip_path)))
     cache.mkdir(parents=True, exist_ok=True)
-    target = cache / "spark-python"
+    # one launcher per interpreter and pyspark: sessions of other environments share the cache
+    target = cache / f"spark-python-{hashlib.sha1(text.encode()).hexdigest()[:12]}"
     if not target.exists() or target.read_text() != text:
         tmp = cache / f".spark-python.{os.getpid()}"
         tmp.write_text(text)

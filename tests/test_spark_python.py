@@ -54,6 +54,16 @@ def test_the_launcher_is_rewritten_only_when_its_text_changes(tmp_path: Path) ->
     assert os.access(first, os.X_OK)
 
 
+@needs_zip
+def test_other_interpreters_get_their_own_launcher(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    python, mine = sys.executable, worker_python(tmp_path)
+    monkeypatch.setattr(sys, "executable", "/elsewhere/bin/python3")
+    theirs = worker_python(tmp_path)
+    assert theirs != mine
+    assert "/elsewhere/bin/python3" in Path(theirs).read_text()
+    assert python not in Path(theirs).read_text() and python in Path(mine).read_text()
+
+
 def test_a_separate_spark_distribution_keeps_its_zip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPARK_HOME", str(tmp_path))
     assert bundled_zip() is None
