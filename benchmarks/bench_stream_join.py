@@ -40,7 +40,8 @@ import pandas as pd
 
 from shedding.exact import exact_count
 from shedding.spark import spark_session
-from shedding.streaming.job import StreamJob, inspect_source, read_table, run_on, tune_file_sources, write_zipf_sources
+from shedding.streaming.job import (StreamJob, inspect_source, read_table, run_on, tune_checkpoint, tune_file_sources,
+                                    write_zipf_sources)
 from shedding.streaming.native import run_native
 from shedding.streaming.report import batch_reference, source_frame, source_workload
 from shedding.streaming.shard import JoinSpec
@@ -80,7 +81,8 @@ def semantic(spark, src: tuple, base: Path, per_trigger: int, shards: int = 1) -
 
 def native(spark, src: tuple, base: Path, per_trigger: int, store: str) -> dict:
     spark.conf.set("spark.sql.shuffle.partitions", "2")
-    tune_file_sources(spark)  # the same file listing as the semantic join
+    tune_file_sources(spark)  # the same file listing and checkpoint writes as the semantic join
+    tune_checkpoint(spark)
     work = tempfile.mkdtemp(dir=base)
     res = run_native(spark, src[0].reader(spark, per_trigger), src[1].reader(spark, per_trigger), WINDOW,
                      f"{work}/ck", provider=store, out=f"{work}/pairs")

@@ -17,6 +17,7 @@ from typing import Iterator
 from urllib.parse import urlparse
 
 from .errors import ShedError
+from .spark_python import worker_python
 
 
 def check_master(master: str) -> None:
@@ -45,10 +46,13 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
     terminal: the Java launcher's warnings and the start-up chatter of Spark's Python runners, which
     bypass log4j (default ``$XDG_CACHE_HOME/shedding/spark-jvm.log``)."""
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # under spark-submit: its --master and JVM rule
-    jvm_log = jvm_log or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "shedding" / "spark-jvm.log"
     if not submitted:
         check_master(master)
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "shedding"
+    # embedded sessions: Python processes start without the bundled pyspark.zip (see spark_python)
+    jvm_log = jvm_log or cache / "spark-jvm.log"
+    python = worker_python(cache) if master.startswith("local") and not submitted else sys.executable
+    os.environ.setdefault("PYSPARK_PYTHON", python)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     logging.getLogger("py4j").setLevel(logging.CRITICAL)  # its errors reach us as exceptions
     from pyspark.sql import SparkSession
@@ -62,7 +66,7 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
         .config("spark.executor.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.pyspark.python", sys.executable)
+        .config("spark.pyspark.python", python)
         .config("spark.python.worker.reuse", "true")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")

@@ -39,12 +39,14 @@ def run_native(spark, r: DataFrame, s: DataFrame, window: int, checkpoint: str, 
     """Run the native join to the end of its (bounded) input with the ``availableNow`` trigger.
 
     ``provider`` is the state store: ``hdfs`` (Spark's default) or ``rocksdb``. With ``out`` each
-    micro-batch's pairs are written as ``out/batch=N`` (Parquet, overwrite), the stream join's sink.
+    micro-batch's pairs are written as ``out/batch=N`` (Parquet, overwrite, with the stream join's
+    :data:`~shedding.streaming.job.PAIRS_WRITE` options), the stream join's sink.
     Returns the pair count, the wall time and per micro-batch: input rows, state rows and bytes,
     and durations.
     """
     import time
 
+    from .job import PAIRS_WRITE
     from .spark_join import ROCKSDB
 
     key = "spark.sql.streaming.stateStore.providerClass"
@@ -60,7 +62,7 @@ def run_native(spark, r: DataFrame, s: DataFrame, window: int, checkpoint: str, 
                 return
             df.persist()
             counts.append(df.count())
-            df.write.mode("overwrite").parquet(f"{out}/batch={batch_id}")
+            df.write.options(**PAIRS_WRITE).mode("overwrite").parquet(f"{out}/batch={batch_id}")
             df.unpersist()
 
         query = (native_window_join(r, s, window).writeStream

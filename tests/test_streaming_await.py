@@ -1,0 +1,85 @@
+"""How the driver notices the end of a bounded stream join (shedding.streaming.job._await, _drain),
+with a stand-in for a StreamingQuery: no Spark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shedding.streaming import job
+
+
+class _Row(dict):
+    def asDict(self) -> dict:
+        return dict(self)
+
+
+def _report(batch: int, ended: int = 0) -> dict:
+    return {"batchId": batch, "timestamp": f"t{batch}", "sources": [],
+            "observedMetrics": {"shedding": _Row(ended=ended, outputs=batch)}}
+
+
+class FakeQuery:
+    """Runs ``batches`` (one per look, or several between two looks) and stops when asked; the
+    batches after the first ``drained_after`` run only once the end-of-input marker is in ``end_dir``."""
+
+    def __init__(self, batches: list[dict], per_look: int = 1, drained_after: int | None = None,
+                 end_dir: Path | None = None) -> None:
+        self.batches, self.per_look, self.done, self.end_dir = batches, per_look, 0, end_dir
+        self.drained_after = len(batches) if drained_after is None else drained_after
+        self.stopped = False
+        self.looks = 0
+        self.recent_reads = 0
+
+    def awaitTermination(self, timeout: float) -> bool:
+        self.looks += 1
+        ended = self.end_dir is None or (self.end_dir / "end.txt").exists()
+        self.done = min(len(self.batches) if ended else self.drained_after, self.done + self.per_look)
+        assert self.looks < 100, "the watcher never stopped the query"
+        return self.stopped
+
+    @property
+    def lastProgress(self) -> dict | None:
+        return self.batches[self.done - 1] if self.done else None
+
+    @property
+    def recentProgress(self) -> list[dict]:
+        self.recent_reads += 1
+        return self.batches[:self.done]
+
+    @property
+    def status(self) -> dict:
+        drained = self.done >= self.drained_after
+        return {"isDataAvailable": not drained, "isTriggerActive": False}
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+@pytest.mark.parametrize("per_look", [1, 3])
+def test_the_query_stops_once_a_batch_reports_the_end(tmp_path: Path, per_look: int) -> None:
+    batches = [_report(i) for i in range(5)] + [_report(5, ended=1), _report(6)]
+    query = FakeQuery(batches, per_look, drained_after=5, end_dir=tmp_path)
+    seen: list[int] = []
+    progress = job._await(query, lambda p: seen.append(p["batchId"]), tmp_path)
+    assert query.stopped
+    assert (tmp_path / "end.txt").exists()  # the marker went in once the sources were drained
+    assert 5 in [p["batchId"] for p in progress]
+    assert seen == sorted(set(seen))  # each report handed to the callback once, in order
+    assert max(seen) >= 5 and max(seen) - 5 < per_look  # stopped at the first look after the end
+
+
+def test_skipped_batches_are_read_from_the_recent_reports(tmp_path: Path) -> None:
+    # the ended batch (2) is already followed by batch 3 at the look that first sees it
+    batches = [_report(0), _report(1), _report(2, ended=1), _report(3)]
+    query = FakeQuery(batches, per_look=2)
+    job._await(query, None, tmp_path)
+    assert query.stopped and query.looks == 2  # seen at the second look, in the reports before the newest
+
+
+def test_an_unended_stream_is_not_stopped_by_a_look(tmp_path: Path) -> None:
+    query = FakeQuery([_report(i) for i in range(3)], drained_after=99)
+    assert not job._drain(query, tmp_path, _report(2), _report(1))
+    assert not (tmp_path / "end.txt").exists()  # data still available: no marker yet
+    assert query.recent_reads == 0  # one new report after the one seen: no scan of the others
