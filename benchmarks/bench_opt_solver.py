@@ -1,21 +1,27 @@
-"""Old against new exact OPT solver in one run (issue 14): the ``ssp`` solver of a git revision
-(default ``main``) and the working tree's, on the same built network, alternating, with equal
-optimal cost checked. Ratios, not absolute seconds, are the result on a shared machine; the load
-average is printed beside them.
+"""The exact OPT solver at scale (issue 14): the warm-started primal-dual solver against the cold
+successive shortest paths, on the same built network, with equal optimal cost checked; and the
+whole ``shed opt`` process, the figure the issue's goals name.
 
-    .venv/bin/python benchmarks/bench_opt_solver.py [--n 200000] [--rev main] [--repeat 1]
-        [--allocations fixed,variable] [--graph compact]
+    .venv/bin/python benchmarks/bench_opt_solver.py [--n 1000000] [--memory 400]
+        [--allocations fixed,variable] [--graph auto] [--cold] [--process] [--repeat 1]
+
+Workload: Zipf(1), domain 50, w = 400, seed 0, N tuples per stream. Per allocation it prints the
+build seconds, the warm start's seconds (Lagrangian prices, ``WARM_ITERATIONS`` subgradient steps)
+and solve seconds, and with ``--cold`` the cold solve of the same network; with ``--process`` the
+wall seconds and peak resident memory of ``shed opt --length N --window 400 --memory M`` run as a
+subprocess. The load average is printed beside every figure.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import json
 import os
+import resource
 import subprocess
 import sys
-import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,61 +29,73 @@ sys.path.insert(0, str(ROOT))
 
 from shedding.datasets import zipf_workload  # noqa: E402
 from shedding.exact import KeyedStreams  # noqa: E402
-from shedding.offline import ssp as new_ssp  # noqa: E402
-from shedding.offline.opt import GRAPHS, group_caps  # noqa: E402
+from shedding.offline.opt import GRAPHS, group_caps, pick_graph, solve_ssp  # noqa: E402
+from shedding.offline.primal_dual import WARM_ITERATIONS, lagrangian_potentials  # noqa: E402
 
 
-def old_solver(rev: str, folder: Path):
-    """The ``ssp`` module of revision ``rev``, imported from a copy (its numba cache stays there)."""
-    path = folder / "ssp_old.py"
-    path.write_text(subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:shedding/offline/ssp.py"],
-                                   check=True, capture_output=True, text=True).stdout)
-    spec = importlib.util.spec_from_file_location("ssp_old", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
 
 
-def timed(solver, net) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds of all threads, optimal cost). CPU time is the robust figure on
-    a shared machine whose jobs may be paused and resumed."""
-    t, c = time.perf_counter(), time.process_time()
-    cost, _ = solver.solve_dag_flow(net.n_nodes, net.tails, net.heads, net.caps, net.costs, net.supply_nodes,
-                                    net.supplies)
-    return time.perf_counter() - t, time.process_time() - c, cost
+def solvers(n: int, memory: int, allocation: str, graph: str, cold: bool) -> None:
+    """Build once; time the warm start, the warm solve and (``cold``) the cold solve."""
+    variable = allocation == "variable"
+    wl = zipf_workload(1.0, 50, n, 0, window=400)
+    ks = KeyedStreams.of(wl)
+    caps = group_caps(wl, memory, None, None, True) if variable else group_caps(
+        wl, memory, memory // 2, memory - memory // 2, False)
+    graph = pick_graph(wl, graph, variable, ks)[0]
+    t0 = time.perf_counter()
+    net = GRAPHS[graph][1](wl, ks, caps, variable)
+    t1 = time.perf_counter()
+    potentials = lagrangian_potentials(wl, ks, net, caps, variable)
+    t2 = time.perf_counter()
+    warm_cost, _ = solve_ssp(replace(net, potentials=potentials))
+    t3 = time.perf_counter()
+    line = (f"{allocation:<8} {graph} {net.n_nodes:,} nodes {net.n_arcs:,} arcs  build {t1 - t0:.1f} s  "
+            f"warm start {t2 - t1:.1f} s + solve {t3 - t2:.1f} s = {t3 - t1:.1f} s")
+    if cold:
+        cold_cost, _ = solve_ssp(net)
+        t4 = time.perf_counter()
+        assert cold_cost == warm_cost, (cold_cost, warm_cost)
+        line += f"  cold solve {t4 - t3:.1f} s  cold/warm {(t4 - t3) / (t3 - t1):.2f}"
+    print(f"{line}  OPT cost {warm_cost:,}  {load()}", flush=True)
+
+
+def process(n: int, memory: int, allocation: str, graph: str) -> None:
+    """Wall seconds and peak RSS of one ``shed opt`` process (its own imports and compile cache
+    loads included)."""
+    shed = Path(sys.executable).with_name("shed")
+    cmd = [str(shed), "opt", "--length", str(n), "--window", "400", "--memory", str(memory), "--allocation",
+           allocation, "--graph", graph, "--max-graph-gib", "16", "--json"]
+    before = load()
+    t = time.perf_counter()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    wall = time.perf_counter() - t
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+    row = json.loads(out)
+    row = row[0] if isinstance(row, list) else row
+    print(f"{allocation:<8} shed opt whole process {wall:.1f} s, peak {peak:.2f} GiB (largest child so far), "
+          f"outputs {row['outputs']:,}  ({before} -> {load()})\n  {' '.join(cmd[1:])}", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=200_000, help="tuples per stream (Zipf(1), domain 50, w = 400)")
+    ap.add_argument("--n", type=int, default=1_000_000, help="tuples per stream (Zipf(1), domain 50, w = 400)")
     ap.add_argument("--memory", type=int, default=400)
-    ap.add_argument("--rev", default="main")
-    ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--allocations", default="fixed,variable")
-    ap.add_argument("--graph", default="compact")
+    ap.add_argument("--graph", default="auto")
+    ap.add_argument("--cold", action="store_true", help="also time the cold successive shortest paths")
+    ap.add_argument("--process", action="store_true", help="also time the whole shed opt process")
+    ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        old = old_solver(args.rev, Path(tmp))
-        wl = zipf_workload(1.0, 50, args.n, 0, window=400)
-        ks = KeyedStreams.of(wl)
-        tiny = zipf_workload(1.0, 50, 200, 0, window=5, warmup=0)
-        print(f"Zipf(1) D=50 w=400 N={args.n:,} per stream, M={args.memory}, {args.graph} network; old = {args.rev}")
+    print(f"Zipf(1) D=50 w=400 N={args.n:,} per stream, M={args.memory}, warm start {WARM_ITERATIONS} "
+          f"subgradient steps", flush=True)
+    for _ in range(args.repeat):
         for allocation in args.allocations.split(","):
-            variable = allocation == "variable"
-            m = args.memory
-            caps = group_caps(wl, m, None, None, True) if variable else group_caps(wl, m, m // 2, m - m // 2, False)
-            for solver in (old, new_ssp):  # compile on a tiny network first
-                small = GRAPHS[args.graph][1](tiny, KeyedStreams.of(tiny), caps // 100 + 1, variable)
-                timed(solver, small)
-            net = GRAPHS[args.graph][1](wl, ks, caps, variable)
-            for _ in range(args.repeat):
-                load = os.getloadavg()[0]
-                w_old, t_old, c_old = timed(old, net)
-                w_new, t_new, c_new = timed(new_ssp, net)
-                assert c_old == c_new, (c_old, c_new)
-                print(f"{allocation:<8} arcs {net.n_arcs:>10,}  CPU old {t_old:7.1f} s new {t_new:7.1f} s "
-                      f"old/new {t_old / t_new:5.2f}  (wall {w_old:.1f} / {w_new:.1f} s)  "
-                      f"load {load:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
+            if args.process:
+                process(args.n, args.memory, allocation, args.graph)
+            solvers(args.n, args.memory, allocation, args.graph, args.cold)
 
 
 if __name__ == "__main__":

@@ -110,4 +110,4 @@ def build_keyed(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variable
         return Schedule(left > wl.time, left)
 
     return FlowGraph(n_tl + len(nodes) + len(both), tails, heads, caps, costs, supply_nodes, supplies,
-                     same_time_pairs(wl, ks), decode, (codes // span, codes % span))
+                     same_time_pairs(wl, ks), decode)

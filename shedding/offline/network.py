@@ -43,9 +43,9 @@ class FlowGraph:
     ``constant`` is the number of counted outputs produced regardless of the flow (same-time
     pairs when the network leaves them out); the optimum is ``constant - optimal_cost``.
     ``decode`` maps the arc flows to the per-tuple :class:`Schedule`. ``timeline`` is the
-    (memory group, time) of the free-slot nodes ``0 .. T-1`` when the network has that timeline
-    (the compact and keyed networks); ``potentials`` are optional warm node potentials for the
-    solver (:mod:`.primal_dual`).
+    (memory group, time) of the free-slot nodes ``0 .. T-1`` of a network whose other nodes are
+    one per tuple (the compact network), which :func:`.primal_dual.lagrangian_potentials` prices;
+    ``potentials`` are optional warm node potentials for the solver (:mod:`.primal_dual`).
     """
 
     n_nodes: int

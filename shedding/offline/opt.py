@@ -226,7 +226,7 @@ def solve_opt(
     caps = group_caps(wl, m, m_r, m_s, variable)
     net = GRAPHS[graph][1](wl, ks, caps, variable)
     t1 = time.perf_counter()
-    if solver == "ssp" and net.timeline is not None:  # warm start from Lagrangian prices
+    if solver == "ssp" and net.timeline is not None:  # the compact network: warm start (primal_dual)
         net = replace(net, potentials=lagrangian_potentials(wl, ks, net, caps, variable))
     cost, flows = SOLVERS[solver](net)
     t2 = time.perf_counter()

@@ -20,7 +20,14 @@ the Lagrangian prices of :mod:`.bounds`):
 Phases repeat until no excess is left; then the pseudo-flow is a flow and, satisfying the
 optimality conditions, an optimal one (§9.3, Theorem 9.4). Any integer potentials give the
 optimum (the tests draw random ones); good ones leave little to route. On Zipf(1), w = 400,
-N = 100,000 the Lagrangian potentials leave about 55 phases where :mod:`.ssp` runs 200 full ones.
+N = 1,000,000 the Lagrangian potentials leave 43-49 phases per memory group, each about one sweep
+of the network, where :mod:`.ssp` runs 200 full ones.
+
+:func:`.opt.solve_opt` warm-starts the compact network, whose nodes besides the timeline are one
+per tuple. The keyed network's lane arcs carry several tuples each: a potential per lane node does
+not say how many of a lane's arrivals to hold, the pseudo-flow admits them all, and on the
+stand-in weather month the warm start ran past 900 s where the cold solver takes 446 s. The keyed
+network stays with :mod:`.ssp`.
 """
 
 from __future__ import annotations
