@@ -11,11 +11,12 @@ the Lagrangian prices of :mod:`.bounds`):
    is empty. This pseudo-flow satisfies the reduced-cost optimality conditions for ``p`` (§9.3)
    but leaves excesses and deficits at nodes where the prices are not yet exact;
 2. a *flow phase* sends excess to deficits along admissible arcs (residual, reduced cost 0) by
-   depth-first searches from each excess node; a node the search backs out of cannot reach a
+   depth-first searches from each excess node (:func:`.ssp._route_admissible`); a node the search backs out of cannot reach a
    deficit over admissible arcs and is skipped for the rest of the phase;
-3. a *price phase* runs Dijkstra on the reduced costs from all excess nodes at once until the first
-   deficit node is settled at distance ``D``, and lowers the potential of every settled node by
-   ``D - dist``; reduced costs stay non-negative and that deficit's path becomes admissible.
+3. a *price phase* runs Dijkstra on the reduced costs from all excess nodes at once
+   (:func:`.ssp._dijkstra`) until the settled deficits cover a quarter of the excess, the last
+   settled at distance ``D``, and lowers the potential of every settled node by ``D - dist``;
+   reduced costs stay non-negative and the shortest paths to those deficits become admissible.
 
 Phases repeat until no excess is left; then the pseudo-flow is a flow and, satisfying the
 optimality conditions, an optimal one (§9.3, Theorem 9.4). Any integer potentials give the
@@ -39,7 +40,7 @@ from ..exact import KeyedStreams
 from ..model import Workload
 from .bounds import Relaxation, lagrangian_upper_bound
 from .network import FlowGraph
-from .ssp import BUCKETS, INF, _heap_pop, _heap_push, _residual
+from .ssp import BUCKETS, INF, _dijkstra, _residual, _route_admissible
 
 #: Subgradient steps for the warm prices: more steps, fewer phases (Zipf(1), w = 400, N = 100,000:
 #: 10 steps leave 128 phases, 20 leave 98, 50 leave 55).
@@ -59,143 +60,6 @@ def _saturate_negative(n, start, to, res, cost, rev, pot, excess):
                 res[rev[p]] += c
                 excess[u] -= c
                 excess[to[p]] += c
-
-
-@njit(cache=True, nogil=True)
-def _flow_phase(n, start, to, res, cost, rev, pot, excess, w):
-    """Step 2: send excess to deficit nodes along admissible slots, one depth-first search per
-    path. ``it[u]`` skips slots that are useless for the rest of the phase (no residual, not
-    admissible, or leading to a dead node); a slot into a node already on the search path is
-    only passed over for this search. Returns the amount sent."""
-    dead, it, scan, on_path, stack, stamp = w
-    for u in range(n):
-        it[u] = start[u]
-        dead[u] = False
-    sent = 0
-    for s in range(n):
-        while excess[s] > 0 and not dead[s]:
-            stamp[0] += 1
-            mark = stamp[0]
-            on_path[s] = mark
-            scan[s] = it[s]
-            depth = 0
-            u = s
-            while excess[u] >= 0 or u == s:
-                advanced = False
-                pu = pot[u]
-                q = scan[u]
-                while q < start[u + 1]:
-                    v = to[q]
-                    if res[q] > 0 and not dead[v] and cost[q] + pu - pot[v] == 0:
-                        if on_path[v] != mark:
-                            scan[u] = q
-                            stack[depth] = q
-                            depth += 1
-                            on_path[v] = mark
-                            scan[v] = it[v]
-                            u = v
-                            advanced = True
-                            break
-                    elif q == it[u]:
-                        it[u] = q + 1
-                    q += 1
-                if not advanced:
-                    dead[u] = True
-                    if depth == 0:
-                        break
-                    depth -= 1
-                    q = stack[depth]
-                    u = to[rev[q]]
-                    if q == it[u]:
-                        it[u] = q + 1
-                    scan[u] = q + 1
-            if depth == 0:
-                break
-            push = min(excess[s], -excess[u])
-            for i in range(depth):
-                push = min(push, res[stack[i]])
-            for i in range(depth):
-                q = stack[i]
-                res[q] -= push
-                res[rev[q]] += push
-            excess[s] -= push
-            excess[u] += push
-            sent += push
-    return sent
-
-
-@njit(cache=True, nogil=True)
-def _price_phase(n, start, to, res, cost, pot, excess, w):
-    """Step 3: Dijkstra on reduced costs from every excess node until a deficit node is settled
-    at distance ``D``; each settled node ``v`` gets ``pot[v] += dist[v] - D`` (the others keep
-    theirs, as in :func:`.ssp._dijkstra`). Returns False if no deficit is reachable."""
-    dist, settled, touched, bucket, ent_node, ent_next, hk, hv = w
-    n_touched = 0
-    n_ent = 0
-    need = 0
-    covered = 0
-    for s in range(n):
-        if excess[s] > 0:
-            need += excess[s]
-            dist[s] = 0
-            touched[n_touched] = s
-            n_touched += 1
-            ent_node[n_ent] = s
-            ent_next[n_ent] = bucket[0]
-            bucket[0] = n_ent
-            n_ent += 1
-    size = 0
-    cur = 0
-    top = 0
-    found = False
-    d_last = np.int64(0)
-    while True:
-        while cur < BUCKETS and bucket[cur] < 0:
-            cur += 1
-        if cur < BUCKETS:
-            k = bucket[cur]
-            bucket[cur] = ent_next[k]
-            u, d = ent_node[k], np.int64(cur)
-        elif size > 0:
-            d, u, size = _heap_pop(hk, hv, size)
-        else:
-            break
-        if d != dist[u] or settled[u]:
-            continue
-        settled[u] = True
-        d_last = d
-        if excess[u] < 0:
-            found = True
-            covered -= excess[u]
-            if 4 * covered >= need:
-                break
-        pu = pot[u]
-        for p in range(start[u], start[u + 1]):
-            if res[p] > 0:
-                v = to[p]
-                nd = d + cost[p] + pu - pot[v]
-                if nd < dist[v]:
-                    if dist[v] == INF:
-                        touched[n_touched] = v
-                        n_touched += 1
-                    dist[v] = nd
-                    if nd < BUCKETS:  # one entry per improvement: at most one per slot and source
-                        top = max(top, nd)
-                        ent_node[n_ent] = v
-                        ent_next[n_ent] = bucket[nd]
-                        bucket[nd] = n_ent
-                        n_ent += 1
-                    else:
-                        size = _heap_push(hk, hv, size, nd, v)
-    for i in range(n_touched):
-        v = touched[i]
-        if found and settled[v]:
-            pot[v] += dist[v] - d_last
-        dist[v] = INF
-        settled[v] = False
-    for b in range(top + 1):
-        bucket[b] = -1
-    return found
 
 
 @njit(cache=True, nogil=True)
@@ -225,17 +89,18 @@ def _route_all(n, start, to, res, cost, rev, supply_nodes, supplies, pot):
           np.empty(n, np.int64), np.zeros(1, np.int64))
     pw = (np.full(n, INF, np.int64), np.zeros(n, np.bool_), np.empty(n, np.int32), np.full(BUCKETS, -1, np.int32),
           np.empty(m2 + n + 1, np.int32), np.empty(m2 + n + 1, np.int32), np.empty(m2 + n + 1, np.int64),
-          np.empty(m2 + n + 1, np.int32))
+          np.empty(m2 + n + 1, np.int32), np.empty(n, np.int32))
     while True:
-        _flow_phase(n, start, to, res, cost, rev, pot, excess, fw)
-        left = False
+        _route_admissible(n, start, to, res, cost, rev, pot, excess, fw)  # step 2
+        left = 0
         for u in range(n):
-            if excess[u] > 0:
-                left = True
-                break
-        if not left:
+            left += max(excess[u], 0)
+        if left == 0:
             return 0
-        if not _price_phase(n, start, to, res, cost, pot, excess, pw):
+        # step 3 (the price phase): Dijkstra from all the excess until deficits covering a
+        # quarter of it are settled (measured: fewer phases than stopping at the first deficit,
+        # less work per phase than covering all of it)
+        if not _dijkstra(start, to, res, cost, pot, excess, (left + 3) // 4, pw):
             return -2
 
 

@@ -9,11 +9,11 @@ is the primal-dual successive-shortest-path method (Ahuja, Magnanti, Orlin, *Net
 1. initial node potentials are shortest distances from the supply, by one pass over a
    topological order (the network is acyclic; costs may be negative);
 2. each phase runs Dijkstra on the (non-negative, integral) reduced costs with a bucket queue,
-   stopping when the demand node is settled, and raises the potentials of the settled nodes
+   stopping when the demand node is settled (:func:`_dijkstra`, shared with :mod:`.primal_dual`), and raises the potentials of the settled nodes
    only (the others share one common shift, which reduced costs do not see); then flow is sent
    along the sink's path in the shortest-path tree, and depth-first searches over the
-   *admissible* arcs (residual, zero reduced cost) augment along every other shortest path of
-   this length;
+   *admissible* arcs (residual, zero reduced cost; :func:`_route_admissible`, shared with
+   :mod:`.primal_dual`) augment along every other shortest path of this length;
 3. phases repeat until the supply is routed: at most one per unit of flow, each O(arcs). The
    depth-first searches are skipped after a miss for a doubling number of phases (profile at
    Zipf N = 200,000, w = 400: a phase mostly sends one unit and the failed search cost 19% of
@@ -171,24 +171,33 @@ def _heap_pop(hk, hv, size):
 
 
 @njit(cache=True, nogil=True)
-def _dijkstra(start, to, res, cost, pot, source, sink, w):
-    """Reduced-cost Dijkstra from ``source`` until ``sink`` is settled; then every settled node
-    v gets ``pot[v] += dist[v] - dist[sink]`` and the others keep theirs (equivalent to the
-    textbook update up to a common shift), so reduced costs stay non-negative and shortest
-    paths get reduced cost 0. ``w`` is the workspace; its ``pred`` holds the arc into each
-    settled node (a shortest-path tree). Returns False if the sink is unreachable."""
+def _dijkstra(start, to, res, cost, pot, balance, need, w):
+    """Reduced-cost Dijkstra from every node of positive ``balance`` (the excess) at distance 0
+    until the settled nodes of negative balance (the deficits) cover ``need`` units, or until
+    the queue runs dry; then every settled node v gets ``pot[v] += dist[v] - D``, D the distance
+    of the last settled node, and the others keep theirs (the textbook update up to a common
+    shift), so reduced costs stay non-negative and the shortest paths to the settled deficits
+    get reduced cost 0. ``w`` is the workspace; its ``pred`` holds the arc into each settled
+    node (a shortest-path forest, -1 at the sources). Returns False if no deficit is reachable."""
     dist, settled, touched, bucket, ent_node, ent_next, hk, hv, pred = w
-    dist[source] = 0
-    touched[0] = source
-    n_touched = 1
-    bucket[0] = 0
-    ent_node[0] = source
-    ent_next[0] = -1
-    n_ent = 1
+    n_touched = 0
+    n_ent = 0
+    for s in range(len(balance)):
+        if balance[s] > 0:
+            dist[s] = 0
+            pred[s] = -1
+            touched[n_touched] = s
+            n_touched += 1
+            ent_node[n_ent] = s
+            ent_next[n_ent] = bucket[0]
+            bucket[0] = n_ent
+            n_ent += 1
     size = 0
     cur = 0
     top = 0  # highest bucket used
+    covered = 0
     found = False
+    d_last = np.int64(0)
     while True:
         while cur < BUCKETS and bucket[cur] < 0:
             cur += 1
@@ -203,9 +212,12 @@ def _dijkstra(start, to, res, cost, pot, source, sink, w):
         if d != dist[u] or settled[u]:
             continue
         settled[u] = True
-        if u == sink:
+        d_last = d
+        if balance[u] < 0:
             found = True
-            break
+            covered -= balance[u]
+            if covered >= need:
+                break
         pu = pot[u]
         for p in range(start[u], start[u + 1]):
             if res[p] > 0:
@@ -217,7 +229,7 @@ def _dijkstra(start, to, res, cost, pot, source, sink, w):
                         n_touched += 1
                     dist[v] = nd
                     pred[v] = p
-                    if nd < BUCKETS:  # one entry per improvement: at most one per arc
+                    if nd < BUCKETS:  # one entry per improvement: at most one per arc and source
                         top = max(top, nd)
                         ent_node[n_ent] = v
                         ent_next[n_ent] = bucket[nd]
@@ -225,11 +237,10 @@ def _dijkstra(start, to, res, cost, pot, source, sink, w):
                         n_ent += 1
                     else:
                         size = _heap_push(hk, hv, size, nd, v)
-    ds = dist[sink]
     for i in range(n_touched):
         v = touched[i]
         if found and settled[v]:
-            pot[v] += dist[v] - ds
+            pot[v] += dist[v] - d_last
         dist[v] = INF
         settled[v] = False
     for b in range(top + 1):
@@ -255,47 +266,66 @@ def _augment_tree(res, rev, to, pred, source, sink, limit):
 
 
 @njit(cache=True, nogil=True)
-def _augment(start, to, res, cost, rev, pot, source, sink, limit, w):
-    """Send up to ``limit`` units along admissible paths (residual arcs of reduced cost 0), one
-    depth-first search per path, until a search fails. Returns the amount sent."""
-    mark, it, stack, stamp = w
+def _route_admissible(n, start, to, res, cost, rev, pot, excess, w):
+    """Send the positive ``excess`` of nodes ``0 .. n-1`` to nodes of negative excess along
+    admissible slots (residual, reduced cost 0), one depth-first search per path, updating
+    ``excess``. ``it[u]`` skips slots that are useless for the rest of the phase (no residual, not
+    admissible, or leading to a dead node); a slot into a node already on the search path is
+    only passed over for this search. Returns the amount sent."""
+    dead, it, scan, on_path, stack, stamp = w
+    for u in range(n):
+        it[u] = start[u]
+        dead[u] = False
     sent = 0
-    while sent < limit:
-        stamp[0] += 1
-        visit = stamp[0]
-        mark[source] = visit
-        it[source] = start[source]
-        depth = 0
-        u = source
-        while u != sink:
-            advanced = False
-            pu = pot[u]
-            while it[u] < start[u + 1]:
-                p = it[u]
-                v = to[p]
-                if res[p] > 0 and mark[v] != visit and cost[p] + pu - pot[v] == 0:
-                    stack[depth] = p
-                    depth += 1
-                    mark[v] = visit
-                    it[v] = start[v]
-                    u = v
-                    advanced = True
-                    break
-                it[u] += 1
-            if not advanced:
-                if depth == 0:
-                    return sent
-                depth -= 1
-                u = source if depth == 0 else to[stack[depth - 1]]
-                it[u] += 1
-        push = limit - sent
-        for i in range(depth):
-            push = min(push, res[stack[i]])
-        for i in range(depth):
-            p = stack[i]
-            res[p] -= push
-            res[rev[p]] += push
-        sent += push
+    for s in range(n):
+        while excess[s] > 0 and not dead[s]:
+            stamp[0] += 1
+            mark = stamp[0]
+            on_path[s] = mark
+            scan[s] = it[s]
+            depth = 0
+            u = s
+            while excess[u] >= 0 or u == s:
+                advanced = False
+                pu = pot[u]
+                q = scan[u]
+                while q < start[u + 1]:
+                    v = to[q]
+                    if res[q] > 0 and not dead[v] and cost[q] + pu - pot[v] == 0:
+                        if on_path[v] != mark:
+                            scan[u] = q
+                            stack[depth] = q
+                            depth += 1
+                            on_path[v] = mark
+                            scan[v] = it[v]
+                            u = v
+                            advanced = True
+                            break
+                    elif q == it[u]:
+                        it[u] = q + 1
+                    q += 1
+                if not advanced:
+                    dead[u] = True
+                    if depth == 0:
+                        break
+                    depth -= 1
+                    q = stack[depth]
+                    u = to[rev[q]]
+                    if q == it[u]:
+                        it[u] = q + 1
+                    scan[u] = q + 1
+            if depth == 0:
+                break
+            push = min(excess[s], -excess[u])
+            for i in range(depth):
+                push = min(push, res[stack[i]])
+            for i in range(depth):
+                q = stack[i]
+                res[q] -= push
+                res[rev[q]] += push
+            excess[s] -= push
+            excess[u] += push
+            sent += push
     return sent
 
 
@@ -314,19 +344,23 @@ def _solve(n, tails, heads, caps, costs, supply_nodes, supplies):
     dw = (np.full(nn, INF, np.int64), np.zeros(nn, np.bool_), np.empty(nn, np.int32),
           np.full(BUCKETS, -1, np.int32), np.empty(m2 + 1, np.int32), np.empty(m2 + 1, np.int32),
           np.empty(m2 + 1, np.int64), np.empty(m2 + 1, np.int32), np.empty(nn, np.int32))
-    aw = (np.zeros(nn, np.int64), np.empty(nn, np.int64), np.empty(nn, np.int32), np.zeros(1, np.int64))
+    aw = (np.zeros(nn, np.bool_), np.empty(nn, np.int64), np.empty(nn, np.int64), np.zeros(nn, np.int64),
+          np.empty(nn, np.int64), np.zeros(1, np.int64))
     total = 0
     for s in supplies:
         total += max(s, 0)
     sent = 0
     phase, gap, next_search = 0, 1, 1
+    balance = np.zeros(nn, np.int64)  # what is left to route: from the super source to the sink
     while sent < total:
-        if not _dijkstra(start, to, res, cost, pot, source, sink, dw):
+        balance[source], balance[sink] = total - sent, sent - total
+        if not _dijkstra(start, to, res, cost, pot, balance, 1, dw):
             return -2, np.zeros(m0, np.int64)
         sent += _augment_tree(res, rev, to, dw[-1], source, sink, total - sent)
         phase += 1
         if sent < total and phase >= next_search:
-            more = _augment(start, to, res, cost, rev, pot, source, sink, total - sent, aw)
+            balance[source], balance[sink] = total - sent, sent - total
+            more = _route_admissible(nn, start, to, res, cost, rev, pot, balance, aw)
             sent += more
             # a search that finds no second path of this length costs a sweep of the admissible
             # network, and the next Dijkstra finds any such path anyway: after a miss, search
