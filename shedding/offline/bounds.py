@@ -83,6 +83,20 @@ def _relaxed(lo, hi, event_of_pos, start, group, prefix, choice, worth):
 
 
 @njit(cache=True, nogil=True)
+def _held(group, start, exits, n_groups, n_events):
+    """Tuples of each group held after each event: +1 at a tuple's start event, -1 at its exit
+    event, summed along the events."""
+    held = np.zeros((n_groups, n_events + 1), np.int64)
+    for x in range(len(start)):
+        held[group[x], start[x]] += 1
+        held[group[x], exits[x]] -= 1
+    for g in range(n_groups):
+        for i in range(1, n_events):
+            held[g, i] += held[g, i - 1]
+    return held[:, :n_events]
+
+
+@njit(cache=True, nogil=True)
 def _gains(lo, hi, event_of_pos, exits):
     """Sum over tuples of their counted partners at events ``<= exits[x]`` (binary search in
     each tuple's time-sorted partner range)."""
@@ -179,20 +193,13 @@ class Relaxation:
         np.cumsum(prices, axis=1, out=prefix[:, 1:])
         choice, worth = np.empty(len(self.lo), np.int64), np.empty(len(self.lo))
         _relaxed(self.lo, self.hi, self.event_of_pos, self.start, self.group, prefix, choice, worth)
-        on = choice >= 0  # +1 at the start event, -1 at the exit event of every held tuple
-        cells = n_groups * (n_events + 1)
-        diff = (np.bincount(self.group[on] * (n_events + 1) + self.start[on], minlength=cells)
-                - np.bincount(self.group[on] * (n_events + 1) + choice[on], minlength=cells))
-        held = np.cumsum(diff.reshape(n_groups, n_events + 1)[:, :-1], axis=1)
+        held = self.held_after(np.where(choice >= 0, choice, self.start))
         return self.constant + float(worth.sum()) + float(prices.sum(axis=1) @ self.caps), held, choice, worth
 
     def held_after(self, exits: np.ndarray) -> np.ndarray:
         """Tuples of each group held after each event when every useful tuple leaves during
         event ``exits[x]`` (its start event: never held)."""
-        n_groups, size = len(self.caps), len(self.events) + 1
-        diff = np.bincount(self.group * size + self.start, minlength=n_groups * size) - np.bincount(
-            self.group * size + exits, minlength=n_groups * size)
-        return np.cumsum(diff.reshape(n_groups, size), axis=1)[:, :-1]
+        return _held(self.group, self.start, exits, len(self.caps), len(self.events))
 
     def repaired(self, wl: Workload, choice: np.ndarray, worth: np.ndarray) -> tuple[Schedule, int]:
         """A feasible schedule near the relaxed choices (:func:`_repair`) and its counted output:

@@ -118,33 +118,32 @@ def timeline_potentials(n_nodes: int, timeline: tuple[np.ndarray, np.ndarray], e
     np.cumsum(prices, axis=1, out=prefix[:, 1:])
     pot = np.zeros(n_nodes, np.int64)
     pot[:len(group)] = -np.rint(prefix[group, np.searchsorted(events, when)]).astype(np.int64)
-    order = np.argsort(tails, kind="stable")
-    _value_to_go(n_nodes, len(group), tails[order].astype(np.int64), heads[order].astype(np.int64),
-                 costs[order].astype(np.int64), pot)
+    _value_to_go(n_nodes, len(group), tails, heads, costs, pot)
     return pot
 
 
 @njit(cache=True, nogil=True)
 def _value_to_go(n, n_known, tails, heads, costs, pot):
     """``pot[u] = max over arcs u -> v of pot[v] - cost`` for ``u >= n_known``, heads before tails
-    (Kahn's order on the reversed arcs; arcs sorted by tail). A node without arcs out keeps its
-    potential."""
-    start = np.zeros(n + 1, np.int64)
+    (Kahn's order on the reversed arcs). A node without arcs out keeps its potential."""
+    out_start = np.zeros(n + 1, np.int64)  # arcs grouped by tail and by head (counting sorts)
+    in_start = np.zeros(n + 1, np.int64)
     for e in range(len(tails)):
-        start[tails[e] + 1] += 1
+        out_start[tails[e] + 1] += 1
+        in_start[heads[e] + 1] += 1
     for u in range(n):
-        start[u + 1] += start[u]
-    out_left = start[1:] - start[:-1]
-    into = np.zeros(n + 1, np.int64)  # arcs into each node, grouped by head
-    for e in range(len(heads)):
-        into[heads[e] + 1] += 1
-    for u in range(n):
-        into[u + 1] += into[u]
-    fill = into[:-1].copy()
-    src = np.empty(len(heads), np.int64)
-    for e in range(len(heads)):
-        src[fill[heads[e]]] = tails[e]
-        fill[heads[e]] += 1
+        out_start[u + 1] += out_start[u]
+        in_start[u + 1] += in_start[u]
+    out_fill = out_start[:-1].copy()
+    in_fill = in_start[:-1].copy()
+    out_arc = np.empty(len(tails), np.int64)
+    in_tail = np.empty(len(tails), np.int64)
+    for e in range(len(tails)):
+        out_arc[out_fill[tails[e]]] = e
+        out_fill[tails[e]] += 1
+        in_tail[in_fill[heads[e]]] = tails[e]
+        in_fill[heads[e]] += 1
+    out_left = out_start[1:] - out_start[:-1]
     queue = np.empty(n, np.int64)
     head = tail = 0
     for u in range(n):
@@ -154,13 +153,14 @@ def _value_to_go(n, n_known, tails, heads, costs, pot):
     while head < tail:
         u = queue[head]
         head += 1
-        if u >= n_known and start[u + 1] > start[u]:
+        if u >= n_known and out_start[u + 1] > out_start[u]:
             best = -INF
-            for e in range(start[u], start[u + 1]):
+            for i in range(out_start[u], out_start[u + 1]):
+                e = out_arc[i]
                 best = max(best, pot[heads[e]] - costs[e])
             pot[u] = best
-        for i in range(into[u], into[u + 1]):
-            t = src[i]
+        for i in range(in_start[u], in_start[u + 1]):
+            t = in_tail[i]
             out_left[t] -= 1
             if out_left[t] == 0:
                 queue[tail] = t
