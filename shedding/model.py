@@ -136,10 +136,19 @@ class Workload:
     def __len__(self) -> int:
         return len(self.time)
 
+    def _first_at_time(self) -> np.ndarray:
+        """True at the first arrival of each time step (the times are sorted: O(N), no sort)."""
+        first = np.ones(len(self.time), dtype=bool)
+        first[1:] = self.time[1:] != self.time[:-1]
+        return first
+
     def event_times(self) -> np.ndarray:
-        """The distinct arrival times in order (the times are sorted: O(N), no sort)."""
-        t = self.time
-        return t[np.concatenate([[True], t[1:] != t[:-1]])] if t.size else t
+        """The distinct arrival times in order."""
+        return self.time[self._first_at_time()]
+
+    def event_index(self) -> np.ndarray:
+        """Each tuple's time step as an index into :meth:`event_times`."""
+        return np.cumsum(self._first_at_time()) - 1
 
     @property
     def n_r(self) -> int:

@@ -86,14 +86,14 @@ def _relaxed(lo, hi, event_of_pos, start, group, prefix, choice, worth):
 def _held(group, start, exits, n_groups, n_events):
     """Tuples of each group held after each event: +1 at a tuple's start event, -1 at its exit
     event, summed along the events."""
-    held = np.zeros((n_groups, n_events + 1), np.int64)
+    held = np.zeros((n_groups, n_events), np.int64)
     for x in range(len(start)):
         held[group[x], start[x]] += 1
         held[group[x], exits[x]] -= 1
     for g in range(n_groups):
         for i in range(1, n_events):
             held[g, i] += held[g, i - 1]
-    return held[:, :n_events]
+    return held
 
 
 @njit(cache=True, nogil=True)
@@ -180,7 +180,7 @@ class Relaxation:
         lo, hi = later_counted_ranges(wl, ks)
         useful = np.flatnonzero(hi > lo)
         events = wl.event_times()
-        event = (np.cumsum(np.diff(wl.time, prepend=wl.time[:1]) != 0)).astype(np.int32)  # of each tuple
+        event = wl.event_index().astype(np.int32)
         return cls(useful, lo[useful], hi[useful], events, event[ks.order], event[useful],
                    groups_of(wl, variable)[useful], caps.astype(np.float64), same_time_pairs(wl, ks))
 

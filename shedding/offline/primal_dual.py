@@ -11,8 +11,9 @@ the Lagrangian prices of :mod:`.bounds`):
    is empty. This pseudo-flow satisfies the reduced-cost optimality conditions for ``p`` (§9.3)
    but leaves excesses and deficits at nodes where the prices are not yet exact;
 2. a *flow phase* sends excess to deficits along admissible arcs (residual, reduced cost 0) by
-   depth-first searches from each excess node (:func:`.ssp._route_admissible`); a node the search backs out of cannot reach a
-   deficit over admissible arcs and is skipped for the rest of the phase;
+   depth-first searches from each excess node (:func:`.ssp._route_admissible`); a node the
+   search backs out of cannot reach a deficit over admissible arcs and is skipped for the rest
+   of the phase;
 3. a *price phase* runs Dijkstra on the reduced costs from all excess nodes at once
    (:func:`.ssp._dijkstra`) until the settled deficits cover a quarter of the excess, the last
    settled at distance ``D``, and lowers the potential of every settled node by ``D - dist``;

@@ -9,8 +9,8 @@ is the primal-dual successive-shortest-path method (Ahuja, Magnanti, Orlin, *Net
 1. initial node potentials are shortest distances from the supply, by one pass over a
    topological order (the network is acyclic; costs may be negative);
 2. each phase runs Dijkstra on the (non-negative, integral) reduced costs with a bucket queue,
-   stopping when the demand node is settled (:func:`_dijkstra`, shared with :mod:`.primal_dual`), and raises the potentials of the settled nodes
-   only (the others share one common shift, which reduced costs do not see); then flow is sent
+   stopping when the demand node is settled (:func:`_dijkstra`, shared with :mod:`.primal_dual`),
+   and raises the potentials of the settled nodes only (the others share one common shift, which reduced costs do not see); then flow is sent
    along the sink's path in the shortest-path tree, and depth-first searches over the
    *admissible* arcs (residual, zero reduced cost; :func:`_route_admissible`, shared with
    :mod:`.primal_dual`) augment along every other shortest path of this length;

@@ -453,7 +453,7 @@ def _drain(query, end_dir: Path, last: dict | None, seen: dict | None) -> bool:
         if any(observed(p).get("ended", 0) > 0 for p in reports):
             return True
     status = query.status
-    if query.lastProgress is not None and not status["isDataAvailable"] and not status["isTriggerActive"]:
+    if (last or seen) is not None and not status["isDataAvailable"] and not status["isTriggerActive"]:
         _drop_marker(end_dir)
     return False
 
