@@ -229,3 +229,24 @@ def test_the_pickled_processor_imports_neither_pandas_nor_numba(tmp_path) -> Non
              "print(heavy, p.spec['shards'], p.table[1].tolist())")
     out = subprocess.run([sys.executable, "-c", check, str(blob)], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["[]", "2", "[3.0,", "4.0]"]
+
+
+def test_packed_rows_unpack_to_each_shards_rows() -> None:
+    import pyarrow as pa
+
+    from shedding.streaming.processor import pack_rows, unpack_rows
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"side": rng.integers(0, 2, 1000).astype(np.int32), "time": rng.integers(0, 99, 1000),
+                          "key": rng.integers(0, 9, 1000), "shard": rng.integers(0, 3, 1000).astype(np.int32),
+                          "r_tag": [None if i % 3 else f"x{i}" for i in range(1000)]})
+    batches = [pa.RecordBatch.from_pandas(part, preserve_index=False) for part in (frame[:600], frame[600:])]
+    packed = [p.to_pandas() for p in pack_rows(iter(batches))]
+    assert sum(len(p) for p in packed) == 6  # one row per shard and Arrow batch
+    for shard in range(3):
+        mine = [p[p["shard"] == shard] for p in packed]
+        got = unpack_rows(iter(mine))
+        expected = frame[frame["shard"] == shard].reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, expected)
+    one = [p.to_pandas() for p in pack_rows(iter([pa.RecordBatch.from_pandas(frame.assign(shard=np.int32(1)))]))]
+    assert len(one) == 1 and len(unpack_rows(iter(one))) == 1000  # one shard: the batch as it is

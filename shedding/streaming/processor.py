@@ -20,13 +20,50 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Iterator
 
 from pyspark.sql.streaming import StatefulProcessor
-from pyspark.sql.types import BinaryType, StructField, StructType
+from pyspark.sql.types import BinaryType, IntegerType, StructField, StructType
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
     from ..online.estimators import StaticEstimator
     from .shard import JoinSpec
+
+
+#: the rows ``transformWithStateInPandas`` receives: a shard and a part of its micro-batch in Arrow IPC
+PACKED = StructType([StructField("shard", IntegerType()), StructField("rows", BinaryType())])
+
+
+def pack_rows(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` before the stateful step: each Arrow batch of tagged rows becomes one row per
+    shard that holds the shard's rows as an Arrow IPC stream (column ``rows``).
+
+    Why: the Python side of ``transformWithStateInPandas`` (pyspark 4.x) hands a group's rows to the
+    handler by iterating them one at a time (``itertuples``) and building a DataFrame from the row
+    tuples again: 74 ms per 40,000 rows and 0.9 s per 400,000 here. Packed, it iterates one row per
+    shard and Arrow batch, and the handler reads the rows back column by column
+    (:func:`unpack_rows`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    schema = pa.schema([("shard", pa.int32()), ("rows", pa.binary())])
+    for batch in batches:
+        shards = batch.column("shard")
+        found = pc.unique(shards)
+        for shard in found.to_pylist():
+            part = batch if len(found) == 1 else batch.filter(pc.equal(shards, shard))
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, part.schema) as writer:
+                writer.write_batch(part)
+            yield pa.RecordBatch.from_pydict({"shard": [shard], "rows": [sink.getvalue().to_pybytes()]}, schema=schema)
+
+
+def unpack_rows(packed: Iterator[pd.DataFrame]) -> pd.DataFrame:
+    """The tagged rows of one shard's micro-batch, from the packed rows of :func:`pack_rows`."""
+    import pyarrow as pa
+
+    tables = [pa.ipc.open_stream(blob).read_all() for frame in packed for blob in frame["rows"]]
+    return (pa.concat_tables(tables) if len(tables) > 1 else tables[0]).to_pandas()
 
 
 class ShedProcessor(StatefulProcessor):
@@ -51,8 +88,7 @@ class ShedProcessor(StatefulProcessor):
 
         started = time.perf_counter()
         shard = int(key[0])
-        frames = list(rows)
-        batch = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        batch = unpack_rows(rows)
         if self.state.exists():
             join = ShardJoin.from_bytes(self.state.get()[0])
         else:

@@ -3,10 +3,12 @@
 Spark's own stream-stream join keeps every tuple until the watermark passes it; this one sheds by
 value with PROB, LIFE or RAND (Das, Gehrke, Riedewald, SIGMOD 2003, §3.3 and §4). The two inputs
 are unioned with a side tag, grouped by shard (``pmod(hash(key), P)``, see
-:mod:`~shedding.streaming.partition`) and processed by ``transformWithStateInPandas``: per shard
-one binary state value holds the :class:`~shedding.streaming.shard.ShardJoin` (the join operator's
-arrays, held-back arrivals, the payloads of the tuples in memory), read and written once per
-micro-batch by :class:`~shedding.streaming.processor.ShedProcessor`. Rows whose time or key is not an integer are tagged, counted and skipped.
+:mod:`~shedding.streaming.partition`), packed into one row per shard and Arrow batch
+(:func:`~shedding.streaming.processor.pack_rows`) and processed by ``transformWithStateInPandas``:
+per shard one binary state value holds the :class:`~shedding.streaming.shard.ShardJoin` (the join
+operator's arrays, held-back arrivals, the payloads of the tuples in memory), read and written
+once per micro-batch by :class:`~shedding.streaming.processor.ShedProcessor`. Rows whose time or
+key is not an integer are tagged, counted and skipped.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ..datasets.files import check_file, format_of
 from ..errors import ShedError
 from ..online.estimators import StaticEstimator
 from .partition import shard_of
-from .processor import ShedProcessor
+from .processor import PACKED, ShedProcessor, pack_rows
 from .shard import BAD, END, JoinSpec
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -220,7 +222,8 @@ def semantic_window_join(
         union = union.coalesce(1)
     schema = output_schema(payload_fields)
     processor = ShedProcessor(spec, table, schema.fieldNames())
-    joined = union.groupBy("shard").transformWithStateInPandas(processor, schema, "Append", "None")
+    packed = union.mapInArrow(pack_rows, PACKED)
+    joined = packed.groupBy("shard").transformWithStateInPandas(processor, schema, "Append", "None")
     if with_metrics:
         return joined
     return joined.filter(F.col("metrics").isNull()).drop("metrics")
