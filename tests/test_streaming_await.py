@@ -83,3 +83,38 @@ def test_an_unended_stream_is_not_stopped_by_a_look(tmp_path: Path) -> None:
     assert not job._drain(query, tmp_path, _report(2), _report(1))
     assert not (tmp_path / "end.txt").exists()  # data still available: no marker yet
     assert query.recent_reads == 0  # one new report after the one seen: no scan of the others
+
+
+def test_the_marker_goes_in_once_the_last_batch_but_one_is_planned(tmp_path: Path) -> None:
+    ahead = tmp_path / "offsets" / "3"
+    query = FakeQuery([_report(i) for i in range(3)], drained_after=99)
+    assert not job._drain(query, tmp_path, _report(2), _report(1), ahead)
+    assert not (tmp_path / "end.txt").exists()  # batch 3 not planned yet: files are still to come
+    ahead.parent.mkdir()
+    ahead.write_text("v1")
+    assert not job._drain(query, tmp_path, None, _report(2), ahead)
+    assert (tmp_path / "end.txt").exists()  # planned: the marker joins the files of batch 4, the last
+
+
+def _job(tmp_path: Path, files: int, max_files: int | None) -> job.StreamJob:
+    for name in ("r", "s"):
+        (tmp_path / name).mkdir(exist_ok=True)
+        for i in range(files):
+            (tmp_path / name / f"part-{i}.csv").write_text(f"time,key\n{i},1\n")
+    src = [job.inspect_source(tmp_path / name, "csv", name) for name in ("r", "s")]
+    return job.StreamJob(*src, tmp_path / "out", tmp_path / "ck", job.JoinSpec(10, 10), "online",
+                         "available-now", max_files)
+
+
+def test_the_last_batch_but_one_is_known_from_the_first_start(tmp_path: Path) -> None:
+    (tmp_path / "ck").mkdir()
+    offsets = tmp_path / "ck" / "spark" / "offsets"
+    assert job._marker_after(_job(tmp_path, 7, 2), 2) == offsets / "2"  # batches 0-3 take 2, 2, 2, 1 files
+    assert job._marker_after(_job(tmp_path, 7, 7), 7) is None  # one batch: the marker goes in with it
+    assert job._marker_after(_job(tmp_path, 7, None), None) is None
+    assert job._marker_after(_job(tmp_path, 7, 3), 3) == offsets / "1"
+    offsets.mkdir(parents=True)
+    (offsets / "0").write_text("v1")  # a restart: the batches follow the first start's plan
+    assert job._marker_after(_job(tmp_path, 7, 3), 3) == offsets / "1"
+    assert job._marker_after(_job(tmp_path, 7, 2), 2) is None  # another k than at the first start
+    assert job._marker_after(_job(tmp_path, 9, 3), 3) is None  # files added since the first start

@@ -9,10 +9,11 @@ written exactly once. The parameters are stored beside the checkpoint and a run 
 refused, leaving the checkpoint intact.
 
 End of input: with the ``available-now`` and ``once`` triggers the input is bounded. The query runs
-micro-batches back to back; once it has drained the sources, the job drops a marker file into
-``CHECKPOINT/end-of-input`` (a third, tiny file source), the next micro-batch joins every held step,
-and the job stops the query after that batch is committed. So a bounded input gives exactly the
-batch result, in one query.
+micro-batches back to back; the job drops a marker file into ``CHECKPOINT/end-of-input`` (a third,
+tiny file source) so that it arrives with the last data files (see :func:`_marker_after`), or,
+when that cannot be told ahead, once the query has drained the sources. The micro-batch that
+takes the marker joins every held step, and the job stops the query after that batch is
+committed. So a bounded input gives exactly the batch result, in one query.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from ..errors import ShedError
 from .shard import METRICS, JoinSpec
 
 PAIRS, METRIC_TABLE, PARAMS, END_DIR = "pairs", "metrics", "shedding-job.json", "end-of-input"
+BATCH_PLAN = "batches.json"  # in the checkpoint: see _marker_after
 
 
 # ---------------------------------------------------------------------------- triggers
@@ -320,8 +322,10 @@ def _query_error(exc: Exception) -> ShedError:
 POLL_SECONDS = 0.05
 
 
-def _await(query, progress: Callable[[dict], None] | None, end_dir: Path | None = None) -> list[dict]:
-    """Wait for the query's end (for a bounded input, :func:`_drain` ends it); returns its recent
+def _await(query, progress: Callable[[dict], None] | None, end_dir: Path | None = None,
+           ahead: Path | None = None) -> list[dict]:
+    """Wait for the query's end (for a bounded input, :func:`_drain` ends it, dropping the
+    end-of-input marker once ``ahead`` exists, see :func:`_marker_after`); returns its recent
     progress reports. The waiting runs in a helper thread, so that Ctrl-C reaches this thread
     outside py4j (an interrupt inside a py4j call prints pages of tracebacks): it stops the query
     and ends with one line."""
@@ -336,7 +340,7 @@ def _await(query, progress: Callable[[dict], None] | None, end_dir: Path | None 
                     last = None  # nothing new
                 if last is not None and progress is not None:
                     progress(last)
-                if end_dir is not None and _drain(query, end_dir, last, seen):
+                if end_dir is not None and _drain(query, end_dir, last, seen, ahead):
                     query.stop()
                     break
                 seen = last or seen
@@ -413,6 +417,7 @@ def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None, trace
     end_dir.mkdir(exist_ok=True)
     spec = job.spec
     max_files = None if job.trigger.strip().lower() == "once" else job.max_files_per_trigger
+    ahead = _marker_after(job, max_files)  # before _one_batch's marker: it records the first start
     if bounded and _one_batch(job, max_files):
         _drop_marker(end_dir)
     joined = semantic_window_join(
@@ -426,7 +431,7 @@ def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None, trace
     writer = _writer(job.out, trace["sink"])
     query = (observed.writeStream.queryName("shed_stream_join").foreachBatch(writer)
              .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
-    trace["progress"] += _await(query, progress, end_dir if bounded else None)
+    trace["progress"] += _await(query, progress, end_dir if bounded else None, ahead if bounded else None)
     return estimator
 
 
@@ -441,17 +446,20 @@ def _same(a, b) -> bool:
     return (a["batchId"], a["timestamp"]) == (b["batchId"], b["timestamp"])
 
 
-def _drain(query, end_dir: Path, last: dict | None, seen: dict | None) -> bool:
-    """One look at a bounded query: once the sources are drained (the last check found no new data
-    and no micro-batch runs), drop the end-of-input marker; returns True once a committed
-    micro-batch has joined it (its progress reports ``ended``). ``last`` is the newest progress
-    report if it is new since the look before, which saw ``seen``; the older reports are read only
-    when more than one batch ran in between."""
+def _drain(query, end_dir: Path, last: dict | None, seen: dict | None, ahead: Path | None = None) -> bool:
+    """One look at a bounded query: once ``ahead`` exists (:func:`_marker_after`) or the sources
+    are drained (the last check found no new data and no micro-batch runs), drop the end-of-input
+    marker; returns True once a committed micro-batch has joined it (its progress reports
+    ``ended``). ``last`` is the newest progress report if it is new since the look before, which
+    saw ``seen``; the older reports are read only when more than one batch ran in between."""
     if last is not None:
         skipped = seen is None or last["batchId"] > seen["batchId"] + 1
         reports = query.recentProgress if skipped else [last]
         if any(observed(p).get("ended", 0) > 0 for p in reports):
             return True
+    if ahead is not None and ahead.exists():
+        _drop_marker(end_dir)
+        return False
     status = query.status
     if (last or seen) is not None and not status["isDataAvailable"] and not status["isTriggerActive"]:
         _drop_marker(end_dir)
@@ -475,6 +483,31 @@ def _one_batch(job: StreamJob, max_files: int | None) -> bool:
     if any((job.checkpoint / "spark" / "commits").glob("[0-9]*")):
         return False
     return max_files is None or all(max_files >= len(source_files(src.path, src.fmt)) for src in (job.r, job.s))
+
+
+def _marker_after(job: StreamJob, max_files: int | None) -> Path | None:
+    """The offset-log entry after which the end-of-input marker joins the last data files, or None.
+
+    With ``max_files`` k, the file sources take the next k files of each stream (in modification
+    time order) into every micro-batch, and this query runs no micro-batch without data (it has no
+    watermark and no timers). So D = ceil(max(F_R, F_S) / k) micro-batches take the F_R and F_S
+    files present at the first start, batch b the files b k to (b + 1) k - 1, restarts included.
+    Once Spark has written the offsets of batch D - 2, every file left goes into batch D - 1: a
+    marker dropped then arrives with them, and the end costs no micro-batch of its own (when Spark
+    has already planned batch D - 1, the marker arrives one batch later, as without this).
+
+    The first start records k and the file counts in ``CHECKPOINT/batches.json``; a restart with
+    another k or other files gets None (the marker then waits for the drained sources). Files
+    written after the start arrive after the end and are late, as in :func:`_one_batch`."""
+    plan = {"max_files_per_trigger": max_files,
+            "files": [len(source_files(src.path, src.fmt)) for src in (job.r, job.s)]}
+    kept = job.checkpoint / BATCH_PLAN
+    if not any((job.checkpoint / "spark" / "offsets").glob("[0-9]*")):  # a first start
+        kept.write_text(json.dumps(plan))
+    if max_files is None or not kept.exists() or json.loads(kept.read_text()) != plan:
+        return None
+    batches = -(-max(plan["files"]) // max_files)
+    return job.checkpoint / "spark" / "offsets" / str(batches - 2) if batches >= 2 else None
 
 
 # ---------------------------------------------------------------------------- results
