@@ -2,10 +2,11 @@
 
 Two directories of CSV or Parquet files (``time,key[,payload...]``, one directory per stream) are read
 as streams, joined by :func:`~shedding.streaming.spark_join.semantic_window_join` and written per
-micro-batch to two tables, ``OUT/pairs/batch=N`` and ``OUT/metrics/batch=N``. A batch's output is
-written with ``overwrite``: a batch replayed after a crash (Spark replays the last uncommitted batch
-from its offset log, on the state of the batch before) replaces its own files, so every batch is
-written exactly once. The parameters are stored beside the checkpoint and a run with other ones is
+micro-batch to two tables, ``OUT/pairs/batch=N`` (by the driver's foreachBatch) and
+``OUT/metrics/batch=N`` (one file per shard, by the shard's task). A batch's output is written with
+``overwrite``: a batch replayed after a crash (Spark replays the last uncommitted batch from its
+offset log, on the state of the batch before) replaces its own files, so every batch is written
+exactly once. The parameters are stored beside the checkpoint and a run with other ones is
 refused, leaving the checkpoint intact.
 
 End of input: with the ``available-now`` and ``once`` triggers the input is bounded. The query runs
@@ -32,7 +33,7 @@ import pandas as pd
 
 from ..datasets.files import FORMATS
 from ..errors import ShedError
-from .shard import METRICS, JoinSpec
+from .shard import JoinSpec
 
 PAIRS, METRIC_TABLE, PARAMS, END_DIR = "pairs", "metrics", "shedding-job.json", "end-of-input"
 BATCH_PLAN = "batches.json"  # in the checkpoint: see _marker_after
@@ -277,33 +278,19 @@ def _static_table(spark, job: StreamJob):
 
 
 def _writer(out: Path, timings: list[dict]) -> Callable:
-    """foreachBatch: the batch's pairs and metrics, each overwritten under ``batch=N`` (idempotent).
+    """foreachBatch: the batch's pairs, overwritten under ``OUT/pairs/batch=N`` (idempotent).
 
-    One Spark job computes the batch (sources, shuffle, the shedding operator) and writes its pairs;
-    the few metrics rows ride along to the driver in an :class:`~pyspark.sql.Observation` (collected
-    by the same job), and the driver writes them. Appends the job's time and the driver's write
-    time to ``timings``."""
-    from pyspark.sql import Observation
+    One Spark job computes the batch (sources, the shedding operator) and writes its pairs; the
+    shards' tasks write the metrics rows themselves (``metrics_dir`` of
+    :func:`~shedding.streaming.spark_join.semantic_window_join`), so nothing is collected on the
+    driver. Appends the job's time to ``timings``."""
     from pyspark.sql import functions as F
-
-    from .spark_join import OPERATOR_METRICS
-
-    columns = ["shard", *METRICS, *OPERATOR_METRICS]
 
     def write(df, batch_id: int) -> None:
         started = _time.perf_counter()
-        seen = Observation()
-        df.observe(seen, F.collect_list("metrics").alias("metrics")) \
-            .filter(F.col("metrics").isNull()).drop("metrics") \
+        df.filter(F.col("metrics").isNull()).drop("metrics") \
             .write.options(**PAIRS_WRITE).mode("overwrite").parquet(str(out / PAIRS / f"batch={batch_id}"))
-        computed = _time.perf_counter()
-        metrics = pd.DataFrame([json.loads(m) for m in seen.get["metrics"]], columns=columns)
-        folder = out / METRIC_TABLE / f"batch={batch_id}"
-        folder.mkdir(parents=True, exist_ok=True)
-        metrics.astype("int64").to_parquet(folder / ".part.tmp", index=False)
-        os.replace(folder / ".part.tmp", folder / "part-0.parquet")  # a replayed batch replaces it whole
-        timings.append({"batch": batch_id, "compute_ms": round(1000 * (computed - started)),
-                        "sink_ms": round(1000 * (_time.perf_counter() - computed))})
+        timings.append({"batch": batch_id, "compute_ms": round(1000 * (_time.perf_counter() - started))})
 
     return write
 
@@ -425,7 +412,8 @@ def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None, trace
         window=spec.window, memory=spec.memory, shedding=spec.shedding, memory_split=spec.memory_split,
         estimator=estimator, shards=spec.shards, payload={"r": spec.payload_r, "s": spec.payload_s}, seed=spec.seed,
         warmup=spec.warmup, decay=spec.decay, strict=spec.strict,
-        end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True)
+        end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True,
+        metrics_dir=job.out / METRIC_TABLE)
     totals = ("arrivals", "outputs", "shed", "late", "bad", "ended")
     observed = joined.observe("shedding", *[F.sum(metric(m)).alias(m) for m in totals])
     writer = _writer(job.out, trace["sink"])

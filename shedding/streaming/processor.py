@@ -66,17 +66,43 @@ def unpack_rows(packed: Iterator[pd.DataFrame]) -> pd.DataFrame:
     return (pa.concat_tables(tables) if len(tables) > 1 else tables[0]).to_pandas()
 
 
+def write_metrics(folder: str, metrics: dict[str, int]) -> None:
+    """One shard's metrics row of the running micro-batch N as ``folder/batch=N/shard-K.parquet``
+    (int64 columns in the order of ``metrics``), written whole or not at all.
+
+    The task writes it before the micro-batch commits. A batch replayed after a crash (or a task
+    retried) runs on the same input and state and replaces the file, so each committed batch has
+    exactly one row per shard that had rows, without collecting the rows on the driver."""
+    import os
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyspark import TaskContext
+
+    batch = TaskContext.get().getLocalProperty("streaming.sql.batchId")
+    target = os.path.join(folder, f"batch={batch}")
+    os.makedirs(target, exist_ok=True)
+    name = f"shard-{metrics['shard']}.parquet"
+    tmp = os.path.join(target, f".{name}.tmp")  # hidden from readers until renamed
+    pq.write_table(pa.table({k: pa.array([v], pa.int64()) for k, v in metrics.items()}), tmp)
+    os.replace(tmp, os.path.join(target, name))
+
+
 class ShedProcessor(StatefulProcessor):
     """One :class:`~shedding.streaming.shard.ShardJoin` per shard, kept in a ValueState blob.
 
     ``spec`` and the frequency ``table`` are stored as plain values (a dict and numpy arrays) so
     that unpickling the processor imports neither pandas nor the join engine (module docstring).
+    With ``metrics_dir`` each shard's task also writes its metrics row of micro-batch N to
+    ``metrics_dir/batch=N/shard-K.parquet`` (:func:`write_metrics`).
     """
 
-    def __init__(self, spec: JoinSpec, table: StaticEstimator | None, columns: list[str]) -> None:
+    def __init__(self, spec: JoinSpec, table: StaticEstimator | None, columns: list[str],
+                 metrics_dir: str | None = None) -> None:
         self.spec = asdict(spec)
         self.table = None if table is None else (table.keys, table.counts_r, table.counts_s)
         self.columns = columns
+        self.metrics_dir = metrics_dir
 
     def init(self, handle: Any) -> None:
         self.state = handle.getValueState("shard", StructType([StructField("blob", BinaryType())]))
@@ -103,5 +129,7 @@ class ShedProcessor(StatefulProcessor):
         self.state.update((blob,))
         metrics = {"shard": shard} | {k: int(v) for k, v in metrics.items()} | {
             "state_bytes": len(blob), "handler_ms": round(1000 * (time.perf_counter() - started))}
+        if self.metrics_dir is not None:
+            write_metrics(self.metrics_dir, metrics)
         yield pairs.assign(metrics=None)[self.columns]  # two frames: the pairs keep their int64 columns
         yield pd.DataFrame({c: [None] for c in self.columns[:-1]} | {"metrics": [json.dumps(metrics)]})

@@ -180,6 +180,7 @@ def semantic_window_join(
     strict: bool = False,
     end_of_input: DataFrame | None = None,
     with_metrics: bool = False,
+    metrics_dir: str | Path | None = None,
 ) -> DataFrame:
     """Join streams ``r`` and ``s`` over a window of ``window`` time steps in at most ``memory`` tuples.
 
@@ -196,7 +197,10 @@ def semantic_window_join(
 
     Returns the pairs (``key``, ``r_time``, ``s_time``, payloads) as a streaming DataFrame; with
     ``with_metrics`` also one metrics row per shard and micro-batch, told apart by a non-null
-    ``metrics`` column (JSON; read it with :func:`metric`).
+    ``metrics`` column (JSON; read it with :func:`metric`). ``metrics_dir``, a folder every
+    executor can write to, also gets each micro-batch's metrics rows as a table
+    (``metrics_dir/batch=N``, one Parquet file per shard, written by the shard's task; a replayed
+    batch replaces its own).
     """
     if isinstance(estimator, StaticEstimator):
         table, kind = estimator, "static"
@@ -221,7 +225,7 @@ def semantic_window_join(
     if spec.shards == 1:  # one partition already groups every row: no shuffle, one stage per batch
         union = union.coalesce(1)
     schema = output_schema(payload_fields)
-    processor = ShedProcessor(spec, table, schema.fieldNames())
+    processor = ShedProcessor(spec, table, schema.fieldNames(), None if metrics_dir is None else str(metrics_dir))
     packed = union.mapInArrow(pack_rows, PACKED)
     joined = packed.groupBy("shard").transformWithStateInPandas(processor, schema, "Append", "None")
     if with_metrics:
