@@ -17,6 +17,7 @@ from typing import Iterator
 from urllib.parse import urlparse
 
 from .errors import ShedError
+from .spark_fs import NIO_FS, nio_fs_jar
 from .spark_python import worker_python
 
 
@@ -51,7 +52,9 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "shedding"
     # embedded sessions: Python processes start without the bundled pyspark.zip (see spark_python)
     jvm_log = jvm_log or cache / "spark-jvm.log"
-    python = worker_python(cache) if master.startswith("local") and not submitted else sys.executable
+    embedded = master.startswith("local") and not submitted
+    python = worker_python(cache) if embedded else sys.executable
+    fs_jar = nio_fs_jar(cache) if embedded else None  # file: paths without a chmod process (spark_fs)
     os.environ.setdefault("PYSPARK_PYTHON", python)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     logging.getLogger("py4j").setLevel(logging.CRITICAL)  # its errors reach us as exceptions
@@ -71,6 +74,8 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
     )
+    if fs_jar is not None:
+        builder = builder.config("spark.driver.extraClassPath", str(fs_jar)).config("spark.hadoop.fs.file.impl", NIO_FS)
     try:
         with _stderr_to(None if submitted else jvm_log):
             spark = builder.getOrCreate()
