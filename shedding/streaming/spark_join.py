@@ -31,8 +31,6 @@ from .processor import PACKED, ShedProcessor, pack_rows
 from .shard import BAD, END, JoinSpec
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
-#: the extra metrics columns written by the operator beside :data:`~shedding.streaming.shard.METRICS`
-OPERATOR_METRICS = ("state_bytes", "handler_ms")
 #: rows per Arrow batch between the JVM and the shard's Python handler
 ARROW_BATCH = 200_000
 
@@ -111,8 +109,9 @@ def _with_missing(df: DataFrame, fields: list[StructField]) -> DataFrame:
 
 def output_schema(payload_fields: list[StructField]) -> StructType:
     """The pair columns, then ``metrics``: null on a pair row, and on the one metrics row per shard
-    and micro-batch a JSON object (``shard``, :data:`~shedding.streaming.shard.METRICS`, :data:`OPERATOR_METRICS`). One
-    narrow column keeps the Arrow transfer of a batch's pairs small."""
+    and micro-batch a JSON object (``shard``, :data:`~shedding.streaming.shard.METRICS`,
+    ``state_bytes``, ``handler_ms``). One narrow column keeps the Arrow transfer of a batch's pairs
+    small."""
     fields = [StructField("key", LongType()), StructField("r_time", LongType()), StructField("s_time", LongType())]
     fields += [StructField(f.name, f.dataType) for f in payload_fields]
     fields.append(StructField("metrics", StringType()))
