@@ -57,8 +57,11 @@ def nio_fs_jar(cache: Path) -> Path | None:
     with tempfile.TemporaryDirectory(dir=cache) as work:
         src = Path(work) / "NioLocalFileSystem.java"
         src.write_text(source)
-        done = subprocess.run([javac, "--release", "17", "-nowarn", "-cp", str(hadoop), "-d", str(Path(work) / "classes"),
-                               str(src)], capture_output=True, timeout=120)
+        try:
+            done = subprocess.run([javac, "--release", "17", "-nowarn", "-cp", str(hadoop), "-d",
+                                   str(Path(work) / "classes"), str(src)], capture_output=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired):  # a broken or hanging javac: keep Hadoop's
+            return None
         if done.returncode != 0:
             return None
         tmp = Path(work) / "nio.jar"

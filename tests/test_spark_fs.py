@@ -44,3 +44,14 @@ def test_sessions_create_files_and_folders_with_hadoops_permissions(spark, tmp_p
     assert (tmp_path / "a" / ".f.crc").exists()  # still Hadoop's checksummed file system
     fs.setPermission(jvm.org.apache.hadoop.fs.Path(str(tmp_path / "a" / "f")), perm(0o604))
     assert stat.S_IMODE((tmp_path / "a" / "f").stat().st_mode) == 0o604
+
+
+def test_a_javac_that_fails_keeps_hadoops_file_system(tmp_path: Path, monkeypatch) -> None:
+    broken = tmp_path / "javac"
+    broken.write_text("#!/bin/sh\necho 'error: broken' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    monkeypatch.setattr(spark_fs, "_javac", lambda: str(broken))
+    assert nio_fs_jar(tmp_path / "cache") is None
+    assert not any((tmp_path / "cache").iterdir())  # nothing half-made left in the cache
+    monkeypatch.setattr(spark_fs, "_javac", lambda: str(tmp_path / "missing-javac"))
+    assert nio_fs_jar(tmp_path / "cache") is None
