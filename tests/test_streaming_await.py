@@ -106,15 +106,20 @@ def _job(tmp_path: Path, files: int, max_files: int | None) -> job.StreamJob:
                          "available-now", max_files)
 
 
+def _ahead(tmp_path: Path, files: int, max_files: int | None) -> Path | None:
+    streams = _job(tmp_path, files, max_files)
+    return job._marker_after(streams, max_files, job._file_counts(streams))
+
+
 def test_the_last_batch_but_one_is_known_from_the_first_start(tmp_path: Path) -> None:
     (tmp_path / "ck").mkdir()
     offsets = tmp_path / "ck" / "spark" / "offsets"
-    assert job._marker_after(_job(tmp_path, 7, 2), 2) == offsets / "2"  # batches 0-3 take 2, 2, 2, 1 files
-    assert job._marker_after(_job(tmp_path, 7, 7), 7) is None  # one batch: the marker goes in with it
-    assert job._marker_after(_job(tmp_path, 7, None), None) is None
-    assert job._marker_after(_job(tmp_path, 7, 3), 3) == offsets / "1"
+    assert _ahead(tmp_path, 7, 2) == offsets / "2"  # batches 0-3 take 2, 2, 2, 1 files
+    assert _ahead(tmp_path, 7, 7) is None  # one batch: the marker goes in with it
+    assert _ahead(tmp_path, 7, None) is None
+    assert _ahead(tmp_path, 7, 3) == offsets / "1"
     offsets.mkdir(parents=True)
     (offsets / "0").write_text("v1")  # a restart: the batches follow the first start's plan
-    assert job._marker_after(_job(tmp_path, 7, 3), 3) == offsets / "1"
-    assert job._marker_after(_job(tmp_path, 7, 2), 2) is None  # another k than at the first start
-    assert job._marker_after(_job(tmp_path, 9, 3), 3) is None  # files added since the first start
+    assert _ahead(tmp_path, 7, 3) == offsets / "1"
+    assert _ahead(tmp_path, 7, 2) is None  # another k than at the first start
+    assert _ahead(tmp_path, 9, 3) is None  # files added since the first start

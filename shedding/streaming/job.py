@@ -404,8 +404,9 @@ def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None, trace
     end_dir.mkdir(exist_ok=True)
     spec = job.spec
     max_files = None if job.trigger.strip().lower() == "once" else job.max_files_per_trigger
-    ahead = _marker_after(job, max_files)  # before _one_batch's marker: it records the first start
-    if bounded and _one_batch(job, max_files):
+    files = _file_counts(job)
+    ahead = _marker_after(job, max_files, files)  # before _one_batch's marker: it records the first start
+    if bounded and _one_batch(job, max_files, files):
         _drop_marker(end_dir)
     joined = semantic_window_join(
         job.r.reader(spark, max_files), job.s.reader(spark, max_files),
@@ -463,17 +464,22 @@ def _drop_marker(end_dir: Path) -> None:
         os.replace(tmp, marker)
 
 
-def _one_batch(job: StreamJob, max_files: int | None) -> bool:
-    """Whether a fresh query's first micro-batch takes every file present: then the end-of-input
-    marker goes in with it and the bounded run is one micro-batch, not two. (A file written after
-    this look and not taken by that batch arrives after the end: counted as late, like any file
-    written after the end of a bounded run.)"""
+def _file_counts(job: StreamJob) -> list[int]:
+    """How many files the R and the S source directory hold now."""
+    return [len(source_files(src.path, src.fmt)) for src in (job.r, job.s)]
+
+
+def _one_batch(job: StreamJob, max_files: int | None, files: list[int]) -> bool:
+    """Whether a fresh query's first micro-batch takes every file present (``files``, see
+    :func:`_file_counts`): then the end-of-input marker goes in with it and the bounded run is one
+    micro-batch, not two. (A file written after this look and not taken by that batch arrives after
+    the end: counted as late, like any file written after the end of a bounded run.)"""
     if any((job.checkpoint / "spark" / "commits").glob("[0-9]*")):
         return False
-    return max_files is None or all(max_files >= len(source_files(src.path, src.fmt)) for src in (job.r, job.s))
+    return max_files is None or max_files >= max(files)
 
 
-def _marker_after(job: StreamJob, max_files: int | None) -> Path | None:
+def _marker_after(job: StreamJob, max_files: int | None, files: list[int]) -> Path | None:
     """The offset-log entry after which the end-of-input marker joins the last data files, or None.
 
     With ``max_files`` k, the file sources take the next k files of each stream (in modification
@@ -484,11 +490,11 @@ def _marker_after(job: StreamJob, max_files: int | None) -> Path | None:
     marker dropped then arrives with them, and the end costs no micro-batch of its own (when Spark
     has already planned batch D - 1, the marker arrives one batch later, as without this).
 
-    The first start records k and the file counts in ``CHECKPOINT/batches.json``; a restart with
-    another k or other files gets None (the marker then waits for the drained sources). Files
-    written after the start arrive after the end and are late, as in :func:`_one_batch`."""
-    plan = {"max_files_per_trigger": max_files,
-            "files": [len(source_files(src.path, src.fmt)) for src in (job.r, job.s)]}
+    The first start records k and the file counts (``files``, see :func:`_file_counts`) in
+    ``CHECKPOINT/batches.json``; a restart with another k or other files gets None (the marker then
+    waits for the drained sources). Files written after the start arrive after the end and are
+    late, as in :func:`_one_batch`."""
+    plan = {"max_files_per_trigger": max_files, "files": files}
     kept = job.checkpoint / BATCH_PLAN
     if not any((job.checkpoint / "spark" / "offsets").glob("[0-9]*")):  # a first start
         kept.write_text(json.dumps(plan))
