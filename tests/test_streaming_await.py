@@ -123,3 +123,15 @@ def test_the_last_batch_but_one_is_known_from_the_first_start(tmp_path: Path) ->
     assert _ahead(tmp_path, 7, 3) == offsets / "1"
     assert _ahead(tmp_path, 7, 2) is None  # another k than at the first start
     assert _ahead(tmp_path, 9, 3) is None  # files added since the first start
+
+
+def test_an_unreadable_plan_waits_for_the_drained_sources(tmp_path: Path) -> None:
+    (tmp_path / "ck").mkdir()
+    offsets = tmp_path / "ck" / "spark" / "offsets"
+    assert _ahead(tmp_path, 7, 3) == offsets / "1"
+    offsets.mkdir(parents=True)
+    (offsets / "0").write_text("v1")  # a restart, and the first start's plan is damaged
+    (tmp_path / "ck" / job.BATCH_PLAN).write_text("{not json")
+    assert _ahead(tmp_path, 7, 3) is None
+    (tmp_path / "ck" / job.BATCH_PLAN).unlink()  # or missing (a checkpoint from before the plan)
+    assert _ahead(tmp_path, 7, 3) is None

@@ -497,8 +497,14 @@ def _marker_after(job: StreamJob, max_files: int | None, files: list[int]) -> Pa
     plan = {"max_files_per_trigger": max_files, "files": files}
     kept = job.checkpoint / BATCH_PLAN
     if not any((job.checkpoint / "spark" / "offsets").glob("[0-9]*")):  # a first start
-        kept.write_text(json.dumps(plan))
-    if max_files is None or not kept.exists() or json.loads(kept.read_text()) != plan:
+        tmp = kept.with_name(f".{BATCH_PLAN}.tmp")
+        tmp.write_text(json.dumps(plan))
+        os.replace(tmp, kept)  # whole or not at all
+    try:
+        first = json.loads(kept.read_text())
+    except (OSError, ValueError):  # no plan (a checkpoint from before it) or an unreadable one
+        return None
+    if max_files is None or first != plan:
         return None
     batches = -(-max(plan["files"]) // max_files)
     return job.checkpoint / "spark" / "offsets" / str(batches - 2) if batches >= 2 else None
