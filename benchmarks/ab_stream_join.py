@@ -5,18 +5,20 @@ The workload and job are ``bench_stream_join``'s (two Zipf(1) streams of 200,000
 turn, so that load drift hits all of them alike; the figures are medians over the rounds:
 
 * ``before``: every Python process Spark starts imports pyspark from the bundled ``pyspark.zip``
-  (no cached bytecode), the checkpoint is written through Hadoop's FileContext, the driver looks
-  at the query every 0.2 s, and the pairs are written with Hadoop's default file output committer
-  (algorithm 1, ``_SUCCESS`` files);
-* ``zip``, ``checkpoint``, ``poll``, ``sink``: ``before`` with one of the changes (the launcher of
+  (no cached bytecode), the checkpoint is written through Hadoop's FileContext and the driver looks
+  at the query every 0.2 s;
+* ``zip``, ``checkpoint``, ``poll``: ``before`` with one of the changes (the launcher of
   :mod:`shedding.spark_python`, :data:`~shedding.streaming.job.CHECKPOINT_FILES`,
-  :data:`~shedding.streaming.job.POLL_SECONDS`, :data:`~shedding.streaming.job.PAIRS_WRITE`);
+  :data:`~shedding.streaming.job.POLL_SECONDS`);
 * ``after``: all of them, the code as it is.
+
+(The fourth change measured here, the pairs written with Hadoop's file output committer
+algorithm 2, went when the shards' tasks began to write the pairs themselves.)
 
     .venv/bin/python benchmarks/ab_stream_join.py [--triggers 40,4] [--rounds 3]
 
-``--variants`` picks some (the first is the reference of the ratios; ``after-sink`` is ``after``
-without the sink change). Prints per variant and trigger size the median run time, input rows per
+``--variants`` picks some (the first is the reference of the ratios; ``after-poll`` is ``after``
+without the poll change). Prints per variant and trigger size the median run time, input rows per
 second, and the median of the first batch's query planning (where the driver-side Python process starts).
 """
 
@@ -36,7 +38,7 @@ from shedding.streaming.job import StreamJob, inspect_source, run_on, write_zipf
 from shedding.streaming.shard import JoinSpec
 
 LENGTH, DOMAIN, WINDOW, FILES = 200_000, 650, 500, 40
-CHANGES = ("zip", "checkpoint", "poll", "sink")
+CHANGES = ("zip", "checkpoint", "poll")
 VARIANTS = {"before": (), **{c: (c,) for c in CHANGES}, "after": CHANGES}
 
 
@@ -49,11 +51,10 @@ def variant(name: str) -> tuple[str, ...]:
     raise SystemExit(f"unknown variant {name!r}; use {', '.join(VARIANTS)} or after-CHANGE")
 
 
-def configure(spark, changes: tuple[str, ...], launcher: str, tune_checkpoint, pairs_write: dict) -> None:
+def configure(spark, changes: tuple[str, ...], launcher: str, tune_checkpoint) -> None:
     """Switch the changes on or off in the running session."""
     spark.sparkContext.pythonExec = launcher if "zip" in changes else sys.executable
     job_module.POLL_SECONDS = 0.05 if "poll" in changes else 0.2
-    job_module.PAIRS_WRITE = pairs_write if "sink" in changes else {}
 
     def tune(session) -> None:  # called by the job after configure_session
         if "checkpoint" in changes:
@@ -90,7 +91,7 @@ def main() -> None:
         r_dir, s_dir = write_zipf_sources(f"zipf:1:{DOMAIN}", f"zipf:1:{DOMAIN}", base / "src", LENGTH, FILES, 0)
         src = (inspect_source(r_dir, "csv", "R"), inspect_source(s_dir, "csv", "S"))
         with spark_session("local[2]", "ab-stream-join") as spark:
-            original = spark.sparkContext.pythonExec, job_module.tune_checkpoint, job_module.PAIRS_WRITE
+            original = spark.sparkContext.pythonExec, job_module.tune_checkpoint
             launcher = original[0]
             if launcher == sys.executable:
                 print("the launcher is not in use here (pyspark.zip is not a copy of the installed pyspark)")

@@ -218,12 +218,16 @@ def test_the_pickled_processor_imports_neither_pandas_nor_numba(tmp_path) -> Non
 
     from pyspark import cloudpickle
 
+    from pyspark.sql.types import StringType, StructField
+
     from shedding.streaming.processor import ShedProcessor
+    from shedding.streaming.spark_join import output_schema
 
     spec = JoinSpec(50, 20, "prob", shards=2, payload_r=("a",))
     table = StaticEstimator(np.array([1, 2]), np.array([3.0, 4.0]), np.array([5.0, 6.0]))
     blob = tmp_path / "processor.pickle"
-    blob.write_bytes(cloudpickle.dumps(ShedProcessor(spec, table, ["key", "r_time", "s_time", "metrics"])))
+    schema = output_schema([StructField("r_a", StringType())])
+    blob.write_bytes(cloudpickle.dumps(ShedProcessor(spec, table, schema, str(tmp_path), str(tmp_path))))
     check = ("import pickle, sys; p = pickle.loads(open(sys.argv[1], 'rb').read()); "
              "heavy = sorted(m for m in ('pandas', 'numba', 'shedding.online.engine') if m in sys.modules); "
              "print(heavy, p.spec['shards'], p.table[1].tolist())")

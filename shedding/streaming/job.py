@@ -2,12 +2,12 @@
 
 Two directories of CSV or Parquet files (``time,key[,payload...]``, one directory per stream) are read
 as streams, joined by :func:`~shedding.streaming.spark_join.semantic_window_join` and written per
-micro-batch to two tables, ``OUT/pairs/batch=N`` (by the driver's foreachBatch) and
-``OUT/metrics/batch=N`` (one file per shard, by the shard's task). A batch's output is written with
-``overwrite``: a batch replayed after a crash (Spark replays the last uncommitted batch from its
-offset log, on the state of the batch before) replaces its own files, so every batch is written
-exactly once. The parameters are stored beside the checkpoint and a run with other ones is
-refused, leaving the checkpoint intact.
+micro-batch to two tables, ``OUT/pairs/batch=N`` and ``OUT/metrics/batch=N``, one Parquet file per
+shard in each, written by the shard's task (the query's own sink is ``noop``). A file is replaced
+whole: a batch replayed after a crash (Spark replays the last uncommitted batch from its offset
+log, on the state of the batch before) writes the same rows to the same files, so every batch is
+written exactly once. The parameters are stored beside the checkpoint and a run with other ones
+is refused, leaving the checkpoint intact.
 
 End of input: with the ``available-now`` and ``once`` triggers the input is bounded. The query runs
 micro-batches back to back; the job drops a marker file into ``CHECKPOINT/end-of-input`` (a third,
@@ -236,18 +236,6 @@ def tune_file_sources(spark) -> None:
 CHECKPOINT_FILES = "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager"
 
 
-#: options of each micro-batch's pairs write (Hadoop's file output committer). With algorithm 2 a
-#: task moves its finished file straight into the batch's folder, instead of the job moving every
-#: task's folder over after the last task (the move and the folders it makes are Hadoop file system
-#: calls, each folder a ``chmod`` process on a local disk), and no ``_SUCCESS`` file is written:
-#: 1.18x faster at 4 files per trigger, no change at 40 (``benchmarks/ab_stream_join.py``, README
-#: "Speed and memory"). A crash can leave part of a batch's files in its folder; the replayed batch
-#: overwrites that folder whole, so every committed batch ends up written exactly once
-#: (``tests/test_streaming_restart.py``).
-PAIRS_WRITE = {"mapreduce.fileoutputcommitter.algorithm.version": "2",
-               "mapreduce.fileoutputcommitter.marksuccessfuljobs": "false"}
-
-
 def tune_checkpoint(spark) -> None:
     """Write the checkpoint (offsets, commits, state) through :data:`CHECKPOINT_FILES`."""
     spark.conf.set("spark.sql.streaming.checkpointFileManagerClass", CHECKPOINT_FILES)
@@ -275,24 +263,6 @@ def _static_table(spark, job: StreamJob):
         table = counts(job.r, "count_r").join(counts(job.s, "count_s"), "key", "outer").fillna(0).toPandas()
         table.sort_values("key").to_parquet(kept, index=False)
     return load_frequency_table(str(kept))
-
-
-def _writer(out: Path, timings: list[dict]) -> Callable:
-    """foreachBatch: the batch's pairs, overwritten under ``OUT/pairs/batch=N`` (idempotent).
-
-    One Spark job computes the batch (sources, the shedding operator) and writes its pairs; the
-    shards' tasks write the metrics rows themselves (``metrics_dir`` of
-    :func:`~shedding.streaming.spark_join.semantic_window_join`), so nothing is collected on the
-    driver. Appends the job's time to ``timings``."""
-    from pyspark.sql import functions as F
-
-    def write(df, batch_id: int) -> None:
-        started = _time.perf_counter()
-        df.filter(F.col("metrics").isNull()).drop("metrics") \
-            .write.options(**PAIRS_WRITE).mode("overwrite").parquet(str(out / PAIRS / f"batch={batch_id}"))
-        timings.append({"batch": batch_id, "compute_ms": round(1000 * (_time.perf_counter() - started))})
-
-    return write
 
 
 def _query_error(exc: Exception) -> ShedError:
@@ -378,7 +348,7 @@ def run(job: StreamJob, progress: Callable[[dict], None] | None = None, report: 
 def run_on(spark, job: StreamJob, progress: Callable[[dict], None] | None = None,
            trace: dict | None = None) -> dict:
     """Run the job on an existing Spark session (which stays open) and return its summary. A
-    ``trace`` dict receives the queries' progress reports and each batch's compute and sink times."""
+    ``trace`` dict receives the query's progress reports."""
     _check_params(job)
     _query(spark, job, progress, trace)
     return summarize(job.out)
@@ -393,7 +363,7 @@ def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None, trace
 
     trigger, bounded = parse_trigger(job.trigger)
     trace = {} if trace is None else trace
-    trace.update(progress=[], sink=[])
+    trace.update(progress=[])
     configure_session(spark, job.spec.shards)
     tune_file_sources(spark)
     tune_checkpoint(spark)
@@ -414,11 +384,10 @@ def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None, trace
         estimator=estimator, shards=spec.shards, payload={"r": spec.payload_r, "s": spec.payload_s}, seed=spec.seed,
         warmup=spec.warmup, decay=spec.decay, strict=spec.strict,
         end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True,
-        metrics_dir=job.out / METRIC_TABLE)
+        metrics_dir=job.out / METRIC_TABLE, pairs_dir=job.out / PAIRS)
     totals = ("arrivals", "outputs", "shed", "late", "bad", "ended")
     observed = joined.observe("shedding", *[F.sum(metric(m)).alias(m) for m in totals])
-    writer = _writer(job.out, trace["sink"])
-    query = (observed.writeStream.queryName("shed_stream_join").foreachBatch(writer)
+    query = (observed.writeStream.queryName("shed_stream_join").format("noop")
              .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
     trace["progress"] += _await(query, progress, end_dir if bounded else None, ahead if bounded else None)
     return estimator

@@ -14,6 +14,13 @@ from pyspark.sql import functions as F
 
 from ..model import check_window
 
+#: options of each micro-batch's pairs write (Hadoop's file output committer). With algorithm 2 a
+#: task moves its finished file straight into the batch's folder, instead of the job moving every
+#: task's folder over after the last task, and no ``_SUCCESS`` file is written (1.18x faster at 4
+#: files per trigger when the semantic join wrote its pairs this way, README "Speed and memory").
+PAIRS_WRITE = {"mapreduce.fileoutputcommitter.algorithm.version": "2",
+               "mapreduce.fileoutputcommitter.marksuccessfuljobs": "false"}
+
 
 def native_window_join(r: DataFrame, s: DataFrame, window: int, *, key: str = "key", time: str = "time",
                        delay: int = 0) -> DataFrame:
@@ -39,14 +46,13 @@ def run_native(spark, r: DataFrame, s: DataFrame, window: int, checkpoint: str, 
     """Run the native join to the end of its (bounded) input with the ``availableNow`` trigger.
 
     ``provider`` is the state store: ``hdfs`` (Spark's default) or ``rocksdb``. With ``out`` each
-    micro-batch's pairs are written as ``out/batch=N`` (Parquet, overwrite, with the stream join's
-    :data:`~shedding.streaming.job.PAIRS_WRITE` options), the stream join's sink.
+    micro-batch's pairs are written as ``out/batch=N`` (Parquet, overwrite, with the
+    :data:`PAIRS_WRITE` options).
     Returns the pair count, the wall time and per micro-batch: input rows, state rows and bytes,
     and durations.
     """
     import time
 
-    from .job import PAIRS_WRITE
     from .spark_join import ROCKSDB
 
     key = "spark.sql.streaming.stateStore.providerClass"

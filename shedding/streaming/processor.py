@@ -66,25 +66,25 @@ def unpack_rows(packed: Iterator[pd.DataFrame]) -> pd.DataFrame:
     return (pa.concat_tables(tables) if len(tables) > 1 else tables[0]).to_pandas()
 
 
-def write_metrics(folder: str, metrics: dict[str, int]) -> None:
-    """One shard's metrics row of the running micro-batch N as ``folder/batch=N/shard-K.parquet``
-    (int64 columns in the order of ``metrics``), written whole or not at all.
+def write_shard_file(folder: str, shard: int, table: pa.Table) -> None:
+    """One shard's rows of the running micro-batch N as ``folder/batch=N/shard-K.parquet``, written
+    whole or not at all (a hidden temp file, then a rename).
 
     The task writes it before the micro-batch commits. A batch replayed after a crash (or a task
-    retried) runs on the same input and state and replaces the file, so each committed batch has
-    exactly one row per shard that had rows, without collecting the rows on the driver."""
+    retried) runs on the same input and state, so it writes the same rows and replaces the file:
+    each committed batch's files are written exactly once, without sending the rows through the
+    JVM or collecting them on the driver."""
     import os
 
-    import pyarrow as pa
     import pyarrow.parquet as pq
     from pyspark import TaskContext
 
     batch = TaskContext.get().getLocalProperty("streaming.sql.batchId")
     target = os.path.join(folder, f"batch={batch}")
     os.makedirs(target, exist_ok=True)
-    name = f"shard-{metrics['shard']}.parquet"
+    name = f"shard-{shard}.parquet"
     tmp = os.path.join(target, f".{name}.tmp")  # hidden from readers until renamed
-    pq.write_table(pa.table({k: pa.array([v], pa.int64()) for k, v in metrics.items()}), tmp)
+    pq.write_table(table, tmp)
     os.replace(tmp, os.path.join(target, name))
 
 
@@ -93,16 +93,19 @@ class ShedProcessor(StatefulProcessor):
 
     ``spec`` and the frequency ``table`` are stored as plain values (a dict and numpy arrays) so
     that unpickling the processor imports neither pandas nor the join engine (module docstring).
-    With ``metrics_dir`` each shard's task also writes its metrics row of micro-batch N to
-    ``metrics_dir/batch=N/shard-K.parquet`` (:func:`write_metrics`).
+    ``schema`` is the output's (:func:`~shedding.streaming.spark_join.output_schema`). With
+    ``metrics_dir`` each shard's task also writes its metrics row of micro-batch N to
+    ``metrics_dir/batch=N/shard-K.parquet``; with ``pairs_dir`` it writes its pairs there in the
+    same way (:func:`write_shard_file`) and yields only the metrics row.
     """
 
-    def __init__(self, spec: JoinSpec, table: StaticEstimator | None, columns: list[str],
-                 metrics_dir: str | None = None) -> None:
+    def __init__(self, spec: JoinSpec, table: StaticEstimator | None, schema: StructType,
+                 metrics_dir: str | None = None, pairs_dir: str | None = None) -> None:
         self.spec = asdict(spec)
         self.table = None if table is None else (table.keys, table.counts_r, table.counts_s)
-        self.columns = columns
+        self.schema = schema
         self.metrics_dir = metrics_dir
+        self.pairs_dir = pairs_dir
 
     def init(self, handle: Any) -> None:
         self.state = handle.getValueState("shard", StructType([StructField("blob", BinaryType())]))
@@ -127,9 +130,24 @@ class ShedProcessor(StatefulProcessor):
         pairs, metrics = join.push(batch)
         blob = join.to_bytes()
         self.state.update((blob,))
+        columns = self.schema.fieldNames()
+        if self.pairs_dir is not None:
+            write_shard_file(self.pairs_dir, shard, _arrow_pairs(pairs, self.schema))
         metrics = {"shard": shard} | {k: int(v) for k, v in metrics.items()} | {
             "state_bytes": len(blob), "handler_ms": round(1000 * (time.perf_counter() - started))}
         if self.metrics_dir is not None:
-            write_metrics(self.metrics_dir, metrics)
-        yield pairs.assign(metrics=None)[self.columns]  # two frames: the pairs keep their int64 columns
-        yield pd.DataFrame({c: [None] for c in self.columns[:-1]} | {"metrics": [json.dumps(metrics)]})
+            import pyarrow as pa
+
+            write_shard_file(self.metrics_dir, shard, pa.table({k: pa.array([v], pa.int64()) for k, v in metrics.items()}))
+        if self.pairs_dir is None:
+            yield pairs.assign(metrics=None)[columns]  # two frames: the pairs keep their int64 columns
+        yield pd.DataFrame({c: [None] for c in columns[:-1]} | {"metrics": [json.dumps(metrics)]})
+
+
+def _arrow_pairs(pairs: pd.DataFrame, schema: StructType) -> pa.Table:
+    """The pairs as an Arrow table with the output's column types (``schema`` less ``metrics``)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    target = to_arrow_schema(StructType(schema.fields[:-1]))
+    return pa.Table.from_pandas(pairs[target.names], schema=target, preserve_index=False)

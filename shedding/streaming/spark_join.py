@@ -180,6 +180,7 @@ def semantic_window_join(
     end_of_input: DataFrame | None = None,
     with_metrics: bool = False,
     metrics_dir: str | Path | None = None,
+    pairs_dir: str | Path | None = None,
 ) -> DataFrame:
     """Join streams ``r`` and ``s`` over a window of ``window`` time steps in at most ``memory`` tuples.
 
@@ -199,7 +200,10 @@ def semantic_window_join(
     ``metrics`` column (JSON; read it with :func:`metric`). ``metrics_dir``, a folder every
     executor can write to, also gets each micro-batch's metrics rows as a table
     (``metrics_dir/batch=N``, one Parquet file per shard, written by the shard's task; a replayed
-    batch replaces its own).
+    batch replaces its own). ``pairs_dir``, likewise, gets the pairs as a table in the same layout
+    (``pairs_dir/batch=N/shard-K.parquet``), and the returned DataFrame holds only the metrics
+    rows: the pairs then never pass through the JVM, and the query needs no sink of its own
+    (``format("noop")`` will do).
     """
     if isinstance(estimator, StaticEstimator):
         table, kind = estimator, "static"
@@ -224,9 +228,9 @@ def semantic_window_join(
     if spec.shards == 1:  # one partition already groups every row: no shuffle, one stage per batch
         union = union.coalesce(1)
     schema = output_schema(payload_fields)
-    processor = ShedProcessor(spec, table, schema.fieldNames(), None if metrics_dir is None else str(metrics_dir))
+    processor = ShedProcessor(spec, table, schema, *(None if d is None else str(d) for d in (metrics_dir, pairs_dir)))
     packed = union.mapInArrow(pack_rows, PACKED)
     joined = packed.groupBy("shard").transformWithStateInPandas(processor, schema, "Append", "None")
-    if with_metrics:
+    if with_metrics or pairs_dir is not None:
         return joined
     return joined.filter(F.col("metrics").isNull()).drop("metrics")
