@@ -134,6 +134,29 @@ def test_none_is_exact_and_equals_sparks_native_join(spark, tmp_path, workload):
     assert sorted(got) == exact
 
 
+def test_the_library_call_on_batch_frames_with_float_times_and_string_keys(spark, workload):
+    # semantic_window_join on batch DataFrames: a double time column and a string key column, with
+    # rows that are not integers (1.5, abc, empty) counted as bad and the rest joined exactly
+    from shedding.streaming.spark_join import configure_session, metric, semantic_window_join
+
+    configure_session(spark, 2)
+    t_r, k_r = workload.stream(0)
+    t_s, k_s = workload.stream(1)
+    r = pd.DataFrame({"ts": t_r.astype(float), "k": k_r.astype(str)})
+    r = pd.concat([r, pd.DataFrame({"ts": [1.5, 7.0, np.nan], "k": ["3", "abc", "4"]})], ignore_index=True)
+    s = pd.DataFrame({"ts": t_s, "k": [f" {k} " for k in k_s]})  # padded: trimmed, as CSV text is
+    out = semantic_window_join(spark.createDataFrame(r), spark.createDataFrame(s), key="K", time="ts", window=W,
+                               memory=0, shedding="none", shards=2, end_of_input=spark.range(1),
+                               with_metrics=True).toPandas()
+    p = exact_pairs(workload)
+    exact = sorted(zip(workload.key[p[:, 0]], workload.time[p[:, 0]], workload.time[p[:, 1]]))
+    pairs = out[out["metrics"].isna()]
+    assert sorted(zip(pairs["key"], pairs["r_time"], pairs["s_time"])) == exact
+    rows = spark.createDataFrame(out[out["metrics"].notna()][["metrics"]])
+    totals = rows.select(*(metric(m, total=True) for m in ("bad", "arrivals", "ended"))).first()
+    assert (totals["bad"], totals["arrivals"], totals["ended"]) == (3, len(t_r) + len(t_s), 2)
+
+
 def test_bad_and_late_rows_are_counted_and_the_rest_equals_the_simulator(spark, tmp_path, workload):
     write_workload(tmp_path, workload, 4)
     # garbage rows in a file that arrives mid-stream, and a file of steps long since joined

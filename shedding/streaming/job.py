@@ -357,8 +357,6 @@ def run_on(spark, job: StreamJob, progress: Callable[[dict], None] | None = None
 def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None, trace: dict | None = None):
     """The job's query. A bounded input ends with the end-of-input marker (see :func:`_drain`).
     Returns the estimator it used (``online`` or the static table)."""
-    from pyspark.sql import functions as F
-
     from .spark_join import configure_session, metric, semantic_window_join
 
     trigger, bounded = parse_trigger(job.trigger)
@@ -386,7 +384,7 @@ def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None, trace
         end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True,
         metrics_dir=job.out / METRIC_TABLE, pairs_dir=job.out / PAIRS)
     totals = ("arrivals", "outputs", "shed", "late", "bad", "ended")
-    observed = joined.observe("shedding", *[F.sum(metric(m)).alias(m) for m in totals])
+    observed = joined.observe("shedding", *[metric(m, total=True) for m in totals])
     query = (observed.writeStream.queryName("shed_stream_join").format("noop")
              .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
     trace["progress"] += _await(query, progress, end_dir if bounded else None, ahead if bounded else None)

@@ -69,34 +69,40 @@ def _column(df: DataFrame, name: str, what: str) -> str:
     return found[name.lower()]
 
 
-def _integer(df: DataFrame, name: str):
-    """``name`` as a long, null where the value is missing or not an integer (never truncated)."""
-    col = F.col(name)
+def _quoted(name: str) -> str:
+    """A column name as a SQL identifier."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _integer(df: DataFrame, name: str) -> str:
+    """SQL: ``name`` as a long, null where the value is missing or not an integer (never truncated)."""
+    col = _quoted(name)
     kind = df.schema[name].dataType
     if isinstance(kind, IntegralType):
-        return col.cast("long")
+        return f"CAST({col} AS BIGINT)"
     if isinstance(kind, (DoubleType, FloatType, DecimalType)):
-        return F.when(col == F.floor(col), col.try_cast("long"))
+        return f"CASE WHEN {col} = FLOOR({col}) THEN TRY_CAST({col} AS BIGINT) END"
     if isinstance(kind, StringType):
-        return F.trim(col).try_cast("long")
+        return f"TRY_CAST(TRIM({col}) AS BIGINT)"
     raise ShedError(f"column {name!r} has type {kind.simpleString()}; time and key must be integers")
 
 
 def _tagged(df: DataFrame, side: int, spec: JoinSpec, key: str, time: str, what: str) -> DataFrame:
-    """One input as rows (side, time, key, shard, payloads); bad rows get side BAD."""
+    """One input as rows (side, time, key, shard, payloads); bad rows get side BAD.
+
+    The columns are SQL expressions, one ``selectExpr``: building them from Column functions
+    costs a py4j round trip per function, about 0.1 s per query start for the two inputs."""
     key, time = _column(df, key, what), _column(df, time, what)
     own = spec.payload_r if side == 0 else spec.payload_s
     cols = {c: _column(df, c, what) for c in own}
     t, k = _integer(df, time), _integer(df, key)
-    bad = t.isNull() | k.isNull()
-    out = [
-        F.when(bad, F.lit(BAD)).otherwise(F.lit(side)).cast("int").alias("side"),
-        F.coalesce(t, F.lit(0)).alias("time"),
-        F.coalesce(k, F.lit(0)).alias("key"),
-        F.when(bad, F.lit(0)).otherwise(F.pmod(F.hash(k), F.lit(spec.shards))).cast("int").alias("shard"),
-    ]
-    out += [F.col(cols[c]).alias(("r_" if side == 0 else "s_") + c) for c in own]
-    return df.select(*out)
+    bad = f"({t}) IS NULL OR ({k}) IS NULL"
+    out = [f"CAST(CASE WHEN {bad} THEN {BAD} ELSE {side} END AS INT) AS side",
+           f"COALESCE({t}, 0) AS time",
+           f"COALESCE({k}, 0) AS key",
+           f"CAST(CASE WHEN {bad} THEN 0 ELSE pmod(hash({k}), {spec.shards}) END AS INT) AS shard"]
+    out += [f"{_quoted(cols[c])} AS {_quoted(('r_' if side == 0 else 's_') + c)}" for c in own]
+    return df.selectExpr(*out)
 
 
 def _with_missing(df: DataFrame, fields: list[StructField]) -> DataFrame:
@@ -118,9 +124,11 @@ def output_schema(payload_fields: list[StructField]) -> StructType:
     return StructType(fields)
 
 
-def metric(name: str):
-    """Column: the metric ``name`` of a metrics row as a long (null on pair rows)."""
-    return F.get_json_object(F.col("metrics"), f"$.{name}").cast("long")
+def metric(name: str, total: bool = False):
+    """Column: the metric ``name`` of a metrics row as a long (null on pair rows); with ``total``
+    its sum over the rows, named ``name`` (for ``observe``)."""
+    value = f"CAST(get_json_object(metrics, '$.{name}') AS BIGINT)"
+    return F.expr(f"sum({value}) AS {name}" if total else value)
 
 
 def load_frequency_table(path: str) -> StaticEstimator:
@@ -221,9 +229,8 @@ def semantic_window_join(
     tagged = [_with_missing(df, payload_fields) for df in tagged]
     union = tagged[0].unionByName(tagged[1])
     if end_of_input is not None:
-        marker = end_of_input.select(F.explode(F.sequence(F.lit(0), F.lit(spec.shards - 1))).alias("shard"))
-        marker = marker.select(F.lit(END).alias("side"), F.lit(0).cast("long").alias("time"),
-                               F.lit(0).cast("long").alias("key"), "shard")
+        marker = end_of_input.selectExpr(f"{END} AS side", "CAST(0 AS BIGINT) AS time", "CAST(0 AS BIGINT) AS key",
+                                         f"explode(sequence(0, {spec.shards - 1})) AS shard")
         union = union.unionByName(_with_missing(marker, payload_fields))
     if spec.shards == 1:  # one partition already groups every row: no shuffle, one stage per batch
         union = union.coalesce(1)
