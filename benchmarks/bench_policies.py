@@ -23,7 +23,6 @@ import os
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from shedding import JoinOperator, simulate, zipf_workload

@@ -139,7 +139,7 @@ def throughput(repeats: int) -> None:
     total = exact_count(big, spec)
     shed_count(small, spec, memory, "prob")  # compile once
     print(f"\n## Shedding, N = 3, w = 50, domain 50, M = {memory} (EXACT needs about 150), median of {repeats}\n")
-    print(f"| policy | compiled: outputs / exact (3 x 1,000,000) | arrivals/s | listing operator (3 x 20,000) arrivals/s |")
+    print("| policy | compiled: outputs / exact (3 x 1,000,000) | arrivals/s | listing operator (3 x 20,000) arrivals/s |")
     print("|---|---|---|---|")
     for policy in POLICIES:
         seconds, (outputs, _) = median_seconds(lambda: shed_count(big, spec, memory, policy), repeats)
