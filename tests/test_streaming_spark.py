@@ -134,7 +134,7 @@ def test_none_is_exact_and_equals_sparks_native_join(spark, tmp_path, workload):
     assert sorted(got) == exact
 
 
-def test_the_library_call_on_batch_frames_with_float_times_and_string_keys(spark, workload):
+def test_the_library_call_on_batch_frames_with_float_times_and_string_keys(spark, tmp_path, workload):
     # semantic_window_join on batch DataFrames: a double time column and a string key column, with
     # rows that are not integers (1.5, abc, empty) counted as bad and the rest joined exactly
     from shedding.streaming.spark_join import configure_session, metric, semantic_window_join
@@ -155,6 +155,14 @@ def test_the_library_call_on_batch_frames_with_float_times_and_string_keys(spark
     rows = spark.createDataFrame(out[out["metrics"].notna()][["metrics"]])
     totals = rows.select(*(metric(m, total=True) for m in ("bad", "arrivals", "ended"))).first()
     assert (totals["bad"], totals["arrivals"], totals["ended"]) == (3, len(t_r) + len(t_s), 2)
+    # with pairs_dir the shards' tasks write the pairs (a batch query is batch 0), the result is the metrics rows
+    rows = semantic_window_join(spark.createDataFrame(r), spark.createDataFrame(s), key="K", time="ts", window=W,
+                                memory=0, shedding="none", shards=2, end_of_input=spark.range(1),
+                                pairs_dir=tmp_path / "pairs", metrics_dir=tmp_path / "metrics").toPandas()
+    assert len(rows) == 2 and rows["metrics"].notna().all()
+    written = read_table(tmp_path, "pairs")
+    assert sorted(zip(written["key"], written["r_time"], written["s_time"])) == exact
+    assert set(written["batch"]) == {0} and sorted(read_table(tmp_path, "metrics")["shard"]) == [0, 1]
 
 
 def test_bad_and_late_rows_are_counted_and_the_rest_equals_the_simulator(spark, tmp_path, workload):
