@@ -422,13 +422,18 @@ def _drain(query, end_dir: Path, last: dict | None, seen: dict | None, ahead: Pa
     return False
 
 
+def _write_whole(target: Path, text: str, tmp: Path) -> None:
+    """Write ``text`` to ``target`` whole or not at all: to ``tmp`` first (a path on the same
+    disk that no reader lists), then a rename."""
+    tmp.write_text(text)
+    os.replace(tmp, target)
+
+
 def _drop_marker(end_dir: Path) -> None:
     """Write the end-of-input marker, whole or not at all when the file source lists it."""
     marker = end_dir / "end.txt"
     if not marker.exists():
-        tmp = end_dir.parent / "end.txt.tmp"
-        tmp.write_text("end of input\n")
-        os.replace(tmp, marker)
+        _write_whole(marker, "end of input\n", end_dir.parent / "end.txt.tmp")
 
 
 def _file_counts(job: StreamJob) -> list[int]:
@@ -464,9 +469,7 @@ def _marker_after(job: StreamJob, max_files: int | None, files: list[int]) -> Pa
     plan = {"max_files_per_trigger": max_files, "files": files}
     kept = job.checkpoint / BATCH_PLAN
     if not any((job.checkpoint / "spark" / "offsets").glob("[0-9]*")):  # a first start
-        tmp = kept.with_name(f".{BATCH_PLAN}.tmp")
-        tmp.write_text(json.dumps(plan))
-        os.replace(tmp, kept)  # whole or not at all
+        _write_whole(kept, json.dumps(plan), kept.with_name(f".{BATCH_PLAN}.tmp"))
     try:
         first = json.loads(kept.read_text())
     except (OSError, ValueError):  # no plan (a checkpoint from before it) or an unreadable one
