@@ -8,7 +8,7 @@ turn, so that load drift hits all of them alike; the figures are medians over th
   (no cached bytecode), the checkpoint is written through Hadoop's FileContext and the driver looks
   at the query every 0.2 s;
 * ``zip``, ``checkpoint``, ``poll``: ``before`` with one of the changes (the launcher of
-  :mod:`shedding.spark_python`, :data:`~shedding.streaming.job.CHECKPOINT_FILES`,
+  :mod:`shedding.spark.workers`, :data:`~shedding.streaming.job.CHECKPOINT_FILES`,
   :data:`~shedding.streaming.job.POLL_SECONDS`);
 * ``after``: all of them, the code as it is.
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ShedError
-from .model import INT64_MAX, R, Workload
+from shedding.errors import ShedError
+from shedding.model import INT64_MAX, R, Workload
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exact import KeyedStreams, PartnerProfile, partner_profile
-from .model import Schedule, Workload
+from shedding.exact import KeyedStreams, PartnerProfile, partner_profile
+from shedding.model import Schedule, Workload
 
 
 def archive_metric(wl: Workload, schedule: Schedule, profile: PartnerProfile | None = None,

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ShedError
+from shedding.errors import ShedError
 
 R, S = 0, 1
 SIDE_NAMES = ("R", "S")

@@ -1,9 +1,21 @@
+"""Shared fixtures: one embedded Spark session for the whole run, and the ``shed`` runner.
+
+Tests that take the ``spark`` fixture are marked ``spark`` here, so ``make test-fast``
+(``-m "not spark and not slow"``) leaves them out without each module saying so.
+"""
+
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import pytest
+
+
+def pytest_collection_modifyitems(items: list) -> None:
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
 
 
 @pytest.fixture(scope="session")
@@ -13,3 +25,23 @@ def spark():
 
     with spark_session("local[2]", "shedding-tests") as session:
         yield session
+
+
+@pytest.fixture()
+def shed(capsys, monkeypatch):
+    """The CLI runner: ``shed ARGS`` through the entry point in this process, its error handling
+    included: (exit code, stdout, stderr)."""
+    from shedding.cli import main
+
+
+    def run(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["shed", *args])
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run

@@ -1,12 +1,12 @@
-"""Assertions shared by several test modules."""
+"""Assertions and helpers shared by several test modules."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import subprocess
 import sys
-
 from pathlib import Path
 
 import pandas as pd
@@ -50,3 +50,18 @@ def shed_in_process(*args: object) -> subprocess.CompletedProcess:
     finally:
         sys.argv = argv
     return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+#: the JSON schema every --json output follows
+SCHEMA = json.loads((Path(__file__).parents[1] / "docs" / "shed-output.schema.json").read_text())
+
+
+def assert_error_line(result: tuple[int, str, str], *needles: str) -> str:
+    code, _, err = result
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2, err
+    assert "Traceback" not in err
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]

@@ -7,7 +7,7 @@ workload; ``opt``: OPT/OPTV on the compact network; ``static``: static k-truncat
 join graph; ``cli``: ``shed simulate --predicate band``.
 """
 
-from .exact import BandIndex, band_archive_metric, band_exact_count, band_exact_pairs
-from .predicate import BandWorkload, parse_eps
+from shedding.band.exact import BandIndex, band_archive_metric, band_exact_count, band_exact_pairs
+from shedding.band.predicate import BandWorkload, parse_eps
 
 __all__ = ["BandIndex", "BandWorkload", "band_archive_metric", "band_exact_count", "band_exact_pairs", "parse_eps"]

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..errors import ShedError
-from .exact import fenwick_add, fenwick_prefix
-from .predicate import BandWorkload
+from shedding.errors import ShedError
+from shedding.band.exact import fenwick_add, fenwick_prefix
+from shedding.band.predicate import BandWorkload
 
 DEFAULT_BINS = 1024
 ESTIMATORS = ("static", "online")

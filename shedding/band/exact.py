@@ -21,10 +21,10 @@ import functools
 import numpy as np
 from numba import njit
 
-from ..errors import ShedError
-from ..model import INT64_MAX, R, Schedule
-from ..online.kernel import batch_end
-from .predicate import BandWorkload
+from shedding.errors import ShedError
+from shedding.model import INT64_MAX, R, Schedule
+from shedding.online.kernel import batch_end
+from shedding.band.predicate import BandWorkload
 
 
 @njit(cache=True)

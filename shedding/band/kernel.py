@@ -25,9 +25,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..online.kernel import (F_TOT_R, P_KIND, P_M, P_MR, P_ONLINE, P_VARIABLE, P_W, P_WARMUP, RAND,
+from shedding.online.kernel import (F_TOT_R, P_KIND, P_M, P_MR, P_ONLINE, P_VARIABLE, P_W, P_WARMUP, RAND,
                              SCHEDULE, _tuple_before, batch_end)
-from .estimator import add_to_bins, band_denominator, band_numerator
+from shedding.band.estimator import add_to_bins, band_denominator, band_numerator
 
 ERR_NONE, ERR_SCHEDULE_OVERFULL = 0, 1
 M_SEQ, M_SIDE, M_TIME = 0, 1, 2

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShedError
-from ..model import check_memory, check_window
-from ..online import kernel as K
-from ..online.engine import FeedResult, check_feed
-from ..online.policies import Policy, get_policy
-from . import kernel as BK
-from .estimator import BandHistogram
+from shedding.errors import ShedError
+from shedding.model import check_memory, check_window
+from shedding.online import kernel as K
+from shedding.online.engine import FeedResult, check_feed
+from shedding.online.policies import Policy, get_policy
+from shedding.band import kernel as BK
+from shedding.band.estimator import BandHistogram
 
 _EMPTY_ROWS = np.zeros((0, 3), dtype=np.int64)
 

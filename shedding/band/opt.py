@@ -17,14 +17,14 @@ import time
 
 import numpy as np
 
-from ..errors import ShedError
-from ..offline.compact import star_network
-from ..offline.network import FlowGraph, estimate_bytes
-from ..offline.opt import (DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, OptResult, _check_memory, check_options,
+from shedding.errors import ShedError
+from shedding.offline.compact import star_network
+from shedding.offline.network import FlowGraph, estimate_bytes
+from shedding.offline.opt import (DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, OptResult, _check_memory, check_options,
                            group_caps)
-from .exact import band_archive_metric
-from .predicate import BandWorkload
-from .simulate import BandReference
+from shedding.band.exact import band_archive_metric
+from shedding.band.predicate import BandWorkload
+from shedding.band.simulate import BandReference
 
 
 def build_band_star(bw: BandWorkload, pairs: np.ndarray, caps: np.ndarray, variable: bool) -> FlowGraph:

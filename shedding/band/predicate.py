@@ -20,8 +20,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import ShedError
-from ..model import Workload
+from shedding.errors import ShedError
+from shedding.model import Workload
 
 #: Magnitude limit of a scaled value: integers below it are exact in float64 and their
 #: differences fit in int64.

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ShedError
-from ..model import RunResult, Schedule, check_memory
-from ..online import kernel as K
-from ..online.policies import get_policy
-from .estimator import DEFAULT_BINS, ESTIMATORS, BandHistogram
-from .operator import BandJoinOperator
-from .exact import BandIndex, band_archive_metric, band_exact_pairs
-from .predicate import BandWorkload, eps_texts
+from shedding.errors import ShedError
+from shedding.model import RunResult, Schedule, check_memory
+from shedding.online import kernel as K
+from shedding.online.policies import get_policy
+from shedding.band.estimator import DEFAULT_BINS, ESTIMATORS, BandHistogram
+from shedding.band.operator import BandJoinOperator
+from shedding.band.exact import BandIndex, band_archive_metric, band_exact_pairs
+from shedding.band.predicate import BandWorkload, eps_texts
 
 
 @dataclass

@@ -29,11 +29,11 @@ import networkx as nx
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ..cpsat import solve
-from ..errors import ShedError
-from ..exact import ranges_to_positions
-from ..offline.static import best_split, component_output, dp_over_tables
-from .predicate import parse_eps, scale_column
+from shedding.offline.cpsat import solve
+from shedding.errors import ShedError
+from shedding.exact import ranges_to_positions
+from shedding.offline.static import best_split, component_output, dp_over_tables
+from shedding.band.predicate import parse_eps, scale_column
 
 #: Largest component whose table C_i(p) is solved with CP-SAT (one model per p).
 MAX_COMPONENT = 60

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..errors import ShedError
-from .skyline import insert, within
+from shedding.errors import ShedError
+from shedding.bestmatch.skyline import insert, within
 
 MAX_CELLS = 1 << 24
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShedError
-from .values import BestmatchInput
+from shedding.errors import ShedError
+from shedding.bestmatch.values import BestmatchInput
 
 DISTRIBUTIONS = ("uniform", "correlated", "anticorrelated", "normal")
 

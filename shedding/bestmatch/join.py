@@ -16,11 +16,11 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import ShedError
-from .matwin import MatWinStats, matwin
-from .nested import nested_loops
-from .skyline import ORDERS, UNBOUNDED
-from .values import BestmatchInput
+from shedding.errors import ShedError
+from shedding.bestmatch.matwin import MatWinStats, matwin
+from shedding.bestmatch.nested import nested_loops
+from shedding.bestmatch.skyline import ORDERS, UNBOUNDED
+from shedding.bestmatch.values import BestmatchInput
 
 VARIANTS = ("bmj", "left-outer", "constrained")
 ALGORITHMS = ("nested", "matwin", "matwin-ego")

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .ego import Grid, build_grid, probe_grid
-from .skyline import emit, grow, new_buffer, probe
+from shedding.bestmatch.ego import Grid, build_grid, probe_grid
+from shedding.bestmatch.skyline import emit, grow, new_buffer, probe
 
 
 @dataclass(frozen=True)

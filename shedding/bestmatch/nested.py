@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .skyline import emit, grow, new_buffer, probe
+from shedding.bestmatch.skyline import emit, grow, new_buffer, probe
 
 
 @njit(cache=True)

@@ -25,11 +25,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import ShedError
-from .ego import MAX_CELLS
-from .join import BestmatchResult, check_choice, order_signs, result_of
-from .matwin import matwin
-from .values import BestmatchInput
+from shedding.errors import ShedError
+from shedding.bestmatch.ego import MAX_CELLS
+from shedding.bestmatch.join import BestmatchResult, check_choice, order_signs, result_of
+from shedding.bestmatch.matwin import matwin
+from shedding.bestmatch.values import BestmatchInput
 
 POLICIES = ("rand", "prob", "ahead")
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..errors import ShedError
-from .matwin import widest_window
-from .skyline import emit, grow, new_buffer, probe
-from .values import BestmatchInput
+from shedding.errors import ShedError
+from shedding.bestmatch.matwin import widest_window
+from shedding.bestmatch.skyline import emit, grow, new_buffer, probe
+from shedding.bestmatch.values import BestmatchInput
 
 
 @njit(cache=True)

@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import ShedError
+from shedding.errors import ShedError
 
 LIMIT = 2**61  # |scaled value| stays below this, so a difference of two fits an int64
 

@@ -1,7 +1,7 @@
 """Workload sources: synthetic Zipf streams (paper §4) and CSV/Parquet files."""
 
-from .files import load_two_streams, load_workload, write_workload
-from .zipf import CORRELATIONS, s_value_map, zipf_probabilities, zipf_workload
+from shedding.datasets.files import load_two_streams, load_workload, write_workload
+from shedding.datasets.zipf import CORRELATIONS, s_value_map, zipf_probabilities, zipf_workload
 
 __all__ = [
     "CORRELATIONS",

@@ -25,8 +25,8 @@ from typing import NoReturn, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import ShedError
-from ..model import R, S, SIDE_NAMES, Workload, check_window, default_warmup
+from shedding.errors import ShedError
+from shedding.model import R, S, SIDE_NAMES, Workload, check_window, default_warmup
 
 FORMATS = {".csv": "csv", ".csv.gz": "csv", ".parquet": "parquet", ".pq": "parquet"}
 _ACCEPTED = ", ".join(FORMATS)

@@ -18,10 +18,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..errors import ShedError
-from ..spark import spark_session
-from .synop import read_stations, read_synop, station_table
-from .weather import SAMPLE_FILE, SAMPLE_META_KEY
+from shedding.errors import ShedError
+from shedding.spark import spark_session
+from shedding.datasets.synop import read_stations, read_synop, station_table
+from shedding.datasets.weather import SAMPLE_FILE, SAMPLE_META_KEY
 
 DATASET = "synop-meteofrance-2013-01-02"
 MONTHS = ((1, "synop.201301.csv.gz"), (2, "synop.201302.csv.gz"))

@@ -40,8 +40,8 @@ import pandas as pd
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ..errors import ShedError
-from .files import check_file
+from shedding.errors import ShedError
+from shedding.datasets.files import check_file
 
 NDP_WIDTH = 56
 #: (name, first column (1-based), width) of each field of a record.

@@ -18,9 +18,9 @@ from pathlib import Path
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ..errors import ShedError
-from .files import check_file
-from .ndp import NDP_WIDTH, Parsed, days_in_month, finish, first_line, spark_readable, tagged, unreadable
+from shedding.errors import ShedError
+from shedding.datasets.files import check_file
+from shedding.datasets.ndp import NDP_WIDTH, Parsed, days_in_month, finish, first_line, spark_readable, tagged, unreadable
 
 #: The station table's file name next to the report files.
 STATIONS_FILE = "postesSynop.csv"

@@ -38,12 +38,12 @@ import pyarrow.parquet as pq
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ..errors import ShedError
-from ..model import Workload, check_window
-from ..spark import spark_session
-from .files import check_file
-from .ndp import read_ndp
-from .synop import read_stations, read_synop, station_table
+from shedding.errors import ShedError
+from shedding.model import Workload, check_window
+from shedding.spark import spark_session
+from shedding.datasets.files import check_file
+from shedding.datasets.ndp import read_ndp
+from shedding.datasets.synop import read_stations, read_synop, station_table
 
 FORMATS = ("ndp", "synop")
 #: The bundled SYNOP sample (see ``make_sample.py`` and ``data/SYNOP-ATTRIBUTION.md``).

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShedError
-from ..model import Workload
+from shedding.errors import ShedError
+from shedding.model import Workload
 
 #: S's rank-to-value mapping: ``independent`` (the paper's "uncorrelated"; a seeded random
 #: permutation), ``same`` (the paper's "correlated": identical to R's) and ``reversed``

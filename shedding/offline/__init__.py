@@ -1,6 +1,6 @@
 """Offline shedding: OPT / OPTV by min-cost flow (Das, Gehrke, Riedewald 2003, §3.2)."""
 
-from .opt import (
+from shedding.offline.opt import (
     ALLOCATIONS,
     DEFAULT_MAX_GRAPH_BYTES,
     GRAPHS,

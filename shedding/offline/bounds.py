@@ -28,10 +28,10 @@ from typing import Callable
 import numpy as np
 from numba import njit, prange
 
-from ..exact import KeyedStreams, exact_count
-from ..model import Schedule, Workload
-from .network import groups_of, later_counted_ranges, same_time_pairs
-from .ssp import _heap_pop, _heap_push
+from shedding.exact import KeyedStreams, exact_count
+from shedding.model import Schedule, Workload
+from shedding.offline.network import groups_of, later_counted_ranges, same_time_pairs
+from shedding.offline.ssp import _heap_pop, _heap_push
 
 #: The online policies whose best output is the lower bound, per allocation (PROB, the paper's
 #: best online policy, §4; LIFE is rarely better and costs as much again).
@@ -253,7 +253,7 @@ def lagrangian_upper_bound(relax: Relaxation, target: float, iterations: int = 3
 def online_lower_bound(wl: Workload, memory: int, split: tuple[int, int] | None, allocation: str) -> tuple[int, str]:
     """The best output among the online policies of :data:`LOWER_POLICIES` (each a feasible
     schedule, run through the join engine); returns (output, policy)."""
-    from ..online import simulate
+    from shedding.online import simulate
 
     runs = [(simulate(wl, p, memory, memory_split=split).outputs, p) for p in LOWER_POLICIES[allocation]]
     return max(runs)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exact import KeyedStreams, ranges_to_positions
-from ..model import Schedule, Workload
-from .network import (
+from shedding.exact import KeyedStreams, ranges_to_positions
+from shedding.model import Schedule, Workload
+from shedding.offline.network import (
     FlowGraph,
     concat_arcs,
     groups_of,

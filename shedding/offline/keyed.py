@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exact import KeyedStreams
-from ..model import Schedule, Workload
-from .network import (
+from shedding.exact import KeyedStreams
+from shedding.model import Schedule, Workload
+from shedding.offline.network import (
     FlowGraph,
     concat_arcs,
     later_counted_ranges,

@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ..cpsat import solve
-from ..errors import ShedError
-from .static import _fill, _whole, key_counts
+from shedding.offline.cpsat import solve
+from shedding.errors import ShedError
+from shedding.offline.static import _fill, _whole, key_counts
 
 MAX_OUTPUT = 2**62
 

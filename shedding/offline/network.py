@@ -19,8 +19,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..exact import KeyedStreams
-from ..model import R, S, Schedule, Workload
+from shedding.exact import KeyedStreams
+from shedding.model import R, S, Schedule, Workload
 
 #: Bytes per arc of a built network (:class:`FlowGraph`: int32 tail and head, int64 capacity and
 #: cost) and per node of its timeline lookups.
@@ -71,7 +71,7 @@ def estimate_bytes(nodes: int, arcs: int, tuples: int = 0, solver: str = "ssp") 
     (:func:`~shedding.offline.ssp.workspace_bytes` for ``ssp``, measured constants for
     ``ortools``). The builder's temporaries are freed before the solver starts and are smaller
     than its workspace, so the solve is the peak."""
-    from .ssp import workspace_bytes
+    from shedding.offline.ssp import workspace_bytes
 
     graph = int(arcs) * GRAPH_BYTES_PER_ARC + int(nodes) * GRAPH_BYTES_PER_NODE
     if solver == "ortools":

@@ -18,17 +18,17 @@ from typing import Callable
 import numpy as np
 from ortools.graph.python.min_cost_flow import SimpleMinCostFlow
 
-from ..errors import ShedError
-from ..exact import KeyedStreams, exact_count
-from ..metrics import archive_metric
-from ..model import Schedule, Workload, check_memory
-from .bounds import Bounds, opt_bounds
-from .compact import build_compact, estimate_compact
-from .keyed import build_keyed, estimate_keyed
-from .network import FlowGraph, estimate_bytes
-from .paper import build_paper, estimate_paper
-from .primal_dual import lagrangian_potentials
-from .ssp import solve_dag_flow
+from shedding.errors import ShedError
+from shedding.exact import KeyedStreams, exact_count
+from shedding.metrics import archive_metric
+from shedding.model import Schedule, Workload, check_memory
+from shedding.offline.bounds import Bounds, opt_bounds
+from shedding.offline.compact import build_compact, estimate_compact
+from shedding.offline.keyed import build_keyed, estimate_keyed
+from shedding.offline.network import FlowGraph, estimate_bytes
+from shedding.offline.paper import build_paper, estimate_paper
+from shedding.offline.primal_dual import lagrangian_potentials
+from shedding.offline.ssp import solve_dag_flow
 
 GIB = 1 << 30
 DEFAULT_MAX_GRAPH_BYTES = 4 * GIB

@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import Schedule, Workload
-from ..exact import KeyedStreams, ranges_to_positions
-from .network import FlowGraph, concat_arcs, groups_of, same_time_partners
+from shedding.model import Schedule, Workload
+from shedding.exact import KeyedStreams, ranges_to_positions
+from shedding.offline.network import FlowGraph, concat_arcs, groups_of, same_time_partners
 
 
 def _node_ranges(wl: Workload, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -37,11 +37,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..exact import KeyedStreams
-from ..model import Workload
-from .bounds import Relaxation, lagrangian_upper_bound
-from .network import FlowGraph
-from .ssp import BUCKETS, INF, _dijkstra, _residual, _route_admissible
+from shedding.exact import KeyedStreams
+from shedding.model import Workload
+from shedding.offline.bounds import Relaxation, lagrangian_upper_bound
+from shedding.offline.network import FlowGraph
+from shedding.offline.ssp import BUCKETS, INF, _dijkstra, _residual, _route_admissible
 
 #: Subgradient steps for the warm prices: more steps, fewer phases (Zipf(1), w = 400, N = 100,000:
 #: 10 steps leave 128 phases, 20 leave 98, 50 leave 55).

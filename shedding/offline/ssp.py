@@ -403,7 +403,7 @@ def solve_dag_flow(n_nodes: int, tails: np.ndarray, heads: np.ndarray, caps: np.
     component is solved by :func:`.primal_dual.solve_warm` from them instead of by the
     successive shortest paths here.
     """
-    from .primal_dual import solve_warm
+    from shedding.offline.primal_dual import solve_warm
 
     big = max([int(np.abs(a).max()) for a in (caps, costs, supplies) if len(a)] + [2 * (len(tails) + len(supplies))])
     if big >= 2**31:  # the residual network stores int32 heads, capacities and costs

@@ -28,8 +28,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..errors import ShedError
-from ..model import INT64_MAX
+from shedding.errors import ShedError
+from shedding.model import INT64_MAX
 
 NEG = np.int64(-(2**62))  # "infeasible" in the knapsack tables; every real value is > NEG // 2
 MAX_OUTPUT = 2**60  # keeps every sum of gains far from NEG and from int64 overflow

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..datasets.zipf import s_value_map, zipf_probabilities
-from ..errors import ShedError
-from ..model import Schedule, Workload, check_memory
+from shedding.datasets.zipf import s_value_map, zipf_probabilities
+from shedding.errors import ShedError
+from shedding.model import Schedule, Workload, check_memory
 
 
 def key_probabilities(wl: Workload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

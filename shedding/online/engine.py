@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ShedError
-from ..model import check_memory, check_window
-from . import kernel as K
-from .estimators import Estimator, OnlineEstimator, StaticEstimator
-from .policies import Policy, get_policy
+from shedding.errors import ShedError
+from shedding.model import check_memory, check_window
+from shedding.online import kernel as K
+from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator
+from shedding.online.policies import Policy, get_policy
 
 
 @dataclass

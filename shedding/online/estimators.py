@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ShedError
-from ..model import Workload
+from shedding.errors import ShedError
+from shedding.model import Workload
 
 
 @dataclass(frozen=True)

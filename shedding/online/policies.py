@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import ShedError
-from .kernel import DUAL, LIFE, PROB, RAND, SCHEDULE, SURV
+from shedding.errors import ShedError
+from shedding.online.kernel import DUAL, LIFE, PROB, RAND, SCHEDULE, SURV
 
 #: DUAL's price as a multiple of the fluid price, learned from OPT on training seeds
 #: (benchmarks/train_dual.py; fixed and variable split)

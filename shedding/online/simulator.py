@@ -12,13 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ShedError
-from ..exact import KeyedStreams, PartnerProfile, exact_count, exact_pairs, partner_profile
-from ..metrics import archive_metric
-from ..model import RunResult, Schedule, Workload, check_memory
-from .engine import JoinOperator
-from .estimators import check_estimator, make_estimator
-from .policies import get_policy
+from shedding.errors import ShedError
+from shedding.exact import KeyedStreams, PartnerProfile, exact_count, exact_pairs, partner_profile
+from shedding.metrics import archive_metric
+from shedding.model import RunResult, Schedule, Workload, check_memory
+from shedding.online.engine import JoinOperator
+from shedding.online.estimators import check_estimator, make_estimator
+from shedding.online.policies import get_policy
 
 
 @dataclass

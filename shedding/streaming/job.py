@@ -31,9 +31,9 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ..datasets.files import FORMATS
-from ..errors import ShedError
-from .shard import JoinSpec
+from shedding.datasets.files import FORMATS
+from shedding.errors import ShedError
+from shedding.streaming.shard import JoinSpec
 
 PAIRS, METRIC_TABLE, PARAMS, END_DIR = "pairs", "metrics", "shedding-job.json", "end-of-input"
 BATCH_PLAN = "batches.json"  # in the checkpoint: see _marker_after
@@ -142,7 +142,7 @@ def inspect_source(path: Path, fmt: str | None, what: str) -> StreamSource:
 def write_zipf_sources(text_r: str, text_s: str, folder: Path, length: int, files: int, seed: int) -> tuple[Path, Path]:
     """``zipf:SKEW:DOMAIN`` for both streams: two tuple-synchronous Zipf streams (the paper's §4
     workload, one R and one S tuple per time step) written as ``files`` CSV files per stream."""
-    from ..datasets.zipf import zipf_workload
+    from shedding.datasets.zipf import zipf_workload
 
     parsed = []
     for text in (text_r, text_s):
@@ -244,7 +244,7 @@ def tune_checkpoint(spark) -> None:
 def _static_table(spark, job: StreamJob):
     """The static frequency table: a given file, or counted once from the files present at the first
     start and kept in the checkpoint (a restart must use the same table)."""
-    from .spark_join import load_frequency_table
+    from shedding.streaming.spark_join import load_frequency_table
 
     if job.estimator not in ("online", "static"):
         return load_frequency_table(job.estimator)
@@ -327,7 +327,7 @@ def _await(query, progress: Callable[[dict], None] | None, end_dir: Path | None 
 def run(job: StreamJob, progress: Callable[[dict], None] | None = None, report: bool = False) -> dict:
     """Run the job on its own Spark session and return its summary; with ``report`` (bounded
     triggers only) also write ``OUT/report.html`` (see :mod:`~shedding.streaming.report`)."""
-    from ..spark import spark_session
+    from shedding.spark import spark_session
 
     if report and not parse_trigger(job.trigger)[1]:
         raise ShedError("--report needs a bounded input: use --trigger available-now or once")
@@ -339,7 +339,7 @@ def run(job: StreamJob, progress: Callable[[dict], None] | None = None, report: 
         summary = summarize(job.out) | {"seconds": round(_time.perf_counter() - started, 2),
                                         "query_seconds": round(_time.perf_counter() - queried, 2)}
         if report:
-            from .report import stream_report
+            from shedding.streaming.report import stream_report
 
             summary["report"] = str(stream_report(spark, job, summary, None if table == "online" else table))
     return summary
@@ -357,7 +357,7 @@ def run_on(spark, job: StreamJob, progress: Callable[[dict], None] | None = None
 def _query(spark, job: StreamJob, progress: Callable[[dict], None] | None, trace: dict | None = None):
     """The job's query. A bounded input ends with the end-of-input marker (see :func:`_drain`).
     Returns the estimator it used (``online`` or the static table)."""
-    from .spark_join import configure_session, metric, semantic_window_join
+    from shedding.streaming.spark_join import configure_session, metric, semantic_window_join
 
     trigger, bounded = parse_trigger(job.trigger)
     trace = {} if trace is None else trace

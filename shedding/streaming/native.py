@@ -12,7 +12,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..model import check_window
+from shedding.model import check_window
 
 #: options of each micro-batch's pairs write (Hadoop's file output committer). With algorithm 2 a
 #: task moves its finished file straight into the batch's folder, instead of the job moving every
@@ -53,7 +53,7 @@ def run_native(spark, r: DataFrame, s: DataFrame, window: int, checkpoint: str, 
     """
     import time
 
-    from .spark_join import ROCKSDB
+    from shedding.streaming.spark_join import ROCKSDB
 
     key = "spark.sql.streaming.stateStore.providerClass"
     before = spark.conf.get(key, None)

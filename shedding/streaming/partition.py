@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShedError
-from ..model import check_memory
+from shedding.errors import ShedError
+from shedding.model import check_memory
 
 _SEED = 42  # the seed of Spark's hash()
 _C1, _C2 = np.uint32(0xCC9E2D51), np.uint32(0x1B873593)

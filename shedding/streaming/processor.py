@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    from ..online.estimators import StaticEstimator
-    from .shard import JoinSpec
+    from shedding.online.estimators import StaticEstimator
+    from shedding.streaming.shard import JoinSpec
 
 
 #: the rows ``transformWithStateInPandas`` receives: a shard and a part of its micro-batch in Arrow IPC
@@ -113,7 +113,7 @@ class ShedProcessor(StatefulProcessor):
     def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any) -> Iterator[pd.DataFrame]:
         import pandas as pd
 
-        from .shard import JoinSpec, ShardJoin
+        from shedding.streaming.shard import JoinSpec, ShardJoin
 
         started = time.perf_counter()
         shard = int(key[0])
@@ -121,8 +121,8 @@ class ShedProcessor(StatefulProcessor):
         if self.state.exists():
             join = ShardJoin.from_bytes(self.state.get()[0])
         else:
-            from ..online.estimators import StaticEstimator
-            from .spark_join import shard_table
+            from shedding.online.estimators import StaticEstimator
+            from shedding.streaming.spark_join import shard_table
 
             spec = JoinSpec(**self.spec)
             table = None if self.table is None else StaticEstimator(*self.table)

@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..exact import exact_count
-from ..model import Workload
-from .job import METRIC_TABLE, StreamJob, read_table, source_files
-from .partition import shard_of
-from .shard import END, R, S, JoinSpec, ShardJoin
+from shedding.exact import exact_count
+from shedding.model import Workload
+from shedding.streaming.job import METRIC_TABLE, StreamJob, read_table, source_files
+from shedding.streaming.partition import shard_of
+from shedding.streaming.shard import END, R, S, JoinSpec, ShardJoin
 
 
 def source_frame(job: StreamJob) -> pd.DataFrame:
@@ -47,7 +47,7 @@ def source_workload(rows: pd.DataFrame, window: int, warmup: int = 0) -> Workloa
 
 def batch_reference(rows: pd.DataFrame, spec: JoinSpec, table=None) -> int:
     """Outputs of the whole input at once through each shard's operator (the simulator's result)."""
-    from .spark_join import shard_table
+    from shedding.streaming.spark_join import shard_table
 
     end = pd.DataFrame({"side": [END], "time": [0], "key": [0]})
     shards = shard_of(rows["key"].to_numpy(), spec.shards)
@@ -62,8 +62,8 @@ def batch_reference(rows: pd.DataFrame, spec: JoinSpec, table=None) -> int:
 def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
     """Write ``OUT/report.html`` (and its table as ``OUT/report.csv``) for a finished bounded job;
     returns the page's path."""
-    from ..reports.html import plotly_js
-    from .native import run_native
+    from shedding.studies.html import plotly_js
+    from shedding.streaming.native import run_native
 
     rows = source_frame(job)
     wl = source_workload(rows, job.spec.window, job.spec.warmup)

@@ -23,12 +23,12 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import ShedError
-from ..model import check_memory, check_window
-from ..online.engine import JoinOperator
-from ..online.estimators import OnlineEstimator, StaticEstimator
-from ..online.policies import POLICIES, get_policy
-from .partition import check_shards, shard_budgets
+from shedding.errors import ShedError
+from shedding.model import check_memory, check_window
+from shedding.online.engine import JoinOperator
+from shedding.online.estimators import OnlineEstimator, StaticEstimator
+from shedding.online.policies import POLICIES, get_policy
+from shedding.streaming.partition import check_shards, shard_budgets
 
 #: the shedding choices: "none" is the exact window join, the rest are the online policies of
 #: :mod:`~shedding.online.policies` (the §3.3 / §4 ones and ours), every one the simulator runs

@@ -23,12 +23,12 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import (DecimalType, DoubleType, FloatType, IntegralType, LongType,
                                StringType, StructField, StructType)
 
-from ..datasets.files import check_file, format_of
-from ..errors import ShedError
-from ..online.estimators import StaticEstimator
-from .partition import shard_of
-from .processor import PACKED, ShedProcessor, pack_rows
-from .shard import BAD, END, JoinSpec
+from shedding.datasets.files import check_file, format_of
+from shedding.errors import ShedError
+from shedding.online.estimators import StaticEstimator
+from shedding.streaming.partition import shard_of
+from shedding.streaming.processor import PACKED, ShedProcessor, pack_rows
+from shedding.streaming.shard import BAD, END, JoinSpec
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 #: rows per Arrow batch between the JVM and the shard's Python handler

@@ -6,13 +6,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShedError
-from .hw import HWJoin
-from .mw import MWJoin
-from .nlw import NLWJoin
-from .operator import WJoinOperator, run
-from .streams import Streams
-from .windows import WindowSpec
+from shedding.errors import ShedError
+from shedding.wjoin.hw import HWJoin
+from shedding.wjoin.mw import MWJoin
+from shedding.wjoin.nlw import NLWJoin
+from shedding.wjoin.operator import WJoinOperator, run
+from shedding.wjoin.streams import Streams
+from shedding.wjoin.windows import WindowSpec
 
 ALGORITHMS: dict[str, type[WJoinOperator]] = {"nlw": NLWJoin, "hw": HWJoin, "mw": MWJoin}
 

@@ -12,8 +12,8 @@ from typing import Callable
 
 import numpy as np
 
-from .streams import Streams, as_rows
-from .windows import WindowSpec
+from shedding.wjoin.streams import Streams, as_rows
+from shedding.wjoin.windows import WindowSpec
 
 Predicate = Callable[[tuple[int, ...]], bool]
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..errors import ShedError
-from .streams import Streams, check_compatible
-from .windows import WindowSpec
+from shedding.errors import ShedError
+from shedding.wjoin.streams import Streams, check_compatible
+from shedding.wjoin.windows import WindowSpec
 
 METHODS = ("auto", "product", "sweep")
 

@@ -26,10 +26,10 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from ..errors import ShedError
-from .loadshed import check_policy, fixed_split, prob_priorities
-from .streams import Streams, check_compatible
-from .windows import WindowSpec
+from shedding.errors import ShedError
+from shedding.wjoin.loadshed import check_policy, fixed_split, prob_priorities
+from shedding.wjoin.streams import Streams, check_compatible
+from shedding.wjoin.windows import WindowSpec
 
 _RAND, _PROB, _LIFE = 0, 1, 2
 _KINDS = {"rand": _RAND, "prob": _PROB, "life": _LIFE}

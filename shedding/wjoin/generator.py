@@ -21,9 +21,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..datasets.zipf import _check_int, _check_skew, zipf_ranks
-from ..errors import ShedError
-from .streams import Streams
+from shedding.datasets.zipf import _check_int, _check_skew, zipf_ranks
+from shedding.errors import ShedError
+from shedding.wjoin.streams import Streams
 
 
 def _check_rate(value: object, what: str) -> float:

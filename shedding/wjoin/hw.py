@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from .operator import Entry, WJoinOperator
+from shedding.wjoin.operator import Entry, WJoinOperator
 
 
 class HWJoin(WJoinOperator):

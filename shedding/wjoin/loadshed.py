@@ -30,11 +30,11 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import ShedError
-from .hw import HWJoin
-from .operator import Entry
-from .streams import Streams, as_rows, check_compatible
-from .windows import WindowSpec
+from shedding.errors import ShedError
+from shedding.wjoin.hw import HWJoin
+from shedding.wjoin.operator import Entry
+from shedding.wjoin.streams import Streams, as_rows, check_compatible
+from shedding.wjoin.windows import WindowSpec
 
 POLICIES = ("rand", "prob", "life", "randv", "probv", "lifev")
 
@@ -212,8 +212,8 @@ class ShedWJoin(HWJoin):
 def shed_wjoin(streams: Streams, windows: WindowSpec, memory: int, policy: str = "prob", *,
                memory_split: Sequence[int] | None = None, seed: int = 0, exact: int | None = None) -> ShedResult:
     """Run one policy over ``streams`` in arrival order; compare with the exact count."""
-    from .exact import exact_count
-    from .operator import run
+    from shedding.wjoin.exact import exact_count
+    from shedding.wjoin.operator import run
 
     check_compatible(streams, windows.n)
     kind, variable = check_policy(policy)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from heapq import heappop, heappush
 from itertools import product
 
-from .operator import WJoinOperator
+from shedding.wjoin.operator import WJoinOperator
 
 
 class MWJoin(WJoinOperator):

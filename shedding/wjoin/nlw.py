@@ -11,7 +11,7 @@ Non-blocking: tuples are processed as they arrive, in any interleaving of the st
 
 from __future__ import annotations
 
-from .operator import WJoinOperator
+from shedding.wjoin.operator import WJoinOperator
 
 
 class NLWJoin(WJoinOperator):

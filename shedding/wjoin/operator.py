@@ -29,10 +29,10 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..errors import ShedError
-from .brute import Predicate
-from .streams import Streams, as_rows, check_compatible
-from .windows import WindowSpec
+from shedding.errors import ShedError
+from shedding.wjoin.brute import Predicate
+from shedding.wjoin.streams import Streams, as_rows, check_compatible
+from shedding.wjoin.windows import WindowSpec
 
 APPROACHES = ("local", "global")
 Entry = tuple[int, int, int]  # (time, key, seq)

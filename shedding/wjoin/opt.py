@@ -24,11 +24,11 @@ from typing import Sequence
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ..cpsat import solve
-from ..errors import ShedError
-from .loadshed import fixed_split
-from .streams import Streams, check_compatible
-from .windows import WindowSpec
+from shedding.offline.cpsat import solve
+from shedding.errors import ShedError
+from shedding.wjoin.loadshed import fixed_split
+from shedding.wjoin.streams import Streams, check_compatible
+from shedding.wjoin.windows import WindowSpec
 
 ALLOCATIONS = ("fixed", "variable")
 MAX_TUPLES = 400
@@ -48,8 +48,8 @@ class Timeline:
 
     @classmethod
     def of(cls, streams: Streams, windows: WindowSpec) -> "Timeline":
-        from .hw import HWJoin
-        from .operator import run
+        from shedding.wjoin.hw import HWJoin
+        from shedding.wjoin.operator import run
 
         stream, seq = streams.arrival_order()
         time = np.array([streams.times[i][s] for i, s in zip(stream.tolist(), seq.tolist())], dtype=np.int64)

@@ -17,9 +17,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import ShedError
-from ..model import _as_int_array
-from .windows import stream_names
+from shedding.errors import ShedError
+from shedding.model import _as_int_array
+from shedding.wjoin.windows import stream_names
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def check_compatible(streams: Streams, n_windows: int) -> None:
 
 def read_streams(paths: Sequence[str | os.PathLike]) -> Streams:
     """N files (CSV/Parquet with columns ``time``, ``key``), named by their file stems."""
-    from ..datasets.files import read_stream
+    from shedding.datasets.files import read_stream
 
     paths = [Path(p) for p in paths]
     names = [p.name.split(".")[0] for p in paths]

@@ -23,7 +23,7 @@ from typing import Mapping, Sequence
 import networkx as nx
 import numpy as np
 
-from ..errors import ShedError
+from shedding.errors import ShedError
 
 
 def check_bound(value: object, what: str) -> int:

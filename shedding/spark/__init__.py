@@ -1,0 +1,109 @@
+"""A Spark session for the experiment runner: embedded ``local[*]`` by default, any master URL.
+
+Spark's Python workers must run the driver's interpreter, or they would not find this package and
+its compiled dependencies; an unreachable master is refused up front instead of retried forever.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import sys
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import urlparse
+
+from shedding.errors import ShedError
+from shedding.spark.local_fs import NIO_FS, nio_fs_jar
+from shedding.spark.workers import worker_python
+
+
+def check_master(master: str) -> None:
+    """Refuse an unknown or unreachable master with a one-line error."""
+    if master.startswith("local"):
+        return
+    url = urlparse(master)
+    if url.scheme not in ("spark", "yarn", "k8s", "mesos") and master != "yarn":
+        raise ShedError(f"unknown Spark master {master!r}; use local[*], local[N] or spark://HOST:PORT")
+    if url.scheme == "spark":
+        host, port = url.hostname, url.port or 7077
+        try:
+            with socket.create_connection((host, port), timeout=5):
+                pass
+        except OSError as exc:
+            raise ShedError(f"cannot reach the Spark master at {host}:{port} ({exc.strerror or exc}); "
+                            "start it or check --master") from None
+
+
+@contextmanager
+def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log: Path | None = None
+                  ) -> Iterator["object"]:
+    """A SparkSession on ``master`` whose Python workers use this interpreter; stopped on exit.
+
+    ``jvm_log``: the file that takes everything the JVM it starts writes to stderr, instead of the
+    terminal: the Java launcher's warnings and the start-up chatter of Spark's Python runners, which
+    bypass log4j (default ``$XDG_CACHE_HOME/shedding/spark-jvm.log``)."""
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # under spark-submit: its --master and JVM rule
+    if not submitted:
+        check_master(master)
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "shedding"
+    # embedded sessions: Python processes start without the bundled pyspark.zip (see spark_python)
+    jvm_log = jvm_log or cache / "spark-jvm.log"
+    embedded = master.startswith("local") and not submitted
+    python = worker_python(cache) if embedded else sys.executable
+    fs_jar = nio_fs_jar(cache) if embedded else None  # file: paths without a chmod process (spark_fs)
+    os.environ.setdefault("PYSPARK_PYTHON", python)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    logging.getLogger("py4j").setLevel(logging.CRITICAL)  # its errors reach us as exceptions
+    from pyspark.sql import SparkSession
+
+    log_config = resources.files("shedding.spark").joinpath("log4j2.properties")
+    builder = SparkSession.builder if submitted else SparkSession.builder.master(master)
+    builder = (
+        builder.appName(app_name)
+        # read by the JVM at start-up, so Spark's own start-up lines are filtered too
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
+        .config("spark.executor.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.pyspark.python", python)
+        .config("spark.python.worker.reuse", "true")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+    )
+    if fs_jar is not None:
+        builder = builder.config("spark.driver.extraClassPath", str(fs_jar)).config("spark.hadoop.fs.file.impl", NIO_FS)
+    try:
+        with _stderr_to(None if submitted else jvm_log):
+            spark = builder.getOrCreate()
+    except Exception as exc:  # py4j/Java start-up failures come in many types
+        raise ShedError(f"cannot start Spark on {master} ({' '.join(str(exc).split())[:200]}); "
+                        f"check Java 17+ and --master (the JVM's output is in {jvm_log})") from None
+    try:
+        yield spark
+    finally:
+        spark.stop()
+
+
+@contextmanager
+def _stderr_to(path: Path | None) -> Iterator[None]:
+    """Point file descriptor 2 at ``path`` while a child process (the JVM) is started, so that the
+    child keeps writing there; this process's own stderr is restored afterwards."""
+    if path is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.dup2(target, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(target)

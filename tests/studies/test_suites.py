@@ -1,0 +1,67 @@
+"""Suite files: the shipped suites expand as the paper's grids; bad files are one-line errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from shedding import ShedError
+from shedding.studies.suites import load_suite
+
+
+def test_paper_suite_has_the_paper_settings():
+    suite = load_suite("paper")
+    runs = suite.runs()
+    fig3 = [r for r in runs if r.experiment == "fig3"]
+    assert {r.memory for r in fig3} == {40, 100, 200, 400, 600}
+    assert {r.window for r in fig3} == {400} and {r.warmup for r in fig3} == {800}
+    assert {r.length for r in runs} == {5600}
+    assert {r.window for r in runs if r.experiment == "fig4"} == {800}
+    assert {r.skew for r in runs if r.experiment == "fig5"} == {0.0}
+    fig6 = [r for r in runs if r.experiment == "fig6"]
+    assert {r.correlation for r in fig6} == {"independent", "same"} and {r.memory for r in fig6} == {400}
+    assert {r.domain for r in runs if r.experiment == "fig9"} == {10, 50, 200}
+    assert any(r.policy == "optv" and r.share for r in runs)
+
+
+def test_paper_suite_runs_five_seeds_by_default():
+    paper, quick = load_suite("paper"), load_suite("quick")
+    assert paper.seeds == 5 and quick.seeds == 1
+    assert {r.seed for r in paper.runs()} == set(range(5)) and len(paper.runs()) == 5 * len(paper.runs(1))
+    assert paper.with_cell_size(1.0).seeds == 5
+
+
+def test_seeds_multiply_runs_and_ids_are_stable():
+    suite = load_suite("quick")
+    one, three = suite.runs(1), suite.runs(3)
+    assert len(three) == 3 * len(one)
+    assert len({r.run_id for r in three}) == len(three)
+    assert [r.run_id for r in suite.runs(1)] == [r.run_id for r in one]
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("not toml [", "not valid TOML"),
+    ("name = 'x'\n", "no .* tables"),
+    ("[[experiment]]\nid = 'a'\npolicies = ['prob', 'best']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
+     "unknown policy 'best'"),
+    ("[[experiment]]\nid = 'a'\ndataset = 'mars'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
+     "known dataset"),
+    ("[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\n", "needs window"),
+    ("[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 0\n", "window = 0"),
+    ("[[experiment]]\nid = 'a'\nwindows = 3\npolicies = ['prob']\n", "unknown field"),
+    ("window = 3\n[[experiment]]\nid = 'a'\npolicies = ['prob']\n", "unknown top-level key.* window"),
+    ("seeds = 0\n[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
+     "seeds = 0 is not an integer >= 1"),
+    ("[[experiment]]\nid = 'a'\ny = 'ratio_opt'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
+     "needs opt"),
+])
+def test_bad_suite_files(tmp_path, text, needle):
+    path = tmp_path / "suite.toml"
+    path.write_text(text)
+    with pytest.raises(ShedError, match=needle) as info:
+        load_suite(str(path))
+    assert "\n" not in str(info.value)
+
+
+def test_unknown_suite_name():
+    with pytest.raises(ShedError, match="unknown suite"):
+        load_suite("nonexistent-suite")

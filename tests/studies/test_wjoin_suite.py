@@ -1,0 +1,217 @@
+"""The `wjoin` suites of `shed compare`: parsing, the runs against the W-join library, the report,
+and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from helpers import shed_in_process
+
+from shedding.errors import ShedError
+from shedding.studies.wjoin_report import service_checks, shedding_checks, slow_checks, summary, wjoin_figure
+from shedding.studies.wjoin_runner import execute, streams_of
+from shedding.studies.wjoin_suite import WJoinRun, load_wjoin_suite, parse_wjoin_suite
+from shedding.wjoin import WindowSpec, brute_count, synthetic_streams
+
+TINY = """
+kind = "wjoin"
+name = "tiny"
+description = "a test suite"
+[defaults]
+length = 120
+window = 4
+domain = 3
+repeats = 1
+[[experiment]]
+id = "svc"
+figure = "service"
+streams = [2, 3]
+rates = ["variable", "comparable"]
+algorithms = ["nlw", "hw", "mw"]
+claim = "MW beats NLW"
+[[experiment]]
+id = "slow"
+figure = "slow"
+streams = 3
+rates = ["comparable", "switching"]
+block = 50
+algorithms = ["nlw", "mw"]
+[[experiment]]
+id = "shed"
+figure = "shedding"
+streams = 3
+rates = "variable"
+memory = [0, 3, 1000]
+policies = ["rand", "prob", "probv"]
+"""
+
+
+def shed(*args: str) -> subprocess.CompletedProcess:
+    """`shed ARGS` in this process."""
+    return shed_in_process(*args)
+
+
+@pytest.fixture(scope="module")
+def tiny_out(tmp_path_factory) -> Path:
+    """The tiny suite run once through `shed compare` (shared by the report tests)."""
+    folder = tmp_path_factory.mktemp("wjoin")
+    (folder / "tiny.toml").write_text(TINY)
+    proc = shed("compare", "--suite", str(folder / "tiny.toml"), "--out", str(folder / "out"), "--json")
+    assert proc.returncode == 0, proc.stderr
+    summary_ = json.loads(proc.stdout)
+    assert summary_["complete"] and summary_["runs"] == summary_["total_runs"] == 3 * 2 * 2 + 2 * 2 + 3 * 3
+    return folder
+
+
+def test_shipped_suites_load_with_every_figure():
+    small, full = load_wjoin_suite("wjoin"), load_wjoin_suite("wjoin-full")
+    for suite in (small, full):
+        assert {e.figure for e in suite.experiments} == {"service", "slow", "shedding"}
+        svc = [e for e in suite.experiments if e.figure == "service"]
+        assert {r for e in svc for r in e.grid["rates"]} == {"variable", "comparable"}
+        assert all(e.grid["streams"] == [2, 3, 4, 5, 6] for e in svc)
+        shedding = next(e for e in suite.experiments if e.figure == "shedding")
+        assert shedding.grid["streams"] == [3, 4] and len(shedding.policies) == 6
+    assert small.runs()[0].length < full.runs()[0].length and full.seeds > small.seeds
+    assert load_wjoin_suite("quick") is None  # the DGR suites are not W-join suites
+
+
+@pytest.mark.parametrize("change,words", [
+    (lambda t: t.replace('kind = "wjoin"\n', 'kind = "other"\n'), 'kind = "wjoin"'),
+    (lambda t: t.replace('figure = "slow"', 'figure = "bars"'), "unknown figure 'bars'"),
+    (lambda t: t.replace('"hw", "mw"]', '"hw", "xw"]'), "unknown algorithm 'xw'"),
+    (lambda t: t.replace("streams = 3\nrates = \"variable\"", "streams = 9\nrates = \"variable\""), "streams = 9"),
+    (lambda t: t.replace('rates = "variable"', 'rates = "fast"'), "rates = 'fast'"),
+    (lambda t: t.replace("memory = [0, 3, 1000]\n", ""), "needs memory"),
+    (lambda t: t.replace('policies = ["rand"', 'policies = ["opt"'), "unknown policy 'opt'"),
+])
+def test_bad_suites_are_refused_with_the_field(change, words):
+    import tomllib
+
+    with pytest.raises(ShedError, match=words.replace("(", r"\(").replace("[", r"\[")):
+        parse_wjoin_suite(tomllib.loads(change(TINY)), "tiny.toml")
+
+
+def test_streams_are_cut_to_the_span_all_streams_cover():
+    streams = streams_of(4, "switching", 3000, 50, 1.0, 0)
+    full = synthetic_streams(4, 3000, rates=[1.0, 1.0, 1.0, (0.01, 1.0)], domain=50, seed=0)
+    end = min(int(t[-1]) for t in full.times)
+    for cut, whole in zip(streams.times, full.times):  # each stream keeps exactly its tuples up to the end
+        assert np.array_equal(cut, whole[whole <= end])
+    lengths = streams.lengths()
+    assert max(lengths) <= 3000 and lengths[3] < lengths[0] / 10  # D is slow most of the time
+    variable = streams_of(4, "variable", 3000, 50, 1.0, 0).lengths()
+    assert variable[1] < variable[0] / 5 and variable[3] < variable[2] / 5  # rates 1, 0.1, 1, 0.1
+
+
+def test_timed_runs_produce_the_w_join_and_time_every_block():
+    for policy in ("nlw", "hw", "mw"):
+        run = WJoinRun("t", "svc", "slow", 3, "comparable", 60, 4, 3, 1.0, 0, policy, block=25, repeats=2)
+        row = execute(run)
+        streams = streams_of(3, "comparable", 60, 3, 1.0, 0)
+        assert row["outputs"] == row["exact"] == brute_count(streams, WindowSpec.uniform(3, 4)) > 0
+        blocks = json.loads(row["blocks"])
+        assert len(blocks) == math.ceil(row["tuples"] / 25) and min(blocks) > 0
+        assert row["us_per_tuple"] == pytest.approx(1e6 * row["seconds"] / row["tuples"])
+
+
+def test_shedding_runs_keep_the_invariants():
+    rows = {m: execute(WJoinRun("t", "shed", "shedding", 3, "variable", 200, 4, 3, 1.0, 0, p, memory=m))
+            for m in (0, 4, 10_000) for p in ("prob",)}
+    assert rows[0]["outputs"] == 0
+    assert 0 < rows[4]["outputs"] < rows[4]["exact"]
+    assert rows[10_000]["outputs"] == rows[10_000]["exact"] and rows[10_000]["ratio"] == 1.0
+
+
+def test_report_has_every_figure_table_and_csv(tiny_out):
+    out = tiny_out / "out"
+    html = (out / "report.html").read_text()
+    assert html.count('class="figure-data"') == 3 and 'data-figures="3"' in html
+    assert "Load average" in html and "INCOMPLETE" not in html
+    results = pd.read_csv(out / "results.csv")
+    timed = results[results.figure != "shedding"]
+    assert (timed.outputs == timed.exact).all()
+    shedding = results[results.figure == "shedding"]
+    assert (shedding.outputs <= shedding.exact).all() and (shedding[shedding.memory == 0].outputs == 0).all()
+    assert (shedding[shedding.memory == 1000].ratio == 1.0).all()
+    svc = pd.read_csv(out / "figures" / "svc.csv")
+    assert len(svc) == 2 * 2 * 3 and set(svc.policy) == {"nlw", "hw", "mw"}
+    slow = pd.read_csv(out / "figures" / "slow.csv")
+    assert set(slow.rates) == {"comparable", "switching"} and (slow.tuples % 50 == 0).sum() >= len(slow) - 4
+    suite = json.loads((out / "suite.json").read_text())
+    assert len(suite["provenance"]["load_after"]) == 3
+
+
+def test_shed_report_rebuilds_it_and_resume_runs_nothing_new(tiny_out):
+    out = tiny_out / "out"
+    parts = sorted((out / "parts").iterdir())
+    (out / "report.html").unlink()
+    assert shed("report", str(out)).returncode == 0 and (out / "report.html").is_file()
+    proc = shed("compare", "--suite", str(tiny_out / "tiny.toml"), "--out", str(out), "--resume")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted((out / "parts").iterdir()) == parts
+
+
+@pytest.mark.parametrize("extra,words", [
+    (["--r", "a.csv", "--s", "b.csv"], "--r, --s do not apply"),
+    (["--master", "spark://host:7077"], "not on Spark"),
+    (["--seeds", "0"], "--seeds must be >= 1"),
+])
+def test_bad_options_exit_2_with_one_line(tmp_path, extra, words):
+    proc = shed("compare", "--suite", "wjoin", "--out", str(tmp_path / "o"), *extra)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+    assert words in proc.stderr and not (tmp_path / "o").exists()
+
+
+def frame(rows: list[tuple]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["streams", "rates", "policy", "us_per_tuple"])
+
+
+def test_service_checks_follow_the_numbers():
+    fast = frame([(n, "variable", p, t) for n in (2, 3) for p, t in (("nlw", 100.0), ("hw", 5.0), ("mw", 8.0))])
+    checks = service_checks(fast, {})
+    assert [c.ok for c in checks] == [True, True, True]  # MW faster, >= 10x, HW fastest
+    slow_mw = frame([(n, "variable", p, t) for n in (2, 3) for p, t in (("nlw", 10.0), ("hw", 5.0), ("mw", 4.0))])
+    checks = service_checks(slow_mw, {})
+    assert [c.ok for c in checks] == [True, False, False] and checks[1].cause
+    converge = frame([(n, "comparable", p, t) for n, r in ((2, 4.0), (6, 1.5)) for p, t in (("nlw", r), ("mw", 1.0))])
+    assert [c.ok for c in service_checks(converge, {})] == [True, True]
+
+
+def test_slow_and_shedding_checks_follow_the_numbers():
+    slow = frame([(4, r, p, t) for r, m in (("comparable", 10.0), ("switching", 4.0)) for p, t in (("mw", m),
+                                                                                                  ("nlw", 20.0))])
+    assert [c.ok for c in slow_checks(slow, {})] == [True, True]
+    assert slow_checks(slow[slow.rates == "comparable"], {})[0].ok is None
+    rows = pd.DataFrame([(3, "variable", m, p, r) for m in (4, 8) for p, r in (("rand", 0.2), ("prob", 0.5),
+                                                                                ("probv", 0.4))],
+                        columns=["streams", "rates", "memory", "policy", "ratio"])
+    checks = shedding_checks(rows, {})
+    assert [c.ok for c in checks] == [True, False] and "0 of 2" in checks[1].text
+
+
+def test_slow_figure_plots_each_block():
+    rows = pd.DataFrame([{"rates": r, "policy": p, "seed": s, "block": 10, "tuples": 25, "streams": 4,
+                          "blocks": json.dumps([1.0 + s, 2.0, 3.0]), "us_per_tuple": 2.0}
+                         for r in ("comparable", "switching") for p in ("nlw", "mw") for s in (0, 1)])
+    exp = {"figure": "slow", "policies": ["nlw", "mw"], "title": "t"}
+    stats = summary(rows, exp)
+    first = stats[(stats.tuples == 10)]
+    assert np.allclose(first["mean"], 1.5) and np.allclose(first["lo"], 1.0) and np.allclose(first["hi"], 2.0)
+    assert sorted(stats.tuples.unique()) == [10, 20, 25]  # the last block is partial
+    fig = wjoin_figure(rows, exp)
+    assert len(fig.data) == 4 and list(fig.data[0].x) == [10, 20, 25]
+
+
+def test_a_timed_run_that_misses_n_tuples_is_an_error(monkeypatch):
+    import shedding.studies.wjoin_runner as runner
+
+    monkeypatch.setattr(runner, "exact_of", lambda *point: 10**9)
+    with pytest.raises(ShedError, match="exact count is 1,000,000,000"):
+        execute(WJoinRun("t", "svc", "service", 2, "comparable", 30, 3, 3, 1.0, 0, "mw", repeats=1))
