@@ -96,21 +96,17 @@ def attribute_columns(wl: Workload, attrs: tuple[str, ...]) -> list[np.ndarray]:
 def band_results(wl: Workload, opts: BandOptions, names: list[str], memory: int,
                  split: tuple[int, int] | None, seed: int) -> list[dict[str, Any]]:
     """One result dict per policy (exact, online policies, opt, optv) on the band join."""
-    from shedding.band.opt import solve_band_opt
-    from shedding.band.simulate import BandReference, simulate_band
+    from shedding.band.simulate import BandReference
+    from shedding.run import run_policy
 
     bw = BandWorkload.of(wl, attribute_columns(wl, opts.attrs), [str(e) for e in opts.eps], opts.attrs)
     ref = BandReference.of(bw)
     extra = {"predicate": "band", "eps": eps_texts(bw), "attrs": list(opts.attrs)}
     rows = []
     for name in names:
-        if name in ("opt", "optv"):
-            res = solve_band_opt(bw, memory, split if name == "opt" else None,
-                                 allocation="variable" if name == "optv" else "fixed", reference=ref)
-            rows.append(res.as_dict() | extra)
-            continue
-        res = simulate_band(bw, name, memory, memory_split=split, seed=seed, bins=opts.bins,
-                            estimator=opts.estimator, reference=ref)
-        rows.append(res.as_dict() | extra | {"options": {} if name == "exact" else {
-            "estimator": opts.estimator, "policy_seed": seed if name.startswith("rand") else None}})
+        res = run_policy(bw, name, memory, memory_split=split, estimator=opts.estimator, seed=seed, reference=ref,
+                         bins=opts.bins)
+        options = {} if name in ("exact", "opt", "optv") else {
+            "estimator": opts.estimator, "policy_seed": seed if name.startswith("rand") else None}
+        rows.append(res.as_dict() | extra | ({"options": options} if name not in ("opt", "optv") else {}))
     return rows

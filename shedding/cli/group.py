@@ -26,6 +26,7 @@ from rich.table import Table
 
 from shedding.cli.bmj import bmj_command
 from shedding.errors import ShedError
+from shedding.run import POLICY_NAMES
 from shedding.cli.stream_join import stream_join
 from shedding.cli.wjoin import compare_wjoin, wjoin_command
 
@@ -65,8 +66,8 @@ app = typer.Typer(
 out = Console()
 err = Console(stderr=True)
 
-ONLINE_POLICIES = ["exact", "rand", "prob", "life", "randv", "probv", "lifev", "surv", "survv", "dual", "dualv",
-                   "fluid", "fluidv", "opt", "optv"]
+#: every --policy name, from the one registry (shedding.run)
+ONLINE_POLICIES = list(POLICY_NAMES)
 #: The keys of every JSON row of simulate and opt, in order (docs/shed-output.schema.json).
 ROW_FIELDS = ("policy", "outputs", "exact", "ratio", "arm", "memory", "memory_r", "memory_s", "seconds",
               "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed", "correlation",
@@ -123,13 +124,9 @@ COMPARE_MAX_GRAPH_HELP = ("OPT/OPTV runs: solve exactly when the network's estim
 
 
 def _policies(text: str) -> list[str]:
-    names = [p.strip().lower() for p in text.split(",") if p.strip()]
-    if not names:
-        raise ShedError("--policy is empty; give one or more of " + ", ".join(ONLINE_POLICIES))
-    for name in names:
-        if name not in ONLINE_POLICIES:
-            raise ShedError(f"unknown policy {name!r}; choose from {', '.join(ONLINE_POLICIES)}")
-    return names
+    from shedding.run import check_policies
+
+    return check_policies(text, "--policy")
 
 
 def _workload(workload: Optional[Path], zipf_skew: float, domain: int, length: int, seed: int,
@@ -247,8 +244,9 @@ def simulate(
     Example: shed simulate --policy exact,rand,prob,life --window 400 --memory 200
     """
     from shedding.cli.band import check_band_options
-    from shedding.online import Reference, simulate as run
+    from shedding.online import Reference
     from shedding.online.estimators import check_estimator
+    from shedding.run import run_policy
 
     names = _policies(policy)
     split = _parse_split(memory_split)
@@ -270,16 +268,9 @@ def simulate(
     _warm_up(names)
     with _busy("running the policies..."):
         for name in names:
-            if name in ("opt", "optv"):
-                from shedding.offline import solve_opt
-
-                opt = solve_opt(wl, m, split if name == "opt" else None,
-                                allocation="variable" if name == "optv" else "fixed", max_graph_bytes=max_graph_bytes)
-                rows.append(_row(wl, m, opt.as_dict()))
-                continue
-            res = run(wl, name, m, memory_split=split, estimator=estimator, decay=decay, seed=policy_seed,
-                      reference=ref)
-            options = {} if name == "exact" else {
+            res = run_policy(wl, name, m, memory_split=split, estimator=estimator, decay=decay, seed=policy_seed,
+                             reference=ref, max_graph_bytes=max_graph_bytes)
+            options = {} if name in ("exact", "opt", "optv") else {
                 "estimator": estimator, "decay": decay if estimator == "online" else None,
                 "policy_seed": policy_seed if name.startswith("rand") else None}
             rows.append(_row(wl, m, res.as_dict(), **options))

@@ -1,11 +1,27 @@
-"""Online shedding: the join operator, its policies and estimators, and the batch simulator."""
+"""Online shedding: the join operator, its policies and estimators, and the batch simulator.
 
-from shedding.online.engine import FeedResult, JoinOperator
-from shedding.online.estimators import OnlineEstimator, StaticEstimator, make_estimator
-from shedding.online.policies import POLICIES, Policy, get_policy
-from shedding.online.simulator import Reference, simulate
+Names are imported on first use (PEP 562), so that reading the policy registry does not load
+numba.
+"""
 
-__all__ = [
-    "FeedResult", "JoinOperator", "OnlineEstimator", "StaticEstimator", "make_estimator",
-    "POLICIES", "Policy", "get_policy", "Reference", "simulate",
-]
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+#: public name -> the module that defines it
+_EXPORTS = {
+    "FeedResult": "engine", "JoinOperator": "engine",
+    "OnlineEstimator": "estimators", "StaticEstimator": "estimators", "make_estimator": "estimators",
+    "POLICIES": "policies", "Policy": "policies", "get_policy": "policies",
+    "Reference": "simulator", "simulate": "simulator",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value

@@ -33,8 +33,8 @@ import math
 import numpy as np
 from numba import njit
 
-# policy kinds; SURV and DUAL are ours (issue 11): ranked like PROB and LIFE, with float values
-PROB, LIFE, RAND, SCHEDULE, SURV, DUAL = 0, 1, 2, 3, 4, 5
+# the policy kinds (SURV and DUAL rank like PROB and LIFE, with float values)
+from shedding.online.kinds import DUAL, LIFE, PROB, RAND, SCHEDULE, SURV  # noqa: F401 (K.PROB, ...)
 
 # node columns
 N_SEQ, N_TIME, N_KEY, N_SIDE, N_GPREV, N_GNEXT, N_CPREV, N_CNEXT, N_POS = range(9)

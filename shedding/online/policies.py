@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shedding.errors import ShedError
-from shedding.online.kernel import DUAL, LIFE, PROB, RAND, SCHEDULE, SURV
+from shedding.online.kinds import DUAL, LIFE, PROB, RAND, SCHEDULE, SURV
 
 #: DUAL's price as a multiple of the fluid price, learned from OPT on training seeds
 #: (benchmarks/train_dual.py; fixed and variable split)
@@ -28,17 +28,18 @@ class Policy:
     variable: bool
     summary: str
     alpha: float = 1.0  # DUAL: the price is alpha times the fluid price
+    replay: bool = False  # replays a given schedule (OPT's, §3.2) instead of choosing
 
 
 POLICIES: dict[str, Policy] = {
     p.name: p
     for p in (
+        Policy("rand", RAND, False, "drop uniformly at random (§4 baseline)"),
         Policy("prob", PROB, False, "drop the lowest partner-arrival probability first (§3.3.1)"),
         Policy("life", LIFE, False, "drop the lowest probability x remaining lifetime first (§3.3.2)"),
-        Policy("rand", RAND, False, "drop uniformly at random (§4 baseline)"),
+        Policy("randv", RAND, True, "RAND with a variable R/S memory split (§4.3)"),
         Policy("probv", PROB, True, "PROB with a variable R/S memory split (§4.3)"),
         Policy("lifev", LIFE, True, "LIFE with a variable R/S memory split"),
-        Policy("randv", RAND, True, "RAND with a variable R/S memory split (§4.3)"),
         Policy("surv", SURV, False, "drop the lowest expected output p x min(remaining life, mean residence time) "
                "first (ours)"),
         Policy("survv", SURV, True, "SURV with a variable R/S memory split"),
@@ -47,8 +48,8 @@ POLICIES: dict[str, Policy] = {
         Policy("dualv", DUAL, True, "DUAL with a variable R/S memory split", DUAL_ALPHA_V),
         Policy("fluid", DUAL, False, "DUAL at the fluid price itself, nothing learned (ours)"),
         Policy("fluidv", DUAL, True, "FLUID with a variable R/S memory split"),
-        Policy("opt-schedule", SCHEDULE, False, "replay a given schedule, fixed split"),
-        Policy("optv-schedule", SCHEDULE, True, "replay a given schedule, variable split"),
+        Policy("opt-schedule", SCHEDULE, False, "replay a given schedule, fixed split", replay=True),
+        Policy("optv-schedule", SCHEDULE, True, "replay a given schedule, variable split", replay=True),
     )
 }
 
@@ -58,7 +59,7 @@ def get_policy(name: str) -> Policy:
     try:
         return POLICIES[name.strip().lower()]
     except KeyError:
-        valid = ", ".join(n for n in POLICIES if "schedule" not in n)
+        valid = ", ".join(n for n, p in POLICIES.items() if not p.replay)
         raise ShedError(f"unknown policy {name!r}; choose from {valid}") from None
 
 

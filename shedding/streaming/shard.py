@@ -32,7 +32,7 @@ from shedding.streaming.partition import check_shards, shard_budgets
 
 #: the shedding choices: "none" is the exact window join, the rest are the online policies of
 #: :mod:`~shedding.online.policies` (the §3.3 / §4 ones and ours), every one the simulator runs
-SHEDDING = ("none", *(name for name in POLICIES if "schedule" not in name))
+SHEDDING = ("none", *(name for name, p in POLICIES.items() if not p.replay))
 #: side codes of the unioned input: R, S, the end-of-input marker and a row that failed to parse
 R, S, END, BAD = 0, 1, 2, 3
 _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with the data)

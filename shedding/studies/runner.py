@@ -91,6 +91,7 @@ def execute(spec: dict, streams: dict | None = None, max_graph_bytes: int | None
     ``outputs``, ``ratio`` and ``arm`` unknown (NaN): ``outputs`` is OPT's output only when
     ``opt_kind`` is "exact"."""
     from shedding.online import simulate
+    from shedding.run import run_policy
 
     s = RunSpec(**spec)
     wl = workload_of(s, streams)
@@ -105,7 +106,7 @@ def execute(spec: dict, streams: dict | None = None, max_graph_bytes: int | None
             replay = simulate(wl, f"{s.policy}-schedule", s.memory, schedule=opt.schedule, samples=SHARE_SAMPLES)
             share = replay.share_time, replay.share_r, replay.share_s
     else:
-        res = simulate(wl, s.policy, s.memory, seed=s.seed, estimator=s.estimator, samples=SHARE_SAMPLES)
+        res = run_policy(wl, s.policy, s.memory, seed=s.seed, estimator=s.estimator, samples=SHARE_SAMPLES)
         outputs, exact, arm = res.outputs, res.exact, res.arm
         if s.share and res.share_time is not None:
             share = res.share_time, res.share_r, res.share_s

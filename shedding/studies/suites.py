@@ -24,14 +24,14 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from shedding.errors import ShedError
+from shedding.run import POLICY_NAMES
 
 SHIPPED = ("quick", "paper", "weather-sample", "weather", "policies")
 #: every shipped suite name, the W-join and bestmatch suites (their own loaders) included
 ALL_SHIPPED = (*SHIPPED, "wjoin", "wjoin-full", "bestmatch")
 FIGURES = ("memory", "skew", "domain", "share")
 Y_AXES = ("outputs", "ratio_opt", "ratio")
-POLICIES = ("exact", "rand", "prob", "life", "randv", "probv", "lifev", "surv", "survv", "dual", "dualv", "fluid",
-            "fluidv", "opt", "optv")
+POLICIES = POLICY_NAMES  # the one registry (shedding.run)
 DATASETS = ("zipf", "synop-sample", "files")  # files: --r/--s given to shed compare
 CORRELATIONS = ("independent", "same", "reversed")
 # fields of a run that may be given per suite, per experiment, and as lists

@@ -1,0 +1,99 @@
+"""Run any policy by name: EXACT, an online policy of the registry, or OPT / OPTV.
+
+One dispatch for every caller (``shed simulate``, the study runners, ``shed explain``, the
+streaming join's report), so that a policy name means the same run everywhere:
+
+* ``exact``: the full window join (Das, Gehrke, Riedewald 2003, §2.1), the ceiling;
+* the online policies of :data:`shedding.online.policies.POLICIES` (PROB, LIFE, RAND, §3.3 and
+  §4, their variable-split forms and the project's own), run by the one join operator;
+* ``opt`` / ``optv``: the offline optimum with a fixed or variable split, by min-cost flow (§3.2).
+
+A workload with a band predicate (:class:`~shedding.band.predicate.BandWorkload`) runs on the
+band join's operator and network instead; the names are the same.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from shedding.errors import ShedError
+from shedding.online.policies import POLICIES
+
+if TYPE_CHECKING:
+    from shedding.band.predicate import BandWorkload
+    from shedding.model import RunResult, Workload
+    from shedding.offline.opt import OptResult
+
+#: The offline optimum by allocation: OPT (fixed split) and OPTV (variable split), §3.2.
+OFFLINE = {"opt": "fixed", "optv": "variable"}
+#: Every policy a user can name, in the order they are listed: EXACT, the online policies of the
+#: registry, then the offline optimum.
+POLICY_NAMES: tuple[str, ...] = ("exact", *(name for name, p in POLICIES.items() if not p.replay), *OFFLINE)
+
+
+def check_policies(names: str | list[str], what: str = "policy") -> list[str]:
+    """Policy names from a comma list (any case), each one of :data:`POLICY_NAMES`; ``what``
+    names the parameter in the error."""
+    items = names.split(",") if isinstance(names, str) else list(names)
+    chosen = [n.strip().lower() for n in items if n.strip()]
+    if not chosen:
+        raise ShedError(f"{what} is empty; give one or more of {', '.join(POLICY_NAMES)}")
+    for name in chosen:
+        if name not in POLICY_NAMES:
+            raise ShedError(f"unknown policy {name!r}; choose from {', '.join(POLICY_NAMES)}")
+    return chosen
+
+
+def run_policy(
+    wl: Workload | BandWorkload,
+    policy: str,
+    memory: int,
+    *,
+    memory_split: tuple[int, int] | None = None,
+    estimator: str = "static",
+    decay: float = 1.0,
+    seed: int = 0,
+    reference: Any = None,
+    max_graph_bytes: int | None = None,
+    samples: int = 2000,
+    bins: int = 1024,
+) -> RunResult | OptResult:
+    """Run ``policy`` with ``memory`` tuples on ``wl`` and return its result (``as_dict()`` gives
+    the JSON row).
+
+    ``memory_split`` (M_R, M_S) applies to the fixed-split policies and OPT; ``estimator``,
+    ``decay`` and ``seed`` (RAND's draws) to the online policies; ``reference`` is EXACT's
+    precomputed reference for the workload (:class:`~shedding.online.simulator.Reference`, or the
+    band join's), shared by the policies of one workload; ``max_graph_bytes`` bounds OPT's
+    network; ``samples`` is how often the R share of memory is sampled; ``bins`` the band join's
+    histogram bins.
+    """
+    from shedding.band.predicate import BandWorkload
+
+    name = check_policies([policy])[0]
+    if isinstance(wl, BandWorkload):
+        return _run_band(wl, name, memory, memory_split, estimator, seed, reference, bins)
+    if name in OFFLINE:
+        from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, solve_opt
+
+        return solve_opt(wl, memory, memory_split if name == "opt" else None, allocation=OFFLINE[name],
+                         max_graph_bytes=DEFAULT_MAX_GRAPH_BYTES if max_graph_bytes is None else max_graph_bytes)
+    from shedding.online.simulator import simulate
+
+    return simulate(wl, name, memory, memory_split=memory_split, estimator=estimator, decay=decay, seed=seed,
+                    reference=reference, samples=samples)
+
+
+def _run_band(bw: BandWorkload, name: str, memory: int, memory_split: tuple[int, int] | None, estimator: str,
+              seed: int, reference: Any, bins: int) -> RunResult | OptResult:
+    """The band join's counterpart of :func:`run_policy` (no decay: band histograms count every
+    arrival equally)."""
+    if name in OFFLINE:
+        from shedding.band.opt import solve_band_opt
+
+        return solve_band_opt(bw, memory, memory_split if name == "opt" else None, allocation=OFFLINE[name],
+                              reference=reference)
+    from shedding.band.simulate import simulate_band
+
+    return simulate_band(bw, name, memory, memory_split=memory_split, seed=seed, bins=bins, estimator=estimator,
+                         reference=reference)
