@@ -81,10 +81,14 @@ def stream_join(
     Example: shed stream-join --r zipf:1:650 --s zipf:1:650 --window 500 --memory 500 --shedding prob --out out/sj
     """
     from shedding.model import check_memory
-    from shedding.streaming.job import StreamJob, inspect_source, observed, parse_trigger, run, write_zipf_sources
+    from shedding.streaming.job import StreamJob, parse_trigger, run
+    from shedding.streaming.results import observed
     from shedding.streaming.shard import JoinSpec
+    from shedding.streaming.sources import inspect_source, write_zipf_sources
 
-    parse_trigger(trigger)
+    bounded = parse_trigger(trigger)[1]
+    if report and not bounded:
+        raise ShedError("--report needs a bounded input: use --trigger available-now or once")
     if max_files is not None and max_files < 1:
         raise ShedError(f"--max-files-per-trigger must be >= 1, got {max_files}")
     from shedding.cli.group import _parse_split
@@ -120,10 +124,15 @@ def stream_join(
             rows = sum(src["numInputRows"] for src in p["sources"])
             status.update(f"batch {p['batchId']}: {rows:,} rows in, {observed(p).get('outputs', 0):,} pairs out")
 
+    def write_report(spark, summary: dict, table) -> dict:
+        from shedding.streaming.report import stream_report
+
+        return {"report": str(stream_report(spark, job, summary, None if table == "online" else table))}
+
     if status is not None:
         status.start()
     try:
-        summary = run(job, progress, report)
+        summary = run(job, progress, write_report if report else None)
     finally:
         if status is not None:
             status.stop()
