@@ -12,8 +12,11 @@ import numpy as np
 
 
 def reference_run(side, time, key, window, memory_r, memory_s, warmup, policy, variable,
-                  estimator="static", memory=None, valuer=None):
+                  estimator="static", memory=None, valuer=None, budget_at=None):
     """Returns (outputs, sorted pairs, left per tuple, admitted per tuple).
+
+    ``budget_at(t)``, if given, returns the budgets (M, M_R, M_S) of step t's admission instead of
+    the fixed ones (a budget changed between feeds, ``JoinOperator.set_memory``).
 
     ``valuer(t, batch, counts, totals)``, if given, is called every step before admission and returns
     the value function ``value(x)`` that replaces the policy's priority (for the policies of issue 11)."""
@@ -74,6 +77,8 @@ def reference_run(side, time, key, window, memory_r, memory_s, warmup, policy, v
             return (base, time[x], side[x], x)
 
         cands.sort(key=prio)
+        if budget_at is not None:
+            total, memory_r, memory_s = budget_at(t)
         if variable:
             dropped = cands[: max(0, len(cands) - total)]
         else:

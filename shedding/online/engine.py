@@ -240,6 +240,26 @@ class JoinOperator:
         self._last_time = int(time[-1])
         return FeedResult(int(outputs), dep[:n_dep], share[:n_share], pairs[:n_pairs])
 
+    def set_memory(self, memory: int, memory_split: tuple[int, int] | None = None) -> np.ndarray:
+        """Change the budget between feeds: M (and M_R, M_S; default M // 2, M - M // 2). A lower
+        budget takes effect at once, as if it had held at the admission of the last fed time step:
+        the lowest-priority tuples leave memory now. Returns their departure rows (seq, left,
+        admitted)."""
+        if self.policy.kind == K.SCHEDULE:
+            raise ShedError(f"policy {self.policy.name} replays a schedule made for one budget; its memory is fixed")
+        self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
+        sc = self._sc
+        sc[K.P_M], sc[K.P_MR], sc[K.P_MS] = self.memory, self.memory_r, self.memory_s
+        n_r, n_s = self.in_memory
+        over = (max(0, n_r + n_s - self.memory) if self.policy.variable
+                else max(0, n_r - self.memory_r) + max(0, n_s - self.memory_s))
+        if over == 0:
+            return _EMPTY_ROWS
+        draws = self._rng.random(over) if self.policy.kind == K.RAND else np.zeros(over)
+        dep = np.zeros((over, 3), dtype=np.int64)
+        n_dep = K.shrink(self._state(), draws, dep)
+        return dep[:n_dep]
+
     def finish(self) -> np.ndarray:
         """End of stream: the tuples still in memory stay until they expire. Returns their
         departure rows (seq, left, admitted)."""

@@ -695,6 +695,22 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
 
 
 @njit(cache=True)
+def shrink(st, draws, dep):
+    """Evict down to the budgets, lowered between feeds, at the last processed time t: lowest
+    priority first (RAND uniformly, its j-th eviction drawing ``draws[j]``), so memory holds what
+    the admission at t would have kept under the new budgets."""
+    node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
+    t = sc[SC_LAST_T]
+    n_dep = 0
+    for part in range(1 if sc[P_VARIABLE] else 2):
+        while _over_budget(sc, part, 0):
+            v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep])
+            adm = 1 if node[v, N_TIME] < t else 0
+            n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t)
+    return n_dep
+
+
+@njit(cache=True)
 def flush(st, dep):
     """End of stream: every tuple still in memory is kept until it expires."""
     node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
