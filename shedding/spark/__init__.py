@@ -21,6 +21,15 @@ from shedding.spark.local_fs import NIO_FS, nio_fs_jar
 from shedding.spark.workers import worker_python
 
 
+#: the JVM option that points log4j at this package's configuration (warnings and errors only)
+LOG_OPTION = f"-Dlog4j2.configurationFile={resources.files('shedding.spark').joinpath('log4j2.properties')}"
+
+
+def _cache() -> Path:
+    """This package's cache folder (the JVM log, the launcher, the compiled file system)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "shedding"
+
+
 def check_master(master: str) -> None:
     """Refuse an unknown or unreachable master with a one-line error."""
     if master.startswith("local"):
@@ -38,18 +47,34 @@ def check_master(master: str) -> None:
                             "start it or check --master") from None
 
 
+def effective_master(master: str) -> str:
+    """The master a session will run on: ``master``, or under ``spark-submit`` the one it was given."""
+    if "PYSPARK_GATEWAY_PORT" not in os.environ:
+        return master
+    from pyspark import SparkConf
+
+    return SparkConf().get("spark.master", master)
+
+
 @contextmanager
-def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log: Path | None = None
-                  ) -> Iterator["object"]:
+def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log: Path | None = None,
+                  ui: bool = False, remote: str | None = None) -> Iterator["object"]:
     """A SparkSession on ``master`` whose Python workers use this interpreter; stopped on exit.
 
     ``jvm_log``: the file that takes everything the JVM it starts writes to stderr, instead of the
     terminal: the Java launcher's warnings and the start-up chatter of Spark's Python runners, which
-    bypass log4j (default ``$XDG_CACHE_HOME/shedding/spark-jvm.log``)."""
+    bypass log4j (default ``$XDG_CACHE_HOME/shedding/spark-jvm.log``). ``ui`` keeps Spark's web UI
+    (off by default). ``remote``: a Spark Connect URL (``sc://HOST:PORT``, or ``local[N]`` for a
+    server started in this process, which needs the ``pyspark[connect]`` extra) instead of a master.
+    Under ``spark-submit`` its master and JVM rule, and Spark logs warnings only (not every query
+    plan and progress report)."""
+    if remote is not None:
+        yield from _connect_session(remote, app_name, jvm_log)
+        return
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # under spark-submit: its --master and JVM rule
     if not submitted:
         check_master(master)
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "shedding"
+    cache = _cache()
     # embedded sessions: Python processes start without the bundled pyspark.zip (see spark_python)
     jvm_log = jvm_log or cache / "spark-jvm.log"
     embedded = master.startswith("local") and not submitted
@@ -60,14 +85,13 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
     logging.getLogger("py4j").setLevel(logging.CRITICAL)  # its errors reach us as exceptions
     from pyspark.sql import SparkSession
 
-    log_config = resources.files("shedding.spark").joinpath("log4j2.properties")
     builder = SparkSession.builder if submitted else SparkSession.builder.master(master)
     builder = (
         builder.appName(app_name)
         # read by the JVM at start-up, so Spark's own start-up lines are filtered too
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
-        .config("spark.executor.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
-        .config("spark.ui.enabled", "false")
+        .config("spark.driver.extraJavaOptions", LOG_OPTION)
+        .config("spark.executor.extraJavaOptions", LOG_OPTION)
+        .config("spark.ui.enabled", str(ui).lower())
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.pyspark.python", python)
         .config("spark.python.worker.reuse", "true")
@@ -82,6 +106,47 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
     except Exception as exc:  # py4j/Java start-up failures come in many types
         raise ShedError(f"cannot start Spark on {master} ({' '.join(str(exc).split())[:200]}); "
                         f"check Java 17+ and --master (the JVM's output is in {jvm_log})") from None
+    if submitted:
+        spark.sparkContext.setLogLevel("WARN")
+    try:
+        yield spark
+    finally:
+        spark.stop()
+
+
+def _connect_session(remote: str, app_name: str, jvm_log: Path | None) -> Iterator["object"]:
+    """A Spark Connect session on ``remote`` (for ``local[N]``, a server in this process whose JVM
+    writes to ``jvm_log``); stopped on exit."""
+    try:
+        from pyspark.sql.connect.utils import check_dependencies
+
+        check_dependencies()
+    except ImportError as exc:
+        raise ShedError(f"Spark Connect needs the pyspark[connect] extra ({exc}); pip install 'pyspark[connect]'") \
+            from None
+    from pyspark.sql import SparkSession
+
+    if remote.startswith("sc://"):
+        url = urlparse(remote)
+        try:
+            with socket.create_connection((url.hostname, url.port or 15002), timeout=5):
+                pass
+        except OSError as exc:
+            raise ShedError(f"cannot reach the Spark Connect server at {url.hostname}:{url.port or 15002} "
+                            f"({exc.strerror or exc}); start it or check --remote") from None
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # an in-process server's Python workers
+    builder = SparkSession.builder.remote(remote).appName(app_name)
+    log = None
+    if remote.startswith("local"):
+        log = jvm_log or _cache() / "spark-jvm.log"
+        builder = builder.config("spark.ui.showConsoleProgress", "false").config("spark.driver.extraJavaOptions",
+                                                                                 LOG_OPTION)
+    try:
+        with _stderr_to(log):
+            spark = builder.getOrCreate()
+    except Exception as exc:  # grpc and py4j failures come in many types
+        raise ShedError(f"cannot start a Spark Connect session on {remote} ({' '.join(str(exc).split())[:200]})") \
+            from None
     try:
         yield spark
     finally:

@@ -7,7 +7,7 @@ compiled bytecode, so every Python process Spark starts compiles pyspark again: 
 machine against 0.13 s for the same imports from the installed package. A long-lived executor
 worker pays it once, but ``transformWithStateInPandas`` starts a fresh Python process on the driver
 to plan every query's first micro-batch (to learn the processor's state variables), so each
-streaming query start paid it (issue 9, "Speed and memory").
+streaming query start paid it.
 
 :func:`worker_python` writes a small launcher that drops exactly that zip from ``PYTHONPATH`` and
 runs this interpreter, which then imports the installed pyspark the zip copies. It is used only
@@ -20,8 +20,12 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
+import subprocess
 import sys
+from functools import lru_cache
 from pathlib import Path
+
+from shedding.errors import ShedError
 
 _LAUNCHER = """#!/bin/sh
 # Written by shedding.spark.workers: run {python} without pyspark.zip, a copy of the installed
@@ -61,3 +65,24 @@ def worker_python(cache: Path) -> str:
         tmp.chmod(0o755)
         os.replace(tmp, target)  # concurrent sessions see one whole launcher
     return str(target)
+
+
+@lru_cache(maxsize=None)
+def _imports_shedding(python: str) -> bool:
+    try:
+        return subprocess.run([python, "-c", "import shedding"], capture_output=True, timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def check_worker_python(spark) -> None:
+    """Refuse a session whose Python workers cannot import this package (they would fail inside
+    the first micro-batch with "No module named 'shedding'"). Spark starts them with
+    ``PYSPARK_PYTHON`` (or ``spark.pyspark.python``), ``python3`` by default. A Spark Connect
+    session runs them on its server, which is not checked here."""
+    context = getattr(spark, "sparkContext", None) if not type(spark).__module__.startswith("pyspark.sql.connect") \
+        else None
+    python = getattr(context, "pythonExec", None) if context is not None else None
+    if python and not _imports_shedding(python):
+        raise ShedError(f"Spark's Python workers run {python}, which cannot import shedding; set PYSPARK_PYTHON to "
+                        f"an interpreter that has it (this one: {sys.executable}) before the Spark session starts")

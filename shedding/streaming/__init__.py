@@ -4,14 +4,18 @@
   time step is complete and drives the same :class:`~shedding.online.engine.JoinOperator` as the
   simulator;
 * :mod:`~shedding.streaming.partition`: which shard a key belongs to, and each shard's memory;
+* :mod:`~shedding.streaming.budget`: one memory budget re-divided over the shards every micro-batch;
+* :mod:`~shedding.streaming.replay`: the shards run without Spark, micro-batch by micro-batch;
 * :mod:`~shedding.streaming.spark_join`: ``semantic_window_join``, one ShardJoin per shard inside
-  ``transformWithStateInPandas`` (:mod:`~shedding.streaming.processor`), with its frequency table
-  (:mod:`~shedding.streaming.frequencies`);
+  ``transformWithStateInPandas`` (:mod:`~shedding.streaming.processor`), over its inputs as tagged
+  rows (:mod:`~shedding.streaming.inputs`, event time by :mod:`~shedding.streaming.event_time`),
+  with its frequency table (:mod:`~shedding.streaming.frequencies`);
 * :mod:`~shedding.streaming.native`: Spark's own stream-stream join of the same window, the baseline;
 * :mod:`~shedding.streaming.job`: the ``shed stream-join`` job (checkpoint, query), over its file
   sources (:mod:`~shedding.streaming.sources`), the end of a bounded input
-  (:mod:`~shedding.streaming.end_of_input`), Spark settings (:mod:`~shedding.streaming.tuning`)
-  and the tables it writes (:mod:`~shedding.streaming.results`).
+  (:mod:`~shedding.streaming.end_of_input`), Spark settings (:mod:`~shedding.streaming.tuning`),
+  paths a cluster shares (:mod:`~shedding.streaming.paths`) and the tables it writes
+  (:mod:`~shedding.streaming.results`).
 
 Nothing is imported here, so that ``shed --help`` does not load Spark.
 """

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -26,6 +27,28 @@ from shedding.streaming.sources import StreamSource, source_files
 END_DIR, BATCH_PLAN = "end-of-input", "batches.json"
 #: seconds between two looks at a running query: the end of a bounded run is noticed this late at most
 POLL_SECONDS = 0.05
+#: seconds a stop waits for the running micro-batch to commit before it interrupts it (a batch cut
+#: short is not committed: a rerun replays it)
+STOP_SECONDS = 60.0
+
+
+class EndOfInput:
+    """The end of a bounded input for a library user, handled as ``shed stream-join`` does: pass
+    it as ``semantic_window_join(..., end_of_input=EndOfInput(folder))``, start the query, then
+    call :meth:`finish`. ``folder`` (empty, one per query, beside its checkpoint) takes the marker."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+
+    def frame(self, spark):
+        """The marker's stream (a text file source on ``folder``)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        return spark.readStream.format("text").load(str(self.folder))
+
+    def finish(self, query, progress: Callable[[dict], None] | None = None) -> list[dict]:
+        """Drop the marker once the query has drained its sources, wait for the micro-batch that
+        joins it, stop the query; returns the query's recent progress reports."""
+        return await_query(query, progress, self.folder)
 
 
 def query_error(exc: Exception) -> ShedError:
@@ -39,13 +62,16 @@ def query_error(exc: Exception) -> ShedError:
 
 
 def await_query(query, progress: Callable[[dict], None] | None, end_dir: Path | None = None,
-                ahead: Path | None = None) -> list[dict]:
+                ahead: Path | None = None, stop: threading.Event | None = None) -> list[dict]:
     """Wait for the query's end (for a bounded input, :func:`drain` ends it, dropping the
     end-of-input marker once ``ahead`` exists, see :func:`marker_after`); returns its recent
     progress reports. The waiting runs in a helper thread, so that Ctrl-C reaches this thread
-    outside py4j (an interrupt inside a py4j call prints pages of tracebacks): it stops the query
-    and ends with one line."""
+    outside py4j (an interrupt inside a py4j call prints pages of tracebacks). Once ``stop`` is
+    set (or on Ctrl-C without one), the query is stopped between micro-batches: the committed ones
+    stay and a rerun continues after them. Without ``stop`` Ctrl-C ends with a one-line error."""
     box: dict = {}
+    stop = stop or threading.Event()
+    stopping_since: list[float] = []
 
     def watch() -> None:
         try:
@@ -59,6 +85,11 @@ def await_query(query, progress: Callable[[dict], None] | None, end_dir: Path | 
                 if end_dir is not None and drain(query, end_dir, last, seen, ahead):
                     query.stop()
                     break
+                if stop.is_set():
+                    stopping_since[:] = stopping_since or [time.monotonic()]
+                    if not query.status["isTriggerActive"] or time.monotonic() - stopping_since[0] > STOP_SECONDS:
+                        query.stop()
+                        break
                 seen = last or seen
             box["progress"] = list(query.recentProgress)
         except BaseException as exc:  # handed to the waiting thread
@@ -66,20 +97,21 @@ def await_query(query, progress: Callable[[dict], None] | None, end_dir: Path | 
 
     watcher = threading.Thread(target=watch, name="shed-stream-join", daemon=True)
     watcher.start()
-    try:
-        while watcher.is_alive():
+    interrupted = False
+    while watcher.is_alive():
+        try:
             watcher.join(0.5)
-    except KeyboardInterrupt:
-        query.stop()
-        watcher.join(60)
-        raise ShedError("interrupted; the committed micro-batches are kept, run the same command to continue") \
-            from None
+        except KeyboardInterrupt:
+            interrupted = True
+            stop.set()
     if "error" in box:
         from pyspark.errors import StreamingQueryException
 
         if isinstance(box["error"], StreamingQueryException):
             raise query_error(box["error"]) from None
         raise box["error"]
+    if interrupted:
+        raise ShedError("interrupted; the committed micro-batches are kept, run the same command to continue")
     return box["progress"]
 
 

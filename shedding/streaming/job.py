@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time as _time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,12 +26,13 @@ from shedding.errors import ShedError
 from shedding.online.estimators import StaticEstimator
 from shedding.streaming.end_of_input import (END_DIR, await_query, drop_marker, file_counts, marker_after,
                                              one_batch)
-from shedding.streaming.results import METRIC_TABLE, PAIRS, TOTALS, summarize
+from shedding.streaming.results import METRIC_TABLE, PAIRS, summarize
 from shedding.streaming.shard import JoinSpec
-from shedding.streaming.sources import StreamSource
+from shedding.streaming.sources import StreamSource, inspect_source
 from shedding.streaming.tuning import tune_checkpoint, tune_file_sources
 
 PARAMS = "shedding-job.json"  # beside the checkpoint and the output: the parameters they were made with
+SOURCES = "sources.json"  # in the checkpoint: the sources as the first start inspected them
 
 
 def parse_trigger(text: str) -> tuple[dict, bool]:
@@ -60,17 +62,37 @@ class StreamJob:
     trigger: str = "available-now"
     max_files_per_trigger: int | None = None
     master: str = "local[*]"
+    key: tuple[str, ...] = ("key",)
+    time: str = "time"
+    step: int | str | None = None  # the time step (see shedding.streaming.event_time); the spec counts steps
+    ui: bool = False  # keep Spark's web UI
+    remote: str | None = None  # a Spark Connect URL instead of the master
     params: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         parse_trigger(self.trigger)
         self.params = {"spec": self.spec.as_dict(), "r": str(self.r.path.resolve()), "s": str(self.s.path.resolve()),
-                       "format": [self.r.fmt, self.s.fmt], "estimator": self.estimator}
+                       "format": [self.r.fmt, self.s.fmt], "estimator": self.estimator, "key": list(self.key),
+                       "time": self.time, "step": self.step}
+
+
+def job_sources(checkpoint: Path, r: Path, s: Path, fmt: str | None, key: tuple[str, ...] = ("key",),
+                time: str = "time") -> tuple[StreamSource, StreamSource]:
+    """The two sources: as the first start of this checkpoint found them (a restart reads no file,
+    so a file the stream already took cannot block it), or inspected now
+    (:func:`~shedding.streaming.sources.inspect_source`)."""
+    kept = checkpoint / SOURCES
+    if kept.is_file():
+        stored = json.loads(kept.read_text())
+        return StreamSource.from_dict(stored["r"]), StreamSource.from_dict(stored["s"])
+    return inspect_source(r, fmt, "stream R", key, time), inspect_source(s, fmt, "stream S", key, time)
 
 
 def check_params(job: StreamJob) -> None:
     """Refuse a checkpoint or output folder made with other parameters; record them on a first start."""
     for folder, what in ((job.checkpoint, "--checkpoint"), (job.out, "--out")):
+        if folder.exists() and not folder.is_dir():
+            raise ShedError(f"{what} {folder} is a file; give a folder (it is made if missing)")
         stored = folder / PARAMS
         if stored.exists():
             old = json.loads(stored.read_text())
@@ -81,8 +103,15 @@ def check_params(job: StreamJob) -> None:
         elif any((folder / part).exists() for part in (PAIRS, METRIC_TABLE, "spark")):
             raise ShedError(f"{what} {folder} holds results of another job; give a new folder")
     for folder in (job.checkpoint, job.out):
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / PARAMS).write_text(json.dumps(job.params, indent=1, sort_keys=True))
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / PARAMS).write_text(json.dumps(job.params, indent=1, sort_keys=True))
+        except OSError as exc:
+            raise ShedError(f"cannot write to {folder} ({exc.strerror or exc}); give a folder you can write to") \
+                from None
+    kept = job.checkpoint / SOURCES
+    if not kept.exists():
+        kept.write_text(json.dumps({"r": job.r.as_dict(), "s": job.s.as_dict()}, indent=1))
 
 
 def differences(old: dict, new: dict, prefix: str = "") -> list[str]:
@@ -110,17 +139,23 @@ def frequency_table(spark, job: StreamJob) -> str | StaticEstimator:
 
 
 def run(job: StreamJob, progress: Callable[[dict], None] | None = None,
-        after: Callable[[object, dict, str | StaticEstimator], dict] | None = None) -> dict:
+        after: Callable[[object, dict, str | StaticEstimator], dict] | None = None,
+        stop: threading.Event | None = None, on_start: Callable[[object], None] | None = None) -> dict:
     """Run the job on its own Spark session and return its summary. ``after(spark, summary,
     estimator)``, if given, runs on that session once the query has ended; the entries it returns
-    are added to the summary (the command writes its report so)."""
+    are added to the summary (the command writes its report so). Setting ``stop`` stops the query
+    between micro-batches (see :func:`~shedding.streaming.end_of_input.await_query`);
+    ``on_start(spark)`` is called once the session is up."""
     from shedding.spark import spark_session
 
     check_params(job)
     started = _time.perf_counter()
-    with spark_session(job.master, "shed stream-join", jvm_log=job.checkpoint / "spark.log") as spark:
+    with spark_session(job.master, "shed stream-join", jvm_log=job.checkpoint / "spark.log", ui=job.ui,
+                       remote=job.remote) as spark:
+        if on_start is not None:
+            on_start(spark)
         queried = _time.perf_counter()
-        table = query(spark, job, progress)
+        table = query(spark, job, progress, stop=stop)
         summary = summarize(job.out) | {"seconds": round(_time.perf_counter() - started, 2),
                                         "query_seconds": round(_time.perf_counter() - queried, 2)}
         if after is not None:
@@ -138,11 +173,13 @@ def run_on(spark, job: StreamJob, progress: Callable[[dict], None] | None = None
 
 
 def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
-          trace: dict | None = None) -> str | StaticEstimator:
+          trace: dict | None = None, stop: threading.Event | None = None) -> str | StaticEstimator:
     """Run the job's query to its end. A bounded input ends with the end-of-input marker (see
     :func:`~shedding.streaming.end_of_input.drain`). Returns the estimator it used (``online`` or
     the static table)."""
-    from shedding.streaming.spark_join import configure_session, metric, semantic_window_join
+    from shedding.streaming.event_time import TimeAxis
+    from shedding.streaming.inputs import time_kind
+    from shedding.streaming.spark_join import configure_session, semantic_window_join
 
     trigger, bounded = parse_trigger(job.trigger)
     trace = {} if trace is None else trace
@@ -161,15 +198,18 @@ def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
     ahead = marker_after(job.checkpoint, max_files, files)  # before one_batch's marker: it records the first start
     if bounded and one_batch(job.checkpoint, max_files, files):
         drop_marker(end_dir)
+    r, s = job.r.reader(spark, max_files), job.s.reader(spark, max_files)
+    axis = TimeAxis.of(time_kind(r.schema[job.time].dataType, job.step), job.step)
     joined = semantic_window_join(
-        job.r.reader(spark, max_files), job.s.reader(spark, max_files),
-        window=spec.window, memory=spec.memory, shedding=spec.shedding, memory_split=spec.memory_split,
-        estimator=estimator, shards=spec.shards, payload={"r": spec.payload_r, "s": spec.payload_s}, seed=spec.seed,
-        warmup=spec.warmup, decay=spec.decay, strict=spec.strict,
-        end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True,
+        r, s, key=list(job.key), time=job.time, step=job.step, window=axis.units(spec.window), memory=spec.memory,
+        shedding=spec.shedding, memory_split=spec.memory_split, estimator=estimator, shards=spec.shards,
+        budget=spec.budget, allowed_lateness=axis.units(spec.lateness),
+        idle_timeout=None if spec.idle_timeout_ms is None else spec.idle_timeout_ms / 1000,
+        payload={"r": spec.payload_r, "s": spec.payload_s}, seed=spec.seed, warmup=spec.warmup, decay=spec.decay,
+        strict=spec.strict, end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True,
         metrics_dir=job.out / METRIC_TABLE, pairs_dir=job.out / PAIRS)
-    observed = joined.observe("shedding", *[metric(m, total=True) for m in TOTALS])
-    running = (observed.writeStream.queryName("shed_stream_join").format("noop")
+    running = (joined.writeStream.queryName("shed_stream_join").format("noop")
                .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
-    trace["progress"] += await_query(running, progress, end_dir if bounded else None, ahead if bounded else None)
+    trace["progress"] += await_query(running, progress, end_dir if bounded else None, ahead if bounded else None,
+                                     stop)
     return estimator

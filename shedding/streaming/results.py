@@ -17,6 +17,8 @@ import pandas as pd
 PAIRS, METRIC_TABLE = "pairs", "metrics"
 #: the metrics summed over shards and batches
 TOTALS = ("arrivals", "outputs", "shed", "late", "bad", "ended")
+#: the metrics of the state after a batch, summed over shards (observed per batch, not over batches)
+GAUGES = ("held", "memory_r", "memory_s", "state_bytes")
 
 
 def read_table(out: Path, name: str) -> pd.DataFrame:
@@ -46,3 +48,13 @@ def observed(progress) -> dict:
     """The ``shedding`` totals a progress report carries (observedMetrics), as a dict of numbers."""
     row = (progress["observedMetrics"] or {}).get("shedding")
     return {} if row is None else {k: v or 0 for k, v in row.asDict().items()}
+
+
+def progress_line(progress) -> str:
+    """One line on a micro-batch for a running job: input rate, state, and what was shed and late."""
+    o = observed(progress)
+    rate = progress.get("processedRowsPerSecond") or 0.0
+    return (f"batch {progress['batchId']}: {sum(src['numInputRows'] for src in progress['sources']):,} rows "
+            f"({rate:,.0f} rows/s), {o.get('outputs', 0):,} pairs; state {o.get('memory_r', 0) + o.get('memory_s', 0):,} "
+            f"tuples ({o.get('state_bytes', 0):,} bytes), held {o.get('held', 0):,}, shed {o.get('shed', 0):,}, "
+            f"late {o.get('late', 0):,}, bad {o.get('bad', 0):,}")

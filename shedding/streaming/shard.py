@@ -9,9 +9,23 @@ released once it is below it), then feeds them, in a canonical order, to the one
 frontier already released is *late*: counted and dropped (or refused in strict mode), never joined
 out of order. At the end of the input every held step is released.
 
-Within a time step tuples are ordered by side (R first), key, then payload, so the result does not
-depend on file or micro-batch boundaries, nor on the order Spark delivers rows in. The whole object
-pickles to one binary value (:meth:`to_bytes`), the shard's state between micro-batches.
+Lateness and idle sources (both off by default):
+
+* ``lateness`` L: a step is released only once both inputs are more than L steps past it, so a
+  tuple up to L steps behind the frontier still joins, in order; the held-back tuples are those of
+  the last L steps (plus the steps one input is ahead of the other);
+* ``idle_timeout_ms``: an input that has sent this shard no tuple for that long (in the processing
+  time of the micro-batches, which Spark keeps in its offset log, so a replayed batch sees the
+  same time) no longer holds the frontier back: the other input's steps are released as they
+  pass. Held-back tuples are then at most those that arrived within the timeout (plus L steps);
+  tuples the idle input sends later, below the released frontier, are late.
+
+Within a time step tuples are ordered by side (R first), key, original time, then payload, so the
+result does not depend on file or micro-batch boundaries, nor on the order Spark delivers rows in.
+Keys other than integers reach the shard as a 64-bit hash (the operator's key) with the original
+values carried along; a pair is output only if its original keys are equal, so two keys never
+join even if their hashes collide (they would then share one class of the estimator). The whole
+object pickles to one binary value (:meth:`to_bytes`), the shard's state between micro-batches.
 """
 
 from __future__ import annotations
@@ -27,7 +41,9 @@ from shedding.errors import ShedError
 from shedding.model import check_memory, check_window
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import OnlineEstimator, StaticEstimator
+from shedding.online.kinds import RAND as RAND_KIND
 from shedding.online.policies import POLICIES, get_policy
+from shedding.streaming.budget import BUDGETS, Census, divide
 from shedding.streaming.partition import check_shards, shard_budgets
 
 #: the shedding choices: "none" is the exact window join, the rest are the online policies of
@@ -37,7 +53,10 @@ SHEDDING = ("none", *(name for name, p in POLICIES.items() if not p.replay))
 R, S, END, BAD = 0, 1, 2, 3
 _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with the data)
 
-METRICS = ("arrivals", "outputs", "shed", "late", "bad", "held", "memory_r", "memory_s", "released_until", "ended")
+METRICS = ("arrivals", "outputs", "shed", "late", "bad", "held", "memory_r", "memory_s", "budget_r", "budget_s",
+           "released_until", "ended")
+#: the carried original time, and the prefix of the carried original key columns
+TIME_VALUE, KEY_VALUE = "_t", "_k"
 
 
 @dataclass(frozen=True)
@@ -49,7 +68,12 @@ class JoinSpec:
     ``estimator`` ``online`` (counts so far, per shard) or ``static`` (a frequency table),
     ``seed`` RAND's seed (shard i uses ``seed + i``), ``warmup`` the first time whose outputs
     count, ``strict`` to fail on a late tuple instead of dropping it, ``payload_r`` /
-    ``payload_s`` the columns carried into the pairs as ``r_<name>`` / ``s_<name>``.
+    ``payload_s`` the columns carried into the pairs as ``r_<name>`` / ``s_<name>``, ``budget``
+    ``shared`` (M re-divided every micro-batch, :mod:`~shedding.streaming.budget`) or ``even``,
+    ``lateness`` L in steps and ``idle_timeout_ms`` (module docstring), ``carry_time`` whether
+    the rows carry their original time (column :data:`TIME_VALUE`) for the pairs, and
+    ``key_names`` the pairs' key columns when the rows carry original keys (columns ``_k0``,
+    ``_k1``, ...; empty: the integer key is the key).
     """
 
     window: int
@@ -64,6 +88,11 @@ class JoinSpec:
     strict: bool = False
     payload_r: tuple[str, ...] = field(default=())
     payload_s: tuple[str, ...] = field(default=())
+    budget: str = "shared"
+    lateness: int = 0
+    idle_timeout_ms: int | None = None
+    carry_time: bool = False
+    key_names: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
         check_window(self.window)
@@ -80,19 +109,37 @@ class JoinSpec:
             raise ShedError(f"seed must be an integer >= 0, got {self.seed!r}")
         if isinstance(self.warmup, bool) or not isinstance(self.warmup, int) or self.warmup < 0:
             raise ShedError(f"warmup must be an integer >= 0, got {self.warmup!r}")
+        if self.budget not in BUDGETS:
+            raise ShedError(f"unknown budget {self.budget!r}; choose shared (re-divided every micro-batch) or even")
+        if isinstance(self.lateness, bool) or not isinstance(self.lateness, int) or self.lateness < 0:
+            raise ShedError(f"allowed_lateness must be a whole number of steps >= 0, got {self.lateness!r}")
+        if self.idle_timeout_ms is not None and (isinstance(self.idle_timeout_ms, bool) or
+                                                 not isinstance(self.idle_timeout_ms, int) or self.idle_timeout_ms < 1):
+            raise ShedError(f"idle_timeout must be at least a millisecond, got {self.idle_timeout_ms!r} ms")
         if self.memory_split is not None:
             object.__setattr__(self, "memory_split", tuple(int(v) for v in self.memory_split))
+        object.__setattr__(self, "key_names", tuple(self.key_names))
 
     @property
     def payload_columns(self) -> list[str]:
         """The payload columns of the unioned input and of the pairs, in order."""
         return [f"r_{c}" for c in self.payload_r] + [f"s_{c}" for c in self.payload_s]
 
+    @property
+    def carried_columns(self) -> list[str]:
+        """The original time and key columns the rows carry (see :data:`TIME_VALUE`)."""
+        return [TIME_VALUE] * self.carry_time + [f"{KEY_VALUE}{i}" for i in range(len(self.key_names))]
+
+    @property
+    def shares_budget(self) -> bool:
+        """Whether the shards re-divide M every micro-batch (and so need the batch's census)."""
+        return self.budget == "shared" and self.shards > 1 and self.shedding != "none"
+
     def as_dict(self) -> dict:
         """JSON-ready parameters (stored beside a checkpoint)."""
         d = asdict(self)
         d["memory_split"] = None if self.memory_split is None else list(self.memory_split)
-        d["payload_r"], d["payload_s"] = list(self.payload_r), list(self.payload_s)
+        d["payload_r"], d["payload_s"], d["key_names"] = list(self.payload_r), list(self.payload_s), list(self.key_names)
         return d
 
 
@@ -114,7 +161,7 @@ def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = Non
 
 
 def _empty(columns: list[str]) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("side", "time", "key", "seq") else object)
+    return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("side", "time", "key", "seq", TIME_VALUE) else object)
                          for c in columns})
 
 
@@ -142,31 +189,42 @@ def _append(table: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
 class ShardJoin:
     """The window join of one shard: hold back, release whole steps, join, shed, report.
 
-    :meth:`push` takes one micro-batch (columns ``side``, ``time``, ``key`` and the spec's
-    payload columns; ``side`` is :data:`R`, :data:`S`, :data:`END` or :data:`BAD`) and returns
-    the pairs it produced (``key``, ``r_time``, ``s_time``, payloads) and the batch's metrics.
+    :meth:`push` takes one micro-batch (columns ``side``, ``time``, ``key``, the spec's carried
+    and payload columns; ``side`` is :data:`R`, :data:`S`, :data:`END` or :data:`BAD`) and returns
+    the pairs it produced (the key columns, ``r_time``, ``s_time``, payloads) and the batch's
+    metrics.
     """
 
     def __init__(self, spec: JoinSpec, shard: int = 0, table: StaticEstimator | None = None) -> None:
         self.spec = spec
         self.shard = shard
         self.op = new_operator(spec, shard, table)
+        self.budget = shard_budgets(spec.memory, spec.memory_split, spec.shards)[shard]
+        self.census = Census() if spec.shares_budget else None
         self._payload = spec.payload_columns
-        self._columns = ["side", "time", "key", *self._payload]
+        self._carried = spec.carried_columns
+        self._columns = ["side", "time", "key", *self._carried, *self._payload]
         self._held = _empty(self._columns)
-        self._resident = _empty(["seq", "time", "key", *self._payload])
-        self._latest = [None, None]  # latest time seen from R and from S
+        self._resident = _empty(["seq", "time", "key", *self._carried, *self._payload])
+        self._latest: list[int | None] = [None, None]  # latest time seen from R and from S
+        self._heard: list[int | None] = [None, None]  # processing time of the last tuple from R, from S
+        self._since: int | None = None  # processing time of the first micro-batch
         self.released_until: int | None = None  # every step below it has been joined
         self.ended = False
 
     # ------------------------------------------------------------------ per micro-batch
 
-    def push(self, batch: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
-        """Process one micro-batch of this shard's rows (any order)."""
+    def push(self, batch: pd.DataFrame, census: Census | None = None, now: int | None = None
+             ) -> tuple[pd.DataFrame, dict]:
+        """Process one micro-batch of this shard's rows (any order). ``census`` is the batch's
+        arrivals per key over all shards (:mod:`~shedding.streaming.budget`): with a shared
+        budget the shard re-divides M by it before joining. ``now`` is the batch's processing
+        time in milliseconds (for ``idle_timeout_ms``)."""
         side = batch["side"].to_numpy()
         data = batch[(side == R) | (side == S)]
         end = bool(np.any(side == END))
         metrics = dict.fromkeys(METRICS, 0) | {"bad": int(np.count_nonzero(side == BAD))}
+        shed = self._rebudget(census) if census is not None and self.census is not None else 0
         late = np.ones(len(data), dtype=bool) if self.ended else (
             np.zeros(len(data), dtype=bool) if self.released_until is None
             else data["time"].to_numpy() < self.released_until)
@@ -178,23 +236,28 @@ class ShardJoin:
         metrics["late"] = int(late.sum())
         fresh = data[~late]
         metrics["arrivals"] = len(fresh)
+        if now is not None and self._since is None:
+            self._since = now
         for s in (R, S):
             times = fresh["time"].to_numpy()[fresh["side"].to_numpy() == s]
             if len(times):
                 latest = self._latest[s]
                 self._latest[s] = int(times.max()) if latest is None else max(latest, int(times.max()))
+                self._heard[s] = now
         held = _append(self._held, fresh.reindex(columns=self._columns))
+        frontier = None if end else self._frontier(now)
         if end:
             ready = np.ones(len(held), dtype=bool)
-        elif None in self._latest:
+        elif frontier is None:
             ready = np.zeros(len(held), dtype=bool)
         else:
-            frontier = min(self._latest)
             ready = held["time"].to_numpy() < frontier
             self.released_until = frontier if self.released_until is None else max(self.released_until, frontier)
-        pairs, shed = self._join(held[ready])
+        pairs, joined_shed = self._join(held[ready])
+        shed += joined_shed
         self._held = held[~ready].reset_index(drop=True)
         metrics["memory_r"], metrics["memory_s"] = self.op.in_memory  # before the end empties it
+        metrics["budget_r"], metrics["budget_s"] = self.budget[1:]
         if end:
             shed += self._count_shed(self.op.finish())
             self._resident = self._resident.iloc[0:0]
@@ -209,14 +272,52 @@ class ShardJoin:
         metrics["released_until"] = -1 if self.released_until is None else self.released_until
         return pairs, metrics
 
+    def _frontier(self, now: int | None) -> int | None:
+        """The step below which every step is released now: the inputs' latest times, less the
+        lateness, where an input silent for ``idle_timeout_ms`` does not count (unless both are)."""
+        timeout = self.spec.idle_timeout_ms
+        sides = [R, S]
+        if timeout is not None and now is not None:
+            awake = [s for s in sides if now - (self._heard[s] if self._heard[s] is not None else self._since) < timeout]
+            sides = awake or sides
+        latest = [self._latest[s] for s in sides]
+        if None in latest:
+            return None
+        return min(latest) - self.spec.lateness
+
+    def _rebudget(self, census: Census) -> int:
+        """Add the batch's census and take this shard's share of M (:func:`~shedding.streaming.budget.divide`);
+        the tuples over a lowered budget leave memory now. Returns how many were shed so."""
+        self.census.merge(census)
+        spec = self.spec
+        policy = get_policy(spec.shedding)
+        budget = divide(self.census, spec.window, check_memory(spec.memory, spec.memory_split), spec.shards,
+                        policy.variable, by_worth=policy.kind != RAND_KIND)[self.shard]
+        if budget == self.budget:
+            return 0
+        self.budget = budget
+        gone = self.op.set_memory(budget[0], budget[1:])
+        shed = self._count_shed(gone)
+        self._resident = self._resident[~np.isin(self._resident["seq"].to_numpy(), gone[:, 0])].reset_index(drop=True)
+        return shed
+
+    def _canonical(self, ready: pd.DataFrame) -> pd.DataFrame:
+        """The released rows in the canonical order: time, side, key, original time, original
+        keys, payload (the numeric columns alone when they leave no ties)."""
+        numeric = ["time", "side", "key", *([TIME_VALUE] if self.spec.carry_time else [])]
+        order = np.lexsort(tuple(ready[c].to_numpy() for c in reversed(numeric)))
+        rest = [c for c in self._columns if c not in numeric]
+        if rest and len(order) > 1:
+            values = np.stack([ready[c].to_numpy()[order] for c in numeric])
+            if (values[:, 1:] == values[:, :-1]).all(axis=0).any():  # ties: the other columns decide
+                return ready.sort_values([*numeric, *rest], kind="mergesort")
+        return ready.iloc[order]
+
     def _join(self, ready: pd.DataFrame) -> tuple[pd.DataFrame, int]:
         """Feed the released steps to the operator; the pairs with their payloads, and the shed count."""
         if not len(ready):
             return self._pairs_frame(self._resident, np.zeros((0, 2), dtype=np.int64), self.op.arrivals), 0
-        if self._payload:
-            ready = ready.sort_values(["time", "side", "key", *self._payload], kind="mergesort")
-        else:  # the same order, without pandas' multi-key sort
-            ready = ready.iloc[np.lexsort((ready["key"].to_numpy(), ready["side"].to_numpy(), ready["time"].to_numpy()))]
+        ready = self._canonical(ready)
         fed = self.op.feed(ready["side"].to_numpy(), ready["time"].to_numpy(), ready["key"].to_numpy())
         first = self.op.arrivals - len(ready)
         arrived = ready.drop(columns="side").assign(seq=np.arange(first, first + len(ready)))
@@ -238,12 +339,22 @@ class ShardJoin:
         return int(np.count_nonzero((departures[:, 2] == 0) | (departures[:, 1] < ends)))
 
     def _pairs_frame(self, table: pd.DataFrame, pairs: np.ndarray, first: int) -> pd.DataFrame:
-        """Rows (key, r_time, s_time, r payload, s payload) of the (r seq, s seq) pairs. ``table``
-        is sorted by seq, and its rows from seq ``first`` on (this batch's arrivals) are consecutive."""
+        """Rows (keys, r_time, s_time, r payload, s payload) of the (r seq, s seq) pairs. ``table``
+        is sorted by seq, and its rows from seq ``first`` on (this batch's arrivals) are
+        consecutive. With original keys carried, a pair whose original keys differ (a hash
+        collision) is dropped."""
         seq = table["seq"].to_numpy()
         r, s = _positions(seq, first, pairs[:, 0]), _positions(seq, first, pairs[:, 1])
-        out = {"key": table["key"].to_numpy()[r], "r_time": table["time"].to_numpy()[r],
-               "s_time": table["time"].to_numpy()[s]}
+        names = self.spec.key_names
+        if names:
+            keys = [table[f"{KEY_VALUE}{i}"].to_numpy() for i in range(len(names))]
+            equal = np.logical_and.reduce([k[r] == k[s] for k in keys])
+            r, s = r[equal], s[equal]
+            out = {name: k[r] for name, k in zip(names, keys)}
+        else:
+            out = {"key": table["key"].to_numpy()[r]}
+        times = table[TIME_VALUE if self.spec.carry_time else "time"].to_numpy()
+        out |= {"r_time": times[r], "s_time": times[s]}
         for col in self._payload:
             out[col] = table[col].to_numpy()[r if col.startswith("r_") else s]
         return pd.DataFrame(out)

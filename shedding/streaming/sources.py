@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -19,35 +20,107 @@ import pandas as pd
 
 from shedding.datasets.files import FORMATS
 from shedding.errors import ShedError
+from shedding.streaming.event_time import whole_number_sql, whole_numbers
+from shedding.streaming.inputs import quoted
 
 
 @dataclass(frozen=True)
 class StreamSource:
-    """One input directory: its format and columns (as in its first file)."""
+    """One input directory: its format, its columns and their types as the join reads them.
+
+    ``types`` maps each column to a Spark type name. A CSV file source reads every column as text
+    (so that a bad value is a bad row, never a failed file) and the reader converts: integer times
+    and keys by the whole-number rule (:func:`~shedding.streaming.event_time.whole_number_sql`),
+    timestamps and payloads by ``TRY_CAST`` (a value that does not convert becomes null). A Parquet
+    source keeps its file types."""
 
     path: Path
     fmt: str
     columns: tuple[str, ...]
-    ddl: str  # the reader's schema
+    types: dict = field(default_factory=dict)
+
+    @property
+    def ddl(self) -> str:
+        """The file source's schema."""
+        if self.fmt == "csv":
+            return ", ".join(f"{quoted(c)} string" for c in self.columns)
+        return ", ".join(f"{quoted(c)} {self.types[c]}" for c in self.columns)
 
     def reader(self, spark, max_files: int | None):
+        """The source as a streaming DataFrame (files in modification-time order, as Spark reads
+        them), with the column types of :attr:`types`."""
         read = spark.readStream.schema(self.ddl)
         if max_files is not None:
             read = read.option("maxFilesPerTrigger", max_files)
-        if self.fmt == "csv":
-            return read.option("header", True).option("mode", "PERMISSIVE").csv(str(self.path))
-        return read.parquet(str(self.path))
+        if self.fmt != "csv":
+            return read.parquet(str(self.path))
+        frame = read.option("header", True).option("mode", "PERMISSIVE").csv(str(self.path))
+        return frame.selectExpr(*(f"{converted(quoted(c), self.types[c])} AS {quoted(c)}" for c in self.columns))
+
+    def as_dict(self) -> dict:
+        return {"path": str(self.path), "fmt": self.fmt, "columns": list(self.columns), "types": self.types}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "StreamSource":
+        return cls(Path(d["path"]), d["fmt"], tuple(d["columns"]), dict(d["types"]))
+
+
+def converted(col: str, kind: str) -> str:
+    """SQL: the text column ``col`` as Spark type ``kind`` (null where it does not convert)."""
+    if kind == "bigint":
+        return whole_number_sql(col, "string")
+    if kind == "string":
+        return col
+    return f"TRY_CAST({col} AS {kind.upper()})"
 
 
 def source_files(path: Path, fmt: str) -> list[Path]:
-    """The files of format ``fmt`` in a source directory, by name."""
+    """The files of format ``fmt`` in a source directory, in the order Spark's file source takes
+    them: by modification time, then name."""
     exts = [e for e, f in FORMATS.items() if f == fmt]
-    return sorted(p for p in path.iterdir() if p.is_file() and any(p.name.lower().endswith(e) for e in exts))
+    found = [p for p in path.iterdir() if p.is_file() and not p.name.startswith((".", "_"))
+             and any(p.name.lower().endswith(e) for e in exts)]
+    return sorted(found, key=lambda p: (p.stat().st_mtime_ns, p.name))
 
 
-def inspect_source(path: Path, fmt: str | None, what: str) -> StreamSource:
-    """Check one source directory up front: it exists, holds files, has time and key columns, and
-    its first file's times and keys are integers (later garbage rows are counted and skipped)."""
+def _majority(values: pd.Series, test: pd.Series) -> bool:
+    """Whether most non-empty sampled values pass ``test`` (a few garbage rows do not decide)."""
+    present = values.notna() & (values.astype("string").str.strip() != "")
+    return bool(present.any()) and int((test & present).sum()) * 2 > int(present.sum())
+
+
+def _text_type(values: pd.Series) -> str:
+    """The type a CSV column's sampled text reads as: bigint, double, timestamp or string."""
+    if _majority(values, whole_numbers(values).notna()):
+        return "bigint"
+    if _majority(values, pd.to_numeric(values, errors="coerce").notna()):
+        return "double"
+    with warnings.catch_warnings():  # pandas warns when it guesses a format per value
+        warnings.simplefilter("ignore")
+        stamps = pd.to_datetime(values, errors="coerce", utc=True, format="mixed")
+    return "timestamp" if _majority(values, stamps.notna()) else "string"
+
+
+def _sample(path: Path, fmt: str) -> tuple[list[str], dict | None, pd.DataFrame | None]:
+    """The columns of one file, its Parquet types (None for CSV) and a CSV sample (rows that do
+    not parse are skipped, as Spark's permissive mode makes them bad rows)."""
+    if fmt == "csv":
+        sample = pd.read_csv(path, dtype=str, nrows=1000, on_bad_lines="skip", engine="python")
+        return [str(c) for c in sample.columns], None, sample
+    import pyarrow.parquet as pq
+    from pyspark.sql.pandas.types import from_arrow_type
+
+    schema = pq.read_schema(path)
+    return list(schema.names), {f.name: from_arrow_type(f.type).simpleString() for f in schema}, None
+
+
+def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...] = ("key",),
+                   time: str = "time") -> StreamSource:
+    """Check one source directory up front and learn its columns, as Spark's file source will
+    read it: the first file in Spark's order (:func:`source_files`) that has the ``time`` and
+    ``keys`` columns fixes them (a file that cannot be read is skipped: Spark reads it
+    permissively, its rows are bad rows). CSV column types come from a sample of that file (most
+    values decide, :func:`_text_type`); integer keys stay integers, other keys join as text."""
     if not path.exists():
         raise ShedError(f"source directory not found: {path}; give the directory the {what} files arrive in")
     if not path.is_dir():
@@ -63,42 +136,30 @@ def inspect_source(path: Path, fmt: str | None, what: str) -> StreamSource:
     files = source_files(path, fmt)
     if not files:
         raise ShedError(f"no {fmt} files in {path} yet; the first file fixes the columns, so add one before starting")
-    first = files[0]
-    try:
-        if fmt == "csv":
-            sample = pd.read_csv(first, dtype=str, nrows=1000)
-            columns, types = [str(c) for c in sample.columns], None
-        else:
-            import pyarrow.parquet as pq
-
-            schema = pq.read_schema(first)
-            columns, types = list(schema.names), {f.name: f.type for f in schema}
-    except Exception as exc:  # pandas/pyarrow raise many types for corrupt files
-        raise ShedError(f"cannot read {first} as {fmt} ({' '.join(str(exc).split())[:150]}); fix or remove it") from None
-    lower = {c.strip().lower(): c for c in columns}
-    missing = [c for c in ("time", "key") if c not in lower]
-    if missing:
-        raise ShedError(f"{what} file {first.name} lacks column {', '.join(missing)} (it has "
-                        f"{', '.join(columns) or 'none'}); sources need time,key[,payload...]")
-    for col in ("time", "key"):
-        if types is not None:
-            import pyarrow as pa
-
-            if not pa.types.is_integer(types[lower[col]]):
-                raise ShedError(f"{what} column {col} in {first.name} has type {types[lower[col]]}; "
-                                f"{col}s must be integers")
+    wanted = (time, *keys)
+    seen = []
+    for file in files[:20]:
+        try:
+            columns, types, sample = _sample(file, fmt)
+        except Exception:  # pandas/pyarrow raise many types for damaged files: Spark makes them bad rows
             continue
-        text = sample[lower[col]].dropna().astype(str).str.strip()
-        if len(text) and not text.str.fullmatch(r"[+-]?\d+").any():
-            raise ShedError(f"{what} column {col} in {first.name} holds no integers (first value {text.iloc[0]!r}); "
-                            f"{col}s must be integers")
-    if types is None:
-        ddl = ", ".join(f"`{c}` string" for c in columns)
+        lower = {c.strip().lower(): c for c in columns}
+        if all(w.lower() in lower for w in wanted):
+            break
+        seen.append(f"{file.name} has {', '.join(columns) or 'no columns'}")
     else:
-        from pyspark.sql.pandas.types import from_arrow_type
-
-        ddl = ", ".join(f"`{name}` {from_arrow_type(t).simpleString()}" for name, t in types.items())
-    return StreamSource(path, fmt, tuple(columns), ddl)
+        raise ShedError(f"no {what} file among the first {min(len(files), 20)} has the columns "
+                        f"{', '.join(wanted)} ({'; '.join(seen[:2]) or 'none could be read'}); sources need "
+                        f"{','.join(wanted)}[,payload...]")
+    if types is None:
+        types = {c: _text_type(sample[c]) for c in columns}
+        for k in keys:  # a key is an integer or text
+            types[lower[k.lower()]] = "bigint" if types[lower[k.lower()]] == "bigint" else "string"
+        if types[lower[time.lower()]] not in ("bigint", "timestamp"):
+            raise ShedError(f"{what} column {time} in {file.name} holds neither whole numbers nor timestamps "
+                            f"(first value {sample[lower[time.lower()]].dropna().astype(str).head(1).tolist()}); "
+                            "times must be integers or timestamps")
+    return StreamSource(path, fmt, tuple(columns), types)
 
 
 def write_zipf_sources(text_r: str, text_s: str, folder: Path, length: int, files: int, seed: int) -> tuple[Path, Path]:

@@ -74,3 +74,18 @@ def test_a_separate_spark_distribution_keeps_its_zip(tmp_path: Path, monkeypatch
 def test_no_bundled_zip_means_the_plain_interpreter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(spark_python, "bundled_zip", lambda: None)
     assert worker_python(tmp_path) == sys.executable
+
+
+def test_a_worker_python_without_this_package_is_named_in_one_line(tmp_path):
+    from types import SimpleNamespace
+
+    from shedding.errors import ShedError
+    from shedding.spark.workers import check_worker_python
+
+    bare = tmp_path / "python"
+    bare.write_text("#!/bin/sh\nexit 1\n")  # an interpreter that cannot import shedding
+    bare.chmod(0o755)
+    with pytest.raises(ShedError) as exc:
+        check_worker_python(SimpleNamespace(sparkContext=SimpleNamespace(pythonExec=str(bare))))
+    assert "PYSPARK_PYTHON" in str(exc.value) and str(bare) in str(exc.value) and "\n" not in str(exc.value)
+    check_worker_python(SimpleNamespace(sparkContext=SimpleNamespace(pythonExec=sys.executable)))  # this one has it

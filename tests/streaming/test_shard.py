@@ -218,15 +218,15 @@ def test_the_pickled_processor_imports_neither_pandas_nor_numba(tmp_path) -> Non
 
     from pyspark import cloudpickle
 
-    from pyspark.sql.types import StringType, StructField
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
 
     from shedding.streaming.processor import ShedProcessor
-    from shedding.streaming.spark_join import output_schema
 
     spec = JoinSpec(50, 20, "prob", shards=2, payload_r=("a",))
     table = StaticEstimator(np.array([1, 2]), np.array([3.0, 4.0]), np.array([5.0, 6.0]))
     blob = tmp_path / "processor.pickle"
-    schema = output_schema([StructField("r_a", StringType())])
+    schema = StructType([StructField(c, LongType()) for c in ("key", "r_time", "s_time")] +
+                        [StructField("r_a", StringType()), StructField("metrics", StringType())])
     blob.write_bytes(cloudpickle.dumps(ShedProcessor(spec, table, schema, str(tmp_path), str(tmp_path))))
     check = ("import pickle, sys; p = pickle.loads(open(sys.argv[1], 'rb').read()); "
              "heavy = sorted(m for m in ('pandas', 'numba', 'shedding.online.engine') if m in sys.modules); "
@@ -238,19 +238,27 @@ def test_the_pickled_processor_imports_neither_pandas_nor_numba(tmp_path) -> Non
 def test_packed_rows_unpack_to_each_shards_rows() -> None:
     import pyarrow as pa
 
-    from shedding.streaming.processor import pack_rows, unpack_rows
+    from shedding.streaming.budget import Census
+    from shedding.streaming.processor import Packer, unpack_rows
 
     rng = np.random.default_rng(5)
     frame = pd.DataFrame({"side": rng.integers(0, 2, 1000).astype(np.int32), "time": rng.integers(0, 99, 1000),
                           "key": rng.integers(0, 9, 1000), "shard": rng.integers(0, 3, 1000).astype(np.int32),
                           "r_tag": [None if i % 3 else f"x{i}" for i in range(1000)]})
     batches = [pa.RecordBatch.from_pandas(part, preserve_index=False) for part in (frame[:600], frame[600:])]
-    packed = [p.to_pandas() for p in pack_rows(iter(batches))]
-    assert sum(len(p) for p in packed) == 6  # one row per shard and Arrow batch
-    for shard in range(3):
+    packed = [p.to_pandas() for p in Packer(4, census=True)(iter(batches))]
+    assert sum(len(p) for p in packed) == 8  # one row per shard and Arrow batch, a tick for shard 3
+    whole = Census.of(frame["side"].to_numpy(), frame["key"].to_numpy(), frame["time"].to_numpy())
+    for shard in range(4):
         mine = [p[p["shard"] == shard] for p in packed]
-        got = unpack_rows(iter(mine))
+        got, census, now = unpack_rows(iter(mine))
         expected = frame[frame["shard"] == shard].reset_index(drop=True)
-        pd.testing.assert_frame_equal(got, expected)
-    one = [p.to_pandas() for p in pack_rows(iter([pa.RecordBatch.from_pandas(frame.assign(shard=np.int32(1)))]))]
-    assert len(one) == 1 and len(unpack_rows(iter(one))) == 1000  # one shard: the batch as it is
+        if shard < 3:
+            pd.testing.assert_frame_equal(got, expected)
+        else:
+            assert got.empty and list(got.columns) == ["side", "time", "key"]
+        # every shard learns the census of the whole batch (all shards)
+        assert (census.keys == whole.keys).all() and (census.counts == whole.counts).all() and now is None
+    one = [p.to_pandas() for p in Packer(1)(iter([pa.RecordBatch.from_pandas(frame.assign(shard=np.int32(0)))]))]
+    got, census, _ = unpack_rows(iter(one))
+    assert len(one) == 1 and len(got) == 1000 and census is None  # one shard: the batch as it is, no census

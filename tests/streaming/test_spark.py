@@ -101,7 +101,7 @@ def test_p1_equals_the_simulator(spark, tmp_path, workload, policy, estimator, m
 def test_each_shard_equals_a_simulator_on_its_keys(spark, tmp_path, workload):
     shards = 3
     write_workload(tmp_path, workload, 4, fmt="parquet")
-    spec = JoinSpec(W, M, "prob", shards=shards)
+    spec = JoinSpec(W, M, "prob", shards=shards, budget="even")
     run_on(spark, stream_job(tmp_path, spec, 2))
     got = pairs_of(tmp_path / "out")
     mine = shard_of(workload.key, shards)
@@ -137,8 +137,9 @@ def test_none_is_exact_and_equals_sparks_native_join(spark, tmp_path, workload):
 
 
 def test_the_library_call_on_batch_frames_with_float_times_and_string_keys(spark, tmp_path, workload):
-    # semantic_window_join on batch DataFrames: a double time column and a string key column, with
-    # rows that are not integers (1.5, abc, empty) counted as bad and the rest joined exactly
+    # semantic_window_join on batch DataFrames (they end by themselves): a double time column and a
+    # string key column, joined on the strings; rows whose time is not a whole number (1.5, empty)
+    # are counted as bad, the rest joined exactly
     from shedding.streaming.spark_join import configure_session, metric, semantic_window_join
 
     configure_session(spark, 2)
@@ -146,20 +147,19 @@ def test_the_library_call_on_batch_frames_with_float_times_and_string_keys(spark
     t_s, k_s = workload.stream(1)
     r = pd.DataFrame({"ts": t_r.astype(float), "k": k_r.astype(str)})
     r = pd.concat([r, pd.DataFrame({"ts": [1.5, 7.0, np.nan], "k": ["3", "abc", "4"]})], ignore_index=True)
-    s = pd.DataFrame({"ts": t_s, "k": [f" {k} " for k in k_s]})  # padded: trimmed, as CSV text is
+    s = pd.DataFrame({"ts": t_s, "k": k_s.astype(str)})
     out = semantic_window_join(spark.createDataFrame(r), spark.createDataFrame(s), key="K", time="ts", window=W,
-                               memory=0, shedding="none", shards=2, end_of_input=spark.range(1),
-                               with_metrics=True).toPandas()
+                               memory=0, shedding="none", shards=2, with_metrics=True).toPandas()
     p = exact_pairs(workload)
-    exact = sorted(zip(workload.key[p[:, 0]], workload.time[p[:, 0]], workload.time[p[:, 1]]))
+    exact = sorted(zip(workload.key[p[:, 0]].astype(str), workload.time[p[:, 0]], workload.time[p[:, 1]]))
     pairs = out[out["metrics"].isna()]
     assert sorted(zip(pairs["key"], pairs["r_time"], pairs["s_time"])) == exact
     rows = spark.createDataFrame(out[out["metrics"].notna()][["metrics"]])
     totals = rows.select(*(metric(m, total=True) for m in ("bad", "arrivals", "ended"))).first()
-    assert (totals["bad"], totals["arrivals"], totals["ended"]) == (3, len(t_r) + len(t_s), 2)
+    assert (totals["bad"], totals["arrivals"], totals["ended"]) == (2, len(t_r) + len(t_s) + 1, 2)
     # with pairs_dir the shards' tasks write the pairs (a batch query is batch 0), the result is the metrics rows
     rows = semantic_window_join(spark.createDataFrame(r), spark.createDataFrame(s), key="K", time="ts", window=W,
-                                memory=0, shedding="none", shards=2, end_of_input=spark.range(1),
+                                memory=0, shedding="none", shards=2,
                                 pairs_dir=tmp_path / "pairs", metrics_dir=tmp_path / "metrics").toPandas()
     assert len(rows) == 2 and rows["metrics"].notna().all()
     written = read_table(tmp_path, "pairs")
@@ -197,9 +197,8 @@ def test_a_checkpoint_made_with_other_parameters_is_refused_and_kept(spark, tmp_
 
 
 @pytest.mark.parametrize("content, needle", [
-    ("when,key\n1,2\n", "lacks column time"),
-    ("time,key\nx,1\ny,2\n", "holds no integers"),
-    ("time,key\n1,a\n2,b\n", "column key"),
+    ("when,key\n1,2\n", "has the columns time, key"),
+    ("time,key\nx,1\ny,2\n", "holds neither whole numbers nor timestamps"),
 ])
 def test_bad_sources_are_refused_up_front(tmp_path, content, needle):
     (tmp_path / "r").mkdir()
@@ -207,6 +206,13 @@ def test_bad_sources_are_refused_up_front(tmp_path, content, needle):
     with pytest.raises(ShedError) as exc:
         inspect_source(tmp_path / "r", None, "stream R")
     assert_one_line_error(exc, needle)
+
+
+def test_text_keys_and_timestamps_are_read_as_such(tmp_path):
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "a.csv").write_text("time,key,n\n2024-01-01 10:00:00,a,1\n2024-01-01 10:00:01,b,2.5\n")
+    assert inspect_source(tmp_path / "r", None, "stream R").types == {"time": "timestamp", "key": "string",
+                                                                     "n": "double"}
 
 
 def test_missing_or_empty_source_directories(tmp_path):

@@ -1,0 +1,142 @@
+"""Event time as users have it: integer, timestamp or date columns, cut into time steps.
+
+The join works on whole time steps (Das, Gehrke, Riedewald, SIGMOD 2003, §2.1: a window of w
+steps, one arrival batch per step). A time column becomes steps by a *step*:
+
+* integers (and whole numbers written as text or floats: ``12``, ``"12"``, ``"12.0"``, ``12.0``):
+  the step is an integer k (default 1), and value v is in step floor(v / k);
+* timestamps: the step is a length of time (default ``"1 second"``), and an instant is in step
+  floor(microseconds since 1970-01-01 UTC / step);
+* dates: as the timestamp of their midnight UTC (default step ``"1 day"``).
+
+``window`` and ``allowed_lateness`` are given in the same unit as the time (an integer, or a
+length such as ``"10 minutes"``) and must be whole multiples of the step. Tuples r and s are
+window partners iff their steps differ by at most w - 1, w = window / step. A value that is not
+a whole number (``12.5``, ``"x"``, empty) or not a time is a *bad row*: counted and skipped, by
+one rule (:func:`whole_number_sql`, :func:`whole_numbers`) wherever a time or key is parsed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from shedding.errors import ShedError
+
+_UNITS = {"us": 1, "microsecond": 1, "ms": 1_000, "millisecond": 1_000, "s": 1_000_000, "sec": 1_000_000,
+          "second": 1_000_000, "m": 60_000_000, "min": 60_000_000, "minute": 60_000_000,
+          "h": 3_600_000_000, "hour": 3_600_000_000, "d": 86_400_000_000, "day": 86_400_000_000,
+          "w": 604_800_000_000, "week": 604_800_000_000}
+#: the time kinds
+INTEGER, TIMESTAMP, DATE = "integer", "timestamp", "date"
+
+
+def parse_interval(value: object, param: str) -> int:
+    """A length of time in microseconds: ``"10 minutes"``, ``"1.5 s"``, ``"500 ms"`` or a timedelta."""
+    if isinstance(value, dt.timedelta):
+        micros = value // dt.timedelta(microseconds=1)
+    else:
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-z]+?)s?\s*", str(value).lower())
+        if not m or m.group(2) not in _UNITS:
+            raise ShedError(f"{{param}} {value!r} is not a length of time; write e.g. '1 second', '10 minutes', "
+                            "'500 ms' (units us, ms, s, min, h, d, week)", param=param)
+        micros = round(float(m.group(1)) * _UNITS[m.group(2)])
+    if micros <= 0:
+        raise ShedError(f"{{param}} must be a positive length of time, got {value!r}", param=param)
+    return int(micros)
+
+
+@dataclass(frozen=True)
+class TimeAxis:
+    """How a time column becomes steps: its ``kind`` and the ``step`` (time units for integers,
+    microseconds for timestamps and dates)."""
+
+    kind: str
+    step: int
+
+    @classmethod
+    def of(cls, kind: str, step: object = None) -> "TimeAxis":
+        """The axis of a column of ``kind`` with ``step`` (None: 1, ``"1 second"`` or ``"1 day"``)."""
+        if kind == INTEGER:
+            if step is None:
+                return cls(kind, 1)
+            if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1:
+                raise ShedError(f"{{param}} must be an integer >= 1 for an integer time column, got {step!r}",
+                                param="step")
+            return cls(kind, int(step))
+        default = "1 day" if kind == DATE else "1 second"
+        if isinstance(step, (int, np.integer)) and not isinstance(step, bool):
+            raise ShedError(f"{{param}} for a {kind} time column is a length of time such as '1 second', "
+                            f"got {step!r}", param="step")
+        return cls(kind, parse_interval(default if step is None else step, "step"))
+
+    def steps(self, value: object, param: str) -> int:
+        """``value`` (window or lateness, in the time's unit) as a whole number of steps."""
+        if self.kind == INTEGER:
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ShedError(f"{{param}} must be an integer >= 0 in the time column's unit, got {value!r}",
+                                param=param)
+            units = int(value)
+        else:
+            if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+                if value == 0:
+                    return 0  # none, in any unit
+                raise ShedError(f"{{param}} for a {self.kind} time column is a length of time such as "
+                                f"'10 minutes', got {value!r}", param=param)
+            units = parse_interval(value, param)
+        if units % self.step:
+            raise ShedError(f"{{param}} {value!r} is not a whole number of steps ({self.describe()}); "
+                            "make it a multiple of the step", param=param)
+        return units // self.step
+
+    def units(self, steps: int) -> int | dt.timedelta:
+        """``steps`` steps in the time's unit (the inverse of :meth:`steps`)."""
+        if self.kind == INTEGER:
+            return steps * self.step
+        return dt.timedelta(microseconds=steps * self.step)
+
+    def describe(self) -> str:
+        """The step in words."""
+        if self.kind == INTEGER:
+            return f"step {self.step}"
+        unit = next(name for name, size in sorted(_UNITS.items(), key=lambda u: -u[1])
+                    if len(name) > 2 and self.step % size == 0)
+        return f"step {self.step // _UNITS[unit]} {unit}(s)"
+
+    @property
+    def carried(self) -> bool:
+        """Whether the pairs need the original times (not the steps) carried along."""
+        return self.kind != INTEGER or self.step != 1
+
+    def step_sql(self, value: str) -> str:
+        """SQL: the step of ``value``, an integer expression (see :meth:`value_sql`), floored."""
+        if self.step == 1 and self.kind == INTEGER:
+            return value
+        scaled = f"({value}) * 86400000000" if self.kind == DATE else f"({value})"
+        return f"(({scaled}) - pmod({scaled}, {self.step})) div {self.step}"
+
+
+def whole_number_sql(col: str, kind: str) -> str:
+    """SQL: the quoted column ``col`` of Spark type name ``kind`` as a BIGINT, null where it is
+    missing or not a whole number (never truncated): the one rule for times and integer keys."""
+    if kind in ("tinyint", "smallint", "int", "bigint"):
+        return f"CAST({col} AS BIGINT)"
+    if kind in ("float", "double") or kind.startswith("decimal"):
+        return f"CASE WHEN {col} = FLOOR({col}) THEN TRY_CAST({col} AS BIGINT) END"
+    if kind == "string":
+        number = f"TRY_CAST(TRIM({col}) AS DECIMAL(38, 9))"
+        return f"COALESCE(TRY_CAST(TRIM({col}) AS BIGINT), CASE WHEN {number} = FLOOR({number}) " \
+               f"THEN TRY_CAST({number} AS BIGINT) END)"
+    raise ShedError(f"a column of type {kind} holds no whole numbers")
+
+
+def whole_numbers(values: pd.Series) -> pd.Series:
+    """The same rule in pandas: each value as an integer, or NA (for pre-checks of files)."""
+    text = values.astype("string").str.strip()
+    number = pd.to_numeric(text, errors="coerce")
+    whole = number.notna() & (number == np.floor(number)) & (number.abs() < 2**63)
+    return number.where(whole).astype("Int64")
