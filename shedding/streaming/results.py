@@ -47,7 +47,12 @@ def summarize(out: Path) -> dict:
 def observed(progress) -> dict:
     """The ``shedding`` totals a progress report carries (observedMetrics), as a dict of numbers."""
     row = (progress["observedMetrics"] or {}).get("shedding")
-    return {} if row is None else {k: v or 0 for k, v in row.asDict().items()}
+    if row is None:
+        return {}
+    values = row.asDict()
+    if set(values) == {"values", "schema"}:  # Spark Connect reports the row as its JSON: values and schema
+        values = dict(zip((f["name"] for f in values["schema"]["fields"]), values["values"]))
+    return {k: v or 0 for k, v in values.items()}
 
 
 def progress_line(progress) -> str:

@@ -130,3 +130,12 @@ def test_an_unreadable_plan_waits_for_the_drained_sources(tmp_path: Path) -> Non
     assert _ahead(tmp_path, 7, 3) is None
     (tmp_path / "ck" / eoi.BATCH_PLAN).unlink()  # or missing (a checkpoint from before the plan)
     assert _ahead(tmp_path, 7, 3) is None
+
+
+def test_the_totals_read_the_same_from_a_spark_connect_report() -> None:
+    from shedding.streaming.results import observed
+
+    fields = [{"name": n, "type": "long"} for n in ("arrivals", "ended")]
+    connect = {"observedMetrics": {"shedding": _Row(values=[800, 1], schema={"type": "struct", "fields": fields})}}
+    assert observed(connect) == observed({"observedMetrics": {"shedding": _Row(arrivals=800, ended=1)}}) == \
+        {"arrivals": 800, "ended": 1}
