@@ -31,7 +31,7 @@ from numba import njit, prange
 from shedding.exact import KeyedStreams, exact_count
 from shedding.model import Schedule, Workload
 from shedding.offline.network import groups_of, later_counted_ranges, same_time_pairs
-from shedding.offline.ssp import _heap_pop, _heap_push
+from shedding.offline.flow import heap_pop, heap_push
 
 #: The online policies whose best output is the lower bound, per allocation (PROB, the paper's
 #: best online policy, §4; LIFE is rarely better and costs as much again).
@@ -148,10 +148,10 @@ def _repair(start, choice, worth, group, caps, n_events):
             g = group[x]
             alive[x] = True
             count[g] += 1
-            size[g] = _heap_push(heap_v[g], heap_x[g], size[g], worth[x], x)
+            size[g] = heap_push(heap_v[g], heap_x[g], size[g], worth[x], x)
         for g in range(n_groups):
             while count[g] > caps[g]:  # pop the lowest value still held; drop it now
-                _, x, size[g] = _heap_pop(heap_v[g], heap_x[g], size[g])
+                _, x, size[g] = heap_pop(heap_v[g], heap_x[g], size[g])
                 if alive[x]:
                     alive[x] = False
                     count[g] -= 1

@@ -44,7 +44,7 @@ class FlowGraph:
     pairs when the network leaves them out); the optimum is ``constant - optimal_cost``.
     ``decode`` maps the arc flows to the per-tuple :class:`Schedule`. ``timeline`` is the
     (memory group, time) of the free-slot nodes ``0 .. T-1`` of a network whose other nodes are
-    one per tuple (the compact network), which :func:`.primal_dual.lagrangian_potentials` prices;
+    one per tuple (the compact network), which :func:`.potentials.lagrangian_potentials` prices;
     ``potentials`` are optional warm node potentials for the solver (:mod:`.primal_dual`).
     """
 

@@ -27,7 +27,7 @@ from shedding.offline.compact import build_compact, estimate_compact
 from shedding.offline.keyed import build_keyed, estimate_keyed
 from shedding.offline.network import FlowGraph, estimate_bytes
 from shedding.offline.paper import build_paper, estimate_paper
-from shedding.offline.primal_dual import lagrangian_potentials
+from shedding.offline.potentials import lagrangian_potentials
 from shedding.offline.ssp import solve_dag_flow
 
 GIB = 1 << 30
@@ -226,7 +226,7 @@ def solve_opt(
     caps = group_caps(wl, m, m_r, m_s, variable)
     net = GRAPHS[graph][1](wl, ks, caps, variable)
     t1 = time.perf_counter()
-    if solver == "ssp" and net.timeline is not None:  # the compact network: warm start (primal_dual)
+    if solver == "ssp" and net.timeline is not None:  # the compact network: warm start (potentials, primal_dual)
         net = replace(net, potentials=lagrangian_potentials(wl, ks, net, caps, variable))
     cost, flows = SOLVERS[solver](net)
     t2 = time.perf_counter()
