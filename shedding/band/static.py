@@ -9,7 +9,7 @@ component is an arbitrary connected bipartite graph. What carries over:
 
 * **The DP across components** (§3.1.1, ``T(i, j) = max_p T(i-1, j-p) + C_i(p)``) is still exact,
   given the exact table C_i(p) of every component: components never share an edge, so the best
-  total is a max-plus knapsack over them (:func:`shedding.offline.static.dp_over_tables`).
+  total is a max-plus knapsack over them (:func:`shedding.offline.knapsack.dp_over_tables`).
 * **C_i(p) per component** is the densest-p-subgraph problem on a bipartite graph (NP-hard in
   general), solved here exactly with CP-SAT, one model per p, for small components; components
   that are complete bipartite (m * n edges) keep the closed form.
@@ -32,7 +32,8 @@ from ortools.sat.python import cp_model
 from shedding.offline.cpsat import solve
 from shedding.errors import ShedError
 from shedding.exact import ranges_to_positions
-from shedding.offline.static import best_split, component_output, dp_over_tables
+from shedding.offline.components import best_split, component_output
+from shedding.offline.knapsack import dp_over_tables
 from shedding.band.predicate import parse_eps, scale_column
 
 #: Largest component whose table C_i(p) is solved with CP-SAT (one model per p).
