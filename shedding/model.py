@@ -20,7 +20,9 @@ SIDE_NAMES = ("R", "S")
 INT64_MAX = 2**63 - 1
 
 
-def _as_int_array(values: Any, what: str) -> np.ndarray:
+def as_int_array(values: Any, what: str) -> np.ndarray:
+    """``values`` as a one-dimensional int64 array (integral floats and unsigned integers below
+    2^63 are accepted); otherwise a one-line ShedError about ``what`` (e.g. "R time")."""
     arr = np.asarray(values)
     if arr.ndim != 1:
         raise ShedError(f"{what} must be a one-dimensional array, got shape {arr.shape}")
@@ -64,9 +66,9 @@ class Workload:
     meta: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        side = _as_int_array(self.side, "side").astype(np.int8)
-        time = _as_int_array(self.time, "time")
-        key = _as_int_array(self.key, "key")
+        side = as_int_array(self.side, "side").astype(np.int8)
+        time = as_int_array(self.time, "time")
+        key = as_int_array(self.key, "key")
         if not (len(side) == len(time) == len(key)):
             raise ShedError("side, time and key must have the same length")
         if side.size and not np.all((side == R) | (side == S)):
@@ -101,8 +103,8 @@ class Workload:
         name: str = "workload",
     ) -> "Workload":
         """Merge two streams by time; within one time R tuples come before S tuples."""
-        r_time, r_key = _as_int_array(r_time, "R time"), _as_int_array(r_key, "R key")
-        s_time, s_key = _as_int_array(s_time, "S time"), _as_int_array(s_key, "S key")
+        r_time, r_key = as_int_array(r_time, "R time"), as_int_array(r_key, "R key")
+        s_time, s_key = as_int_array(s_time, "S time"), as_int_array(s_key, "S key")
         for what, t in (("R", r_time), ("S", s_time)):
             if t.size and np.any(np.diff(t) < 0):
                 i = int(np.argmax(np.diff(t) < 0)) + 1
@@ -121,7 +123,7 @@ class Workload:
         cls, r_keys: Any, s_keys: Any, window: int, warmup: int | None = None, name: str = "workload"
     ) -> "Workload":
         """The paper's tuple-synchronous model: r(t) and s(t) arrive at every t = 0..T-1."""
-        r_keys, s_keys = _as_int_array(r_keys, "R key"), _as_int_array(s_keys, "S key")
+        r_keys, s_keys = as_int_array(r_keys, "R key"), as_int_array(s_keys, "S key")
         return cls.from_streams(np.arange(len(r_keys)), r_keys, np.arange(len(s_keys)), s_keys, window, warmup, name)
 
     def with_params(self, *, window: int | None = None, warmup: int | None = None) -> "Workload":

@@ -20,8 +20,8 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.offline.compact import star_network
 from shedding.offline.network import FlowGraph, estimate_bytes
-from shedding.offline.opt import (DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, OptResult, _check_memory, check_options,
-                           group_caps)
+from shedding.offline.opt import (DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, OptResult, check_opt_memory, check_options,
+                                  group_caps)
 from shedding.band.exact import band_archive_metric
 from shedding.band.predicate import BandWorkload
 from shedding.band.simulate import BandReference
@@ -53,7 +53,7 @@ def solve_band_opt(
 ) -> OptResult:
     """OPT (fixed split) or OPTV (variable split) of a band join and the schedule reaching it."""
     check_options(allocation, "compact", solver)
-    m, m_r, m_s = _check_memory(memory, memory_split, allocation)
+    m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
     variable = allocation == "variable"
     wl = bw.workload
     t0 = time.perf_counter()

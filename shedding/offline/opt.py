@@ -109,8 +109,9 @@ def _size(n_bytes: float) -> str:
     return f"{n_bytes / GIB:.1f} GiB" if n_bytes >= GIB / 10 else f"{n_bytes / 2**20:.0f} MiB"
 
 
-def _check_memory(memory: object, split: object, allocation: str) -> tuple[int, int | None, int | None]:
-    """M and the split of the fixed allocation; the variable one takes no split."""
+def check_opt_memory(memory: object, split: object, allocation: str) -> tuple[int, int | None, int | None]:
+    """M and the split (M_R, M_S) of the fixed allocation, checked (:func:`shedding.model.check_memory`);
+    the variable allocation takes no split and returns (M, None, None)."""
     if allocation == "variable":
         if split is not None:
             raise ShedError("a memory split applies to the fixed allocation only; drop --memory-split or use --allocation fixed")
@@ -217,7 +218,7 @@ def solve_opt(
     ``max_graph_bytes``.
     """
     check_options(allocation, graph, solver)
-    m, m_r, m_s = _check_memory(memory, memory_split, allocation)
+    m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
     variable = allocation == "variable"
 
     t0 = time.perf_counter()
@@ -260,7 +261,7 @@ def bound_opt(
     the best online policy's output and a Lagrangian relaxation of the memory limits); any
     workload size, O(counted partners) per subgradient iteration."""
     check_options(allocation, "compact", "ssp")
-    m, m_r, m_s = _check_memory(memory, memory_split, allocation)
+    m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
     ks = KeyedStreams.of(wl)
     split = None if allocation == "variable" else (m_r, m_s)
     return opt_bounds(wl, m, split, allocation, group_caps(wl, m, m_r, m_s, allocation == "variable"), ks, iterations)
