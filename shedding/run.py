@@ -89,9 +89,9 @@ def _run_band(bw: BandWorkload, name: str, memory: int, memory_split: tuple[int,
     """The band join's counterpart of :func:`run_policy` (no decay: band histograms count every
     arrival equally)."""
     if name in OFFLINE:
-        from shedding.band.opt import solve_band_opt
+        from shedding.band.opt import solve_opt
 
-        return solve_band_opt(bw, memory, memory_split if name == "opt" else None, allocation=OFFLINE[name],
+        return solve_opt(bw, memory, memory_split if name == "opt" else None, allocation=OFFLINE[name],
                               reference=reference)
     from shedding.band.simulate import simulate_band
 

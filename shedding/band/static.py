@@ -108,7 +108,7 @@ def component_table(edges: list[tuple[int, int]], nodes: list[int], p_max: int,
     return gains, chosen
 
 
-def band_static_truncation(a_cols: Sequence[Any], b_cols: Sequence[Any], eps: Any, keep: int,
+def static_truncation(a_cols: Sequence[Any], b_cols: Sequence[Any], eps: Any, keep: int,
                            max_component: int = MAX_COMPONENT) -> BandStaticResult:
     """Keep exactly ``keep`` of the tuples of A and B, maximizing the surviving band pairs: the
     components of the join graph (networkx), an exact table per component (closed form if complete
