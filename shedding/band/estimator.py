@@ -103,7 +103,7 @@ class BandHistogram:
     def layout(cls, bw: BandWorkload, bins: int = DEFAULT_BINS) -> "BandHistogram":
         """An empty histogram whose ``bins`` bins per attribute span the workload's values."""
         if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-            raise ShedError(f"--bins must be an integer >= 1, got {bins!r}")
+            raise ShedError(f"{{param}} must be an integer >= 1, got {bins!r}", param="bins")
         d = bw.n_attrs
         if len(bw) == 0:
             return cls(np.zeros(d, np.int64), np.ones(d, np.int64), np.zeros((2, d, 2), np.int64), np.zeros(2, np.int64))

@@ -60,7 +60,7 @@ def simulate_band(
     ref = reference or BandReference.of(bw)
     name = policy.strip().lower()
     if estimator not in ESTIMATORS:
-        raise ShedError(f"unknown --estimator {estimator!r} for a band join; choose static or online")
+        raise ShedError(f"unknown {{param}} {estimator!r} for a band join; choose static or online", param="estimator")
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator,
               "predicate": "band", "eps": eps_texts(bw), "attrs": list(bw.attrs)}
     started = _time.perf_counter()

@@ -116,7 +116,8 @@ def static_truncation(a_cols: Sequence[Any], b_cols: Sequence[Any], eps: Any, ke
     ea, eb = band_edges(a_cols, b_cols, eps)
     n_a, n_b = len(a_cols[0]), len(b_cols[0])
     if isinstance(keep, bool) or not isinstance(keep, (int, np.integer)) or not 0 <= keep <= n_a + n_b:
-        raise ShedError(f"--keep must be an integer in 0..{n_a + n_b} (the tuples of A and B), got {keep!r}")
+        raise ShedError(f"{{param}} must be an integer in 0..{n_a + n_b} (the tuples of A and B), got {keep!r}",
+                        param="keep")
     graph = nx.Graph()
     graph.add_nodes_from(range(n_a + n_b))  # A tuple i is node i, B tuple j is node n_a + j
     graph.add_edges_from(zip(ea.tolist(), (eb + n_a).tolist()))

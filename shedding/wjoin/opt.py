@@ -78,7 +78,7 @@ def solve_opt(streams: Streams, windows: WindowSpec, memory: int, *, memory_spli
     """The most W-join output any admit/evict schedule within the memory budget produces."""
     check_compatible(streams, windows.n)
     if allocation not in ALLOCATIONS:
-        raise ShedError(f"unknown allocation {allocation!r}; choose fixed or variable")
+        raise ShedError(f"unknown {{param}} {allocation!r}; choose fixed or variable", param="allocation")
     caps = fixed_split(memory, streams.n, memory_split)
     if sum(streams.lengths()) > MAX_TUPLES:
         raise ShedError(f"the exact optimum is for small instances (at most {MAX_TUPLES} tuples), got "

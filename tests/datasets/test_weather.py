@@ -185,7 +185,7 @@ def test_grid_keys_at_edges(spark):
     assert cell_keys([-60.0], [0.3], 0.1).tolist() == [300 * 3600 + 3]  # 0.1 is inexact in binary
     with pytest.raises(ShedError) as exc:
         grid_shape(-1)
-    assert_one_line_error(exc, "cell size")
+    assert_one_line_error(exc, "cell_size")
 
 
 # ------------------------------------------------------------------ the workload
