@@ -1,5 +1,5 @@
-"""PROB for band joins: the probability that an arriving partner falls within eps (issue 13;
-Das, Gehrke, Riedewald 2003, §3.3.1 generalized from "has the same key").
+"""PROB for band joins: the probability that an arriving partner falls within eps (Das, Gehrke,
+Riedewald 2003, §3.3.1, generalized from "has the same key").
 
 The equi-join's p_S(v) is the share of S tuples with key v. For a band join it becomes the share
 of S tuples whose attribute lies in ``[v - eps, v + eps]``, estimated from an equi-width histogram

@@ -1,6 +1,6 @@
 """EXACT for band joins: every window pair (|a - b| <= w - 1) whose tuples are within eps on
-every attribute, counted from its later member at ``t >= warmup`` (DESIGN.md §1; Das, Gehrke,
-Riedewald 2003, §2.1, with the band predicate of issue 13).
+every attribute, counted from its later member at ``t >= warmup`` (docs/semantics.md; Das, Gehrke,
+Riedewald 2003, §2.1, with the band predicate of :mod:`.predicate`).
 
 Never quadratic:
 

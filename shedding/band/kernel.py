@@ -1,6 +1,6 @@
 """The compiled band join: the fast-CPU integrated window join of Das, Gehrke, Riedewald (SIGMOD
 2003), §2.1, with the band predicate, shedding by the policies of §3.3 (PROB, LIFE, RAND, and a
-schedule replay for OPT, §3.2) under the exact semantics of DESIGN.md section 1.
+schedule replay for OPT, §3.2) under the join semantics (docs/semantics.md).
 
 Why not the keyed kernel (:mod:`shedding.online.kernel`): it finds an arrival's partners as one
 (side, key) class FIFO and ranks classes in tournament trees. Band partners are not one class

@@ -1,4 +1,5 @@
-"""The band join operator: fed arrival batches, it holds at most M tuples (issue 13).
+"""The band join operator: fed arrival batches, it holds at most M tuples (Das, Gehrke,
+Riedewald 2003, §2.1, with the band predicate of :mod:`.predicate`).
 
 The band counterpart of :class:`shedding.online.engine.JoinOperator`: the same policies
 (:mod:`shedding.online.policies`), the same :class:`~shedding.online.engine.FeedResult`, a state of

@@ -1,5 +1,5 @@
 """OPT and OPTV for band joins on the compact (star) network (Das, Gehrke, Riedewald 2003,
-§3.2; DESIGN.md §3).
+§3.2; the star network of :mod:`shedding.offline.compact`).
 
 The star network needs only "which later arrivals match this tuple": the band pairs from
 :mod:`.exact` give, per tuple, its counted later partners' arrival times, and

@@ -1,4 +1,5 @@
-"""The band predicate |r.a_i - s.a_i| <= eps_i, compared exactly (issue 13; DESIGN.md §4).
+"""The band predicate |r.a_i - s.a_i| <= eps_i, compared exactly (the band join of DeWitt,
+Naughton and Schneider, VLDB 1991, in the window join of Das, Gehrke, Riedewald 2003, §2.1).
 
 Rule for exact comparison: every attribute value is taken as the *shortest decimal that reads
 back as the same number* (for text input that is what the file said: ``0.1`` is one tenth, not

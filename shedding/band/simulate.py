@@ -1,5 +1,5 @@
-"""Run a shedding policy on a band join (issue 13): the band counterpart of
-:func:`shedding.online.simulate`, reporting the same :class:`~shedding.model.RunResult`.
+"""Run a shedding policy on a band join (Das, Gehrke, Riedewald 2003, §3.3): the band counterpart
+of :func:`shedding.online.simulate`, reporting the same :class:`~shedding.model.RunResult`.
 
 Policies are the keyed engine's (:mod:`shedding.online.policies`): PROB and LIFE rank tuples by
 the band probability of :mod:`.estimator`, RAND drops uniformly, ``opt-schedule`` /

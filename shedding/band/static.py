@@ -1,6 +1,6 @@
 """Static k-truncation of a band join (Das, Gehrke, Riedewald 2003, §3.1, with the band predicate
-of issue 13): keep exactly ``keep`` tuples of two relations A and B so that as many joining pairs
-as possible survive.
+of :mod:`.predicate`): keep exactly ``keep`` tuples of two relations A and B so that as many
+joining pairs as possible survive.
 
 For an equi-join the join graph is a disjoint union of complete bipartite components K(m, n)
 and the paper's closed form C_(m,n)(p) gives each component's best output when p of its tuples

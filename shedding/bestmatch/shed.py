@@ -4,7 +4,7 @@ MatWin's data windows get room for at most M tuples (:mod:`.matwin`): after each
 lowest-priority tuples of W_R u W_S leave for good. Unlike an equi-join, the result is not a
 subset of the exact one: when the best partner s of r is shed, a pair (r, s') that s dominated is
 output instead (a false pair). So a shed run is judged by precision, recall and the symmetric
-difference against the exact result (the DESIGN's section 4).
+difference against the exact result (Kemper and Stegmaier 2002 define the exact BMJ, §2).
 
 Policies (the priority of a tuple; the lowest leaves first):
 

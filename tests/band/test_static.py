@@ -1,4 +1,4 @@
-"""Static k-truncation of band joins (issue 13, part 4): the components from networkx, CP-SAT's
+"""Static k-truncation of band joins (paper §3.1.1): the components from networkx, CP-SAT's
 exact table per component and the paper's DP across them, against brute force over every subset."""
 
 from __future__ import annotations
