@@ -39,7 +39,7 @@ def default_source() -> Path:
 def make_sample(source: Path, out: Path, master: str = "local[*]") -> Path:
     """Read both months on Spark and write the compact sample to ``out``."""
     if not source.is_dir():
-        raise ShedError(f"SYNOP data folder not found: {source}; pass --source DIR")
+        raise ShedError(f"SYNOP data folder not found: {source}; pass {{param}} DIR", param="source")
     parts, reports = [], {}
     station_path = station_table(None, source)
     with spark_session(master, "make-sample") as spark:
@@ -68,7 +68,10 @@ def main() -> None:
     parser.add_argument("--source", type=Path, default=default_source(), help="folder with the SYNOP files")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "data" / SAMPLE_FILE)
     args = parser.parse_args()
-    out = make_sample(args.source, args.out)
+    try:
+        out = make_sample(args.source, args.out)
+    except ShedError as exc:  # name this script's flag
+        parser.error(exc.naming(f"--{exc.param}"))
     print(f"wrote {out} ({out.stat().st_size:,} bytes)")
 
 
