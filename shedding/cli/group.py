@@ -607,6 +607,7 @@ def compare(
     """
     from shedding.studies.registry import build_report, load_results, load_suite
     from shedding.studies.runner import run_study
+    from shedding.studies.store import runs_in
 
     max_graph_bytes = None if max_graph_gib is None else _max_graph_bytes(max_graph_gib)
     study, spec = load_suite(suite)
@@ -640,7 +641,7 @@ def compare(
     seconds = time.perf_counter() - started
     files_written = {"report": path, "results_parquet": out_dir / "results.parquet",
                      "results_csv": out_dir / "results.csv", "suite_json": out_dir / "suite.json"}
-    runs = int(results["run_id"].nunique()) if len(results) else 0
+    runs = runs_in(results)
     if as_json:
         print(json.dumps({"suite": spec.name, "runs": runs, "total_runs": suite_dict["total_runs"],
                           "complete": complete, "seeds": suite_dict["seeds"],

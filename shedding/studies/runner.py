@@ -70,7 +70,8 @@ def run_study(study: Study, suite: Any, out: Path | str, *, master: str = "local
     where = master if study.spark else HERE
     try:
         store.write_suite(suite_json(study, plan, where, info))
-        pending = [s for s in plan.runs if s.run_id not in store.done()]
+        done = store.done()
+        pending = [s for s in plan.runs if s.run_id not in done]
         if plan.first is not None:
             pending.sort(key=plan.first)
         if pending and study.spark:
@@ -81,8 +82,7 @@ def run_study(study: Study, suite: Any, out: Path | str, *, master: str = "local
         if created and not store.has_parts():
             shutil.rmtree(store.out, ignore_errors=True)
         raise
-    results = select(study.finish(store.read_parts()) if study.finish else store.read_parts(),
-                     {s.run_id for s in plan.runs})
+    results = select(store.read_results(study.finish), {s.run_id for s in plan.runs})
     store.write_results(results, study.sort)
     if study.tables is not None:
         study.tables(store, results)

@@ -77,6 +77,8 @@ def test_a_small_suite_runs_and_reports(tmp_path):
     resumed = shed_in_process("compare", "--suite", toml, "--out", out, "--resume")
     assert resumed.returncode == 0 and resumed.stdout.startswith("0 runs in ") and (out / "report.html").is_file()
     assert pd.read_csv(out / "results-size.csv").equals(size)
+    rebuilt = shed_in_process("report", out)
+    assert rebuilt.returncode == 0 and (out / "report.html").read_text().count('class="figure-data"') == 3
 
 
 def test_the_shipped_suite_loads_and_bad_suites_fail(tmp_path):
