@@ -37,7 +37,7 @@ class ResultsStore:
         if out.exists() and not out.is_dir():
             raise ShedError(f"--out {out} is a file; give a folder (it will hold report.html and the results)")
         if resume and self.suite_json.is_file():
-            stored = self.read_suite().get("name")
+            stored = self._suite_data().get("name")
             if stored != name:
                 raise ShedError(f"{out} holds the results of suite {stored!r}, not {name!r}; "
                                 f"resume that suite or choose another --out")
@@ -90,17 +90,23 @@ class ResultsStore:
         self.suite_json.write_text(json.dumps(data, indent=1))
 
     def read_suite(self) -> dict:
-        """The stored ``suite.json``."""
+        """The stored ``suite.json``, with the run ids and the total a page needs."""
         if not self.suite_json.is_file():
             raise ShedError(f"{self.out} holds no suite results (no suite.json); run shed compare --out {self.out} "
                             "first")
+        data = self._suite_data()
+        if not isinstance(data.get("run_ids"), list) or not isinstance(data.get("total_runs"), int):
+            raise ShedError(f"{self.suite_json} is damaged (no run_ids or total_runs); run shed compare again")
+        return data
+
+    def _suite_data(self) -> dict:
+        """The JSON object in ``suite.json``."""
         try:
             data = json.loads(self.suite_json.read_text())
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ShedError(f"{self.suite_json} is damaged ({exc}); run shed compare again") from None
-        if not isinstance(data, dict) or not isinstance(data.get("run_ids"), list) \
-                or not isinstance(data.get("total_runs"), int):
-            raise ShedError(f"{self.suite_json} is damaged (no run_ids or total_runs); run shed compare again")
+        if not isinstance(data, dict):
+            raise ShedError(f"{self.suite_json} is damaged (not a JSON object); run shed compare again")
         return data
 
     def write_results(self, results: pd.DataFrame, sort: tuple[str, ...] = ()) -> None:
