@@ -28,7 +28,7 @@ from shedding.cli.bmj import bmj_command
 from shedding.errors import ShedError
 from shedding.run import POLICY_NAMES
 from shedding.cli.stream_join import stream_join
-from shedding.cli.wjoin import compare_wjoin, wjoin_command
+from shedding.cli.wjoin import wjoin_command
 
 if TYPE_CHECKING:
     from shedding.model import Workload
@@ -605,31 +605,22 @@ def compare(
     Examples: shed compare --suite quick --out out/quick;
     shed compare --suite weather --r SEP85L.Z --s SEP86L.Z --out out/weather
     """
-    from shedding.studies.html import build_report
-    from shedding.studies.runner import load_results, run_suite
-    from shedding.studies.suites import is_bestmatch_suite, load_suite
-    from shedding.studies.wjoin_suite import load_wjoin_suite
+    from shedding.studies.registry import build_report, load_results, load_suite
+    from shedding.studies.runner import run_study
+    from shedding.studies.store import runs_in
 
     max_graph_bytes = None if max_graph_gib is None else _max_graph_bytes(max_graph_gib)
-    wjoin_suite = load_wjoin_suite(suite)
-    if wjoin_suite is not None:  # the W-join suites (wjoin, wjoin-full): synthetic N streams, no Spark
-        given = {"--r": r_path, "--s": s_path, "--cell-size": cell_size, "--stations": stations,
-                 "--max-graph-gib": max_graph_gib}
-        return compare_wjoin(wjoin_suite, out_dir, resume=resume, seeds=seeds, master=master, jobs=jobs,
-                             other_options=[k for k, v in given.items() if v is not None], as_json=as_json,
-                             command=shlex.join(["shed", *sys.argv[1:]]), out=out, err=err)
-    if is_bestmatch_suite(suite):  # issue 13: its own run model, no Spark
-        if r_path or s_path or cell_size is not None or stations or resume or max_graph_gib is not None:
-            raise ShedError("the bestmatch suite generates its inputs and runs in minutes; drop --r/--s, "
-                            "--cell-size, --stations, --max-graph-gib and --resume")
-        from shedding.studies.bestmatch_suite import load_bestmatch_suite, run_bestmatch_suite
-
-        summary = run_bestmatch_suite(load_bestmatch_suite(suite), out_dir, shlex.join(["shed", *sys.argv[1:]]))
-        print(json.dumps(summary)) if as_json else out.print(f"report:  {escape(summary['report'])}")
-        return
-    spec = load_suite(suite)
-    if cell_size is not None:
-        spec = spec.with_cell_size(cell_size)
+    study, spec = load_suite(suite)
+    given = {"--r": r_path, "--s": s_path, "--cell-size": cell_size, "--stations": stations,
+             "--max-graph-gib": max_graph_gib, "--seeds": seeds}
+    inputs = {"--r": "files", "--s": "files", "--cell-size": "cell_size", "--stations": "stations",
+              "--max-graph-gib": "max_graph_bytes", "--seeds": "seeds"}
+    unused = [flag for flag, value in given.items() if value is not None and inputs[flag] not in study.inputs]
+    if unused:
+        raise ShedError(f"{', '.join(unused)} do not apply to the {study.label} suite {spec.name}; drop them")
+    if not study.spark and (master != "local[*]" or jobs is not None):
+        raise ShedError(f"the {study.label} suite {spec.name} runs one run at a time in this process, not on Spark; "
+                        "drop --master and --jobs")
     if (r_path is None) != (s_path is None):
         raise ShedError("give both --r and --s (one report file per stream)")
     files = None if r_path is None else (r_path, s_path, _choice(fmt))
@@ -640,21 +631,26 @@ def compare(
     if jobs is not None and jobs < 1:
         raise ShedError(f"--jobs must be >= 1, got {jobs}")
     started = time.perf_counter()
-    _, complete = run_suite(spec, out_dir, master=master, resume=resume, seeds=seeds, jobs=jobs, console=err,
-                            files=files, stations=stations, command=shlex.join(["shed", *sys.argv[1:]]),
-                            max_graph_bytes=max_graph_bytes)
+    options = {"seeds": seeds, "files": files, "stations": stations, "cell_size": cell_size,
+               "max_graph_bytes": max_graph_bytes}
+    outcome = run_study(study, spec, out_dir, master=master, resume=resume, jobs=jobs, console=err,
+                        command=shlex.join(["shed", *sys.argv[1:]]),
+                        **{k: v for k, v in options.items() if v is not None})
     results, suite_dict, complete = load_results(out_dir)
     path = build_report(results, suite_dict, complete, out_dir / "report.html")
     seconds = time.perf_counter() - started
     files_written = {"report": path, "results_parquet": out_dir / "results.parquet",
                      "results_csv": out_dir / "results.csv", "suite_json": out_dir / "suite.json"}
+    runs = runs_in(results)
     if as_json:
-        print(json.dumps({"suite": spec.name, "runs": len(results), "total_runs": suite_dict["total_runs"],
-                          "complete": complete, "seeds": suite_dict["seeds"], "master": master, "seconds": round(seconds, 1),
+        print(json.dumps({"suite": spec.name, "runs": runs, "total_runs": suite_dict["total_runs"],
+                          "complete": complete, "seeds": suite_dict["seeds"],
+                          "master": master if study.spark else "none (in process)", "seconds": round(seconds, 1),
                           "out": str(out_dir), **{key: str(value) for key, value in files_written.items()}}))
         return
     state = "" if complete else " (INCOMPLETE)"
-    out.print(f"{len(results)} runs in {seconds:.0f} s{state}", markup=False)
+    kept = f" ({runs - outcome.ran} stored before)" if runs > outcome.ran else ""
+    out.print(f"{outcome.ran} runs in {seconds:.0f} s{kept}{state}", markup=False)
     out.print(f"report:  {escape(str(path))}")
     out.print(f"results: {escape(str(files_written['results_parquet']))}, {escape(str(files_written['results_csv']))}")
 
@@ -662,8 +658,7 @@ def compare(
 @app.command()
 def report(out_dir: Path = typer.Argument(..., help="A folder written by shed compare.")) -> None:
     """Rebuild report.html from the results stored by shed compare."""
-    from shedding.studies.html import build_report
-    from shedding.studies.runner import load_results
+    from shedding.studies.registry import build_report, load_results
 
     results, suite_dict, complete = load_results(out_dir)
     path = build_report(results, suite_dict, complete, out_dir / "report.html")

@@ -10,16 +10,11 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import typer
 
 from shedding.errors import ShedError
-
-if TYPE_CHECKING:
-    from rich.console import Console
-
-    from shedding.studies.wjoin_suite import WJoinSuite
 
 ALGORITHM_CHOICES = ("nlw", "hw", "mw", "all")
 
@@ -192,38 +187,3 @@ def _shed_rows(data, spec, memory: int, names: list[str], split, seed: int, exac
                      "ratio": round(outputs / exact if exact else 1.0, 6), "memory": memory, "dropped": dropped,
                      "proven": proven, "seconds": round(time.perf_counter() - started, 4)})
     return rows
-
-
-def compare_wjoin(suite: WJoinSuite, out_dir: Path, *, resume: bool, seeds: int | None, master: str, jobs: int | None,
-                  other_options: list[str], as_json: bool, command: str, out: Console, err: Console) -> None:
-    """``shed compare --suite wjoin|wjoin-full|FILE``: run a W-join suite in this process and
-    write its report (:mod:`shedding.studies.wjoin_runner`, :mod:`shedding.studies.wjoin_report`)."""
-    from rich.markup import escape
-
-    from shedding.studies.runner import load_results
-    from shedding.studies.wjoin_report import build_wjoin_report
-    from shedding.studies.wjoin_runner import run_wjoin_suite
-
-    if other_options:
-        raise ShedError(f"{', '.join(other_options)} do not apply to the W-join suite {suite.name} (synthetic "
-                        "streams); drop them")
-    if master != "local[*]" or jobs is not None:
-        raise ShedError(f"the W-join suite {suite.name} runs one timed run at a time in this process, not on Spark; "
-                        "drop --master and --jobs")
-    started = time.perf_counter()
-    run_wjoin_suite(suite, out_dir, resume=resume, seeds=seeds, console=err, command=command)
-    results, suite_dict, complete = load_results(out_dir)
-    path = build_wjoin_report(results, suite_dict, complete, out_dir / "report.html")
-    seconds = time.perf_counter() - started
-    files = {"report": path, "results_parquet": out_dir / "results.parquet", "results_csv": out_dir / "results.csv",
-             "suite_json": out_dir / "suite.json"}
-    if as_json:
-        print(json.dumps({"suite": suite.name, "runs": len(results), "total_runs": suite_dict["total_runs"],
-                          "complete": complete, "seeds": suite_dict["seeds"], "master": "none (in process)",
-                          "seconds": round(seconds, 1), "out": str(out_dir),
-                          **{key: str(value) for key, value in files.items()}}))
-        return
-    state = "" if complete else " (INCOMPLETE)"
-    out.print(f"{len(results)} runs in {seconds:.0f} s{state}", markup=False)
-    out.print(f"report:  {escape(str(path))}")
-    out.print(f"results: {escape(str(files['results_parquet']))}, {escape(str(files['results_csv']))}")

@@ -4,14 +4,13 @@ join on the same files, and the state each keeps over the micro-batches.
 The batch reference runs the same operator (:class:`~shedding.streaming.shard.ShardJoin`, the
 simulator's :class:`~shedding.online.engine.JoinOperator`) on the whole input at once, per shard,
 with the job's estimator and budgets: what ``shed simulate`` gives for P = 1. The native join is a
-real streaming query over the same directories with the same files per trigger.
+real streaming query over the same directories with the same files per trigger. The page is built
+with the studies' page toolkit (:mod:`shedding.studies.page`).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
-from html import escape
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,9 @@ from shedding.model import Workload
 from shedding.streaming.job import METRIC_TABLE, StreamJob, read_table, source_files
 from shedding.streaming.partition import shard_of
 from shedding.streaming.shard import END, R, S, JoinSpec, ShardJoin
+from shedding.studies.page.figures import figure_html
+from shedding.studies.page.page import header, page
+from shedding.studies.page.tables import table_html
 
 
 def source_frame(job: StreamJob) -> pd.DataFrame:
@@ -62,7 +64,6 @@ def batch_reference(rows: pd.DataFrame, spec: JoinSpec, table=None) -> int:
 def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
     """Write ``OUT/report.html`` (and its table as ``OUT/report.csv``) for a finished bounded job;
     returns the page's path."""
-    from shedding.studies.html import plotly_js
     from shedding.streaming.native import run_native
 
     rows = source_frame(job)
@@ -100,27 +101,24 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
                               yaxis_type="log")),
     ]
     spec = job.spec
-    head = (f"w = {spec.window}, M = {spec.memory}, shedding {escape(spec.shedding)}, {spec.shards} shard(s), "
-            f"estimator {escape(job.estimator)}, {summary['arrivals']:,} tuples in {summary['batches']} micro-batches "
-            f"(trigger {escape(job.trigger)}, {job.max_files_per_trigger or 'all'} files per trigger); "
-            f"R: {escape(str(job.r.path))}, S: {escape(str(job.s.path))}")
-    table_html = results.to_html(index=False, na_rep="", border=0, formatters={
-        "outputs": "{:,}".format, "seconds": lambda v: "" if pd.isna(v) else f"{v:.1f}", "of EXACT": "{:.3f}".format})
-    plots = "".join(f'<div id="f{i}" class="fig"></div>' for i in range(len(figures)))
-    data = json.dumps([json.loads(f.to_json()) for f in figures])
-    html = f"""<!doctype html><html><head><meta charset="utf-8"><title>shed stream-join report</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}}
-table{{border-collapse:collapse}}td,th{{padding:.3em .8em;border-bottom:1px solid #ddd;text-align:right}}
-.fig{{height:420px}}</style></head><body>
-<h1>Semantic window join on Spark Structured Streaming</h1><p>{head}</p>{table_html}
-<p>Seconds are the queries' wall time on one Spark session, without its start-up.</p>
-<p>Peak join memory {summary.get('peak_memory', 0):,} tuples (M = {spec.memory}); peak held back
-{summary.get('peak_held', 0):,}; peak state {summary.get('peak_state_bytes', 0):,} bytes; late {summary['late']:,},
-bad rows {summary['bad']:,}. The native join keeps every tuple of the window; its peak state is
-{int(nat['state_rows'].max()) if len(nat) else 0:,} rows.</p>{plots}
-<script>{plotly_js()}</script><script>
-{data}.forEach((f, i) => Plotly.newPlot("f" + i, f.data, f.layout, {{responsive: true}}));</script>
-</body></html>"""
+    setup = (f"w = {spec.window}, M = {spec.memory}, shedding {spec.shedding}, {spec.shards} shard(s), "
+             f"estimator {job.estimator}, {summary['arrivals']:,} tuples in {summary['batches']} micro-batches "
+             f"(trigger {job.trigger}, {job.max_files_per_trigger or 'all'} files per trigger); "
+             f"R: {job.r.path}, S: {job.s.path}")
+    facts = {"Peak join memory": f"{summary.get('peak_memory', 0):,} tuples (M = {spec.memory})",
+             "Peak held back": f"{summary.get('peak_held', 0):,} tuples",
+             "Peak state": f"{summary.get('peak_state_bytes', 0):,} bytes",
+             "Late rows": f"{summary['late']:,}", "Bad rows": f"{summary['bad']:,}",
+             "Native join's peak state": f"{int(nat['state_rows'].max()) if len(nat) else 0:,} rows (it keeps every "
+                                         "tuple of the window)"}
+    body = [[(str(r["join"]), True), (f"{r['outputs']:,}", False),
+             ("" if pd.isna(r["seconds"]) else f"{r['seconds']:.1f}", False), (f"{r['of EXACT']:.3f}", False)]
+            for r in results.to_dict("records")]
+    table = table_html("results", ["join", "outputs", "seconds", "of EXACT"], body,
+                       "Seconds are the queries' wall time on one Spark session, without its start-up.")
+    html = (header("Semantic window join on Spark Structured Streaming", setup, "", facts)
+            + f"<section>{table}</section>\n"
+            + "".join(f"<section>{figure_html(i, fig)}</section>\n" for i, fig in enumerate(figures)))
     path = job.out / "report.html"
-    path.write_text(html, encoding="utf-8")
+    path.write_text(page("stream-join", html, len(figures)), encoding="utf-8")
     return path

@@ -1,11 +1,10 @@
-"""Run a W-join suite (:mod:`.wjoin_suite`) and collect one results table.
+"""One W-join run (:mod:`.spec`), from its parameters to its results row.
 
 Unlike the DGR suites, the runs execute one after another in this process, not on Spark: a
 figure of service times compares algorithms, and timed runs spread over parallel tasks would
 slow each other down by however the scheduler places them. The lines of one point run back to
-back, so they see the same machine load; the load average before and after is stored with the
-provenance. Results go to ``DIR/parts/`` point by point (so ``--resume`` skips what is there and
-Ctrl-C keeps the finished runs), then to ``results.parquet`` and ``results.csv``.
+back (one part of the results store per point), so they see the same machine load; the load
+average before and after is stored with the provenance.
 
 Every timed run checks its N-tuples against the exact count (:func:`shedding.wjoin.exact_count`);
 shedding runs count with the compiled operator (:func:`shedding.wjoin.fastshed.shed_count`).
@@ -13,27 +12,17 @@ shedding runs count with the compiled operator (:func:`shedding.wjoin.fastshed.s
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
-import shutil
 import time
 from dataclasses import asdict
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
-from rich.console import Console
 
 from shedding.errors import ShedError
+from shedding.studies.wjoin.spec import WJoinRun, rates_of
 from shedding.wjoin.streams import Streams
 from shedding.wjoin.windows import WindowSpec
-from shedding.studies.runner import _parts_dir, _prepare_out, _select, provenance, read_parts, with_opt_ratio, write_suite_json
-from shedding.studies.wjoin_suite import WJoinRun, WJoinSuite, rates_of
-
-WHERE = "this process, one run at a time (timed runs need the cores to themselves, so no Spark)"
-SORT = ["experiment", "rates", "streams", "memory", "policy", "seed"]
 
 
 @lru_cache(maxsize=8)
@@ -109,61 +98,6 @@ def execute(run: WJoinRun) -> dict:
             "us_per_tuple": 1e6 * seconds / tuples if tuples else 0.0, "blocks": json.dumps(blocks)}
 
 
-def run_wjoin_suite(suite: WJoinSuite, out: Path, *, resume: bool = False, seeds: int | None = None,
-                    console: Console | None = None, command: str = "") -> tuple[pd.DataFrame, bool]:
-    """Run every pending run of ``suite`` in this process; returns (results, complete). A folder
-    this call created is removed again if it fails before any run is stored."""
-    console = console or Console(stderr=True)
-    seeds = suite.seeds if seeds is None else seeds
-    invoked = time.perf_counter()
-    out = Path(out)
-    specs = suite.runs(seeds)
-    created = not out.exists()
-    _prepare_out(out, resume, suite)
-    info = {**provenance(command), "load_before": _load()}
-    try:
-        write_suite_json(out, suite, seeds, specs, WHERE, info)
-        _run_pending(suite, out, specs, console)
-    except KeyboardInterrupt:
-        raise ShedError(f"interrupted; {len(read_parts(out))} runs kept, continue with --resume") from None
-    except BaseException:
-        if created and not any(_parts_dir(out).glob("part-*.parquet")):
-            shutil.rmtree(out, ignore_errors=True)
-        raise
-    results = _select(with_opt_ratio(read_parts(out)), {s.run_id for s in specs})
-    write_wjoin_results(out, results)
-    info |= {"load_after": _load(), "wall_seconds": round(time.perf_counter() - invoked, 1)}
-    write_suite_json(out, suite, seeds, specs, WHERE, info)
-    return results, len(results) == len(specs)
-
-
-def _run_pending(suite: WJoinSuite, out: Path, specs: list[WJoinRun], console: Console) -> None:
-    """The runs not yet in ``out``, one part file per point (its lines and seeds)."""
-    done = set(read_parts(out).get("run_id", pd.Series(dtype=str)))
-    pending = [s for s in specs if s.run_id not in done]
-    _parts_dir(out).mkdir(exist_ok=True)
-    n_parts = len(list(_parts_dir(out).glob("part-*.parquet")))
-    finished = len(specs) - len(pending)
-    for _, group in itertools.groupby(pending, key=lambda s: (s.experiment, s.streams, s.rates, s.memory)):
-        rows = [execute(s) for s in group]
-        pd.DataFrame(rows).to_parquet(_parts_dir(out) / f"part-{n_parts:05d}.parquet", index=False)
-        n_parts += 1
-        finished += len(rows)
-        console.print(f"{suite.name}: {finished}/{len(specs)} runs done ({rows[0]['experiment']}, "
-                      f"{rows[0]['streams']} streams, {rows[0]['rates']})", highlight=False, markup=False)
-
-
-def write_wjoin_results(out: Path, results: pd.DataFrame) -> None:
-    """``results.parquet`` and ``results.csv``, one row per run, sorted stably."""
-    if not results.empty:
-        results = results.sort_values(SORT, kind="stable").reset_index(drop=True)
-    results.to_parquet(out / "results.parquet", index=False)
-    results.to_csv(out / "results.csv", index=False)
-
-
-def _load() -> list[float]:
-    """The 1, 5 and 15 minute load averages (timings are only comparable at similar load)."""
-    try:
-        return [round(v, 2) for v in os.getloadavg()]
-    except OSError:  # pragma: no cover - platforms without it
-        return []
+def task(spec: dict, shared: None = None) -> list[dict]:
+    """A run as the study runner executes it."""
+    return [execute(WJoinRun(**spec))]

@@ -1,9 +1,9 @@
-"""The report where OPT is only bounded (issue 14): intervals instead of one number.
+"""The report where OPT is only bounded: intervals instead of one number.
 
 An OPT/OPTV run whose exact network is above the suite's size limit records
 ``opt_lower <= OPT <= opt_upper`` (Das, Gehrke, Riedewald 2003, §3.2; the bounds of docs/bounds.md,
-:func:`.runner.solve_or_bound`) and leaves ``outputs`` unknown; every fraction of OPT at its
-point becomes the interval ``ratio_opt_low .. ratio_opt_high`` (:func:`.runner.with_opt_ratio`).
+:func:`.execute.solve_or_bound`) and leaves ``outputs`` unknown; every fraction of OPT at its
+point becomes the interval ``ratio_opt_low .. ratio_opt_high`` (:func:`.ratios.with_opt_ratio`).
 This module turns those columns into the low and high ends a figure or table shows for its y
 field, averaged over seeds like every other point (the mean of the bounds bounds the mean).
 """
@@ -11,6 +11,8 @@ field, averaged over seeds like every other point (the mean of the bounds bounds
 from __future__ import annotations
 
 import pandas as pd
+
+from shedding.studies.page.format import pct
 
 BOUNDED = "bounds"  # the ``opt_kind`` of a bounded run
 LABEL = "OPT bounds"
@@ -68,8 +70,6 @@ def series_label(name: str, policy: str, y: str) -> str:
 def bounds_notes(rows: pd.DataFrame) -> list[str]:
     """The findings' account of the bounded points of one experiment: how many, OPT's bounds and
     their gap, and each policy's fraction of OPT there as an interval."""
-    from shedding.studies.figures import pct
-
     if not any_bounded(rows):
         return []
     notes = []
