@@ -78,21 +78,23 @@ def _examples(path: Path) -> list[list[str]]:
     return lines
 
 
-def _commands() -> dict:
-    """Each ``shed`` command's click command, from the app itself (imports no numpy or Spark)."""
-    import typer.main
-
-    from shedding.cli import app
-
-    return typer.main.get_command(app).commands
+def _flags(command) -> set[str]:
+    return {opt for param in command.params for opt in (*param.opts, *param.secondary_opts)} | {"--help"}
 
 
 @pytest.mark.parametrize("path", [README, *PAGES], ids=_rel)
 def test_shed_examples_name_real_commands_and_flags(path: Path) -> None:
-    commands = _commands()
+    import typer.main
+
+    from shedding.cli import app
+
+    group = typer.main.get_command(app)  # the click group: imports no numpy, pandas or Spark
     for argv in _examples(path):
-        assert len(argv) > 1 and argv[1] in commands, f"{_rel(path)}: unknown command in {' '.join(argv)}"
-        flags = {opt for param in commands[argv[1]].params for opt in (*param.opts, *param.secondary_opts)}
+        if len(argv) == 2 and argv[1].startswith("-"):
+            assert argv[1] in _flags(group), f"{_rel(path)}: shed has no option {argv[1]}"
+            continue
+        assert len(argv) > 1 and argv[1] in group.commands, f"{_rel(path)}: unknown command in {' '.join(argv)}"
+        flags = _flags(group.commands[argv[1]])
         for arg in argv[2:]:
             if arg.startswith("-") and not re.fullmatch(r"-\d.*", arg):
                 name = arg.split("=", 1)[0]
