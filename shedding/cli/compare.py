@@ -85,7 +85,7 @@ RULES = (
     Creatable(("--out",), folder=True),
     Fits(("--seeds",), planned_bytes, "the planned runs", when=lambda v: v.seeds is not None),
 )
-ALIASES = {"seeds": "--seeds", "cell_size": "--cell-size", "max_graph_bytes": "--max-graph-gib"}
+ALIASES = {"max_graph_bytes": "--max-graph-gib"}
 MAX_GRAPH_HELP = ("OPT/OPTV runs: solve exactly when the network's estimated peak memory (network plus solver "
                   "workspace) is at most this many GiB, else record and plot OPT's lower and upper bounds instead "
                   "(docs/bounds.md).  [default: 4.0]")
@@ -162,7 +162,8 @@ def _summary(name: str, out_dir: Path, build: Any, master: str, started: float, 
     if as_json:
         print(json.dumps({"suite": name, "runs": len(results), "total_runs": suite_dict["total_runs"],
                           "complete": complete, "seeds": suite_dict["seeds"], "master": master,
-                          "seconds": round(seconds, 1), "out": str(out_dir), **{key: str(value) for key, value in files.items()}}))
+                          "seconds": round(seconds, 1), "out": str(out_dir),
+                          **{key: str(value) for key, value in files.items()}}))
         return
     state = "" if complete else " (INCOMPLETE)"
     out.print(f"{len(results)} runs in {seconds:.0f} s{state}", markup=False)

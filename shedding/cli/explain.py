@@ -13,7 +13,7 @@ from shedding.cli.checks import choice, integer, integers, number, parse_integer
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, write_file
 from shedding.cli.rows import REFERENCES, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Values
-from shedding.cli.workload import (ESTIMATORS, WORKLOAD_ALIASES, WORKLOAD_RULES, check_split, fixed_split,
+from shedding.cli.workload import (ESTIMATORS, WORKLOAD_RULES, check_split, fixed_split,
                                    takes_workload)
 from shedding.run import POLICY_NAMES
 
@@ -44,7 +44,6 @@ RULES = (
     Creatable(("--out",), folder=True),
     *WORKLOAD_RULES,
 )
-ALIASES = {**WORKLOAD_ALIASES, "memory_split": "--memory-split", "max_graph_bytes": "--max-graph-gib"}
 
 
 @takes_workload

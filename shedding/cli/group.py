@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from shedding.cli import bmj, compare, explain, opt, report, simulate, static, stream_join, wjoin
+from shedding.cli import bmj, compare, explain, opt, report, simulate, static, stream_join, wjoin, workload
 from shedding.cli.checks import flag_name
 from shedding.cli.output import err
 from shedding.cli.rules import register
@@ -64,9 +64,9 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     pass  # the group's own option; --version exits in its callback
 
 
-register(app, "simulate", simulate.simulate, simulate.RULES, simulate.ALIASES)
-register(app, "opt", opt.opt, opt.RULES, opt.ALIASES)
-register(app, "explain", explain.explain, explain.RULES, explain.ALIASES)
+register(app, "simulate", simulate.simulate, simulate.RULES, workload.ALIASES)
+register(app, "opt", opt.opt, opt.RULES, workload.ALIASES)
+register(app, "explain", explain.explain, explain.RULES, workload.ALIASES)
 register(app, "static", static.static, static.RULES)
 register(app, "compare", compare.compare, compare.RULES, compare.ALIASES)
 register(app, "report", report.report, report.RULES)

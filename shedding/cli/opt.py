@@ -12,7 +12,7 @@ from shedding.cli.checks import choice, integer, integers, number, parse_integer
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, write_file
 from shedding.cli.rows import row, warm_up, workload_params
 from shedding.cli.rules import Creatable, Holds, Ignored
-from shedding.cli.workload import MAX_GRAPH_HELP, WORKLOAD_ALIASES, WORKLOAD_RULES, check_split, takes_workload
+from shedding.cli.workload import MAX_GRAPH_HELP, WORKLOAD_RULES, check_split, takes_workload
 
 if TYPE_CHECKING:
     from shedding.model import Schedule, Workload
@@ -47,7 +47,6 @@ RULES = (
     Creatable(("--schedule-out",)),
     *WORKLOAD_RULES,
 )
-ALIASES = {**WORKLOAD_ALIASES, "split": "--memory-split", "max_graph_bytes": "--max-graph-gib"}
 
 
 @takes_workload

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Callable, Optional
 import typer
 
 from shedding.cli.checks import choice, columns, decimals, integer, integers, names, number, parse_integers
-from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, write_file
+from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, write_file
 from shedding.cli.rows import REFERENCES, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values
-from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, WORKLOAD_ALIASES, WORKLOAD_RULES, check_split,
+from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, WORKLOAD_RULES, check_split,
                                    fixed_split, takes_workload)
 from shedding.run import POLICY_NAMES
 
@@ -53,7 +53,6 @@ RULES = (
     Creatable(("--out",)),
     *WORKLOAD_RULES,
 )
-ALIASES = {**WORKLOAD_ALIASES, "split": "--memory-split", "max_graph_bytes": "--max-graph-gib"}
 
 
 @takes_workload

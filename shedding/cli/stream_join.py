@@ -90,7 +90,7 @@ RULES = (
     Exists(("--r", "--s"), folder=True, when=lambda v: not synthetic(v)),
     Creatable(("--out", "--checkpoint"), folder=True),
 )
-ALIASES = {"memory_split": "--memory-split", "max_files": "--max-files-per-trigger"}
+ALIASES = {"split": "--memory-split"}
 
 
 def _payload(text: str, src_r: Any, src_s: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:

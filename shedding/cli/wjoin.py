@@ -77,8 +77,7 @@ RULES = (
     Exists(("--streams",), split=True),
     Fits(("--n-streams", "--length"), synthetic_bytes, "the synthetic W-join", when=lambda v: v.streams is None),
 )
-ALIASES = {"memory_split": "--memory-split", "time_limit": "--opt-seconds", "n_streams": "--n-streams",
-           "skew": "--zipf-skew"}
+ALIASES = {"time_limit": "--opt-seconds", "skew": "--zipf-skew", "paths": "--streams"}
 
 
 def wjoin(

@@ -72,8 +72,9 @@ WORKLOAD_FLAGS = (
                                                      help="SYNOP: the station table postesSynop.csv (default: next "
                                                      "to the --r file).")),
 )
-#: the library's names of workload parameters that the flags name differently
-WORKLOAD_ALIASES = {"skew": "--zipf-skew", "r_path": "--r", "s_path": "--s", "path": "--workload"}
+#: the library's names of the parameters these flags set, where the flags name them differently
+ALIASES = {"skew": "--zipf-skew", "path": "--workload", "split": "--memory-split",
+           "max_graph_bytes": "--max-graph-gib"}
 
 
 def generated(v: Values) -> bool:

@@ -1,4 +1,4 @@
-"""``shed simulate --predicate band`` (issue 13, part 5): the rows equal the library's, attribute
+"""``shed simulate --predicate band``: the rows equal the library's, attribute
 columns come from the files, the JSON rows follow the schema, and bad input is one line, exit 2."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ def write_csv(path: Path, text: str) -> Path:
     return path
 
 
-# ------------------------------------------------------------------ item 7: no traceback, ever
+# ------------------------------------------------------------------ no traceback, ever
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -68,7 +68,7 @@ def test_paths_with_brackets_are_printed_as_given(shed, tmp_path):
     assert target.is_file() and str(target) in stdout.replace("\n", "")
 
 
-# ------------------------------------------------------------------ item 8: refuse what is silently wrong
+# ------------------------------------------------------------------ refuse what is silently wrong
 
 
 def test_unknown_estimator_with_exact_only(shed):
@@ -119,7 +119,7 @@ def test_resume_on_another_suites_folder(shed, tmp_path):
     assert json.loads((out / "suite.json").read_text()) == {"name": "paper"}
 
 
-# ------------------------------------------------------------------ item 9: messages name flags
+# ------------------------------------------------------------------ messages name flags
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -172,7 +172,7 @@ def test_stations_flag(shed, tmp_path):
     assert_error_line(shed("simulate", "--stations", str(missing)), "--stations applies to SYNOP")
 
 
-# ------------------------------------------------------------------ item 10: ergonomics
+# ------------------------------------------------------------------ ergonomics
 
 
 def test_version(shed):
@@ -192,7 +192,7 @@ def test_tables_never_cut_a_number(shed, monkeypatch):
     assert max(len(line) for line in stdout.splitlines()) <= 44
 
 
-# ------------------------------------------------------------------ item 11: one JSON schema
+# ------------------------------------------------------------------ one JSON schema
 
 
 def test_row_fields_are_the_schemas():
