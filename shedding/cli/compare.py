@@ -18,7 +18,7 @@ from typing import Any, Optional
 import typer
 from rich.markup import escape
 
-from shedding.cli.checks import choice, integer, number
+from shedding.cli.checks import choice, integer, named, number
 from shedding.cli.output import err, out
 from shedding.cli.rules import Creatable, Exists, Fits, Holds, Together, Values
 from shedding.errors import ShedError
@@ -40,17 +40,19 @@ RUN_BYTES = 4096
 
 def suite_kind(text: str) -> tuple[str, Any]:
     """The kind of suite ``--suite`` names (dgr, wjoin or bestmatch) and the suite, loaded and checked."""
+    from shedding.studies.bestmatch_suite import load_bestmatch_suite
     from shedding.studies.suites import is_bestmatch_suite, load_suite
     from shedding.studies.wjoin_suite import load_wjoin_suite
 
-    wjoin = load_wjoin_suite(text)
-    if wjoin is not None:
-        return "wjoin", wjoin
-    if is_bestmatch_suite(text):
-        from shedding.studies.bestmatch_suite import load_bestmatch_suite
-
-        return "bestmatch", load_bestmatch_suite(text)
-    return "dgr", load_suite(text)
+    try:
+        wjoin = load_wjoin_suite(text)
+        if wjoin is not None:
+            return "wjoin", wjoin
+        if is_bestmatch_suite(text):
+            return "bestmatch", load_bestmatch_suite(text)
+        return "dgr", load_suite(text)
+    except ShedError as exc:  # a suite file's problem names --suite
+        raise ShedError(named(exc, "--suite")) from None
 
 
 def check_flags(v: Values) -> None:

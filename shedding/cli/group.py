@@ -96,6 +96,9 @@ def main() -> None:
     except ShedError as exc:
         _fail(str(exc))
     except USAGE_ERRORS as exc:  # an unknown option, a missing or malformed value
+        if type(exc).__name__ == "NoArgsIsHelpError":  # plain ``shed``: its help
+            print(exc.format_message())
+            sys.exit(2)
         _fail(_usage(exc))
     except (KeyboardInterrupt, typer.Abort):
         err.print("interrupted", markup=False)

@@ -50,7 +50,7 @@ def check_sources(v: Values) -> None:
     if (r is None) != (s is None):
         raise ShedError("give zipf:SKEW:DOMAIN for both --r and --s, or a directory for both")
     if r is not None and r[1] != s[1]:
-        raise ShedError("synthetic R and S need the same domain (zipf:SKEW:DOMAIN); the skews may differ")
+        raise ShedError(f"--r {v.r} and --s {v.s} need the same domain (zipf:SKEW:DOMAIN); the skews may differ")
 
 
 def check_estimator(flag: str, text: str) -> str:

@@ -4,16 +4,17 @@ synthetic streams: the exact join by NLW, HW and MW, or shedding to a memory lim
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 
-from shedding.cli.checks import (choice, integer, integers, names, number, parse_integers, parsed, split_list,
-                                 value_check)
+from shedding.cli.checks import (choice, integer, integers, named, names, number, parse_integers, parsed,
+                                 split_list, value_check)
 from shedding.cli.output import out, say
-from shedding.cli.rules import Conflicts, Exists, Fits, Ignored, Values
+from shedding.cli.rules import Conflicts, Exists, Fits, Holds, Ignored, Values
 from shedding.errors import ShedError
 
 ALGORITHMS = ("nlw", "hw", "mw", "all")
@@ -32,13 +33,16 @@ def _policies() -> tuple[str, ...]:
 
 
 def rates(text: str) -> list[float | tuple[float, ...]]:
-    """``1,0.5,10/1000`` -> [1.0, 0.5, (10.0, 1000.0)]: a slash lists rates a stream cycles through."""
+    """``1,0.5,10/1000`` -> [1.0, 0.5, (10.0, 1000.0)]: a slash lists rates a stream cycles through;
+    each a finite number > 0 (tuples per time unit)."""
     out: list[float | tuple[float, ...]] = []
     for part in text.split(","):
         try:
             values = tuple(float(r) for r in part.split("/"))
         except ValueError:
             raise ShedError(f"--rates must be numbers separated by commas (a/b cycles rates), got {text!r}") from None
+        if not all(math.isfinite(r) and r > 0 for r in values):
+            raise ShedError(f"--rates must be finite numbers > 0 (tuples per time unit), got {part!r}")
         out.append(values[0] if len(values) == 1 else values)
     return out
 
@@ -54,6 +58,16 @@ def stream_files(flag: str, text: str) -> str:
 def chosen(v: Values) -> list[str]:
     """The --policy names that run (none without --memory)."""
     return [] if v.memory is None else v.policy.split(",")
+
+
+def check_split(v: Values) -> None:
+    """--memory-split has one part per stream."""
+    if v.memory_split is None:
+        return
+    parts = len(parse_integers("--memory-split", v.memory_split))
+    n = v.n_streams if v.streams is None else len([p for p in split_list(v.streams) if p])
+    if parts != n:
+        raise ShedError(f"--memory-split has {parts} parts for {n} streams; give one per stream")
 
 
 def synthetic_bytes(v: Values) -> float:
@@ -74,6 +88,7 @@ RULES = (
             "applies to RAND's choices (--policy rand or randv with --memory) only"),
     Ignored(("--opt-seconds",), lambda v: set(OPTIMA) & set(chosen(v)),
             "applies to the optimum (--policy opt or optv with --memory) only"),
+    Holds(check_split),
     Exists(("--streams",), split=True),
     Fits(("--n-streams", "--length"), synthetic_bytes, "the synthetic W-join", when=lambda v: v.streams is None),
 )
@@ -132,8 +147,11 @@ def wjoin(
     else:
         data = synthetic_streams(n_streams, length, None if rate_list is None else rates(rate_list), zipf_skew,
                                  domain, seed)
-    spec = parse_windows(windows, data.names) if windows is not None else \
-        WindowSpec.uniform(data.names, 10 if window is None else window)
+    try:
+        spec = parse_windows(windows, data.names) if windows is not None else \
+            WindowSpec.uniform(data.names, 10 if window is None else window)
+    except ShedError as exc:  # the windows as the streams' names read them
+        raise ShedError(named(exc, "--windows" if windows is not None else "--window")) from None
     exact = exact_count(data, spec)
     split = None if memory_split is None else list(parse_integers("--memory-split", memory_split))
     rows = _join_rows(data, spec, algorithm, approach, exact) if memory is None else \
@@ -195,8 +213,11 @@ def _shed_rows(data: Any, spec: Any, memory: int, chosen: list[str], split: Opti
         if name in OPTIMA:
             from shedding.wjoin.opt import optimum
 
-            res = optimum(data, spec, memory, memory_split=split, time_limit=opt_seconds,
-                          allocation="variable" if name == "optv" else "fixed")
+            try:
+                res = optimum(data, spec, memory, memory_split=split, time_limit=opt_seconds,
+                              allocation="variable" if name == "optv" else "fixed")
+            except ShedError as exc:  # the instance is too large for the exact optimum
+                raise ShedError(named(exc, f"--policy {name}")) from None
             outputs, dropped, proven = res.outputs, None, res.optimal
         elif spec.uniform_bound is not None:  # Form 1: the compiled count
             outputs, dropped = shed_count(data, spec, memory, name, memory_split=split, seed=seed)
