@@ -12,29 +12,14 @@ from typing import Optional
 
 import typer
 
-from shedding.cli.checks import choice, columns, decimals, integer, names, parse_decimals
+from shedding.cli.checks import choice, columns, decimals, integer, listed_in, names, parse_decimals
 from shedding.cli.rules import Exists, Holds, Ignored, SameCount, Together, Values
 from shedding.errors import ShedError
 
 ORDERS = ("minattrdist", "maxattrdist")
-
-
-def _variants() -> tuple[str, ...]:
-    from shedding.bestmatch.join import VARIANTS
-
-    return VARIANTS
-
-
-def _algorithms() -> tuple[str, ...]:
-    from shedding.bestmatch.join import ALGORITHMS
-
-    return ALGORITHMS
-
-
-def _policies() -> tuple[str, ...]:
-    from shedding.bestmatch.shed import POLICIES
-
-    return POLICIES
+VARIANTS = listed_in("shedding.bestmatch.join", "VARIANTS")
+ALGORITHMS = listed_in("shedding.bestmatch.join", "ALGORITHMS")
+POLICIES = listed_in("shedding.bestmatch.shed", "POLICIES")
 
 
 def algorithm_of(v: Values) -> str:
@@ -101,10 +86,10 @@ def bmj(
     eps: Optional[str] = typer.Option(None, "--eps", callback=decimals(), show_default=False,
                                       help="Maximum distance per attribute, e.g. 0.1,0.1 (the constraint of section "
                                       "2.3)."),
-    variant: str = typer.Option("constrained", "--variant", callback=choice(_variants),
+    variant: str = typer.Option("constrained", "--variant", callback=choice(VARIANTS),
                                 help="bmj, left-outer (each constrained when --eps is given) or constrained (the "
                                 "constrained left-outer BMJ, LOBMJE)."),
-    algorithm: Optional[str] = typer.Option(None, "--algorithm", "-a", callback=choice(_algorithms),
+    algorithm: Optional[str] = typer.Option(None, "--algorithm", "-a", callback=choice(ALGORITHMS),
                                             show_default=False, help="nested (any order), matwin or matwin-ego "
                                             "(inputs sorted by the first attribute). Default: nested, or matwin with "
                                             "--memory."),
@@ -114,7 +99,7 @@ def bmj(
     memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
                                          help="Shed: at most M tuples in MatWin's two windows; compares with the "
                                          "exact result."),
-    policy: str = typer.Option("prob", "--policy", "-p", callback=names(_policies),
+    policy: str = typer.Option("prob", "--policy", "-p", callback=names(POLICIES),
                                help="With --memory: comma list of rand, prob, ahead."),
     seed: int = typer.Option(0, "--seed", callback=integer(0), help="Seed of RAND's choices."),
     time_col: Optional[str] = typer.Option(None, "--time", show_default=False,

@@ -5,7 +5,7 @@ so a value is refused before the command starts, in one line that names the flag
 
 * :func:`integer`: a 64-bit integer within bounds;
 * :func:`number`: a finite float within bounds (NaN and infinity are refused);
-* :func:`choice`: one name of a list, in any case (returned in lower case);
+* :func:`choice`: one name of a list (the library's own, :func:`listed_in`), in any case;
 * :func:`names`: a comma list of such names (policies);
 * :func:`integers`: a comma list of 64-bit integers >= 0 (memory splits);
 * :func:`decimals`: a comma list of finite decimals >= 0 that an exact 64-bit grid can hold;
@@ -19,6 +19,7 @@ The second half, :mod:`shedding.cli.rules`, checks the flags together once all a
 from __future__ import annotations
 
 import math
+from importlib import import_module
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable, Iterable, Sequence, Union
 
@@ -89,6 +90,12 @@ def number(low: float | None = None, *, above: bool = False, high: float | None 
         return value
 
     return value_check(check)
+
+
+def listed_in(module: str, name: str, *more: str) -> Callable[[], tuple[str, ...]]:
+    """The names the library lists in ``module.name`` (a tuple, or a dict's keys), and ``more``:
+    read when a flag is checked, so that --help imports no library module."""
+    return lambda: (*getattr(import_module(module), name), *more)
 
 
 def _listed(names: Names) -> list[str]:

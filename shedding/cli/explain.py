@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import typer
 from rich.markup import escape
 
-from shedding.cli.checks import choice, integer, integers, number, parse_integers
+from shedding.cli.checks import choice, integer, integers, listed_in, number, parse_integers
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, write_file
 from shedding.cli.rows import REFERENCES, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Values
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from shedding.model import Workload
 
 ONLINE = tuple(name for name in POLICY_NAMES if name not in REFERENCES)
-AGAINST = ("opt", "optv", "exact")
+AGAINST = listed_in("shedding.studies.explain", "AGAINST")
 
 
 def against_of(v: Values) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import choice, integer, integers, number, parse_integers
+from shedding.cli.checks import choice, integer, integers, listed_in, number, parse_integers
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, write_file
 from shedding.cli.rows import row, warm_up, workload_params
 from shedding.cli.rules import Creatable, Holds, Ignored
@@ -18,23 +18,9 @@ if TYPE_CHECKING:
     from shedding.model import Schedule, Workload
 
 
-def _allocations() -> tuple[str, ...]:
-    from shedding.offline.opt import ALLOCATIONS
-
-    return ALLOCATIONS
-
-
-def _graphs() -> tuple[str, ...]:
-    from shedding.offline.opt import GRAPH_CHOICES
-
-    return GRAPH_CHOICES
-
-
-def _solvers() -> tuple[str, ...]:
-    from shedding.offline.opt import SOLVERS
-
-    return tuple(SOLVERS)
-
+ALLOCATIONS = listed_in("shedding.offline.opt", "ALLOCATIONS")
+GRAPHS = listed_in("shedding.offline.opt", "GRAPH_CHOICES")
+SOLVERS = listed_in("shedding.offline.opt", "SOLVERS")
 
 RULES = (
     Ignored(("--memory-split",), lambda v: v.allocation == "fixed", "applies to --allocation fixed (OPT) only; "
@@ -56,13 +42,13 @@ def opt(
                                          help="Join memory M in tuples (default: w)."),
     memory_split: Optional[str] = typer.Option(None, "--memory-split", callback=integers(2), show_default=False,
                                                help="Fixed split M_R,M_S (default: M//2, M-M//2)."),
-    allocation: str = typer.Option("fixed", "--allocation", callback=choice(_allocations),
+    allocation: str = typer.Option("fixed", "--allocation", callback=choice(ALLOCATIONS),
                                    help="fixed (OPT: M_R and M_S) or variable (OPTV: M in all)."),
-    graph: str = typer.Option("auto", "--graph", callback=choice(_graphs),
+    graph: str = typer.Option("auto", "--graph", callback=choice(GRAPHS),
                               help="auto (the smaller of compact and keyed), compact (one exit per partner pair), "
                               "keyed (one lane per side and key, O(N) arcs), or paper (the paper's Figure 2 "
                               "network); all give the same optimum."),
-    solver: str = typer.Option("ssp", "--solver", callback=choice(_solvers),
+    solver: str = typer.Option("ssp", "--solver", callback=choice(SOLVERS),
                                help="ssp (specialized exact solver) or ortools (OR-Tools SimpleMinCostFlow, the "
                                "reference)."),
     max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", callback=number(0, above=True), help=MAX_GRAPH_HELP),

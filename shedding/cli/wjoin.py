@@ -11,25 +11,20 @@ from typing import Any, Optional
 
 import typer
 
-from shedding.cli.checks import (choice, integer, integers, named, names, number, parse_integers, parsed,
-                                 split_list, value_check)
+from shedding.cli.checks import (choice, integer, integers, listed_in, named, names, number, parse_integers,
+                                 parsed, split_list, value_check)
 from shedding.cli.output import out, say
 from shedding.cli.rules import Conflicts, Exists, Fits, Holds, Ignored, Values
 from shedding.errors import ShedError
 
-ALGORITHMS = ("nlw", "hw", "mw", "all")
-APPROACHES = ("local", "global")
 OPTIMA = ("opt", "optv")
+ALGORITHMS = listed_in("shedding.wjoin.algorithms", "ALGORITHMS", "all")
+APPROACHES = listed_in("shedding.wjoin.operator", "APPROACHES")
+POLICIES = listed_in("shedding.wjoin.loadshed", "POLICIES", *OPTIMA)
 SYNTHETIC_FLAGS = ("--n-streams", "--length", "--rates", "--zipf-skew", "--domain", "--seed")
 #: bytes a synthetic W-join takes per pair of streams (bound matrices and the N^2 per-pair work of
 #: the exact count) and per tuple (times, keys, the sorted index): an estimate
 PAIR_BYTES, TUPLE_BYTES = 80, 32
-
-
-def _policies() -> tuple[str, ...]:
-    from shedding.wjoin.loadshed import POLICIES
-
-    return (*POLICIES, *OPTIMA)
 
 
 def rates(text: str) -> list[float | tuple[float, ...]]:
@@ -111,7 +106,7 @@ def wjoin(
                                  "then refine)."),
     memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
                                          help="Shed to at most M tuples in all buffers."),
-    policy: str = typer.Option("prob", "--policy", "-p", callback=names(_policies),
+    policy: str = typer.Option("prob", "--policy", "-p", callback=names(POLICIES),
                                help="With --memory: comma list of rand, prob, life, randv, probv, lifev, opt (CP-SAT "
                                "optimum, small inputs), optv."),
     memory_split: Optional[str] = typer.Option(None, "--memory-split", callback=integers(), show_default=False,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import choice, integer, number, parse_integers
+from shedding.cli.checks import choice, integer, listed_in, number, parse_integers
 from shedding.cli.output import busy
 from shedding.cli.rules import Conflicts, Exists, Fits, Holds, Ignored, Together, Values
 from shedding.errors import ShedError
@@ -22,18 +22,13 @@ if TYPE_CHECKING:
 ESTIMATORS = ("static", "online")
 FILE_FORMATS = ("ndp", "synop", "csv", "parquet")
 WEATHER_FORMATS = ("ndp", "synop")
+CORRELATIONS = listed_in("shedding.datasets.zipf", "CORRELATIONS")
 MAX_GRAPH_HELP = ("OPT/OPTV: refuse, before building it, a network whose estimated peak memory (network plus "
                   "solver workspace) is above this many GiB.")
 GENERATOR_FLAGS = ("--zipf-skew", "--domain", "--length", "--seed", "--correlation")
 #: bytes a run takes per generated tuple (the workload's arrays, the reference and a policy's
 #: schedule) and per join value (Zipf's probabilities and the S value map): an estimate
 TUPLE_BYTES, VALUE_BYTES = 64, 32
-
-
-def _correlations() -> tuple[str, ...]:
-    from shedding.datasets.zipf import CORRELATIONS
-
-    return CORRELATIONS
 
 
 def _flag(name: str, annotation: str, option: Any) -> inspect.Parameter:
@@ -51,7 +46,7 @@ WORKLOAD_FLAGS = (
     _flag("length", "int", typer.Option(5600, "--length", callback=integer(0),
                                         help="Tuples per stream (one R and one S tuple per time step).")),
     _flag("seed", "int", typer.Option(0, "--seed", callback=integer(0), help="Seed of the generated workload.")),
-    _flag("correlation", "str", typer.Option("independent", "--correlation", callback=choice(_correlations),
+    _flag("correlation", "str", typer.Option("independent", "--correlation", callback=choice(CORRELATIONS),
                                              help="independent (paper's uncorrelated), same (correlated) or "
                                              "reversed.")),
     _flag("window", "int", typer.Option(400, "--window", "-w", callback=integer(1),
