@@ -19,8 +19,8 @@ The second half, :mod:`shedding.cli.rules`, checks the flags together once all a
 from __future__ import annotations
 
 import math
-from importlib import import_module
 from decimal import Decimal, InvalidOperation
+from importlib import import_module
 from typing import Any, Callable, Iterable, Sequence, Union
 
 import typer
@@ -28,7 +28,7 @@ import typer
 from shedding.errors import ShedError
 
 INT64_MAX = 2**63 - 1
-#: decimal places whose scale 10**k still fits a 64-bit integer (the exact grid of band widths)
+#: decimal places whose scale 10**k still fits a 64-bit integer (the exact grid of distances)
 MAX_PLACES = 18
 
 Names = Union[Sequence[str], Callable[[], Iterable[str]]]
