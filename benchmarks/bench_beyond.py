@@ -29,7 +29,7 @@ from shedding.datasets.bursts import burst_workload
 from shedding.datasets.drift import drift_workload
 from shedding.datasets.flights import flights_workload
 from shedding.offline.opt import solve_opt
-from shedding.online.ageing import AgeValuer, ProbValuer, pair_age_curves, run_valued
+from shedding.online.ageing import AgeValuer, pair_age_curves, run_valued
 from shedding.online.hazard import HazardValuer
 from shedding.run import run_policy
 
