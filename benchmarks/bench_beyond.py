@@ -7,7 +7,7 @@ Each row: the workload, M, the split, every policy's outputs, OPT's, and per pol
 OPT and the fraction of PROB's gap to OPT it closes ((policy - PROB) / (OPT - PROB)). Rows are
 appended to a JSON-lines file as they finish, and a rerun skips the rows already there.
 
-    python benchmarks/bench_beyond.py flights --months 7-12 --out out/beyond.jsonl
+    python benchmarks/bench_beyond.py flights --months 7,8,9,10,11,12 --out out/beyond.jsonl
     python benchmarks/bench_beyond.py age|drift|bursts|iid --out out/beyond.jsonl
 
 Development and tuning used January to June of the flights and seeds 0-1 of the synthetic
@@ -76,8 +76,7 @@ def cases(kind: str, args) -> list:
     """(label, workload factory, memory, groups factory) per row."""
     out = []
     if kind == "flights":
-        lo, hi = (int(m) for m in args.months.split("-"))
-        for month in range(lo, hi + 1):
+        for month in args.months:
             def make(month=month):
                 return flights_workload(month)
             out += [({"workload": "flights", "month": month, "split": "dev" if month <= 6 else "held-out"},
@@ -121,7 +120,8 @@ def cases(kind: str, args) -> list:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("kind", choices=["flights", "age", "drift", "bursts", "iid"])
-    parser.add_argument("--months", default="1-12")
+    parser.add_argument("--months", type=lambda s: [int(x) for x in s.split(",")], default=list(range(1, 13)),
+                        help="comma list of months")
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1])
     parser.add_argument("--memory", type=int, default=None)
     parser.add_argument("--estimator", default="online", choices=["online", "static"])
