@@ -156,8 +156,13 @@ class Counts:
         """Tuple ``y`` left memory at ``t``."""
 
     def partner_rate(self, cand: np.ndarray, t: int) -> np.ndarray:
-        """beta: the other side's arrivals of each candidate's key per step so far."""
-        return self.cnt[1 - self.side[cand], self.kid[cand]] / max(t - (self.t0 or 0) + 1, 1)
+        """beta: the other side's arrivals of each candidate's key per step, so far (online) or
+        over the whole stream (static)."""
+        if self.online:
+            steps = max(t - (self.t0 or 0) + 1, 1)
+        else:
+            steps = max(int(self.time[-1] - self.time[0]) + 1, 1)
+        return self.cnt[1 - self.side[cand], self.kid[cand]] / steps
 
 
 class ProbValuer(Counts):
