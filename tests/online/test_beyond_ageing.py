@@ -97,3 +97,19 @@ def test_hazard_learns_the_age_curve_and_reduces_to_prob_on_iid():
     hazard = run_valued(iid, 100, HazardValuer()).outputs
     prob = run_valued(iid, 100, ProbValuer()).outputs
     assert hazard == pytest.approx(prob, rel=0.01)
+
+
+def test_partner_rate_is_per_step_so_far_or_over_the_whole_stream():
+    from shedding.online.ageing import Counts
+
+    wl = zipf_workload(length=100, window=10, seed=4)
+    online, static = Counts(), Counts(online=False)
+    for counts in (online, static):
+        counts.start(wl, (10, 10))
+        counts.arrive(0, 0, 2)
+        counts.arrive(1, 2, 4)
+    x = np.array([0])
+    key = wl.key[0]
+    s_keys = wl.key[wl.side == 1]
+    assert online.partner_rate(x, 1)[0] == pytest.approx(np.count_nonzero(s_keys[:2] == key) / 2)
+    assert static.partner_rate(x, 1)[0] == pytest.approx(np.count_nonzero(s_keys == key) / 100)
