@@ -27,7 +27,7 @@ from numba import njit
 
 from timing import median_seconds
 
-from shedding.band import BandIndex, BandWorkload, band_exact_count
+from shedding.band import BandIndex, BandWorkload, exact_count as band_exact_count
 from shedding.model import Workload
 
 
@@ -50,7 +50,7 @@ def window_scan(side, time, value, eps, w, warmup):
 
 
 def policies(repeats: int) -> None:
-    from shedding.band.opt import solve_band_opt
+    from shedding.band.opt import solve_opt as solve_band_opt
     from shedding.band.simulate import BandReference, simulate_band
     from shedding.datasets import zipf_workload
     from shedding.online import simulate

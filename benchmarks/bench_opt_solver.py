@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from shedding.datasets import zipf_workload  # noqa: E402
 from shedding.exact import KeyedStreams  # noqa: E402
 from shedding.offline.opt import GRAPHS, group_caps, pick_graph, solve_ssp  # noqa: E402
-from shedding.offline.primal_dual import WARM_ITERATIONS, lagrangian_potentials  # noqa: E402
+from shedding.offline.potentials import WARM_ITERATIONS, lagrangian_potentials  # noqa: E402
 
 
 def load() -> str:

@@ -5,7 +5,7 @@ Figures 9-11's domains x memories; w = 400, 5,600 tuples per stream, uncorrelate
 seeds 0..seeds-1 (DUAL was trained on seeds 1000-1002, benchmarks/train_dual.py):
 
 * per policy: mean fraction of OPT, the mean share of PROB's gap to OPT closed where PROB is below
-  95% of OPT, and the worst margin over PROB (in fractions of OPT) -- shedding.studies.policy_findings;
+  95% of OPT, and the worst margin over PROB (in fractions of OPT) -- shedding.studies.policies;
 * the online bound (shedding.online.bound): on these i.i.d. streams no online policy's expected
   output exceeds it, so (bound - E[PROB]) / (OPT - E[PROB]) is the most of the gap any online
   policy can close in expectation;
@@ -29,7 +29,7 @@ from shedding import JoinOperator, simulate, zipf_workload
 from shedding.offline import solve_opt
 from shedding.online import StaticEstimator
 from shedding.online.bound import expected_outputs, online_bound
-from shedding.studies.policy_findings import GOAL_BELOW, base_of, gap_table, summary
+from shedding.studies.policies import GOAL_BELOW, base_of, gap_table, summary
 
 POLICIES = ("prob", "surv", "dual", "fluid")
 WINDOW, LENGTH = 400, 5600

@@ -1,7 +1,7 @@
 """Benchmark the suite runner's OPT run bounded against the same run solved exactly (issue 14, item 3).
 
 For each Zipf(1) point (domain 50, w = 400, M = 400, N tuples per stream, seed 0): one OPT and one
-OPTV run through ``shedding.studies.runner.execute`` (what a ``shed compare`` task does), once with
+OPTV run through ``shedding.studies.dgr.execute.execute`` (what a ``shed compare`` task does), once with
 a limit below the network's estimate (the run records OPT's bounds) and once with the default 4 GiB
 (exact), in the same process one after the other. Prints the estimated network size, both times,
 their ratio, the bounds, the exact OPT and the gap, and asserts lower <= OPT <= upper.
@@ -27,8 +27,8 @@ from shedding.datasets import zipf_workload  # noqa: E402
 from shedding.exact import KeyedStreams  # noqa: E402
 from shedding.offline.network import estimate_bytes  # noqa: E402
 from shedding.offline.opt import pick_graph  # noqa: E402
-from shedding.studies.runner import execute  # noqa: E402
-from shedding.studies.suites import RunSpec  # noqa: E402
+from shedding.studies.dgr.execute import execute  # noqa: E402
+from shedding.studies.dgr.spec import RunSpec  # noqa: E402
 
 WINDOW, MEMORY, DOMAIN = 400, 400, 50
 

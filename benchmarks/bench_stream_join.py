@@ -17,8 +17,8 @@ files per trigger, in one run on one embedded Spark (local[2]):
   its pairs are in the JVM): rows per
   second, its peak state rows and bytes, and its output (= EXACT).
 
-Then output quality against P = 1, 2, 4, 8 shards (the memory is split; outputs / EXACT, from the
-same operator run in batch, which the tests show equals the streaming result).
+Output quality against P shards, with the memory split evenly or shared, is
+``bench_shared_budget.py``'s.
 
     .venv/bin/python benchmarks/bench_stream_join.py [--triggers 1,4,40] [--stores hdfs,rocksdb] [--repeat 3]
         [--semantic-shards 1,2]
@@ -43,7 +43,7 @@ from shedding.exact import exact_count
 from shedding.spark import spark_session
 from shedding.streaming.job import StreamJob, run_on
 from shedding.streaming.native import run_native
-from shedding.streaming.report import batch_reference, source_frame, source_workload
+from shedding.streaming.report import source_rows, source_workload
 from shedding.streaming.results import read_table
 from shedding.streaming.shard import JoinSpec
 from shedding.streaming.sources import inspect_source, write_zipf_sources
@@ -102,7 +102,6 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--triggers", default="1,4,40", help="files per trigger to measure")
     ap.add_argument("--stores", default="hdfs,rocksdb", help="state stores of the native join")
-    ap.add_argument("--shards", default="1,2,4,8", help="shard counts for the quality table")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each join per trigger size (medians reported)")
     ap.add_argument("--semantic-shards", default="1,2", help="shard counts P of the semantic join to time")
     args = ap.parse_args()
@@ -112,11 +111,11 @@ def main() -> None:
     try:
         r_dir, s_dir = write_zipf_sources(f"zipf:1:{DOMAIN}", f"zipf:1:{DOMAIN}", base / "src", LENGTH, FILES, 0)
         src = (inspect_source(r_dir, "csv", "R"), inspect_source(s_dir, "csv", "S"))
-        rows = source_frame(StreamJob(src[0], src[1], base / "o", base / "c", JoinSpec(WINDOW, WINDOW)))
-        exact = exact_count(source_workload(rows, WINDOW))
-        print(f"2 x {LENGTH:,} tuples, domain {DOMAIN}, w = {WINDOW}, M = {WINDOW}, {FILES} files per stream; "
-              f"EXACT = {exact:,}", flush=True)
         with spark_session("local[2]", "bench-stream-join") as spark:
+            rows = source_rows(spark, StreamJob(src[0], src[1], base / "o", base / "c", JoinSpec(WINDOW, WINDOW)))
+            exact = exact_count(source_workload(rows, WINDOW))
+            print(f"2 x {LENGTH:,} tuples, domain {DOMAIN}, w = {WINDOW}, M = {WINDOW}, {FILES} files per stream; "
+                  f"EXACT = {exact:,}", flush=True)
             semantic(spark, src, base, FILES)  # warm-up: JVM, Python workers, numba cache
             for k in map(int, args.triggers.split(",")):
                 # the runs alternate (ours with each P, then each native store) so that drift hits all alike
@@ -143,10 +142,6 @@ def main() -> None:
                     print(f"  native ({store}): {rate[store]:,.0f} rows/s ({_each(runs[store])}; "
                           f"{nat['batches']} batches), outputs {nat['outputs']:,}; peak state {nat['peak_state_rows']:,} "
                           f"rows, {nat['peak_state_bytes']:,} bytes; semantic {versus}", flush=True)
-        print("\nshards: outputs / EXACT (M split over the shards)")
-        for p in map(int, args.shards.split(",")):
-            out = batch_reference(rows, JoinSpec(WINDOW, WINDOW, "prob", shards=p))
-            print(f"  P = {p}: {out:,} ({out / exact:.3f})")
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

@@ -1,7 +1,7 @@
 """EXACT: the full sliding-window join, counted without materialising it.
 
 A pair (r(a), s(b)) with equal keys is a window pair iff ``|a - b| <= w - 1``; it is produced at
-time ``max(a, b)`` and counts iff that time is ``>= warmup`` (DESIGN.md section 1; Das, Gehrke,
+time ``max(a, b)`` and counts iff that time is ``>= warmup`` (docs/semantics.md; Das, Gehrke,
 Riedewald 2003, §2.1 and §4.1). Everything here is vectorized: the tuples are sorted once by
 (side, key, time) in a :class:`KeyedStreams` index and every range of partners is found by
 ``searchsorted``, so the cost is O(N log N) however many pairs there are.

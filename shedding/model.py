@@ -1,6 +1,6 @@
-"""The data model shared by every engine: workloads, schedules and run results.
+"""The data model shared by every engine: workloads, schedules, run results and optima.
 
-Semantics follow DESIGN.md section 1 and Das, Gehrke, Riedewald (SIGMOD 2003), section 2.1:
+The join semantics (docs/semantics.md) follow Das, Gehrke, Riedewald (SIGMOD 2003), section 2.1:
 a tuple arriving at time ``a`` is alive for ``t`` in ``[a, a + w - 1]``; tuples with equal time
 form one arrival batch; outputs count only from ``warmup`` on.
 """
@@ -20,7 +20,9 @@ SIDE_NAMES = ("R", "S")
 INT64_MAX = 2**63 - 1
 
 
-def _as_int_array(values: Any, what: str) -> np.ndarray:
+def as_int_array(values: Any, what: str) -> np.ndarray:
+    """``values`` as a one-dimensional int64 array (integral floats and unsigned integers below
+    2^63 are accepted); otherwise a one-line ShedError about ``what`` (e.g. "R time")."""
     arr = np.asarray(values)
     if arr.ndim != 1:
         raise ShedError(f"{what} must be a one-dimensional array, got shape {arr.shape}")
@@ -64,9 +66,9 @@ class Workload:
     meta: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        side = _as_int_array(self.side, "side").astype(np.int8)
-        time = _as_int_array(self.time, "time")
-        key = _as_int_array(self.key, "key")
+        side = as_int_array(self.side, "side").astype(np.int8)
+        time = as_int_array(self.time, "time")
+        key = as_int_array(self.key, "key")
         if not (len(side) == len(time) == len(key)):
             raise ShedError("side, time and key must have the same length")
         if side.size and not np.all((side == R) | (side == S)):
@@ -78,7 +80,7 @@ class Workload:
             raise ShedError(f"times must be non-negative, found {time[0]}; shift them so the first is 0")
         window = check_window(self.window)
         if int(self.warmup) < 0:
-            raise ShedError(f"warmup must be >= 0, got {self.warmup}")
+            raise ShedError(f"{{param}} must be >= 0, got {self.warmup}", param="warmup")
         last = int(time[-1]) if time.size else 0
         if last + 2 * window + 2 > INT64_MAX or int(self.warmup) > INT64_MAX:
             raise ShedError(f"the last time {last} plus twice the window {window} overflows 64-bit integers; "
@@ -101,8 +103,8 @@ class Workload:
         name: str = "workload",
     ) -> "Workload":
         """Merge two streams by time; within one time R tuples come before S tuples."""
-        r_time, r_key = _as_int_array(r_time, "R time"), _as_int_array(r_key, "R key")
-        s_time, s_key = _as_int_array(s_time, "S time"), _as_int_array(s_key, "S key")
+        r_time, r_key = as_int_array(r_time, "R time"), as_int_array(r_key, "R key")
+        s_time, s_key = as_int_array(s_time, "S time"), as_int_array(s_key, "S key")
         for what, t in (("R", r_time), ("S", s_time)):
             if t.size and np.any(np.diff(t) < 0):
                 i = int(np.argmax(np.diff(t) < 0)) + 1
@@ -121,7 +123,7 @@ class Workload:
         cls, r_keys: Any, s_keys: Any, window: int, warmup: int | None = None, name: str = "workload"
     ) -> "Workload":
         """The paper's tuple-synchronous model: r(t) and s(t) arrive at every t = 0..T-1."""
-        r_keys, s_keys = _as_int_array(r_keys, "R key"), _as_int_array(s_keys, "S key")
+        r_keys, s_keys = as_int_array(r_keys, "R key"), as_int_array(s_keys, "S key")
         return cls.from_streams(np.arange(len(r_keys)), r_keys, np.arange(len(s_keys)), s_keys, window, warmup, name)
 
     def with_params(self, *, window: int | None = None, warmup: int | None = None) -> "Workload":
@@ -176,31 +178,34 @@ def check_window(window: Any) -> int:
     try:
         w = int(window)
     except (TypeError, ValueError):
-        raise ShedError(f"window must be a positive integer, got {window!r}") from None
+        raise ShedError(f"{{param}} must be a positive integer, got {window!r}", param="window") from None
     if w != window or w <= 0:
-        raise ShedError(f"window must be a positive integer, got {window!r}")
+        raise ShedError(f"{{param}} must be a positive integer, got {window!r}", param="window")
     if 2 * w + 2 > INT64_MAX:
-        raise ShedError(f"window {w} overflows 64-bit integers; use a window below 2^62")
+        raise ShedError(f"{{param}} {w} overflows 64-bit integers; use a window below 2^62", param="window")
     return w
 
 
 def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[int, int, int]:
-    """Validate M and the fixed split (M_R, M_S); the default split is (M // 2, M - M // 2)."""
+    """Validate M (the parameter ``memory``) and the fixed split (M_R, M_S) (``memory_split``); the
+    default split is (M // 2, M - M // 2)."""
     if isinstance(memory, bool) or not isinstance(memory, (int, np.integer)) or memory < 0:
-        raise ShedError(f"--memory must be an integer >= 0 (a number of tuples), got {memory!r}")
+        raise ShedError(f"{{param}} must be an integer >= 0 (a number of tuples), got {memory!r}", param="memory")
     m = int(memory)
     if m > INT64_MAX:
-        raise ShedError(f"--memory {m} does not fit in 64-bit integers; any M >= 2w - 2 keeps every tuple, so use that")
+        raise ShedError(f"{{param}} {m} does not fit in 64-bit integers; any M >= 2w - 2 keeps every tuple, so use that",
+                        param="memory")
     if split is None:
         return m, m // 2, m - m // 2
     try:
         m_r, m_s = (int(v) for v in split)
     except (TypeError, ValueError):
-        raise ShedError(f"--memory-split must be two integers M_R,M_S, got {split!r}") from None
+        raise ShedError(f"{{param}} must be two integers M_R,M_S, got {split!r}", param="memory_split") from None
     if m_r < 0 or m_s < 0:
-        raise ShedError(f"--memory-split parts must be >= 0, got {m_r},{m_s}")
+        raise ShedError(f"{{param}} parts must be >= 0, got {m_r},{m_s}", param="memory_split")
     if m_r + m_s != m:
-        raise ShedError(f"--memory-split {m_r},{m_s} sums to {m_r + m_s}, not the memory {m}; make M_R + M_S = M")
+        raise ShedError(f"{{param}} {m_r},{m_s} sums to {m_r + m_s}, not the memory {m}; make M_R + M_S = M",
+                        param="memory_split")
     return m, m_r, m_s
 
 
@@ -220,6 +225,22 @@ class Schedule:
 
     admitted: np.ndarray
     left: np.ndarray
+
+
+@dataclass
+class Optimum:
+    """What every join family's offline optimum reports: ``outputs``, the most output any
+    admit/evict schedule within the memory budget reaches, against ``exact``.
+    :class:`shedding.offline.opt.OptResult` (equi- and band joins, by min-cost flow) and
+    :class:`shedding.wjoin.opt.OptResult` (W-joins, by CP-SAT) extend it."""
+
+    outputs: int
+    exact: int
+
+    @property
+    def ratio(self) -> float:
+        """outputs / EXACT (1.0 when EXACT is 0)."""
+        return self.outputs / self.exact if self.exact else 1.0
 
 
 @dataclass

@@ -31,16 +31,16 @@ OFFLINE = {"opt": "fixed", "optv": "variable"}
 POLICY_NAMES: tuple[str, ...] = ("exact", *(name for name, p in POLICIES.items() if not p.replay), *OFFLINE)
 
 
-def check_policies(names: str | list[str], what: str = "policy") -> list[str]:
-    """Policy names from a comma list (any case), each one of :data:`POLICY_NAMES`; ``what``
+def check_policies(names: str | list[str], param: str = "policy") -> list[str]:
+    """Policy names from a comma list (any case), each one of :data:`POLICY_NAMES`; ``param``
     names the parameter in the error."""
     items = names.split(",") if isinstance(names, str) else list(names)
     chosen = [n.strip().lower() for n in items if n.strip()]
     if not chosen:
-        raise ShedError(f"{what} is empty; give one or more of {', '.join(POLICY_NAMES)}")
+        raise ShedError(f"{{param}} is empty; give one or more of {', '.join(POLICY_NAMES)}", param=param)
     for name in chosen:
         if name not in POLICY_NAMES:
-            raise ShedError(f"unknown policy {name!r}; choose from {', '.join(POLICY_NAMES)}")
+            raise ShedError(f"unknown policy {name!r}; choose from {', '.join(POLICY_NAMES)}", param=param)
     return chosen
 
 
@@ -89,9 +89,9 @@ def _run_band(bw: BandWorkload, name: str, memory: int, memory_split: tuple[int,
     """The band join's counterpart of :func:`run_policy` (no decay: band histograms count every
     arrival equally)."""
     if name in OFFLINE:
-        from shedding.band.opt import solve_band_opt
+        from shedding.band.opt import solve_opt
 
-        return solve_band_opt(bw, memory, memory_split if name == "opt" else None, allocation=OFFLINE[name],
+        return solve_opt(bw, memory, memory_split if name == "opt" else None, allocation=OFFLINE[name],
                               reference=reference)
     from shedding.band.simulate import simulate_band
 

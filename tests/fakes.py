@@ -9,7 +9,8 @@ from dataclasses import asdict
 
 import pandas as pd
 
-from shedding.studies.suites import RunSpec, Suite, load_suite
+from shedding.studies.dgr.spec import RunSpec, Suite
+from shedding.studies.registry import load_suite
 
 EVIL = "<script>alert('x')</script>"
 
@@ -57,7 +58,7 @@ def with_ratio_opt(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def suite_dict(suite: Suite, seeds: int) -> dict:
-    return {"name": suite.name, "description": suite.description, "seeds": seeds,
+    return {"kind": "dgr", "name": suite.name, "description": suite.description, "seeds": seeds,
             "total_runs": len(suite.runs(seeds)), "master": "local[*]",
             "experiments": [{"id": e.id, "title": e.title, "figure": e.figure, "y": e.y, "policies": list(e.policies),
                              "grid": e.grid, "claim": e.claim, "caption": e.caption} for e in suite.experiments]}
@@ -65,6 +66,6 @@ def suite_dict(suite: Suite, seeds: int) -> dict:
 
 def synthetic(suite: Suite | str = "quick", seeds: int = 2) -> tuple[pd.DataFrame, dict]:
     """Results of every run of ``suite`` and its suite.json, as `shed compare` would write them."""
-    suite = load_suite(suite) if isinstance(suite, str) else suite
+    suite = load_suite(suite)[1] if isinstance(suite, str) else suite
     results = with_ratio_opt(pd.DataFrame([fake_row(s) for s in suite.runs(seeds)]))
     return results, suite_dict(suite, seeds)

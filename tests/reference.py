@@ -1,4 +1,4 @@
-"""A deliberately simple reference join, written straight from DESIGN.md section 1.
+"""A deliberately simple reference join, written straight from the join semantics (docs/semantics.md).
 
 Each step it rebuilds the candidate list and sorts all of it by priority, using exact fractions.
 It shares no code with the engine; the tests compare the two tuple for tuple.
@@ -19,7 +19,8 @@ def reference_run(side, time, key, window, memory_r, memory_s, warmup, policy, v
     the fixed ones (a budget changed between feeds, ``JoinOperator.set_memory``).
 
     ``valuer(t, batch, counts, totals)``, if given, is called every step before admission and returns
-    the value function ``value(x)`` that replaces the policy's priority (for the policies of issue 11)."""
+    the value function ``value(x)`` that replaces the policy's priority (for the project's own
+    policies, SURV and DUAL)."""
     n = len(time)
     w = window
     total = memory if memory is not None else memory_r + memory_s

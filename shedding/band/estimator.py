@@ -1,5 +1,5 @@
-"""PROB for band joins: the probability that an arriving partner falls within eps (issue 13;
-Das, Gehrke, Riedewald 2003, §3.3.1 generalized from "has the same key").
+"""PROB for band joins: the probability that an arriving partner falls within eps (Das, Gehrke,
+Riedewald 2003, §3.3.1, generalized from "has the same key").
 
 The equi-join's p_S(v) is the share of S tuples with key v. For a band join it becomes the share
 of S tuples whose attribute lies in ``[v - eps, v + eps]``, estimated from an equi-width histogram
@@ -103,7 +103,7 @@ class BandHistogram:
     def layout(cls, bw: BandWorkload, bins: int = DEFAULT_BINS) -> "BandHistogram":
         """An empty histogram whose ``bins`` bins per attribute span the workload's values."""
         if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-            raise ShedError(f"--bins must be an integer >= 1, got {bins!r}")
+            raise ShedError(f"{{param}} must be an integer >= 1, got {bins!r}", param="bins")
         d = bw.n_attrs
         if len(bw) == 0:
             return cls(np.zeros(d, np.int64), np.ones(d, np.int64), np.zeros((2, d, 2), np.int64), np.zeros(2, np.int64))

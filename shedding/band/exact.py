@@ -1,6 +1,6 @@
 """EXACT for band joins: every window pair (|a - b| <= w - 1) whose tuples are within eps on
-every attribute, counted from its later member at ``t >= warmup`` (DESIGN.md §1; Das, Gehrke,
-Riedewald 2003, §2.1, with the band predicate of issue 13).
+every attribute, counted from its later member at ``t >= warmup`` (docs/semantics.md; Das, Gehrke,
+Riedewald 2003, §2.1, with the band predicate of :mod:`.predicate`).
 
 Never quadratic:
 
@@ -210,7 +210,7 @@ class BandIndex:
         return int(_scan(wl.time, self.bw.values, self.bw.eps, wl.warmup, *self.grid, out))
 
 
-def band_exact_count(bw: BandWorkload, index: BandIndex | None = None) -> int:
+def exact_count(bw: BandWorkload, index: BandIndex | None = None) -> int:
     """EXACT: the number of counted band window pairs (Fenwick sweep for one attribute)."""
     if len(bw) == 0:
         return 0
@@ -225,7 +225,7 @@ def band_exact_count(bw: BandWorkload, index: BandIndex | None = None) -> int:
                             wl.window, wl.warmup))
 
 
-def band_exact_pairs(bw: BandWorkload, index: BandIndex | None = None) -> np.ndarray:
+def exact_pairs(bw: BandWorkload, index: BandIndex | None = None) -> np.ndarray:
     """The counted band window pairs as ``(n, 2)`` workload indices ``(r_index, s_index)``,
     sorted lexicographically."""
     if len(bw) == 0:
@@ -240,7 +240,7 @@ def band_exact_pairs(bw: BandWorkload, index: BandIndex | None = None) -> np.nda
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 
-def band_archive_metric(bw: BandWorkload, schedule: Schedule, pairs: np.ndarray) -> int:
+def archive_metric(bw: BandWorkload, schedule: Schedule, pairs: np.ndarray) -> int:
     """ArM (§2.2) for a band join: tuples arriving at ``t >= warmup`` that belong to a counted pair
     the schedule did not produce. Every pair of such a tuple is counted (its later member arrives
     at ``t >= warmup`` too); a pair is produced iff it is same-time or its earlier member was

@@ -1,6 +1,6 @@
 """The compiled band join: the fast-CPU integrated window join of Das, Gehrke, Riedewald (SIGMOD
 2003), §2.1, with the band predicate, shedding by the policies of §3.3 (PROB, LIFE, RAND, and a
-schedule replay for OPT, §3.2) under the exact semantics of DESIGN.md section 1.
+schedule replay for OPT, §3.2) under the join semantics (docs/semantics.md).
 
 Why not the keyed kernel (:mod:`shedding.online.kernel`): it finds an arrival's partners as one
 (side, key) class FIFO and ranks classes in tournament trees. Band partners are not one class
@@ -8,7 +8,7 @@ Why not the keyed kernel (:mod:`shedding.online.kernel`): it finds an arrival's 
 rewrite its join and its eviction structures. This kernel is the small alternative: memory is a
 flat array of at most M slots (swap-remove), an arrival scans the other side's slots (O(M d)),
 and eviction scans for the minimum (O(M) per victim). It reuses the keyed kernel's comparison
-:func:`~shedding.online.kernel._tuple_before` (priority by cross-multiplication, then older first,
+:func:`~shedding.online.kernel.tuple_before` (priority by cross-multiplication, then older first,
 then R before S, then sequence number), so the drop order is the same code.
 
 State (``BandJoinOperator._state``): per slot ``seq, side, time`` (``mem[3, C]``), the attribute
@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from shedding.online.kernel import (F_TOT_R, P_KIND, P_M, P_MR, P_ONLINE, P_VARIABLE, P_W, P_WARMUP, RAND,
-                             SCHEDULE, _tuple_before, batch_end)
+                             SCHEDULE, tuple_before, batch_end)
 from shedding.band.estimator import add_to_bins, band_denominator, band_numerator
 
 ERR_NONE, ERR_SCHEDULE_OVERFULL = 0, 1
@@ -88,7 +88,7 @@ def _victim(mem, cnt, fsc, sc, bs, part, t, u):
     for p in range(bs[B_USED]):
         if not variable and mem[M_SIDE, p] != part:
             continue
-        if best < 0 or _tuple_before(cnt, fsc, sc, mem[M_SIDE, p], p, mem[M_TIME, p], mem[M_SEQ, p],
+        if best < 0 or tuple_before(cnt, fsc, sc, mem[M_SIDE, p], p, mem[M_TIME, p], mem[M_SEQ, p],
                                      mem[M_SIDE, best], best, mem[M_TIME, best], mem[M_SEQ, best], t):
             best = p
     return best

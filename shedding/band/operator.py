@@ -1,4 +1,5 @@
-"""The band join operator: fed arrival batches, it holds at most M tuples (issue 13).
+"""The band join operator: fed arrival batches, it holds at most M tuples (Das, Gehrke,
+Riedewald 2003, §2.1, with the band predicate of :mod:`.predicate`).
 
 The band counterpart of :class:`shedding.online.engine.JoinOperator`: the same policies
 (:mod:`shedding.online.policies`), the same :class:`~shedding.online.engine.FeedResult`, a state of
@@ -40,9 +41,9 @@ class BandJoinOperator:
         self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
         self.policy = policy if isinstance(policy, Policy) else get_policy(policy)
         if int(warmup) < 0:
-            raise ShedError(f"warmup must be >= 0, got {warmup}")
+            raise ShedError(f"{{param}} must be >= 0, got {warmup}", param="warmup")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ShedError(f"the policy seed (--policy-seed) must be an integer >= 0, got {seed!r}")
+            raise ShedError(f"the policy seed ({{param}}) must be an integer >= 0, got {seed!r}", param="seed")
         if histogram is None:
             if self.policy.kind in (K.PROB, K.LIFE):
                 raise ShedError(f"policy {self.policy.name} ranks tuples by a histogram; pass one")

@@ -1,5 +1,5 @@
 """OPT and OPTV for band joins on the compact (star) network (Das, Gehrke, Riedewald 2003,
-§3.2; DESIGN.md §3).
+§3.2; the star network of :mod:`shedding.offline.compact`).
 
 The star network needs only "which later arrivals match this tuple": the band pairs from
 :mod:`.exact` give, per tuple, its counted later partners' arrival times, and
@@ -20,9 +20,9 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.offline.compact import star_network
 from shedding.offline.network import FlowGraph, estimate_bytes
-from shedding.offline.opt import (DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, OptResult, _check_memory, check_options,
-                           group_caps)
-from shedding.band.exact import band_archive_metric
+from shedding.offline.opt import (DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, OptResult, check_opt_memory, check_options,
+                                  group_caps)
+from shedding.band.exact import archive_metric
 from shedding.band.predicate import BandWorkload
 from shedding.band.simulate import BandReference
 
@@ -42,7 +42,7 @@ def build_band_star(bw: BandWorkload, pairs: np.ndarray, caps: np.ndarray, varia
     return star_network(wl, caps, variable, useful, owner, when, span, int(np.count_nonzero(~apart)))
 
 
-def solve_band_opt(
+def solve_opt(
     bw: BandWorkload,
     memory: int,
     memory_split: tuple[int, int] | None = None,
@@ -53,7 +53,7 @@ def solve_band_opt(
 ) -> OptResult:
     """OPT (fixed split) or OPTV (variable split) of a band join and the schedule reaching it."""
     check_options(allocation, "compact", solver)
-    m, m_r, m_s = _check_memory(memory, memory_split, allocation)
+    m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
     variable = allocation == "variable"
     wl = bw.workload
     t0 = time.perf_counter()
@@ -69,6 +69,6 @@ def solve_band_opt(
     t2 = time.perf_counter()
     schedule = net.decode(flows)
     return OptResult(
-        outputs=net.constant - cost, exact=ref.exact, arm=band_archive_metric(bw, schedule, ref.pairs),
+        outputs=net.constant - cost, exact=ref.exact, arm=archive_metric(bw, schedule, ref.pairs),
         schedule=schedule, memory=m, memory_r=m_r, memory_s=m_s, allocation=allocation, graph="compact",
         solver=solver, nodes=int(net.n_nodes), arcs=net.n_arcs, build_seconds=t1 - t0, solve_seconds=t2 - t1)

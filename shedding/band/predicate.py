@@ -1,4 +1,5 @@
-"""The band predicate |r.a_i - s.a_i| <= eps_i, compared exactly (issue 13; DESIGN.md §4).
+"""The band predicate |r.a_i - s.a_i| <= eps_i, compared exactly (the band join of DeWitt,
+Naughton and Schneider, VLDB 1991, in the window join of Das, Gehrke, Riedewald 2003, §2.1).
 
 Rule for exact comparison: every attribute value is taken as the *shortest decimal that reads
 back as the same number* (for text input that is what the file said: ``0.1`` is one tenth, not
@@ -39,24 +40,25 @@ def parse_eps(values: Any, n_attrs: int | None = None) -> list[Fraction]:
     else:
         items = list(values)
     if not items:
-        raise ShedError("--eps is empty; give one band width per attribute, e.g. --eps 0.5")
+        raise ShedError("{param} is empty; give one band width per attribute, e.g. {param} 0.5", param="eps")
     out = []
     for item in items:
         text = str(item).strip() if not isinstance(item, (float, np.floating)) else repr(float(item))
         try:
             eps = Fraction(text) if not isinstance(item, Fraction) else item
         except (ValueError, ZeroDivisionError):
-            raise ShedError(f"--eps {text!r} is not a number; give a decimal >= 0 such as 0.5") from None
+            raise ShedError(f"{{param}} {text!r} is not a number; give a decimal >= 0 such as 0.5", param="eps") from None
         if isinstance(item, (float, np.floating)) and not np.isfinite(item):
-            raise ShedError(f"--eps {text!r} is not finite; give a decimal >= 0 such as 0.5")
+            raise ShedError(f"{{param}} {text!r} is not finite; give a decimal >= 0 such as 0.5", param="eps")
         if eps < 0:
-            raise ShedError(f"--eps {text} is negative; a band width must be >= 0")
+            raise ShedError(f"{{param}} {text} is negative; a band width must be >= 0", param="eps")
         if _decimals(eps) is None:
-            raise ShedError(f"--eps {text} has no finite decimal expansion; round it to at most {MAX_DECIMALS} decimals")
+            raise ShedError(f"{{param}} {text} has no finite decimal expansion; round it to at most {MAX_DECIMALS} "
+                            "decimals", param="eps")
         out.append(eps)
     if n_attrs is not None and len(out) != n_attrs:
-        raise ShedError(f"--eps has {len(out)} value(s) but there are {n_attrs} attribute(s) (--attrs); "
-                        f"give one eps per attribute, in the same order")
+        raise ShedError(f"{{param}} has {len(out)} value(s) but there are {n_attrs} attribute(s) (attrs); "
+                        f"give one eps per attribute, in the same order", param="eps")
     return out
 
 
@@ -136,7 +138,7 @@ class BandWorkload:
         if len(attrs) != len(columns):
             raise ShedError(f"{len(columns)} attribute column(s) but {len(attrs)} name(s); give one name per column")
         if not columns:
-            raise ShedError("a band join needs at least one attribute; name it with --attrs")
+            raise ShedError("a band join needs at least one attribute; name it with {param}", param="attrs")
         fractions = parse_eps(eps, len(columns))
         vals, widths, decs = [], [], []
         for col, e, name in zip(columns, fractions, attrs):

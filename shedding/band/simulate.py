@@ -1,5 +1,5 @@
-"""Run a shedding policy on a band join (issue 13): the band counterpart of
-:func:`shedding.online.simulate`, reporting the same :class:`~shedding.model.RunResult`.
+"""Run a shedding policy on a band join (Das, Gehrke, Riedewald 2003, §3.3): the band counterpart
+of :func:`shedding.online.simulate`, reporting the same :class:`~shedding.model.RunResult`.
 
 Policies are the keyed engine's (:mod:`shedding.online.policies`): PROB and LIFE rank tuples by
 the band probability of :mod:`.estimator`, RAND drops uniformly, ``opt-schedule`` /
@@ -19,7 +19,7 @@ from shedding.online import kernel as K
 from shedding.online.policies import get_policy
 from shedding.band.estimator import DEFAULT_BINS, ESTIMATORS, BandHistogram
 from shedding.band.operator import BandJoinOperator
-from shedding.band.exact import BandIndex, band_archive_metric, band_exact_pairs
+from shedding.band.exact import BandIndex, archive_metric, exact_pairs
 from shedding.band.predicate import BandWorkload, eps_texts
 
 
@@ -31,7 +31,7 @@ class BandReference:
 
     @classmethod
     def of(cls, bw: BandWorkload) -> "BandReference":
-        return cls(band_exact_pairs(bw, BandIndex(bw)))
+        return cls(exact_pairs(bw, BandIndex(bw)))
 
     @property
     def exact(self) -> int:
@@ -60,7 +60,7 @@ def simulate_band(
     ref = reference or BandReference.of(bw)
     name = policy.strip().lower()
     if estimator not in ESTIMATORS:
-        raise ShedError(f"unknown --estimator {estimator!r} for a band join; choose static or online")
+        raise ShedError(f"unknown {{param}} {estimator!r} for a band join; choose static or online", param="estimator")
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator,
               "predicate": "band", "eps": eps_texts(bw), "attrs": list(bw.attrs)}
     started = _time.perf_counter()
@@ -85,7 +85,7 @@ def simulate_band(
     outputs = fed.outputs
     split_r, split_s = (None, None) if pol.variable else (m_r, m_s)
     return RunResult(
-        pol.name, int(outputs), ref.exact, band_archive_metric(bw, run_schedule, ref.pairs), m, split_r, split_s,
+        pol.name, int(outputs), ref.exact, archive_metric(bw, run_schedule, ref.pairs), m, split_r, split_s,
         schedule=run_schedule, pairs=fed.pairs if pairs else None,
         seconds=_time.perf_counter() - started,
         params=params | ({"seed": seed} if pol.name.startswith("rand") else {}),

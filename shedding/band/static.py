@@ -1,6 +1,6 @@
 """Static k-truncation of a band join (Das, Gehrke, Riedewald 2003, §3.1, with the band predicate
-of issue 13): keep exactly ``keep`` tuples of two relations A and B so that as many joining pairs
-as possible survive.
+of :mod:`.predicate`): keep exactly ``keep`` tuples of two relations A and B so that as many
+joining pairs as possible survive.
 
 For an equi-join the join graph is a disjoint union of complete bipartite components K(m, n)
 and the paper's closed form C_(m,n)(p) gives each component's best output when p of its tuples
@@ -9,7 +9,7 @@ component is an arbitrary connected bipartite graph. What carries over:
 
 * **The DP across components** (§3.1.1, ``T(i, j) = max_p T(i-1, j-p) + C_i(p)``) is still exact,
   given the exact table C_i(p) of every component: components never share an edge, so the best
-  total is a max-plus knapsack over them (:func:`shedding.offline.static.dp_over_tables`).
+  total is a max-plus knapsack over them (:func:`shedding.offline.knapsack.dp_over_tables`).
 * **C_i(p) per component** is the densest-p-subgraph problem on a bipartite graph (NP-hard in
   general), solved here exactly with CP-SAT, one model per p, for small components; components
   that are complete bipartite (m * n edges) keep the closed form.
@@ -32,7 +32,8 @@ from ortools.sat.python import cp_model
 from shedding.offline.cpsat import solve
 from shedding.errors import ShedError
 from shedding.exact import ranges_to_positions
-from shedding.offline.static import best_split, component_output, dp_over_tables
+from shedding.offline.components import best_split, component_output
+from shedding.offline.knapsack import dp_over_tables
 from shedding.band.predicate import parse_eps, scale_column
 
 #: Largest component whose table C_i(p) is solved with CP-SAT (one model per p).
@@ -107,7 +108,7 @@ def component_table(edges: list[tuple[int, int]], nodes: list[int], p_max: int,
     return gains, chosen
 
 
-def band_static_truncation(a_cols: Sequence[Any], b_cols: Sequence[Any], eps: Any, keep: int,
+def static_truncation(a_cols: Sequence[Any], b_cols: Sequence[Any], eps: Any, keep: int,
                            max_component: int = MAX_COMPONENT) -> BandStaticResult:
     """Keep exactly ``keep`` of the tuples of A and B, maximizing the surviving band pairs: the
     components of the join graph (networkx), an exact table per component (closed form if complete
@@ -115,7 +116,8 @@ def band_static_truncation(a_cols: Sequence[Any], b_cols: Sequence[Any], eps: An
     ea, eb = band_edges(a_cols, b_cols, eps)
     n_a, n_b = len(a_cols[0]), len(b_cols[0])
     if isinstance(keep, bool) or not isinstance(keep, (int, np.integer)) or not 0 <= keep <= n_a + n_b:
-        raise ShedError(f"--keep must be an integer in 0..{n_a + n_b} (the tuples of A and B), got {keep!r}")
+        raise ShedError(f"{{param}} must be an integer in 0..{n_a + n_b} (the tuples of A and B), got {keep!r}",
+                        param="keep")
     graph = nx.Graph()
     graph.add_nodes_from(range(n_a + n_b))  # A tuple i is node i, B tuple j is node n_a + j
     graph.add_edges_from(zip(ea.tolist(), (eb + n_a).tolist()))

@@ -5,22 +5,14 @@ the fixed time-window re-evaluation, and the constrained left-outer BMJ under lo
 Names load on first use (PEP 562), so ``shed`` and ``shed --help`` start without numba or pandas.
 """
 
-from __future__ import annotations
+from shedding import lazy_exports
 
-import importlib
-from typing import Any
-
-_MODULE_OF = {
+#: public name -> the module that defines it
+_EXPORTS = {
     "ALGORITHMS": "join", "VARIANTS": "join", "BestmatchResult": "join", "bestmatch": "join",
     "POLICIES": "shed", "quality": "shed", "shed_bestmatch": "shed", "shedding_study": "shed",
     "time_window_bestmatch": "timewindow",
     "BestmatchInput": "values", "from_arrays": "values", "from_frames": "values",
 }
-__all__ = sorted(_MODULE_OF)
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -45,7 +45,7 @@ def build_grid(R: np.ndarray, S: np.ndarray, eps: np.ndarray) -> Grid:
     shape = ((top - base) // width + 1).astype(np.int64)
     if float(np.prod(shape.astype(float))) > MAX_CELLS:
         raise ShedError(f"the eps-grid would have {float(np.prod(shape.astype(float))):.3g} cells (more than "
-                        f"{MAX_CELLS:,}); use --algorithm matwin, or larger eps")
+                        f"{MAX_CELLS:,}); use {{param}} matwin, or larger eps", param="algorithm")
     return Grid(width, base, shape, *_cells(R, width, base, shape), *_cells(S, width, base, shape))
 
 

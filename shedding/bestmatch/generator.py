@@ -43,7 +43,7 @@ def synthetic_input(n_r: int, n_s: int, d: int = 2, dist: str = "uniform", eps: 
                     seed: int = 0, first_decimals: int | None = None) -> BestmatchInput:
     """R and S of the paper's §4 setting: ``d`` join attributes, every eps_i = ``eps``."""
     if not 1 <= decimals <= 15:
-        raise ShedError(f"decimals must be 1..15, got {decimals}")
+        raise ShedError(f"{{param}} must be 1..15, got {decimals}", param="decimals")
     rng = np.random.default_rng(seed)
     r = synthetic_relation(n_r, d, dist, decimals, rng, first_decimals)
     s = synthetic_relation(n_s, d, dist, decimals, rng, first_decimals)

@@ -49,7 +49,8 @@ def order_signs(orders: Sequence[str] | None, dims: int) -> np.ndarray:
         return np.ones(dims, dtype=np.int64)
     names = [o.strip().lower() for o in orders]
     if len(names) != dims:
-        raise ShedError(f"--orders has {len(names)} name(s) for {dims} attribute(s); give one per attribute")
+        raise ShedError(f"{{param}} has {len(names)} name(s) for {dims} attribute(s); give one per attribute",
+                        param="orders")
     for name in names:
         if name not in ORDERS:
             raise ShedError(f"unknown order {name!r}; choose minAttrDist or maxAttrDist")
@@ -64,18 +65,20 @@ def check_sorted(data: BestmatchInput) -> None:
             j = int(bad[0]) + 1  # 0-based index of the offending row; messages count rows from 1
             raise ShedError(f"{name} row {j + 1}: {data.attrs[0]} = {X[j, 0] / data.scale[0]:g} comes after "
                             f"{X[j - 1, 0] / data.scale[0]:g}; MatWin needs both inputs sorted ascending by "
-                            f"{data.attrs[0]} (the first --attrs): sort them or use --algorithm nested")
+                            f"{data.attrs[0]} (the first of {{param}}): sort them or use algorithm nested",
+                            param="attrs")
 
 
 def check_choice(variant: str, algorithm: str, data: BestmatchInput) -> None:
     """Variant and algorithm are known, and have the eps they need."""
     if variant not in VARIANTS:
-        raise ShedError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
+        raise ShedError(f"unknown {{param}} {variant!r}; choose from {', '.join(VARIANTS)}", param="variant")
     if algorithm not in ALGORITHMS:
-        raise ShedError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+        raise ShedError(f"unknown {{param}} {algorithm!r}; choose from {', '.join(ALGORITHMS)}", param="algorithm")
     if data.eps is None and (variant == "constrained" or algorithm != "nested"):
-        what = "the constrained variant" if variant == "constrained" else f"--algorithm {algorithm}"
-        raise ShedError(f"{what} needs --eps (one maximum distance per attribute, e.g. --eps 0.1,0.1)")
+        what = "the constrained variant" if variant == "constrained" else f"algorithm {algorithm}"
+        raise ShedError(f"{what} needs {{param}} (one maximum distance per attribute, e.g. {{param}} 0.1,0.1)",
+                        param="eps")
     if algorithm != "nested":
         check_sorted(data)
 

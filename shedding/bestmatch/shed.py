@@ -4,7 +4,7 @@ MatWin's data windows get room for at most M tuples (:mod:`.matwin`): after each
 lowest-priority tuples of W_R u W_S leave for good. Unlike an equi-join, the result is not a
 subset of the exact one: when the best partner s of r is shed, a pair (r, s') that s dominated is
 output instead (a false pair). So a shed run is judged by precision, recall and the symmetric
-difference against the exact result (the DESIGN's section 4).
+difference against the exact result (Kemper and Stegmaier 2002 define the exact BMJ, §2).
 
 Policies (the priority of a tuple; the lowest leaves first):
 
@@ -38,7 +38,7 @@ def check_policy(name: str) -> str:
     """The policy name, lowercased; unknown names raise a one-line ShedError."""
     key = name.strip().lower()
     if key not in POLICIES:
-        raise ShedError(f"unknown bestmatch policy {name!r}; choose from {', '.join(POLICIES)}")
+        raise ShedError(f"unknown bestmatch {{param}} {name!r}; choose from {', '.join(POLICIES)}", param="policy")
     return key
 
 
@@ -54,7 +54,7 @@ def partner_density(X: np.ndarray, Y: np.ndarray, eps: np.ndarray) -> np.ndarray
     shape = np.maximum(cx.max(axis=0), cy.max(axis=0)) + 3  # room for the -1/+1 neighbours, shifted by one
     if float(np.prod(shape.astype(float))) > MAX_CELLS:
         raise ShedError(f"the eps-grid histogram would have {float(np.prod(shape.astype(float))):.3g} cells; "
-                        f"use larger eps or fewer attributes for --policy prob/ahead")
+                        f"use larger eps or fewer attributes for {{param}} prob/ahead", param="policy")
     radix = np.cumprod(np.concatenate([[1], shape[::-1][:-1]]))[::-1]
     counts = np.bincount(((cy + 1) * radix).sum(axis=1), minlength=int(np.prod(shape)))
     total = np.zeros(len(X))
@@ -77,7 +77,7 @@ def shed_bestmatch(data: BestmatchInput, memory: int, policy: str, *, seed: int 
                    orders: list[str] | None = None) -> BestmatchResult:
     """The constrained left-outer BMJ by MatWin with windows of at most ``memory`` tuples."""
     if memory < 0:
-        raise ShedError(f"--memory must be >= 0 tuples, got {memory}")
+        raise ShedError(f"{{param}} must be >= 0 tuples, got {memory}", param="memory")
     algorithm = "matwin-ego" if ego else "matwin"
     check_choice("constrained", algorithm, data)
     prio_r, prio_s, ahead = priorities(data, policy, seed)

@@ -48,9 +48,9 @@ def time_window_bestmatch(data: BestmatchInput, tr: np.ndarray, ts: np.ndarray, 
     """Rows (t, r, s): at every arrival time t, the constrained left-outer BMJ of the windows.
     ``tr``, ``ts`` are integer timestamps in arrival (ascending) order."""
     if data.eps is None:
-        raise ShedError("the time-window evaluation computes the constrained left-outer BMJ; give --eps")
+        raise ShedError("the time-window evaluation computes the constrained left-outer BMJ; give {param}", param="eps")
     if horizon < 0:
-        raise ShedError(f"--horizon must be >= 0, got {horizon}")
+        raise ShedError(f"{{param}} must be >= 0, got {horizon}", param="horizon")
     tr, ts = np.asarray(tr, dtype=np.int64), np.asarray(ts, dtype=np.int64)
     for name, t in (("R", tr), ("S", ts)):
         bad = np.flatnonzero(np.diff(t) < 0)

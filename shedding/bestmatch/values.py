@@ -46,35 +46,38 @@ class BestmatchInput:
         return (self.r if side == "r" else self.s) / self.scale
 
 
-def _decimal(value: object, where: str) -> Decimal:
+def _decimal(value: object, where: str, param: str | None = None) -> Decimal:
+    """``value`` as an exact finite decimal; ``where`` says where it is in errors (with ``{param}``
+    for the parameter ``param`` it belongs to, if any)."""
     if value is None:  # a missing value (pandas reads empty CSV cells as NaN or None)
-        raise ShedError(f"{where} is NaN (empty); remove the row or fill in a value")
+        raise ShedError(f"{where} is NaN (empty); remove the row or fill in a value", param=param)
     text = repr(value) if isinstance(value, float) else str(value).strip()
     try:
         number = Decimal(text)
     except InvalidOperation:
-        raise ShedError(f"{where}: {text!r} is not a number; give decimal numbers such as 0.25") from None
+        raise ShedError(f"{where}: {text!r} is not a number; give decimal numbers such as 0.25", param=param) from None
     if number.is_nan():
-        raise ShedError(f"{where} is NaN; remove the row or fill in a value")
+        raise ShedError(f"{where} is NaN; remove the row or fill in a value", param=param)
     if not number.is_finite():
-        raise ShedError(f"{where} is {text}; give finite numbers")
+        raise ShedError(f"{where} is {text}; give finite numbers", param=param)
     return number
 
 
-def parse_eps(text: str, dims: int, flag: str = "--eps") -> list[Decimal]:
+def parse_eps(text: str, dims: int, name: str = "eps") -> list[Decimal]:
     """``"0.1,0.05"`` -> the per-dimension eps_i of §2.3, one per join attribute, each >= 0
-    (``flag`` names the option in errors)."""
+    (``name`` is the parameter the errors name; another than ``eps`` is one distance)."""
     parts = [p.strip() for p in text.split(",")]
+    eps = name == "eps"
     if len(parts) != dims:
-        raise ShedError(f"{flag} has {len(parts)} value(s) but --attrs names {dims} attribute(s); "
-                        f"give one eps per attribute, e.g. {','.join(['0.1'] * dims)}" if flag == "--eps" else
-                        f"{flag} takes one number, got {text!r}")
+        raise ShedError(f"{{param}} has {len(parts)} value(s) but attrs names {dims} attribute(s); "
+                        f"give one eps per attribute, e.g. {','.join(['0.1'] * dims)}" if eps else
+                        f"{{param}} takes one number, got {text!r}", param=name)
     out = []
     for i, part in enumerate(parts):
-        value = _decimal(part, f"{flag} value {i + 1}" if dims > 1 or flag == "--eps" else flag)
+        value = _decimal(part, f"{{param}} value {i + 1}" if dims > 1 or eps else "{param}", name)
         if value < 0:
-            raise ShedError(f"{flag} is {part}, a negative distance; give a value >= 0" if flag != "--eps" else
-                            f"--eps value {i + 1} is {part}, a negative distance; give eps >= 0")
+            raise ShedError(f"{{param}} is {part}, a negative distance; give a value >= 0" if not eps else
+                            f"{{param}} value {i + 1} is {part}, a negative distance; give eps >= 0", param=name)
         out.append(value)
     return out
 
@@ -113,7 +116,7 @@ def scale_columns(columns: Sequence[tuple[str, Sequence[Sequence[object]]]], eps
         if eps is not None:
             e = int(eps[i] * factor)
             if e >= LIMIT:
-                raise ShedError(f"--eps value {i + 1} ({eps[i]}) is too large; give a smaller distance")
+                raise ShedError(f"{{param}} value {i + 1} ({eps[i]}) is too large; give a smaller distance", param="eps")
             eps_out[i] = e
     return scaled, eps_out, scales
 
@@ -126,9 +129,10 @@ def from_frames(r, s, attrs: Sequence[str], eps_text: str | None) -> BestmatchIn
     ``attrs`` (read as text or numbers); ``eps_text`` like ``"0.1,0.1"`` or None."""
     attrs = tuple(a.strip() for a in attrs)
     if not attrs or any(not a for a in attrs):
-        raise ShedError("--attrs is empty or has an empty name; give the join attributes, e.g. --attrs y1,y2")
+        raise ShedError("{param} is empty or has an empty name; give the join attributes, e.g. {param} y1,y2",
+                        param="attrs")
     if len(set(attrs)) != len(attrs):
-        raise ShedError(f"--attrs names an attribute twice ({','.join(attrs)}); name each once")
+        raise ShedError(f"{{param}} names an attribute twice ({','.join(attrs)}); name each once", param="attrs")
     for name, frame in (("R", r), ("S", s)):
         missing = [a for a in attrs if a not in frame.columns]
         if missing:
@@ -150,6 +154,6 @@ def from_arrays(r: np.ndarray, s: np.ndarray, eps: Sequence[int] | None, attrs: 
     attrs = tuple(attrs) if attrs is not None else tuple(f"y{i + 1}" for i in range(d))
     eps_arr = None if eps is None else np.asarray(eps, dtype=np.int64)
     if eps_arr is not None and (len(eps_arr) != d or (eps_arr < 0).any()):
-        raise ShedError(f"eps must be {d} distances >= 0, got {list(eps_arr)}")
+        raise ShedError(f"{{param}} must be {d} distances >= 0, got {list(eps_arr)}", param="eps")
     scale_arr = np.ones(d, dtype=np.int64) if scale is None else np.asarray(scale, dtype=np.int64)
     return BestmatchInput(r, s, eps_arr, scale_arr, attrs)

@@ -3,24 +3,232 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 from pathlib import Path
-from typing import Optional
+from typing import Any, Callable, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_integers,
+                                 parsed, split_list, value_check)
+from shedding.cli.output import err, out
+from shedding.cli.rows import REFERENCES
+from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
+from shedding.cli.workload import fixed_split
 from shedding.errors import ShedError
+from shedding.run import POLICY_NAMES
 
-out = Console()
-err = Console(stderr=True)
-
+SHEDDING = ("none", *(name for name in POLICY_NAMES if name not in REFERENCES))
 SHEDDING_HELP = ("none (the exact window join), prob, life, rand, surv, dual, fluid (fixed R/S split) or "
                  "probv, lifev, randv, survv, dualv, fluidv (variable split); see shed simulate --help.")
+FORMATS = ("csv", "parquet")
 
 
-def _payload(text: str, src_r, src_s, keys: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def zipf_source(flag: str, text: str) -> tuple[float, int] | None:
+    """``zipf:SKEW:DOMAIN`` as (skew, domain); None for a directory."""
+    if not text.strip().lower().startswith("zipf:"):
+        return None
+    parts = text.strip().split(":")
+    try:
+        skew, domain = float(parts[1]), int(parts[2])
+        if len(parts) != 3 or not math.isfinite(skew) or skew < 0 or domain < 1:
+            raise ValueError
+    except (ValueError, IndexError):
+        raise ShedError(f"{flag} {text!r} is not zipf:SKEW:DOMAIN (e.g. zipf:1.0:650): a finite skew >= 0 and a "
+                        f"domain >= 1") from None
+    return skew, in_int64(flag, domain)
+
+
+def synthetic(v: Values) -> bool:
+    return zipf_source("--r", v.r) is not None
+
+
+def check_sources(v: Values) -> None:
+    """Both --r and --s are zipf:SKEW:DOMAIN of one domain, or both are directories."""
+    r, s = zipf_source("--r", v.r), zipf_source("--s", v.s)
+    if (r is None) != (s is None):
+        raise ShedError("give zipf:SKEW:DOMAIN for both --r and --s, or a directory for both")
+    if r is not None and r[1] != s[1]:
+        raise ShedError(f"--r {v.r} and --s {v.s} need the same domain (zipf:SKEW:DOMAIN); the skews may differ")
+
+
+def check_estimator(flag: str, text: str) -> str:
+    """online, static, or an existing frequency table file (returned as an absolute path)."""
+    if text.strip().lower() in ("online", "static"):
+        return text.strip().lower()
+    if not Path(text).is_file():
+        raise ShedError(f"{flag} {text!r} is neither online, static nor a frequency table file")
+    return str(Path(text).resolve())
+
+
+def time_amount(flag: str, text: str, low: int) -> int | str:
+    """An amount of event time as given: an integer >= ``low`` (the time column's units) or a
+    length of time (``10 minutes``), checked but kept as text."""
+    value = text.strip()
+    if re.fullmatch(r"[+-]?\d+", value):
+        number = in_int64(flag, int(value))
+        if number < low:
+            raise ShedError(f"{flag} must be >= {low}, got {number}")
+        return number
+    from shedding.streaming.event_time import parse_interval
+
+    try:
+        parse_interval(value, flag)
+    except ShedError:
+        raise ShedError(f"{flag} {text!r} is neither an integer (time units of an integer time column) nor a "
+                        "length of time such as '10 minutes' (timestamps)") from None
+    return value
+
+
+def amount(low: int) -> Callable:
+    """A typer callback: :func:`time_amount`, the text kept."""
+    return value_check(lambda flag, text: (time_amount(flag, text, low), text)[1])
+
+
+def check_timeout(flag: str, text: str) -> str:
+    """Seconds (``30``) or a length of time (``30 seconds``), at least a millisecond."""
+    from shedding.streaming.event_time import timeout_ms
+
+    try:
+        timeout_ms(text, flag)
+    except ShedError as exc:
+        raise ShedError(exc.naming(flag)) from None
+    return text
+
+
+def check_remote(flag: str, text: str) -> str:
+    """A Spark Connect URL, ``sc://HOST[:PORT]``, or ``local[N]`` for a server in this process."""
+    if not re.fullmatch(r"sc://[^/:;\s]+(:\d+)?(/;\S*)?|local(\[(\d+|\*)\])?", text.strip()):
+        raise ShedError(f"{flag} {text!r} is not a Spark Connect address; give sc://HOST:PORT (e.g. "
+                        "sc://localhost:15002) or local[2] for a server in this process")
+    return text.strip()
+
+
+def amounts(v: Values) -> dict[str, int | str]:
+    """The window, the allowed lateness and the time step as given (integers or lengths of time)."""
+    given = {"--window": time_amount("--window", v.window, 1),
+             "--allowed-lateness": time_amount("--allowed-lateness", v.allowed_lateness, 0)}
+    if v.time_step is not None:
+        given["--time-step"] = time_amount("--time-step", v.time_step, 1)
+    return given
+
+
+def check_time(v: Values) -> None:
+    """The window, the lateness and the step in one unit (integers for integer times, lengths for
+    timestamps), whole numbers of steps, and M against the window in steps it defaults to."""
+    from shedding.model import check_memory
+    from shedding.streaming.event_time import INTEGER, TIMESTAMP, TimeAxis
+
+    given = amounts(v)
+    lengths = [f for f, a in given.items() if isinstance(a, str)]
+    steps = [f for f, a in given.items() if isinstance(a, int) and not (f == "--allowed-lateness" and a == 0)]
+    if lengths and steps:
+        raise ShedError(f"{lengths[0]} is a length of time but {steps[0]} a number; give both in the time column's "
+                        "unit: integers for integer times, lengths such as '10 minutes' for timestamps")
+    if lengths and synthetic(v):
+        raise ShedError(f"{lengths[0]} {given[lengths[0]]} is a length of time, but zipf sources have integer "
+                        "times; give it in time steps")
+    axis = TimeAxis.of(TIMESTAMP if lengths else INTEGER, given.get("--time-step"))
+    window = axis.steps(given["--window"], "window")
+    axis.steps(given["--allowed-lateness"], "allowed_lateness")
+    split = None if v.memory_split is None else parse_integers("--memory-split", v.memory_split, 2)
+    if v.memory is not None or not lengths or v.time_step is not None:  # else w depends on the column (dates)
+        check_memory(window if v.memory is None else v.memory, split)
+
+
+def check_keys(v: Values) -> None:
+    """The key columns are not the time column."""
+    if "time" in (k.lower() for k in split_list(v.key)):
+        raise ShedError(f"--key {v.key} names the time column; give the key column(s) only")
+
+
+def place(v: Values) -> str:
+    """Where the executors of these flags run (:func:`place_of`)."""
+    return place_of(v.master, v.remote)
+
+
+#: the folders of a job, by flag, and the library parameter each is
+FOLDERS = {"--out": "out", "--checkpoint": "checkpoint", "--r": "r", "--s": "s"}
+
+
+def check_places(v: Values) -> None:
+    """Every folder is one the executors share with the driver (:mod:`shedding.streaming.paths`)."""
+    from shedding.streaming.paths import shared_path
+
+    where = place(v)
+    for flag, name in FOLDERS.items():
+        if v.of(flag) is not None and not (flag in ("--r", "--s") and synthetic(v)):
+            shared_path(v.of(flag), where, name)
+
+
+def check_master_name(flag: str, text: str) -> str:
+    """A master Spark knows: local[*], local[N], spark://HOST:PORT, yarn, k8s://..., mesos://..."""
+    from shedding.spark import check_master
+
+    try:
+        check_master(text.strip(), reach=False)
+    except ShedError as exc:
+        raise ShedError(f"{flag}: {exc}") from None
+    return text.strip()
+
+
+def check_cluster(v: Values) -> None:
+    """A master or Spark Connect server that answers (under spark-submit, spark-submit's master rules)."""
+    import os
+
+    from shedding.spark import check_master, check_remote
+
+    if v.remote is not None:
+        check_remote(v.remote)
+    elif "PYSPARK_GATEWAY_PORT" not in os.environ:
+        check_master(v.master)
+
+
+def _trigger(text: str) -> Any:
+    from shedding.streaming.job import parse_trigger
+
+    return parse_trigger(text)
+
+
+def bounded_for_report(v: Values) -> None:
+    """The report sets the whole stream beside the batch simulator, so it needs a bounded input."""
+    if v.report and not _trigger(v.trigger)[1]:
+        raise ShedError("--report needs a bounded input: use --trigger available-now or once")
+
+
+RULES = (
+    Holds(check_sources),
+    Ignored(("--length", "--files"), synthetic, "applies to zipf:SKEW:DOMAIN sources only"),
+    Ignored(("--format",), lambda v: not synthetic(v), "applies to source directories only, not to zipf sources"),
+    Ignored(("--key",), lambda v: not synthetic(v), "applies to source directories only; zipf sources have the "
+            "columns time,key"),
+    Ignored(("--seed",), lambda v: synthetic(v) or v.shedding.startswith("rand"),
+            "seeds RAND's choices and zipf sources only"),
+    Ignored(("--memory-split",), lambda v: fixed_split(v.shedding), "applies to the fixed-split policies "
+            "(prob, life, rand, surv, dual, fluid) only"),
+    Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only"),
+    Ignored(("--estimator",), lambda v: v.shedding != "none", "applies to shedding policies only, not to "
+            "--shedding none"),
+    Ignored(("--budget",), lambda v: v.shards > 1 and v.shedding != "none", "divides M over several shards: it "
+            "applies to --shards 2 or more with a shedding policy"),
+    Ignored(("--ui",), lambda v: v.remote is None, "keeps the web UI of a session this command starts; a Spark "
+            "Connect server (--remote) has its own"),
+    Conflicts(("--master",), ("--remote",), hint=": --remote runs on the Spark Connect server's master"),
+    Holds(check_keys),
+    Holds(check_time),
+    Holds(bounded_for_report),
+    Holds(check_places),
+    Exists(("--r", "--s"), folder=True, when=lambda v: not synthetic(v)),
+    Creatable(("--out", "--checkpoint"), folder=True),
+    Holds(check_cluster),
+)
+ALIASES = {"split": "--memory-split", "step": "--time-step", "out": "--out"}
+
+
+def _payload(text: str, src_r: Any, src_s: Any, keys: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``all`` (every column but time and the keys), ``none``, or a comma list present in both streams."""
     taken = {"time", *(k.lower() for k in keys)}
     extra = [tuple(c for c in src.columns if c.strip().lower() not in taken) for src in (src_r, src_s)]
@@ -43,53 +251,64 @@ def stream_join(
                           "time,key[,payload...], or zipf:SKEW:DOMAIN for a synthetic stream."),
     s: str = typer.Option(..., "--s", help="Stream S, as --r."),
     out_dir: str = typer.Option(..., "--out", help="Output folder: pairs/ and metrics/ (Parquet, one batch=N "
-                                "folder per micro-batch). On a cluster: a shared folder, file:///shared/..."),
-    window: str = typer.Option("500", "--window", "-w", help="Window in the time's unit: time steps for integer "
-                               "times (500), a length for timestamps (10 minutes)."),
-    time_step: Optional[str] = typer.Option(None, "--time-step", help="Time step: an integer for integer times "
-                                            "(default 1), a length for timestamps (default 1 second).",
-                                            show_default=False),
-    key: str = typer.Option("key", "--key", help="Key column, or a comma list for a composite key; keys of any "
-                            "type join on equal values."),
-    lateness: str = typer.Option("0", "--allowed-lateness", help="Tuples this far behind the other stream still "
-                                 "join (the window's unit); the held-back tuples grow by as many steps."),
-    idle_timeout: Optional[str] = typer.Option(None, "--idle-timeout", help="A stream that sends nothing for this "
-                                               "long (30 seconds) stops holding the other one back.",
-                                               show_default=False),
-    budget: str = typer.Option("shared", "--budget", help="shared (M re-divided over the shards every "
-                               "micro-batch by their load and value) or even (M/P each)."),
+                                "folder per micro-batch). On a cluster: a folder every worker shares, "
+                                "file:///shared/..."),
+    window: str = typer.Option("500", "--window", "-w", callback=amount(1), help="Window in the time's unit: time "
+                               "steps for integer times (500), a length for timestamps (10 minutes)."),
+    time_step: Optional[str] = typer.Option(None, "--time-step", callback=amount(1), show_default=False,
+                                            help="Time step: an integer for integer times (default 1), a length "
+                                            "for timestamps (default 1 second; 1 day for dates)."),
+    key: str = typer.Option("key", "--key", callback=columns(), help="Key column, or a comma list for a composite "
+                            "key; keys of any type join on equal values."),
+    allowed_lateness: str = typer.Option("0", "--allowed-lateness", callback=amount(0),
+                                         help="Tuples this far behind the other stream still join, in order (the "
+                                         "window's unit); as many more steps are held back."),
+    idle_timeout: Optional[str] = typer.Option(None, "--idle-timeout", callback=value_check(check_timeout),
+                                               show_default=False, help="A stream that sends nothing for this long "
+                                               "(30, 30 seconds) stops holding the other one back."),
+    budget: str = typer.Option("shared", "--budget", callback=choice(listed_in("shedding.streaming.budget", "BUDGETS")),
+                               help="shared (M re-divided over the shards every micro-batch by their load and "
+                               "value) or even (M/P each)."),
+    memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
+                                         help="Join memory M in tuples over all shards (default: w, half of what "
+                                         "EXACT needs)."),
+    shedding: str = typer.Option("prob", "--shedding", callback=choice(SHEDDING, "policy"), help=SHEDDING_HELP),
+    checkpoint: Optional[str] = typer.Option(None, "--checkpoint", show_default=False,
+                                             help="Checkpoint folder (default: OUT/checkpoint). Rerun the same "
+                                             "command to continue after a crash."),
+    fmt: Optional[str] = typer.Option(None, "--format", callback=choice(FORMATS), show_default=False,
+                                      help="csv or parquet (default: from the files)."),
+    master: str = typer.Option("local[*]", "--master", callback=value_check(check_master_name),
+                               help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
+    remote: Optional[str] = typer.Option(None, "--remote", callback=value_check(check_remote), show_default=False,
+                                         help="Run on a Spark Connect server (sc://HOST:PORT) instead of --master."),
     ui: bool = typer.Option(False, "--ui", help="Keep Spark's web UI and print its address."),
-    remote: Optional[str] = typer.Option(None, "--remote", help="Run on a Spark Connect server (sc://HOST:PORT) "
-                                         "instead of --master.", show_default=False),
-    memory: Optional[int] = typer.Option(None, "--memory", "-m", help="Join memory M in tuples over all shards "
-                                         "(default: w, half of what EXACT needs).", show_default=False),
-    shedding: str = typer.Option("prob", "--shedding", help=SHEDDING_HELP),
-    checkpoint: Optional[str] = typer.Option(None, "--checkpoint", help="Checkpoint folder (default: "
-                                              "OUT/checkpoint). Rerun the same command to continue after a crash.",
-                                              show_default=False),
-    fmt: Optional[str] = typer.Option(None, "--format", help="csv or parquet (default: from the files).",
-                                      show_default=False),
-    master: str = typer.Option("local[*]", "--master", help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
-    shards: int = typer.Option(1, "--shards", help="Shards P: keys are split by hash, and M over the shards."),
-    trigger: str = typer.Option("available-now", "--trigger", help="available-now or once (bounded input: the last "
-                                "held steps are joined at the end), or interval:SECONDS (runs until Ctrl-C or "
-                                "SIGTERM, which stop after a committed micro-batch with exit 0)."),
-    max_files: Optional[int] = typer.Option(None, "--max-files-per-trigger", help="Files per stream and "
-                                            "micro-batch (default: all new files).", show_default=False),
-    memory_split: Optional[str] = typer.Option(None, "--memory-split", help="Fixed split M_R,M_S for prob, life, "
-                                               "rand (default: M//2, M-M//2).", show_default=False),
-    estimator: str = typer.Option("online", "--estimator", help="online (key counts so far, per shard), static "
-                                  "(counted from the files present at the first start) or the path of a "
-                                  "frequency table with columns key,count_r,count_s."),
-    decay: float = typer.Option(1.0, "--decay", help="Online estimator: weight an arrival keeps per time step."),
-    seed: int = typer.Option(0, "--seed", help="Seed of RAND's choices (shard i uses seed + i) and of zipf "
-                             "sources."),
-    warmup: int = typer.Option(0, "--warmup", help="First time step whose pairs are output."),
+    shards: int = typer.Option(1, "--shards", callback=integer(1),
+                               help="Shards P: keys are split by hash, and M over the shards."),
+    trigger: str = typer.Option("available-now", "--trigger", callback=parsed(_trigger),
+                                help="available-now or once (bounded input: the last held steps are joined at the "
+                                "end), or interval:SECONDS (runs until Ctrl-C or SIGTERM, which stop after a "
+                                "committed micro-batch with exit 0)."),
+    max_files: Optional[int] = typer.Option(None, "--max-files-per-trigger", callback=integer(1), show_default=False,
+                                            help="Files per stream and micro-batch (default: all new files)."),
+    memory_split: Optional[str] = typer.Option(None, "--memory-split", callback=integers(2), show_default=False,
+                                               help="Fixed split M_R,M_S for prob, life, rand (default: M//2, "
+                                               "M-M//2)."),
+    estimator: str = typer.Option("online", "--estimator", callback=value_check(check_estimator),
+                                  help="online (key counts so far, per shard), static (counted from the files "
+                                  "present at the first start) or the path of a frequency table with columns "
+                                  "key,count_r,count_s."),
+    decay: float = typer.Option(1.0, "--decay", callback=number(0, above=True, high=1),
+                                help="Online estimator: weight an arrival keeps per time step."),
+    seed: int = typer.Option(0, "--seed", callback=integer(0), help="Seed of RAND's choices (shard i uses seed + i) "
+                             "and of zipf sources."),
+    warmup: int = typer.Option(0, "--warmup", callback=integer(0), help="First time step whose pairs are output."),
     strict: bool = typer.Option(False, "--strict", help="Fail on a late tuple instead of counting and dropping it."),
     payload: str = typer.Option("all", "--payload", help="Columns carried into the pairs as r_<c>, s_<c>: all "
-                                "(every column but time and key), none, or a comma list."),
-    length: int = typer.Option(20000, "--length", help="zipf sources: tuples per stream (one per time step)."),
-    files: int = typer.Option(20, "--files", help="zipf sources: files per stream."),
+                                "(every column but time and the keys), none, or a comma list."),
+    length: int = typer.Option(20000, "--length", callback=integer(1),
+                               help="zipf sources: tuples per stream (one per time step)."),
+    files: int = typer.Option(20, "--files", callback=integer(1), help="zipf sources: files per stream."),
     report: bool = typer.Option(False, "--report", help="Also write OUT/report.html: the output against shed "
                                 "simulate, EXACT and Spark's native join, and the state over micro-batches."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
@@ -98,71 +317,59 @@ def stream_join(
 
     Example: shed stream-join --r zipf:1:650 --s zipf:1:650 --window 500 --memory 500 --shedding prob --out out/sj
     """
-    import signal
-    import threading
-
-    from shedding.model import check_memory
-    from shedding.streaming.event_time import TimeAxis
-    from shedding.streaming.job import StreamJob, job_sources, parse_trigger, run
+    from shedding.streaming.event_time import TimeAxis, timeout_ms
+    from shedding.streaming.job import StreamJob, job_sources, parse_trigger
     from shedding.streaming.paths import shared_path
-    from shedding.streaming.results import observed, progress_line
     from shedding.streaming.shard import JoinSpec
     from shedding.streaming.sources import write_zipf_sources
 
-    bounded = parse_trigger(trigger)[1]
-    if report and not bounded:
-        raise ShedError("--report needs a bounded input: use --trigger available-now or once")
-    if max_files is not None and max_files < 1:
-        raise ShedError(f"--max-files-per-trigger must be >= 1, got {max_files}")
-    from shedding.cli.group import _parse_split
-
-    split = _parse_split(memory_split)
-    est = estimator.strip()
-    if est.lower() in ("online", "static"):
-        est = est.lower()
-    elif not Path(est).is_file():
-        raise ShedError(f"--estimator {estimator!r} is neither online, static nor a frequency table file")
-    else:
-        est = str(Path(est).resolve())
-    from shedding.spark import effective_master
-
-    place = "local" if remote is not None and remote.startswith("local") else (remote or effective_master(master))
-    out_path = shared_path(out_dir, place, "--out")
-    checkpoint_path = out_path / "checkpoint" if checkpoint is None else shared_path(checkpoint, place, "--checkpoint")
-    keys = tuple(k.strip() for k in key.split(",") if k.strip())
-    if r.lower().startswith("zipf:") or s.lower().startswith("zipf:"):
-        if not (r.lower().startswith("zipf:") and s.lower().startswith("zipf:")):
-            raise ShedError("give zipf:SKEW:DOMAIN for both --r and --s, or a directory for both")
+    where = place_of(master, remote)
+    out_path = shared_path(out_dir, where, "out")
+    checkpoint_path = out_path / "checkpoint" if checkpoint is None else shared_path(checkpoint, where, "checkpoint")
+    keys = tuple(split_list(key))
+    if zipf_source("--r", r) is not None:
         r_dir, s_dir = write_zipf_sources(r, s, out_path / "sources", length, files, seed)
     else:
-        r_dir, s_dir = shared_path(r, place, "--r"), shared_path(s, place, "--s")
-    fmt = None if fmt is None else fmt.strip().lower()
+        r_dir, s_dir = shared_path(r, where, "r"), shared_path(s, where, "s")
     src_r, src_s = job_sources(checkpoint_path, r_dir, s_dir, fmt, keys)
     pay_r, pay_s = _payload(payload, src_r, src_s, keys)
-    step = None if time_step is None else (int(time_step) if time_step.strip().isdigit() else time_step)
+    step = None if time_step is None else time_amount("--time-step", time_step, 1)
     kind = {"bigint": "integer", "timestamp": "timestamp", "date": "date"}.get(
         next(t for c, t in src_r.types.items() if c.strip().lower() == "time"), "integer")
-    try:
-        axis = TimeAxis.of(kind, step)
-        steps = {name: axis.steps(int(text) if text.strip().isdigit() else text, name)
-                 for name, text in (("window", window), ("allowed_lateness", lateness))}
-    except ShedError as exc:
-        raise ShedError(exc.naming({"step": "--time-step", "window": "--window",
-                                    "allowed_lateness": "--allowed-lateness"}[exc.param])) from None
-    w = steps["window"]
+    axis = TimeAxis.of(kind, step)
+    w = axis.steps(time_amount("--window", window, 1), "window")
+    lateness = axis.steps(time_amount("--allowed-lateness", allowed_lateness, 0), "allowed_lateness")
+    split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
     m = w if memory is None else memory
-    check_memory(m, split)
-    timeout = None
-    if idle_timeout is not None:
-        from shedding.streaming.event_time import parse_interval
+    spec = JoinSpec(w, m, shedding, split, shards, "online" if estimator == "online" else "static", decay, seed,
+                    warmup, strict, pay_r, pay_s, budget, lateness,
+                    None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"))
+    job = StreamJob(src_r, src_s, out_path, checkpoint_path, spec, estimator, trigger, max_files, master, keys, "time",
+                    step, ui, remote)
+    summary = _run(job, parse_trigger(trigger)[1], report, as_json, ui)
+    if as_json:
+        print(json.dumps(summary))
+        return
+    _print(summary, f"{escape(spec.shedding.upper())}: w = {w}, M = {m}, {shards} shard(s)")
 
-        text = idle_timeout.strip()
-        timeout = parse_interval(text if not text.replace(".", "", 1).isdigit() else f"{text} s", "--idle-timeout")
-    spec = JoinSpec(w, m, shedding.strip().lower(), split, shards, "online" if est == "online" else "static",
-                    decay, seed, warmup, strict, pay_r, pay_s, budget.strip().lower(), steps["allowed_lateness"],
-                    None if timeout is None else timeout // 1000)
-    job = StreamJob(src_r, src_s, out_path, checkpoint_path, spec, est, trigger, max_files, master, keys, "time", step,
-                    ui, remote)
+
+def place_of(master: str, remote: str | None) -> str:
+    """Where the executors run: the master (spark-submit's, under it) or the Spark Connect server."""
+    from shedding.spark import effective_master
+
+    if remote is not None:
+        return "local" if remote.startswith("local") else remote
+    return effective_master(master)
+
+
+def _run(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> dict:
+    """Run the job with a spinner (bounded input, on a terminal) or a progress line per micro-batch
+    (unbounded input); SIGINT and SIGTERM stop it after a committed micro-batch."""
+    import signal
+    import threading
+
+    from shedding.streaming.job import run
+    from shedding.streaming.results import observed, progress_line
 
     status = err.status("starting Spark...", spinner="dots") if err.is_terminal and bounded else None
 
@@ -173,19 +380,19 @@ def stream_join(
         elif not bounded and not as_json and observed(p):  # a batch ran (not an idle trigger's report)
             err.print(progress_line(p), highlight=False, soft_wrap=True)
 
-    def write_report(spark, summary: dict, table) -> dict:
+    def write_report(spark: Any, summary: dict, table: Any) -> dict:
         from shedding.streaming.report import stream_report
 
         return {"report": str(stream_report(spark, job, summary, None if table == "online" else table))}
 
-    def started(spark) -> None:
+    def started(spark: Any) -> None:
         if ui and getattr(spark, "sparkContext", None) is not None:
             err.print(f"Spark UI: {spark.sparkContext.uiWebUrl}", highlight=False, soft_wrap=True)
 
     stop = threading.Event()
     stopped_by: list[str] = []
 
-    def on_signal(number, _frame) -> None:
+    def on_signal(number: int, _frame: Any) -> None:
         stopped_by.append(signal.Signals(number).name)
         stop.set()
 
@@ -202,12 +409,12 @@ def stream_join(
     if stopped_by:
         err.print(f"stopped by {stopped_by[0]} after micro-batch {summary.get('batches', 0) - 1}; the committed "
                   "micro-batches are kept, run the same command to continue", highlight=False, soft_wrap=True)
-    if as_json:
-        print(json.dumps(summary))
-        return
+    return summary
+
+
+def _print(summary: dict, title: str) -> None:
     g = summary.get
-    table = Table(show_edge=False, show_header=False,
-                  title=f"{escape(spec.shedding.upper())}: w = {w}, M = {m}, {shards} shard(s)")
+    table = Table(show_edge=False, show_header=False, title=title)
     table.add_column("", justify="left")
     table.add_column("", justify="right")
     for label, value in (("micro-batches", f"{g('batches', 0):,}"), ("tuples in", f"{g('arrivals', 0):,}"),

@@ -1,14 +1,15 @@
-"""Workload sources: synthetic Zipf streams (paper §4) and CSV/Parquet files."""
+"""Workload sources: synthetic Zipf streams (Das, Gehrke, Riedewald 2003, §4) and CSV/Parquet files.
 
-from shedding.datasets.files import load_two_streams, load_workload, write_workload
-from shedding.datasets.zipf import CORRELATIONS, s_value_map, zipf_probabilities, zipf_workload
+Names are imported on first use (PEP 562), so that ``import shedding.datasets`` does not load
+pandas.
+"""
 
-__all__ = [
-    "CORRELATIONS",
-    "load_two_streams",
-    "load_workload",
-    "s_value_map",
-    "write_workload",
-    "zipf_probabilities",
-    "zipf_workload",
-]
+from shedding import lazy_exports
+
+#: public name -> the module that defines it
+_EXPORTS = {
+    "CORRELATIONS": "zipf", "s_value_map": "zipf", "zipf_probabilities": "zipf", "zipf_workload": "zipf",
+    "load_two_streams": "files", "load_workload": "files", "write_workload": "files",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -54,7 +54,7 @@ def check_file(path: Path, what: str = "one data file") -> None:
         raise ShedError(f"not a file: {path}; give the path of {what}")
 
 
-def _read_table(path: str | os.PathLike, columns: Sequence[str], refused: str | None = None) -> pd.DataFrame:
+def read_table(path: str | os.PathLike, columns: Sequence[str], refused: str | None = None) -> pd.DataFrame:
     """Read ``path`` and return exactly ``columns`` (matched case-insensitively), as found.
     A column named ``refused`` is an error (it means the file is in the other layout)."""
     path = Path(path)
@@ -79,7 +79,7 @@ def _read_table(path: str | os.PathLike, columns: Sequence[str], refused: str | 
     if refused in found:
         raise ShedError(
             f"{path} has a {refused!r} column: it holds both streams (one-file layout), but here each file is one "
-            f"stream; give it alone with --workload, or drop the column"
+            f"stream; give it alone to load_workload, or drop the column"
         )
     missing = [c for c in columns if c not in found]
     if missing:
@@ -91,6 +91,7 @@ def _read_table(path: str | os.PathLike, columns: Sequence[str], refused: str | 
     out = frame[[found[c] for c in columns]]
     out.columns = list(columns)
     return out.reset_index(drop=True)
+
 
 
 def _first(mask: np.ndarray) -> int:
@@ -187,7 +188,7 @@ def load_workload(path: str | os.PathLike, window: int, warmup: int | None = Non
     """
     window = check_window(window)
     path = Path(path)
-    frame = _read_table(path, ("stream", "time", "key"))
+    frame = read_table(path, ("stream", "time", "key"))
     stream = frame["stream"]
     missing = stream.isna().to_numpy()
     if missing.any():
@@ -236,7 +237,7 @@ def read_stream(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     times must be >= 0 and non-decreasing. Used for both streams of :func:`load_two_streams` and
     for the N streams of a W-join."""
     path = Path(path)
-    frame = _read_table(path, ("time", "key"), refused="stream")
+    frame = read_table(path, ("time", "key"), refused="stream")
     time = _int_column(frame["time"], "time", path)
     key = _int_column(frame["key"], "key", path)
     _check_stream_times(time, np.arange(len(time), dtype=np.int64), "", path)
@@ -261,4 +262,4 @@ def write_workload(wl: Workload, path: str | os.PathLike) -> Path:
 
 def read_keys(path: str | os.PathLike) -> np.ndarray:
     """The integer join keys of one relation: column ``key`` of a CSV or Parquet file."""
-    return _int_column(_read_table(path, ["key"])["key"], "key", Path(path))
+    return _int_column(read_table(path, ["key"])["key"], "key", Path(path))

@@ -31,7 +31,8 @@ def station_table(stations: str | os.PathLike | None, folder: Path) -> Path:
     missing table or one that is not a file is a ShedError."""
     path = Path(stations) if stations is not None else folder / STATIONS_FILE
     if not path.exists():
-        raise ShedError(f"SYNOP station table not found: {path}; give it with --stations PATH ({STATIONS_FILE})")
+        raise ShedError(f"SYNOP station table not found: {path}; give it with {{param}} PATH ({STATIONS_FILE})",
+                        param="stations")
     check_file(path)
     return path
 

@@ -66,7 +66,8 @@ def check_cell_size(cell_size: Any) -> float:
     """A cell size in degrees, in (0, 180]."""
     if isinstance(cell_size, bool) or not isinstance(cell_size, Real) or not math.isfinite(cell_size) \
             or not 0 < cell_size <= 180:
-        raise ShedError(f"cell size must be a number of degrees in (0, 180], got {cell_size!r}; the paper uses 10")
+        raise ShedError(f"{{param}} must be a number of degrees in (0, 180], got {cell_size!r}; the paper uses 10",
+                        param="cell_size")
     return float(cell_size)
 
 

@@ -26,34 +26,35 @@ from shedding.model import Workload
 CORRELATIONS = ("independent", "same", "reversed")
 
 
-def _check_int(value: Any, what: str, minimum: int) -> int:
-    """An integer parameter >= ``minimum`` (integral floats such as 50.0 are accepted)."""
+def check_int(value: Any, name: str, minimum: int) -> int:
+    """The integer parameter ``name`` >= ``minimum`` (integral floats such as 50.0 are accepted)."""
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise ShedError(f"{what} must be an integer >= {minimum}, got {value!r}")
+        raise ShedError(f"{{param}} must be an integer >= {minimum}, got {value!r}", param=name)
     if not isinstance(value, Integral) and not (math.isfinite(value) and float(value).is_integer()):
-        raise ShedError(f"{what} must be an integer >= {minimum}, got {value!r}")
+        raise ShedError(f"{{param}} must be an integer >= {minimum}, got {value!r}", param=name)
     if int(value) < minimum:
-        raise ShedError(f"{what} must be an integer >= {minimum}, got {value!r}")
+        raise ShedError(f"{{param}} must be an integer >= {minimum}, got {value!r}", param=name)
     return int(value)
 
 
-def _check_skew(value: Any, what: str) -> float:
-    """A Zipf skew: a finite real number >= 0 (0 means uniform)."""
+def check_skew(value: Any, name: str) -> float:
+    """The Zipf skew parameter ``name``: a finite real number >= 0 (0 means uniform)."""
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
-        raise ShedError(f"{what} must be a finite number >= 0 (0 = uniform), got {value!r}")
+        raise ShedError(f"{{param}} must be a finite number >= 0 (0 = uniform), got {value!r}", param=name)
     return float(value)
 
 
 def _check_correlation(correlation: Any) -> str:
     if correlation not in CORRELATIONS:
-        raise ShedError(f"unknown correlation {correlation!r}; use one of: {', '.join(CORRELATIONS)}")
+        raise ShedError(f"unknown {{param}} {correlation!r}; use one of: {', '.join(CORRELATIONS)}",
+                        param="correlation")
     return str(correlation)
 
 
 def zipf_probabilities(skew: float, domain: int) -> np.ndarray:
     """P(rank i) for i = 1..domain, proportional to 1 / i**skew (index 0 holds rank 1)."""
-    skew = _check_skew(skew, "skew")
-    domain = _check_int(domain, "domain", 1)
+    skew = check_skew(skew, "skew")
+    domain = check_int(domain, "domain", 1)
     weights = np.arange(1, domain + 1, dtype=np.float64) ** -skew
     return weights / weights.sum()
 
@@ -62,7 +63,7 @@ def zipf_ranks(skew: float, domain: int, length: int, rng: np.random.Generator) 
     """``length`` iid Zipf ranks, returned 0-based (0 is the most frequent rank), by inverse CDF."""
     cdf = np.cumsum(zipf_probabilities(skew, domain))
     cdf[-1] = 1.0
-    ranks = np.searchsorted(cdf, rng.random(_check_int(length, "length", 0)), side="right")
+    ranks = np.searchsorted(cdf, rng.random(check_int(length, "length", 0)), side="right")
     return np.minimum(ranks, domain - 1).astype(np.int64)
 
 
@@ -78,9 +79,9 @@ def s_value_map(domain: int, correlation: str = "independent", seed: int = 0) ->
     Exactly the mapping :func:`zipf_workload` uses for the same ``domain``, ``correlation`` and
     ``seed``; it is always a permutation of ``0..domain-1``.
     """
-    domain = _check_int(domain, "domain", 1)
+    domain = check_int(domain, "domain", 1)
     correlation = _check_correlation(correlation)
-    seed = _check_int(seed, "seed", 0)
+    seed = check_int(seed, "seed", 0)
     if correlation == "same":
         return np.arange(domain, dtype=np.int64)
     if correlation == "reversed":
@@ -108,11 +109,11 @@ def zipf_workload(
     Deterministic per ``seed``: R, S and the permutation draw from three generators spawned from
     ``SeedSequence(seed)``, so R's keys do not depend on ``correlation`` or ``skew_s``.
     """
-    skew = _check_skew(skew, "skew")
-    skew_s = skew if skew_s is None else _check_skew(skew_s, "skew_s")
-    domain = _check_int(domain, "domain", 1)
-    length = _check_int(length, "length", 0)
-    seed = _check_int(seed, "seed", 0)
+    skew = check_skew(skew, "skew")
+    skew_s = skew if skew_s is None else check_skew(skew_s, "skew_s")
+    domain = check_int(domain, "domain", 1)
+    length = check_int(length, "length", 0)
+    seed = check_int(seed, "seed", 0)
     correlation = _check_correlation(correlation)
 
     rng_r, rng_s, _ = _generators(seed)

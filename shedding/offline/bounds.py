@@ -1,7 +1,7 @@
 """Bounds on OPT / OPTV for workloads beyond the exact solver (Das, Gehrke, Riedewald 2003, §3.2).
 
 Upper bound: a Lagrangian relaxation of the memory constraint of the compact formulation
-(DESIGN.md §3, :mod:`.compact`). Each useful tuple ``x`` of memory group ``g`` arriving at event
+(the star network of :mod:`.compact`). Each useful tuple ``x`` of memory group ``g`` arriving at event
 ``a`` either is not held or leaves at the event ``k`` of one of its counted later partners,
 gaining the number of counted partners up to ``k`` and occupying a slot of ``g`` after the
 events ``a .. k-1``. With a price ``lambda[g, i] >= 0`` per group and event the memory limits
@@ -31,7 +31,7 @@ from numba import njit, prange
 from shedding.exact import KeyedStreams, exact_count
 from shedding.model import Schedule, Workload
 from shedding.offline.network import groups_of, later_counted_ranges, same_time_pairs
-from shedding.offline.ssp import _heap_pop, _heap_push
+from shedding.offline.flow import heap_pop, heap_push
 
 #: The online policies whose best output is the lower bound, per allocation (PROB, the paper's
 #: best online policy, §4; LIFE is rarely better and costs as much again).
@@ -148,10 +148,10 @@ def _repair(start, choice, worth, group, caps, n_events):
             g = group[x]
             alive[x] = True
             count[g] += 1
-            size[g] = _heap_push(heap_v[g], heap_x[g], size[g], worth[x], x)
+            size[g] = heap_push(heap_v[g], heap_x[g], size[g], worth[x], x)
         for g in range(n_groups):
             while count[g] > caps[g]:  # pop the lowest value still held; drop it now
-                _, x, size[g] = _heap_pop(heap_v[g], heap_x[g], size[g])
+                _, x, size[g] = heap_pop(heap_v[g], heap_x[g], size[g])
                 if alive[x]:
                     alive[x] = False
                     count[g] -= 1
@@ -204,8 +204,9 @@ class Relaxation:
     def repaired(self, wl: Workload, choice: np.ndarray, worth: np.ndarray) -> tuple[Schedule, int]:
         """A feasible schedule near the relaxed choices (:func:`_repair`) and its counted output:
         the same-time pairs plus each held tuple's counted partners up to the event it leaves (a
-        pair is produced iff its earlier member is held through the later's arrival, DESIGN.md
-        §1). Raises ValueError if the schedule held more than the memory (a bug, never seen)."""
+        pair is produced iff its earlier member is held through the later's arrival, by the join
+        semantics, docs/semantics.md). Raises ValueError if the schedule held more than the memory
+        (a bug, never seen)."""
         exits = _repair(self.start, choice, worth, self.group, self.caps.astype(np.int64), len(self.events))
         if np.any(self.held_after(exits) > self.caps[:, None]):
             raise ValueError("the repaired schedule holds more tuples than the memory allows")

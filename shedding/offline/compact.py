@@ -1,4 +1,4 @@
-"""The compact "star" network for OPT / OPTV (DESIGN.md §3; equivalent to the paper's §3.2.1 graph).
+"""The compact "star" network for OPT / OPTV (equivalent to the paper's §3.2.1 graph).
 
 A compressed timeline of free-slot nodes ``D_t`` (one per event time; one lane of capacity
 ``M_R`` and one of ``M_S`` under the fixed split, a single lane of ``M`` under the variable

@@ -31,7 +31,7 @@ from ortools.sat.python import cp_model
 
 from shedding.offline.cpsat import solve
 from shedding.errors import ShedError
-from shedding.offline.static import _fill, _whole, key_counts
+from shedding.offline.components import fill_in_order, key_counts, whole_number
 
 MAX_OUTPUT = 2**62
 
@@ -109,11 +109,11 @@ def retain_targets(inst: MultiInstance, drop: Any = None, keep: Any = None) -> n
     name, value = ("drop", drop) if drop is not None else ("keep", keep)
     sizes = inst.counts.sum(axis=1)
     if np.ndim(value) == 0:
-        k, total = _whole(value, name), int(sizes.sum())
+        k, total = whole_number(value, name), int(sizes.sum())
         if k > total:
             raise ShedError(f"{name}={k} exceeds the {total} tuples of all relations; use {name} <= {total}")
         return total - k if name == "drop" else k
-    ks = [_whole(v, f"{name}[{i}]") for i, v in enumerate(value)]
+    ks = [whole_number(v, f"{name}[{i}]") for i, v in enumerate(value)]
     if len(ks) != inst.relations:
         raise ShedError(f"{name} lists {len(ks)} numbers for {inst.relations} relations; give one per relation or a single total")
     for i, (k, size) in enumerate(zip(ks, sizes.tolist())):
@@ -188,7 +188,7 @@ def multi_approx(counts: Any, drop: Any = None, keep: Any = None) -> MultiResult
     lower value. Retaining (``keep``) means deleting the rest; the bound is still on the loss.
     Measured (3000 random instances, 1-5 values, counts 0..4, CP-SAT optimum): worst loss ratio
     2.0 (m = 3) and 1.75 (m = 4) per relation; 3.0 (m = 3, the bound is tight, see
-    tests/test_multi.py) and 2.5 (m = 4) overall. The test suite prints its own worst ratio.
+    tests/offline/test_multi.py) and 2.5 (m = 4) overall. The test suite prints its own worst ratio.
     """
     inst = as_instance(counts)
     retain = retain_targets(inst, drop, keep)
@@ -196,11 +196,11 @@ def multi_approx(counts: Any, drop: Any = None, keep: Any = None) -> MultiResult
     dropped = np.zeros_like(cnt)
     if isinstance(retain, int):
         order = np.argsort(deg.ravel(), kind="stable")
-        dropped.ravel()[order] = _fill(cnt.ravel()[order], int(cnt.sum()) - retain)
+        dropped.ravel()[order] = fill_in_order(cnt.ravel()[order], int(cnt.sum()) - retain)
     else:
         for i in range(inst.relations):
             order = np.argsort(deg[i], kind="stable")
-            dropped[i, order] = _fill(cnt[i, order], int(cnt[i].sum() - retain[i]))
+            dropped[i, order] = fill_in_order(cnt[i, order], int(cnt[i].sum() - retain[i]))
     return MultiResult("approx", inst, cnt - dropped, optimal=False)
 
 

@@ -1,12 +1,12 @@
 """Shared pieces of the OPT-offline flow networks (Das, Gehrke, Riedewald 2003, §3.2).
 
-Every network here encodes the same optimisation (DESIGN.md section 1): a tuple ``x`` arriving at
-``a`` is either never admitted or held in memory after the admissions of steps ``a .. L-1`` and
-leaves during step ``L`` (it still joins the arrivals of step ``L``); it gains one output per
-*counted* partner (other side, same key, arriving at ``b`` with ``a < b <= L`` and
-``b >= warmup``), and at most ``M_R`` / ``M_S`` (fixed split) or ``M`` (variable split) tuples
-may be held after any step's admission. Same-time pairs are always produced and are added as a
-constant (or, in the paper's graph, by the top path).
+Every network here encodes the same optimisation (the join semantics, docs/semantics.md): a
+tuple ``x`` arriving at ``a`` is either never admitted or held in memory after the admissions of
+steps ``a .. L-1`` and leaves during step ``L`` (it still joins the arrivals of step ``L``); it
+gains one output per *counted* partner (other side, same key, arriving at ``b`` with
+``a < b <= L`` and ``b >= warmup``), and at most ``M_R`` / ``M_S`` (fixed split) or ``M``
+(variable split) tuples may be held after any step's admission. Same-time pairs are always
+produced and are added as a constant (or, in the paper's graph, by the top path).
 
 This module holds the arc container :class:`FlowGraph` and small vectorized helpers; partner
 ranges come from the one sorted index of the streams, :class:`~shedding.exact.KeyedStreams`.
@@ -44,7 +44,7 @@ class FlowGraph:
     pairs when the network leaves them out); the optimum is ``constant - optimal_cost``.
     ``decode`` maps the arc flows to the per-tuple :class:`Schedule`. ``timeline`` is the
     (memory group, time) of the free-slot nodes ``0 .. T-1`` of a network whose other nodes are
-    one per tuple (the compact network), which :func:`.primal_dual.lagrangian_potentials` prices;
+    one per tuple (the compact network), which :func:`.potentials.lagrangian_potentials` prices;
     ``potentials`` are optional warm node potentials for the solver (:mod:`.primal_dual`).
     """
 
@@ -132,12 +132,12 @@ def groups_of(wl: Workload, variable: bool) -> np.ndarray:
 
 def timeline_nodes(group: np.ndarray, time: np.ndarray, span: int
                    ) -> tuple[np.ndarray, Callable[[np.ndarray, np.ndarray], np.ndarray], tuple[np.ndarray, ...]]:
-    """The compressed free-slot timeline (DESIGN.md §3): one node per distinct (group, event
-    time). Returns the sorted node codes, a lookup ``(group, time) -> node id`` (for pairs that
-    are among the given ones) and the timeline arcs (consecutive nodes of one group) as (tails,
-    heads, group of the arc). When the (group, time) grid is at most a few times the number of
-    pairs, a mark per grid cell and its running count replace the sort and the binary searches
-    (O(pairs + grid); 3 s less at N = 1,000,000)."""
+    """The compressed free-slot timeline of the star network (:mod:`.compact`): one node per
+    distinct (group, event time). Returns the sorted node codes, a lookup ``(group, time) ->
+    node id`` (for pairs that are among the given ones) and the timeline arcs (consecutive nodes
+    of one group) as (tails, heads, group of the arc). When the (group, time) grid is at most a
+    few times the number of pairs, a mark per grid cell and its running count replace the sort
+    and the binary searches (O(pairs + grid); 3 s less at N = 1,000,000)."""
     cells = (int(group.max()) + 1) * span if len(group) else 0
     if cells <= 4 * len(group):
         mark = np.zeros(cells, dtype=bool)

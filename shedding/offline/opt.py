@@ -1,8 +1,8 @@
 """OPT and OPTV: the offline optimum by min-cost flow (Das, Gehrke, Riedewald 2003, §3.2.2).
 
-:func:`solve_opt` builds one of the equivalent networks (``compact``: DESIGN.md §3 star network;
-``keyed``: the star network with one lane per (side, key); ``paper``: the §3.2.1 / Figure 2
-construction; ``auto``, the default: the smaller of ``compact`` and ``keyed`` by their size
+:func:`solve_opt` builds one of the equivalent networks (``compact``: the star network of
+:mod:`.compact`; ``keyed``: the star network with one lane per (side, key); ``paper``: the §3.2.1 /
+Figure 2 construction; ``auto``, the default: the smaller of ``compact`` and ``keyed`` by their size
 estimates), solves it (``ssp``: the specialized primal-dual solver of :mod:`.ssp`;
 ``ortools``: OR-Tools' ``SimpleMinCostFlow``, the reference; both integral, §3.2.2 Theorem 2),
 reads the per-tuple schedule off the flow and reports outputs, EXACT, ratio and the
@@ -21,13 +21,13 @@ from ortools.graph.python.min_cost_flow import SimpleMinCostFlow
 from shedding.errors import ShedError
 from shedding.exact import KeyedStreams, exact_count
 from shedding.metrics import archive_metric
-from shedding.model import Schedule, Workload, check_memory
+from shedding.model import Optimum, Schedule, Workload, check_memory
 from shedding.offline.bounds import Bounds, opt_bounds
 from shedding.offline.compact import build_compact, estimate_compact
 from shedding.offline.keyed import build_keyed, estimate_keyed
 from shedding.offline.network import FlowGraph, estimate_bytes
 from shedding.offline.paper import build_paper, estimate_paper
-from shedding.offline.primal_dual import lagrangian_potentials
+from shedding.offline.potentials import lagrangian_potentials
 from shedding.offline.ssp import solve_dag_flow
 
 GIB = 1 << 30
@@ -46,15 +46,13 @@ GRAPH_CHOICES = ("auto", *GRAPHS)
 
 
 @dataclass
-class OptResult:
+class OptResult(Optimum):
     """The offline optimum and the schedule that reaches it.
 
     ``outputs`` counts every counted result (same-time pairs included); ``arm`` is the
     Archive-metric (§2.2) of ``schedule``; ``nodes`` / ``arcs`` the size of the solved network.
     """
 
-    outputs: int
-    exact: int
     arm: int
     schedule: Schedule
     memory: int
@@ -67,11 +65,6 @@ class OptResult:
     arcs: int
     build_seconds: float
     solve_seconds: float
-
-    @property
-    def ratio(self) -> float:
-        """outputs / EXACT (1.0 when EXACT is 0)."""
-        return self.outputs / self.exact if self.exact else 1.0
 
     @property
     def policy(self) -> str:
@@ -109,11 +102,13 @@ def _size(n_bytes: float) -> str:
     return f"{n_bytes / GIB:.1f} GiB" if n_bytes >= GIB / 10 else f"{n_bytes / 2**20:.0f} MiB"
 
 
-def _check_memory(memory: object, split: object, allocation: str) -> tuple[int, int | None, int | None]:
-    """M and the split of the fixed allocation; the variable one takes no split."""
+def check_opt_memory(memory: object, split: object, allocation: str) -> tuple[int, int | None, int | None]:
+    """M and the split (M_R, M_S) of the fixed allocation, checked (:func:`shedding.model.check_memory`);
+    the variable allocation takes no split and returns (M, None, None)."""
     if allocation == "variable":
         if split is not None:
-            raise ShedError("a memory split applies to the fixed allocation only; drop --memory-split or use --allocation fixed")
+            raise ShedError("a memory split applies to the fixed allocation only; drop {param} or use allocation "
+                            "fixed", param="memory_split")
         return check_memory(memory)[0], None, None
     return check_memory(memory, split)  # type: ignore[arg-type]
 
@@ -154,11 +149,11 @@ def check_options(allocation: str, graph: str, solver: str) -> None:
     """Refuse an unknown allocation, network or backend of :func:`solve_opt` (callers can check
     before they read a workload)."""
     if allocation not in ALLOCATIONS:
-        raise ShedError(f"unknown --allocation {allocation!r}; use fixed (OPT) or variable (OPTV)")
+        raise ShedError(f"unknown {{param}} {allocation!r}; use fixed (OPT) or variable (OPTV)", param="allocation")
     if graph not in GRAPH_CHOICES:
-        raise ShedError(f"unknown --graph {graph!r}; use one of: {', '.join(GRAPH_CHOICES)}")
+        raise ShedError(f"unknown {{param}} {graph!r}; use one of: {', '.join(GRAPH_CHOICES)}", param="graph")
     if solver not in SOLVERS:
-        raise ShedError(f"unknown --solver {solver!r}; use one of: {', '.join(SOLVERS)}")
+        raise ShedError(f"unknown {{param}} {solver!r}; use one of: {', '.join(SOLVERS)}", param="solver")
 
 
 def pick_graph(wl: Workload, graph: str, variable: bool, ks: KeyedStreams) -> tuple[str, int, int]:
@@ -184,8 +179,8 @@ def check_size(wl: Workload, allocation: str = "fixed", graph: str = "auto",
                max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES, ks: KeyedStreams | None = None,
                solver: str = "ssp") -> tuple[str, int, int]:
     """Refuse, before anything is built, a network whose estimated size with the solver's
-    workspace exceeds ``max_graph_bytes`` (:class:`GraphTooLarge`, naming the size and the flag
-    that raises the limit); else (the network to build, ``graph`` or ``auto``'s pick, and its
+    workspace exceeds ``max_graph_bytes`` (:class:`GraphTooLarge`, naming the size and the
+    parameter that raises the limit); else (the network to build, ``graph`` or ``auto``'s pick, and its
     estimated nodes and arcs)."""
     check_options(allocation, graph, solver)
     graph, nodes, arcs = pick_graph(wl, graph, allocation == "variable", ks or KeyedStreams.of(wl))
@@ -193,8 +188,8 @@ def check_size(wl: Workload, allocation: str = "fixed", graph: str = "auto",
     if need > max_graph_bytes:
         raise GraphTooLarge(
             f"the {graph} OPT graph would need about {_size(need)} with the {solver} solver's workspace ({nodes} "
-            f"nodes, {arcs} arcs), over the {max_graph_bytes / GIB:.3g} GiB limit; raise it with --max-graph-gib, "
-            f"shorten the workload, or bound OPT with shed opt --bounds")
+            f"nodes, {arcs} arcs), over the {max_graph_bytes / GIB:.3g} GiB limit; raise it with {{param}}, "
+            f"shorten the workload, or bound OPT with bound_opt", param="max_graph_bytes")
     return graph, nodes, arcs
 
 
@@ -217,7 +212,7 @@ def solve_opt(
     ``max_graph_bytes``.
     """
     check_options(allocation, graph, solver)
-    m, m_r, m_s = _check_memory(memory, memory_split, allocation)
+    m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
     variable = allocation == "variable"
 
     t0 = time.perf_counter()
@@ -226,7 +221,7 @@ def solve_opt(
     caps = group_caps(wl, m, m_r, m_s, variable)
     net = GRAPHS[graph][1](wl, ks, caps, variable)
     t1 = time.perf_counter()
-    if solver == "ssp" and net.timeline is not None:  # the compact network: warm start (primal_dual)
+    if solver == "ssp" and net.timeline is not None:  # the compact network: warm start (potentials, primal_dual)
         net = replace(net, potentials=lagrangian_potentials(wl, ks, net, caps, variable))
     cost, flows = SOLVERS[solver](net)
     t2 = time.perf_counter()
@@ -260,7 +255,7 @@ def bound_opt(
     the best online policy's output and a Lagrangian relaxation of the memory limits); any
     workload size, O(counted partners) per subgradient iteration."""
     check_options(allocation, "compact", "ssp")
-    m, m_r, m_s = _check_memory(memory, memory_split, allocation)
+    m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
     ks = KeyedStreams.of(wl)
     split = None if allocation == "variable" else (m_r, m_s)
     return opt_bounds(wl, m, split, allocation, group_caps(wl, m, m_r, m_s, allocation == "variable"), ks, iterations)

@@ -13,7 +13,8 @@ capacity 1 unless noted.
 - the *top path* ``s -> P_1 -> ... -> t`` through the times with same-time pairs carries one
   extra unit of flow (supply ``M + 1``) and collects those pairs.
 
-Deviations, needed to be exact under DESIGN.md §1 (batches, time gaps, expiry, warmup, any M):
+Deviations, needed to be exact under the join semantics (docs/semantics.md: batches, time gaps,
+expiry, warmup, any M):
 
 - steps are the distinct arrival times, not every integer (nothing happens in between);
 - a chain of *idle-slot* nodes ``E_j`` per memory group (capacity ``M_R`` / ``M_S``, or ``M``)
@@ -21,7 +22,7 @@ Deviations, needed to be exact under DESIGN.md §1 (batches, time gaps, expiry, 
   ``E_j -> y:j`` admits an arrival into an empty slot and ``x:j -> E_j`` (``x`` held before
   ``j``) frees ``x``'s slot with no replacement (``x`` is dropped, or expires before the next
   step; the paper's streams never leave a slot empty), ``E_last -> t``;
-- outputs before ``warmup`` cost 0 (§3.2.1's remark on start-up effects, with DESIGN's warmup);
+- outputs before ``warmup`` cost 0 (§3.2.1's remark on start-up effects, with the semantics' warmup);
 - the top path has one node per time with same-time pairs and costs minus their number (a batch
   may hold several tuples per side).
 

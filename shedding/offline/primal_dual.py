@@ -4,18 +4,18 @@
 
 :mod:`.ssp` routes the ``M`` units of the memory timeline one augmenting path at a time, and every
 path crosses the whole timeline, so its work is about ``M x arcs``. Here the solve starts from node
-potentials ``p`` that are already close to optimal dual prices (:func:`timeline_potentials`, from
-the Lagrangian prices of :mod:`.bounds`):
+potentials ``p`` that are already close to optimal dual prices (:mod:`.potentials`, from the
+Lagrangian prices of :mod:`.bounds`):
 
 1. every arc whose reduced cost ``c + p(u) - p(v)`` is negative is saturated and every other arc
    is empty. This pseudo-flow satisfies the reduced-cost optimality conditions for ``p`` (§9.3)
    but leaves excesses and deficits at nodes where the prices are not yet exact;
 2. a *flow phase* sends excess to deficits along admissible arcs (residual, reduced cost 0) by
-   depth-first searches from each excess node (:func:`.ssp._route_admissible`); a node the
+   depth-first searches from each excess node (:func:`.flow.route_admissible`); a node the
    search backs out of cannot reach a deficit over admissible arcs and is skipped for the rest
    of the phase;
 3. a *price phase* runs Dijkstra on the reduced costs from all excess nodes at once
-   (:func:`.ssp._dijkstra`) until the settled deficits cover a quarter of the excess, the last
+   (:func:`.flow.dijkstra`) until the settled deficits cover a quarter of the excess, the last
    settled at distance ``D``, and lowers the potential of every settled node by ``D - dist``;
    reduced costs stay non-negative and the shortest paths to those deficits become admissible.
 
@@ -37,15 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from shedding.exact import KeyedStreams
-from shedding.model import Workload
-from shedding.offline.bounds import Relaxation, lagrangian_upper_bound
-from shedding.offline.network import FlowGraph
-from shedding.offline.ssp import BUCKETS, INF, _dijkstra, _residual, _route_admissible
-
-#: Subgradient steps for the warm prices: more steps, fewer phases (Zipf(1), w = 400, N = 100,000:
-#: 10 steps leave 128 phases, 20 leave 98, 50 leave 55).
-WARM_ITERATIONS = 50
+from shedding.offline.flow import BUCKETS, INF, dijkstra, residual, route_admissible
 
 
 @njit(cache=True, nogil=True)
@@ -66,10 +58,10 @@ def _saturate_negative(n, start, to, res, cost, rev, pot, excess):
 @njit(cache=True, nogil=True)
 def solve_warm(n, tails, heads, caps, costs, supply_nodes, supplies, pot):
     """Min-cost flow of one component from the potentials ``pot`` (changed in place), the same
-    contract as :func:`.ssp._solve`: returns (status, flows), status 0 optimal, -2 the supplies
+    contract as the cold solver of :mod:`.ssp`: returns (status, flows), status 0 optimal, -2 the supplies
     cannot be routed."""
     none = np.zeros(0, supply_nodes.dtype)
-    start, to, res, cost, rev, first = _residual(n, tails, heads, caps, costs, none, none.astype(supplies.dtype))
+    start, to, res, cost, rev, first = residual(n, tails, heads, caps, costs, none, none.astype(supplies.dtype))
     status = _route_all(n, start, to, res, cost, rev, supply_nodes, supplies, pot)
     flows = np.empty(len(tails), np.int64)
     for e in range(len(tails)):
@@ -79,7 +71,7 @@ def solve_warm(n, tails, heads, caps, costs, supply_nodes, supplies, pot):
 
 @njit(cache=True, nogil=True)
 def _route_all(n, start, to, res, cost, rev, supply_nodes, supplies, pot):
-    """Steps 1-3 on the residual network (:func:`.ssp._residual`, built without supply arcs).
+    """Steps 1-3 on the residual network (:func:`.flow.residual`, built without supply arcs).
     Returns 0 when every excess is routed, -2 when some cannot be."""
     excess = np.zeros(n, np.int64)
     for i in range(len(supply_nodes)):
@@ -92,7 +84,7 @@ def _route_all(n, start, to, res, cost, rev, supply_nodes, supplies, pot):
           np.empty(m2 + n + 1, np.int32), np.empty(m2 + n + 1, np.int32), np.empty(m2 + n + 1, np.int64),
           np.empty(m2 + n + 1, np.int32), np.empty(n, np.int32))
     while True:
-        _route_admissible(n, start, to, res, cost, rev, pot, excess, fw)  # step 2
+        route_admissible(n, start, to, res, cost, rev, pot, excess, fw)  # step 2
         left = 0
         for u in range(n):
             left += max(excess[u], 0)
@@ -101,80 +93,5 @@ def _route_all(n, start, to, res, cost, rev, supply_nodes, supplies, pot):
         # step 3 (the price phase): Dijkstra from all the excess until deficits covering a
         # quarter of it are settled (measured: fewer phases than stopping at the first deficit,
         # less work per phase than covering all of it)
-        if not _dijkstra(start, to, res, cost, pot, excess, (left + 3) // 4, pw):
+        if not dijkstra(start, to, res, cost, pot, excess, (left + 3) // 4, pw):
             return -2
-
-
-def timeline_potentials(n_nodes: int, timeline: tuple[np.ndarray, np.ndarray], events: np.ndarray,
-                        prices: np.ndarray, tails: np.ndarray, heads: np.ndarray, costs: np.ndarray) -> np.ndarray:
-    """Warm potentials for an OPT network from Lagrangian prices ``prices[g, i]`` per memory group
-    and event (:mod:`.bounds`): a free-slot node of group ``g`` at event ``i`` gets minus the
-    rounded price of the events before ``i`` (holding a slot from ``a`` to ``k`` then costs the
-    prices of ``a .. k-1``); every other node gets its best value to go,
-    ``max over arcs u -> v of p(v) - c``, in reverse topological order (so no arc out of it has a
-    negative reduced cost and its best one has 0). ``timeline`` is (group, time) of nodes
-    ``0 .. T-1``."""
-    group, when = timeline
-    prefix = np.zeros((prices.shape[0], prices.shape[1] + 1))
-    np.cumsum(prices, axis=1, out=prefix[:, 1:])
-    pot = np.zeros(n_nodes, np.int64)
-    pot[:len(group)] = -np.rint(prefix[group, np.searchsorted(events, when)]).astype(np.int64)
-    _value_to_go(n_nodes, len(group), tails, heads, costs, pot)
-    return pot
-
-
-@njit(cache=True, nogil=True)
-def _value_to_go(n, n_known, tails, heads, costs, pot):
-    """``pot[u] = max over arcs u -> v of pot[v] - cost`` for ``u >= n_known``, heads before tails
-    (Kahn's order on the reversed arcs). A node without arcs out keeps its potential."""
-    out_start = np.zeros(n + 1, np.int64)  # arcs grouped by tail and by head (counting sorts)
-    in_start = np.zeros(n + 1, np.int64)
-    for e in range(len(tails)):
-        out_start[tails[e] + 1] += 1
-        in_start[heads[e] + 1] += 1
-    for u in range(n):
-        out_start[u + 1] += out_start[u]
-        in_start[u + 1] += in_start[u]
-    out_fill = out_start[:-1].copy()
-    in_fill = in_start[:-1].copy()
-    out_arc = np.empty(len(tails), np.int64)
-    in_tail = np.empty(len(tails), np.int64)
-    for e in range(len(tails)):
-        out_arc[out_fill[tails[e]]] = e
-        out_fill[tails[e]] += 1
-        in_tail[in_fill[heads[e]]] = tails[e]
-        in_fill[heads[e]] += 1
-    out_left = out_start[1:] - out_start[:-1]
-    queue = np.empty(n, np.int64)
-    head = tail = 0
-    for u in range(n):
-        if out_left[u] == 0:
-            queue[tail] = u
-            tail += 1
-    while head < tail:
-        u = queue[head]
-        head += 1
-        if u >= n_known and out_start[u + 1] > out_start[u]:
-            best = -INF
-            for i in range(out_start[u], out_start[u + 1]):
-                e = out_arc[i]
-                best = max(best, pot[heads[e]] - costs[e])
-            pot[u] = best
-        for i in range(in_start[u], in_start[u + 1]):
-            t = in_tail[i]
-            out_left[t] -= 1
-            if out_left[t] == 0:
-                queue[tail] = t
-                tail += 1
-
-
-def lagrangian_potentials(wl: Workload, ks: KeyedStreams, graph: FlowGraph, caps: np.ndarray, variable: bool,
-                          iterations: int = WARM_ITERATIONS) -> np.ndarray:
-    """Warm potentials for ``graph`` (a network with a free-slot timeline) from the Lagrangian
-    prices of :func:`.bounds.lagrangian_upper_bound` after ``iterations`` subgradient steps, the
-    Polyak target raised by repaired relaxed schedules (:meth:`.bounds.Relaxation.repaired`)."""
-    relax = Relaxation.of(wl, ks, caps, variable)
-    prices = lagrangian_upper_bound(relax, 0.0, iterations,
-                                    lambda choice, worth: relax.repaired(wl, choice, worth)[1])[3]
-    return timeline_potentials(graph.n_nodes, graph.timeline, relax.events, prices, graph.tails, graph.heads,
-                               graph.costs)

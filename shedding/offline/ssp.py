@@ -9,11 +9,11 @@ is the primal-dual successive-shortest-path method (Ahuja, Magnanti, Orlin, *Net
 1. initial node potentials are shortest distances from the supply, by one pass over a
    topological order (the network is acyclic; costs may be negative);
 2. each phase runs Dijkstra on the (non-negative, integral) reduced costs with a bucket queue,
-   stopping when the demand node is settled (:func:`_dijkstra`, shared with :mod:`.primal_dual`),
-   and raises the potentials of the settled nodes only (the others share one common shift, which reduced costs do not see); then flow is sent
-   along the sink's path in the shortest-path tree, and depth-first searches over the
-   *admissible* arcs (residual, zero reduced cost; :func:`_route_admissible`, shared with
-   :mod:`.primal_dual`) augment along every other shortest path of this length;
+   stopping when the demand node is settled (:func:`.flow.dijkstra`), and raises the
+   potentials of the settled nodes only (the others share one common shift, which reduced
+   costs do not see); then flow is sent along the sink's path in the shortest-path tree, and
+   depth-first searches over the *admissible* arcs (residual, zero reduced cost;
+   :func:`.flow.route_admissible`) augment along every other shortest path of this length;
 3. phases repeat until the supply is routed: at most one per unit of flow, each O(arcs). The
    depth-first searches are skipped after a miss for a doubling number of phases (profile at
    Zipf N = 200,000, w = 400: a phase mostly sends one unit and the failed search cost 19% of
@@ -21,7 +21,9 @@ is the primal-dual successive-shortest-path method (Ahuja, Magnanti, Orlin, *Net
    the optimum.
 
 Integral capacities give an integral optimum (§3.2.2, Theorem 2). OR-Tools stays the reference
-backend; the tests check that both find the same optimum.
+backend; the tests check that both find the same optimum. The primitives (residual network,
+Dijkstra, admissible search) are :mod:`.flow`'s; :func:`solve_dag_flow` hands a component with
+warm potentials to :mod:`.primal_dual` instead.
 """
 
 from __future__ import annotations
@@ -32,74 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-INF = np.int64(1) << 60
-BUCKETS = 1024  # reduced distances below this go to buckets, larger ones to a binary heap
-
-
-@njit(cache=True, nogil=True)
-def _components(n, tails, heads):
-    """Weakly connected component root of every node (union-find with path halving)."""
-    parent = np.arange(n)
-    for e in range(len(tails)):
-        a, b = tails[e], heads[e]
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        while parent[b] != b:
-            parent[b] = parent[parent[b]]
-            b = parent[b]
-        if a != b:
-            parent[a] = b
-    for u in range(n):
-        r = u
-        while parent[r] != r:
-            r = parent[r]
-        parent[u] = r
-    return parent
-
-
-@njit(cache=True, nogil=True)
-def _arc(e, n, tails, heads, caps, costs, supply_nodes, supplies):
-    """Input arc ``e`` of the residual network: the network's arcs, then one arc per supply
-    (super source ``n`` -> supply node, or demand node -> super sink ``n + 1``)."""
-    m0 = len(tails)
-    if e < m0:
-        return tails[e], heads[e], caps[e], costs[e]
-    s = supplies[e - m0]
-    if s > 0:
-        return n, supply_nodes[e - m0], s, 0
-    return supply_nodes[e - m0], n + 1, -s, 0
-
-
-@njit(cache=True, nogil=True)
-def _residual(n, tails, heads, caps, costs, supply_nodes, supplies):
-    """The residual network with a super source ``n`` and super sink ``n + 1``, arcs grouped by
-    tail (CSR, int32 to halve memory traffic): returns (start, to, res, cost, rev, first) where
-    ``first[e]`` is the slot of input arc e and ``rev[p]`` the slot paired with slot p."""
-    nn = n + 2
-    m = len(tails) + len(supply_nodes)
-    start = np.zeros(nn + 1, np.int64)
-    for e in range(m):
-        u, v, _, _ = _arc(e, n, tails, heads, caps, costs, supply_nodes, supplies)
-        start[u + 1] += 1
-        start[v + 1] += 1
-    for u in range(nn):
-        start[u + 1] += start[u]
-    fill = start[:-1].copy()
-    to = np.empty(2 * m, np.int32)
-    res = np.empty(2 * m, np.int32)
-    cost = np.empty(2 * m, np.int32)
-    rev = np.empty(2 * m, np.int32)
-    first = np.empty(m, np.int32)
-    for e in range(m):
-        u, v, c, w = _arc(e, n, tails, heads, caps, costs, supply_nodes, supplies)
-        p, q = fill[u], fill[v]
-        fill[u] += 1
-        fill[v] += 1
-        to[p], res[p], cost[p], rev[p] = v, c, w, q
-        to[q], res[q], cost[q], rev[q] = u, 0, -w, p
-        first[e] = p
-    return start, to, res, cost, rev, first
+from shedding.offline import primal_dual
+from shedding.offline.flow import BUCKETS, INF, dijkstra, residual, route_admissible, weak_components
 
 
 @njit(cache=True, nogil=True)
@@ -137,118 +73,6 @@ def _initial_potentials(n, start, to, res, cost, source):
 
 
 @njit(cache=True, nogil=True)
-def _heap_push(hk, hv, size, key, val):
-    i = size
-    while i > 0:
-        p = (i - 1) >> 1
-        if hk[p] <= key:
-            break
-        hk[i], hv[i] = hk[p], hv[p]
-        i = p
-    hk[i], hv[i] = key, val
-    return size + 1
-
-
-@njit(cache=True, nogil=True)
-def _heap_pop(hk, hv, size):
-    key, val = hk[0], hv[0]
-    size -= 1
-    last_k, last_v = hk[size], hv[size]
-    i = 0
-    while True:
-        c = 2 * i + 1
-        if c >= size:
-            break
-        if c + 1 < size and hk[c + 1] < hk[c]:
-            c += 1
-        if last_k <= hk[c]:
-            break
-        hk[i], hv[i] = hk[c], hv[c]
-        i = c
-    if size > 0:
-        hk[i], hv[i] = last_k, last_v
-    return key, val, size
-
-
-@njit(cache=True, nogil=True)
-def _dijkstra(start, to, res, cost, pot, balance, need, w):
-    """Reduced-cost Dijkstra from every node of positive ``balance`` (the excess) at distance 0
-    until the settled nodes of negative balance (the deficits) cover ``need`` units, or until
-    the queue runs dry; then every settled node v gets ``pot[v] += dist[v] - D``, D the distance
-    of the last settled node, and the others keep theirs (the textbook update up to a common
-    shift), so reduced costs stay non-negative and the shortest paths to the settled deficits
-    get reduced cost 0. ``w`` is the workspace; its ``pred`` holds the arc into each settled
-    node (a shortest-path forest, -1 at the sources). Returns False if no deficit is reachable."""
-    dist, settled, touched, bucket, ent_node, ent_next, hk, hv, pred = w
-    n_touched = 0
-    n_ent = 0
-    for s in range(len(balance)):
-        if balance[s] > 0:
-            dist[s] = 0
-            pred[s] = -1
-            touched[n_touched] = s
-            n_touched += 1
-            ent_node[n_ent] = s
-            ent_next[n_ent] = bucket[0]
-            bucket[0] = n_ent
-            n_ent += 1
-    size = 0
-    cur = 0
-    top = 0  # highest bucket used
-    covered = 0
-    found = False
-    d_last = np.int64(0)
-    while True:
-        while cur < BUCKETS and bucket[cur] < 0:
-            cur += 1
-        if cur < BUCKETS:
-            k = bucket[cur]
-            bucket[cur] = ent_next[k]
-            u, d = ent_node[k], np.int64(cur)
-        elif size > 0:
-            d, u, size = _heap_pop(hk, hv, size)
-        else:
-            break
-        if d != dist[u] or settled[u]:
-            continue
-        settled[u] = True
-        d_last = d
-        if balance[u] < 0:
-            found = True
-            covered -= balance[u]
-            if covered >= need:
-                break
-        pu = pot[u]
-        for p in range(start[u], start[u + 1]):
-            if res[p] > 0:
-                v = to[p]
-                nd = d + cost[p] + pu - pot[v]
-                if nd < dist[v]:
-                    if dist[v] == INF:
-                        touched[n_touched] = v
-                        n_touched += 1
-                    dist[v] = nd
-                    pred[v] = p
-                    if nd < BUCKETS:  # one entry per improvement: at most one per arc and source
-                        top = max(top, nd)
-                        ent_node[n_ent] = v
-                        ent_next[n_ent] = bucket[nd]
-                        bucket[nd] = n_ent
-                        n_ent += 1
-                    else:
-                        size = _heap_push(hk, hv, size, nd, v)
-    for i in range(n_touched):
-        v = touched[i]
-        if found and settled[v]:
-            pot[v] += dist[v] - d_last
-        dist[v] = INF
-        settled[v] = False
-    for b in range(top + 1):
-        bucket[b] = -1
-    return found
-
-
-@njit(cache=True, nogil=True)
 def _augment_tree(res, rev, to, pred, source, sink, limit):
     """Send up to ``limit`` units along the sink's path in the shortest-path tree ``pred``."""
     push = limit
@@ -266,76 +90,12 @@ def _augment_tree(res, rev, to, pred, source, sink, limit):
 
 
 @njit(cache=True, nogil=True)
-def _route_admissible(n, start, to, res, cost, rev, pot, excess, w):
-    """Send the positive ``excess`` of nodes ``0 .. n-1`` to nodes of negative excess along
-    admissible slots (residual, reduced cost 0), one depth-first search per path, updating
-    ``excess``. ``it[u]`` skips slots that are useless for the rest of the phase (no residual, not
-    admissible, or leading to a dead node); a slot into a node already on the search path is
-    only passed over for this search. Returns the amount sent."""
-    dead, it, scan, on_path, stack, stamp = w
-    for u in range(n):
-        it[u] = start[u]
-        dead[u] = False
-    sent = 0
-    for s in range(n):
-        while excess[s] > 0 and not dead[s]:
-            stamp[0] += 1
-            mark = stamp[0]
-            on_path[s] = mark
-            scan[s] = it[s]
-            depth = 0
-            u = s
-            while excess[u] >= 0 or u == s:
-                advanced = False
-                pu = pot[u]
-                q = scan[u]
-                while q < start[u + 1]:
-                    v = to[q]
-                    if res[q] > 0 and not dead[v] and cost[q] + pu - pot[v] == 0:
-                        if on_path[v] != mark:
-                            scan[u] = q
-                            stack[depth] = q
-                            depth += 1
-                            on_path[v] = mark
-                            scan[v] = it[v]
-                            u = v
-                            advanced = True
-                            break
-                    elif q == it[u]:
-                        it[u] = q + 1
-                    q += 1
-                if not advanced:
-                    dead[u] = True
-                    if depth == 0:
-                        break
-                    depth -= 1
-                    q = stack[depth]
-                    u = to[rev[q]]
-                    if q == it[u]:
-                        it[u] = q + 1
-                    scan[u] = q + 1
-            if depth == 0:
-                break
-            push = min(excess[s], -excess[u])
-            for i in range(depth):
-                push = min(push, res[stack[i]])
-            for i in range(depth):
-                q = stack[i]
-                res[q] -= push
-                res[rev[q]] += push
-            excess[s] -= push
-            excess[u] += push
-            sent += push
-    return sent
-
-
-@njit(cache=True, nogil=True)
 def _solve(n, tails, heads, caps, costs, supply_nodes, supplies):
     """Primal-dual min-cost flow of one component. Returns (status, flows): status 0 optimal,
     -1 the network has a cycle, -2 the supplies cannot be routed."""
     nn = n + 2
     source, sink = n, n + 1
-    start, to, res, cost, rev, first = _residual(n, tails, heads, caps, costs, supply_nodes, supplies)
+    start, to, res, cost, rev, first = residual(n, tails, heads, caps, costs, supply_nodes, supplies)
     m0 = len(tails)
     pot, acyclic = _initial_potentials(nn, start, to, res, cost, source)
     if not acyclic:
@@ -354,13 +114,13 @@ def _solve(n, tails, heads, caps, costs, supply_nodes, supplies):
     balance = np.zeros(nn, np.int64)  # what is left to route: from the super source to the sink
     while sent < total:
         balance[source], balance[sink] = total - sent, sent - total
-        if not _dijkstra(start, to, res, cost, pot, balance, 1, dw):
+        if not dijkstra(start, to, res, cost, pot, balance, 1, dw):
             return -2, np.zeros(m0, np.int64)
         sent += _augment_tree(res, rev, to, dw[-1], source, sink, total - sent)
         phase += 1
         if sent < total and phase >= next_search:
             balance[source], balance[sink] = total - sent, sent - total
-            more = _route_admissible(nn, start, to, res, cost, rev, pot, balance, aw)
+            more = route_admissible(nn, start, to, res, cost, rev, pot, balance, aw)
             sent += more
             # a search that finds no second path of this length costs a sweep of the admissible
             # network, and the next Dijkstra finds any such path anyway: after a miss, search
@@ -403,12 +163,10 @@ def solve_dag_flow(n_nodes: int, tails: np.ndarray, heads: np.ndarray, caps: np.
     component is solved by :func:`.primal_dual.solve_warm` from them instead of by the
     successive shortest paths here.
     """
-    from shedding.offline.primal_dual import solve_warm
-
     big = max([int(np.abs(a).max()) for a in (caps, costs, supplies) if len(a)] + [2 * (len(tails) + len(supplies))])
     if big >= 2**31:  # the residual network stores int32 heads, capacities and costs
         raise ValueError("the network is too large for the 'ssp' solver (int32 overflow); use 'ortools'")
-    root = _components(n_nodes, tails, heads)
+    root = weak_components(n_nodes, tails, heads)
     parts = []
     for r in np.unique(root[supply_nodes]):
         nodes = np.flatnonzero(root == r)
@@ -425,7 +183,8 @@ def solve_dag_flow(n_nodes: int, tails: np.ndarray, heads: np.ndarray, caps: np.
     del root
     workers = max(1, min(len(parts), os.cpu_count() or 1))
     with ThreadPoolExecutor(workers) as pool:
-        results = list(pool.map(lambda part: (solve_warm if potentials is not None else _solve)(*part[1]), parts))
+        solve = primal_dual.solve_warm if potentials is not None else _solve
+        results = list(pool.map(lambda part: solve(*part[1]), parts))
     flows = np.zeros(len(tails), np.int64)
     for (arcs, _), (status, part_flows) in zip(parts, results):
         if status == -1:

@@ -18,192 +18,35 @@ tuples are dropped first, for free, and retained only when ``keep`` exceeds the 
 Every solver works on whichever of the dual (retain B nodes) or primal (delete B nodes) form has
 the smaller budget B (per relation for the k_A, k_B variant); the paper notes the two are
 equivalent (§3.1), and the small side keeps the tables small when only a few tuples are shed.
+
+The components and C_(m,n)(p) live in :mod:`.components`, the budget solvers in :mod:`.knapsack`;
+the names a caller needs are importable from here.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import INT64_MAX
+from shedding.offline.components import (
+    Components,
+    as_components,
+    best_split,
+    component_output,
+    components_from_keys,
+    fill_in_order,
+    parse_components,
+    whole_number,
+)
+from shedding.offline.knapsack import NEG, check_cells, dp_budget_use, fast_budget_use, index_dtype
 
-NEG = np.int64(-(2**62))  # "infeasible" in the knapsack tables; every real value is > NEG // 2
-MAX_OUTPUT = 2**60  # keeps every sum of gains far from NEG and from int64 overflow
-MAX_CELLS = 100_000_000  # largest back-tracking table (cells) a solver may allocate
-_PAIR = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
-
-
-# ----------------------------------------------------------------------------- components
-
-
-@dataclass(frozen=True)
-class Components:
-    """Kuratowski components K(m[i], n[i]) with join values ``key[i]`` (paper §3.1).
-
-    Iterating yields ``(m, n, key)`` triples, so it can be used wherever a list of them is expected.
-    """
-
-    m: np.ndarray
-    n: np.ndarray
-    key: np.ndarray
-
-    def __post_init__(self) -> None:
-        m, n = np.asarray(self.m, dtype=np.int64), np.asarray(self.n, dtype=np.int64)
-        if m.shape != n.shape or m.ndim != 1 or len(self.key) != len(m):
-            raise ShedError("components need one m, one n and one key each; pass equally long 1-D arrays")
-        if m.size and (m.min() < 0 or n.min() < 0):
-            raise ShedError("component sizes must be >= 0; remove negative counts")
-        if float(np.dot(m.astype(np.float64), n)) > MAX_OUTPUT:
-            raise ShedError("the join output exceeds 2^60 tuples; split the input into smaller parts")
-        object.__setattr__(self, "m", m)
-        object.__setattr__(self, "n", n)
-        object.__setattr__(self, "key", np.asarray(self.key))
-
-    def __len__(self) -> int:
-        return len(self.m)
-
-    def __iter__(self) -> Iterator[tuple[int, int, Any]]:
-        return iter(zip(self.m.tolist(), self.n.tolist(), self.key.tolist()))
-
-    @property
-    def nodes(self) -> int:
-        """Total tuples (nodes) of A and B."""
-        return int(self.m.sum() + self.n.sum())
-
-    @property
-    def output(self) -> int:
-        """Size of the untruncated join, sum of m * n."""
-        return int(np.dot(self.m, self.n))
-
-
-def components_from_keys(keys_a: Any, keys_b: Any) -> Components:
-    """Group two arrays of join keys into components K(m, n), one per distinct key (sorted).
-
-    Keys present on one side only give K(m, 0) or K(0, n); they are kept in the list (they hold
-    tuples) but produce no output.
-    """
-    keys, counts = key_counts(keys_a, keys_b, names=("A", "B"))
-    return Components(counts[0], counts[1], keys)
-
-
-def key_counts(*key_arrays: Any, names: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct keys of all arrays (sorted) and an (arrays x keys) table of their counts.
-
-    ``names`` label the arrays in error messages (default: relation 1, 2, ...).
-    """
-    names = names or [f"relation {i + 1}" for i in range(len(key_arrays))]
-    arrays = [_key_array(k, f"keys of {name}") for k, name in zip(key_arrays, names)]
-    kinds = {_kind(a) for a in arrays if a.size}
-    if {"number", "text"} <= kinds:
-        raise ShedError("some key arrays hold numbers and others text; convert all keys to one type")
-    dtype = next((a.dtype for a in arrays if a.size), np.int64)
-    try:
-        keys, inverse = np.unique(np.concatenate([a.astype(dtype) if a.size == 0 else a for a in arrays]),
-                                  return_inverse=True)
-    except TypeError:
-        raise ShedError("keys mix types that cannot be compared; convert them to one type") from None
-    inverse = inverse.reshape(-1)
-    bounds = np.cumsum([0] + [len(a) for a in arrays])
-    counts = [np.bincount(inverse[lo:hi], minlength=len(keys)) for lo, hi in zip(bounds[:-1], bounds[1:])]
-    return keys, np.array(counts, dtype=np.int64).reshape(len(arrays), len(keys))
-
-
-def _key_array(keys: Any, what: str) -> np.ndarray:
-    arr = np.asarray(keys)
-    if arr.ndim != 1:
-        raise ShedError(f"{what} must be a one-dimensional array, got shape {arr.shape}")
-    if arr.dtype.kind == "f" and arr.size and not np.all(np.isfinite(arr)):
-        raise ShedError(f"{what} contain missing or infinite values; drop or fill those rows")
-    if arr.dtype.kind == "O" and any(k is None for k in arr.tolist()):
-        raise ShedError(f"{what} contain missing values (None); drop or fill those rows")
-    return arr
-
-
-def _kind(arr: np.ndarray) -> str:
-    return {"U": "text", "S": "text", "O": "objects"}.get(arr.dtype.kind, "number")
-
-
-def parse_components(text: str) -> Components:
-    """Parse ``"3x2,4x4"`` (m x n pairs separated by commas) into components keyed 0, 1, ..."""
-    if not isinstance(text, str) or not text.strip():
-        raise ShedError("no components given; write MxN pairs separated by commas, e.g. '3x2,4x4'")
-    pairs = []
-    for token in text.split(","):
-        match = _PAIR.match(token)
-        if match is None:
-            raise ShedError(f"bad component {token.strip()!r}; write MxN pairs separated by commas, e.g. '3x2,4x4'")
-        pair = (int(match[1]), int(match[2]))
-        if max(pair) > INT64_MAX:
-            raise ShedError(f"component {token.strip()!r} does not fit in 64-bit integers; use sizes below 2^63")
-        pairs.append(pair)
-    m, n = np.array(pairs, dtype=np.int64).T
-    return Components(m, n, np.arange(len(pairs)))
-
-
-def as_components(obj: Any) -> Components:
-    """Accept :class:`Components`, ``"3x2,4x4"`` text, or a sequence of (m, n) / (m, n, key) rows."""
-    if isinstance(obj, Components):
-        return obj
-    if isinstance(obj, str):
-        return parse_components(obj)
-    try:
-        rows = [tuple(row) for row in obj]
-    except TypeError:
-        raise ShedError(f"components must be (m, n) pairs, (m, n, key) triples or 'MxN,...' text, got {type(obj).__name__}") from None
-    widths = {len(row) for row in rows}
-    if not widths <= {2, 3} or len(widths) > 1:
-        raise ShedError("each component must be an (m, n) pair or an (m, n, key) triple, all of one kind")
-    m = [_whole(row[0], "component size m") for row in rows]
-    n = [_whole(row[1], "component size n") for row in rows]
-    keys = [row[2] for row in rows] if widths == {3} else list(range(len(rows)))
-    key_arr = np.empty(len(keys), dtype=object)
-    key_arr[:] = keys
-    return Components(np.array(m, dtype=np.int64), np.array(n, dtype=np.int64), key_arr)
-
-
-def _whole(value: Any, name: str) -> int:
-    """A non-negative whole number (ints, integral floats); ShedError otherwise."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ShedError(f"{name} must be a whole number, got {value!r}")
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        value = int(value)
-    if not isinstance(value, (int, np.integer)):
-        raise ShedError(f"{name} must be a whole number, got {value!r}")
-    if value < 0:
-        raise ShedError(f"{name} must be >= 0, got {value}")
-    return int(value)
-
-
-# ----------------------------------------------------------------------------- C_(m,n)(p)
-
-
-def best_split(m: Any, n: Any, p: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Kept (a, b) with a + b = p, a <= m, b <= n maximizing a * b (paper §3.1.1: alternate
-    between the partitions, then fill from the larger one). Vectorized; needs 0 <= p <= m + n."""
-    m, n, p = (np.asarray(x, dtype=np.int64) for x in (m, n, p))
-    half = p // 2
-    a_small, b_small = np.minimum(m, half), np.minimum(n, half)
-    a = np.where(m >= n, p - b_small, a_small)
-    b = np.where(m >= n, b_small, p - a_small)
-    return a, b
-
-
-def component_output(m: Any, n: Any, p: Any) -> np.ndarray:
-    """C_(m,n)(p), the paper's closed form (§3.1.1): floor(p/2) * ceil(p/2) while p <= 2 min(m, n),
-    else min(m, n) * (p - min(m, n)). Vectorized; needs 0 <= p <= m + n.
-
-    It is convex in p: its increments are ceil(p/2) up to p = 2 min(m, n), then min(m, n).
-    """
-    m, n, p = (np.asarray(x, dtype=np.int64) for x in (m, n, p))
-    s = np.minimum(m, n)
-    return np.where(p <= 2 * s, (p // 2) * ((p + 1) // 2), s * (p - s))
-
-
-# ----------------------------------------------------------------------------- results
+__all__ = [
+    "Components", "StaticResult", "best_drop_ab_dp", "best_keep_dp", "best_keep_fast", "best_split",
+    "component_output", "components_from_keys", "parse_components", "static_truncation",
+]
 
 
 @dataclass(frozen=True)
@@ -276,7 +119,7 @@ def best_keep_dp(components: Any, keep: int) -> StaticResult:
     useful nodes) and primal (delete B) forms, in O(B * sum_i min(N_i, B)) <= O(c B^2) time and
     O(c B) memory for the back-tracking table.
     """
-    return _solve_keep(components, keep, "dp", _dp_choose)
+    return _solve_keep(components, keep, "dp", dp_budget_use)
 
 
 def best_keep_fast(components: Any, keep: int) -> StaticResult:
@@ -305,7 +148,7 @@ def best_keep_fast(components: Any, keep: int) -> StaticResult:
     A plain DP with a "partial used" flag would need a convex max-plus convolution per component,
     which costs O(B N_i) again; the designated-copy decomposition avoids it.
     """
-    return _solve_keep(components, keep, "fast", _fast_choose)
+    return _solve_keep(components, keep, "fast", fast_budget_use)
 
 
 _Chooser = Callable[[np.ndarray, np.ndarray, int, bool], np.ndarray]
@@ -313,9 +156,10 @@ _Chooser = Callable[[np.ndarray, np.ndarray, int, bool], np.ndarray]
 
 def _solve_keep(components: Any, keep: int, method: str, choose: _Chooser) -> StaticResult:
     comps = as_components(components)
-    keep = _whole(keep, "--keep")
+    keep = whole_number(keep, "keep")
     if keep > comps.nodes:
-        raise ShedError(f"--keep {keep} exceeds the {comps.nodes} tuples in the components; use --keep <= {comps.nodes}")
+        raise ShedError(f"{{param}} {keep} exceeds the {comps.nodes} tuples in the components; use {{param}} <= "
+                        f"{comps.nodes}", param="keep")
     m, n = comps.m, comps.n
     useful = (m > 0) & (n > 0)
     sizes = m + n
@@ -327,159 +171,9 @@ def _solve_keep(components: Any, keep: int, method: str, choose: _Chooser) -> St
     if useful.any():
         use = choose(m[useful], n[useful], budget, deleting)
         retained[useful] = sizes[useful] - use if deleting else use
-    retained[~useful] = _fill(sizes[~useful], keep - keep_useful)
+    retained[~useful] = fill_in_order(sizes[~useful], keep - keep_useful)
     kept_a, kept_b = best_split(m, n, retained)
     return StaticResult(method, "keep", comps, kept_a, kept_b)
-
-
-def _fill(capacity: np.ndarray, amount: int) -> np.ndarray:
-    """Spread ``amount`` over slots of the given capacities, first slots first."""
-    before = np.cumsum(capacity) - capacity
-    return np.clip(amount - before, 0, capacity)
-
-
-def _gain(m: int, n: int, q: np.ndarray, deleting: bool) -> np.ndarray:
-    """Output of K(m, n) when q of its nodes are retained (or deleted)."""
-    return component_output(m, n, m + n - q if deleting else q)
-
-
-def _check_cells(cells: int, what: str) -> None:
-    if cells > MAX_CELLS:
-        raise ShedError(f"the {what} needs {cells:,} table cells (limit {MAX_CELLS:,}); shed fewer tuples or split the input")
-
-
-def _index_dtype(largest: int) -> np.dtype:
-    return np.min_scalar_type(max(int(largest), 0))
-
-
-def _dp_choose(m: np.ndarray, n: np.ndarray, budget: int, deleting: bool) -> np.ndarray:
-    """Paper DP over components in input order; returns the budget use q_i of each component."""
-    sizes = m + n
-    return dp_over_tables([_gain(int(mi), int(ni), np.arange(min(int(mi + ni), budget) + 1), deleting)
-                           for mi, ni in zip(m.tolist(), n.tolist())], sizes, budget)
-
-
-def dp_over_tables(gains: Sequence[np.ndarray], sizes: np.ndarray, budget: int) -> np.ndarray:
-    """The paper's DP (§3.1.1) T(i, j) = max_q T(i-1, j-q) + g_i(q) for any per-component gain
-    tables ``gains[i][q]``, q = 0..min(sizes[i], budget); returns the budget use q_i of each
-    component (using exactly ``budget`` in all, which needs ``budget <= sum(sizes)``)."""
-    sizes = np.asarray(sizes, dtype=np.int64)
-    reach = np.minimum(np.cumsum(sizes), budget)  # row i covers j = 0..reach[i]
-    _check_cells(int(reach.sum()) + len(sizes), "paper DP")
-    dtype = _index_dtype(min(int(sizes.max()), budget) if len(sizes) else 0)
-    table = np.zeros(1, dtype=np.int64)  # T(0, 0) = 0
-    choices = []
-    for i, size in enumerate(sizes.tolist()):
-        qmax = min(size, budget)
-        row = np.full(int(reach[i]) + 1, NEG, dtype=np.int64)
-        choice = np.zeros(len(row), dtype=dtype)
-        for q in range(qmax + 1):
-            hi = min(len(row), q + len(table))  # j - q must index table
-            cand = table[: hi - q] + gains[i][q]
-            seg = row[q:hi]
-            np.copyto(choice[q:hi], q, where=cand > seg)
-            np.maximum(seg, cand, out=seg)
-        table = row
-        choices.append(choice)
-    use = np.zeros(len(sizes), dtype=np.int64)
-    j = budget
-    for i in range(len(sizes) - 1, -1, -1):
-        use[i] = choices[i][j]
-        j -= int(use[i])
-    return use
-
-
-def _bundles(count: int) -> list[int]:
-    """Binary split of a count (1, 2, 4, ..., rest): every 0..count is a sum of a sub-multiset."""
-    out, size = [], 1
-    while count > 0:
-        take = min(size, count)
-        out.append(take)
-        count -= take
-        size *= 2
-    return out
-
-
-def _add_copies(table: np.ndarray, weight: int, gain: int, count: int) -> np.ndarray:
-    """Exact-weight knapsack table after adding ``count`` identical 0/1 items."""
-    sizes = [size for size in _bundles(count) if size * weight < len(table)]
-    if not sizes:
-        return table
-    table = table.copy()
-    for size in sizes:
-        w = size * weight  # the right-hand side is evaluated before the write: each bundle once
-        np.maximum(table[w:], table[:-w] + size * gain, out=table[w:])
-    return table
-
-
-def _fast_choose(m: np.ndarray, n: np.ndarray, budget: int, deleting: bool) -> np.ndarray:
-    """Exact solver of :func:`best_keep_fast`; returns the budget use q_i of each component."""
-    lo, hi = np.minimum(m, n), np.maximum(m, n)
-    shapes, inverse, counts = np.unique(np.stack([lo, hi], 1), axis=0, return_inverse=True, return_counts=True)
-    inverse = inverse.reshape(-1)
-    weights = shapes.sum(1)
-    full = shapes.prod(1) * (-1 if deleting else 1)  # gain of a fully used copy (offset form)
-    _check_cells(sum(len(_bundles(int(c))) for c in counts) * (budget + 1), "fast knapsack")
-    best = [NEG, 0, 0]  # value, shape, q of the designated copy
-
-    def leaf(g: int, table: np.ndarray) -> None:
-        table = _add_copies(table, int(weights[g]), int(full[g]), int(counts[g]) - 1)
-        q = np.arange(min(int(weights[g]), budget) + 1)
-        base = table[budget - q]
-        partial = _gain(int(shapes[g, 0]), int(shapes[g, 1]), q, deleting)
-        vals = np.where(base > NEG // 2, base + partial - (shapes[g].prod() if deleting else 0), NEG)
-        k = int(np.argmax(vals))
-        if vals[k] > best[0]:
-            best[:] = [vals[k], g, int(q[k])]
-
-    def solve(first: int, last: int, table: np.ndarray) -> None:
-        if last - first == 1:
-            leaf(first, table)
-            return
-        mid = (first + last) // 2
-        for lo_g, hi_g, (a, b) in ((first, mid, (mid, last)), (mid, last, (first, mid))):
-            sub = table
-            for g in range(a, b):
-                sub = _add_copies(sub, int(weights[g]), int(full[g]), int(counts[g]))
-            solve(lo_g, hi_g, sub)
-
-    start = np.full(budget + 1, NEG, dtype=np.int64)
-    start[0] = 0
-    solve(0, len(shapes), start)
-    _, g_star, q_star = best
-    rest = counts.copy()
-    rest[g_star] -= 1
-    n_full = _track_knapsack(weights, full, rest, budget - q_star)
-    # the first n_full[g] components of shape g are full, the next one of g_star is the partial one
-    order = np.argsort(inverse, kind="stable")
-    rank = np.empty(len(inverse), dtype=np.int64)
-    rank[order] = np.arange(len(inverse)) - np.repeat(np.cumsum(counts) - counts, counts)
-    use = np.where(rank < n_full[inverse], weights[inverse], 0)
-    use[(inverse == g_star) & (rank == n_full[g_star])] = q_star
-    return use
-
-
-def _track_knapsack(weights: np.ndarray, gains: np.ndarray, counts: np.ndarray, target: int) -> np.ndarray:
-    """Bounded exact-weight knapsack reaching ``target``; returns the full copies used per shape."""
-    table = np.full(target + 1, NEG, dtype=np.int64)
-    table[0] = 0
-    steps = []  # (shape, bundle size, took-mask)
-    for g, (w, gain, count) in enumerate(zip(weights.tolist(), gains.tolist(), counts.tolist())):
-        for size in _bundles(count):
-            span = size * w
-            if span <= target:
-                cand = table[: len(table) - span] + size * gain
-                took = np.zeros(len(table), dtype=bool)
-                took[span:] = cand > table[span:]
-                np.maximum(table[span:], cand, out=table[span:])
-                steps.append((g, size, took))
-    used = np.zeros(len(weights), dtype=np.int64)
-    j = target
-    for g, size, took in reversed(steps):
-        if took[j]:
-            used[g] += size
-            j -= size * int(weights[g])
-    return used
 
 
 # ----------------------------------------------------------------------------- k_A, k_B variant
@@ -500,18 +194,19 @@ def best_drop_ab_dp(components: Any, drop_a: int, drop_b: int) -> StaticResult:
     convolution per candidate, so that structure does not beat this DP in the worst case.
     """
     comps = as_components(components)
-    drop_a, drop_b = _whole(drop_a, "--drop-a"), _whole(drop_b, "--drop-b")
+    drop_a, drop_b = whole_number(drop_a, "drop_a"), whole_number(drop_b, "drop_b")
     m, n = comps.m, comps.n
-    for name, value, total in (("--drop-a", drop_a, int(m.sum())), ("--drop-b", drop_b, int(n.sum()))):
+    for name, value, total in (("drop_a", drop_a, int(m.sum())), ("drop_b", drop_b, int(n.sum()))):
         if value > total:
             side = name[-1].upper()
-            raise ShedError(f"{name} {value} exceeds the {total} tuples of {side}; use {name} <= {total}")
+            raise ShedError(f"{{param}} {value} exceeds the {total} tuples of {side}; use {{param}} <= {total}",
+                            param=name)
     useful = (m > 0) & (n > 0)
     kept_a, kept_b = m.copy(), n.copy()
     # one-sided tuples first: the rest of each drop goes to the useful components
     free_a, free_b = (n == 0) & (m > 0), (m == 0) & (n > 0)
-    kept_a[free_a] -= _fill(m[free_a], drop_a)
-    kept_b[free_b] -= _fill(n[free_b], drop_b)
+    kept_a[free_a] -= fill_in_order(m[free_a], drop_a)
+    kept_b[free_b] -= fill_in_order(n[free_b], drop_b)
     rest_a = drop_a - int(m[free_a].sum() - kept_a[free_a].sum())
     rest_b = drop_b - int(n[free_b].sum() - kept_b[free_b].sum())
     if useful.any():
@@ -525,8 +220,8 @@ def _dp_ab(m: np.ndarray, n: np.ndarray, drop_a: int, drop_b: int) -> tuple[np.n
     ua = drop_a if del_a else int(m.sum()) - drop_a
     ub = drop_b if del_b else int(n.sum()) - drop_b
     reach_a, reach_b = np.minimum(np.cumsum(m), ua), np.minimum(np.cumsum(n), ub)
-    _check_cells(int(((reach_a + 1) * (reach_b + 1)).sum()), "k_A, k_B DP")
-    dtype = _index_dtype((min(int(m.max()), ua) + 1) * (min(int(n.max()), ub) + 1))
+    check_cells(int(((reach_a + 1) * (reach_b + 1)).sum()), "k_A, k_B DP")
+    dtype = index_dtype((min(int(m.max()), ua) + 1) * (min(int(n.max()), ub) + 1))
     table = np.zeros((1, 1), dtype=np.int64)
     choices = []
     for i, (mi, ni) in enumerate(zip(m.tolist(), n.tolist())):
@@ -573,19 +268,20 @@ def static_truncation(
     ``components`` may be :class:`Components`, ``"MxN,..."`` text or (m, n[, key]) rows.
     """
     if method not in ("fast", "dp"):
-        raise ShedError(f"unknown --method {method!r}; use fast or dp")
+        raise ShedError(f"unknown {{param}} {method!r}; use fast or dp", param="method")
     comps = as_components(components)
-    given = [name for name, value in (("--keep", keep), ("--drop", drop)) if value is not None]
+    given = [name for name, value in (("keep", keep), ("drop", drop)) if value is not None]
     if drop_a is not None or drop_b is not None:
-        given.append("--drop-a/--drop-b")
+        given.append("drop_a/drop_b")
     if len(given) != 1:
         which = " and ".join(given) if given else "nothing"
-        raise ShedError(f"give exactly one of --keep, --drop or --drop-a/--drop-b (got {which})")
-    if given == ["--drop-a/--drop-b"]:
+        raise ShedError(f"give exactly one of keep, drop or drop_a/drop_b (got {which})")
+    if given == ["drop_a/drop_b"]:
         return best_drop_ab_dp(comps, 0 if drop_a is None else drop_a, 0 if drop_b is None else drop_b)
     if drop is not None:
-        drop = _whole(drop, "--drop")
+        drop = whole_number(drop, "drop")
         if drop > comps.nodes:
-            raise ShedError(f"--drop {drop} exceeds the {comps.nodes} tuples in the components; use --drop <= {comps.nodes}")
+            raise ShedError(f"{{param}} {drop} exceeds the {comps.nodes} tuples in the components; use {{param}} <= "
+                            f"{comps.nodes}", param="drop")
         keep = comps.nodes - drop
     return (best_keep_fast if method == "fast" else best_keep_dp)(comps, keep)

@@ -1,13 +1,11 @@
-"""Online shedding: the join operator, its policies and estimators, and the batch simulator.
+"""Online shedding: the join operator, its policies and estimators, and the batch simulator
+(Das, Gehrke, Riedewald 2003, §2.1 and §3.3).
 
 Names are imported on first use (PEP 562), so that reading the policy registry does not load
 numba.
 """
 
-from __future__ import annotations
-
-from importlib import import_module
-from typing import Any
+from shedding import lazy_exports
 
 #: public name -> the module that defines it
 _EXPORTS = {
@@ -17,11 +15,4 @@ _EXPORTS = {
     "Reference": "simulator", "simulate": "simulator",
 }
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)

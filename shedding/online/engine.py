@@ -83,9 +83,9 @@ class JoinOperator:
         self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
         self.policy = policy if isinstance(policy, Policy) else get_policy(policy)
         if int(warmup) < 0:
-            raise ShedError(f"warmup must be >= 0, got {warmup}")
+            raise ShedError(f"{{param}} must be >= 0, got {warmup}", param="warmup")
         if share_every < 1:
-            raise ShedError(f"share_every must be >= 1, got {share_every}")
+            raise ShedError(f"{{param}} must be >= 1, got {share_every}", param="share_every")
         self.estimator = estimator if estimator is not None else OnlineEstimator()
         if self.policy.kind == K.SCHEDULE:
             if schedule_left is None:
@@ -96,7 +96,7 @@ class JoinOperator:
         self.want_pairs = pairs
         self.record = record
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ShedError(f"the policy seed (--policy-seed) must be an integer >= 0, got {seed!r}")
+            raise ShedError(f"the policy seed ({{param}}) must be an integer >= 0, got {seed!r}", param="seed")
         self._rng = np.random.default_rng(seed)
         self._next_seq = 0
         self._last_time: int | None = None

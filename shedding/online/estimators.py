@@ -42,7 +42,7 @@ class OnlineEstimator:
 
     def __post_init__(self) -> None:
         if not (0.0 < self.decay <= 1.0):
-            raise ShedError(f"--decay must be in (0, 1], got {self.decay}; use 1 for plain counts")
+            raise ShedError(f"{{param}} must be in (0, 1], got {self.decay}; use 1 for plain counts", param="decay")
 
 
 Estimator = StaticEstimator | OnlineEstimator
@@ -53,9 +53,9 @@ def check_estimator(name: str, decay: float = 1.0) -> str:
     else a ShedError; callers can check before they read a workload."""
     name = name.strip().lower()
     if name not in ("static", "online"):
-        raise ShedError(f"unknown --estimator {name!r}; choose static or online")
+        raise ShedError(f"unknown {{param}} {name!r}; choose static or online", param="estimator")
     if name == "static" and decay != 1.0:
-        raise ShedError("--decay applies to the online estimator only; add --estimator online")
+        raise ShedError("{param} applies to the online estimator only; add estimator online", param="decay")
     if name == "online":
         OnlineEstimator(decay)  # checks decay
     return name
@@ -66,5 +66,5 @@ def make_estimator(name: str, wl: Workload | None = None, decay: float = 1.0) ->
     if check_estimator(name, decay) == "online":
         return OnlineEstimator(decay)
     if wl is None:
-        raise ShedError("the static estimator needs the whole workload; use --estimator online for streams")
+        raise ShedError("the static estimator needs the whole workload; use {param} online for streams", param="estimator")
     return StaticEstimator.from_workload(wl)

@@ -2,7 +2,7 @@
 
 This implements the fast-CPU integrated window join of Das, Gehrke, Riedewald (SIGMOD 2003),
 §2.1, with the shedding policies of §3.3 (PROB §3.3.1, LIFE §3.3.2, RAND §4) and a replay of a
-given schedule (for OPT, §3.2), under the exact semantics of DESIGN.md section 1. At every time t:
+given schedule (for OPT, §3.2), under the exact semantics of docs/semantics.md. At every time t:
 join the batch with memory and with itself, expire, then admit the batch and evict the
 lowest-priority candidates until each memory partition fits.
 
@@ -337,8 +337,9 @@ def rebuild_trees(st, t):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time_b, seq_b, t):
-    """True if tuple a is dropped before tuple b, on any sides (DESIGN.md §1 order).
+def tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time_b, seq_b, t):
+    """True if tuple a is dropped before tuple b, on any sides (the drop order of the join
+    semantics, docs/semantics.md).
 
     p_S(v) = c_S(v) / N_S for an R tuple, p_R(u) = c_R(u) / N_R for an S tuple (times the
     remaining lifetime for LIFE), compared by cross-multiplying instead of dividing; SURV and DUAL
@@ -384,7 +385,7 @@ def _min_candidate(cls, cnt, fsc, tree, sc, part, t):
         return (1 if ks >= 0 else -1), ks
     if ks < 0:
         return 0, kr
-    if _tuple_before(cnt, fsc, sc, 0, kr, cls[0, kr, C_HTIME], cls[0, kr, C_HSEQ],
+    if tuple_before(cnt, fsc, sc, 0, kr, cls[0, kr, C_HTIME], cls[0, kr, C_HSEQ],
                      1, ks, cls[1, ks, C_HTIME], cls[1, ks, C_HSEQ], t):
         return 0, kr
     return 1, ks
@@ -647,7 +648,7 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
                 loses = False
                 if _over_budget(sc, part, 1):
                     ms, mk = _min_candidate(cls, cnt, fsc, tree, sc, part, t)
-                    loses = ms < 0 or _tuple_before(cnt, fsc, sc, s_, key[x], t, seq[x], ms, mk,
+                    loses = ms < 0 or tuple_before(cnt, fsc, sc, s_, key[x], t, seq[x], ms, mk,
                                                     cls[ms, mk, C_HTIME], cls[ms, mk, C_HSEQ], t)
             else:
                 loses = False

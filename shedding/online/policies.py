@@ -60,7 +60,7 @@ def get_policy(name: str) -> Policy:
         return POLICIES[name.strip().lower()]
     except KeyError:
         valid = ", ".join(n for n, p in POLICIES.items() if not p.replay)
-        raise ShedError(f"unknown policy {name!r}; choose from {valid}") from None
+        raise ShedError(f"unknown {{param}} {name!r}; choose from {valid}", param="policy") from None
 
 
 def family(name: str) -> str:

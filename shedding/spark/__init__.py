@@ -30,14 +30,14 @@ def _cache() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "shedding"
 
 
-def check_master(master: str) -> None:
-    """Refuse an unknown or unreachable master with a one-line error."""
+def check_master(master: str, reach: bool = True) -> None:
+    """Refuse an unknown master (and with ``reach`` an unreachable one) with a one-line error."""
     if master.startswith("local"):
         return
     url = urlparse(master)
     if url.scheme not in ("spark", "yarn", "k8s", "mesos") and master != "yarn":
         raise ShedError(f"unknown Spark master {master!r}; use local[*], local[N] or spark://HOST:PORT")
-    if url.scheme == "spark":
+    if url.scheme == "spark" and reach:
         host, port = url.hostname, url.port or 7077
         try:
             with socket.create_connection((host, port), timeout=5):
@@ -45,6 +45,18 @@ def check_master(master: str) -> None:
         except OSError as exc:
             raise ShedError(f"cannot reach the Spark master at {host}:{port} ({exc.strerror or exc}); "
                             "start it or check --master") from None
+
+
+def check_remote(remote: str) -> None:
+    """Refuse a Spark Connect server (``sc://HOST:PORT``) that does not answer."""
+    if remote.startswith("sc://"):
+        url = urlparse(remote)
+        try:
+            with socket.create_connection((url.hostname, url.port or 15002), timeout=5):
+                pass
+        except OSError as exc:
+            raise ShedError(f"cannot reach the Spark Connect server at {url.hostname}:{url.port or 15002} "
+                            f"({exc.strerror or exc}); start it or check --remote") from None
 
 
 def effective_master(master: str) -> str:
@@ -126,14 +138,7 @@ def _connect_session(remote: str, app_name: str, jvm_log: Path | None) -> Iterat
             from None
     from pyspark.sql import SparkSession
 
-    if remote.startswith("sc://"):
-        url = urlparse(remote)
-        try:
-            with socket.create_connection((url.hostname, url.port or 15002), timeout=5):
-                pass
-        except OSError as exc:
-            raise ShedError(f"cannot reach the Spark Connect server at {url.hostname}:{url.port or 15002} "
-                            f"({exc.strerror or exc}); start it or check --remote") from None
+    check_remote(remote)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # an in-process server's Python workers
     builder = SparkSession.builder.remote(remote).appName(app_name)
     log = None

@@ -50,6 +50,23 @@ def parse_interval(value: object, param: str) -> int:
     return int(micros)
 
 
+def timeout_ms(value: object, param: str) -> int:
+    """A timeout in whole milliseconds (at least one): seconds as a number (``30``, ``"30"``,
+    ``0.5``), or a length of time (``"30 seconds"``, a timedelta)."""
+    text = str(value).strip()
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) or \
+            re.fullmatch(r"\d+(?:\.\d*)?|\.\d+", text):
+        seconds = float(text)
+        if not np.isfinite(seconds) or seconds <= 0:
+            raise ShedError(f"{{param}} must be a positive number of seconds, got {value!r}", param=param)
+        ms = round(seconds * 1000)
+    else:
+        ms = parse_interval(value, param) // 1000
+    if ms < 1:
+        raise ShedError(f"{{param}} must be at least a millisecond, got {value!r}", param=param)
+    return ms
+
+
 @dataclass(frozen=True)
 class TimeAxis:
     """How a time column becomes steps: its ``kind`` and the ``step`` (time units for integers,

@@ -23,15 +23,9 @@ def is_local(master: str) -> bool:
 
 
 def shared_path(text: str | Path, master: str, param: str) -> Path:
-    """``text`` as an absolute path the driver and the executors share (module docstring), a
-    folder (made later if missing)."""
-    path = _shared(str(text).strip(), master, param)
-    if path.exists() and not path.is_dir():
-        raise ShedError(f"{{param}} {text} is a file; give a folder (it is made if missing)", param=param)
-    return path
-
-
-def _shared(raw: str, master: str, param: str) -> Path:
+    """``text`` as an absolute path the driver and the executors of ``master`` share (module
+    docstring): ``file:///path``, or on a local master any path (resolved here)."""
+    raw = str(text).strip()
     url = urlparse(raw)
     if url.scheme == "file":
         if url.netloc not in ("", "localhost"):

@@ -1,44 +1,73 @@
 """The streaming join's report: its output against the batch simulator, EXACT and Spark's native
 join on the same files, and the state each keeps over the micro-batches.
 
-The batch reference runs the same operator (:class:`~shedding.streaming.shard.ShardJoin`, the
-simulator's :class:`~shedding.online.engine.JoinOperator`) on the whole input at once, per shard,
-with the job's estimator and budgets: what ``shed simulate`` gives for P = 1. The native join is a
-real streaming query over the same directories with the same files per trigger.
+The sources are read as the shards see them (time steps, the operator's keys, bad rows dropped,
+:mod:`~shedding.streaming.inputs`). The batch reference runs the same operator
+(:class:`~shedding.streaming.shard.ShardJoin`, the simulator's
+:class:`~shedding.online.engine.JoinOperator`) without Spark on the same micro-batches as the query
+(:mod:`~shedding.streaming.replay`: the files per trigger, in Spark's order), with the job's
+estimator and budget, the shared one re-divided every micro-batch as the query does: for P = 1
+and files in time order that is what ``shed simulate`` gives. The native join is a real streaming
+query over the same directories with the same files per trigger. The page is built with the
+studies' page toolkit (:mod:`shedding.studies.page`).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
-from html import escape
 from pathlib import Path
+from typing import Iterable
+from urllib.parse import unquote, urlparse
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from shedding.exact import exact_count
 from shedding.model import Workload
 from shedding.streaming.job import StreamJob
-from shedding.streaming.partition import shard_of
+from shedding.streaming.replay import run_shards
 from shedding.streaming.results import METRIC_TABLE, read_table
-from shedding.streaming.shard import END, R, S, JoinSpec, ShardJoin
+from shedding.streaming.shard import R, S, JoinSpec
 from shedding.streaming.sources import source_files
+from shedding.studies.page.figures import figure_html
+from shedding.studies.page.page import header, page
+from shedding.studies.page.tables import table_html
 
 
-def source_frame(job: StreamJob) -> pd.DataFrame:
-    """Every row of both sources (side, time, key), rows whose time or key is not an integer dropped."""
-    frames = []
-    for side, src in ((R, job.r), (S, job.s)):
-        for path in source_files(src.path, src.fmt):
-            raw = pd.read_csv(path, dtype=str) if src.fmt == "csv" else pd.read_parquet(path)
-            cols = {str(c).strip().lower(): c for c in raw.columns}
-            t = pd.to_numeric(raw[cols["time"]], errors="coerce")
-            k = pd.to_numeric(raw[cols["key"]], errors="coerce")
-            ok = t.notna() & k.notna() & (t == t.round()) & (k == k.round())
-            frames.append(pd.DataFrame({"side": side, "time": t[ok].astype(np.int64), "key": k[ok].astype(np.int64)}))
-    return pd.concat(frames, ignore_index=True)
+def stepped(spark, job: StreamJob, stream: bool = False) -> tuple:
+    """Both sources as the shards see them: columns side, time (the step) and key (the operator's
+    key), bad rows dropped; read as one batch (each row with its ``file``) or as streams
+    (``job.max_files_per_trigger`` files per trigger)."""
+    from pyspark.sql import functions as F
+
+    from shedding.streaming.inputs import Inputs, tagged
+
+    frames = [src.reader(spark, job.max_files_per_trigger, stream) for src in (job.r, job.s)]
+    inputs = Inputs.of(*frames, list(job.key), job.time, job.step)
+    spec = replace(job.spec, payload_r=(), payload_s=(), carry_time=False)
+    out = []
+    for side, df, what in ((R, frames[0], "stream R"), (S, frames[1], "stream S")):
+        rows = tagged(df, side, spec, inputs, False, what).where(f"side = {side}")
+        out.append(rows.select("side", "time", "key") if stream else
+                   rows.select("side", "time", "key", F.input_file_name().alias("file")))
+    return out[0], out[1]
+
+
+def source_rows(spark, job: StreamJob) -> pd.DataFrame:
+    """Every valid row of both sources (side, time step, key, file) as the shards see them."""
+    r, s = stepped(spark, job)
+    return r.unionByName(s).toPandas()
+
+
+def trigger_batches(rows: pd.DataFrame, job: StreamJob) -> list[pd.DataFrame]:
+    """``rows`` cut into the micro-batches of a bounded run: ``max_files_per_trigger`` files of each
+    stream per micro-batch, in the order Spark's file source takes them (every file in the first
+    with ``once`` or without a limit)."""
+    per = None if job.trigger.strip().lower() == "once" else job.max_files_per_trigger
+    batch_of = {str(path.resolve()): i // per if per else 0
+                for src in (job.r, job.s) for i, path in enumerate(source_files(src.path, src.fmt))}
+    batch = rows["file"].map(lambda uri: batch_of.get(str(Path(unquote(urlparse(uri).path)).resolve()), 0))
+    return [rows[batch == b].drop(columns="file").reset_index(drop=True) for b in sorted(batch.unique())]
 
 
 def source_workload(rows: pd.DataFrame, window: int, warmup: int = 0) -> Workload:
@@ -47,33 +76,31 @@ def source_workload(rows: pd.DataFrame, window: int, warmup: int = 0) -> Workloa
     return Workload(ordered["side"].to_numpy(), ordered["time"].to_numpy(), ordered["key"].to_numpy(), window, warmup)
 
 
-def batch_reference(rows: pd.DataFrame, spec: JoinSpec, table=None) -> int:
-    """Outputs of the whole input at once through each shard's operator (the simulator's result)."""
-    from shedding.streaming.frequencies import shard_table
+def batch_reference(spec: JoinSpec, batches: Iterable[pd.DataFrame], table=None) -> int:
+    """Outputs of the shards run without Spark on ``batches`` (:func:`~shedding.streaming.replay.run_shards`):
+    with a shared budget M is re-divided every micro-batch as the query does, with an even one
+    each shard has M/P."""
+    pairs, _ = run_shards(replace(spec, payload_r=(), payload_s=(), carry_time=False, key_names=()), batches, table)
+    return sum(len(p) for p in pairs)
 
-    end = pd.DataFrame({"side": [END], "time": [0], "key": [0]})
-    shards = shard_of(rows["key"].to_numpy(), spec.shards)
-    plain = replace(spec, payload_r=(), payload_s=())
-    total = 0
-    for i in range(spec.shards):
-        join = ShardJoin(plain, i, shard_table(table, i, spec.shards))
-        total += len(join.push(rows[shards == i])[0]) + len(join.push(end)[0])
-    return total
+
+def reference_name(spec: JoinSpec) -> str:
+    """The batch reference's row: shed simulate for one shard, else the shards and their budget."""
+    if spec.shards == 1:
+        return "batch (shed simulate)"
+    return f"batch ({spec.shards} shards, {spec.budget if spec.shedding != 'none' else 'no'} budget)"
 
 
 def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
     """Write ``OUT/report.html`` (and its table as ``OUT/report.csv``) for a finished bounded job;
     returns the page's path."""
-    from shedding.studies.html import plotly_js
     from shedding.streaming.native import run_native
 
-    rows = source_frame(job)
+    rows = source_rows(spark, job)
     wl = source_workload(rows, job.spec.window, job.spec.warmup)
-    reference = batch_reference(rows, job.spec, table)
+    reference = batch_reference(job.spec, trigger_batches(rows, job), table)
     exact = exact_count(wl)
-    native = run_native(spark, job.r.reader(spark, job.max_files_per_trigger),
-                        job.s.reader(spark, job.max_files_per_trigger), job.spec.window,
-                        str(job.checkpoint / "native"))
+    native = run_native(spark, *stepped(spark, job, stream=True), job.spec.window, str(job.checkpoint / "native"))
     metrics = read_table(job.out, METRIC_TABLE)
     per_batch = metrics.assign(memory=metrics["memory_r"] + metrics["memory_s"]).groupby("batch")[
         ["memory", "held", "state_bytes", "outputs"]].sum().reset_index()
@@ -81,7 +108,7 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
     name = job.spec.shedding.upper()
     results = pd.DataFrame([
         {"join": f"streaming {name}", "outputs": summary["outputs"], "seconds": summary.get("query_seconds")},
-        {"join": "batch (shed simulate)", "outputs": reference, "seconds": None},
+        {"join": reference_name(job.spec), "outputs": reference, "seconds": None},
         {"join": "EXACT", "outputs": exact, "seconds": None},
         {"join": "Spark native join", "outputs": native["outputs"], "seconds": round(native["seconds"], 2)},
     ])
@@ -102,27 +129,24 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
                               yaxis_type="log")),
     ]
     spec = job.spec
-    head = (f"w = {spec.window}, M = {spec.memory}, shedding {escape(spec.shedding)}, {spec.shards} shard(s), "
-            f"estimator {escape(job.estimator)}, {summary['arrivals']:,} tuples in {summary['batches']} micro-batches "
-            f"(trigger {escape(job.trigger)}, {job.max_files_per_trigger or 'all'} files per trigger); "
-            f"R: {escape(str(job.r.path))}, S: {escape(str(job.s.path))}")
-    table_html = results.to_html(index=False, na_rep="", border=0, formatters={
-        "outputs": "{:,}".format, "seconds": lambda v: "" if pd.isna(v) else f"{v:.1f}", "of EXACT": "{:.3f}".format})
-    plots = "".join(f'<div id="f{i}" class="fig"></div>' for i in range(len(figures)))
-    data = json.dumps([json.loads(f.to_json()) for f in figures])
-    html = f"""<!doctype html><html><head><meta charset="utf-8"><title>shed stream-join report</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}}
-table{{border-collapse:collapse}}td,th{{padding:.3em .8em;border-bottom:1px solid #ddd;text-align:right}}
-.fig{{height:420px}}</style></head><body>
-<h1>Semantic window join on Spark Structured Streaming</h1><p>{head}</p>{table_html}
-<p>Seconds are the queries' wall time on one Spark session, without its start-up.</p>
-<p>Peak join memory {summary.get('peak_memory', 0):,} tuples (M = {spec.memory}); peak held back
-{summary.get('peak_held', 0):,}; peak state {summary.get('peak_state_bytes', 0):,} bytes; late {summary['late']:,},
-bad rows {summary['bad']:,}. The native join keeps every tuple of the window; its peak state is
-{int(nat['state_rows'].max()) if len(nat) else 0:,} rows.</p>{plots}
-<script>{plotly_js()}</script><script>
-{data}.forEach((f, i) => Plotly.newPlot("f" + i, f.data, f.layout, {{responsive: true}}));</script>
-</body></html>"""
+    setup = (f"w = {spec.window}, M = {spec.memory}, shedding {spec.shedding}, {spec.shards} shard(s), "
+             f"estimator {job.estimator}, {summary['arrivals']:,} tuples in {summary['batches']} micro-batches "
+             f"(trigger {job.trigger}, {job.max_files_per_trigger or 'all'} files per trigger); "
+             f"R: {job.r.path}, S: {job.s.path}")
+    facts = {"Peak join memory": f"{summary.get('peak_memory', 0):,} tuples (M = {spec.memory})",
+             "Peak held back": f"{summary.get('peak_held', 0):,} tuples",
+             "Peak state": f"{summary.get('peak_state_bytes', 0):,} bytes",
+             "Late rows": f"{summary['late']:,}", "Bad rows": f"{summary['bad']:,}",
+             "Native join's peak state": f"{int(nat['state_rows'].max()) if len(nat) else 0:,} rows (it keeps every "
+                                         "tuple of the window)"}
+    body = [[(str(r["join"]), True), (f"{r['outputs']:,}", False),
+             ("" if pd.isna(r["seconds"]) else f"{r['seconds']:.1f}", False), (f"{r['of EXACT']:.3f}", False)]
+            for r in results.to_dict("records")]
+    table = table_html("results", ["join", "outputs", "seconds", "of EXACT"], body,
+                       "Seconds are the queries' wall time on one Spark session, without its start-up.")
+    html = (header("Semantic window join on Spark Structured Streaming", setup, "", facts)
+            + f"<section>{table}</section>\n"
+            + "".join(f"<section>{figure_html(i, fig)}</section>\n" for i, fig in enumerate(figures)))
     path = job.out / "report.html"
-    path.write_text(html, encoding="utf-8")
+    path.write_text(page("stream-join", html, len(figures)), encoding="utf-8")
     return path

@@ -46,11 +46,12 @@ class StreamSource:
             return ", ".join(f"{quoted(c)} string" for c in self.columns)
         return ", ".join(f"{quoted(c)} {self.types[c]}" for c in self.columns)
 
-    def reader(self, spark, max_files: int | None):
+    def reader(self, spark, max_files: int | None, stream: bool = True):
         """The source as a streaming DataFrame (files in modification-time order, as Spark reads
-        them), with the column types of :attr:`types`."""
-        read = spark.readStream.schema(self.ddl)
-        if max_files is not None:
+        them), with the column types of :attr:`types`; ``stream=False``: the files present now,
+        as one batch DataFrame read by the same rules."""
+        read = (spark.readStream if stream else spark.read).schema(self.ddl)
+        if max_files is not None and stream:
             read = read.option("maxFilesPerTrigger", max_files)
         if self.fmt != "csv":
             return read.parquet(str(self.path))
@@ -137,7 +138,7 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
     if not files:
         raise ShedError(f"no {fmt} files in {path} yet; the first file fixes the columns, so add one before starting")
     wanted = (time, *keys)
-    seen = []
+    seen, timed = [], False
     for file in files[:20]:
         try:
             columns, types, sample = _sample(file, fmt)
@@ -147,10 +148,12 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
         if all(w.lower() in lower for w in wanted):
             break
         seen.append(f"{file.name} has {', '.join(columns) or 'no columns'}")
+        timed = timed or time.lower() in lower
     else:
-        raise ShedError(f"no {what} file among the first {min(len(files), 20)} has the columns "
-                        f"{', '.join(wanted)} ({'; '.join(seen[:2]) or 'none could be read'}); sources need "
-                        f"{','.join(wanted)}[,payload...]")
+        raise ShedError(f"no {what} file among the first {min(len(files), 20)} has the "
+                        f"{'{param} column(s) ' + ', '.join(keys) if timed else 'columns ' + ', '.join(wanted)} "
+                        f"({'; '.join(seen[:2]) or 'none could be read'}); sources need "
+                        f"{','.join(wanted)}[,payload...]", param="key" if timed else None)
     if types is None:
         types = {c: _text_type(sample[c]) for c in columns}
         for k in keys:  # a key is an integer or text

@@ -23,7 +23,7 @@ from shedding.errors import ShedError
 from shedding.online.estimators import StaticEstimator
 from shedding.spark.workers import check_worker_python
 from shedding.streaming.end_of_input import EndOfInput
-from shedding.streaming.event_time import parse_interval
+from shedding.streaming.event_time import timeout_ms
 from shedding.streaming.frequencies import load_frequency_table
 from shedding.streaming.inputs import Inputs, output_schema, payload_names, tagged_union
 from shedding.streaming.processor import PACKED, Packer, ShedProcessor
@@ -139,9 +139,7 @@ def semantic_window_join(
         raise ShedError("a frequency table holds integer keys; with these keys use {param}='online'",
                         param="estimator")
     payload_r, payload_s = payload_names(payload)
-    timeout = None if idle_timeout is None else (
-        parse_interval(idle_timeout, "idle_timeout") // 1000 if isinstance(idle_timeout, str)
-        else round(float(idle_timeout) * 1000))
+    timeout = None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout")
     spec = JoinSpec(inputs.axis.steps(window, "window"), memory, str(shedding).strip().lower(), memory_split, shards,
                     kind, decay, seed, warmup, strict, payload_r, payload_s, budget,
                     inputs.axis.steps(allowed_lateness, "allowed_lateness"), timeout, inputs.axis.carried,

@@ -13,8 +13,9 @@ did not, the memory each spent on each key, and why each lost tuple was lost:
   (memory the policy spent for no output, which is what pushed the lost tuples out).
 
 A pair is produced iff its earlier member is in memory when the later one arrives (same-time pairs
-always are, DESIGN.md §1), so the first two reasons partition the lost tuples, and the per-key
-differences of outputs sum to the difference of the totals.
+always are: the join step of §2.1 joins every arrival with its batch), so the first two reasons
+partition the lost tuples, and the per-key differences of outputs sum to the difference of the
+totals.
 """
 
 from __future__ import annotations

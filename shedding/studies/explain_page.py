@@ -3,8 +3,8 @@
 It shows, for one workload, where an online policy (Das, Gehrke, Riedewald 2003, §3.3) loses output
 against OPT / OPTV (§3.2) or EXACT: a key x time heat map of the lost outputs, the memory
 composition over time of both schedules, the cumulative output gap, and the ranked key table with
-the reason of each key's loss. It reuses the report's page (:func:`.html.page`: styles, error
-handler, vendored plotly.js rendered after the text) and its table and figure-JSON helpers.
+the reason of each key's loss. It is built with the page toolkit (:mod:`shedding.studies.page`:
+styles, error handler, vendored plotly.js rendered after the text, tables and figures).
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from shedding.studies.explain import Explanation
-from shedding.studies.figures import figure_json
-from shedding.studies.html import page, table_html
+from shedding.studies.page.figures import figure_html
+from shedding.studies.page.page import facts, page
+from shedding.studies.page.tables import table_html
 
 HEATMAP_KEYS = 30
 KEY_COLUMNS = (("key", "key"), ("net lost", "net_lost"), ("lost", "lost"), ("gained", "gained"),
@@ -110,7 +111,7 @@ def write_explain_html(ex: Explanation, path: Path | str, top: int = 20) -> Path
     """Write the page to ``path`` and return it."""
     s = ex.summary
     policy, against = s["policy"].upper(), s["against"].upper()
-    facts = {"Workload": f"{s['workload']}: {s['tuples']:,} tuples, w = {s['window']}, warmup = {s['warmup']}, "
+    items = {"Workload": f"{s['workload']}: {s['tuples']:,} tuples, w = {s['window']}, warmup = {s['warmup']}, "
                          f"M = {s['memory']}",
              "Outputs": f"{policy} {s['policy_outputs']:,}, {against} {s['reference_outputs']:,} "
                         f"({100 * s['ratio']:.2f}% of {against})",
@@ -120,17 +121,13 @@ def write_explain_html(ex: Explanation, path: Path | str, top: int = 20) -> Path
                             f"{s['tuples_evicted_before_partners_came']:,} evicted before partners came",
              "Kept, never matched": f"{s['tuples_kept_but_never_matched']:,} tuples",
              "Time buckets": f"{s['buckets']}"}
-    items = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts.items())
     figures = [heatmap(ex), composition(ex), gap_figure(ex)]
-    plots = "".join(f'<section><div class="plot" id="fig-{i}"></div><script type="application/json" '
-                    f'class="figure-data" data-target="fig-{i}">{figure_json(f)}</script></section>\n'
-                    for i, f in enumerate(figures))
-    body = (f"<header><h1>Where {escape(policy)} loses against {escape(against)}</h1>"
-            f'<dl class="facts">{items}</dl>'
+    plots = "".join(f"<section>{figure_html(i, f)}</section>\n" for i, f in enumerate(figures))
+    body = (f"<header><h1>Where {escape(policy)} loses against {escape(against)}</h1>{facts(items)}"
             "<p>Das, Gehrke, Riedewald (SIGMOD 2003): the online policy's schedule (section 3.3) against the "
             "offline optimum (section 3.2) or EXACT, per key and time bucket.</p></header>\n"
             f"<section>{key_table(ex, top)}</section>\n{plots}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page({"name": f"explain {policy} vs {against}"}, body, len(figures), True), encoding="utf-8")
+    path.write_text(page(f"explain {policy} vs {against}", body, len(figures)), encoding="utf-8")
     return path

@@ -14,28 +14,21 @@ window w this is DGR's EXACT with window ``w + 1`` and warmup 0 (EXACT counts ``
   :mod:`.algorithms`;
 * :mod:`.generator`: N synthetic streams (§4.2);
 * :mod:`.loadshed` and :mod:`.opt`: memory-bounded W-join with RAND, PROB-N, LIFE-N and the
-  CP-SAT optimum.
+  CP-SAT optimum (:func:`solve_opt`).
+
+Names are imported on first use (PEP 562), so that ``shed`` starts without numba or OR-Tools.
 """
 
-from __future__ import annotations
+from shedding import lazy_exports
 
-import importlib
-from typing import Any
-
-# Names are imported on first use, so that `shed` starts without numba or OR-Tools.
-_WHERE = {
+#: public name -> the module that defines it
+_EXPORTS = {
     "ALGORITHMS": "algorithms", "make_operator": "algorithms", "wjoin": "algorithms",
     "brute_count": "brute", "brute_results": "brute", "exact_count": "exact",
     "HWJoin": "hw", "MWJoin": "mw", "NLWJoin": "nlw", "WJoinOperator": "operator", "run": "operator",
     "Streams": "streams", "read_streams": "streams", "WindowSpec": "windows", "parse_windows": "windows",
-    "synthetic_streams": "generator", "shed_wjoin": "loadshed", "ShedWJoin": "loadshed", "optimum": "opt",
+    "synthetic_streams": "generator", "shed_wjoin": "loadshed", "ShedWJoin": "loadshed",
+    "OptResult": "opt", "solve_opt": "opt",
 }
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-
-
-__all__ = sorted(_WHERE)
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

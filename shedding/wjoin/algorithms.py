@@ -22,7 +22,8 @@ def make_operator(algorithm: str, windows: WindowSpec, **kwargs: Any) -> WJoinOp
     try:
         cls = ALGORITHMS[algorithm.strip().lower()]
     except KeyError:
-        raise ShedError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}") from None
+        raise ShedError(f"unknown {{param}} {algorithm!r}; choose from {', '.join(ALGORITHMS)}",
+                        param="algorithm") from None
     return cls(windows, **kwargs)
 
 

@@ -73,7 +73,7 @@ def exact_count(streams: Streams, windows: WindowSpec, method: str = "auto") -> 
     """
     check_compatible(streams, windows.n)
     if method not in METHODS:
-        raise ShedError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+        raise ShedError(f"unknown {{param}} {method!r}; choose from {', '.join(METHODS)}", param="method")
     if min(streams.lengths()) == 0:
         return 0
     w = windows.uniform_bound

@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from shedding.datasets.zipf import _check_int, _check_skew, zipf_ranks
+from shedding.datasets.zipf import check_int, check_skew, zipf_ranks
 from shedding.errors import ShedError
 from shedding.wjoin.streams import Streams
 
@@ -44,12 +44,12 @@ def synthetic_streams(
 ) -> Streams:
     """``n_streams`` streams of ``length`` tuples each: exponential inter-arrival times at the
     given ``rates`` (default 1 for every stream) and iid Zipf(``skew``) keys over ``domain``."""
-    n = _check_int(n_streams, "number of streams", 2)
-    length = _check_int(length, "length", 0)
-    skew = _check_skew(skew, "skew")
-    domain = _check_int(domain, "domain", 1)
-    seed = _check_int(seed, "seed", 0)
-    every = _check_int(switch_every, "switch_every", 1)
+    n = check_int(n_streams, "n_streams", 2)
+    length = check_int(length, "length", 0)
+    skew = check_skew(skew, "skew")
+    domain = check_int(domain, "domain", 1)
+    seed = check_int(seed, "seed", 0)
+    every = check_int(switch_every, "switch_every", 1)
     rates = [1.0] * n if rates is None else list(rates)
     if len(rates) != n:
         raise ShedError(f"got {len(rates)} rates for {n} streams; give one rate per stream")

@@ -43,14 +43,14 @@ def check_policy(name: str, also: Sequence[str] = ()) -> tuple[str, bool]:
     """(kind, variable split) of a policy name; ``also`` names more choices for the error message."""
     key = name.strip().lower()
     if key not in POLICIES:
-        raise ShedError(f"unknown policy {name!r}; choose from {', '.join((*POLICIES, *also))}")
+        raise ShedError(f"unknown {{param}} {name!r}; choose from {', '.join((*POLICIES, *also))}", param="policy")
     return key.rstrip("v"), key.endswith("v")
 
 
 def fixed_split(memory: int, n: int, split: Sequence[int] | None = None) -> list[int]:
     """Validate M and the per-stream split (default ``M // N`` each, the remainder first)."""
     if isinstance(memory, bool) or not isinstance(memory, (int, np.integer)) or memory < 0:
-        raise ShedError(f"memory must be an integer >= 0 (a number of tuples), got {memory!r}")
+        raise ShedError(f"{{param}} must be an integer >= 0 (a number of tuples), got {memory!r}", param="memory")
     m = int(memory)
     if split is None:
         return [m // n + (1 if i < m % n else 0) for i in range(n)]

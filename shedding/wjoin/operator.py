@@ -45,7 +45,7 @@ class WJoinOperator:
 
     def __init__(self, windows: WindowSpec, *, approach: str = "local", predicate: Predicate | None = None) -> None:
         if approach not in APPROACHES:
-            raise ShedError(f"unknown approach {approach!r}; choose from {', '.join(APPROACHES)}")
+            raise ShedError(f"unknown {{param}} {approach!r}; choose from {', '.join(APPROACHES)}", param="approach")
         self.windows = windows
         self.n = windows.n
         self.approach = approach

@@ -26,6 +26,7 @@ from ortools.sat.python import cp_model
 
 from shedding.offline.cpsat import solve
 from shedding.errors import ShedError
+from shedding.model import Optimum
 from shedding.wjoin.loadshed import fixed_split
 from shedding.wjoin.streams import Streams, check_compatible
 from shedding.wjoin.windows import WindowSpec
@@ -62,27 +63,22 @@ class Timeline:
 
 
 @dataclass
-class OptResult:
-    """The optimum: its output, the exact count, and per tuple the last event it stays for
-    (its arrival event if it is never admitted)."""
+class OptResult(Optimum):
+    """The optimum: its output, the exact count, whether CP-SAT proved it ``optimal`` within the
+    time limit, and per tuple the last event it stays for (its arrival event if it is never
+    admitted)."""
 
-    outputs: int
-    exact: int
     optimal: bool
     leave: list[list[int]]
     seconds: float
 
-    @property
-    def ratio(self) -> float:
-        return self.outputs / self.exact if self.exact else 1.0
 
-
-def optimum(streams: Streams, windows: WindowSpec, memory: int, *, memory_split: Sequence[int] | None = None,
-            allocation: str = "fixed", time_limit: float = 60.0, workers: int = 1) -> OptResult:
+def solve_opt(streams: Streams, windows: WindowSpec, memory: int, *, memory_split: Sequence[int] | None = None,
+              allocation: str = "fixed", time_limit: float = 60.0, workers: int = 1) -> OptResult:
     """The most W-join output any admit/evict schedule within the memory budget produces."""
     check_compatible(streams, windows.n)
     if allocation not in ALLOCATIONS:
-        raise ShedError(f"unknown allocation {allocation!r}; choose fixed or variable")
+        raise ShedError(f"unknown {{param}} {allocation!r}; choose fixed or variable", param="allocation")
     caps = fixed_split(memory, streams.n, memory_split)
     if sum(streams.lengths()) > MAX_TUPLES:
         raise ShedError(f"the exact optimum is for small instances (at most {MAX_TUPLES} tuples), got "

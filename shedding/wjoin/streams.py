@@ -18,7 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import _as_int_array
+from shedding.model import as_int_array
 from shedding.wjoin.windows import stream_names
 
 
@@ -45,7 +45,7 @@ class Streams:
             raise ShedError(f"stream name {dup!r} is used twice; give every stream its own name")
         ts, ks = [], []
         for name, t, k in zip(names, times, keys):
-            t, k = _as_int_array(t, f"stream {name} times"), _as_int_array(k, f"stream {name} keys")
+            t, k = as_int_array(t, f"stream {name} times"), as_int_array(k, f"stream {name} keys")
             if len(t) != len(k):
                 raise ShedError(f"stream {name} has {len(t)} times but {len(k)} keys; give one key per tuple")
             back = np.diff(t) < 0

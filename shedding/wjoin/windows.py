@@ -148,7 +148,7 @@ def _closure(names: tuple[str, ...], given: Mapping[tuple[int, int], int]) -> np
 
 
 def parse_windows(text: str, names: Sequence[str]) -> WindowSpec:
-    """``"a-b:5,b-c:3"`` -> a :class:`WindowSpec` over ``names`` (the CLI's ``--windows``)."""
+    """``"a-b:5,b-c:3"`` -> a :class:`WindowSpec` over ``names``; errors name the text ``windows``."""
     pairs: dict[tuple[str, str], int] = {}
     seen: set[frozenset[str]] = set()
     for part in (p.strip() for p in text.split(",")):
@@ -169,5 +169,5 @@ def parse_windows(text: str, names: Sequence[str]) -> WindowSpec:
         seen.add(key)
         pairs[(a, b)] = w
     if not pairs:
-        raise ShedError("--windows is empty; give pairs such as a-b:5,b-c:3")
+        raise ShedError("{param} is empty; give pairs such as a-b:5,b-c:3", param="windows")
     return WindowSpec.from_pairs(names, pairs)

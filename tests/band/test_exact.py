@@ -1,5 +1,5 @@
 """Band EXACT against a quadratic count written from the definition, and the exact predicate
-rule (issue 13, part 1)."""
+rule of :mod:`shedding.band.predicate`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import assert_one_line_error
-from shedding.band import BandWorkload, band_archive_metric, band_exact_count, band_exact_pairs, parse_eps
+from shedding.band import BandWorkload, archive_metric, exact_pairs, parse_eps
+from shedding.band import exact_count as band_exact_count
 from shedding.errors import ShedError
 from shedding.exact import exact_count
 from shedding.model import Schedule, Workload
@@ -51,7 +52,7 @@ def test_band_exact_equals_quadratic_count(case) -> None:
     bw = BandWorkload.of(wl, cols, eps_text)
     want = quadratic_pairs(wl, [[Fraction(v, 100) for v in c] for c in digits], [Fraction(e, 100) for e in eps])
     assert band_exact_count(bw) == len(want)
-    assert [tuple(p) for p in band_exact_pairs(bw).tolist()] == want
+    assert [tuple(p) for p in exact_pairs(bw).tolist()] == want
 
 
 def test_decimal_boundaries_are_exact() -> None:
@@ -71,19 +72,19 @@ def test_eps_zero_on_integer_keys_is_the_equi_join() -> None:
     bw = BandWorkload.on_key(wl, 0)
     assert band_exact_count(bw) == exact_count(wl)
     wide = BandWorkload.on_key(wl, 2)
-    assert band_exact_count(wide) == len(band_exact_pairs(wide)) > exact_count(wl)
+    assert band_exact_count(wide) == len(exact_pairs(wide)) > exact_count(wl)
 
 
 def test_archive_metric_counts_tuples_of_unproduced_pairs() -> None:
     # r(0)=1.0, s(1)=1.5, r(2)=9: eps 0.5, w 3; dropping r(0) at once loses (r0, s1)
     wl = Workload([0, 1, 0], [0, 1, 2], [0, 0, 0], 3, 0)
     bw = BandWorkload.of(wl, [np.array([1.0, 1.5, 9.0])], "0.5")
-    pairs = band_exact_pairs(bw)
+    pairs = exact_pairs(bw)
     assert pairs.tolist() == [[0, 1]]
     dropped = Schedule(np.array([False, True, True]), np.array([0, 3, 4]))
     kept = Schedule(np.array([True, True, True]), np.array([2, 3, 4]))
-    assert band_archive_metric(bw, dropped, pairs) == 2
-    assert band_archive_metric(bw, kept, pairs) == 0
+    assert archive_metric(bw, dropped, pairs) == 2
+    assert archive_metric(bw, kept, pairs) == 0
 
 
 @pytest.mark.parametrize("eps, words", [

@@ -1,6 +1,6 @@
-"""OPT/OPTV for band joins (issue 13, part 3): equal to an exhaustive search over every schedule
-on tiny workloads, replayed through the band engine to the same count, equal to the keyed OPT at
-eps = 0, and never below an online policy."""
+"""OPT/OPTV for band joins (Das, Gehrke, Riedewald 2003, §3.2, with the band predicate): equal to an
+exhaustive search over every schedule on tiny workloads, replayed through the band engine to the
+same count, equal to the keyed OPT at eps = 0, and never below an online policy."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shedding.band import BandWorkload, band_exact_pairs
-from shedding.band.opt import solve_band_opt
+from shedding.band import BandWorkload, exact_pairs
+from shedding.band.opt import solve_opt
 from shedding.band.simulate import simulate_band
 from shedding.datasets import zipf_workload
 from shedding.model import Workload
-from shedding.offline import solve_opt
+from shedding.offline import solve_opt as solve_equi_opt
 
 
 def exhaustive_opt(bw: BandWorkload, caps: list[int], variable: bool) -> int:
@@ -26,7 +26,7 @@ def exhaustive_opt(bw: BandWorkload, caps: list[int], variable: bool) -> int:
     counts if same-time, or if its earlier member is held until the later one arrives."""
     wl = bw.workload
     a, w = wl.time, wl.window
-    pairs = band_exact_pairs(bw)
+    pairs = exact_pairs(bw)
     group = np.zeros(len(wl), dtype=np.int64) if variable else wl.side.astype(np.int64)
     best = 0
     for left in itertools.product(*[range(int(t), int(t) + w) for t in a]):
@@ -56,7 +56,7 @@ def tiny_band(draw):
 @settings(max_examples=60, deadline=None)
 @given(tiny_band(), st.integers(0, 3), st.sampled_from(["fixed", "variable"]), st.sampled_from(["ssp", "ortools"]))
 def test_band_opt_equals_exhaustive_search_and_replays(bw, memory, allocation, solver) -> None:
-    res = solve_band_opt(bw, memory, allocation=allocation, solver=solver)
+    res = solve_opt(bw, memory, allocation=allocation, solver=solver)
     variable = allocation == "variable"
     caps = [memory] if variable else [memory // 2, memory - memory // 2]
     assert res.outputs == exhaustive_opt(bw, caps, variable)
@@ -69,8 +69,8 @@ def test_eps_zero_equals_the_keyed_opt(allocation: str) -> None:
     wl = zipf_workload(1.0, 20, 500, 3, "independent", 30, None)
     bw = BandWorkload.on_key(wl, 0)
     for memory in (6, 20):
-        assert solve_band_opt(bw, memory, allocation=allocation).outputs == \
-            solve_opt(wl, memory, allocation=allocation).outputs
+        assert solve_opt(bw, memory, allocation=allocation).outputs == \
+            solve_equi_opt(wl, memory, allocation=allocation).outputs
 
 
 @pytest.mark.parametrize("allocation, policies", [("fixed", ["prob", "life", "rand"]),
@@ -80,7 +80,7 @@ def test_online_policies_never_above_opt(allocation: str, policies: list[str]) -
     for eps in (1, 4):
         bw = BandWorkload.on_key(wl, eps)
         for memory in (4, 16, 40):
-            opt = solve_band_opt(bw, memory, allocation=allocation)
+            opt = solve_opt(bw, memory, allocation=allocation)
             replay = simulate_band(bw, "optv-schedule" if allocation == "variable" else "opt-schedule", memory,
                                    schedule=opt.schedule)
             assert replay.outputs == opt.outputs <= opt.exact

@@ -1,4 +1,4 @@
-"""The online policies on band joins (issue 13, part 2): the invariants of DESIGN.md §1, the
+"""The online policies on band joins (paper §3.3): the invariants of the join semantics, the
 keyed engine as the eps = 0 special case, and PROB's band probability from the histogram."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shedding.band import BandWorkload, band_exact_pairs
+from shedding.band import BandWorkload, exact_pairs
 from shedding.band.estimator import BandHistogram
 from shedding.band.simulate import BandReference, simulate_band
 from shedding.datasets import zipf_workload
@@ -56,7 +56,7 @@ def band_workloads(draw, synchronous: bool = False):
        st.sampled_from(["static", "online"]))
 def test_outputs_are_a_subset_of_exact_band_pairs(bw, memory, policy, seed, estimator) -> None:
     res = simulate_band(bw, policy, memory, pairs=True, seed=seed, estimator=estimator)
-    exact = {tuple(p) for p in band_exact_pairs(bw).tolist()}
+    exact = {tuple(p) for p in exact_pairs(bw).tolist()}
     got = [tuple(p) for p in res.pairs.tolist()]
     assert len(got) == len(set(got)) == res.outputs <= res.exact == len(exact)
     assert set(got) <= exact

@@ -1,4 +1,4 @@
-"""Static k-truncation of band joins (issue 13, part 4): the components from networkx, CP-SAT's
+"""Static k-truncation of band joins (paper §3.1.1): the components from networkx, CP-SAT's
 exact table per component and the paper's DP across them, against brute force over every subset."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import assert_one_line_error
-from shedding.band.static import band_edges, band_static_truncation, component_table
+from shedding.band.static import band_edges, static_truncation, component_table
 from shedding.errors import ShedError
 from shedding.offline.static import best_keep_dp, components_from_keys
 
@@ -40,7 +40,7 @@ def relations(draw):
 @given(relations())
 def test_band_static_equals_brute_force(case) -> None:
     a, b, eps, keep = case
-    res = band_static_truncation(a, b, ",".join(map(str, eps)), keep)
+    res = static_truncation(a, b, ",".join(map(str, eps)), keep)
     best = brute_best(a, b, eps, keep)
     assert res.output == best <= res.upper_bound
     assert int(res.kept_a.sum() + res.kept_b.sum()) == keep
@@ -57,14 +57,14 @@ def test_a_band_component_is_not_convex() -> None:
     gains, _ = component_table(list(zip(ea.tolist(), (eb + 3).tolist())), list(range(6)), 6)
     assert gains.tolist() == [0, 0, 1, 2, 4, 6, 7]
     assert np.any(np.diff(gains, 2) < 0)
-    assert band_static_truncation(a, b, "1", 4).output == 4
+    assert static_truncation(a, b, "1", 4).output == 4
 
 
 def test_eps_zero_is_the_paper_dp() -> None:
     rng = np.random.default_rng(2)
     ka, kb = rng.integers(0, 8, 40), rng.integers(0, 8, 35)
     for keep in (0, 10, 37, 75):
-        band = band_static_truncation([ka], [kb], "0", keep)
+        band = static_truncation([ka], [kb], "0", keep)
         assert band.output == best_keep_dp(components_from_keys(ka, kb), keep).output == band.upper_bound
 
 
@@ -75,8 +75,8 @@ def test_decimal_band_edges_are_exact() -> None:
 
 def test_bad_keep_and_too_large_components_are_one_line() -> None:
     with pytest.raises(ShedError) as exc:
-        band_static_truncation([np.array([1])], [np.array([1])], "0", 3)
-    assert_one_line_error(exc, "--keep", "0..2")
+        static_truncation([np.array([1])], [np.array([1])], "0", 3)
+    assert_one_line_error(exc, "keep", "0..2")
     with pytest.raises(ShedError) as exc:
-        band_static_truncation([np.arange(40)], [np.arange(40)], "1", 10, max_component=20)
+        static_truncation([np.arange(40)], [np.arange(40)], "1", 10, max_component=20)
     assert_one_line_error(exc, "component", "80 tuples")

@@ -142,8 +142,8 @@ def test_decimals_are_compared_exactly():
     (["1", "x"], "0.1", ("S row 2", "'x' is not a number")),
     (["1", None], "0.1", ("S row 2", "NaN")),
     (["1", "2"], "-0.1", ("negative",)),
-    (["1", "2"], "abc", ("--eps value 1", "not a number")),
-    (["1", "2"], "0.1,0.1", ("--eps has 2 value(s)", "1 attribute")),
+    (["1", "2"], "abc", ("eps value 1", "not a number")),
+    (["1", "2"], "0.1,0.1", ("eps has 2 value(s)", "1 attribute")),
 ])
 def test_bad_values_raise_one_line_errors(values, eps, words):
     with pytest.raises(ShedError) as info:
@@ -155,7 +155,7 @@ def test_matwin_names_the_first_unsorted_row_and_needs_eps():
     data = from_arrays(np.array([[1], [3], [2], [0]]), np.array([[0]]), [1])
     with pytest.raises(ShedError, match="R row 3: y1 = 2 comes after 3"):
         bestmatch(data, "constrained", "matwin")
-    with pytest.raises(ShedError, match="needs --eps"):
+    with pytest.raises(ShedError, match="needs eps"):
         bestmatch(from_arrays(np.array([[1]]), np.array([[0]]), None), "left-outer", "matwin-ego")
     with pytest.raises(ShedError, match="unknown order"):
         order_signs(["closest"], 1)

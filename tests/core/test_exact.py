@@ -1,4 +1,4 @@
-"""EXACT against a quadratic brute force written from the definition (DESIGN.md §1)."""
+"""EXACT against a quadratic brute force written from the definition (docs/semantics.md)."""
 
 from __future__ import annotations
 

@@ -157,7 +157,7 @@ def test_wrong_format_and_options_are_one_line_errors(spark, tmp_path):
         (dict(r_path=ndp, s_path=ndp, fmt="synop"), ("not a synop report file", "ndp-026b", "same format")),
         (dict(r_path=csv, s_path=csv, fmt="ndp"), ("csv", "synop", "same format")),
         (dict(r_path=ndp, s_path=ndp, fmt="netcdf"), ("unknown weather format",)),
-        (dict(r_path=ndp, s_path=ndp, fmt="ndp", cell_size=0), ("cell size",)),
+        (dict(r_path=ndp, s_path=ndp, fmt="ndp", cell_size=0), ("cell_size",)),
         (dict(r_path=ndp, s_path=tmp_path / "nope", fmt="ndp"), ("not found",)),
     ]
     for kwargs, words in checks:
@@ -185,7 +185,7 @@ def test_grid_keys_at_edges(spark):
     assert cell_keys([-60.0], [0.3], 0.1).tolist() == [300 * 3600 + 3]  # 0.1 is inexact in binary
     with pytest.raises(ShedError) as exc:
         grid_shape(-1)
-    assert_one_line_error(exc, "cell size")
+    assert_one_line_error(exc, "cell_size")
 
 
 # ------------------------------------------------------------------ the workload

@@ -1,4 +1,4 @@
-"""Bounds on OPT / OPTV (issue 14, docs/bounds.md): the Lagrangian upper bound and the replayed
+"""Bounds on OPT / OPTV (docs/bounds.md): the Lagrangian upper bound and the replayed
 lower bound bracket the exact optimum (Das, Gehrke, Riedewald 2003, §3.2) wherever it is computed,
 at any prices, and are tight where the memory is not binding; ``shed opt --bounds``."""
 

@@ -1,4 +1,4 @@
-"""OPT's memory budget (issue 14): ``--max-graph-gib`` on ``shed opt`` and ``shed simulate``, an
+"""OPT's memory budget: ``--max-graph-gib`` on ``shed opt`` and ``shed simulate``, an
 estimate that includes the solver's workspace, refusal before anything is built, and a measured
 peak of an accepted solve within 10% of the limit (Das, Gehrke, Riedewald 2003, §3.2.2)."""
 
@@ -78,7 +78,7 @@ def test_refused_before_anything_is_built(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setitem(opt_module.GRAPHS, "compact", (opt_module.GRAPHS["compact"][0], no_build))
     wl = zipf_workload(1.0, 50, 3000, seed=0, window=100)
-    with pytest.raises(ShedError, match="--max-graph-gib"):
+    with pytest.raises(ShedError, match="max_graph_bytes"):
         solve_opt(wl, 50, graph="compact", max_graph_bytes=10_000)
 
 

@@ -1,5 +1,5 @@
 """Replaying OPT's schedule through the online join engine reproduces OPT exactly: the proof
-that the flow network models the join (DESIGN.md section 1, paper §3.2)."""
+that the flow network models the join (docs/semantics.md, paper §3.2)."""
 
 from __future__ import annotations
 

@@ -149,17 +149,17 @@ def test_result_is_json_ready():
 @pytest.mark.parametrize(
     "call, fragment",
     [
-        (lambda: static_truncation("3x2", keep=-1), "--keep must be >= 0"),
-        (lambda: static_truncation("3x2", keep=6), "--keep 6 exceeds the 5 tuples"),
-        (lambda: static_truncation("3x2", drop=9), "--drop 9 exceeds"),
-        (lambda: static_truncation("3x2", keep=1, drop=1), "got --keep and --drop"),
+        (lambda: static_truncation("3x2", keep=-1), "keep must be >= 0"),
+        (lambda: static_truncation("3x2", keep=6), "keep 6 exceeds the 5 tuples in the components; use keep <= 5"),
+        (lambda: static_truncation("3x2", drop=9), "drop 9 exceeds"),
+        (lambda: static_truncation("3x2", keep=1, drop=1), "got keep and drop"),
         (lambda: static_truncation("3x2"), "got nothing"),
-        (lambda: static_truncation("3x2", keep=1, drop_a=1), "got --keep and --drop-a/--drop-b"),
-        (lambda: static_truncation("3x2", drop_a=4), "--drop-a 4 exceeds the 3 tuples of A"),
-        (lambda: static_truncation("3x2", drop_b=-2), "--drop-b must be >= 0"),
-        (lambda: static_truncation("3x2", keep=2.5), "--keep must be a whole number"),
-        (lambda: static_truncation("3x2", keep=True), "--keep must be a whole number"),
-        (lambda: static_truncation("3x2", keep=1, method="greedy"), "unknown --method"),
+        (lambda: static_truncation("3x2", keep=1, drop_a=1), "got keep and drop_a/drop_b"),
+        (lambda: static_truncation("3x2", drop_a=4), "drop_a 4 exceeds the 3 tuples of A"),
+        (lambda: static_truncation("3x2", drop_b=-2), "drop_b must be >= 0"),
+        (lambda: static_truncation("3x2", keep=2.5), "keep must be a whole number"),
+        (lambda: static_truncation("3x2", keep=True), "keep must be a whole number"),
+        (lambda: static_truncation("3x2", keep=1, method="greedy"), "unknown method"),
         (lambda: static_truncation("3x2,4", keep=1), "bad component '4'"),
         (lambda: static_truncation("3x-2", keep=1), "bad component"),
         (lambda: static_truncation("", keep=0), "no components given"),
@@ -183,3 +183,11 @@ def test_bad_input_raises_one_line_shed_error(call, fragment):
 def test_table_size_guard():
     with pytest.raises(ShedError, match="table cells"):
         best_drop_ab_dp([(20000, 20000)] * 3, 20000, 20000)
+
+
+def test_errors_name_the_parameter_and_take_the_flag():
+    """The library names its parameter; the command layer renders the same error with its flag."""
+    with pytest.raises(ShedError) as err:
+        static_truncation("3x2", keep=6)
+    assert err.value.param == "keep"
+    assert err.value.naming("--keep") == "--keep 6 exceeds the 5 tuples in the components; use --keep <= 5"

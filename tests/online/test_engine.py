@@ -1,4 +1,4 @@
-"""Invariants of the online join engine (DESIGN.md §1; paper §3.3, §4.1)."""
+"""Invariants of the online join engine (docs/semantics.md; paper §3.3, §4.1)."""
 
 from __future__ import annotations
 

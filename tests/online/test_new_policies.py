@@ -1,7 +1,7 @@
-"""The policies of issue 11 (SURV, DUAL, FLUID, fixed and variable split): never above OPT / OPTV (paper
-§3.2) and, tuple for tuple, what sorting every candidate by its value keeps. The invariants every
+"""The project's own policies (SURV, DUAL, FLUID, fixed and variable split): never above OPT / OPTV
+(paper §3.2) and, tuple for tuple, what sorting every candidate by its value keeps. The invariants every
 policy of the one join kernel passes (a subset of EXACT's pairs, EXACT with M >= 2w - 2, only
-same-batch pairs with M = 0, the same result fed in pieces) run on them in tests/test_engine.py."""
+same-batch pairs with M = 0, the same result fed in pieces) run on them in tests/online/test_engine.py."""
 
 from __future__ import annotations
 

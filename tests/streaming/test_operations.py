@@ -1,5 +1,6 @@
 """Running the job as an operator would: paths a cluster can share, sources read as Spark reads
-them (damaged files are bad rows, a restart reads no file again), and CSV values by one rule."""
+them (damaged files are bad rows, a restart reads no file again), and CSV values by one rule.
+The command's refusals of such paths are in the bad-input table (tests/cli/test_bad_input.py)."""
 
 from __future__ import annotations
 
@@ -26,25 +27,6 @@ def test_paths_are_resolved_on_the_driver_and_shared_on_a_cluster(tmp_path, monk
         shared_path("runs/x", "spark://10.0.0.1:7077", "out")
     assert_one_line_error(exc, "out runs/x is a path on this machine", "file:///shared/")
     assert shared_path("file:///shared/runs/x", "spark://10.0.0.1:7077", "out") == Path("/shared/runs/x")
-    (tmp_path / "a-file").write_text("x")
-    with pytest.raises(ShedError) as exc:
-        shared_path("a-file", "local[*]", "out")
-    assert_one_line_error(exc, "is a file", "give a folder")
-
-
-@pytest.mark.parametrize("args, needle", [
-    (["--out", "FILE"], "--out"),
-    (["--out", "runs/x", "--master", "spark://127.0.0.1:7077"], "file:///shared/"),
-    (["--out", "o", "--window", "10 minutes"], "--window"),
-    (["--out", "o", "--time-step", "1 second"], "--time-step"),
-    (["--out", "o", "--budget", "lavish"], "budget"),
-])
-def test_bad_cluster_and_time_flags_are_one_line_errors(shed, tmp_path, monkeypatch, args, needle):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "FILE").write_text("x")
-    code, _, err = shed("stream-join", "--r", "zipf:1:40", "--s", "zipf:1:40", "--length", "50", *args)
-    lines = err.strip().splitlines()
-    assert code == 2 and len(lines) == 1 and needle in lines[0], err
 
 
 def test_a_damaged_first_file_is_bad_rows_not_a_refusal(tmp_path):

@@ -239,3 +239,26 @@ def test_report_sets_the_stream_beside_simulate_exact_and_the_native_join(spark,
     assert table["EXACT"] == table["Spark native join"] == exact_count(workload)
     html = page.read_text()
     assert "Plotly.newPlot" in html and "state size over micro-batches" in html
+
+
+@pytest.mark.parametrize("shards, stamped", [(2, False), (1, True)])
+def test_report_replays_the_query_s_micro_batches(spark, tmp_path, workload, shards, stamped):
+    """The batch reference replays the files per trigger with the shards' shared budget (P > 1), and
+    reads timestamps and text keys as the shards do: the streaming output equals it."""
+    from shedding.streaming.report import reference_name, stream_report
+
+    write_workload(tmp_path, workload, 3)
+    if stamped:  # the same workload with timestamps and text keys
+        for path in [*(tmp_path / "r").iterdir(), *(tmp_path / "s").iterdir()]:
+            frame = pd.read_csv(path)
+            frame["time"] = pd.Timestamp("2024-01-01") + pd.to_timedelta(frame["time"], unit="s")
+            frame["key"] = "k" + frame["key"].astype(str)
+            stamp = path.stat().st_mtime
+            frame.to_csv(path, index=False)
+            os.utime(path, (stamp, stamp))
+    job = stream_job(tmp_path, JoinSpec(W, M, "prob", shards=shards), 1)
+    summary = run_on(spark, job)
+    stream_report(spark, job, summary | {"query_seconds": 1.0})
+    table = pd.read_csv(tmp_path / "out" / "report.csv").set_index("join")["outputs"]
+    assert table["streaming PROB"] == table[reference_name(job.spec)] == summary["outputs"]
+    assert table["EXACT"] == table["Spark native join"] == len(exact_pairs(workload))

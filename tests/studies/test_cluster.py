@@ -15,8 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from shedding.studies.runner import run_suite
-from shedding.studies.suites import load_suite
+from shedding.studies.registry import load_suite
+from shedding.studies.runner import run_study
 
 
 def _free_port() -> int:
@@ -84,7 +84,8 @@ def test_quick_suite_on_a_standalone_cluster_equals_local(cluster, spark, tmp_pa
                            "--out", str(tmp_path / "cluster")], capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     remote = pd.read_parquet(tmp_path / "cluster" / "results.parquet")
-    local, complete = run_suite(load_suite("quick"), tmp_path / "local", spark=spark)
+    outcome = run_study(*load_suite("quick"), tmp_path / "local", spark=spark)
+    local, complete = outcome.results, outcome.complete
     assert complete and len(remote) == len(local)
     cols = ["run_id", "policy", "outputs", "exact", "arm", "share_r"]
     assert remote.sort_values("run_id")[cols].values.tolist() == local.sort_values("run_id")[cols].values.tolist()

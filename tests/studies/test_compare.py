@@ -14,8 +14,10 @@ import pytest
 
 from shedding import ShedError, simulate, zipf_workload
 from shedding.offline import solve_opt
-from shedding.studies.runner import load_results, read_parts, run_suite
-from shedding.studies.suites import load_suite
+from shedding.studies.dgr.study import DGR
+from shedding.studies.registry import load_results, load_suite
+from shedding.studies.runner import run_study
+from shedding.studies.store import ResultsStore
 
 SMALL = """
 name = "small"
@@ -42,11 +44,28 @@ policies = ["probv", "optv"]
 """
 
 
+def suite_of(path) -> object:
+    """The DGR suite of a suite file."""
+    study, suite = load_suite(str(path))
+    assert study is DGR
+    return suite
+
+
+def run_suite(suite, out, **options) -> tuple[pd.DataFrame, bool]:
+    """Run a DGR suite into ``out``: (results, complete)."""
+    outcome = run_study(DGR, suite, out, **options)
+    return outcome.results, outcome.complete
+
+
+def read_parts(out) -> pd.DataFrame:
+    return ResultsStore(out).read_parts()
+
+
 @pytest.fixture()
 def small_suite(tmp_path):
     path = tmp_path / "small.toml"
     path.write_text(SMALL)
-    return load_suite(str(path))
+    return suite_of(path)
 
 
 def test_suite_results_equal_library_runs(spark, small_suite, tmp_path):
@@ -85,8 +104,9 @@ def test_resume_skips_finished_runs(spark, small_suite, tmp_path):
     assert not complete
     with pytest.raises(ShedError, match="--resume"):
         run_suite(small_suite, out, seeds=3, spark=spark)
-    again, complete = run_suite(small_suite, out, resume=True, seeds=3, spark=spark)
-    assert complete
+    outcome = run_study(DGR, small_suite, out, resume=True, seeds=3, spark=spark)
+    again, complete = outcome.results, outcome.complete
+    assert complete and outcome.ran == missing  # only the runs it ran, not the ones kept
     assert len(list((out / "parts").glob("part-*.parquet"))) == len(parts)
     key = ["run_id", "outputs", "exact", "arm"]
     assert again.sort_values("run_id")[key].values.tolist() == first.sort_values("run_id")[key].values.tolist()
@@ -122,7 +142,7 @@ def test_a_failed_run_leaves_no_half_made_folder(spark, tmp_path):
     empty.write_text("")
     out = tmp_path / "out"
     with pytest.raises(ShedError):
-        run_suite(load_suite(str(path)), out, spark=spark, files=(empty, empty, "ndp"))
+        run_suite(suite_of(path), out, spark=spark, files=(empty, empty, "ndp"))
     assert not out.exists()
 
 
@@ -146,7 +166,7 @@ def test_compare_json_follows_the_schema(spark, tmp_path, monkeypatch, capsys):
     assert done.value.code == 0
     summary = json.loads(capsys.readouterr().out)
     jsonschema.validate(summary, schema)
-    assert summary["complete"] and summary["runs"] == summary["total_runs"] == len(load_suite(str(suite)).runs())
+    assert summary["complete"] and summary["runs"] == summary["total_runs"] == len(suite_of(suite).runs())
     assert Path(summary["report"]) == out / "report.html" and Path(summary["results_csv"]).is_file()
 
 
@@ -216,7 +236,7 @@ def test_weather_sample_suite(spark, tmp_path):
 
     path = tmp_path / "w.toml"
     path.write_text(WEATHER.format(dataset="synop-sample"))
-    results, complete = run_suite(load_suite(str(path)), tmp_path / "out", spark=spark)
+    results, complete = run_suite(suite_of(path), tmp_path / "out", spark=spark)
     assert complete and len(results) == 6
     wl = synop_sample_workload(10.0, 40)
     _check_against_library(results, wl)
@@ -237,7 +257,7 @@ def test_files_suite_reads_the_reports_once_on_spark(spark, tmp_path):
     s_path = write_ndp(table.sample(frac=1.0, random_state=1).assign(year=1986), tmp_path / "SEP86L.gz")
     path = tmp_path / "w.toml"
     path.write_text(WEATHER.format(dataset="files"))
-    suite = load_suite(str(path))
+    suite = suite_of(path)
     with pytest.raises(ShedError, match="--r PATH --s PATH"):
         run_suite(suite, tmp_path / "none", spark=spark)
     results, complete = run_suite(suite, tmp_path / "out", spark=spark, files=(r_path, s_path, "ndp"))

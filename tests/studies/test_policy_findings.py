@@ -1,13 +1,13 @@
-"""The policies suite and issue 11's goal arithmetic (shedding.studies.policy_findings)."""
+"""The policies suite and the new policies' goal arithmetic (shedding.studies.policies)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from shedding.studies.findings import findings
-from shedding.studies.policy_findings import base_of, gap_table, summary
-from shedding.studies.suites import load_suite
+from shedding.studies.dgr.findings.registry import findings
+from shedding.studies.policies import base_of, gap_table, summary
+from shedding.studies.registry import load_suite
 
 
 def _rows(points: list[tuple[int, int, dict]]) -> pd.DataFrame:
@@ -38,7 +38,8 @@ def test_gap_share_and_margin_by_hand():
 
 
 def test_policies_suite_and_its_findings():
-    suite = load_suite("policies")
+    study, suite = load_suite("policies")
+    assert study.kind == "dgr"
     assert suite.seeds >= 2 and {e.id for e in suite.experiments} >= {"policies-skew", "policies-domain",
                                                                       "policies-weather"}
     runs = suite.runs()

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from shedding.studies.html import build_report
-from shedding.studies.suites import load_suite
+from shedding.studies.dgr.report import build_report
+from shedding.studies.registry import load_suite
 from fakes import EVIL, synthetic
 
 
@@ -184,7 +184,7 @@ def test_share_table_matches_the_share_columns(quick):
 
 
 def test_single_seed_numbers_nan_and_missing_experiments(tmp_path):
-    suite = load_suite("quick")
+    suite = load_suite("quick")[1]
     suite = replace(suite, experiments=tuple(e for e in suite.experiments if e.id in ("fig3", "fig6", "fig9")))
     results, sd = synthetic(suite, seeds=1)
     results = results[(results.experiment != "fig9") & ~((results.experiment == "fig6") & (results.policy == "opt"))]
@@ -227,7 +227,7 @@ def test_provenance_data_links_and_runs(tmp_path):
 
 
 def test_weather_header_and_one_seed(tmp_path):
-    suite = load_suite("weather-sample")
+    suite = load_suite("weather-sample")[1]
     results, sd = synthetic(suite, seeds=1)
     results["domain"] = results.cell_size.map({10.0: 150, 1.0: 2100})
     results["length"] = 13264
@@ -325,7 +325,7 @@ def tiny(points: dict, seeds: int = 1, **fields) -> pd.DataFrame:
 
 
 def checks_of(rows: pd.DataFrame, **exp) -> list:
-    from shedding.studies.findings import findings
+    from shedding.studies.dgr.findings.registry import findings
 
     exp = {"figure": "memory", "y": "outputs", "policies": sorted(set(rows.policy)), **exp}
     return list(findings(rows, exp)[1].checks)
@@ -437,7 +437,7 @@ def test_equal_streams_stay_at_50_50_for_the_whole_curve(swing, ok):
 
 
 def test_variable_notes_say_where_randv_is_below_rand():
-    from shedding.studies.findings import findings
+    from shedding.studies.dgr.findings.registry import findings
 
     rows = tiny({(40, "rand"): 100, (40, "randv"): 95, (100, "rand"): 200, (100, "randv"): 210}, skew_s=0.5)
     notes = findings(rows, {"figure": "memory", "y": "outputs", "policies": ["rand", "randv"]})[0]

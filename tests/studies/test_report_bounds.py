@@ -1,4 +1,4 @@
-"""Issue 14, item 3: the suite report uses OPT's bounds where exact OPT is too large.
+"""The suite report uses OPT's bounds where exact OPT is too large.
 
 One tiny suite runs twice on the shared Spark session: through ``shed compare`` with a tiny
 ``--max-graph-gib`` (every OPT/OPTV run is bounded) and with the default limit (every one exact),
@@ -19,11 +19,11 @@ import pytest
 
 from helpers import shed_in_process
 from shedding.studies import runner
-from shedding.studies.figures import plan, summarize
-from shedding.studies.html import build_report
-from shedding.studies.opt_bounds import CHECK_TEXT, LABEL
-from shedding.studies.runner import load_results, run_suite, with_opt_ratio
-from shedding.studies.suites import load_suite
+from shedding.studies.dgr.opt_bounds import CHECK_TEXT, LABEL
+from shedding.studies.dgr.ratios import with_opt_ratio
+from shedding.studies.dgr.summary import layout_of, summarize
+from shedding.studies.registry import build_report, load_results, load_suite
+from shedding.studies.runner import run_study
 
 SUITE = """
 name = "bounds"
@@ -54,7 +54,7 @@ FIGURE_DATA = re.compile(r'<script type="application/json" class="figure-data" d
 
 @pytest.fixture(scope="module")
 def runs(spark, tmp_path_factory) -> dict:
-    """The suite bounded (through the CLI) and exact (through run_suite), with their folders."""
+    """The suite bounded (through the CLI) and exact (through run_study), with their folders."""
     folder = tmp_path_factory.mktemp("bounds")
     path = folder / "bounds.toml"
     path.write_text(SUITE)
@@ -63,8 +63,9 @@ def runs(spark, tmp_path_factory) -> dict:
         done = shed_in_process("compare", "--suite", path, "--out", folder / "bounded", "--seeds", SEEDS,
                                "--max-graph-gib", TINY_GIB, "--json")
     assert done.returncode == 0, done.stderr
-    exact, complete = run_suite(load_suite(str(path)), folder / "exact", seeds=SEEDS, spark=spark)
-    assert complete
+    outcome = run_study(*load_suite(str(path)), folder / "exact", seeds=SEEDS, spark=spark)
+    exact = outcome.results
+    assert outcome.complete
     bounded, suite, complete = load_results(folder / "bounded")
     assert complete
     return {"bounded": bounded.set_index("run_id"), "exact": exact.set_index("run_id"), "suite": suite,
@@ -134,7 +135,7 @@ def test_report_shows_opt_bounds_and_says_so(runs):
 def test_exact_report_has_no_bounds(runs):
     html = (runs["folder"] / "exact" / "report.html").read_text() if (runs["folder"] / "exact" /
                                                                        "report.html").exists() else None
-    if html is None:  # run_suite writes no report; build it as shed compare would
+    if html is None:  # run_study writes no report; build it as shed compare would
         results, suite, complete = load_results(runs["folder"] / "exact")
         html = build_report(results, suite, complete, runs["folder"] / "exact" / "report.html").read_text()
     assert LABEL not in html and CHECK_TEXT not in html
@@ -176,11 +177,11 @@ def test_mixed_seeds_give_no_single_mean():
         point("prob", 60, 0), point("opt", 80, 0, opt_kind="exact", opt_lower=80.0, opt_upper=80.0),
         point("prob", 62, 1), point("opt", math.nan, 1, **bounds)]))
     rows["opt_kind"] = rows["opt_kind"].fillna("")
-    stats = summarize(rows, plan(rows, {"figure": "memory", "y": "outputs"})).set_index("policy")
+    stats = summarize(rows, layout_of(rows, {"figure": "memory", "y": "outputs"})).set_index("policy")
     assert math.isnan(stats.loc["opt", "mean"]) and bool(stats.loc["opt", "bounded"])
     assert (stats.loc["opt", "bound_lo"], stats.loc["opt", "bound_hi"]) == (75.0, 85.0)
     assert stats.loc["prob", "mean"] == 61 and not bool(stats.loc["prob", "bounded"])
-    frac = summarize(rows, plan(rows, {"figure": "memory", "y": "ratio_opt"})).set_index("policy")
+    frac = summarize(rows, layout_of(rows, {"figure": "memory", "y": "ratio_opt"})).set_index("policy")
     assert math.isnan(frac.loc["prob", "mean"])
     assert frac.loc["prob", "bound_lo"] == pytest.approx((60 / 80 + 62 / 90) / 2)
     assert frac.loc["prob", "bound_hi"] == pytest.approx((60 / 80 + 62 / 70) / 2)
@@ -255,8 +256,8 @@ def test_every_shipped_report_builds_with_some_opt_bounded(tmp_path, suite, ever
 
 @pytest.mark.parametrize("bounded_seeds", [(0,), (0, 1)])
 def test_policies_findings_with_opt_bounded(bounded_seeds):
-    """Issue 11's gap table divides by OPT: where OPT is bounded it has no number, and says so."""
-    from shedding.studies.findings import findings
+    """The new policies' gap table divides by OPT: where OPT is bounded it has no number, and says so."""
+    from shedding.studies.dgr.findings.registry import findings
 
     rows = []
     for seed in (0, 1):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fakes import EVIL, synthetic
 
-from shedding.studies.html import build_report
+from shedding.studies.dgr.report import build_report
 
 MAX_BYTES = 2_000_000     # the whole page, plotly.js included
 MAX_FIRST_PAINT_MS = 1000  # first contentful paint (text), from navigation start

@@ -1,11 +1,20 @@
-"""Suite files: the shipped suites expand as the paper's grids; bad files are one-line errors."""
+"""Suite files: the shipped suites expand as the paper's grids, each names its study by its kind; bad
+files are one-line errors."""
 
 from __future__ import annotations
 
 import pytest
 
 from shedding import ShedError
-from shedding.studies.suites import load_suite
+from shedding.studies.registry import load_suite as load
+from shedding.studies.suite import SHIPPED
+
+
+def load_suite(name_or_path: str):
+    """A DGR suite by name or path."""
+    study, suite = load(name_or_path)
+    assert study.kind == "dgr"
+    return suite
 
 
 def test_paper_suite_has_the_paper_settings():
@@ -65,3 +74,20 @@ def test_bad_suite_files(tmp_path, text, needle):
 def test_unknown_suite_name():
     with pytest.raises(ShedError, match="unknown suite"):
         load_suite("nonexistent-suite")
+
+
+def test_every_shipped_suite_names_its_study_by_its_kind():
+    kinds = {name: load(name)[0].kind for name in SHIPPED}
+    assert kinds == {"quick": "dgr", "paper": "dgr", "weather-sample": "dgr", "weather": "dgr", "policies": "dgr",
+                     "wjoin": "wjoin", "wjoin-full": "wjoin", "bestmatch": "bestmatch"}
+
+
+def test_kind_is_read_from_the_file(tmp_path):
+    body = "[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n"
+    path = tmp_path / "suite.toml"
+    path.write_text("kind = 'dgr'\n" + body)
+    assert len(load_suite(str(path)).runs()) == 1
+    path.write_text("kind = 'mars'\n" + body)
+    with pytest.raises(ShedError, match="unknown kind 'mars'; choose from dgr, wjoin, bestmatch") as info:
+        load(str(path))
+    assert "\n" not in str(info.value)

@@ -14,9 +14,11 @@ import pytest
 from helpers import shed_in_process
 
 from shedding.errors import ShedError
-from shedding.studies.wjoin_report import service_checks, shedding_checks, slow_checks, summary, wjoin_figure
-from shedding.studies.wjoin_runner import execute, streams_of
-from shedding.studies.wjoin_suite import WJoinRun, load_wjoin_suite, parse_wjoin_suite
+from shedding.studies.registry import load_suite
+from shedding.studies.wjoin.checks import service_checks, shedding_checks, slow_checks
+from shedding.studies.wjoin.execute import execute, streams_of
+from shedding.studies.wjoin.figures import summary, wjoin_figure
+from shedding.studies.wjoin.spec import WJoinRun
 from shedding.wjoin import WindowSpec, brute_count, synthetic_streams
 
 TINY = """
@@ -69,6 +71,13 @@ def tiny_out(tmp_path_factory) -> Path:
     return folder
 
 
+def load_wjoin_suite(name_or_path: str):
+    """A W-join suite by name or path."""
+    study, suite = load_suite(name_or_path)
+    assert study.kind == "wjoin"
+    return suite
+
+
 def test_shipped_suites_load_with_every_figure():
     small, full = load_wjoin_suite("wjoin"), load_wjoin_suite("wjoin-full")
     for suite in (small, full):
@@ -79,11 +88,11 @@ def test_shipped_suites_load_with_every_figure():
         shedding = next(e for e in suite.experiments if e.figure == "shedding")
         assert shedding.grid["streams"] == [3, 4] and len(shedding.policies) == 6
     assert small.runs()[0].length < full.runs()[0].length and full.seeds > small.seeds
-    assert load_wjoin_suite("quick") is None  # the DGR suites are not W-join suites
+    assert load_suite("quick")[0].kind == "dgr"  # the DGR suites are not W-join suites
 
 
 @pytest.mark.parametrize("change,words", [
-    (lambda t: t.replace('kind = "wjoin"\n', 'kind = "other"\n'), 'kind = "wjoin"'),
+    (lambda t: t.replace('kind = "wjoin"\n', 'kind = "other"\n'), "unknown kind 'other'"),
     (lambda t: t.replace('figure = "slow"', 'figure = "bars"'), "unknown figure 'bars'"),
     (lambda t: t.replace('"hw", "mw"]', '"hw", "xw"]'), "unknown algorithm 'xw'"),
     (lambda t: t.replace("streams = 3\nrates = \"variable\"", "streams = 9\nrates = \"variable\""), "streams = 9"),
@@ -91,11 +100,11 @@ def test_shipped_suites_load_with_every_figure():
     (lambda t: t.replace("memory = [0, 3, 1000]\n", ""), "needs memory"),
     (lambda t: t.replace('policies = ["rand"', 'policies = ["opt"'), "unknown policy 'opt'"),
 ])
-def test_bad_suites_are_refused_with_the_field(change, words):
-    import tomllib
-
+def test_bad_suites_are_refused_with_the_field(tmp_path, change, words):
+    path = tmp_path / "tiny.toml"
+    path.write_text(change(TINY))
     with pytest.raises(ShedError, match=words.replace("(", r"\(").replace("[", r"\[")):
-        parse_wjoin_suite(tomllib.loads(change(TINY)), "tiny.toml")
+        load_suite(str(path))
 
 
 def test_streams_are_cut_to_the_span_all_streams_cover():
@@ -156,6 +165,7 @@ def test_shed_report_rebuilds_it_and_resume_runs_nothing_new(tiny_out):
     proc = shed("compare", "--suite", str(tiny_out / "tiny.toml"), "--out", str(out), "--resume")
     assert proc.returncode == 0, proc.stderr
     assert sorted((out / "parts").iterdir()) == parts
+    assert proc.stdout.startswith("0 runs in ") and "(25 stored before)" in proc.stdout  # it ran none
 
 
 @pytest.mark.parametrize("extra,words", [
@@ -210,7 +220,7 @@ def test_slow_figure_plots_each_block():
 
 
 def test_a_timed_run_that_misses_n_tuples_is_an_error(monkeypatch):
-    import shedding.studies.wjoin_runner as runner
+    import shedding.studies.wjoin.execute as runner
 
     monkeypatch.setattr(runner, "exact_of", lambda *point: 10**9)
     with pytest.raises(ShedError, match="exact count is 1,000,000,000"):

@@ -33,7 +33,7 @@ def test_a_stream_switching_rates_every_100_tuples():
 
 
 @pytest.mark.parametrize("kwargs,words", [
-    ({"n_streams": 1}, ("number of streams", ">= 2")),
+    ({"n_streams": 1}, ("n_streams", ">= 2")),
     ({"rates": [1.0, 0.0, 1.0]}, ("rate of stream 1", "> 0")),
     ({"rates": [1.0]}, ("1 rates for 3 streams",)),
     ({"domain": 0}, ("domain",)),

@@ -16,7 +16,7 @@ from shedding.wjoin import Streams, WindowSpec, brute_results, exact_count
 from shedding.wjoin.generator import synthetic_streams
 from shedding.wjoin.loadshed import POLICIES, ShedWJoin, prob_priorities, shed_wjoin
 from shedding.wjoin.fastshed import shed_count
-from shedding.wjoin.opt import optimum
+from shedding.wjoin.opt import solve_opt
 from strategies import windows_for
 
 
@@ -160,23 +160,23 @@ def test_optimum_equals_exhaustive_search_and_bounds_every_policy(case, memory, 
     for t, i, _ in ev:
         choices *= 1 + sum(1 for u, _, _ in ev if t <= u <= t + reach[i])
     assume(choices <= 20_000)
-    res = optimum(streams, windows, memory, allocation="variable" if variable else "fixed")
+    res = solve_opt(streams, windows, memory, allocation="variable" if variable else "fixed")
     assert res.optimal
     assert res.outputs == exhaustive(streams, windows, memory, variable)
     for policy in POLICIES:
         if policy.endswith("v") == variable:
             assert shed_wjoin(streams, windows, memory, policy).outputs <= res.outputs
     if variable:
-        assert res.outputs >= optimum(streams, windows, memory).outputs
+        assert res.outputs >= solve_opt(streams, windows, memory).outputs
 
 
 def test_optimum_with_ample_memory_is_exact_and_large_input_is_refused():
     s = synthetic_streams(3, 30, domain=3, seed=1)
     w = WindowSpec.uniform(3, 4)
-    assert optimum(s, w, 90).outputs == exact_count(s, w) > 0
-    assert optimum(s, w, 6, allocation="variable").outputs >= shed_wjoin(s, w, 6, "probv").outputs
+    assert solve_opt(s, w, 90).outputs == exact_count(s, w) > 0
+    assert solve_opt(s, w, 6, allocation="variable").outputs >= shed_wjoin(s, w, 6, "probv").outputs
     with pytest.raises(ShedError) as exc:
-        optimum(synthetic_streams(3, 500, seed=1), w, 6)
+        solve_opt(synthetic_streams(3, 500, seed=1), w, 6)
     assert_one_line_error(exc, "small instances")
 
 

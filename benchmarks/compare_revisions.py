@@ -1,0 +1,144 @@
+"""The performance bars of two revisions, measured in one run with the runs alternating.
+
+The bars are the engine's arrivals per second (PROB, PROBV, LIFE on 2 x 1,000,000 Zipf(1) tuples,
+domain 650, w = 5000, M = 2500: the workload of ``bench_engine.py``), OPT at N = 1,000,000 tuples
+per stream (Zipf(1), domain 50, w = 400, M = 200, the default compact network and solver: the scale
+test of ``bench_opt.py``), and the streaming join's input rows per second (``shed stream-join``,
+PROB, P = 1, 2 x 200,000 Zipf(1) tuples over 40 CSV files per stream, 4 files per trigger, w = M =
+500: the setting of ``bench_stream_join.py``, timed from the query's start to its end, the JVM's
+start excluded).
+
+Each revision is checked out into a temporary git worktree and measured by a fresh child process
+of this interpreter with ``PYTHONPATH`` pointing at that checkout, so both run on the same
+installed dependencies. Rounds alternate the revisions (A B B A ...), and the figures are medians
+over the rounds; the ratio head / base is computed from the medians of the same run.
+
+    .venv/bin/python benchmarks/compare_revisions.py --base pre-restructure --head HEAD [--rounds 3]
+        [--only engine,opt,stream]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PROBES = ("engine", "opt", "stream")
+
+
+def probe_engine() -> dict:
+    """Arrivals per second of PROB, PROBV and LIFE (one feed of the whole workload each)."""
+    from shedding import JoinOperator, zipf_workload
+    from shedding.online import StaticEstimator
+
+    wl = zipf_workload(1.0, 650, 1_000_000, seed=0, window=5000)
+    est = StaticEstimator.from_workload(wl)
+    small = zipf_workload(1.0, 650, 10_000, seed=0, window=5000)
+    JoinOperator(5000, 2500, "prob", estimator=StaticEstimator.from_workload(small)).feed(small.side, small.time,
+                                                                                          small.key)
+    out = {}
+    for policy in ("prob", "probv", "life"):
+        started = time.perf_counter()
+        op = JoinOperator(5000, 2500, policy, warmup=wl.warmup, estimator=est)
+        op.feed(wl.side, wl.time, wl.key)
+        out[f"{policy} arrivals/s"] = len(wl) / (time.perf_counter() - started)
+    return out
+
+
+def probe_opt() -> dict:
+    """Seconds of OPT at N = 1,000,000 tuples per stream (build and solve)."""
+    from shedding.datasets import zipf_workload
+    from shedding.offline import solve_opt
+
+    solve_opt(zipf_workload(1.0, 50, 200, 0, "independent", window=40, warmup=80), 20)  # load the solver
+    wl = zipf_workload(1.0, 50, 1_000_000, 0, "independent", window=400, warmup=800)
+    started = time.perf_counter()
+    res = solve_opt(wl, 200, max_graph_bytes=64 << 30)
+    return {"OPT seconds at N = 1M": time.perf_counter() - started, "OPT outputs": res.outputs}
+
+
+def probe_stream() -> dict:
+    """Input rows per second of ``shed stream-join`` at 4 files per trigger (query start to end)."""
+    from shedding.cli import main
+
+    work = Path(tempfile.mkdtemp(prefix="bench-stream-"))
+    out = work / "out"
+    argv = ["shed", "stream-join", "--r", "zipf:1:650", "--s", "zipf:1:650", "--length", "200000", "--files", "40",
+            "--window", "500", "--memory", "500", "--shedding", "prob", "--max-files-per-trigger", "4",
+            "--out", str(out), "--json"]
+    sys.argv = argv
+    started = time.perf_counter()
+    try:
+        main()
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            raise
+    seconds = time.perf_counter() - started
+    return {"stream-join seconds (whole command)": seconds, "stream-join rows/s (whole command)": 400_000 / seconds}
+
+
+def child(name: str) -> None:
+    result = {"engine": probe_engine, "opt": probe_opt, "stream": probe_stream}[name]()
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+def checkout(rev: str, base: Path) -> Path:
+    sha = subprocess.run(["git", "rev-parse", rev], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    path = base / sha[:12]
+    subprocess.run(["git", "worktree", "add", "--detach", "-q", str(path), sha], cwd=ROOT, check=True)
+    return path
+
+
+def measure(tree: Path, name: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree), "NUMBA_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, __file__, "--child", name], cwd=tree, env=env, capture_output=True,
+                          text=True, timeout=3600)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines:
+        raise SystemExit(f"{name} failed in {tree}:\n{proc.stderr[-2000:]}")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--base", default="pre-restructure")
+    ap.add_argument("--head", default="HEAD")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--only", default=",".join(PROBES))
+    ap.add_argument("--child", choices=PROBES)
+    args = ap.parse_args()
+    if args.child:
+        return child(args.child)
+    probes = [p.strip() for p in args.only.split(",") if p.strip()]
+    with tempfile.TemporaryDirectory(prefix="revisions-") as tmp:
+        trees = {"base": checkout(args.base, Path(tmp)), "head": checkout(args.head, Path(tmp))}
+        try:
+            for tree in trees.values():  # compile each checkout's numba kernels outside the timings
+                measure(tree, "engine") if "engine" in probes or "opt" in probes else None
+            figures: dict[str, dict[str, list[float]]] = {"base": {}, "head": {}}
+            for r in range(args.rounds):
+                order = ("base", "head") if r % 2 == 0 else ("head", "base")
+                for probe in probes:
+                    for which in order:
+                        for key, value in measure(trees[which], probe).items():
+                            figures[which].setdefault(key, []).append(value)
+                print(f"round {r + 1} of {args.rounds} done", file=sys.stderr, flush=True)
+        finally:
+            for tree in trees.values():
+                subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False)
+    print(f"base {args.base}, head {args.head}, {args.rounds} alternating rounds; medians")
+    print(f"{'figure':42} {'base':>14} {'head':>14} {'head/base':>10}")
+    for key in figures["base"]:
+        b, h = statistics.median(figures["base"][key]), statistics.median(figures["head"][key])
+        print(f"{key:42} {b:>14,.2f} {h:>14,.2f} {h / b if b else float('nan'):>10.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""The page of a bestmatch suite (:mod:`.spec`): per experiment the paper's claim, the numbers
+that bear on it, and its figure (Kemper/Stegmaier 2002, Figures 11-14, and the shedding study),
+built with the page toolkit (:mod:`shedding.studies.page`), with a link to each experiment's
+table (:mod:`.tables`).
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+import pandas as pd
+
+from shedding.studies.page.figures import figure_html
+from shedding.studies.page.page import banner, data_links, header, page
+from shedding.studies.page.sections import data_link
+from shedding.studies.bestmatch.tables import table_name
+from shedding.studies.store import runs_in
+
+
+def figure(exp: dict, rows: pd.DataFrame):  # noqa: ANN201 (a plotly Figure)
+    """The experiment's plotly figure."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    kind = exp["figure"]
+    if kind in ("time-size", "time-dims"):
+        x = "n" if kind == "time-size" else "dims"
+        fig = go.Figure([go.Scatter(x=part[x], y=part.seconds, name=alg, mode="lines+markers")
+                         for alg, part in rows.groupby("algorithm", sort=False)])
+        fig.update_layout(xaxis_title="tuples per input" if x == "n" else "dimensions", yaxis_title="seconds",
+                          yaxis_type="log" if kind == "time-size" else "linear")
+    elif kind == "propagated":
+        fig = go.Figure([go.Scatter(x=part.input_read, y=part.output, name=name, mode="lines")
+                         for name, part in rows.groupby("series", sort=False)])
+        fig.update_layout(xaxis_title="fraction of the input read", yaxis_title="fraction of the result output")
+    else:
+        mean = rows.groupby(["policy", "fraction"], sort=False)[["precision", "recall", "symdiff"]].mean().reset_index()
+        fig = make_subplots(1, 3, subplot_titles=("precision", "recall", "symmetric difference"))
+        for i, col in enumerate(("precision", "recall", "symdiff")):
+            for policy, part in mean.groupby("policy", sort=False):
+                fig.add_trace(go.Scatter(x=part.fraction, y=part[col], name=policy.upper(), legendgroup=policy,
+                                         showlegend=i == 0, mode="lines+markers"), 1, i + 1)
+        fig.update_xaxes(title_text="memory / exact peak window memory")
+    fig.update_layout(title=exp["title"], height=420)
+    return fig
+
+
+def measured(exp: dict, rows: pd.DataFrame) -> str:
+    """One sentence with the numbers that bear on the paper's claim."""
+    kind = exp["figure"]
+    if kind in ("time-size", "time-dims"):
+        x = "n" if kind == "time-size" else "dims"
+        parts = []
+        for value, part in rows.groupby(x):
+            secs = dict(zip(part.algorithm, part.seconds))
+            text = ", ".join(f"{a} {s:.4f} s" for a, s in secs.items())
+            if "nested" in secs and "matwin" in secs:
+                text += f" (nested/matwin {secs['nested'] / secs['matwin']:.2f}x)"
+            parts.append(f"{x} = {value}: {text}")
+        return "; ".join(parts)
+    if kind == "propagated":
+        half = rows[rows.output >= 0.5].groupby("series", sort=False).input_read.min()
+        return "half of the result was output after " + ", ".join(f"{v:.0%} of the input ({k})" for k, v in half.items())
+    mean = rows.groupby(["fraction", "policy"], sort=False)[["precision", "recall", "symdiff"]].mean()
+    return "; ".join(f"M = {f:g} x peak: " + ", ".join(
+        f"{p.upper()} precision {mean.loc[(f, p), 'precision']:.3f} recall {mean.loc[(f, p), 'recall']:.3f}"
+        for p in exp["policies"]) for f in exp["fractions"] if f < 1)
+
+
+def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path | str) -> Path:
+    """Write the page of a bestmatch suite's ``results`` to ``path``; returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sections = []
+    for exp in suite.get("experiments", []):
+        rows = results[results["experiment"] == exp["id"]] if len(results) else results
+        parts = [f"<section><h2>{escape(exp['title'])}</h2>", f"<p><b>Paper:</b> {escape(exp.get('claim', ''))}</p>"]
+        if rows.empty:
+            parts.append('<p class="empty">No results yet.</p>')
+        else:
+            parts += [f"<p><b>Measured:</b> {escape(measured(exp, rows))}</p>",
+                      figure_html(len(sections), figure(exp, rows)), data_link(table_name(exp["id"]))]
+        sections.append("\n".join(parts) + "\n</section>")
+    figures = sum('class="figure-data"' in s for s in sections)
+    command = suite.get("provenance", {}).get("command", "")
+    body = header(str(suite.get("name", "")), str(suite.get("description", "")),
+                  banner(runs_in(results), suite.get("total_runs"), complete), {"Command": command or "-"},
+                  f"{data_links()}\n") + "\n".join(sections)
+    path.write_text(page(str(suite.get("name", "suite")), body, figures, complete), encoding="utf-8")
+    return path

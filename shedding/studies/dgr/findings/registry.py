@@ -1,0 +1,53 @@
+"""Which of the paper's claims an experiment reproduces, and the findings and verdict of its runs."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from shedding.studies.dgr.findings.domain import domain_checks, domain_notes
+from shedding.studies.dgr.findings.memory import memory_checks, memory_notes
+from shedding.studies.dgr.findings.share import share_checks, share_notes
+from shedding.studies.dgr.findings.skew import skew_checks, skew_notes
+from shedding.studies.dgr.findings.thresholds import VARIABLE
+from shedding.studies.dgr.findings.uniform import uniform_checks, uniform_notes
+from shedding.studies.dgr.findings.variable import variable_checks, variable_notes
+from shedding.studies.dgr.findings.weather import weather_checks, weather_notes
+from shedding.studies.dgr.opt_bounds import CHECK_TEXT, any_bounded, bounds_notes
+from shedding.studies.dgr.summary import layout_of
+from shedding.studies.page.verdicts import Check, Verdict
+from shedding.studies.policies import NEW_POLICIES, policies_checks, policies_notes
+
+
+def claim_kind(rows: pd.DataFrame, exp: dict) -> str:
+    """Which of the paper's claims an experiment reproduces."""
+    figure = exp.get("figure", "memory")
+    if any(str(p) in NEW_POLICIES for p in exp.get("policies", [])):
+        return "policies"  # the new policies' goal, whatever the figure (shedding.studies.policies)
+    if figure != "memory":
+        return figure
+    if "dataset" in rows and (rows["dataset"] != "zipf").all():
+        return "weather"
+    if any(p in VARIABLE for p in exp.get("policies", [])):
+        return "variable"
+    if ((rows["skew"] == 0) & (rows["skew_s"] == 0)).all():
+        return "uniform"
+    return "memory"
+
+
+NOTES = {"policies": policies_notes, "weather": weather_notes, "memory": memory_notes, "uniform": uniform_notes,
+         "variable": variable_notes, "skew": skew_notes, "domain": domain_notes, "share": share_notes}
+CHECKS = {"policies": policies_checks, "weather": weather_checks, "memory": memory_checks, "uniform": uniform_checks,
+          "variable": variable_checks, "skew": skew_checks, "domain": domain_checks, "share": share_checks}
+
+
+def findings(rows: pd.DataFrame, exp: dict) -> tuple[list[str], Verdict]:
+    """The findings of one experiment's runs and the verdict on its claim."""
+    claim = str(exp.get("claim", ""))
+    if rows.empty:
+        return [], Verdict(claim, (Check(None, "No results yet."),))
+    kind = claim_kind(rows, exp)
+    lay = layout_of(rows, exp)
+    checks = CHECKS[kind](rows, lay) or [Check(None, "The runs needed to check this claim are missing.")]
+    if any_bounded(rows):  # where OPT is too large to solve, its bounds stand in for it
+        checks.append(Check(None, CHECK_TEXT))
+    return NOTES[kind](rows, lay) + bounds_notes(rows), Verdict(claim, tuple(checks))

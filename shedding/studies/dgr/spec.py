@@ -1,0 +1,151 @@
+"""The DGR suites: grids of (workload, window, memory, policy, seed) runs (kind ``dgr``).
+
+A suite has ``[defaults]``, an optional ``seeds`` (seeds per point when ``--seeds`` is not given;
+the paper suite has 5, so its figures and verdicts rest on a spread, not one draw) and a list of
+``[[experiment]]`` tables (the format of :mod:`shedding.studies.suite`). Any workload or run field
+may be a list; an experiment expands to the product of its lists, times its policies, times the
+seeds. The shipped suites (``quick``, ``paper``) reproduce the synthetic experiments of Das,
+Gehrke, Riedewald (SIGMOD 2003), section 4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from shedding.run import POLICY_NAMES
+from shedding.studies.suite import (TOP_FIELDS, ExperimentBase, Run, SuiteBase, check, check_values, experiment_fields,
+                                    experiment_tables, integer_at_least, lines_of, number, number_at_least, one_of,
+                                    points, seeds_of)
+
+FIGURES = ("memory", "skew", "domain", "share")
+Y_AXES = ("outputs", "ratio_opt", "ratio")
+POLICIES = POLICY_NAMES  # the one registry (shedding.run)
+DATASETS = ("zipf", "synop-sample", "files")  # files: --r/--s given to shed compare
+CORRELATIONS = ("independent", "same", "reversed")
+# fields of a run that may be given per suite, per experiment, and as lists
+GRID_FIELDS = ("dataset", "skew", "skew_s", "domain", "length", "correlation", "window", "warmup",
+               "memory", "memory_factor", "estimator", "cell_size")
+
+
+@dataclass(frozen=True)
+class RunSpec(Run):
+    """One run: everything needed to regenerate the workload and repeat the run anywhere."""
+
+    dataset: str
+    skew: float
+    skew_s: float
+    domain: int
+    length: int
+    correlation: str
+    seed: int
+    window: int
+    warmup: int
+    memory: int
+    policy: str
+    estimator: str = "static"
+    share: bool = False
+    cell_size: float = 10.0
+    source: str = ""  # the files read, for dataset "files"
+
+
+# a run's fields but suite, policy and share: the runs of one point (experiment, workload, seed, window,
+# memory) share EXACT and OPT
+POINT_FIELDS = tuple(f.name for f in fields(RunSpec) if f.name not in ("suite", "policy", "share"))
+
+
+@dataclass(frozen=True)
+class Experiment(ExperimentBase):
+    """One figure of the report and the runs behind it."""
+
+    y: str
+    policies: tuple[str, ...]
+    grid: dict = field(default_factory=dict)
+    claim: str = ""
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Suite(SuiteBase):
+    """A DGR suite: its experiments are :class:`Experiment`."""
+
+    def with_cell_size(self, cell_size: float) -> "Suite":
+        """The same suite with every experiment on grid cells of ``cell_size`` degrees."""
+        check(0 < cell_size <= 180, "--cell-size", f"{cell_size} is not a cell size in degrees (0 < size <= 180)")
+        exps = tuple(replace(e, grid={**e.grid, "cell_size": [float(cell_size)]}) for e in self.experiments)
+        return replace(self, experiments=exps)
+
+    @property
+    def reads_files(self) -> bool:
+        """Whether some experiment reads the stream files given to ``shed compare --r/--s``."""
+        return any("files" in e.grid["dataset"] for e in self.experiments)
+
+    def runs(self, seeds: int | None = None, source: str = "") -> list[RunSpec]:
+        """Every run of the suite, seeds 0..seeds-1 per point (default: the suite's ``seeds``), in a
+        stable order. ``source`` names the files of dataset ``files``."""
+        seeds = seeds_of(seeds, self.seeds)
+        out: list[RunSpec] = []
+        for exp in self.experiments:
+            for params in points(exp.grid, sorted(exp.grid)):
+                for seed in range(seeds):
+                    for policy in exp.policies:
+                        out.append(_spec(self.name, exp, params, seed, policy, source))
+        return out
+
+
+def _spec(suite: str, exp: Experiment, p: dict, seed: int, policy: str, source: str) -> RunSpec:
+    window = int(p["window"])
+    if p.get("memory") is not None:
+        memory = int(p["memory"])
+    else:
+        memory = int(round(float(p.get("memory_factor", 1.0)) * window))
+    warmup = 2 * window if p.get("warmup") is None else int(p["warmup"])
+    skew = float(p.get("skew", 0.0))
+    skew_s = skew if p.get("skew_s") is None else float(p["skew_s"])
+    return RunSpec(suite, exp.id, p["dataset"], skew, skew_s, int(p.get("domain", 0)), int(p.get("length", 0)),
+                   p["correlation"], seed, window, warmup, memory, policy, p.get("estimator", "static"),
+                   share=exp.figure == "share", cell_size=float(p.get("cell_size", 10.0)),
+                   source=source if p["dataset"] == "files" else "")
+
+
+def parse_suite(data: dict, where: str) -> Suite:
+    """Validate a DGR suite's TOML tables; every error names the file, the experiment and the fix."""
+    seeds, tables = experiment_tables(data, where, TOP_FIELDS, GRID_FIELDS, experiment_fields("y", "policies"),
+                                      FIGURES, "memory")
+    experiments = []
+    for t in tables:
+        here, raw, grid = t.here, t.raw, t.grid
+        y = raw.get("y", "outputs")
+        check(y in Y_AXES, here, f"unknown y {y!r}; choose from {', '.join(Y_AXES)}")
+        policies = lines_of(raw, "policies", here, POLICIES, "policy")
+        if y == "ratio_opt":
+            check("opt" in policies or "optv" in policies, here, "y = ratio_opt needs opt among the policies")
+        grid.setdefault("dataset", ["zipf"])
+        grid.setdefault("correlation", ["independent"])
+        grid.setdefault("estimator", ["static"])
+        check("window" in grid, here, "needs window (in the experiment or in [defaults])")
+        if "zipf" in grid["dataset"]:
+            for key in ("skew", "domain", "length"):
+                check(key in grid, here, f"needs {key} for dataset zipf (in the experiment or in [defaults])")
+        check("memory" not in grid or "memory_factor" not in grid, here, "give memory or memory_factor, not both")
+        _check_values(grid, here)
+        experiments.append(Experiment(t.id, str(raw.get("title", t.id)), t.figure, y, policies, grid,
+                                      str(raw.get("claim", "")), str(raw.get("caption", ""))))
+    return Suite(str(data.get("name", Path(where).stem)), str(data.get("description", "")), tuple(experiments),
+                 seeds)
+
+
+def _check_values(grid: dict, here: str) -> None:
+    check_values(grid, here, (
+        ("dataset", lambda v: v in DATASETS, f"a known dataset ({', '.join(DATASETS)})"),
+        ("correlation", *one_of(CORRELATIONS)),
+        ("skew", *number_at_least(0)),
+        ("skew_s", *number_at_least(0)),
+        ("domain", *integer_at_least(1)),
+        ("length", *integer_at_least(0)),
+        ("window", *integer_at_least(1)),
+        ("warmup", *integer_at_least(0)),
+        ("memory", *integer_at_least(0)),
+        ("memory_factor", *number_at_least(0)),
+        ("estimator", lambda v: v in ("static", "online"), "static or online"),
+        ("cell_size", lambda v: number(v) and 0 < v <= 180, "a cell size in degrees (0 < size <= 180)")))

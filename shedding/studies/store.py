@@ -1,0 +1,168 @@
+"""The results store of a suite: one folder that ``shed compare`` writes and ``shed report`` reads.
+
+``parts/`` holds the finished runs, one Parquet file per batch written at once, so an interrupted
+suite loses nothing and ``--resume`` skips what is there; ``suite.json`` holds the suite as run
+(its kind, grid, seeds, run ids) with its provenance (the command, versions, commit, cores, wall
+time); ``results.parquet`` and ``results.csv`` hold every run's rows, sorted stably. Every study
+keeps its results here; a run may have several rows (all with its ``run_id``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+
+from shedding.errors import ShedError
+
+
+class ResultsStore:
+    """The results folder ``out`` of one suite."""
+
+    def __init__(self, out: Path | str) -> None:
+        self.out = Path(out)
+        self.parts = self.out / "parts"
+        self.suite_json = self.out / "suite.json"
+
+    def prepare(self, name: str, resume: bool) -> None:
+        """Make the folder for suite ``name``: writable, and holding no results unless ``resume``
+        continues the same suite's."""
+        out = self.out
+        if out.exists() and not out.is_dir():
+            raise ShedError(f"--out {out} is a file; give a folder (it will hold report.html and the results)")
+        if resume and self.suite_json.is_file():
+            stored = self._suite_data().get("name")
+            if stored != name:
+                raise ShedError(f"{out} holds the results of suite {stored!r}, not {name!r}; "
+                                f"resume that suite or choose another --out")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            probe = out / ".write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as exc:
+            raise ShedError(f"cannot write to {out} ({exc.strerror}); choose a writable --out folder") from None
+        if (self.has_parts() or (out / "results.parquet").exists()) and not resume:
+            raise ShedError(f"{out} already holds results; pass --resume to continue them or choose another --out")
+
+    def has_parts(self) -> bool:
+        """Whether some finished runs are stored."""
+        return any(self.parts.glob("part-*.parquet"))
+
+    def part_frames(self) -> list[pd.DataFrame]:
+        """Every part as written, less the rows of runs an earlier part already holds."""
+        frames, seen = [], set()
+        for path in sorted(self.parts.glob("part-*.parquet")):
+            frame = pd.read_parquet(path)
+            if "run_id" in frame:
+                frame = frame[~frame["run_id"].isin(seen)].reset_index(drop=True)
+                seen |= set(frame["run_id"])
+            frames.append(frame)
+        return frames
+
+    def read_parts(self) -> pd.DataFrame:
+        """Every run finished so far (a column a part leaves empty, as the runs of another
+        experiment may, takes its type from the parts that fill it)."""
+        frames = self.part_frames()
+        if not frames:
+            return pd.DataFrame()
+        columns = list(dict.fromkeys(c for f in frames for c in f.columns))
+        return pd.concat([f.dropna(axis=1, how="all") for f in frames], ignore_index=True).reindex(columns=columns)
+
+    def done(self) -> set[str]:
+        """The run ids finished so far."""
+        return set(self.read_parts().get("run_id", pd.Series(dtype=str)))
+
+    def write_part(self, rows: list[dict]) -> None:
+        """Store a batch of finished runs' rows at once, as the next part."""
+        self.parts.mkdir(exist_ok=True)
+        number = len(list(self.parts.glob("part-*.parquet")))
+        pd.DataFrame(rows).to_parquet(self.parts / f"part-{number:05d}.parquet", index=False)
+
+    def write_suite(self, data: dict) -> None:
+        """``suite.json``: the suite as run and its provenance."""
+        self.suite_json.write_text(json.dumps(data, indent=1))
+
+    def read_suite(self) -> dict:
+        """The stored ``suite.json``, with the run ids and the total a page needs."""
+        if not self.suite_json.is_file():
+            raise ShedError(f"{self.out} holds no suite results (no suite.json); run shed compare --out {self.out} "
+                            "first")
+        data = self._suite_data()
+        if not isinstance(data.get("run_ids"), list) or not isinstance(data.get("total_runs"), int):
+            raise ShedError(f"{self.suite_json} is damaged (no run_ids or total_runs); run shed compare again")
+        return data
+
+    def _suite_data(self) -> dict:
+        """The JSON object in ``suite.json``."""
+        try:
+            data = json.loads(self.suite_json.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ShedError(f"{self.suite_json} is damaged ({exc}); run shed compare again") from None
+        if not isinstance(data, dict):
+            raise ShedError(f"{self.suite_json} is damaged (not a JSON object); run shed compare again")
+        return data
+
+    def write_results(self, results: pd.DataFrame, sort: tuple[str, ...] = ()) -> None:
+        """``results.parquet`` and ``results.csv``, sorted stably by ``sort``."""
+        if not results.empty and sort:
+            results = results.sort_values(list(sort), kind="stable").reset_index(drop=True)
+        results.to_parquet(self.out / "results.parquet", index=False)
+        results.to_csv(self.out / "results.csv", index=False)
+
+    def read_results(self, finish: Callable[[pd.DataFrame], pd.DataFrame] | None = None) -> pd.DataFrame:
+        """The stored rows: the parts as written (with the columns ``finish`` derives from them),
+        or without them ``results.parquet``."""
+        if self.parts.is_dir():
+            return self.read_parts() if finish is None else finish(self.read_parts())
+        if (self.out / "results.parquet").is_file():
+            return pd.read_parquet(self.out / "results.parquet")
+        return pd.DataFrame()
+
+
+def select(results: pd.DataFrame, run_ids: set[str]) -> pd.DataFrame:
+    """The rows of ``results`` whose run is one of ``run_ids`` (runs of other suites may share a folder)."""
+    return results if results.empty else results[results.run_id.isin(run_ids)].reset_index(drop=True)
+
+
+def runs_in(results: pd.DataFrame) -> int:
+    """How many runs ``results`` holds (a run may have several rows)."""
+    return int(results["run_id"].nunique()) if len(results) else 0
+
+
+def provenance(command: str) -> dict:
+    """What produced a suite's results: the command, shedding's version and git commit (when run
+    from a checkout), the Python, Spark, numba, plotly, pandas and numpy versions, and the cores."""
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    try:
+        here = Path(__file__).resolve().parent
+        commit = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        commit = commit + (" (with uncommitted changes)" if commit and dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return {"command": command, "shedding": version("shedding"), "commit": commit or "unknown (not a git checkout)",
+            "python": platform.python_version(), "spark": version("pyspark"), "numba": version("numba"),
+            "plotly": version("plotly"), "pandas": version("pandas"), "numpy": version("numpy"),
+            "cores": os.cpu_count() or 1}
+
+
+def load_average() -> list[float]:
+    """The 1, 5 and 15 minute load averages (timings are only comparable at similar load)."""
+    try:
+        return [round(v, 2) for v in os.getloadavg()]
+    except OSError:  # pragma: no cover - platforms without it
+        return []

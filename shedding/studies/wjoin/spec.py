@@ -1,0 +1,133 @@
+"""The W-join suites (kind ``wjoin``): the W-join paper's Figure 9 and the N-stream shedding study.
+
+Hammad, Aref, Elmagarmid (2002), §4.3, measure the *service time per arriving tuple* of NLW, HW and
+MW: Figure 9(a) for 2 to 6 synthetic streams of variable rates, 9(b) of comparable rates, and
+9(c) the slow-stream test (four streams; stream D switching between 10 and 1000 tuples/s every 100
+tuples, against all four at 1000 tuples/s). The shedding study runs DGR's policies carried to N
+streams (:mod:`shedding.wjoin.loadshed`) and plots outputs / exact against the memory M.
+
+A suite is a TOML file with ``kind = "wjoin"``, ``[defaults]`` and ``[[experiment]]`` tables (the
+format of :mod:`shedding.studies.suite`), with the fields below; any grid field may be a list. Shipped:
+``wjoin`` (small, under a minute) and ``wjoin-full`` (the study at full size).
+
+* ``figure``: ``service`` (x = streams, one line per algorithm), ``slow`` (x = tuples processed,
+  service time per block of ``block`` tuples) or ``shedding`` (x = M, one line per policy);
+* ``streams`` (2 to 8), ``rates`` (a name of :data:`RATE_SETS`), ``length`` (tuples of the fastest
+  stream), ``window`` (w, Form 1), ``domain`` and ``skew`` (Zipf keys), ``memory`` (shedding only);
+* ``algorithms`` (service, slow) or ``policies`` (shedding);
+* ``repeats`` (service, slow; default 3): each timed run is repeated and the repeat with the median
+  time counts (§4.3: "We repeated the experiment multiple times").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shedding.studies.suite import (TOP_FIELDS, ExperimentBase, Run, SuiteBase, check, check_values, experiment_fields,
+                                    experiment_tables, integer_at_least, lines_of, number_at_least, one_of, points,
+                                    seeds_of, whole)
+
+WJOIN_FIGURES = ("service", "slow", "shedding")
+ALGORITHMS = ("nlw", "hw", "mw")
+SHED_POLICIES = ("rand", "prob", "life", "randv", "probv", "lifev")
+# rates in tuples per time unit, per stream i of n (§4.2-4.3: "between 1000 and 100 tuples/sec"; the
+# slow stream D alternates between 10 and 1000 tuples/s, here 0.01 and 1, every 100 tuples)
+RATE_SETS = {
+    "variable": lambda n: [1.0 if i % 2 == 0 else 0.1 for i in range(n)],
+    "comparable": lambda n: [1.0] * n,
+    "switching": lambda n: [1.0] * (n - 1) + [(0.01, 1.0)],
+}
+GRID_FIELDS = ("streams", "rates", "length", "window", "domain", "skew", "memory", "block", "repeats")
+
+
+@dataclass(frozen=True)
+class WJoinRun(Run):
+    """One run: a timed algorithm (service, slow) or a shedding policy at memory M (shedding)."""
+
+    figure: str
+    streams: int
+    rates: str
+    length: int
+    window: int
+    domain: int
+    skew: float
+    seed: int
+    policy: str  # the algorithm (nlw, hw, mw) or the shedding policy
+    memory: int = 0
+    block: int = 1000
+    repeats: int = 3  # timed runs: the repeat with the median time counts
+
+
+@dataclass(frozen=True)
+class WJoinExperiment(ExperimentBase):
+    """One figure of the report and the runs behind it."""
+
+    policies: tuple[str, ...]  # algorithms or shedding policies: the figure's lines
+    grid: dict = field(default_factory=dict)
+    claim: str = ""
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class WJoinSuite(SuiteBase):
+    """A W-join suite: its experiments are :class:`WJoinExperiment`."""
+
+    def runs(self, seeds: int | None = None) -> list[WJoinRun]:
+        """Every run, seeds 0..seeds-1 per point; the lines of one point are adjacent, so that
+        the algorithms timed at one point see the same machine load, and memory varies fastest,
+        so that the runs on one workload are adjacent too (the runner caches a few workloads)."""
+        seeds = seeds_of(seeds, self.seeds)
+        out = []
+        for exp in self.experiments:
+            for p in points(exp.grid, sorted(exp.grid, key=lambda k: (k == "memory", k))):
+                for seed in range(seeds):
+                    for policy in exp.policies:
+                        out.append(WJoinRun(self.name, exp.id, exp.figure, int(p["streams"]), str(p["rates"]),
+                                            int(p["length"]), int(p["window"]), int(p["domain"]), float(p["skew"]),
+                                            seed, policy, int(p.get("memory", 0)), int(p.get("block", 1000)),
+                                            int(p.get("repeats", 3))))
+        return out
+
+
+def rates_of(name: str, n: int) -> list:
+    """The per-stream rates of a named rate set for ``n`` streams."""
+    return RATE_SETS[name](n)
+
+
+def parse_wjoin_suite(data: dict, where: str) -> WJoinSuite:
+    """Validate a W-join suite's TOML tables; every error names the file, the experiment and the fix."""
+    seeds, tables = experiment_tables(data, where, TOP_FIELDS, GRID_FIELDS, experiment_fields("algorithms", "policies"),
+                                      WJOIN_FIGURES)
+    experiments: list[WJoinExperiment] = []
+    for t in tables:
+        here, figure, grid = t.here, t.figure, t.grid
+        lines = (lines_of(t.raw, "policies", here, SHED_POLICIES, "policy") if figure == "shedding" else
+                 lines_of(t.raw, "algorithms", here, ALGORITHMS, "algorithm"))
+        grid.setdefault("skew", [1.0])
+        for key in ("streams", "rates", "length", "window", "domain") + (("memory",) if figure == "shedding" else ()):
+            check(key in grid, here, f"needs {key} (in the experiment or in [defaults])")
+        if figure != "shedding":
+            grid.pop("memory", None)
+        if figure != "slow":
+            grid.pop("block", None)
+        if figure == "shedding":
+            grid.pop("repeats", None)
+        _check_values(grid, here)
+        experiments.append(WJoinExperiment(t.id, str(t.raw.get("title", t.id)), figure, lines, grid,
+                                           str(t.raw.get("claim", "")), str(t.raw.get("caption", ""))))
+    return WJoinSuite(str(data.get("name", Path(where).stem)), str(data.get("description", "")),
+                      tuple(experiments), seeds)
+
+
+def _check_values(grid: dict, here: str) -> None:
+    check_values(grid, here, (
+        ("streams", lambda v: whole(v) and 2 <= v <= 8, "an integer from 2 to 8"),
+        ("rates", *one_of(RATE_SETS)),
+        ("length", *integer_at_least(1)),
+        ("window", *integer_at_least(0)),
+        ("domain", *integer_at_least(1)),
+        ("skew", *number_at_least(0)),
+        ("memory", *integer_at_least(0)),
+        ("block", *integer_at_least(1)),
+        ("repeats", *integer_at_least(1))))

@@ -1,0 +1,111 @@
+"""The study framework without a study: the verdict rule, the results store (parts, resume,
+damaged files), the runner on a fake study, and which study a stored suite belongs to."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pandas as pd
+import pytest
+
+from shedding.errors import ShedError
+from shedding.studies.page.verdicts import Check, Verdict, verdict_word
+from shedding.studies.registry import stored_study
+from shedding.studies.runner import run_study
+from shedding.studies.store import ResultsStore
+from shedding.studies.study import Plan, Study
+from shedding.studies.suite import Run, SuiteBase
+
+
+@pytest.mark.parametrize("oks, word", [
+    ((), "not checked"), ((None, None), "not checked"), ((True, None), "agrees"), ((True, True), "agrees"),
+    ((True, False), "partly agrees"), ((False, None, True), "partly agrees"), ((False, False, None), "disagrees"),
+])
+def test_the_verdict_rule(oks, word):
+    checks = tuple(Check(ok, f"check {i}") for i, ok in enumerate(oks))
+    assert verdict_word(checks) == Verdict("claim", checks).word == word
+    assert [c.state for c in checks] == ["unknown" if ok is None else "pass" if ok else "fail" for ok in oks]
+
+
+def test_a_run_with_several_rows_is_read_back_once(tmp_path):
+    store = ResultsStore(tmp_path)
+    store.write_part([{"run_id": "a", "x": 1}, {"run_id": "a", "x": 2}, {"run_id": "b", "x": 3}])
+    store.write_part([{"run_id": "a", "x": 9}, {"run_id": "c", "x": 4}])  # "a" again, as after an interrupted wave
+    assert store.read_parts()[["run_id", "x"]].values.tolist() == [["a", 1], ["a", 2], ["b", 3], ["c", 4]]
+    assert store.done() == {"a", "b", "c"}
+
+
+def test_a_part_may_leave_a_column_empty(tmp_path):
+    store = ResultsStore(tmp_path)
+    store.write_part([{"run_id": "a", "k": None, "x": 1.5}])
+    store.write_part([{"run_id": "b", "k": 3, "x": 2.5}])
+    frame = store.read_parts()
+    assert frame.columns.tolist() == ["run_id", "k", "x"] and frame.k.isna().tolist() == [True, False]
+
+
+@pytest.mark.parametrize("text", ["{not json", "[]", '{"name": "x"}', '{"run_ids": [], "total_runs": "3"}'])
+def test_a_damaged_suite_json_is_one_line(tmp_path, text):
+    (tmp_path / "suite.json").write_text(text)
+    with pytest.raises(ShedError, match="damaged") as info:
+        ResultsStore(tmp_path).read_suite()
+    assert "\n" not in str(info.value)
+
+
+def test_a_stored_suite_names_its_study():
+    assert stored_study({"kind": "bestmatch"}).kind == "bestmatch"
+    # stored before suites named their kind: told apart by their figures
+    assert stored_study({"experiments": [{"figure": "service"}, {"figure": "shedding"}]}).kind == "wjoin"
+    assert stored_study({"experiments": [{"figure": "memory"}]}).kind == "dgr"
+    with pytest.raises(ShedError, match="unknown kind 'mars'"):
+        stored_study({"kind": "mars"})
+
+
+@dataclass(frozen=True)
+class Step(Run):
+    value: int
+
+
+def fake_study(fail_at: int | None = None) -> Study:
+    """A study of ``n`` runs in this process, each row its value squared; run ``fail_at`` fails."""
+    def task(spec: dict, shared: None) -> list[dict]:
+        if spec["value"] == fail_at:
+            raise ShedError("this run fails")
+        return [{"run_id": Step(**spec).run_id, "value": spec["value"], "square": spec["value"] ** 2}]
+
+    def plan(suite: SuiteBase, seeds: int | None = None) -> Plan:
+        runs = [Step(suite.name, "e", v) for v in range(seeds or suite.seeds)]
+        return Plan(suite, seeds or suite.seeds, runs, task, batch=lambda s: s.value // 2, label=str)
+
+    return Study("fake", "fake", lambda data, where: None, plan, lambda *args: args[-1], inputs=("seeds",),
+                 spark=False, sort=("value",))
+
+
+def test_the_runner_keeps_parts_resumes_and_counts_what_it_ran(tmp_path):
+    suite = SuiteBase("steps", "a fake suite", (), seeds=5)
+    first = run_study(fake_study(), suite, tmp_path / "out", seeds=3)
+    assert first.complete and first.ran == 3 and first.results.square.tolist() == [0, 1, 4]
+    assert len(list((tmp_path / "out" / "parts").iterdir())) == 2  # batches {0, 1} and {2}
+    with pytest.raises(ShedError, match="already holds results"):
+        run_study(fake_study(), suite, tmp_path / "out")
+    more = run_study(fake_study(), suite, tmp_path / "out", resume=True)
+    assert more.complete and more.ran == 2 and more.results.value.tolist() == [0, 1, 2, 3, 4]
+    stored = json.loads((tmp_path / "out" / "suite.json").read_text())
+    assert stored["kind"] == "fake" and stored["total_runs"] == 5 and len(stored["provenance"]["load_after"]) == 3
+    assert pd.read_csv(tmp_path / "out" / "results.csv").value.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_a_failure_before_any_run_is_stored_leaves_no_folder(tmp_path):
+    suite = SuiteBase("steps", "a fake suite", (), seeds=4)
+    with pytest.raises(ShedError, match="this run fails"):
+        run_study(fake_study(fail_at=0), suite, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(ShedError, match="this run fails"):
+        run_study(fake_study(fail_at=3), suite, tmp_path / "out")
+    assert ResultsStore(tmp_path / "out").done() == {Step("steps", "e", v).run_id for v in (0, 1)}
+
+
+def test_inputs_a_study_does_not_take_are_refused(tmp_path):
+    with pytest.raises(ShedError, match="cell_size do not apply to the fake suite steps"):
+        run_study(fake_study(), SuiteBase("steps", "", ()), tmp_path / "out", cell_size=1.0)
+    assert not (tmp_path / "out").exists()
