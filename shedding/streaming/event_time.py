@@ -99,8 +99,8 @@ class TimeAxis:
                                 param=param)
             units = int(value)
         else:
-            if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-                if value == 0:
+            if value == dt.timedelta(0) or isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+                if value in (0, dt.timedelta(0)):
                     return 0  # none, in any unit
                 raise ShedError(f"{{param}} for a {self.kind} time column is a length of time such as "
                                 f"'10 minutes', got {value!r}", param=param)

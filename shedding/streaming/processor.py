@@ -207,9 +207,10 @@ def typed_pairs(pairs: pd.DataFrame, schema: StructType) -> pd.DataFrame:
 
 
 def _arrow_pairs(pairs: pd.DataFrame, schema: StructType) -> pa.Table:
-    """The pairs as an Arrow table with the output's column types (``schema`` less ``metrics``)."""
+    """The pairs as an Arrow table with the output's column types (``schema`` less ``metrics``);
+    timestamps as instants in UTC (:func:`typed_pairs`)."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    target = to_arrow_schema(StructType(schema.fields[:-1]))
+    target = to_arrow_schema(StructType(schema.fields[:-1]), timezone="UTC")
     return pa.Table.from_pandas(pairs[target.names], schema=target, preserve_index=False)

@@ -90,7 +90,10 @@ def test_whole_numbers_are_one_rule():
     assert whole_numbers(values).tolist() == [12, 13, 14, 15, pd.NA, pd.NA, pd.NA, pd.NA, -3]
     axis = TimeAxis.of(INTEGER, 5)
     assert axis.steps(50, "window") == 10 and axis.units(10) == 50
-    assert TimeAxis.of("timestamp", "1 second").steps("10 minutes", "window") == 600
+    stamps = TimeAxis.of("timestamp", "1 second")
+    assert stamps.steps("10 minutes", "window") == 600
+    # steps and units round-trip, no lateness included: the job hands the query its lateness in units
+    assert [stamps.steps(stamps.units(n), "allowed_lateness") for n in (0, 30)] == [0, 30]
 
 
 def test_a_workload_in_steps_of_several_units_equals_the_simulator():
