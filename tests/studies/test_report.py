@@ -471,7 +471,13 @@ def test_life_far_from_rand_tests_the_readings_of_its_priority():
                  (100, "life-flat"): 110})
     check = the(checks_of(rows), "LIFE sits")
     assert check.ok is False and "LIFE weighted by its own stream's probability sits -10.0% to -10.0%" in check.cause
-    assert "so the paper's LIFE behaves like life-flat" in check.cause  # 10% of the way: marginal
+    assert "so the paper's LIFE curve matches LIFE by remaining lifetime alone" in check.cause  # 10% of the way
+
+
+def test_no_reading_of_life_marginal_is_said_so():
+    rows = tiny({(100, "rand"): 100, (100, "prob"): 200, (100, "life"): 190, (100, "life-own"): 90,
+                 (100, "life-flat"): 90})  # both readings 10% below RAND: not marginally better
+    assert "no tested reading is marginally better than RAND either" in the(checks_of(rows), "LIFE sits").cause
 
 
 @pytest.mark.parametrize("gap, ok", [(0.019, True), (0.021, False)])

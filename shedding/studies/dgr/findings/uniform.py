@@ -81,10 +81,12 @@ def _spread_cause(part: pd.DataFrame, online: pd.DataFrame, bound: pd.Series, m:
         return (f"{best.upper()} is {gain(1 + above)} above the online bound at M = {m}, the most any online "
                 "policy can expect on uniform keys: the static table of whole-stream frequencies tells it which "
                 "keys the rest of the stream holds (foresight)")
+    leaders = online.xs(m, level="memory").idxmax(axis=1).value_counts()
+    who = ", ".join(f"{p.upper()} in {n}" for p, n in leaders.items())
     return (f"with uniform keys every policy can expect the same output (the online bound, {bound[m]:,.0f} at "
             f"M = {m}); {best.upper()} ({gain(mean[best] / bound[m])}) and {worst.upper()} "
-            f"({gain(mean[worst] / bound[m])}) scatter around it by chance: PROB and LIFE hold few keys many times "
-            "over, which makes their output vary more")
+            f"({gain(mean[worst] / bound[m])}) scatter around it by chance"
+            + (f": the best policy changes from seed to seed ({who})" if len(leaders) > 1 else ""))
 
 
 def _opt_cause(part: pd.DataFrame, m: int) -> str:
