@@ -586,6 +586,13 @@ def test_equal_streams_stay_at_50_50_for_the_whole_curve(swing, ok):
     assert check.ok is ok
 
 
+def test_opt_is_not_judged_at_the_50_50_mark():
+    # Figure 8 is the online policy's allocation: OPTV's split on alike streams is shown, not judged
+    rows = share_rows({"optv": lambda t: 0.5 + (0.3 if (t // 10) % 2 else -0.3)}, skew_s=1.5)
+    check = the(checks_of(rows, figure="share", policies=["optv"]), "50-50")
+    assert check.ok is None and "Not judged" in check.text
+
+
 def test_variable_notes_say_where_randv_is_below_rand():
     from shedding.studies.dgr.findings.registry import findings
 
