@@ -201,7 +201,10 @@ class PaperMWJoin(WJoinOperator):
     def _admit(self, j: int, out: list[tuple[int, ...]]) -> None:
         """Move stream j's next queued tuple to its buffer, joining it with the other buffers."""
         entry = self.queues[j].popleft()
-        time, key, seq = entry
-        if all(self.buffers[i] for i in self._others[j]):
-            out.extend(self._join(j, seq, time, key, lambda i: self.buffers[i], test_window=False))
-        self.buffers[j].append(entry)
+        buffers = self.buffers
+        for i in self._others[j]:
+            if not buffers[i]:
+                break
+        else:
+            out.extend(self._join(j, entry[2], entry[0], entry[1], buffers.__getitem__, test_window=False))
+        buffers[j].append(entry)

@@ -152,8 +152,9 @@ class WJoinOperator:
 
         def rec(level: int, lo: list[float], hi: list[float], klo: int, khi: int) -> None:
             j = others[level]
-            a, b = lo[j], hi[j]
-            row = period[j]
+            if test_window:
+                a, b = lo[j], hi[j]
+                row = period[j]
             for ty, ky, sy in scan(j):
                 if (ky != key if equi else not klo <= ky <= khi) or (test_window and not a <= ty <= b):
                     continue
@@ -171,7 +172,10 @@ class WJoinOperator:
                     rec(level + 1, lo, hi, nlo, nhi)
 
         row = period[stream]
-        rec(0, [time - row[k] for k in range(n)], [time + row[k] for k in range(n)], key - band, key + band)
+        if test_window:
+            rec(0, [time - row[k] for k in range(n)], [time + row[k] for k in range(n)], key - band, key + band)
+        else:
+            rec(0, [], [], key - band, key + band)
         return out
 
     def _accept(self, members: list[int], times: list[int]) -> bool:
