@@ -31,7 +31,8 @@ _EXPORTS = {
     "run": "operator", "parse_key_predicate": "predicates",
     "PathSpec": "path", "PathPipelineJoin": "path", "parse_path": "path", "path_brute_results": "path",
     "path_exact_count": "path", "path_operator": "path",
-    "Streams": "streams", "read_streams": "streams", "WindowSpec": "windows", "parse_windows": "windows",
+    "Streams": "streams", "read_streams": "streams", "results_frame": "streams", "write_results": "streams",
+    "WindowSpec": "windows", "parse_windows": "windows",
     "synthetic_streams": "generator", "shed_wjoin": "loadshed", "ShedWJoin": "loadshed",
     "OptResult": "opt", "solve_opt": "opt",
 }
