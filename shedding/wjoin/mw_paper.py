@@ -5,8 +5,10 @@ tuples that fall inside v and joins each with nested loops over the other buffer
 Each stream has an input queue (tuples pushed but not yet admitted) and a join buffer (admitted
 tuples). The *head* of a stream is the first tuple of its buffer, or of its queue when the buffer
 is empty. Stream j's window in the period is ``W_j``: the single window w (Form 1), the widest
-bound for every stream (the global conservative approach, GCA) or stream j's widest closure bound
-(the local conservative approach, LCA: "the maximum local window for each stream", §5.1).
+window for every stream (the global conservative approach, GCA) or stream j's widest window (the
+local conservative approach, LCA: "the maximum local window for each stream", §5.1), in the
+complete constraint graph of §5.2: the windows as given, and the shortest-path bound for a
+missing pair.
 
 * **Mode 1** ("a plane sweep ... to locate the first N-tuples at window distance w from each
   other"): starting from one stream's head, the streams are visited in cyclic order and each head
@@ -64,12 +66,13 @@ class PaperMWJoin(WJoinOperator):
 
     def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003 - the base class's
         super().__init__(*args, **kwargs)
-        b = self.windows.bounds
+        complete = self._complete()
         if self.approach == "global":
-            self._w = [self.windows.widest] * self.n
+            self._w = [max(max(row) for row in complete)] * self.n
         else:
-            self._w = [max(int(b[i, j]) for j in self._others[i]) for i in range(self.n)]
-        self._refine = self.windows.uniform_bound is None  # GCA and LCA refine (§5.1)
+            self._w = [max(complete[i][j] for j in self._others[i]) for i in range(self.n)]
+        # GCA and LCA refine (§5.1), unless every stream's window is the one bound of every pair
+        self._refine = any(w != self.windows.uniform_bound for w in self._w)
         self.queues: list[deque[Entry]] = [deque() for _ in range(self.n)]
         self._ended = False
         self._mode2 = False
@@ -80,6 +83,14 @@ class PaperMWJoin(WJoinOperator):
         # Mode 2: the streams whose next tuple is right of v, and the stream to visit next
         self._closed = [False] * self.n
         self._turn = 0
+
+    def _complete(self) -> list[list[int]]:
+        """The complete constraint graph of §5.2: each given window as given, the shortest-path
+        bound for a missing pair only ("the GCA considers the 1 sec window as the fixed-size
+        window", §5.3, though a path through other streams may imply less)."""
+        given, b = self.windows.given, self.windows.bounds
+        return [[0 if i == j else given.get((min(i, j), max(i, j)), int(b[i, j])) for j in range(self.n)]
+                for i in range(self.n)]
 
     @property
     def buffered(self) -> int:

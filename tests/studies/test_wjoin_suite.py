@@ -101,7 +101,8 @@ def test_shipped_suites_load_with_every_figure():
         assert all(set(e.policies) == {"nlw", "hw", "mw", "mw-paper"} for e in svc)  # both MWs, labelled
         shedding = next(e for e in suite.experiments if e.figure == "shedding")
         assert shedding.grid["streams"] == [3, 4] and len(shedding.policies) == 6
-    assert small.runs()[0].length < full.runs()[0].length and full.seeds > small.seeds
+    assert small.runs()[0].length < full.runs()[0].length and full.seeds == small.seeds == 3
+    assert {r.repeats for r in small.runs() if r.figure != "shedding"} == {1}  # 3 seeds of one timed run each
     slow_runs = [r for r in small.runs() if r.experiment == "fig9c"]
     assert {r.seed for r in slow_runs} == {0, 1, 2}  # Figure 9(c) is judged on the spread over seeds
     assert {r.seed for r in small.runs(seeds=1) if r.experiment == "fig9c"} == {0}  # --seeds overrides it
