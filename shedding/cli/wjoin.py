@@ -254,8 +254,7 @@ def _join_rows(data: Any, spec: Any, algo: str, approach: str, band: int, exact:
 
 def _shed_rows(data: Any, spec: Any, memory: int, chosen: list[str], split: Optional[list[int]], seed: int,
                exact: int, opt_seconds: float) -> list[dict]:
-    from shedding.wjoin.fastshed import shed_count
-    from shedding.wjoin.loadshed import shed_wjoin
+    from shedding.wjoin.fastshed import shed_outputs
 
     rows = []
     for name in chosen:
@@ -270,11 +269,8 @@ def _shed_rows(data: Any, spec: Any, memory: int, chosen: list[str], split: Opti
             except ShedError as exc:  # the instance is too large for the exact optimum
                 raise ShedError(named(exc, f"--policy {name}")) from None
             outputs, dropped, proven = res.outputs, None, res.optimal
-        elif spec.uniform_bound is not None:  # Form 1: the compiled count
-            outputs, dropped = shed_count(data, spec, memory, name, memory_split=split, seed=seed)
         else:
-            res = shed_wjoin(data, spec, memory, name, memory_split=split, seed=seed, exact=exact)
-            outputs, dropped = res.outputs, res.dropped
+            outputs, dropped = shed_outputs(data, spec, memory, name, memory_split=split, seed=seed, exact=exact)
         rows.append({"policy": name, "outputs": outputs, "exact": exact,
                      "ratio": round(outputs / exact if exact else 1.0, 6), "memory": memory, "dropped": dropped,
                      "proven": proven, "seconds": round(time.perf_counter() - started, 4)})

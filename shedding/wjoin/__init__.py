@@ -16,7 +16,8 @@ window w this is DGR's EXACT with window ``w + 1`` and warmup 0 (EXACT counts ``
 * :mod:`.path`: the path W-join with directed windows (DWINDOW, §5.2.1);
 * :mod:`.generator`: N synthetic streams (§4.2);
 * :mod:`.loadshed` and :mod:`.opt`: memory-bounded W-join with RAND, PROB-N, LIFE-N and the
-  CP-SAT optimum (:func:`solve_opt`).
+  CP-SAT optimum (:func:`solve_opt`); :mod:`.fastshed`: their compiled count for one window, and
+  :func:`shed_outputs`, which picks the compiled count or the operator.
 
 Names are imported on first use (PEP 562), so that ``shed`` starts without numba or OR-Tools.
 """
@@ -34,6 +35,7 @@ _EXPORTS = {
     "Streams": "streams", "read_streams": "streams", "results_frame": "streams", "write_results": "streams",
     "WindowSpec": "windows", "parse_windows": "windows",
     "synthetic_streams": "generator", "shed_wjoin": "loadshed", "ShedWJoin": "loadshed",
+    "shed_count": "fastshed", "shed_outputs": "fastshed",
     "OptResult": "opt", "solve_opt": "opt",
 }
 __all__ = sorted(_EXPORTS)

@@ -7,8 +7,8 @@ back (one part of the results store per point), so they see the same machine loa
 average before and after is stored with the provenance.
 
 Every timed run checks its N-tuples against the exact count (:func:`shedding.wjoin.exact_count`,
-:func:`shedding.wjoin.path_exact_count` for the path W-join); shedding runs count with the
-compiled operator (:func:`shedding.wjoin.fastshed.shed_count`).
+:func:`shedding.wjoin.path_exact_count` for the path W-join); shedding runs count as ``shed wjoin
+--memory`` does (:func:`shedding.wjoin.fastshed.shed_outputs`).
 """
 
 from __future__ import annotations
@@ -125,11 +125,11 @@ def execute(run: WJoinRun) -> dict:
     tuples = sum(streams.lengths())
     blocks: list[float] = []
     if run.figure == "shedding":
-        from shedding.wjoin.fastshed import shed_count
+        from shedding.wjoin.fastshed import shed_outputs
 
         started = time.perf_counter()
-        outputs, _ = shed_count(streams, WindowSpec.uniform(run.streams, run.window), run.memory, run.policy,
-                                seed=run.seed)
+        outputs, _ = shed_outputs(streams, WindowSpec.uniform(run.streams, run.window), run.memory, run.policy,
+                                  seed=run.seed, exact=exact)
         seconds = time.perf_counter() - started
     else:
         trials = sorted((service(run, streams) for _ in range(run.repeats)), key=lambda trial: trial[1])
