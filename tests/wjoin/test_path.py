@@ -8,36 +8,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import assert_one_line_error
+from helpers import assert_one_line_error, feed
 from shedding import ShedError
 from shedding.wjoin import (
     PathSpec, Streams, brute_results, parse_path, path_brute_results, path_exact_count, path_operator, run,
 )
 from shedding.wjoin.path import PATH_ALGORITHMS
+from strategies import interleaved_streams
 
 
 @st.composite
 def path_instances(draw, max_n: int = 4, max_len: int = 5):
-    n = draw(st.integers(2, max_n))
-    times, keys = [], []
-    for _ in range(n):
-        k = draw(st.integers(0, max_len))
-        times.append(sorted(draw(st.lists(st.integers(0, 12), min_size=k, max_size=k))))
-        keys.append(draw(st.lists(st.integers(0, 2), min_size=k, max_size=k)))
-    streams = Streams.of(times, keys)
+    streams, order = draw(interleaved_streams(max_n, max_len))
+    n = streams.n
     path = PathSpec.of(n, draw(st.permutations(range(n))), draw(st.lists(st.integers(0, 5), min_size=n - 1,
                                                                            max_size=n - 1)))
-    order = draw(st.permutations([i for i in range(n) for _ in range(len(times[i]))]))
-    return streams, path, list(order)
-
-
-def feed(operator, streams: Streams, order) -> list[tuple[int, ...]]:
-    pos = [0] * streams.n
-    out = []
-    for i in order:
-        out.extend(operator.push(i, int(streams.times[i][pos[i]]), int(streams.keys[i][pos[i]])))
-        pos[i] += 1
-    return out + operator.finish()
+    return streams, path, order
 
 
 @settings(max_examples=300, deadline=None)

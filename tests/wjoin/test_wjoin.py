@@ -7,37 +7,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import assert_one_line_error
+from helpers import assert_one_line_error, feed
 from shedding import ShedError, Workload, exact_count as dgr_exact_count
 from shedding.wjoin import (
     ALGORITHMS, OPERATORS, Streams, WindowSpec, brute_results, exact_count, make_operator, parse_key_predicate,
     parse_windows, run,
 )
 from shedding.wjoin.operator import APPROACHES
-from strategies import windows_for
+from strategies import interleaved_streams, windows_for
 
 
 @st.composite
 def instances(draw, max_n: int = 4, max_len: int = 5):
-    n = draw(st.integers(2, max_n))
-    times, keys = [], []
-    for _ in range(n):
-        k = draw(st.integers(0, max_len))
-        times.append(sorted(draw(st.lists(st.integers(0, 12), min_size=k, max_size=k))))
-        keys.append(draw(st.lists(st.integers(0, 2), min_size=k, max_size=k)))
-    streams = Streams.of(times, keys)
-    order = draw(st.permutations([i for i in range(n) for _ in range(len(times[i]))]))
-    return streams, draw(windows_for(n)), list(order)
-
-
-def feed(operator, streams: Streams, order) -> list[tuple[int, ...]]:
-    """Every result in the order the operator returns them (duplicates kept)."""
-    pos = [0] * streams.n
-    out = []
-    for i in order:
-        out.extend(operator.push(i, int(streams.times[i][pos[i]]), int(streams.keys[i][pos[i]])))
-        pos[i] += 1
-    return out + operator.finish()
+    streams, order = draw(interleaved_streams(max_n, max_len))
+    return streams, draw(windows_for(streams.n)), order
 
 
 @settings(max_examples=300, deadline=None)
