@@ -193,3 +193,4 @@ def test_life_far_from_marginal_gives_its_cause():
 def test_the_variable_split_gains_with_variable_rates(probv, ok):
     checks = shedding_checks(shed({"prob": [0.6, 0.6], "probv": probv}, "variable"), {})
     assert oks(checks) == [ok]
+    assert ("behind by up to 10.0 points, at N = 3, M = 4" in checks[0].text) is (probv[0] < 0.6)

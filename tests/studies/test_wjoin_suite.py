@@ -191,6 +191,8 @@ def test_report_has_every_figure_table_and_csv(tiny_out):
     assert len(suite["provenance"]["load_after"]) == 3
     assert "MW (optimised: key filter + product)" in html and "GCA (paper MW) / LCA (paper MW)" in html
     assert "DWINDOW" in html and "LCA (paper MW) / NLW (pipeline)" in html
+    walmart = "its Figure 9(b) joined real streams (Wal-Mart"  # said once, under the comparable-rate figure
+    assert html.count("are synthetic, not the paper") == html.count(walmart) == 1
     win, path = pd.read_csv(out / "figures" / "win.csv"), pd.read_csv(out / "figures" / "path.csv")
     assert set(win.policy) == {"gca", "lca"} and (win["small"] == 2).all()
     assert set(path.policy) == {"pipeline", "lca"} and (path["n"] == 2).all()  # two seeds per point

@@ -255,9 +255,12 @@ def shedding_checks(rows: pd.DataFrame, exp: dict) -> list[Check]:
         v = t.xs("variable", level="rates")
         gain = v["probv"] - v["prob"]
         ok = bool((gain >= 0).all() and gain.mean() > 0)
+        worst = gain.idxmin()  # (N, M)
+        behind = "" if gain.min() >= 0 else (f" PROBV is behind by up to {-gain.min() * 100:.1f} points, at N = "
+                                             f"{worst[0]}, M = {worst[1]}.")
         checks.append(Check(ok, f"With variable rates the variable split gains: PROBV >= PROB at {int((gain >= 0).sum())} "
                             f"of {len(v)} points and ahead on average by {gain.mean() * 100:.1f} points (means "
-                            f"{pct(v['probv'].mean())} against {pct(v['prob'].mean())})."))
+                            f"{pct(v['probv'].mean())} against {pct(v['prob'].mean())})." + behind))
     return checks
 
 

@@ -124,6 +124,9 @@ def caption(exp: dict, rows: pd.DataFrame) -> str:
         text += f" Memory M = {vals('memory')} tuples over all streams; fixed split M // N per stream, V = variable."
     else:
         text += " Tuples are fed in timestamp order; service time is the whole run's time over its arrivals."
+    if exp["figure"] == "service" and "comparable" in set(rows["rates"]):
+        text += (" The comparable-rate streams are synthetic, not the paper's: its Figure 9(b) joined real streams "
+                 "(Wal-Mart transactions, about 5,000 per hour over all streams).")
     if exp["figure"] != "shedding":
         text += f" Each timed run is repeated {vals('repeats')} times; the repeat with the median time counts."
     extra = str(exp.get("caption", ""))
