@@ -12,6 +12,7 @@ MW's numbers are given beside it.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Callable
 
 import numpy as np
@@ -71,10 +72,13 @@ def _listed(spread: Spread, name: str) -> str:
 
 def _judge(spread: Spread, meets: Callable[[float], bool], name: str = "") -> tuple[bool, str]:
     """(every seed at every point meets the criterion, the note on a failure inside the seed
-    range); ``name`` names the points (``N = 4``), or none for one point."""
+    range: at every failing point some seed meets it); ``name`` names the points (``N = 4``), or
+    none for one point. The note is empty unless the failure lies inside the seed range (then the
+    check's ``within_seeds`` is set)."""
     ok = all(meets(v) for values in spread.values() for v in values)
-    mixed = [k for k, values in spread.items() if not all(meets(v) for v in values) and any(meets(v) for v in values)]
-    if ok or not mixed:
+    failing = [k for k, values in spread.items() if not all(meets(v) for v in values)]
+    mixed = [k for k in failing if any(meets(v) for v in spread[k])]
+    if ok or mixed != failing:
         return ok, ""
     where = "; ".join((f"at {name} = {k}, " if name else "") +
                       f"{sum(meets(v) for v in spread[k])} of {len(spread[k])} seeds meet it" for k in mixed)
@@ -96,7 +100,7 @@ def service_checks(rows: pd.DataFrame, exp: dict) -> list[Check]:
         t = _seconds(rows[rows["rates"] == rates], ["streams"])
         prefix = f"Rates {rates}: " if len(sets) > 1 else ""
         found = (_converge_checks if rates == "comparable" else _magnitude_checks)(t)
-        checks += [Check(c.ok, prefix + c.text, c.cause) for c in found]
+        checks += [replace(c, text=prefix + c.text) for c in found]
     return checks
 
 
@@ -116,14 +120,14 @@ def _magnitude_checks(t: pd.DataFrame) -> list[Check]:
         ok, inside = _judge(ratio, lambda v: v > ORDER_OF_MAGNITUDE, "N")
         checks.append(Check(ok, f"{label(mw)} is more than an order of magnitude faster than NLW at every N "
                             f"(NLW / MW > {ORDER_OF_MAGNITUDE:g} in every seed): {_listed(ratio, 'N')}."
-                            + inside + _ratio_note(t, other), "" if ok else SPEED_CAUSE))
+                            + inside + _ratio_note(t, other), "" if ok else SPEED_CAUSE, bool(inside)))
         first, last = min(ratio), max(ratio)
         top, inside = _judge({last: ratio[last]}, lambda v: v > ORDER_OF_MAGNITUDE)
         kept = bool(ratio[last].mean() >= ratio[first].mean() / MAINTAINED)
         checks.append(Check(top and kept, f"The advantage is maintained as N grows (at the largest N, NLW / MW > "
                             f"{ORDER_OF_MAGNITUDE:g} in every seed and at least 1/{MAINTAINED:g} of its value at the "
                             f"smallest N): {_fmt(ratio[first])} at N = {first}, {_fmt(ratio[last])} at N = {last}."
-                            + inside, "" if top and kept else SPEED_CAUSE))
+                            + inside, "" if top and kept else SPEED_CAUSE, bool(inside) and kept))
     checks += _hw_fastest(t, every_n=False)
     return checks
 
@@ -141,7 +145,7 @@ def _converge_checks(t: pd.DataFrame) -> list[Check]:
         checks.append(Check(ok, f"NLW and {label(mw)} converge as N grows (NLW / MW moves toward 1 from the smallest "
                             f"N to the largest, and ends within a factor {CONVERGED:g} of 1 in every seed): "
                             f"{_listed(ratio, 'N')}." + inside + _ratio_note(t, other),
-                            "" if ok or mw != "mw-paper" else CONVERGE_CAUSE))
+                            "" if ok or mw != "mw-paper" else CONVERGE_CAUSE, bool(inside) and closer))
     checks += _hw_fastest(t, every_n=True)
     return checks
 
@@ -162,7 +166,7 @@ def _hw_fastest(t: pd.DataFrame, every_n: bool) -> list[Check]:
     what = ("HW achieves the best performance: the fastest line at every N in every seed" if every_n else
             f"HW is the most scalable: the fastest line at the largest N = {last} in every seed")
     return [Check(ok, f"{what} (HW / fastest other = {_listed(spread, 'N')}; at N = {last}: {fastest})." + inside,
-                  "" if ok else HW_CAUSE)]
+                  "" if ok else HW_CAUSE, bool(inside))]
 
 
 def slow_checks(rows: pd.DataFrame, exp: dict) -> list[Check]:
@@ -179,13 +183,14 @@ def slow_checks(rows: pd.DataFrame, exp: dict) -> list[Check]:
         note = f" ({label(other)}: {_fmt(change[other])}.)" if other in change else ""
         checks.append(Check(ok, f"{label(mw)}'s performance is greatly improved by the slow stream (its service time "
                             f"at least halves: switching / comparable <= {GREATLY:g} in every seed): "
-                            f"{_fmt(change[mw])} over {len(change[mw])} seed(s)." + inside + note))
+                            f"{_fmt(change[mw])} over {len(change[mw])} seed(s)." + inside + note,
+                            within_seeds=bool(inside)))
     for p in ("nlw", "hw"):
         if p in change:
             ok, inside = _judge({p: change[p]}, lambda v: abs(v - 1) <= NO_CHANGE)
             checks.append(Check(ok, f"{label(p)}'s service time does not change significantly (by at most "
                                 f"{NO_CHANGE:.0%} in every seed): switching / comparable = {_fmt(change[p])}." + inside,
-                                "" if ok else SLOW_CAUSES[p]))
+                                "" if ok else SLOW_CAUSES[p], bool(inside)))
     checks.append(Check(None, "MW reacts rapidly to the changes in the rates: not tested (the figure shows the "
                         "service time per block of arrivals; no number states how fast a reaction must be)."))
     return checks
@@ -206,7 +211,7 @@ def _faster_checks(t: pd.DataFrame, key: str, cases: list[tuple[object, str, str
         lead = {x: (part[others].min(axis=1) / part[winner]).dropna().to_numpy()}
         ok, inside = _judge(lead, lambda v: v > 1)
         checks.append(Check(ok, f"{what} ({setting(x)}: fastest other / {label(winner)} > 1 in every seed: "
-                            f"{_fmt(lead[x])})." + inside, "" if ok else cause))
+                            f"{_fmt(lead[x])})." + inside, "" if ok else cause, bool(inside)))
     return checks
 
 
