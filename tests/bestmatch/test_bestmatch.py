@@ -61,7 +61,7 @@ def test_constrained_variants_and_algorithms_equal_brute_force(case):
     R, S, eps, signs = case
     data = from_arrays(R, S, eps)
     for variant in VARIANTS:
-        want = brute_bestmatch(R.tolist(), S.tolist(), eps, signs, variant != "bmj")
+        want = brute_bestmatch(R.tolist(), S.tolist(), eps, signs, variant)
         for algorithm in ALGORITHMS:
             assert bestmatch(data, variant, algorithm, _names(signs)).as_set() == want, (variant, algorithm)
 
@@ -71,8 +71,8 @@ def test_constrained_variants_and_algorithms_equal_brute_force(case):
 def test_unconstrained_nested_loops_equal_brute_force(case):
     R, S, _, signs = case
     data = from_arrays(R, S, None)
-    for variant in ("bmj", "left-outer"):
-        want = brute_bestmatch(R.tolist(), S.tolist(), None, signs, variant == "left-outer")
+    for variant in ("bmj", "left-outer", "right-outer", "full-outer"):
+        want = brute_bestmatch(R.tolist(), S.tolist(), None, signs, variant)
         assert bestmatch(data, variant, "nested", _names(signs)).as_set() == want
 
 
@@ -94,7 +94,7 @@ def test_matwin_values_exactly_on_the_window_bounds():
     R = [[0, 0], [10, 3], [20, 6], [30, 9]]
     S = [[10, 0], [20, 3], [30, 6], [40, 9]]  # every |r.y1 - s.y1| is 0 or exactly eps_1 = 10
     got, _ = _matwin_set(R, S, [10, 3])
-    assert got == brute_bestmatch(R, S, [10, 3], [1, 1], True) and (0, 0) in got and (3, 3) in got
+    assert got == brute_bestmatch(R, S, [10, 3], [1, 1], "left-outer") and (0, 0) in got and (3, 3) in got
 
 
 def test_matwin_window_runs_empty_and_restarts():
@@ -103,7 +103,7 @@ def test_matwin_window_runs_empty_and_restarts():
     R = [[0, 0], [100, 0], [101, 1], [300, 0]]
     S = [[1, 1], [50, 0], [99, 0], [200, 0], [299, 5], [301, 0]]
     got, stats = _matwin_set(R, S, [2, 5])
-    assert got == brute_bestmatch(R, S, [2, 5], [1, 1], True) == {(0, 0), (1, 2), (2, 2), (3, 5)}
+    assert got == brute_bestmatch(R, S, [2, 5], [1, 1], "left-outer") == {(0, 0), (1, 2), (2, 2), (3, 5)}
     assert stats.steps >= 3
     assert _matwin_set(R, np.zeros((0, 2)), [2, 5])[0] == set()
     assert _matwin_set(np.zeros((0, 2)), S, [2, 5])[0] == set()
@@ -113,7 +113,7 @@ def test_matwin_duplicate_values_in_the_sorted_dimension():
     R = [[5, k] for k in range(6)] + [[6, 0], [6, 9]]
     S = [[5, k] for k in range(0, 9, 2)] + [[6, 1], [6, 1], [7, 8]]
     got, _ = _matwin_set(R, S, [1, 2])
-    assert got == brute_bestmatch(R, S, [1, 2], [1, 1], True)
+    assert got == brute_bestmatch(R, S, [1, 2], [1, 1], "left-outer")
 
 
 def test_float_bound_update_would_never_move_but_exact_matwin_ends():
@@ -125,7 +125,7 @@ def test_float_bound_update_would_never_move_but_exact_matwin_ends():
     r = pd.DataFrame({"y1": ["0.9", "1.5"], "y2": ["0", "0"]})
     s = pd.DataFrame({"y1": ["0.7", "0.9", "1.1"], "y2": ["0", "0.1", "0"]})
     data = from_frames(r, s, ["y1", "y2"], "0.2,0.1")
-    want = brute_bestmatch(data.r.tolist(), data.s.tolist(), data.eps.tolist(), [1, 1], True)
+    want = brute_bestmatch(data.r.tolist(), data.s.tolist(), data.eps.tolist(), [1, 1], "left-outer")
     assert bestmatch(data, "constrained", "matwin").as_set() == want == {(0, 0), (0, 1), (0, 2)}
 
 
@@ -178,3 +178,90 @@ def test_time_window_outputs_a_pair_again_once_its_dominator_expired():
     R, S = np.array([[0], [0]]), np.array([[0], [1]])
     got = time_window_bestmatch(from_arrays(R, S, [5]), np.array([0, 3]), np.array([0, 3]), 2, np.ones(1, np.int64))
     assert set(map(tuple, got.tolist())) == {(0, 0, 0), (3, 1, 1)}  # at t = 3 only r1, s1 are left
+
+
+def test_right_and_full_outer_by_hand():
+    """§2.2 on one dimension: A = 0, B = 3 in R; a = 1, b = 10 in S. A's and B's best partner is a
+    (left-outer); a's best partner is A and b's is B (right-outer); the full-outer BMJ is both."""
+    data = from_arrays(np.array([[0], [3]]), np.array([[1], [10]]), [20])
+    want = {"bmj": {(0, 0)}, "left-outer": {(0, 0), (1, 0)}, "right-outer": {(0, 0), (1, 1)},
+            "full-outer": {(0, 0), (1, 0), (1, 1)}}
+    for variant, pairs in want.items():
+        for algorithm in ALGORITHMS:
+            assert bestmatch(data, variant, algorithm).as_set() == pairs, (variant, algorithm)
+    full = bestmatch(data, "full-outer", "matwin")
+    assert full.pairs.tolist() == [[0, 0], [1, 0], [1, 1]]  # (A, a) is best for both, and comes once
+
+
+def test_figure_1_right_and_full_outer():
+    """Figure 1's points: a, b and c are best matched by A, d by B, so the right-outer BMJ equals
+    the left-outer one there, and so does the full-outer BMJ."""
+    left = fig1("left-outer", "nested", None)
+    assert fig1("right-outer", "nested", None) == fig1("full-outer", "nested", None) == left
+
+
+@settings(max_examples=150, deadline=None)
+@given(inputs())
+def test_literal_dominance_equals_its_definition(case):
+    """Every variant and algorithm under the literal reading of §2.1 against brute force."""
+    R, S, eps, signs = case
+    data = from_arrays(R, S, eps)
+    for variant in VARIANTS:
+        want = brute_bestmatch(R.tolist(), S.tolist(), eps, signs, variant, "literal")
+        for algorithm in ALGORITHMS:
+            got = bestmatch(data, variant, algorithm, _names(signs), dominance="literal")
+            assert got.as_set() == want and got.dominance == "literal", (variant, algorithm)
+
+
+@settings(max_examples=60, deadline=None)
+@given(inputs(constrained=False))
+def test_unconstrained_literal_nested_loops_equal_brute_force(case):
+    R, S, _, signs = case
+    for variant in ("bmj", "left-outer", "right-outer", "full-outer"):
+        want = brute_bestmatch(R.tolist(), S.tolist(), None, signs, variant, "literal")
+        assert bestmatch(from_arrays(R, S, None), variant, "nested", _names(signs), "literal").as_set() == want
+
+
+def test_literal_and_pareto_readings_differ_on_ties():
+    """r = (0, 0); s0 = (-1, 0) and s1 = (1, 0) are both at distance (1, 0), s2 = (3, 0) at (3, 0).
+    Pareto: (r, s0) and (r, s1) are incomparable, both are r's best pairs. Literal ("<= in every
+    dimension and the pairs differ"): each dominates the other, so both leave, and (r, s2) is
+    dominated by either: r has no best pair at all. Duplicates of one tuple do not differ, so stay."""
+    data = from_arrays(np.array([[0, 0]]), np.array([[-1, 0], [1, 0], [3, 0]]), [5, 5])
+    for algorithm in ALGORITHMS:
+        assert bestmatch(data, "constrained", algorithm).as_set() == {(0, 0), (0, 1)}
+        assert bestmatch(data, "constrained", algorithm, dominance="literal").as_set() == set()
+    twins = from_arrays(np.array([[0, 0]]), np.array([[1, 0], [1, 0], [3, 0]]), [5, 5])
+    assert bestmatch(twins, "constrained", "matwin", dominance="literal").as_set() == {(0, 0), (0, 1)}
+    with pytest.raises(ShedError, match="unknown dominance 'strict'; choose from pareto, literal"):
+        bestmatch(data, "constrained", "nested", dominance="strict")
+
+
+def test_the_papers_sql_is_a_third_reading():
+    """The SQL of §2.2 asks the dominating pair to differ from the dominated one in every join
+    attribute of both tuples. On Figure 1 all three readings give the figure's BMJ; on a tie of
+    pairs whose tuples differ everywhere the SQL drops both, as the literal reading does; and it
+    never lets a pair be dominated by one sharing a tuple, which neither of the others allows, so
+    there it keeps a pair both tied pairs are better than."""
+    R, S = list(FIG1_R.values()), list(FIG1_S.values())
+    results = {reading: brute_bestmatch(R, S, None, [1, 1], "bmj", reading) for reading in ("pareto", "literal", "sql")}
+    assert results["pareto"] == results["literal"] == results["sql"] == {(0, 1), (0, 0), (0, 2)}
+    tie_r, tie_s = [[0, 0], [5, 5]], [[1, 1], [6, 6]]  # (r0, s0) and (r1, s1) both at distance (1, 1)
+    assert brute_bestmatch(tie_r, tie_s, None, [1, 1], "bmj", "pareto") == {(0, 0), (1, 1)}
+    assert brute_bestmatch(tie_r, tie_s, None, [1, 1], "bmj", "literal") == set()
+    assert brute_bestmatch(tie_r, tie_s, None, [1, 1], "bmj", "sql") == {(1, 0)}  # (r1, s0) at (4, 4)
+    shared = ([[0]], [[1], [5]])  # (r, s0) is better than (r, s1), and they share r
+    assert brute_bestmatch(*shared, None, [1], "bmj", "pareto") == {(0, 0)}
+    assert brute_bestmatch(*shared, None, [1], "bmj", "sql") == {(0, 0), (0, 1)}
+
+
+@settings(max_examples=40, deadline=None)
+@given(inputs(), st.lists(st.integers(0, 7), max_size=9), st.lists(st.integers(0, 7), max_size=9),
+       st.integers(0, 3))
+def test_time_window_under_literal_dominance_equals_brute_force(case, tr, ts, horizon):
+    R, S, eps, _ = case
+    tr, ts = sorted(tr)[:len(R)] + [7] * max(0, len(R) - len(tr)), sorted(ts)[:len(S)] + [7] * max(0, len(S) - len(ts))
+    got = time_window_bestmatch(from_arrays(R, S, eps), np.array(tr), np.array(ts), horizon,
+                                np.ones(len(eps), dtype=np.int64), dominance="literal")
+    assert set(map(tuple, got.tolist())) == brute_time_window(R.tolist(), S.tolist(), tr, ts, horizon, eps,
+                                                              [1] * len(eps), "literal")
