@@ -265,3 +265,19 @@ def test_time_window_under_literal_dominance_equals_brute_force(case, tr, ts, ho
                                 np.ones(len(eps), dtype=np.int64), dominance="literal")
     assert set(map(tuple, got.tolist())) == brute_time_window(R.tolist(), S.tolist(), tr, ts, horizon, eps,
                                                               [1] * len(eps), "literal")
+
+
+@pytest.mark.parametrize("decimals", [1, 2])
+def test_matwin_outer_sides_equal_nested_loops_on_larger_inputs(decimals):
+    """Hundreds of tuples with many equal values and windows that run empty: every S slot of the
+    right-outer side is reused many times over, and each pass equals nested loops."""
+    from shedding.bestmatch.generator import synthetic_input
+
+    data = synthetic_input(300, 250, 2, "normal", 0.1 if decimals == 2 else 0.2, decimals, seed=decimals)
+    for variant in ("right-outer", "full-outer"):
+        for dominance in ("pareto", "literal"):
+            want = bestmatch(data, variant, "nested", dominance=dominance).as_set()
+            for algorithm in ("matwin", "matwin-ego"):
+                got = bestmatch(data, variant, algorithm, dominance=dominance)
+                assert got.as_set() == want
+                assert np.median(got.stamps) < len(data.r) + len(data.s)  # pipelined: most pairs leave early
