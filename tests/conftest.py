@@ -28,20 +28,9 @@ def spark():
 
 
 @pytest.fixture()
-def shed(capsys, monkeypatch):
+def shed():
     """The CLI runner: ``shed ARGS`` through the entry point in this process, its error handling
-    included: (exit code, stdout, stderr)."""
-    from shedding.cli import main
+    included: (exit code, stdout, stderr) (:func:`helpers.run_shed`)."""
+    from helpers import run_shed
 
-
-    def run(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "argv", ["shed", *args])
-        try:
-            main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return run
+    return run_shed

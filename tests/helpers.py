@@ -34,9 +34,10 @@ def write_stream_files(wl, folder: Path) -> tuple[Path, Path]:
     return paths[0], paths[1]
 
 
-def shed_in_process(*args: object) -> subprocess.CompletedProcess:
-    """`shed ARGS` in this process, the entry point's error handling included (exit code, stdout
-    and stderr as a subprocess would give them, without a new interpreter's start-up)."""
+def run_shed(*args: object) -> tuple[int, str, str]:
+    """`shed ARGS` in this process through the entry point, its error handling included:
+    (exit code, stdout, stderr), as a subprocess would give them without a new interpreter's
+    start-up. The one way the tests run the command line in process (the ``shed`` fixture)."""
     from shedding.cli import main
 
     out, err, code = io.StringIO(), io.StringIO(), 0
@@ -46,10 +47,15 @@ def shed_in_process(*args: object) -> subprocess.CompletedProcess:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             main()
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     finally:
         sys.argv = argv
-    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+    return code, out.getvalue(), err.getvalue()
+
+
+def shed_in_process(*args: object) -> subprocess.CompletedProcess:
+    """:func:`run_shed` as a CompletedProcess (returncode, stdout, stderr)."""
+    return subprocess.CompletedProcess(args, *run_shed(*args))
 
 
 #: the JSON schema every --json output follows

@@ -72,7 +72,3 @@ def solve_opt(
         outputs=net.constant - cost, exact=ref.exact, arm=archive_metric(bw, schedule, ref.pairs),
         schedule=schedule, memory=m, memory_r=m_r, memory_s=m_s, allocation=allocation, graph="compact",
         solver=solver, nodes=int(net.n_nodes), arcs=net.n_arcs, build_seconds=t1 - t0, solve_seconds=t2 - t1)
-
-
-#: The former name of :func:`solve_opt`, still imported by ``tests/cli/test_band.py``.
-solve_band_opt = solve_opt

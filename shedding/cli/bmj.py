@@ -1,8 +1,6 @@
 """``shed bmj``: the bestmatch joins of two files (Kemper/Stegmaier 2002), exact or under load shedding.
 
-Registered onto the ``shed`` app in :mod:`shedding.cli.group`; numpy, pandas and numba are imported inside
-the command, so ``shed`` starts as fast without it. Bad input raises ShedError, which ``shed``
-prints as a one-line ``error: ...`` with exit code 2. Pair rows count data rows from 1.
+Pair rows count data rows from 1.
 """
 
 from __future__ import annotations
@@ -14,52 +12,102 @@ from typing import Optional
 
 import typer
 
+from shedding.cli.checks import choice, columns, decimals, integer, listed_in, names, parse_decimals
+from shedding.cli.rules import Exists, Holds, Ignored, SameCount, Together, Values
 from shedding.errors import ShedError
+
+ORDERS = ("minattrdist", "maxattrdist")
+VARIANTS = listed_in("shedding.bestmatch.join", "VARIANTS")
+ALGORITHMS = listed_in("shedding.bestmatch.join", "ALGORITHMS")
+POLICIES = listed_in("shedding.bestmatch.shed", "POLICIES")
+
+
+def algorithm_of(v: Values) -> str:
+    """--algorithm, else matwin when shedding and nested otherwise."""
+    return v.algorithm or ("matwin" if v.memory is not None else "nested")
+
+
+def check_mode(v: Values) -> None:
+    """The variant and algorithm the chosen mode runs: shedding runs the constrained left-outer BMJ
+    on MatWin; --time re-evaluates it by nested loops; both need --eps, as MatWin does."""
+    algo = algorithm_of(v)
+    if v.memory is not None and v.variant != "constrained":
+        raise ShedError("shedding runs the constrained left-outer BMJ on MatWin; use --variant constrained")
+    if v.memory is not None and algo == "nested":
+        raise ShedError("shedding bounds MatWin's windows; use --algorithm matwin or matwin-ego")
+    if v.time_col is not None and (v.variant != "constrained" or algo != "nested"):
+        raise ShedError("--time re-evaluates the constrained left-outer BMJ by nested loops; drop --variant and "
+                        "--algorithm")
+    if v.eps is None and (v.variant == "constrained" or algo != "nested"):
+        what = "the constrained variant" if v.variant == "constrained" else f"--algorithm {algo}"
+        raise ShedError(f"{what} needs --eps (one maximum distance per attribute, e.g. --eps 0.1,0.1)")
+
+
+RULES = (
+    Together(("--time", "--horizon"), " (the timestamp column and the window length)"),
+    Ignored(("--memory",), lambda v: v.time_col is None, "sheds on MatWin, but --time re-evaluates the exact join",
+            "drop --time or --memory"),
+    Ignored(("--policy",), lambda v: v.memory is not None, "applies when shedding", "add --memory M or drop it"),
+    Ignored(("--seed",), lambda v: v.memory is not None and "rand" in v.policy.split(","),
+            "seeds RAND's choices (--policy rand with --memory) only"),
+    Ignored(("--limit",), lambda v: not v.as_json, "sets the rows of the table; --json prints them all"),
+    Holds(check_mode),
+    SameCount("--eps", "--attrs", "attribute"),
+    SameCount("--orders", "--attrs", "attribute"),
+    Exists(("--r", "--s")),
+)
 
 
 def _read(path: Path, what: str):  # noqa: ANN202 (a DataFrame; pandas is imported lazily)
     """A CSV (values kept as the text written, for exact decimals) or Parquet file."""
     import pandas as pd
 
-    from shedding.datasets.files import check_file, format_of
+    from shedding.datasets.files import format_of
 
-    check_file(path, f"the {what} file")
+    fmt = format_of(path)
     try:
-        if format_of(path) == "csv":
+        if fmt == "csv":
             return pd.read_csv(path, dtype=str, skipinitialspace=True)
         return pd.read_parquet(path)
     except pd.errors.EmptyDataError:
-        raise ShedError(f"{path} is empty; give a file with a header row and data rows") from None
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
-        raise ShedError(f"cannot read {path}: {' '.join(str(exc).split())[:200]}; check the file") from None
+        raise ShedError(f"{what} {path} is empty; give a file with a header row and data rows") from None
+    except (OSError, ValueError, pd.errors.ParserError):
+        raise ShedError(f"{what} {path} cannot be read as {fmt.upper()}; check the file") from None
 
 
-def bmj_command(
+def bmj(
     r_path: Path = typer.Option(..., "--r", help="The left input R: CSV or Parquet with the join attributes.",
                                 show_default=False),
     s_path: Path = typer.Option(..., "--s", help="The right input S: CSV or Parquet with the join attributes.",
                                 show_default=False),
-    attrs: str = typer.Option(..., "--attrs", help="Join attributes y1,...,yd (in both files); MatWin reads the "
-                              "inputs sorted by the first.", show_default=False),
-    eps: Optional[str] = typer.Option(None, "--eps", help="Maximum distance per attribute, e.g. 0.1,0.1 (the "
-                                      "constraint of section 2.3).", show_default=False),
-    variant: str = typer.Option("constrained", "--variant", help="bmj, left-outer (each constrained when --eps is "
-                                "given) or constrained (the constrained left-outer BMJ, LOBMJE)."),
-    algorithm: Optional[str] = typer.Option(None, "--algorithm", "-a", help="nested (any order), matwin or "
-                                            "matwin-ego (inputs sorted by the first attribute). Default: nested, "
-                                            "or matwin with --memory.", show_default=False),
-    orders: Optional[str] = typer.Option(None, "--orders", help="Order per attribute: minAttrDist (default) or "
-                                         "maxAttrDist, e.g. minAttrDist,maxAttrDist.", show_default=False),
-    memory: Optional[int] = typer.Option(None, "--memory", "-m", help="Shed: at most M tuples in MatWin's two "
-                                         "windows; compares with the exact result.", show_default=False),
-    policy: str = typer.Option("prob", "--policy", "-p", help="With --memory: comma list of rand, prob, ahead."),
-    seed: int = typer.Option(0, "--seed", help="Seed of RAND's choices."),
-    time_col: Optional[str] = typer.Option(None, "--time", help="Timestamp column: re-evaluate the constrained "
-                                           "left-outer BMJ over the last --horizon time units at every arrival "
-                                           "(section 3.5.1).", show_default=False),
-    horizon: Optional[str] = typer.Option(None, "--horizon", help="With --time: the window length T in time units.",
-                                          show_default=False),
-    limit: int = typer.Option(20, "--limit", help="Pairs shown in the table (--json gives all)."),
+    attrs: str = typer.Option(..., "--attrs", callback=columns(), show_default=False,
+                              help="Join attributes y1,...,yd (in both files); MatWin reads the inputs sorted by "
+                              "the first."),
+    eps: Optional[str] = typer.Option(None, "--eps", callback=decimals(), show_default=False,
+                                      help="Maximum distance per attribute, e.g. 0.1,0.1 (the constraint of section "
+                                      "2.3)."),
+    variant: str = typer.Option("constrained", "--variant", callback=choice(VARIANTS),
+                                help="bmj, left-outer (each constrained when --eps is given) or constrained (the "
+                                "constrained left-outer BMJ, LOBMJE)."),
+    algorithm: Optional[str] = typer.Option(None, "--algorithm", "-a", callback=choice(ALGORITHMS),
+                                            show_default=False, help="nested (any order), matwin or matwin-ego "
+                                            "(inputs sorted by the first attribute). Default: nested, or matwin with "
+                                            "--memory."),
+    orders: Optional[str] = typer.Option(None, "--orders", callback=names(ORDERS, "order"), show_default=False,
+                                         help="Order per attribute: minAttrDist (default) or maxAttrDist, e.g. "
+                                         "minAttrDist,maxAttrDist."),
+    memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
+                                         help="Shed: at most M tuples in MatWin's two windows; compares with the "
+                                         "exact result."),
+    policy: str = typer.Option("prob", "--policy", "-p", callback=names(POLICIES),
+                               help="With --memory: comma list of rand, prob, ahead."),
+    seed: int = typer.Option(0, "--seed", callback=integer(0), help="Seed of RAND's choices."),
+    time_col: Optional[str] = typer.Option(None, "--time", show_default=False,
+                                           help="Timestamp column: re-evaluate the constrained left-outer BMJ over "
+                                           "the last --horizon time units at every arrival (section 3.5.1)."),
+    horizon: Optional[str] = typer.Option(None, "--horizon", callback=decimals(several=False), show_default=False,
+                                          help="With --time: the window length T in time units."),
+    limit: int = typer.Option(20, "--limit", callback=integer(0), help="Pairs shown in the table (--json gives all)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
 ) -> None:
     """Bestmatch join (Kemper/Stegmaier 2002) of two files, exact or under load shedding.
@@ -68,33 +116,20 @@ def bmj_command(
 
     Example: shed bmj --r a.csv --s b.csv --attrs y1,y2 --eps 0.1,0.1 --algorithm matwin
     """
-    from shedding.bestmatch.join import ALGORITHMS, VARIANTS
     from shedding.bestmatch.values import from_frames
 
-    variant_key = variant.strip().lower()
-    if variant_key not in VARIANTS:
-        raise ShedError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
-    algo = (algorithm or ("matwin" if memory is not None else "nested")).strip().lower()
-    if algo not in ALGORITHMS:
-        raise ShedError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
-    if limit < 0:
-        raise ShedError(f"--limit must be >= 0, got {limit}")
-    if (time_col is None) != (horizon is None):
-        raise ShedError("give --time and --horizon together (the timestamp column and the window length)")
-    if time_col is not None and memory is not None:
-        raise ShedError("--time re-evaluates the exact join; drop --memory (shedding runs on MatWin)")
-    names = [a for a in attrs.split(",")]
+    algo = algorithm or ("matwin" if memory is not None else "nested")
     r_frame, s_frame = _read(r_path, "--r"), _read(s_path, "--s")
-    data = from_frames(r_frame, s_frame, names, eps)
+    data = from_frames(r_frame, s_frame, attrs.split(","), eps)
     order_names = None if orders is None else orders.split(",")
-    head = {"variant": variant_key, "algorithm": algo, "attrs": list(data.attrs), "eps": eps,
+    head = {"variant": variant, "algorithm": algo, "attrs": list(data.attrs), "eps": eps,
             "r_rows": len(data.r), "s_rows": len(data.s)}
     if time_col is not None:
-        report = _time_window(data, r_frame, s_frame, time_col, horizon, order_names, variant_key, algo)
+        report = _time_window(data, r_frame, s_frame, time_col, horizon, order_names)
     elif memory is not None:
-        report = _shed(data, memory, policy, seed, algo, order_names, variant_key)
+        report = _shed(data, memory, policy, seed, algo, order_names)
     else:
-        report = _exact(data, variant_key, algo, order_names)
+        report = _exact(data, variant, algo, order_names)
     report = {**head, **report}
     if as_json:
         print(json.dumps(report))
@@ -115,21 +150,14 @@ def _exact(data, variant: str, algo: str, orders) -> dict:  # noqa: ANN001
             "peak_memory": None if stats is None else stats.peak_memory, "pairs": _pairs(res)}
 
 
-def _shed(data, memory: int, policy: str, seed: int, algo: str, orders, variant: str) -> dict:  # noqa: ANN001
+def _shed(data, memory: int, policy: str, seed: int, algo: str, orders) -> dict:  # noqa: ANN001
     from shedding.bestmatch.join import bestmatch
-    from shedding.bestmatch.shed import check_policy, quality, shed_bestmatch
+    from shedding.bestmatch.shed import quality, shed_bestmatch
 
-    if variant != "constrained":
-        raise ShedError("shedding runs the constrained left-outer BMJ on MatWin; use --variant constrained")
-    if algo == "nested":
-        raise ShedError("shedding bounds MatWin's windows; use --algorithm matwin or matwin-ego")
-    names = [check_policy(p) for p in policy.split(",") if p.strip()]
-    if not names:
-        raise ShedError("--policy is empty; give one or more of rand, prob, ahead")
     exact = bestmatch(data, "constrained", algo, orders)
     truth = exact.as_set()
     runs = []
-    for name in names:
+    for name in policy.split(","):
         started = time.perf_counter()
         res = shed_bestmatch(data, memory, name, seed=seed, ego=algo == "matwin-ego", orders=orders)
         runs.append({"policy": name, **quality(truth, res.as_set()), "dropped": res.stats.dropped,
@@ -137,20 +165,16 @@ def _shed(data, memory: int, policy: str, seed: int, algo: str, orders, variant:
     return {"memory": memory, "peak_memory": exact.stats.peak_memory, "count": len(truth), "runs": runs}
 
 
-def _time_window(data, r_frame, s_frame, time_col: str, horizon: str, orders, variant: str,  # noqa: ANN001
-                 algo: str) -> dict:
+def _time_window(data, r_frame, s_frame, time_col: str, horizon: str, orders) -> dict:  # noqa: ANN001
     from shedding.bestmatch.join import order_signs
     from shedding.bestmatch.timewindow import time_window_bestmatch
-    from shedding.bestmatch.values import parse_eps, scale_columns
+    from shedding.bestmatch.values import scale_columns
 
-    if variant != "constrained" or algo != "nested":
-        raise ShedError("--time re-evaluates the constrained left-outer BMJ by nested loops; drop --variant and "
-                        "--algorithm")
     for name, frame in (("R", r_frame), ("S", s_frame)):
         if time_col not in frame.columns:
             raise ShedError(f"unknown --time column {time_col!r} in {name}; its columns are "
                             f"{', '.join(map(str, frame.columns))}")
-    [limit] = parse_eps(horizon, 1, "--horizon")
+    [limit] = parse_decimals("--horizon", horizon, several=False)
     (tr, ts), [t_horizon], [t_scale] = scale_columns([(time_col, [r_frame[time_col].tolist(),
                                                                   s_frame[time_col].tolist()])], [limit])
     started = time.perf_counter()

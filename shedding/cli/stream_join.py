@@ -3,24 +3,97 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from shedding.cli.checks import choice, in_int64, integer, integers, number, parse_integers, parsed, value_check
+from shedding.cli.output import err, out
+from shedding.cli.rows import REFERENCES
+from shedding.cli.rules import Creatable, Exists, Holds, Ignored, Values
+from shedding.cli.workload import fixed_split
 from shedding.errors import ShedError
+from shedding.run import POLICY_NAMES
 
-out = Console()
-err = Console(stderr=True)
-
+SHEDDING = ("none", *(name for name in POLICY_NAMES if name not in REFERENCES))
 SHEDDING_HELP = ("none (the exact window join), prob, life, rand, surv, dual, fluid (fixed R/S split) or "
                  "probv, lifev, randv, survv, dualv, fluidv (variable split); see shed simulate --help.")
+FORMATS = ("csv", "parquet")
 
 
-def _payload(text: str, src_r, src_s) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def zipf_source(flag: str, text: str) -> tuple[float, int] | None:
+    """``zipf:SKEW:DOMAIN`` as (skew, domain); None for a directory."""
+    if not text.strip().lower().startswith("zipf:"):
+        return None
+    parts = text.strip().split(":")
+    try:
+        skew, domain = float(parts[1]), int(parts[2])
+        if len(parts) != 3 or not math.isfinite(skew) or skew < 0 or domain < 1:
+            raise ValueError
+    except (ValueError, IndexError):
+        raise ShedError(f"{flag} {text!r} is not zipf:SKEW:DOMAIN (e.g. zipf:1.0:650): a finite skew >= 0 and a "
+                        f"domain >= 1") from None
+    return skew, in_int64(flag, domain)
+
+
+def synthetic(v: Values) -> bool:
+    return zipf_source("--r", v.r) is not None
+
+
+def check_sources(v: Values) -> None:
+    """Both --r and --s are zipf:SKEW:DOMAIN of one domain, or both are directories."""
+    r, s = zipf_source("--r", v.r), zipf_source("--s", v.s)
+    if (r is None) != (s is None):
+        raise ShedError("give zipf:SKEW:DOMAIN for both --r and --s, or a directory for both")
+    if r is not None and r[1] != s[1]:
+        raise ShedError(f"--r {v.r} and --s {v.s} need the same domain (zipf:SKEW:DOMAIN); the skews may differ")
+
+
+def check_estimator(flag: str, text: str) -> str:
+    """online, static, or an existing frequency table file (returned as an absolute path)."""
+    if text.strip().lower() in ("online", "static"):
+        return text.strip().lower()
+    if not Path(text).is_file():
+        raise ShedError(f"{flag} {text!r} is neither online, static nor a frequency table file")
+    return str(Path(text).resolve())
+
+
+def check_memory(v: Values) -> None:
+    from shedding.model import check_memory
+
+    split = None if v.memory_split is None else parse_integers("--memory-split", v.memory_split, 2)
+    check_memory(v.window if v.memory is None else v.memory, split)
+
+
+def _trigger(text: str) -> Any:
+    from shedding.streaming.job import parse_trigger
+
+    return parse_trigger(text)
+
+
+RULES = (
+    Holds(check_sources),
+    Ignored(("--length", "--files"), synthetic, "applies to zipf:SKEW:DOMAIN sources only"),
+    Ignored(("--format",), lambda v: not synthetic(v), "applies to source directories only, not to zipf sources"),
+    Ignored(("--seed",), lambda v: synthetic(v) or v.shedding.startswith("rand"),
+            "seeds RAND's choices and zipf sources only"),
+    Ignored(("--memory-split",), lambda v: fixed_split(v.shedding), "applies to the fixed-split policies "
+            "(prob, life, rand, surv, dual, fluid) only"),
+    Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only"),
+    Ignored(("--estimator",), lambda v: v.shedding != "none", "applies to shedding policies only, not to "
+            "--shedding none"),
+    Holds(check_memory),
+    Exists(("--r", "--s"), folder=True, when=lambda v: not synthetic(v)),
+    Creatable(("--out", "--checkpoint"), folder=True),
+)
+ALIASES = {"split": "--memory-split"}
+
+
+def _payload(text: str, src_r: Any, src_s: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``all`` (every column but time and key), ``none``, or a comma list present in both streams."""
     extra = [tuple(c for c in src.columns if c.strip().lower() not in ("time", "key")) for src in (src_r, src_s)]
     t = text.strip()
@@ -43,35 +116,42 @@ def stream_join(
     s: str = typer.Option(..., "--s", help="Stream S, as --r."),
     out_dir: Path = typer.Option(..., "--out", help="Output folder: pairs/ and metrics/ (Parquet, one batch=N "
                                  "folder per micro-batch)."),
-    window: int = typer.Option(500, "--window", "-w", help="Window w in time steps."),
-    memory: Optional[int] = typer.Option(None, "--memory", "-m", help="Join memory M in tuples over all shards "
-                                         "(default: w, half of what EXACT needs).", show_default=False),
-    shedding: str = typer.Option("prob", "--shedding", help=SHEDDING_HELP),
-    checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Checkpoint folder (default: "
-                                              "OUT/checkpoint). Rerun the same command to continue after a crash.",
-                                              show_default=False),
-    fmt: Optional[str] = typer.Option(None, "--format", help="csv or parquet (default: from the files).",
-                                      show_default=False),
+    window: int = typer.Option(500, "--window", "-w", callback=integer(1), help="Window w in time steps."),
+    memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
+                                         help="Join memory M in tuples over all shards (default: w, half of what "
+                                         "EXACT needs)."),
+    shedding: str = typer.Option("prob", "--shedding", callback=choice(SHEDDING, "policy"), help=SHEDDING_HELP),
+    checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", show_default=False,
+                                              help="Checkpoint folder (default: OUT/checkpoint). Rerun the same "
+                                              "command to continue after a crash."),
+    fmt: Optional[str] = typer.Option(None, "--format", callback=choice(FORMATS), show_default=False,
+                                      help="csv or parquet (default: from the files)."),
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
-    shards: int = typer.Option(1, "--shards", help="Shards P: keys are split by hash, and M over the shards."),
-    trigger: str = typer.Option("available-now", "--trigger", help="available-now or once (bounded input: the last "
-                                "held steps are joined at the end), or interval:SECONDS (runs until Ctrl-C)."),
-    max_files: Optional[int] = typer.Option(None, "--max-files-per-trigger", help="Files per stream and "
-                                            "micro-batch (default: all new files).", show_default=False),
-    memory_split: Optional[str] = typer.Option(None, "--memory-split", help="Fixed split M_R,M_S for prob, life, "
-                                               "rand (default: M//2, M-M//2).", show_default=False),
-    estimator: str = typer.Option("online", "--estimator", help="online (key counts so far, per shard), static "
-                                  "(counted from the files present at the first start) or the path of a "
-                                  "frequency table with columns key,count_r,count_s."),
-    decay: float = typer.Option(1.0, "--decay", help="Online estimator: weight an arrival keeps per time step."),
-    seed: int = typer.Option(0, "--seed", help="Seed of RAND's choices (shard i uses seed + i) and of zipf "
-                             "sources."),
-    warmup: int = typer.Option(0, "--warmup", help="First time step whose pairs are output."),
+    shards: int = typer.Option(1, "--shards", callback=integer(1),
+                               help="Shards P: keys are split by hash, and M over the shards."),
+    trigger: str = typer.Option("available-now", "--trigger", callback=parsed(_trigger),
+                                help="available-now or once (bounded input: the last held steps are joined at the "
+                                "end), or interval:SECONDS (runs until Ctrl-C)."),
+    max_files: Optional[int] = typer.Option(None, "--max-files-per-trigger", callback=integer(1), show_default=False,
+                                            help="Files per stream and micro-batch (default: all new files)."),
+    memory_split: Optional[str] = typer.Option(None, "--memory-split", callback=integers(2), show_default=False,
+                                               help="Fixed split M_R,M_S for prob, life, rand (default: M//2, "
+                                               "M-M//2)."),
+    estimator: str = typer.Option("online", "--estimator", callback=value_check(check_estimator),
+                                  help="online (key counts so far, per shard), static (counted from the files "
+                                  "present at the first start) or the path of a frequency table with columns "
+                                  "key,count_r,count_s."),
+    decay: float = typer.Option(1.0, "--decay", callback=number(0, above=True, high=1),
+                                help="Online estimator: weight an arrival keeps per time step."),
+    seed: int = typer.Option(0, "--seed", callback=integer(0), help="Seed of RAND's choices (shard i uses seed + i) "
+                             "and of zipf sources."),
+    warmup: int = typer.Option(0, "--warmup", callback=integer(0), help="First time step whose pairs are output."),
     strict: bool = typer.Option(False, "--strict", help="Fail on a late tuple instead of counting and dropping it."),
     payload: str = typer.Option("all", "--payload", help="Columns carried into the pairs as r_<c>, s_<c>: all "
                                 "(every column but time and key), none, or a comma list."),
-    length: int = typer.Option(20000, "--length", help="zipf sources: tuples per stream (one per time step)."),
-    files: int = typer.Option(20, "--files", help="zipf sources: files per stream."),
+    length: int = typer.Option(20000, "--length", callback=integer(1),
+                               help="zipf sources: tuples per stream (one per time step)."),
+    files: int = typer.Option(20, "--files", callback=integer(1), help="zipf sources: files per stream."),
     report: bool = typer.Option(False, "--report", help="Also write OUT/report.html: the output against shed "
                                 "simulate, EXACT and Spark's native join, and the state over micro-batches."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
@@ -80,38 +160,21 @@ def stream_join(
 
     Example: shed stream-join --r zipf:1:650 --s zipf:1:650 --window 500 --memory 500 --shedding prob --out out/sj
     """
-    from shedding.model import check_memory
-    from shedding.streaming.job import StreamJob, inspect_source, observed, parse_trigger, run, write_zipf_sources
+    from shedding.streaming.job import StreamJob, inspect_source, observed, run, write_zipf_sources
     from shedding.streaming.shard import JoinSpec
 
-    parse_trigger(trigger)
-    if max_files is not None and max_files < 1:
-        raise ShedError(f"--max-files-per-trigger must be >= 1, got {max_files}")
-    from shedding.cli.group import _parse_split
-
-    split = _parse_split(memory_split)
+    split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
     m = window if memory is None else memory
-    check_memory(m, split)
-    est = estimator.strip()
-    if est.lower() in ("online", "static"):
-        est = est.lower()
-    elif not Path(est).is_file():
-        raise ShedError(f"--estimator {estimator!r} is neither online, static nor a frequency table file")
-    else:
-        est = str(Path(est).resolve())
     checkpoint = checkpoint or out_dir / "checkpoint"
-    if r.lower().startswith("zipf:") or s.lower().startswith("zipf:"):
-        if not (r.lower().startswith("zipf:") and s.lower().startswith("zipf:")):
-            raise ShedError("give zipf:SKEW:DOMAIN for both --r and --s, or a directory for both")
+    if zipf_source("--r", r) is not None:
         r_dir, s_dir = write_zipf_sources(r, s, out_dir / "sources", length, files, seed)
     else:
         r_dir, s_dir = Path(r), Path(s)
-    fmt = None if fmt is None else fmt.strip().lower()
     src_r, src_s = inspect_source(r_dir, fmt, "stream R"), inspect_source(s_dir, fmt, "stream S")
     pay_r, pay_s = _payload(payload, src_r, src_s)
-    spec = JoinSpec(window, m, shedding.strip().lower(), split, shards, "online" if est == "online" else "static",
+    spec = JoinSpec(window, m, shedding, split, shards, "online" if estimator == "online" else "static",
                     decay, seed, warmup, strict, pay_r, pay_s)
-    job = StreamJob(src_r, src_s, out_dir, checkpoint, spec, est, trigger, max_files, master)
+    job = StreamJob(src_r, src_s, out_dir, checkpoint, spec, estimator, trigger, max_files, master)
 
     status = err.status("starting Spark...", spinner="dots") if err.is_terminal else None
 
@@ -130,9 +193,12 @@ def stream_join(
     if as_json:
         print(json.dumps(summary))
         return
+    _print(summary, f"{escape(spec.shedding.upper())}: w = {window}, M = {m}, {shards} shard(s)")
+
+
+def _print(summary: dict, title: str) -> None:
     g = summary.get
-    table = Table(show_edge=False, show_header=False,
-                  title=f"{escape(spec.shedding.upper())}: w = {window}, M = {m}, {shards} shard(s)")
+    table = Table(show_edge=False, show_header=False, title=title)
     table.add_column("", justify="left")
     table.add_column("", justify="right")
     for label, value in (("micro-batches", f"{g('batches', 0):,}"), ("tuples in", f"{g('arrivals', 0):,}"),

@@ -1,104 +1,162 @@
-"""``shed wjoin``: the multi-way window join of N stream files (or N synthetic streams).
-
-Registered onto the ``shed`` app in :mod:`shedding.cli.group`; everything heavy is imported inside the
-command, so ``shed`` starts as fast without it. Bad input raises ShedError, which ``shed`` prints as
-a one-line ``error: ...`` with exit code 2.
-"""
+"""``shed wjoin``: the multi-way window join (W-join, Hammad et al. 2002) of N stream files or N
+synthetic streams: the exact join by NLW, HW and MW, or shedding to a memory limit."""
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
+from shedding.cli.checks import (choice, integer, integers, listed_in, named, names, number, parse_integers,
+                                 parsed, split_list, value_check)
+from shedding.cli.output import out, say
+from shedding.cli.rules import Conflicts, Exists, Fits, Holds, Ignored, Values
 from shedding.errors import ShedError
 
-ALGORITHM_CHOICES = ("nlw", "hw", "mw", "all")
+OPTIMA = ("opt", "optv")
+ALGORITHMS = listed_in("shedding.wjoin.algorithms", "ALGORITHMS", "all")
+APPROACHES = listed_in("shedding.wjoin.operator", "APPROACHES")
+POLICIES = listed_in("shedding.wjoin.loadshed", "POLICIES", *OPTIMA)
+SYNTHETIC_FLAGS = ("--n-streams", "--length", "--rates", "--zipf-skew", "--domain", "--seed")
+#: bytes a synthetic W-join takes per pair of streams (bound matrices and the N^2 per-pair work of
+#: the exact count) and per tuple (times, keys, the sorted index): an estimate
+PAIR_BYTES, TUPLE_BYTES = 80, 32
 
 
-def _floats(text: str, what: str) -> list[float | tuple[float, ...]]:
-    """``1,0.5,10/1000`` -> [1.0, 0.5, (10.0, 1000.0)]: a slash lists rates a stream cycles through."""
+def rates(text: str) -> list[float | tuple[float, ...]]:
+    """``1,0.5,10/1000`` -> [1.0, 0.5, (10.0, 1000.0)]: a slash lists rates a stream cycles through;
+    each a finite number > 0 (tuples per time unit)."""
     out: list[float | tuple[float, ...]] = []
     for part in text.split(","):
         try:
-            rates = tuple(float(r) for r in part.split("/"))
+            values = tuple(float(r) for r in part.split("/"))
         except ValueError:
-            raise ShedError(f"{what} must be numbers separated by commas (a/b cycles rates), got {text!r}") from None
-        out.append(rates[0] if len(rates) == 1 else rates)
+            raise ShedError(f"--rates must be numbers separated by commas (a/b cycles rates), got {text!r}") from None
+        if not all(math.isfinite(r) and r > 0 for r in values):
+            raise ShedError(f"--rates must be finite numbers > 0 (tuples per time unit), got {part!r}")
+        out.append(values[0] if len(values) == 1 else values)
     return out
 
 
-def _ints(text: str, what: str) -> list[int]:
-    try:
-        return [int(p) for p in text.replace(":", ",").split(",")]
-    except ValueError:
-        raise ShedError(f"{what} must be integers separated by commas, got {text!r}") from None
+def stream_files(flag: str, text: str) -> str:
+    """A comma list of at least two stream files."""
+    files = [p for p in split_list(text) if p]
+    if len(files) < 2:
+        raise ShedError(f"a W-join needs at least 2 streams, got {len(files)}; give two or more files to {flag}")
+    return text
 
 
-def wjoin_command(
-    streams: Optional[str] = typer.Option(None, "--streams", help="Comma list of CSV/Parquet files, one stream each "
-                                          "(columns time, key); a stream is named by its file name.",
-                                          show_default=False),
-    window: Optional[int] = typer.Option(None, "--window", "-w", help="One window for every pair (Form 1): "
-                                         "|t_i - t_j| <= W. Default 10.", show_default=False),
-    windows: Optional[str] = typer.Option(None, "--windows", help='Windows per pair, e.g. "a-b:5,b-c:3" (Forms 2 '
-                                          "and 3; a missing pair gets the shortest-path bound).", show_default=False),
-    algorithm: str = typer.Option("all", "--algorithm", "-a", help="nlw, hw, mw, or all (each, checked equal)."),
-    approach: str = typer.Option("local", "--approach", help="Forms 2/3: local (closure bounds) or global "
-                                 "(the paper's GCA: widest window, then refine)."),
-    memory: Optional[int] = typer.Option(None, "--memory", "-m", help="Shed to at most M tuples in all buffers.",
-                                         show_default=False),
-    policy: str = typer.Option("prob", "--policy", "-p", help="With --memory: comma list of rand, prob, life, randv, "
-                               "probv, lifev, opt (CP-SAT optimum, small inputs), optv."),
-    memory_split: Optional[str] = typer.Option(None, "--memory-split", help="Fixed split M_1,...,M_N (default "
-                                               "M//N each, the remainder first).", show_default=False),
-    policy_seed: int = typer.Option(0, "--policy-seed", help="Seed of RAND's choices."),
-    opt_seconds: float = typer.Option(10.0, "--opt-seconds", help="Time limit of the CP-SAT optimum; the output "
-                                      "says whether optimality was proven."),
-    n_streams: int = typer.Option(3, "--n-streams", help="Synthetic: number of streams."),
-    length: int = typer.Option(1000, "--length", help="Synthetic: tuples per stream."),
-    rates: Optional[str] = typer.Option(None, "--rates", help="Synthetic: tuples per time unit per stream, e.g. "
-                                        "1,1,0.1; 0.01/1 switches between two rates every 100 tuples.",
-                                        show_default=False),
-    zipf_skew: float = typer.Option(1.0, "--zipf-skew", help="Synthetic: Zipf skew of the keys."),
-    domain: int = typer.Option(10, "--domain", help="Synthetic: number of distinct keys."),
-    seed: int = typer.Option(0, "--seed", help="Synthetic: seed."),
+def chosen(v: Values) -> list[str]:
+    """The --policy names that run (none without --memory)."""
+    return [] if v.memory is None else v.policy.split(",")
+
+
+def check_split(v: Values) -> None:
+    """--memory-split has one part per stream."""
+    if v.memory_split is None:
+        return
+    parts = len(parse_integers("--memory-split", v.memory_split))
+    n = v.n_streams if v.streams is None else len([p for p in split_list(v.streams) if p])
+    if parts != n:
+        raise ShedError(f"--memory-split has {parts} parts for {n} streams; give one per stream")
+
+
+def synthetic_bytes(v: Values) -> float:
+    return float(v.n_streams) ** 2 * PAIR_BYTES + float(v.n_streams) * v.length * TUPLE_BYTES
+
+
+RULES = (
+    Conflicts(("--window",), ("--windows",), " (one window for every pair, or one per pair)"),
+    Ignored(SYNTHETIC_FLAGS, lambda v: v.streams is None, "applies to synthetic streams only, not to --streams files"),
+    Ignored(("--algorithm",), lambda v: v.memory is None, "applies to the exact join; with --memory the shedding "
+            "operator runs", "drop --memory or --algorithm"),
+    Ignored(("--approach",), lambda v: v.windows is not None and v.memory is None,
+            "applies to per-pair windows (--windows) on the exact join only"),
+    Ignored(("--policy",), lambda v: v.memory is not None, "applies when shedding", "add --memory M or drop it"),
+    Ignored(("--memory-split",), lambda v: any(not p.endswith("v") for p in chosen(v)),
+            "applies to the fixed-split policies (rand, prob, life, opt) with --memory only"),
+    Ignored(("--policy-seed",), lambda v: any(p.startswith("rand") for p in chosen(v)),
+            "applies to RAND's choices (--policy rand or randv with --memory) only"),
+    Ignored(("--opt-seconds",), lambda v: set(OPTIMA) & set(chosen(v)),
+            "applies to the optimum (--policy opt or optv with --memory) only"),
+    Holds(check_split),
+    Exists(("--streams",), split=True),
+    Fits(("--n-streams", "--length"), synthetic_bytes, "the synthetic W-join", when=lambda v: v.streams is None),
+)
+ALIASES = {"time_limit": "--opt-seconds", "skew": "--zipf-skew", "paths": "--streams"}
+
+
+def wjoin(
+    streams: Optional[str] = typer.Option(None, "--streams", callback=value_check(stream_files), show_default=False,
+                                          help="Comma list of CSV/Parquet files, one stream each (columns time, "
+                                          "key); a stream is named by its file name."),
+    window: Optional[int] = typer.Option(None, "--window", "-w", callback=integer(0), show_default=False,
+                                         help="One window for every pair (Form 1): |t_i - t_j| <= W. Default 10."),
+    windows: Optional[str] = typer.Option(None, "--windows", show_default=False,
+                                          help='Windows per pair, e.g. "a-b:5,b-c:3" (Forms 2 and 3; a missing pair '
+                                          "gets the shortest-path bound)."),
+    algorithm: str = typer.Option("all", "--algorithm", "-a", callback=choice(ALGORITHMS),
+                                  help="nlw, hw, mw, or all (each, checked equal)."),
+    approach: str = typer.Option("local", "--approach", callback=choice(APPROACHES),
+                                 help="Forms 2/3: local (closure bounds) or global (the paper's GCA: widest window, "
+                                 "then refine)."),
+    memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
+                                         help="Shed to at most M tuples in all buffers."),
+    policy: str = typer.Option("prob", "--policy", "-p", callback=names(POLICIES),
+                               help="With --memory: comma list of rand, prob, life, randv, probv, lifev, opt (CP-SAT "
+                               "optimum, small inputs), optv."),
+    memory_split: Optional[str] = typer.Option(None, "--memory-split", callback=integers(), show_default=False,
+                                               help="Fixed split M_1,...,M_N (default M//N each, the remainder "
+                                               "first)."),
+    policy_seed: int = typer.Option(0, "--policy-seed", callback=integer(0), help="Seed of RAND's choices."),
+    opt_seconds: float = typer.Option(10.0, "--opt-seconds", callback=number(0, above=True),
+                                      help="Time limit of the CP-SAT optimum; the output says whether optimality was "
+                                      "proven."),
+    n_streams: int = typer.Option(3, "--n-streams", callback=integer(2), help="Synthetic: number of streams."),
+    length: int = typer.Option(1000, "--length", callback=integer(0), help="Synthetic: tuples per stream."),
+    rate_list: Optional[str] = typer.Option(None, "--rates", callback=parsed(rates), show_default=False,
+                                            help="Synthetic: tuples per time unit per stream, e.g. 1,1,0.1; 0.01/1 "
+                                            "switches between two rates every 100 tuples."),
+    zipf_skew: float = typer.Option(1.0, "--zipf-skew", callback=number(0), help="Synthetic: Zipf skew of the keys."),
+    domain: int = typer.Option(10, "--domain", callback=integer(1), help="Synthetic: number of distinct keys."),
+    seed: int = typer.Option(0, "--seed", callback=integer(0), help="Synthetic: seed."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per row instead of a table."),
 ) -> None:
     """Multi-way window join (W-join, Hammad et al. 2002) of N streams: NLW, HW, MW, shedding.
 
     Example: shed wjoin --streams a.csv,b.csv,c.csv --windows "a-b:5,b-c:3" --algorithm mw
     """
-    from rich.console import Console
     from rich.table import Table
 
     from shedding.wjoin.exact import exact_count
+    from shedding.wjoin.generator import synthetic_streams
+    from shedding.wjoin.streams import read_streams
     from shedding.wjoin.windows import WindowSpec, parse_windows
 
-    algo = algorithm.strip().lower()
-    if algo not in ALGORITHM_CHOICES:
-        raise ShedError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHM_CHOICES)}")
-    if window is not None and windows is not None:
-        raise ShedError("give either --window (one for all pairs) or --windows (per pair), not both")
-    names = _policies(policy) if memory is not None else []
-    split = None if memory_split is None else _ints(memory_split, "--memory-split")
-    data = _streams(streams, n_streams, length, rates, zipf_skew, domain, seed)
-    spec = parse_windows(windows, data.names) if windows is not None else \
-        WindowSpec.uniform(data.names, 10 if window is None else window)
+    if streams is not None:
+        data = read_streams([Path(p) for p in split_list(streams) if p])
+    else:
+        data = synthetic_streams(n_streams, length, None if rate_list is None else rates(rate_list), zipf_skew,
+                                 domain, seed)
+    try:
+        spec = parse_windows(windows, data.names) if windows is not None else \
+            WindowSpec.uniform(data.names, 10 if window is None else window)
+    except ShedError as exc:  # the windows as the streams' names read them
+        raise ShedError(named(exc, "--windows" if windows is not None else "--window")) from None
     exact = exact_count(data, spec)
-    rows = _join_rows(data, spec, algo, approach, exact) if memory is None else \
-        _shed_rows(data, spec, memory, names, split, policy_seed, exact, opt_seconds)
+    split = None if memory_split is None else list(parse_integers("--memory-split", memory_split))
+    rows = _join_rows(data, spec, algorithm, approach, exact) if memory is None else \
+        _shed_rows(data, spec, memory, policy.split(","), split, policy_seed, exact, opt_seconds)
     if as_json:
         for row in rows:
             print(json.dumps(row))
         return
-    out = Console()
-    out.print(f"{data.n} streams ({', '.join(f'{n}: {k:,}' for n, k in zip(data.names, data.lengths()))} tuples), "
-              f"Form {spec.form}: {spec.describe()}; widest bound {spec.widest}; exact {exact:,} N-tuples",
-              markup=False, highlight=False)
+    say(f"{data.n} streams ({', '.join(f'{n}: {k:,}' for n, k in zip(data.names, data.lengths()))} tuples), "
+        f"Form {spec.form}: {spec.describe()}; widest bound {spec.widest}; exact {exact:,} N-tuples")
     table = Table(show_edge=False)
     for col in rows[0]:
         if col != "exact":
@@ -120,38 +178,13 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-def _policies(text: str) -> list[str]:
-    """The --policy names; each is checked by the shedding module (opt and optv are the optimum)."""
-    from shedding.wjoin.loadshed import POLICIES, check_policy
-
-    names = [p.strip().lower() for p in text.split(",") if p.strip()]
-    if not names:
-        raise ShedError("--policy is empty; give one or more of " + ", ".join((*POLICIES, "opt", "optv")))
-    for name in names:
-        if name not in ("opt", "optv"):
-            check_policy(name, also=("opt", "optv"))
-    return names
-
-
-def _streams(paths: Optional[str], n: int, length: int, rates: Optional[str], skew: float, domain: int, seed: int):
-    from shedding.wjoin.generator import synthetic_streams
-    from shedding.wjoin.streams import read_streams
-
-    if paths is not None:
-        files = [Path(p.strip()) for p in paths.split(",") if p.strip()]
-        if len(files) < 2:
-            raise ShedError(f"a W-join needs at least 2 streams, got {len(files)}; give two or more files to --streams")
-        return read_streams(files)
-    return synthetic_streams(n, length, None if rates is None else _floats(rates, "--rates"), skew, domain, seed)
-
-
-def _join_rows(data, spec, algo: str, approach: str, exact: int) -> list[dict]:  # noqa: ANN001
-    from shedding.wjoin.algorithms import ALGORITHMS, make_operator
+def _join_rows(data: Any, spec: Any, algo: str, approach: str, exact: int) -> list[dict]:
+    from shedding.wjoin.algorithms import ALGORITHMS as RUN, make_operator
     from shedding.wjoin.operator import run
 
     rows, first = [], None
     total = sum(data.lengths())
-    for name in (ALGORITHMS if algo == "all" else [algo]):
+    for name in (RUN if algo == "all" else [algo]):
         started = time.perf_counter()
         found = run(make_operator(name, spec, approach=approach), data)
         seconds = time.perf_counter() - started
@@ -163,20 +196,23 @@ def _join_rows(data, spec, algo: str, approach: str, exact: int) -> list[dict]: 
     return rows
 
 
-def _shed_rows(data, spec, memory: int, names: list[str], split, seed: int, exact: int,  # noqa: ANN001
-               opt_seconds: float) -> list[dict]:
+def _shed_rows(data: Any, spec: Any, memory: int, chosen: list[str], split: Optional[list[int]], seed: int,
+               exact: int, opt_seconds: float) -> list[dict]:
     from shedding.wjoin.fastshed import shed_count
     from shedding.wjoin.loadshed import shed_wjoin
 
     rows = []
-    for name in names:
+    for name in chosen:
         started = time.perf_counter()
         proven = None
-        if name in ("opt", "optv"):
-            from shedding.wjoin.opt import optimum
+        if name in OPTIMA:
+            from shedding.wjoin.opt import solve_opt
 
-            res = optimum(data, spec, memory, memory_split=split, time_limit=opt_seconds,
-                          allocation="variable" if name == "optv" else "fixed")
+            try:
+                res = solve_opt(data, spec, memory, memory_split=split, time_limit=opt_seconds,
+                              allocation="variable" if name == "optv" else "fixed")
+            except ShedError as exc:  # the instance is too large for the exact optimum
+                raise ShedError(named(exc, f"--policy {name}")) from None
             outputs, dropped, proven = res.outputs, None, res.optimal
         elif spec.uniform_bound is not None:  # Form 1: the compiled count
             outputs, dropped = shed_count(data, spec, memory, name, memory_split=split, seed=seed)

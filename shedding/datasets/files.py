@@ -94,9 +94,6 @@ def read_table(path: str | os.PathLike, columns: Sequence[str], refused: str | N
 
 
 
-#: The former name of :func:`read_table`, still imported by ``shedding.cli.band``.
-_read_table = read_table
-
 def _first(mask: np.ndarray) -> int:
     return int(np.argmax(mask))
 

@@ -133,7 +133,3 @@ def solve_opt(streams: Streams, windows: WindowSpec, memory: int, *, memory_spli
               for s, e_x in enumerate(events)] for i, events in enumerate(tl.event_of)]
     return OptResult(int(round(solver.objective_value)) if gains else 0, len(tl.results), optimal, leave,
                      solver.wall_time)
-
-
-#: The former name of :func:`solve_opt`, still imported by ``shedding.cli.wjoin``.
-optimum = solve_opt

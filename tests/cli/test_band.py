@@ -1,4 +1,4 @@
-"""``shed simulate --predicate band`` (issue 13, part 5): the rows equal the library's, attribute
+"""``shed simulate --predicate band``: the rows equal the library's, attribute
 columns come from the files, the JSON rows follow the schema, and bad input is one line, exit 2."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from shedding import zipf_workload
 from shedding.band import BandWorkload
-from shedding.band.opt import solve_band_opt
+from shedding.band.opt import solve_opt as solve_band_opt
 from shedding.band.simulate import simulate_band
 from shedding.model import Workload
 
@@ -77,9 +77,9 @@ def test_the_table_names_the_predicate(shed) -> None:
 
 
 @pytest.mark.parametrize("args, needles", [
-    (["--eps", "-1"], ["--eps -1 is negative"]),
-    (["--eps", "abc"], ["--eps 'abc' is not a number"]),
-    (["--eps", "nan"], ["not a number"]),
+    (["--eps", "-1"], ["--eps value 1 is -1, a negative distance"]),
+    (["--eps", "abc"], ["--eps value 1: 'abc' is not a number"]),
+    (["--eps", "nan"], ["--eps", "not a number"]),
     (["--eps", "1,2"], ["2 value(s)", "1 attribute(s)"]),
     (["--eps", "1", "--attrs", "key,key"], ["distinct columns"]),
     ([], ["needs --eps"]),

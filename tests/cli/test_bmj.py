@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from helpers import shed_in_process
+from helpers import assert_error_line
 
 from shedding.bestmatch import bestmatch, from_frames
 
 
-def shed(*args: object) -> subprocess.CompletedProcess:
+@pytest.fixture()
+def bmj(shed):
     """`shed bmj ARGS` in this process."""
-    return shed_in_process("bmj", *args)
+    return lambda *args: shed("bmj", *args)
 
 
 @pytest.fixture()
@@ -28,45 +29,48 @@ def files(tmp_path: Path) -> tuple[Path, Path]:
     return r, s
 
 
-def test_left_outer_json_is_figure_1(files):
+def test_left_outer_json_is_figure_1(bmj, files):
     r, s = files
-    proc = shed("--r", r, "--s", s, "--attrs", "y1,y2", "--variant", "left-outer", "--json")
-    assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
+    code, stdout, err = bmj("--r", r, "--s", s, "--attrs", "y1,y2", "--variant", "left-outer", "--json")
+    assert code == 0, err
+    report = json.loads(stdout)
     assert sorted(map(tuple, report["pairs"])) == [(1, 1), (1, 2), (1, 3), (2, 4)]  # rows from 1: Ac, Aa, Ab, Bd
 
 
 @pytest.mark.parametrize("algorithm", ["nested", "matwin", "matwin-ego"])
-def test_constrained_matches_the_library(files, algorithm):
+def test_constrained_matches_the_library(bmj, files, algorithm):
     import pandas as pd
 
     r, s = files
-    proc = shed("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3", "--algorithm", algorithm, "--json")
+    code, stdout, err = bmj("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3", "--algorithm", algorithm,
+                            "--json")
     want = bestmatch(from_frames(pd.read_csv(r, dtype=str), pd.read_csv(s, dtype=str), ["y1", "y2"], "0.3,0.3"))
-    assert json.loads(proc.stdout)["pairs"] == (want.pairs + 1).tolist() == [[1, 1], [1, 2], [2, 4]]
+    assert code == 0, err
+    assert json.loads(stdout)["pairs"] == (want.pairs + 1).tolist() == [[1, 1], [1, 2], [2, 4]]
 
 
-def test_table_and_shedding_table(files):
+def test_table_and_shedding_table(bmj, files):
     r, s = files
-    proc = shed("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3")
-    assert proc.returncode == 0 and "3 pairs" in proc.stdout
-    proc = shed("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3", "--memory", "2", "--policy",
-                "rand,prob,ahead", "--json")
-    report = json.loads(proc.stdout)
+    code, stdout, err = bmj("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3")
+    assert code == 0 and "3 pairs" in stdout, err
+    code, stdout, err = bmj("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3", "--memory", "2", "--policy",
+                            "rand,prob,ahead", "--json")
+    report = json.loads(stdout)
     assert [run["policy"] for run in report["runs"]] == ["rand", "prob", "ahead"] and report["count"] == 3
-    proc = shed("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3", "--memory", "100")
-    assert "PROB" in proc.stdout and "1.000" in proc.stdout
+    code, stdout, err = bmj("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3", "--memory", "100")
+    assert "PROB" in stdout and "1.000" in stdout
 
 
-def test_time_window(tmp_path):
+def test_time_window(bmj, tmp_path):
     r, s = tmp_path / "r.csv", tmp_path / "s.csv"
     r.write_text("t,y\n0,0\n3,0\n")
     s.write_text("t,y\n0,0\n3,1\n")
-    proc = shed("--r", r, "--s", s, "--attrs", "y", "--eps", "5", "--time", "t", "--horizon", "2", "--json")
-    assert json.loads(proc.stdout)["triples"] == [[0, 1, 1], [3, 2, 2]]
+    code, stdout, err = bmj("--r", r, "--s", s, "--attrs", "y", "--eps", "5", "--time", "t", "--horizon", "2",
+                            "--json")
+    assert json.loads(stdout)["triples"] == [[0, 1, 1], [3, 2, 2]]
     for horizon, words in (("-1", "--horizon is -1, a negative distance"), ("x", "--horizon: 'x' is not a number")):
-        proc = shed("--r", r, "--s", s, "--attrs", "y", "--eps", "5", "--time", "t", "--horizon", horizon)
-        assert proc.returncode == 2 and words in proc.stderr
+        assert_error_line(bmj("--r", r, "--s", s, "--attrs", "y", "--eps", "5", "--time", "t", "--horizon", horizon),
+                          words)
 
 
 @pytest.mark.parametrize("args, words", [
@@ -76,25 +80,23 @@ def test_time_window(tmp_path):
     (["--attrs", "y1,y2", "--eps", "0.1"], "--eps has 1 value(s) but --attrs names 2"),
     (["--attrs", "y2,y1", "--eps", "0.1,0.1", "--algorithm", "matwin"], "S row 2: y2 = 0.1 comes after 0.2"),
     (["--attrs", "y1,y2", "--variant", "constrained"], "needs --eps"),
-    (["--attrs", "y1,y2", "--eps", "0.1,0.1", "--variant", "outer"], "unknown variant"),
-    (["--attrs", "y1,y2", "--eps", "0.1,0.1", "--memory", "3", "--policy", "life"], "unknown bestmatch policy"),
+    (["--attrs", "y1,y2", "--eps", "0.1,0.1", "--variant", "outer"], "unknown --variant 'outer'"),
+    (["--attrs", "y1,y2", "--eps", "0.1,0.1", "--memory", "3", "--policy", "life"], "--policy: unknown policy 'life'"),
     (["--attrs", "y1,y2", "--eps", "0.1,0.1", "--memory", "3", "--algorithm", "nested"], "use --algorithm matwin"),
 ])
-def test_bad_input_is_one_line_exit_2(files, args, words):
+def test_bad_input_is_one_line_exit_2(bmj, files, args, words):
     r, s = files
-    proc = shed("--r", r, "--s", s, *args)
-    assert proc.returncode == 2 and proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
-    assert words in proc.stderr
+    assert_error_line(bmj("--r", r, "--s", s, *args), words)
 
 
-def test_nan_value_is_one_line_exit_2(tmp_path, files):
+def test_nan_value_is_one_line_exit_2(bmj, tmp_path, files):
     r, _ = files
     s = tmp_path / "nan.csv"
     s.write_text("y1,y2\n0.1,0.2\n0.3,\n")
-    proc = shed("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.1,0.1")
-    assert proc.returncode == 2 and "S row 2, attribute 'y2' is NaN" in proc.stderr
-    proc = shed("--r", r, "--s", tmp_path / "missing.csv", "--attrs", "y1,y2")
-    assert proc.returncode == 2 and "file not found" in proc.stderr
+    assert_error_line(bmj("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.1,0.1"),
+                      "S row 2, attribute 'y2' is NaN")
+    assert_error_line(bmj("--r", r, "--s", tmp_path / "missing.csv", "--attrs", "y1,y2", "--eps", "0.1,0.1"),
+                      "file not found")
 
 
 def test_help_imports_nothing_heavy():

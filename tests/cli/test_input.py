@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import shedding.cli.group as cli
 from shedding import simulate, zipf_workload
+from shedding.cli.rows import ROW_FIELDS
+from shedding.run import POLICY_NAMES
 
 from helpers import SCHEMA, assert_error_line, write_stream_files
 
@@ -22,7 +23,7 @@ def write_csv(path: Path, text: str) -> Path:
     return path
 
 
-# ------------------------------------------------------------------ item 7: no traceback, ever
+# ------------------------------------------------------------------ no traceback, ever
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -67,7 +68,7 @@ def test_paths_with_brackets_are_printed_as_given(shed, tmp_path):
     assert target.is_file() and str(target) in stdout.replace("\n", "")
 
 
-# ------------------------------------------------------------------ item 8: refuse what is silently wrong
+# ------------------------------------------------------------------ refuse what is silently wrong
 
 
 def test_unknown_estimator_with_exact_only(shed):
@@ -118,7 +119,7 @@ def test_resume_on_another_suites_folder(shed, tmp_path):
     assert json.loads((out / "suite.json").read_text()) == {"name": "paper"}
 
 
-# ------------------------------------------------------------------ item 9: messages name flags
+# ------------------------------------------------------------------ messages name flags
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -167,11 +168,11 @@ def test_stations_flag(shed, tmp_path):
     jan = write_csv(tmp_path / "jan.csv", "numer_sta;date\n7005;20130101000000\n")
     missing = tmp_path / "nowhere" / "postesSynop.csv"
     assert_error_line(shed("simulate", "--r", str(jan), "--s", str(jan), "--format", "synop", "--stations",
-                               str(missing)), "--stations PATH")
+                               str(missing)), "--stations", "not found")
     assert_error_line(shed("simulate", "--stations", str(missing)), "--stations applies to SYNOP")
 
 
-# ------------------------------------------------------------------ item 10: ergonomics
+# ------------------------------------------------------------------ ergonomics
 
 
 def test_version(shed):
@@ -191,18 +192,18 @@ def test_tables_never_cut_a_number(shed, monkeypatch):
     assert max(len(line) for line in stdout.splitlines()) <= 44
 
 
-# ------------------------------------------------------------------ item 11: one JSON schema
+# ------------------------------------------------------------------ one JSON schema
 
 
 def test_row_fields_are_the_schemas():
-    assert tuple(SCHEMA["$defs"]["row"]["required"]) == cli.ROW_FIELDS
+    assert tuple(SCHEMA["$defs"]["row"]["required"]) == ROW_FIELDS
 
 
 def test_every_json_output_follows_the_schema(shed, tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     validator = jsonschema.Draft202012Validator(SCHEMA)
     rows = []
-    code, stdout, _ = shed("simulate", "--policy", ",".join(cli.ONLINE_POLICIES), "--length", "400", "--window", "20",
+    code, stdout, _ = shed("simulate", "--policy", ",".join(POLICY_NAMES), "--length", "400", "--window", "20",
                            "--json")
     rows += [json.loads(line) for line in stdout.splitlines()]
     code, stdout, _ = shed("simulate", "--policy", "rand,probv", "--estimator", "online", "--decay", "0.99",
@@ -214,11 +215,11 @@ def test_every_json_output_follows_the_schema(shed, tmp_path):
     rows += [json.loads(line) for line in stdout.splitlines()]
     code, stdout, _ = shed("opt", "--allocation", "variable", "--length", "400", "--window", "20", "--json")
     rows.append(json.loads(stdout))
-    assert len(rows) == len(cli.ONLINE_POLICIES) + 2 + 4 + 1
+    assert len(rows) == len(POLICY_NAMES) + 2 + 4 + 1
     for row in rows:
         validator.validate(row)
-        assert list(row) == list(cli.ROW_FIELDS)
-    assert {r["policy"] for r in rows} == set(cli.ONLINE_POLICIES)
+        assert list(row) == list(ROW_FIELDS)
+    assert {r["policy"] for r in rows} == set(POLICY_NAMES)
     by = {(r["policy"], r["dataset"]): r for r in rows}
     assert by[("optv", "zipf")]["memory_r"] is None and by[("optv", "zipf")]["nodes"] > 0
     assert by[("exact", "zipf")]["estimator"] is None and by[("prob", "zipf")]["estimator"] == "static"

@@ -1,0 +1,153 @@
+"""Policies beyond i.i.d. streams, as fractions of OPT: PROB (the kernel), AGE (Srivastava and
+Widom 2004; age curve known or estimated) and the adaptive HAZARD valuer (shedding.online.hazard),
+on the flights of 2013, the age-based model, drifting and bursty streams and the paper's i.i.d.
+Zipf settings.
+
+Each row: the workload, M, the split, every policy's outputs, OPT's, and per policy its fraction of
+OPT and the fraction of PROB's gap to OPT it closes ((policy - PROB) / (OPT - PROB)). Rows are
+appended to a JSON-lines file as they finish, and a rerun skips the rows already there.
+
+    python benchmarks/bench_beyond.py flights --months 7,8,9,10,11,12 --out out/beyond.jsonl
+    python benchmarks/bench_beyond.py age|drift|bursts|iid --out out/beyond.jsonl
+
+Development and tuning used January to June of the flights and seeds 0-1 of the synthetic
+models only; the held-out evaluation is July to December and seeds 2-3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from shedding.datasets import zipf_workload
+from shedding.datasets.age import age_workload
+from shedding.datasets.bursts import burst_workload
+from shedding.datasets.drift import drift_workload
+from shedding.datasets.flights import flights_workload
+from shedding.offline.opt import solve_opt
+from shedding.online.ageing import AgeValuer, pair_age_curves, run_valued
+from shedding.online.hazard import HazardValuer
+from shedding.run import run_policy
+
+
+def known_age(wl):
+    span = max(int(wl.time[-1] - wl.time[0]) + 1, 1)
+    return AgeValuer(pair_age_curves(wl), np.array([wl.n_r, wl.n_s]) / span)
+
+
+def policies(wl, groups: dict, estimator: str, every: int) -> dict:
+    """name -> valuer factory; PROB runs on the kernel."""
+    online = estimator == "online"
+    out = {"age": lambda: known_age(wl), "age-est": lambda: AgeValuer(learner=HazardValuer(every=every)),
+           "hazard": lambda: HazardValuer(every=every, online=online)}
+    for name, group in groups.items():
+        out[f"hazard-{name}"] = lambda g=group: HazardValuer(group=g, every=every, online=online)
+    return out
+
+
+def measure(wl, memory: int, label: dict, groups: dict, estimator: str = "online", every: int = 64,
+            variable: bool = False, only: tuple[str, ...] | None = None) -> dict:
+    row = dict(label, memory=memory, variable=variable, estimator=estimator, window=wl.window, tuples=len(wl))
+    started = time.perf_counter()
+    opt = solve_opt(wl, memory, allocation="variable" if variable else "fixed")
+    row["opt"], row["exact"] = int(opt.outputs), int(opt.exact)
+    row["opt_seconds"] = round(time.perf_counter() - started, 1)
+    prob = run_policy(wl, "probv" if variable else "prob", memory, estimator=estimator)
+    row["prob"] = int(prob.outputs)
+    for name, make in policies(wl, groups, estimator, every).items():
+        if only and name not in only:
+            continue
+        run = run_valued(wl, memory, make(), variable=variable)
+        row[name], row[f"{name}_seconds"] = int(run.outputs), round(run.seconds, 1)
+    gap = row["opt"] - row["prob"]
+    for name in ["prob", *policies(wl, groups, estimator, every)]:
+        if name in row:
+            row[f"{name}/opt"] = round(row[name] / max(row["opt"], 1), 4)
+            if name != "prob":
+                row[f"{name}_gap_closed"] = round((row[name] - row["prob"]) / gap, 4) if gap > 0 else None
+    return row
+
+
+def cases(kind: str, args) -> list:
+    """(label, workload factory, memory, groups factory) per row."""
+    out = []
+    if kind == "flights":
+        for month in args.months:
+            def make(month=month):
+                return flights_workload(month)
+            out += [({"workload": "flights", "month": month, "split": "dev" if month <= 6 else "held-out"},
+                     make, args.memory or 200, "dest")]
+    elif kind == "age":
+        for seed in args.seeds:
+            for spread in (5, 20, 50):
+                for background in (0.0, 0.25, 0.5):
+                    for skew, domain in ((0.0, 10**6), (0.5, 1000)):
+                        def make(seed=seed, spread=spread, background=background, skew=skew, domain=domain):
+                            return age_workload(length=3000, lag_spread=spread, background=background, skew=skew,
+                                                domain=domain, seed=seed)
+                        out += [({"workload": "age", "seed": seed, "lag_spread": spread, "background": background,
+                                  "skew": skew, "domain": domain}, make, args.memory or 100, None)]
+    elif kind == "drift":
+        for seed in args.seeds:
+            for period, shift in ((700, 5), (300, 10), (100, 1)):
+                def make(seed=seed, period=period, shift=shift):
+                    return drift_workload(period=period, shift=shift, seed=seed)
+                out += [({"workload": "drift", "seed": seed, "period": period, "shift": shift}, make,
+                         args.memory or 400, None)]
+    elif kind == "bursts":
+        for seed in args.seeds:
+            for rotate in (True, False):
+                def make(seed=seed, rotate=rotate):
+                    return burst_workload(rotate=rotate, seed=seed)
+                out += [({"workload": "bursts", "seed": seed, "rotate": rotate}, make, args.memory or 400, None)]
+    elif kind == "iid":  # the paper's Figures 3, 5, 6 and 9 settings at w = 400
+        settings = [dict(skew=1.0, domain=50, m=m) for m in (40, 100, 200, 400, 600)]
+        settings += [dict(skew=s, domain=50, m=400) for s in (0.0, 0.5, 1.5, 2.0)]
+        settings += [dict(skew=1.0, domain=d, m=400) for d in (10, 200)]
+        for seed in args.seeds:
+            for st in settings:
+                def make(seed=seed, st=st):
+                    return zipf_workload(skew=st["skew"], domain=st["domain"], seed=seed)
+                out += [({"workload": "zipf", "seed": seed, "skew": st["skew"], "domain": st["domain"]}, make,
+                         st["m"], None)]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("kind", choices=["flights", "age", "drift", "bursts", "iid"])
+    parser.add_argument("--months", type=lambda s: [int(x) for x in s.split(",")], default=list(range(1, 13)),
+                        help="comma list of months")
+    parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1])
+    parser.add_argument("--memory", type=int, default=None)
+    parser.add_argument("--estimator", default="online", choices=["online", "static"])
+    parser.add_argument("--every", type=int, default=64, help="refit the learners every this many steps")
+    parser.add_argument("--only", default=None, help="comma list of the valuers to run (default: all)")
+    parser.add_argument("--out", type=Path, default=Path("out/beyond.jsonl"))
+    args = parser.parse_args()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    done = set()
+    if args.out.exists():
+        done = {json.dumps({k: v for k, v in json.loads(line).items() if k in ("label",)}) for line in args.out.open()}
+    only = tuple(args.only.split(",")) if args.only else None
+    for label, make, memory, group_col in cases(args.kind, args):
+        key = json.dumps({"label": dict(label, memory=memory, estimator=args.estimator)})
+        if key in done:
+            continue
+        wl = make()
+        groups = {}
+        if group_col:
+            groups[group_col] = wl.meta["payload"][group_col].cat.codes.to_numpy().astype(np.int64)
+        row = measure(wl, memory, label, groups, args.estimator, args.every, only=only)
+        row["label"] = dict(label, memory=memory, estimator=args.estimator)
+        with args.out.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        print(json.dumps({k: v for k, v in row.items() if "/opt" in k or "gap" in k or k in label}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""What ``shed`` prints and writes: the consoles, tables that never cut a number, a spinner for
+long steps, and output files whose errors name the flag. Every path printed is escaped for rich."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from shedding.errors import ShedError
+
+if TYPE_CHECKING:
+    from shedding.model import Workload
+
+out = Console()
+err = Console(stderr=True)
+
+
+def say(text: str) -> None:
+    """Print ``text`` as it is (no markup, no highlighting)."""
+    out.print(text, markup=False, highlight=False)
+
+
+def busy(text: str) -> AbstractContextManager:
+    """A spinner on stderr while a long step runs (only on a terminal, so pipes and logs stay clean)."""
+    return err.status(text, spinner="dots") if err.is_terminal else nullcontext()
+
+
+def warn(text: str) -> None:
+    err.print(f"warning: {text}", markup=False, highlight=False, soft_wrap=True)
+
+
+def warn_past_end(wl: Workload) -> None:
+    """A warmup after the last arrival counts nothing: every output is 0 and every ratio 1.000."""
+    if len(wl) and wl.warmup > int(wl.time[-1]):
+        warn(f"the warmup {wl.warmup} (--warmup, default 2w) is after the last arrival time {int(wl.time[-1])}, so "
+             f"nothing is counted and every ratio is 1.000; give a smaller --warmup or a longer workload")
+
+
+def print_header(wl: Workload, memory: int) -> None:
+    """The workload's name, sizes, window, warmup and memory (and its summary, if any)."""
+    out.print(f"[bold]{escape(wl.name)}[/bold]: {wl.n_r} R + {wl.n_s} S tuples, w = {wl.window}, "
+              f"warmup = {wl.warmup}, M = {memory}")
+    if wl.meta.get("summary"):
+        say(wl.meta["summary"])
+
+
+def print_fitted(columns: list[tuple[str, str]], rows: list[list[str]], optional: tuple[str, ...] = ()) -> None:
+    """Print a table that never cuts a number: while it is wider than the terminal, the
+    ``optional`` columns are left out (first named first); what still does not fit wraps."""
+    shown = [name for name, _ in columns]
+    while True:
+        table = Table(show_edge=False)
+        for name, justify in columns:
+            if name in shown:
+                table.add_column(name, justify=justify, overflow="fold")
+        for row in rows:
+            table.add_row(*(cell for (name, _), cell in zip(columns, row) if name in shown))
+        droppable = [name for name in optional if name in shown]
+        natural = out.measure(table, options=out.options.update_width(sys.maxsize)).maximum
+        if not droppable or natural <= out.width:
+            break
+        shown.remove(droppable[0])
+    out.print(table)
+    left_out = [name for name, _ in columns if name not in shown]
+    if left_out:
+        say(f"({', '.join(left_out)} left out to fit {out.width} columns; --json gives every field)")
+
+
+def write_file(path: Path, flag: str, write: Callable[[Path], None]) -> None:
+    """Write an output file with ``write``; an unwritable path is a one-line error naming ``flag``."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write(path)
+    except OSError as exc:
+        raise ShedError(f"cannot write {path}: {exc.strerror}; choose a writable {flag} path") from None

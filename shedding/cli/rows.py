@@ -1,0 +1,64 @@
+"""The JSON rows of ``shed simulate`` and ``shed opt`` (docs/shed-output.schema.json), and the
+warm-up that keeps the engine's one-time compile out of every row's ``seconds``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from shedding.model import Workload
+
+#: The keys of every JSON row of simulate and opt, in order (docs/shed-output.schema.json).
+ROW_FIELDS = ("policy", "outputs", "exact", "ratio", "arm", "memory", "memory_r", "memory_s", "seconds",
+              "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed", "correlation",
+              "estimator", "decay", "policy_seed", "allocation", "graph", "solver", "nodes", "arcs",
+              "build_seconds", "solve_seconds")
+#: The measured fields a row takes from a policy's result (the rest come from the workload and
+#: the flags).
+MEASURED = ("outputs", "exact", "ratio", "arm", "memory_r", "memory_s", "seconds", "allocation", "graph", "solver",
+            "nodes", "arcs", "build_seconds", "solve_seconds")
+#: The policies that take no online options (estimator, decay, RAND's seed).
+REFERENCES = ("exact", "opt", "optv")
+
+
+def workload_params(wl: Workload) -> dict:
+    """The workload's fields of a row: the generator's parameters for Zipf; for files their
+    format, distinct keys and the longer stream's length."""
+    meta = wl.meta
+    if meta.get("generator") == "zipf":
+        params = {key: meta[key] for key in ("skew", "domain", "length", "seed", "correlation")} | {"dataset": "zipf"}
+    else:
+        fmt = meta.get("format")
+        params = {"dataset": "+".join(dict.fromkeys(fmt)) if isinstance(fmt, (tuple, list)) else fmt,
+                  "domain": len(wl.key_counts()[0]), "length": max(wl.n_r, wl.n_s)}
+    return {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, **params}
+
+
+def online_options(name: str, estimator: str, decay: float | None, seed: int) -> dict:
+    """The options a row records for policy ``name``: none for EXACT and OPT; the estimator, its
+    decay (``None`` where it does not apply) and RAND's seed for the online policies."""
+    if name in REFERENCES:
+        return {}
+    return {"estimator": estimator, "decay": decay, "policy_seed": seed if name.startswith("rand") else None}
+
+
+def row(wl: Workload, memory: int, result: dict, **options: Any) -> dict:
+    """One row: every key of ROW_FIELDS, null where it does not apply; ``memory`` is the M
+    given (EXACT needs no limit)."""
+    out = dict.fromkeys(ROW_FIELDS)
+    out.update({key: result[key] for key in MEASURED if key in result})
+    out.update(workload_params(wl), policy=result["policy"], memory=memory, **options)
+    return out
+
+
+def warm_up(names: list[str]) -> None:
+    """Run the join engine (and OPT's solver) once on a tiny workload, so that no policy's
+    ``seconds`` includes loading their compiled code."""
+    from shedding.model import Workload
+    from shedding.run import run_policy
+
+    tiny = Workload.synchronous([0, 0], [0, 0], window=2, warmup=0)
+    if set(names) - set(REFERENCES):
+        run_policy(tiny, "prob", 1)
+    if {"opt", "optv"} & set(names):
+        run_policy(tiny, "opt", 2)

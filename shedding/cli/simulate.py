@@ -1,0 +1,155 @@
+"""``shed simulate``: shedding policies on one workload, against EXACT (paper §4)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Optional
+
+import typer
+
+from shedding.cli.checks import choice, columns, decimals, integer, integers, names, number, parse_integers
+from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, write_file
+from shedding.cli.rows import REFERENCES, online_options, row, warm_up
+from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values
+from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, WORKLOAD_RULES, check_split,
+                                   fixed_split, takes_workload)
+from shedding.run import POLICY_NAMES
+
+PREDICATES = ("equi", "band")
+
+if TYPE_CHECKING:
+    from shedding.model import Workload
+
+
+def policy_list(text: str) -> list[str]:
+    """The names of a checked --policy list."""
+    return text.split(",")
+
+
+def online(v: Values) -> bool:
+    return any(name not in REFERENCES for name in policy_list(v.policy))
+
+
+RULES = (
+    Needs("--eps", lambda v: v.predicate == "band",
+          "--predicate band needs --eps, one band width per attribute, e.g. --eps 0.5"),
+    Ignored(("--eps", "--attrs", "--bins"), lambda v: v.predicate == "band", "applies to band joins only",
+            "add --predicate band or drop it"),
+    SameCount("--eps", "--attrs", "attribute"),
+    Ignored(("--decay",), lambda v: v.predicate == "equi", "applies to equi-joins only; band histograms count "
+            "every arrival equally"),
+    Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only",
+            "add --estimator online or drop it"),
+    Ignored(("--estimator",), online, "applies to the online policies only, not to exact, opt or optv"),
+    Ignored(("--policy-seed",), lambda v: any(n.startswith("rand") for n in policy_list(v.policy)),
+            "applies to RAND's choices only (--policy rand or randv)"),
+    Ignored(("--memory-split",), lambda v: any(map(fixed_split, policy_list(v.policy))),
+            "applies to the fixed-split policies (opt and the online policies without a v suffix) only; the "
+            "others split memory freely"),
+    Ignored(("--max-graph-gib",), lambda v: v.predicate == "equi" and {"opt", "optv"} & set(policy_list(v.policy)),
+            "applies to OPT and OPTV on equi-joins only"),
+    Holds(check_split),
+    Creatable(("--out",)),
+    *WORKLOAD_RULES,
+)
+
+
+@takes_workload
+def simulate(
+    load: Callable[[], Workload],
+    policy: str = typer.Option("exact,rand,prob,life", "--policy", "-p", callback=names(POLICY_NAMES),
+                               help="Comma list of: " + ", ".join(POLICY_NAMES) + ". surv: expected output over "
+                               "the realistic survival; dual: surplus over a memory price learned from OPT; fluid: "
+                               "the same at the fluid price (a v suffix = variable split)."),
+    memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
+                                         help="Join memory M in tuples (default: w, half of what EXACT needs)."),
+    memory_split: Optional[str] = typer.Option(
+        None, "--memory-split", callback=integers(2), show_default=False,
+        help="Fixed split M_R,M_S for the fixed-split policies and OPT (default: M//2, M-M//2)."),
+    estimator: str = typer.Option("static", "--estimator", callback=choice(ESTIMATORS),
+                                  help="static: key frequencies of the whole stream (as in the paper); "
+                                  "online: counts of what has arrived so far."),
+    decay: float = typer.Option(1.0, "--decay", callback=number(0, above=True, high=1),
+                                help="Online estimator: weight an arrival keeps per time step."),
+    policy_seed: int = typer.Option(0, "--policy-seed", callback=integer(0), help="Seed of RAND's choices."),
+    max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", callback=number(0, above=True), help=MAX_GRAPH_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object per policy instead of a table."),
+    out_path: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON rows to this file.",
+                                            show_default=False),
+    predicate: str = typer.Option("equi", "--predicate", callback=choice(PREDICATES),
+                                  help="equi (equal keys) or band (|r.a - s.a| <= eps on every attribute of "
+                                  "--attrs)."),
+    eps: Optional[str] = typer.Option(None, "--eps", callback=decimals(), show_default=False,
+                                      help="Band joins: one band width per attribute, e.g. 0.5 or 0.5,2 (compared "
+                                      "exactly as decimals)."),
+    attrs: Optional[str] = typer.Option(None, "--attrs", callback=columns(), show_default=False,
+                                        help="Band joins: the numeric columns to compare (default: key)."),
+    bins: int = typer.Option(1024, "--bins", callback=integer(1),
+                             help="Band joins: histogram bins per attribute for PROB/LIFE."),
+) -> None:
+    """Run shedding policies on one workload and compare their output with EXACT.
+
+    Example: shed simulate --policy exact,rand,prob,life --window 400 --memory 200
+    """
+    chosen = policy_list(policy)
+    split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
+    wl = load()
+    warn_past_end(wl)
+    m = wl.window if memory is None else memory
+    if predicate == "band":
+        rows = _band_rows(wl, m, chosen, split, eps, attrs, bins, estimator, policy_seed)
+    else:
+        rows = _rows(wl, m, chosen, split, estimator, decay, policy_seed, int(max_graph_gib * 2**30))
+    if out_path is not None:
+        write_file(out_path, "--out", lambda path: path.write_text("".join(json.dumps(r) + "\n" for r in rows)))
+    if as_json:
+        for r in rows:
+            print(json.dumps(r))
+        return
+    _print_table(wl, m, rows)
+    if predicate == "band":
+        say("band join: " + ", ".join(f"|r.{a} - s.{a}| <= {e}" for a, e in zip(rows[0]["attrs"], rows[0]["eps"])))
+    if out_path is not None:
+        say(f"results written to {out_path}")
+
+
+def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]], estimator: str,
+          decay: float, seed: int, max_graph_bytes: int) -> list[dict]:
+    from shedding.online import Reference
+    from shedding.run import run_policy
+
+    ref = Reference.of(wl)
+    warm_up(chosen)
+    rows = []
+    with busy("running the policies..."):
+        for name in chosen:
+            res = run_policy(wl, name, memory, memory_split=split, estimator=estimator, decay=decay, seed=seed,
+                             reference=ref, max_graph_bytes=max_graph_bytes)
+            options = online_options(name, estimator, decay if estimator == "online" else None, seed)
+            rows.append(row(wl, memory, res.as_dict(), **options))
+    return rows
+
+
+def _band_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]], eps: str,
+               attrs: Optional[str], bins: int, estimator: str, seed: int) -> list[dict]:
+    from shedding.cli.band import band_results
+
+    names_ = tuple(a.strip() for a in (attrs or "key").split(","))
+    with busy("running the policies on the band join..."):
+        results = band_results(wl, names_, eps, bins, estimator, chosen, memory, split, seed)
+    return [row(wl, memory, r, **r["options"], **{k: r[k] for k in ("predicate", "eps", "attrs")}) for r in results]
+
+
+def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:
+    print_header(wl, memory)
+    cells = []
+    for r in rows:
+        mem = str(r["memory"]) if r["memory_r"] is None else f"{r['memory_r']}+{r['memory_s']}"
+        if r["policy"] == "exact":
+            mem = f">= {2 * wl.window - 2}"
+        cells.append([r["policy"].upper(), f"{r['outputs']:,}", f"{r['exact']:,}", f"{r['ratio']:.3f}",
+                      f"{r['arm']:,}", mem, f"{r['seconds']:.2f}"])
+    print_fitted([("policy", "left"), ("outputs", "right"), ("EXACT", "right"), ("ratio", "right"),
+                  ("ArM", "right"), ("memory", "right"), ("seconds", "right")], cells,
+                 optional=("seconds", "memory", "EXACT"))

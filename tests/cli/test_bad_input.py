@@ -1,0 +1,242 @@
+"""Bad input on every command: one line, ``error: ...``, naming the flag, exit code 2, before any
+work starts; never a traceback, never a silent ignore, never the internals of a library.
+
+The table holds, for each command, the same classes of mistake (a value of the wrong type, a
+negative or zero count, a number beyond 64 bits, NaN and infinity, a missing file, a folder for a
+file and a file for a folder, flags that contradict, flags the chosen mode ignores, a run too big
+for the machine), and every case of the bad-input review: nine tracebacks, two runaway runs,
+eleven flags that were silently ignored and four messages that showed a library's internals.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import assert_error_line
+
+BIG = "9223372036854775808"  # 2^63: one more than a 64-bit integer holds
+HUGE = "99999999999999999999"
+#: text a user should never read: a traceback, numpy's memory errors, pyarrow's and OR-Tools' own words
+INTERNALS = ("Traceback", "Unable to allocate", "numpy", "_core", "<Buffer>", "time_limit=", "MODEL_INVALID",
+             "Errno", "Exception")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    """Input files of each kind, a folder, a damaged Parquet file and three damaged result folders."""
+    root = tmp_path_factory.mktemp("inputs")
+    (root / "r.csv").write_text("time,key\n0,1\n1,2\n")
+    (root / "s.csv").write_text("time,key\n0,1\n2,2\n")
+    (root / "w.csv").write_text("stream,time,key\nR,0,1\nS,0,1\n")
+    (root / "br.csv").write_text("name,y1,y2,t\nA,0,0,0\nB,1.0,1.0,1\n")
+    (root / "bs.csv").write_text("name,y1,y2,t\nc,0.1,0.2,0\nd,1.2,1.3,1\n")
+    (root / "bad.parquet").write_text("not parquet")
+    (root / "folder").mkdir()
+    (root / "src").mkdir()
+    (root / "src" / "part-0.csv").write_text("time,key\n0,1\n")
+    damaged = root / "damaged"
+    damaged.mkdir()
+    (damaged / "suite.json").write_text('{"name": "quick", "run_ids": [')
+    unreadable = root / "unreadable"
+    unreadable.mkdir()
+    (unreadable / "suite.json").write_text(json.dumps({"name": "quick", "run_ids": [], "total_runs": 0, "seeds": 1}))
+    (unreadable / "results.csv").mkdir()  # a folder where the report's data file should be
+    garbage = root / "garbage"
+    garbage.mkdir()
+    (garbage / "suite.json").write_text(json.dumps({"name": "quick", "run_ids": ["a"], "total_runs": 1, "seeds": 1}))
+    (garbage / "results.parquet").write_text("not parquet either")
+    return {p.name: p for p in root.iterdir()} | {"root": root}
+
+
+def _args(args: list[str], files: dict[str, Path]) -> list[str]:
+    """The arguments with ``{name}`` replaced by the path of ``files[name]``."""
+    out = []
+    for arg in args:
+        for name, path in files.items():
+            arg = arg.replace(f"{{{name}}}", str(path))
+        out.append(arg)
+    return out
+
+
+# (command line, the flag the error must name); {name} is the path of files[name]
+CASES = {
+    "simulate": [
+        (["--length", "abc"], "--length"),
+        (["--length", "-1"], "--length"),
+        (["--window", "0"], "--window"),
+        (["--length", BIG], "--length"),  # was a traceback
+        (["--memory", HUGE], "--memory"),
+        (["--zipf-skew", "nan"], "--zipf-skew"),
+        (["--zipf-skew", "inf"], "--zipf-skew"),
+        (["--estimator", "online", "--decay", "nan"], "--decay"),
+        (["--max-graph-gib", "inf", "--policy", "opt"], "--max-graph-gib"),
+        (["--workload", "{root}/missing.csv"], "--workload"),
+        (["--workload", "{folder}"], "--workload"),
+        (["--workload", "{bad.parquet}"], "--workload"),  # was pyarrow's "Parquet input source '<Buffer>'"
+        (["--r", "{r.csv}"], "--s"),
+        (["--workload", "{w.csv}", "--r", "{r.csv}", "--s", "{s.csv}"], "--workload"),
+        (["--workload", "{w.csv}", "--zipf-skew", "2"], "--zipf-skew"),  # was ignored
+        (["--r", "{r.csv}", "--s", "{s.csv}", "--cell-size", "0"], "--cell-size"),  # was ignored
+        (["--r", "{r.csv}", "--s", "{s.csv}", "--cell-size", "5"], "--cell-size"),
+        (["--policy", "probv", "--memory", "4", "--memory-split", "2,2"], "--memory-split"),  # was ignored
+        (["--policy", "exact", "--estimator", "online"], "--estimator"),
+        (["--policy", "prob", "--policy-seed", "3"], "--policy-seed"),
+        (["--policy", "prob", "--max-graph-gib", "2"], "--max-graph-gib"),
+        (["--policy", "nope"], "--policy"),
+        (["--out", "{folder}"], "--out"),
+        (["--out", "/proc/x/rows.json"], "--out"),
+        (["--length", "100000000000"], "--length"),  # was numpy's "Unable to allocate"
+        (["--domain", "100000000000"], "--domain"),
+        (["--predicate", "band", "--eps", "1", "--bins", "0"], "--bins"),
+        (["--eps", "0.5"], "--eps"),
+    ],
+    "opt": [
+        (["--memory", "-1"], "--memory"),
+        (["--memory", "abc"], "--memory"),
+        (["--memory", HUGE], "--memory"),
+        (["--window", BIG], "--window"),
+        (["--max-graph-gib", "nan"], "--max-graph-gib"),
+        (["--max-graph-gib", "0"], "--max-graph-gib"),
+        (["--bounds", "--solver", "ortools"], "--solver"),  # was ignored
+        (["--bounds", "--graph", "paper"], "--graph"),  # was ignored
+        (["--bounds", "--max-graph-gib", "1"], "--max-graph-gib"),
+        (["--allocation", "variable", "--memory", "4", "--memory-split", "2,2"], "--memory-split"),
+        (["--schedule-out", "{folder}"], "--schedule-out"),
+        (["--graph", "nope"], "--graph"),
+        (["--workload", "{w.csv}", "--domain", "9"], "--domain"),
+    ],
+    "explain": [
+        (["--buckets", "0"], "--buckets"),
+        (["--buckets", "1001"], "--buckets"),
+        (["--top", "abc"], "--top"),
+        (["--policy", "opt"], "--policy"),
+        (["--against", "opx"], "--against"),
+        (["--out", "{r.csv}"], "--out"),
+        (["--max-graph-gib", "nan"], "--max-graph-gib"),
+        (["--decay", "0.5"], "--decay"),
+        (["--against", "exact", "--max-graph-gib", "2"], "--max-graph-gib"),
+        (["--policy", "probv", "--against", "optv", "--memory", "4", "--memory-split", "2,2"], "--memory-split"),
+        (["--policy", "prob", "--policy-seed", "1"], "--policy-seed"),
+        (["--memory", BIG], "--memory"),
+    ],
+    "static": [
+        (["--components", "3x2", "--keep", "-1"], "--keep"),
+        (["--components", "3x2", "--keep", "abc"], "--keep"),
+        (["--components", "3x2", "--drop", BIG], "--drop"),
+        (["--components", "3x2"], "--keep"),
+        (["--components", "3x2", "--keep", "1", "--drop", "1"], "--keep"),
+        (["--components", "3x2", "--drop-a", "1"], "--drop-b"),
+        (["--components", HUGE + "x2", "--keep", "1"], "--components"),
+        (["--relation-a", "{root}/missing.csv", "--relation-b", "{r.csv}", "--keep", "1"], "--relation-a"),
+        (["--relation-a", "{folder}", "--relation-b", "{r.csv}", "--keep", "1"], "--relation-a"),
+        (["--relation-a", "{r.csv}", "--keep", "1"], "--relation-b"),
+        (["--components", "3x2", "--relation-a", "{r.csv}", "--relation-b", "{s.csv}", "--keep", "1"], "--components"),
+        (["--components", "3x2", "--keep", "1", "--method", "nope"], "--method"),
+        (["--relation-a", "{bad.parquet}", "--relation-b", "{r.csv}", "--keep", "1"], "--relation-a"),
+    ],
+    "compare": [
+        (["--out", "{root}/o", "--seeds", "9223372036854775807"], "--seeds"),  # was a runaway run to 5 GB
+        (["--out", "{root}/o", "--seeds", "0"], "--seeds"),
+        (["--out", "{root}/o", "--seeds", "abc"], "--seeds"),
+        (["--out", "{root}/o", "--jobs", "0"], "--jobs"),
+        (["--out", "{root}/o", "--format", "foo"], "--format"),  # was ignored
+        (["--out", "{root}/o", "--format", "synop"], "--format"),
+        (["--out", "{root}/o", "--max-graph-gib", "nan"], "--max-graph-gib"),
+        (["--out", "{root}/o", "--cell-size", "0"], "--cell-size"),
+        (["--out", "{r.csv}"], "--out"),
+        (["--out", "/proc/x"], "--out"),
+        (["--out", "{root}/o", "--suite", "weather", "--r", "{root}/SEP85L.Z", "--s", "{root}/SEP86L.Z"], "--r"),
+        (["--out", "{root}/o", "--suite", "weather", "--r", "{folder}", "--s", "{folder}"], "--r"),
+        (["--out", "{root}/o", "--suite", "wjoin", "--jobs", "2"], "--jobs"),
+        (["--out", "{root}/o", "--suite", "bestmatch", "--seeds", "2"], "--seeds"),
+        (["--out", "{root}/o", "--suite", "{folder}"], "--suite"),
+        (["--out", "{root}/o", "--stations", "{r.csv}"], "--stations"),
+    ],
+    "report": [
+        (["{root}/missing"], "DIR"),
+        (["{r.csv}"], "DIR"),
+        (["{damaged}"], "DIR"),  # was a traceback
+        (["{unreadable}"], "DIR"),  # was ignored
+        (["{garbage}"], "DIR"),
+    ],
+    "stream-join": [
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{r.csv}"], "--out"),  # was a traceback
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "/proc/x"], "--out"),  # was a traceback
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--window", "0"], "--window"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--window", "abc"], "--window"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shards", "0"], "--shards"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--memory", BIG], "--memory"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--decay", "nan"], "--decay"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--max-files-per-trigger", "0"],
+         "--max-files-per-trigger"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--format", "csv"], "--format"),
+        (["--r", "{src}", "--s", "{src}", "--out", "{root}/o", "--length", "5"], "--length"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "probv", "--memory-split",
+          "250,250"], "--memory-split"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "none", "--estimator",
+          "static"], "--estimator"),
+        (["--r", "{root}/missing", "--s", "{src}", "--out", "{root}/o"], "--r"),
+        (["--r", "{r.csv}", "--s", "{src}", "--out", "{root}/o"], "--r"),
+        (["--r", "zipf:x", "--s", "zipf:1:10", "--out", "{root}/o"], "--r"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--trigger", "sometimes"], "--trigger"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--checkpoint", "{r.csv}"], "--checkpoint"),
+    ],
+    "wjoin": [
+        (["--window", BIG], "--window"),  # was a traceback
+        (["--memory", HUGE], "--memory"),  # was a traceback
+        (["--n-streams", "100000", "--length", "100"], "--n-streams"),  # was a runaway run
+        (["--streams", "{r.csv},{s.csv}", "--n-streams", "4"], "--n-streams"),  # was ignored
+        (["--approach", "global", "--window", "3"], "--approach"),  # was ignored
+        (["--policy", "rand"], "--policy"),  # was ignored
+        (["--memory", "5", "--policy", "opt", "--opt-seconds", "nan"], "--opt-seconds"),  # was "time_limit=nans"
+        (["--memory", "5", "--opt-seconds", "3"], "--opt-seconds"),
+        (["--memory", "5", "--algorithm", "mw"], "--algorithm"),
+        (["--memory", "5", "--policy", "prob", "--policy-seed", "1"], "--policy-seed"),
+        (["--length", "abc"], "--length"),
+        (["--domain", "0"], "--domain"),
+        (["--zipf-skew", "inf"], "--zipf-skew"),
+        (["--streams", "{root}/missing.csv,{r.csv}"], "--streams"),
+        (["--streams", "{folder},{r.csv}"], "--streams"),
+        (["--streams", "{bad.parquet},{r.csv}"], "--streams"),
+    ],
+    "bmj": [
+        (["--eps", "0.1234567890123456789,0.1"], "--eps"),  # was a traceback
+        (["--eps", "0.1,0.1", "--memory", HUGE], "--memory"),  # was a traceback
+        (["--eps", "0.1,0.1", "--memory", "3", "--policy", "rand", "--seed", "-1"], "--seed"),  # was a traceback
+        (["--eps", "0.1,0.1", "--policy", "rand"], "--policy"),  # was ignored
+        (["--eps", "0.1,0.1", "--memory", "3", "--seed", "4"], "--seed"),
+        (["--eps", "0.1,0.1", "--limit", "-1"], "--limit"),
+        (["--eps", "0.1,0.1", "--limit", "5", "--json"], "--limit"),
+        (["--eps", "nan,0.1"], "--eps"),
+        (["--eps", "0.1,0.1", "--time", "t"], "--horizon"),
+        (["--eps", "0.1,0.1", "--time", "t", "--horizon", "inf"], "--horizon"),
+        (["--eps", "0.1,0.1", "--orders", "minAttrDist"], "--orders"),
+        (["--eps", "0.1,0.1", "--variant", "outer"], "--variant"),
+    ],
+}
+BMJ_FILES = ["--r", "{br.csv}", "--s", "{bs.csv}", "--attrs", "y1,y2"]
+CASES["bmj"] += [
+    (["--r", "{root}/missing.csv", "--s", "{bs.csv}", "--attrs", "y1,y2", "--eps", "0.1,0.1"], "--r"),
+    (["--r", "{folder}", "--s", "{bs.csv}", "--attrs", "y1,y2", "--eps", "0.1,0.1"], "--r"),
+    (["--r", "{bad.parquet}", "--s", "{bs.csv}", "--attrs", "y1,y2", "--eps", "0.1,0.1"], "--r"),
+]
+
+
+@pytest.mark.parametrize("command, args, flag", [(command, args, flag) for command, cases in CASES.items()
+                                                 for args, flag in cases])
+def test_bad_input_names_the_flag(shed, files, command, args, flag):
+    if command == "bmj" and "--r" not in args:
+        args = BMJ_FILES + args
+    line = assert_error_line(shed(command, *_args(args, files)), flag)
+    assert not any(word in line for word in INTERNALS), line
+    assert not (files["root"] / "o").exists()  # refused before any output was written
+
+
+def test_every_command_is_in_the_table():
+    from shedding.cli import app
+    from typer.main import get_command
+
+    assert set(CASES) == set(get_command(app).commands)

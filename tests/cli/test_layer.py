@@ -1,0 +1,58 @@
+"""The validation layer itself: a library error names the command's flag for its parameter (or
+stays as it is), a flag counts as given even at its default value, and every refusal comes before
+the command's body runs."""
+
+from __future__ import annotations
+
+import pytest
+
+import shedding.datasets
+from shedding.errors import ShedError
+
+from helpers import assert_error_line
+
+
+@pytest.mark.parametrize("param, flag", [("skew", "--zipf-skew"), ("seed", "--seed"), ("domain", "--domain")])
+def test_a_library_error_names_the_flag_of_its_parameter(shed, monkeypatch, param, flag):
+    def refuse(*args, **kwargs):
+        raise ShedError("{param} is refused here; give another", param=param)
+
+    monkeypatch.setattr(shedding.datasets, "zipf_workload", refuse)
+    assert_error_line(shed("simulate", "--length", "10"), f"error: {flag} is refused here; give another")
+
+
+def test_an_unknown_parameter_keeps_the_library_name(shed, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise ShedError("{param} is refused here", param="nothing_the_cli_sets")
+
+    monkeypatch.setattr(shedding.datasets, "zipf_workload", refuse)
+    assert_error_line(shed("simulate", "--length", "10"), "error: nothing_the_cli_sets is refused here")
+
+
+def test_an_error_about_a_file_names_its_flag(shed, tmp_path):
+    both = tmp_path / "both.csv"
+    both.write_text("stream,time,key\nR,0,1\nS,0,1\n")
+    assert_error_line(shed("simulate", "--r", str(tmp_path / "r.csv"), "--s", str(both), "--window", "3"), "--r")
+    (tmp_path / "r.csv").write_text("time,key\n0,1\n")
+    assert_error_line(shed("simulate", "--r", str(tmp_path / "r.csv"), "--s", str(both), "--window", "3"),
+                      f"--s {both} has a 'stream' column")
+
+
+def test_a_flag_at_its_default_value_counts_as_given(shed, tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("stream,time,key\nR,0,1\nS,0,1\n")
+    assert_error_line(shed("simulate", "--workload", str(path), "--zipf-skew", "1.0"),
+                      "--zipf-skew applies to the Zipf")
+    code, _, err = shed("simulate", "--workload", str(path), "--window", "3", "--policy", "exact", "--json")
+    assert code == 0, err
+
+
+def test_refusals_come_before_the_body(shed, monkeypatch):
+    """The rules run before the command reads or generates any data."""
+    def fail(*args, **kwargs):
+        raise AssertionError("the workload was built before the flags were checked")
+
+    monkeypatch.setattr(shedding.datasets, "zipf_workload", fail)
+    assert_error_line(shed("simulate", "--policy", "probv", "--memory-split", "1,1", "--memory", "2"),
+                      "--memory-split")
+    assert_error_line(shed("opt", "--bounds", "--solver", "ortools"), "--solver")
