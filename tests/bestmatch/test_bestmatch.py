@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shedding.bestmatch import bestmatch, from_arrays, from_frames, time_window_bestmatch
+from shedding.bestmatch import DOMINANCE, bestmatch, from_arrays, from_frames, time_window_bestmatch
 from shedding.bestmatch.brute import brute_bestmatch, brute_time_window
 from shedding.bestmatch.join import ALGORITHMS, VARIANTS, order_signs
 from shedding.bestmatch.matwin import matwin
@@ -55,25 +55,29 @@ def _names(signs: list[int]) -> list[str]:
     return ["minAttrDist" if g == 1 else "maxAttrDist" for g in signs]
 
 
+@pytest.mark.parametrize("dominance", DOMINANCE)
 @settings(max_examples=150, deadline=None)
 @given(inputs())
-def test_constrained_variants_and_algorithms_equal_brute_force(case):
+def test_constrained_variants_and_algorithms_equal_brute_force(dominance, case):
+    """Every variant and algorithm under both readings of §2.1 against brute force."""
     R, S, eps, signs = case
     data = from_arrays(R, S, eps)
     for variant in VARIANTS:
-        want = brute_bestmatch(R.tolist(), S.tolist(), eps, signs, variant)
+        want = brute_bestmatch(R.tolist(), S.tolist(), eps, signs, variant, dominance)
         for algorithm in ALGORITHMS:
-            assert bestmatch(data, variant, algorithm, _names(signs)).as_set() == want, (variant, algorithm)
+            got = bestmatch(data, variant, algorithm, _names(signs), dominance)
+            assert got.as_set() == want and got.dominance == dominance, (variant, algorithm)
 
 
+@pytest.mark.parametrize("dominance", DOMINANCE)
 @settings(max_examples=100, deadline=None)
 @given(inputs(constrained=False))
-def test_unconstrained_nested_loops_equal_brute_force(case):
+def test_unconstrained_nested_loops_equal_brute_force(dominance, case):
     R, S, _, signs = case
     data = from_arrays(R, S, None)
     for variant in ("bmj", "left-outer", "right-outer", "full-outer"):
-        want = brute_bestmatch(R.tolist(), S.tolist(), None, signs, variant)
-        assert bestmatch(data, variant, "nested", _names(signs)).as_set() == want
+        want = brute_bestmatch(R.tolist(), S.tolist(), None, signs, variant, dominance)
+        assert bestmatch(data, variant, "nested", _names(signs), dominance).as_set() == want
 
 
 def test_ties_fill_a_buffer_slot_beyond_its_first_size():
@@ -161,15 +165,16 @@ def test_matwin_names_the_first_unsorted_row_and_needs_eps():
         order_signs(["closest"], 1)
 
 
+@pytest.mark.parametrize("dominance", DOMINANCE)
 @settings(max_examples=80, deadline=None)
 @given(inputs(), st.lists(st.integers(0, 7), max_size=9), st.lists(st.integers(0, 7), max_size=9),
        st.integers(0, 3))
-def test_time_window_reevaluation_equals_brute_force(case, tr, ts, horizon):
+def test_time_window_reevaluation_equals_brute_force(dominance, case, tr, ts, horizon):
     R, S, eps, _ = case
     tr, ts = sorted(tr)[:len(R)] + [7] * max(0, len(R) - len(tr)), sorted(ts)[:len(S)] + [7] * max(0, len(S) - len(ts))
     got = time_window_bestmatch(from_arrays(R, S, eps), np.array(tr), np.array(ts), horizon, np.ones(len(eps),
-                                dtype=np.int64))
-    want = brute_time_window(R.tolist(), S.tolist(), tr, ts, horizon, eps, [1] * len(eps))
+                                dtype=np.int64), dominance)
+    want = brute_time_window(R.tolist(), S.tolist(), tr, ts, horizon, eps, [1] * len(eps), dominance)
     assert set(map(tuple, got.tolist())) == want
 
 
@@ -198,28 +203,6 @@ def test_figure_1_right_and_full_outer():
     the left-outer one there, and so does the full-outer BMJ."""
     left = fig1("left-outer", "nested", None)
     assert fig1("right-outer", "nested", None) == fig1("full-outer", "nested", None) == left
-
-
-@settings(max_examples=150, deadline=None)
-@given(inputs())
-def test_literal_dominance_equals_its_definition(case):
-    """Every variant and algorithm under the literal reading of §2.1 against brute force."""
-    R, S, eps, signs = case
-    data = from_arrays(R, S, eps)
-    for variant in VARIANTS:
-        want = brute_bestmatch(R.tolist(), S.tolist(), eps, signs, variant, "literal")
-        for algorithm in ALGORITHMS:
-            got = bestmatch(data, variant, algorithm, _names(signs), dominance="literal")
-            assert got.as_set() == want and got.dominance == "literal", (variant, algorithm)
-
-
-@settings(max_examples=60, deadline=None)
-@given(inputs(constrained=False))
-def test_unconstrained_literal_nested_loops_equal_brute_force(case):
-    R, S, _, signs = case
-    for variant in ("bmj", "left-outer", "right-outer", "full-outer"):
-        want = brute_bestmatch(R.tolist(), S.tolist(), None, signs, variant, "literal")
-        assert bestmatch(from_arrays(R, S, None), variant, "nested", _names(signs), "literal").as_set() == want
 
 
 def test_literal_and_pareto_readings_differ_on_ties():
@@ -253,18 +236,6 @@ def test_the_papers_sql_is_a_third_reading():
     shared = ([[0]], [[1], [5]])  # (r, s0) is better than (r, s1), and they share r
     assert brute_bestmatch(*shared, None, [1], "bmj", "pareto") == {(0, 0)}
     assert brute_bestmatch(*shared, None, [1], "bmj", "sql") == {(0, 0), (0, 1)}
-
-
-@settings(max_examples=40, deadline=None)
-@given(inputs(), st.lists(st.integers(0, 7), max_size=9), st.lists(st.integers(0, 7), max_size=9),
-       st.integers(0, 3))
-def test_time_window_under_literal_dominance_equals_brute_force(case, tr, ts, horizon):
-    R, S, eps, _ = case
-    tr, ts = sorted(tr)[:len(R)] + [7] * max(0, len(R) - len(tr)), sorted(ts)[:len(S)] + [7] * max(0, len(S) - len(ts))
-    got = time_window_bestmatch(from_arrays(R, S, eps), np.array(tr), np.array(ts), horizon,
-                                np.ones(len(eps), dtype=np.int64), dominance="literal")
-    assert set(map(tuple, got.tolist())) == brute_time_window(R.tolist(), S.tolist(), tr, ts, horizon, eps,
-                                                              [1] * len(eps), "literal")
 
 
 @pytest.mark.parametrize("decimals", [1, 2])
