@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import typer
 
@@ -57,6 +58,20 @@ RULES = (
     SameCount("--orders", "--attrs", "attribute"),
     Exists(("--r", "--s")),
 )
+
+
+@contextmanager
+def _values_named(eps_flag: str = "--eps") -> Iterator[None]:
+    """A library error about a value of R or S names the flag of its file (--r, --s), one about
+    eps the flag that gave it (``eps_flag``)."""
+    try:
+        yield
+    except ShedError as exc:
+        if exc.param in ("R", "S"):
+            raise ShedError(f"--{exc.param.lower()}: {exc}") from None
+        if exc.param == "eps":
+            raise ShedError(exc.naming(eps_flag)) from None
+        raise
 
 
 def _read(path: Path, what: str):  # noqa: ANN202 (a DataFrame; pandas is imported lazily)
@@ -126,7 +141,8 @@ def bmj(
 
     algo = algorithm or ("matwin" if memory is not None else "nested")
     r_frame, s_frame = _read(r_path, "--r"), _read(s_path, "--s")
-    data = from_frames(r_frame, s_frame, attrs.split(","), eps)
+    with _values_named():
+        data = from_frames(r_frame, s_frame, attrs.split(","), eps)
     order_names = None if orders is None else orders.split(",")
     head = {"variant": variant, "algorithm": algo, "attrs": list(data.attrs), "eps": eps,
             "r_rows": len(data.r), "s_rows": len(data.s), **({} if dominance is None else {"dominance": dominance})}
@@ -183,8 +199,9 @@ def _time_window(data, r_frame, s_frame, time_col: str, horizon: str, orders, do
             raise ShedError(f"unknown --time column {time_col!r} in {name}; its columns are "
                             f"{', '.join(map(str, frame.columns))}")
     [limit] = parse_decimals("--horizon", horizon, several=False)
-    (tr, ts), [t_horizon], [t_scale] = scale_columns([(time_col, [r_frame[time_col].tolist(),
-                                                                  s_frame[time_col].tolist()])], [limit])
+    with _values_named("--horizon"):
+        (tr, ts), [t_horizon], [t_scale] = scale_columns([(time_col, [r_frame[time_col].tolist(),
+                                                                      s_frame[time_col].tolist()])], [limit])
     started = time.perf_counter()
     rows = time_window_bestmatch(data, tr[:, 0], ts[:, 0], int(t_horizon), order_signs(orders, data.dims), dominance)
     seconds = time.perf_counter() - started

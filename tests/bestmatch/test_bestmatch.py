@@ -13,6 +13,7 @@ from shedding.bestmatch import DOMINANCE, bestmatch, from_arrays, from_frames, t
 from shedding.bestmatch.brute import brute_bestmatch, brute_time_window
 from shedding.bestmatch.join import ALGORITHMS, VARIANTS, order_signs
 from shedding.bestmatch.matwin import matwin
+from shedding.bestmatch.values import MAX_PLACES
 from shedding.errors import ShedError
 
 # Figure 1 of the paper, with coordinates chosen to satisfy its text: (A,a) beats (A,c) on y2 and
@@ -148,11 +149,25 @@ def test_decimals_are_compared_exactly():
     (["1", "2"], "-0.1", ("negative",)),
     (["1", "2"], "abc", ("eps value 1", "not a number")),
     (["1", "2"], "0.1,0.1", ("eps has 2 value(s)", "1 attribute")),
+    (["1", "0.1234567890123456789"], "0.1", ("S row 2", "has 19 decimal places", "at most 18")),  # was OverflowError
+    (["0.12345678901234567890123"], "0.1", ("S row 1", "has 23 decimal places")),
+    (["1", "2"], "0.1234567890123456789", ("eps value 1", "has 19 decimal places")),
 ])
 def test_bad_values_raise_one_line_errors(values, eps, words):
     with pytest.raises(ShedError) as info:
         from_frames(pd.DataFrame({"y": ["1"]}), pd.DataFrame({"y": values}), ["y"], eps)
     assert all(w in str(info.value) for w in words) and "\n" not in str(info.value)
+
+
+def test_eighteen_decimal_places_are_compared_exactly():
+    """18 places is the finest grid a 64-bit integer holds: the pair at exactly eps qualifies, one
+    a 10^-18 further does not."""
+    assert MAX_PLACES == 18
+    eps = "0.000000000000000001"
+    for s, want in (("0.100000000000000001", {(0, 0)}), ("0.100000000000000002", set())):
+        data = from_frames(pd.DataFrame({"y": ["0.1"]}), pd.DataFrame({"y": [s]}), ["y"], eps)
+        assert int(data.scale[0]) == 10**18
+        assert bestmatch(data, "constrained", "nested").as_set() == want
 
 
 def test_matwin_names_the_first_unsorted_row_and_needs_eps():
