@@ -29,6 +29,10 @@ demo: java $(STAMP)
 test: java $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# Without Spark and the slow tests: a few minutes, for the edit-test loop (make test stays the full suite).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not spark and not slow"
+
 # The documentation site (MkDocs, Material theme), checked as the tests check it; open out/site/index.html
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir out/site

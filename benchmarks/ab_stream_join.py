@@ -8,8 +8,8 @@ turn, so that load drift hits all of them alike; the figures are medians over th
   (no cached bytecode), the checkpoint is written through Hadoop's FileContext and the driver looks
   at the query every 0.2 s;
 * ``zip``, ``checkpoint``, ``poll``: ``before`` with one of the changes (the launcher of
-  :mod:`shedding.spark.workers`, :data:`~shedding.streaming.job.CHECKPOINT_FILES`,
-  :data:`~shedding.streaming.job.POLL_SECONDS`);
+  :mod:`shedding.spark.workers`, :data:`~shedding.streaming.tuning.CHECKPOINT_FILES`,
+  :data:`~shedding.streaming.end_of_input.POLL_SECONDS`);
 * ``after``: all of them, the code as it is.
 
 (The fourth change measured here, the pairs written with Hadoop's file output committer
@@ -32,10 +32,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import shedding.streaming.end_of_input as end_module
 import shedding.streaming.job as job_module
 from shedding.spark import spark_session
-from shedding.streaming.job import StreamJob, inspect_source, run_on, write_zipf_sources
+from shedding.streaming.job import StreamJob, run_on
 from shedding.streaming.shard import JoinSpec
+from shedding.streaming.sources import inspect_source, write_zipf_sources
 
 LENGTH, DOMAIN, WINDOW, FILES = 200_000, 650, 500, 40
 CHANGES = ("zip", "checkpoint", "poll")
@@ -54,7 +56,7 @@ def variant(name: str) -> tuple[str, ...]:
 def configure(spark, changes: tuple[str, ...], launcher: str, tune_checkpoint) -> None:
     """Switch the changes on or off in the running session."""
     spark.sparkContext.pythonExec = launcher if "zip" in changes else sys.executable
-    job_module.POLL_SECONDS = 0.05 if "poll" in changes else 0.2
+    end_module.POLL_SECONDS = 0.05 if "poll" in changes else 0.2
 
     def tune(session) -> None:  # called by the job after configure_session
         if "checkpoint" in changes:

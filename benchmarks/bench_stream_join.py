@@ -41,11 +41,13 @@ import pandas as pd
 
 from shedding.exact import exact_count
 from shedding.spark import spark_session
-from shedding.streaming.job import (StreamJob, inspect_source, read_table, run_on, tune_checkpoint, tune_file_sources,
-                                    write_zipf_sources)
+from shedding.streaming.job import StreamJob, run_on
 from shedding.streaming.native import run_native
 from shedding.streaming.report import batch_reference, source_frame, source_workload
+from shedding.streaming.results import read_table
 from shedding.streaming.shard import JoinSpec
+from shedding.streaming.sources import inspect_source, write_zipf_sources
+from shedding.streaming.tuning import tune_checkpoint, tune_file_sources
 
 LENGTH, DOMAIN, WINDOW, FILES = 200_000, 650, 500, 40
 

@@ -30,7 +30,7 @@ from shedding.wjoin.fastshed import shed_count
 from shedding.wjoin.loadshed import POLICIES, shed_wjoin
 from shedding.wjoin.mw import MWJoin
 from shedding.wjoin.nlw import NLWJoin
-from shedding.wjoin.opt import optimum
+from shedding.wjoin.opt import solve_opt
 from shedding.wjoin.streams import Streams
 
 RATES = {
@@ -160,7 +160,7 @@ def gap(instances: int, seconds: float) -> None:
             for seed in range(instances):
                 streams = synthetic_streams(3, 10, domain=3, seed=seed)
                 spec = WindowSpec.uniform(3, 4)
-                best = optimum(streams, spec, memory, allocation="variable" if variable else "fixed",
+                best = solve_opt(streams, spec, memory, allocation="variable" if variable else "fixed",
                                time_limit=seconds)
                 proven += best.optimal
                 if best.outputs == 0:

@@ -75,6 +75,12 @@ def _trigger(text: str) -> Any:
     return parse_trigger(text)
 
 
+def bounded_for_report(v: Values) -> None:
+    """The report sets the whole stream beside the batch simulator, so it needs a bounded input."""
+    if v.report and not _trigger(v.trigger)[1]:
+        raise ShedError("--report needs a bounded input: use --trigger available-now or once")
+
+
 RULES = (
     Holds(check_sources),
     Ignored(("--length", "--files"), synthetic, "applies to zipf:SKEW:DOMAIN sources only"),
@@ -87,6 +93,7 @@ RULES = (
     Ignored(("--estimator",), lambda v: v.shedding != "none", "applies to shedding policies only, not to "
             "--shedding none"),
     Holds(check_memory),
+    Holds(bounded_for_report),
     Exists(("--r", "--s"), folder=True, when=lambda v: not synthetic(v)),
     Creatable(("--out", "--checkpoint"), folder=True),
 )
@@ -160,8 +167,10 @@ def stream_join(
 
     Example: shed stream-join --r zipf:1:650 --s zipf:1:650 --window 500 --memory 500 --shedding prob --out out/sj
     """
-    from shedding.streaming.job import StreamJob, inspect_source, observed, run, write_zipf_sources
+    from shedding.streaming.job import StreamJob, run
+    from shedding.streaming.results import observed
     from shedding.streaming.shard import JoinSpec
+    from shedding.streaming.sources import inspect_source, write_zipf_sources
 
     split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
     m = window if memory is None else memory
@@ -183,10 +192,15 @@ def stream_join(
             rows = sum(src["numInputRows"] for src in p["sources"])
             status.update(f"batch {p['batchId']}: {rows:,} rows in, {observed(p).get('outputs', 0):,} pairs out")
 
+    def write_report(spark, summary: dict, table) -> dict:
+        from shedding.streaming.report import stream_report
+
+        return {"report": str(stream_report(spark, job, summary, None if table == "online" else table))}
+
     if status is not None:
         status.start()
     try:
-        summary = run(job, progress, report)
+        summary = run(job, progress, write_report if report else None)
     finally:
         if status is not None:
             status.stop()

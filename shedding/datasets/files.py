@@ -79,7 +79,7 @@ def read_table(path: str | os.PathLike, columns: Sequence[str], refused: str | N
     if refused in found:
         raise ShedError(
             f"{path} has a {refused!r} column: it holds both streams (one-file layout), but here each file is one "
-            f"stream; give it alone to load_workload, or drop the column"
+            f"stream; give it alone as the {{param}} file, or drop the column", param="workload"
         )
     missing = [c for c in columns if c not in found]
     if missing:

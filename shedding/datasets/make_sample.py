@@ -1,12 +1,14 @@
-"""Regenerate the bundled SYNOP sample ``data/synop_2013_01_02.parquet`` from the shared data.
+"""Regenerate the bundled SYNOP sample ``data/synop_2013_01_02.parquet`` from Météo-France's files.
 
 The sample keeps what the §4.5-style workload needs (Das, Gehrke, Riedewald 2003): for every valid
 report of January and February 2013, in file order, its month, file line, station, observation
 time and the station's latitude and longitude; the read reports (records, drops, first bad lines)
 go into the Parquet metadata. Source: Météo-France (Etalab Licence Ouverte), see
-``data/SYNOP-ATTRIBUTION.md``.
+``data/SYNOP-ATTRIBUTION.md``. ``--source`` is a folder with the two monthly files
+(``synop.201301.csv.gz``, ``synop.201302.csv.gz``) and the station table ``postesSynop.csv``, as
+Météo-France publishes them.
 
-    .venv/bin/python -m shedding.datasets.make_sample [--source DIR] [--out PATH]
+    .venv/bin/python -m shedding.datasets.make_sample --source DIR [--out PATH]
 """
 
 from __future__ import annotations
@@ -23,17 +25,9 @@ from shedding.spark import spark_session
 from shedding.datasets.synop import read_stations, read_synop, station_table
 from shedding.datasets.weather import SAMPLE_FILE, SAMPLE_META_KEY
 
-DATASET = "synop-meteofrance-2013-01-02"
 MONTHS = ((1, "synop.201301.csv.gz"), (2, "synop.201302.csv.gz"))
 ATTRIBUTION = ("Source: Météo-France, données publiques SYNOP (Etalab Licence Ouverte); derived copy: "
                "station, time, latitude, longitude of each report")
-
-
-def default_source() -> Path:
-    """The shared data folder: ``../shared/data/...`` beside the repository, else ``/work/shared/data/...``."""
-    beside_repo = Path(__file__).resolve().parents[3] / "shared" / "data" / DATASET
-    candidates = [beside_repo, Path("/work/shared/data") / DATASET]
-    return next((c for c in candidates if c.is_dir()), candidates[0])
 
 
 def make_sample(source: Path, out: Path, master: str = "local[*]") -> Path:
@@ -65,7 +59,8 @@ def make_sample(source: Path, out: Path, master: str = "local[*]") -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", type=Path, default=default_source(), help="folder with the SYNOP files")
+    parser.add_argument("--source", type=Path, required=True, help="folder with the two monthly SYNOP files and "
+                        "postesSynop.csv")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "data" / SAMPLE_FILE)
     args = parser.parse_args()
     try:

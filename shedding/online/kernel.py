@@ -2,7 +2,7 @@
 
 This implements the fast-CPU integrated window join of Das, Gehrke, Riedewald (SIGMOD 2003),
 §2.1, with the shedding policies of §3.3 (PROB §3.3.1, LIFE §3.3.2, RAND §4) and a replay of a
-given schedule (for OPT, §3.2), under the exact semantics of DESIGN.md section 1. At every time t:
+given schedule (for OPT, §3.2), under the exact semantics of docs/semantics.md. At every time t:
 join the batch with memory and with itself, expire, then admit the batch and evict the
 lowest-priority candidates until each memory partition fits.
 

@@ -7,7 +7,7 @@ compiled bytecode, so every Python process Spark starts compiles pyspark again: 
 machine against 0.13 s for the same imports from the installed package. A long-lived executor
 worker pays it once, but ``transformWithStateInPandas`` starts a fresh Python process on the driver
 to plan every query's first micro-batch (to learn the processor's state variables), so each
-streaming query start paid it (issue 9, "Speed and memory").
+streaming query start paid it (about 0.8 s per query start; docs/benchmarks.md has the stream-join figures).
 
 :func:`worker_python` writes a small launcher that drops exactly that zip from ``PYTHONPATH`` and
 runs this interpreter, which then imports the installed pyspark the zip copies. It is used only

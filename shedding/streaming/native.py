@@ -1,7 +1,7 @@
 """Spark's own stream-stream join, configured to compute the exact window join (the baseline).
 
 Both inputs get an event-time watermark on ``timestamp_seconds(time)`` and the join condition
-bounds the two times by w - 1 (DESIGN.md §1: r(a) and s(b) pair iff |a - b| <= w - 1), so Spark can
+bounds the two times by w - 1 (docs/semantics.md: r(a) and s(b) pair iff |a - b| <= w - 1), so Spark can
 drop state once the watermark passes a tuple's window. With in-order inputs and a watermark delay of
 0 nothing is late and the result is EXACT; its state is every tuple still in the window (about 2w
 tuples per key range), never capped.

@@ -122,7 +122,7 @@ class ShedProcessor(StatefulProcessor):
             join = ShardJoin.from_bytes(self.state.get()[0])
         else:
             from shedding.online.estimators import StaticEstimator
-            from shedding.streaming.spark_join import shard_table
+            from shedding.streaming.frequencies import shard_table
 
             spec = JoinSpec(**self.spec)
             table = None if self.table is None else StaticEstimator(*self.table)

@@ -19,9 +19,11 @@ import plotly.graph_objects as go
 
 from shedding.exact import exact_count
 from shedding.model import Workload
-from shedding.streaming.job import METRIC_TABLE, StreamJob, read_table, source_files
+from shedding.streaming.job import StreamJob
 from shedding.streaming.partition import shard_of
+from shedding.streaming.results import METRIC_TABLE, read_table
 from shedding.streaming.shard import END, R, S, JoinSpec, ShardJoin
+from shedding.streaming.sources import source_files
 from shedding.studies.page.figures import figure_html
 from shedding.studies.page.page import header, page
 from shedding.studies.page.tables import table_html
@@ -49,7 +51,7 @@ def source_workload(rows: pd.DataFrame, window: int, warmup: int = 0) -> Workloa
 
 def batch_reference(rows: pd.DataFrame, spec: JoinSpec, table=None) -> int:
     """Outputs of the whole input at once through each shard's operator (the simulator's result)."""
-    from shedding.streaming.spark_join import shard_table
+    from shedding.streaming.frequencies import shard_table
 
     end = pd.DataFrame({"side": [END], "time": [0], "key": [0]})
     shards = shard_of(rows["key"].to_numpy(), spec.shards)

@@ -16,17 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
-import numpy as np
-import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import (DecimalType, DoubleType, FloatType, IntegralType, LongType,
                                StringType, StructField, StructType)
 
-from shedding.datasets.files import check_file, format_of
 from shedding.errors import ShedError
 from shedding.online.estimators import StaticEstimator
-from shedding.streaming.partition import shard_of
+from shedding.streaming.frequencies import load_frequency_table
 from shedding.streaming.processor import PACKED, ShedProcessor, pack_rows
 from shedding.streaming.shard import BAD, END, JoinSpec
 
@@ -129,43 +126,6 @@ def metric(name: str, total: bool = False):
     its sum over the rows, named ``name`` (for ``observe``)."""
     value = f"CAST(get_json_object(metrics, '$.{name}') AS BIGINT)"
     return F.expr(f"sum({value}) AS {name}" if total else value)
-
-
-def load_frequency_table(path: str) -> StaticEstimator:
-    """A static frequency table: a CSV or Parquet file with columns key, count_r, count_s."""
-    p = Path(path)
-    check_file(p, "a frequency table (key, count_r, count_s)")
-    frame = pd.read_csv(p) if format_of(p) == "csv" else pd.read_parquet(p)
-    frame.columns = [str(c).strip().lower() for c in frame.columns]
-    missing = {"key", "count_r", "count_s"} - set(frame.columns)
-    if missing:
-        raise ShedError(f"frequency table {p} lacks columns {', '.join(sorted(missing))}; it needs key, count_r, count_s")
-    try:
-        keys = frame["key"].to_numpy(dtype=np.int64)
-        counts = frame[["count_r", "count_s"]].to_numpy(dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ShedError(f"frequency table {p} must hold integer keys and numeric counts") from None
-    if np.any(counts < 0) or not np.all(np.isfinite(counts)):
-        raise ShedError(f"frequency table {p} has negative or missing counts; counts must be >= 0")
-    return table_of(keys, counts[:, 0], counts[:, 1])
-
-
-def table_of(keys: np.ndarray, counts_r: np.ndarray, counts_s: np.ndarray) -> StaticEstimator:
-    """A frequency table with sorted, distinct keys."""
-    keys = np.asarray(keys, dtype=np.int64)
-    if len(np.unique(keys)) != len(keys):
-        raise ShedError("the frequency table lists a key twice; give one row per key")
-    order = np.argsort(keys)
-    return StaticEstimator(keys[order], np.asarray(counts_r, dtype=np.float64)[order],
-                           np.asarray(counts_s, dtype=np.float64)[order])
-
-
-def shard_table(table: StaticEstimator | None, shard: int, shards: int) -> StaticEstimator | None:
-    """The rows of ``table`` whose keys belong to ``shard``."""
-    if table is None:
-        return None
-    mine = shard_of(table.keys, shards) == shard
-    return StaticEstimator(table.keys[mine], table.counts_r[mine], table.counts_s[mine])
 
 
 def semantic_window_join(

@@ -1,4 +1,4 @@
-"""How the driver notices the end of a bounded stream join (shedding.streaming.job._await, _drain),
+"""How the driver notices the end of a bounded stream join (shedding.streaming.end_of_input),
 with a stand-in for a StreamingQuery: no Spark."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from shedding.streaming import job
+from shedding.streaming import end_of_input as eoi
+from shedding.streaming.sources import inspect_source
 
 
 class _Row(dict):
@@ -62,7 +63,7 @@ def test_the_query_stops_once_a_batch_reports_the_end(tmp_path: Path, per_look: 
     batches = [_report(i) for i in range(5)] + [_report(5, ended=1), _report(6)]
     query = FakeQuery(batches, per_look, drained_after=5, end_dir=tmp_path)
     seen: list[int] = []
-    progress = job._await(query, lambda p: seen.append(p["batchId"]), tmp_path)
+    progress = eoi.await_query(query, lambda p: seen.append(p["batchId"]), tmp_path)
     assert query.stopped
     assert (tmp_path / "end.txt").exists()  # the marker went in once the sources were drained
     assert 5 in [p["batchId"] for p in progress]
@@ -74,13 +75,13 @@ def test_skipped_batches_are_read_from_the_recent_reports(tmp_path: Path) -> Non
     # the ended batch (2) is already followed by batch 3 at the look that first sees it
     batches = [_report(0), _report(1), _report(2, ended=1), _report(3)]
     query = FakeQuery(batches, per_look=2)
-    job._await(query, None, tmp_path)
+    eoi.await_query(query, None, tmp_path)
     assert query.stopped and query.looks == 2  # seen at the second look, in the reports before the newest
 
 
 def test_an_unended_stream_is_not_stopped_by_a_look(tmp_path: Path) -> None:
     query = FakeQuery([_report(i) for i in range(3)], drained_after=99)
-    assert not job._drain(query, tmp_path, _report(2), _report(1))
+    assert not eoi.drain(query, tmp_path, _report(2), _report(1))
     assert not (tmp_path / "end.txt").exists()  # data still available: no marker yet
     assert query.recent_reads == 0  # one new report after the one seen: no scan of the others
 
@@ -88,27 +89,21 @@ def test_an_unended_stream_is_not_stopped_by_a_look(tmp_path: Path) -> None:
 def test_the_marker_goes_in_once_the_last_batch_but_one_is_planned(tmp_path: Path) -> None:
     ahead = tmp_path / "offsets" / "3"
     query = FakeQuery([_report(i) for i in range(3)], drained_after=99)
-    assert not job._drain(query, tmp_path, _report(2), _report(1), ahead)
+    assert not eoi.drain(query, tmp_path, _report(2), _report(1), ahead)
     assert not (tmp_path / "end.txt").exists()  # batch 3 not planned yet: files are still to come
     ahead.parent.mkdir()
     ahead.write_text("v1")
-    assert not job._drain(query, tmp_path, None, _report(2), ahead)
+    assert not eoi.drain(query, tmp_path, None, _report(2), ahead)
     assert (tmp_path / "end.txt").exists()  # planned: the marker joins the files of batch 4, the last
 
 
-def _job(tmp_path: Path, files: int, max_files: int | None) -> job.StreamJob:
+def _ahead(tmp_path: Path, files: int, max_files: int | None) -> Path | None:
     for name in ("r", "s"):
         (tmp_path / name).mkdir(exist_ok=True)
         for i in range(files):
             (tmp_path / name / f"part-{i}.csv").write_text(f"time,key\n{i},1\n")
-    src = [job.inspect_source(tmp_path / name, "csv", name) for name in ("r", "s")]
-    return job.StreamJob(*src, tmp_path / "out", tmp_path / "ck", job.JoinSpec(10, 10), "online",
-                         "available-now", max_files)
-
-
-def _ahead(tmp_path: Path, files: int, max_files: int | None) -> Path | None:
-    streams = _job(tmp_path, files, max_files)
-    return job._marker_after(streams, max_files, job._file_counts(streams))
+    sources = tuple(inspect_source(tmp_path / name, "csv", name) for name in ("r", "s"))
+    return eoi.marker_after(tmp_path / "ck", max_files, eoi.file_counts(sources))
 
 
 def test_the_last_batch_but_one_is_known_from_the_first_start(tmp_path: Path) -> None:
@@ -131,7 +126,7 @@ def test_an_unreadable_plan_waits_for_the_drained_sources(tmp_path: Path) -> Non
     assert _ahead(tmp_path, 7, 3) == offsets / "1"
     offsets.mkdir(parents=True)
     (offsets / "0").write_text("v1")  # a restart, and the first start's plan is damaged
-    (tmp_path / "ck" / job.BATCH_PLAN).write_text("{not json")
+    (tmp_path / "ck" / eoi.BATCH_PLAN).write_text("{not json")
     assert _ahead(tmp_path, 7, 3) is None
-    (tmp_path / "ck" / job.BATCH_PLAN).unlink()  # or missing (a checkpoint from before the plan)
+    (tmp_path / "ck" / eoi.BATCH_PLAN).unlink()  # or missing (a checkpoint from before the plan)
     assert _ahead(tmp_path, 7, 3) is None

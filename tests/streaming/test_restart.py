@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from shedding import simulate, zipf_workload
-from shedding.streaming.job import METRIC_TABLE, PAIRS, read_table
+from shedding.streaming.results import METRIC_TABLE, PAIRS, read_table
 
 W, M, FILES = 50, 50, 16
 

@@ -13,9 +13,11 @@ import pytest
 from helpers import assert_one_line_error
 from shedding import Workload, exact_pairs, simulate, zipf_workload
 from shedding.errors import ShedError
-from shedding.streaming.job import PAIRS, StreamJob, inspect_source, read_table, run_on
+from shedding.streaming.job import StreamJob, run_on
 from shedding.streaming.partition import shard_budgets, shard_of
+from shedding.streaming.results import PAIRS, read_table
 from shedding.streaming.shard import JoinSpec
+from shedding.streaming.sources import inspect_source
 
 W, M = 60, 60
 

@@ -92,7 +92,7 @@ def test_refuses_a_network_over_the_limit_before_running():
     wl = zipf_workload(1.0, 50, 5600, seed=0, window=400)
     with pytest.raises(ShedError) as info:
         explain(wl, "prob", 400, max_graph_bytes=1000)
-    assert_one_line_error(info, "--max-graph-gib", "GiB")
+    assert_one_line_error(info, "max_graph_bytes", "GiB")
 
 
 @pytest.mark.parametrize("args, needle", [

@@ -1,0 +1,166 @@
+"""The end of a bounded input: when the driver drops the end-of-input marker, and how it waits for
+the micro-batch that joins it.
+
+With the ``available-now`` and ``once`` triggers the input is bounded. The query runs micro-batches
+back to back; the driver drops a marker file into ``CHECKPOINT/end-of-input`` (a third, tiny file
+source) so that it arrives with the last data files (see :func:`marker_after`), or, when that
+cannot be told ahead, once the query has drained the sources. The micro-batch that takes the
+marker joins every held step, and the driver stops the query after that batch is committed. So a
+bounded input gives exactly the batch result, in one query.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Callable
+
+from shedding.errors import ShedError
+from shedding.streaming.results import observed
+from shedding.streaming.sources import StreamSource, source_files
+
+#: the marker's directory and the batch plan, in the checkpoint
+END_DIR, BATCH_PLAN = "end-of-input", "batches.json"
+#: seconds between two looks at a running query: the end of a bounded run is noticed this late at most
+POLL_SECONDS = 0.05
+
+
+def query_error(exc: Exception) -> ShedError:
+    """A failed query as one line: our own ShedError from the handler if there is one."""
+    text = str(exc)
+    m = re.search(r"ShedError: ([^\n]+)", text)
+    if m:
+        return ShedError(m.group(1).strip())
+    first = next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)
+    return ShedError(f"the streaming query failed: {first[:300]}; the checkpoint is kept, fix the cause and rerun")
+
+
+def await_query(query, progress: Callable[[dict], None] | None, end_dir: Path | None = None,
+                ahead: Path | None = None) -> list[dict]:
+    """Wait for the query's end (for a bounded input, :func:`drain` ends it, dropping the
+    end-of-input marker once ``ahead`` exists, see :func:`marker_after`); returns its recent
+    progress reports. The waiting runs in a helper thread, so that Ctrl-C reaches this thread
+    outside py4j (an interrupt inside a py4j call prints pages of tracebacks): it stops the query
+    and ends with one line."""
+    box: dict = {}
+
+    def watch() -> None:
+        try:
+            seen = None  # the last progress report looked at
+            while not query.awaitTermination(POLL_SECONDS):
+                last = query.lastProgress  # one py4j call per look, not a scan of every report
+                if last is not None and seen is not None and same_report(last, seen):
+                    last = None  # nothing new
+                if last is not None and progress is not None:
+                    progress(last)
+                if end_dir is not None and drain(query, end_dir, last, seen, ahead):
+                    query.stop()
+                    break
+                seen = last or seen
+            box["progress"] = list(query.recentProgress)
+        except BaseException as exc:  # handed to the waiting thread
+            box["error"] = exc
+
+    watcher = threading.Thread(target=watch, name="shed-stream-join", daemon=True)
+    watcher.start()
+    try:
+        while watcher.is_alive():
+            watcher.join(0.5)
+    except KeyboardInterrupt:
+        query.stop()
+        watcher.join(60)
+        raise ShedError("interrupted; the committed micro-batches are kept, run the same command to continue") \
+            from None
+    if "error" in box:
+        from pyspark.errors import StreamingQueryException
+
+        if isinstance(box["error"], StreamingQueryException):
+            raise query_error(box["error"]) from None
+        raise box["error"]
+    return box["progress"]
+
+
+def same_report(a, b) -> bool:
+    """Whether two progress reports are the same one."""
+    return (a["batchId"], a["timestamp"]) == (b["batchId"], b["timestamp"])
+
+
+def drain(query, end_dir: Path, last: dict | None, seen: dict | None, ahead: Path | None = None) -> bool:
+    """One look at a bounded query: once ``ahead`` exists (:func:`marker_after`) or the sources
+    are drained (the last check found no new data and no micro-batch runs), drop the end-of-input
+    marker; returns True once a committed micro-batch has joined it (its progress reports
+    ``ended``). ``last`` is the newest progress report if it is new since the look before, which
+    saw ``seen``; the older reports are read only when more than one batch ran in between."""
+    if last is not None:
+        skipped = seen is None or last["batchId"] > seen["batchId"] + 1
+        reports = query.recentProgress if skipped else [last]
+        if any(observed(p).get("ended", 0) > 0 for p in reports):
+            return True
+    if ahead is not None and ahead.exists():
+        drop_marker(end_dir)
+        return False
+    status = query.status
+    if (last or seen) is not None and not status["isDataAvailable"] and not status["isTriggerActive"]:
+        drop_marker(end_dir)
+    return False
+
+
+def write_whole(target: Path, text: str, tmp: Path) -> None:
+    """Write ``text`` to ``target`` whole or not at all: to ``tmp`` first (a path on the same
+    disk that no reader lists), then a rename."""
+    tmp.write_text(text)
+    os.replace(tmp, target)
+
+
+def drop_marker(end_dir: Path) -> None:
+    """Write the end-of-input marker, whole or not at all when the file source lists it."""
+    marker = end_dir / "end.txt"
+    if not marker.exists():
+        write_whole(marker, "end of input\n", end_dir.parent / "end.txt.tmp")
+
+
+def file_counts(sources: tuple[StreamSource, StreamSource]) -> list[int]:
+    """How many files the R and the S source directory hold now."""
+    return [len(source_files(src.path, src.fmt)) for src in sources]
+
+
+def one_batch(checkpoint: Path, max_files: int | None, files: list[int]) -> bool:
+    """Whether a fresh query's first micro-batch takes every file present (``files``, see
+    :func:`file_counts`): then the end-of-input marker goes in with it and the bounded run is one
+    micro-batch, not two. (A file written after this look and not taken by that batch arrives after
+    the end: counted as late, like any file written after the end of a bounded run.)"""
+    if any((checkpoint / "spark" / "commits").glob("[0-9]*")):
+        return False
+    return max_files is None or max_files >= max(files)
+
+
+def marker_after(checkpoint: Path, max_files: int | None, files: list[int]) -> Path | None:
+    """The offset-log entry after which the end-of-input marker joins the last data files, or None.
+
+    With ``max_files`` k, the file sources take the next k files of each stream (in modification
+    time order) into every micro-batch, and this query runs no micro-batch without data (it has no
+    watermark and no timers). So D = ceil(max(F_R, F_S) / k) micro-batches take the F_R and F_S
+    files present at the first start, batch b the files b k to (b + 1) k - 1, restarts included.
+    Once Spark has written the offsets of batch D - 2, every file left goes into batch D - 1: a
+    marker dropped then arrives with them, and the end costs no micro-batch of its own (when Spark
+    has already planned batch D - 1, the marker arrives one batch later, as without this).
+
+    The first start records k and the file counts (``files``, see :func:`file_counts`) in
+    ``CHECKPOINT/batches.json``; a restart with another k or other files gets None (the marker then
+    waits for the drained sources). Files written after the start arrive after the end and are
+    late, as in :func:`one_batch`."""
+    plan = {"max_files_per_trigger": max_files, "files": files}
+    kept = checkpoint / BATCH_PLAN
+    if not any((checkpoint / "spark" / "offsets").glob("[0-9]*")):  # a first start
+        write_whole(kept, json.dumps(plan), kept.with_name(f".{BATCH_PLAN}.tmp"))
+    try:
+        first = json.loads(kept.read_text())
+    except (OSError, ValueError):  # no plan (a checkpoint from before it) or an unreadable one
+        return None
+    if max_files is None or first != plan:
+        return None
+    batches = -(-max(plan["files"]) // max_files)
+    return checkpoint / "spark" / "offsets" / str(batches - 2) if batches >= 2 else None
