@@ -11,6 +11,7 @@ appended to a JSON-lines file as they finish, and a rerun skips the rows already
 
     python benchmarks/bench_beyond.py flights --months 7,8,9,10,11,12 --out out/beyond.jsonl
     python benchmarks/bench_beyond.py age|drift|bursts|iid --out out/beyond.jsonl
+    python benchmarks/bench_beyond.py cost   # time per arrival of the operator alone, against PROB
 
 Development and tuning used January to June of the flights and seeds 0-1 of the synthetic
 models only; the held-out evaluation is July to December and seeds 2-3.
@@ -66,6 +67,35 @@ def measure(wl, memory: int, label: dict, estimator: str = "online", variable: b
     return row
 
 
+def cost(repeats: int = 5) -> list[dict]:
+    """Time per arrival of each policy's join operator alone (the feed, best of ``repeats``), on
+    the flights of January (M = 200, online estimator) and the paper's Zipf point (w = M = 400)."""
+    from shedding.online import JoinOperator, OnlineEstimator
+    from shedding.online.simulator import payload_groups
+
+    rows = []
+    for label, wl, memory in (("flights-jan", flights_workload(1), 200), ("zipf", zipf_workload(seed=2), 400)):
+        groups = payload_groups(wl, "dest") if "payload" in wl.meta else None
+        times = {}
+        for name, policy, group in (("prob", "prob", None), ("age", "age", None), ("hazard", "hazard", None),
+                                    ("hazard-dest", "hazard", groups), ("probv", "probv", None),
+                                    ("hazardv", "hazardv", None)):
+            if name == "hazard-dest" and group is None:
+                continue
+            best = float("inf")
+            for _ in range(repeats + 1):  # the first run loads the compiled code
+                op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator())
+                started = time.perf_counter()
+                op.feed(wl.side, wl.time, wl.key, group)
+                best = min(best, time.perf_counter() - started)
+            times[name] = best
+        for name, seconds in times.items():
+            base = times["probv" if name.endswith("v") else "prob"]
+            rows.append({"workload": label, "policy": name, "tuples": len(wl), "memory": memory,
+                         "us_per_arrival": round(1e6 * seconds / len(wl), 3), "vs_prob": round(seconds / base, 2)})
+    return rows
+
+
 def cases(kind: str, args) -> list:
     """(label, workload factory, memory, groups factory) per row."""
     out = []
@@ -113,7 +143,7 @@ def cases(kind: str, args) -> list:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("kind", choices=["flights", "age", "drift", "bursts", "iid"])
+    parser.add_argument("kind", choices=["flights", "age", "drift", "bursts", "iid", "cost"])
     parser.add_argument("--months", type=lambda s: [int(x) for x in s.split(",")], default=list(range(1, 13)),
                         help="comma list of months")
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1])
@@ -124,6 +154,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("out/beyond.jsonl"))
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    if args.kind == "cost":
+        for row in cost():
+            print(json.dumps(row), flush=True)
+        return
     done = set()
     if args.out.exists():
         done = {json.dumps({k: v for k, v in json.loads(line).items() if k in ("label",)}) for line in args.out.open()}

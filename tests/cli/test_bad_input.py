@@ -138,6 +138,8 @@ CASES = {
         (["--policy", "probv", "--against", "optv", "--memory", "4", "--memory-split", "2,2"], "--memory-split"),
         (["--policy", "prob", "--policy-seed", "1"], "--policy-seed"),
         (["--memory", BIG], "--memory"),
+        (["--group", "dest"], "--group"),
+        (["--generator", "flights", "--param", "months=0"], "--param months"),
     ],
     "static": [
         (["--components", "3x2", "--keep", "-1"], "--keep"),
