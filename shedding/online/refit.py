@@ -127,10 +127,9 @@ def rebuild(node, cnt, sc, hz, t, rank):
     sg[:] = -1
     hc[:, HC_SIZE] = 0
     hc[:, HC_STALE] = 0
-    x = sc[SC_GHEAD]
-    while x >= 0:
-        hk[node[x, N_SIDE], node[x, N_KEY], K_FIRST] = -1
-        x = node[x, N_GNEXT]
+    # every key's class list, not only those of the memory's keys: while HAZARD ranked as PROB,
+    # tuples left memory without leaving their classes, whose ids are now free for other keys
+    hk[:, :, K_FIRST] = -1
     for i in range(cap):
         hfree[i] = cap - 1 - i
     hsc[H_CFREE] = cap

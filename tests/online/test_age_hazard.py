@@ -160,3 +160,11 @@ def test_the_band_join_refuses_them():
 
     with pytest.raises(ShedError, match="ranks tuples by their age"):
         BandJoinOperator(10, 4, "hazard", np.array([1]))
+
+
+def test_hazard_back_and_forth_between_its_model_and_prob():
+    """The model test switches HAZARD to PROB's order and back (here at steps 122, 318 and 583):
+    the classes of tuples that left memory meanwhile are forgotten, not reused (this run hung)."""
+    wl = age_workload(length=3000, lag_spread=50, background=0.0, skew=0.5, domain=1000, seed=2)
+    res = run_policy(wl, "hazard", 100, estimator="online")
+    assert 0 < res.outputs <= exact_count(wl)
