@@ -17,16 +17,20 @@ EVIL = "<script>alert('x')</script>"
 
 def fake_outputs(s: RunSpec) -> tuple[int, int]:
     """(outputs, exact) shaped like the paper's curves: RAND linear in M, PROB near OPT on skewed
-    data and equal to RAND on uniform data (OPT 10% above), OPT nearer EXACT for larger domains."""
+    data and equal to RAND on uniform data (OPT about 5% above), OPT nearer EXACT for larger domains,
+    the variable splits gaining more as the skews grow apart."""
     length, domain = s.length or 13264, s.domain or 100  # weather specs leave both to the data
     exact = int(30 * length * (1 + s.skew) / math.sqrt(domain))
     m = s.memory / (2 * s.window)
     rand = m
     skewed = min(1.0, (1.2 + 0.002 * domain) * (1 + 0.5 * min(s.skew, s.skew_s)) * math.sqrt(m))
-    opt = 1.1 * rand + min(s.skew, 1.0) * (skewed - 1.1 * rand)  # 10% above RAND on uniform data
+    opt = 1.1 * rand + min(s.skew, 1.0) * (skewed - 1.1 * rand)  # 10% above RAND on uniform data ...
+    opt *= 1 - 0.05 / (1 + s.skew)  # ... less a little, less as the skew grows (RAND falls behind OPT)
     prob = rand + min(s.skew, 1.0) * ((0.985 - 0.0001 * domain) * opt - rand)
-    frac = {"exact": 1.0, "opt": opt, "optv": opt * 1.04, "prob": prob, "probv": prob * 1.03,
-            "life": rand * 1.01, "lifev": rand * 1.02, "rand": rand, "randv": rand * 1.01}[s.policy]
+    apart = abs(s.skew - s.skew_s)  # the variable split gains more as the skews grow apart
+    frac = {"exact": 1.0, "opt": opt, "optv": opt * (1 + 0.04 * apart), "prob": prob, "probv": prob * (1 + 0.03 * apart),
+            "life": rand * 1.01, "lifev": rand * 1.02, "rand": rand, "randv": rand * (1 + 0.01 * apart),
+            "life-own": rand * 0.9, "life-flat": rand}[s.policy]
     noise = 1.0 if s.policy in ("exact", "opt", "optv") else 1 + 0.004 * s.seed
     return int(round(exact * frac * noise)), exact
 
@@ -61,7 +65,8 @@ def suite_dict(suite: Suite, seeds: int) -> dict:
     return {"kind": "dgr", "name": suite.name, "description": suite.description, "seeds": seeds,
             "total_runs": len(suite.runs(seeds)), "master": "local[*]",
             "experiments": [{"id": e.id, "title": e.title, "figure": e.figure, "y": e.y, "policies": list(e.policies),
-                             "grid": e.grid, "claim": e.claim, "caption": e.caption} for e in suite.experiments]}
+                             "grid": e.grid, "claim": e.claim, "caption": e.caption, "like": e.like}
+                            for e in suite.experiments]}
 
 
 def synthetic(suite: Suite | str = "quick", seeds: int = 2) -> tuple[pd.DataFrame, dict]:

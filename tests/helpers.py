@@ -71,3 +71,14 @@ def assert_error_line(result: tuple[int, str, str], *needles: str) -> str:
     for needle in needles:
         assert needle in lines[0], (needle, lines[0])
     return lines[0]
+
+
+def feed(operator, streams, order) -> list[tuple[int, ...]]:
+    """Push W-join ``streams`` into ``operator`` in ``order`` (the stream of each push), then
+    finish: every result in the order the operator returns them (duplicates kept)."""
+    pos = [0] * streams.n
+    out = []
+    for i in order:
+        out.extend(operator.push(i, int(streams.times[i][pos[i]]), int(streams.keys[i][pos[i]])))
+        pos[i] += 1
+    return out + operator.finish()

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from shedding.model import Workload
-from shedding.wjoin import WindowSpec
+from shedding.wjoin import Streams, WindowSpec
 
 
 @st.composite
@@ -56,3 +56,17 @@ def tiny_workloads(draw: st.DrawFn, max_steps: int = 7, max_window: int = 4) -> 
         keys = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
         wl = Workload(np.array(sides), np.array(times, dtype=np.int64), np.array(keys), w, 0)
     return wl.with_params(warmup=draw(st.sampled_from([0, 0, 1, 2, 3, 5])))
+
+
+@st.composite
+def interleaved_streams(draw: st.DrawFn, max_n: int = 4, max_len: int = 5) -> tuple[Streams, list[int]]:
+    """2 to ``max_n`` tiny W-join streams (times 0..12, keys 0..2) and an interleaving of their
+    arrivals: the stream of each push, in order."""
+    n = draw(st.integers(2, max_n))
+    times, keys = [], []
+    for _ in range(n):
+        k = draw(st.integers(0, max_len))
+        times.append(sorted(draw(st.lists(st.integers(0, 12), min_size=k, max_size=k))))
+        keys.append(draw(st.lists(st.integers(0, 2), min_size=k, max_size=k)))
+    order = draw(st.permutations([i for i in range(n) for _ in range(len(times[i]))]))
+    return Streams.of(times, keys), list(order)

@@ -1,6 +1,7 @@
 """Bestmatch joins (Kemper/Stegmaier 2002, "Evaluating Bestmatch-Joins on Streaming Data"): the BMJ,
-left-outer and constrained left-outer BMJ by nested loops, MatWin and MatWin with the eps-grid,
-the fixed time-window re-evaluation, and the constrained left-outer BMJ under load shedding.
+the left-, right- and full-outer BMJ and their constrained forms by nested loops, MatWin and MatWin
+with the eps-grid, under the Pareto or the literal reading of §2.1's dominance; the fixed
+time-window re-evaluation, and the constrained left-outer BMJ under load shedding.
 
 Names load on first use (PEP 562), so ``shed`` and ``shed --help`` start without numba or pandas.
 """
@@ -9,7 +10,7 @@ from shedding import lazy_exports
 
 #: public name -> the module that defines it
 _EXPORTS = {
-    "ALGORITHMS": "join", "VARIANTS": "join", "BestmatchResult": "join", "bestmatch": "join",
+    "ALGORITHMS": "join", "VARIANTS": "join", "DOMINANCE": "skyline", "BestmatchResult": "join", "bestmatch": "join",
     "POLICIES": "shed", "quality": "shed", "shed_bestmatch": "shed", "shedding_study": "shed",
     "time_window_bestmatch": "timewindow",
     "BestmatchInput": "values", "from_arrays": "values", "from_frames": "values",

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from shedding.errors import ShedError
-from shedding.bestmatch.skyline import insert, within
+from shedding.bestmatch.skyline import offer, within
 
 MAX_CELLS = 1 << 24
 
@@ -66,7 +66,7 @@ def cell_ids(X: np.ndarray, width: np.ndarray, base: np.ndarray, shape: np.ndarr
 
 
 @njit(cache=True)
-def probe_grid(buf: np.ndarray, count: np.ndarray, n_slots: int, R: np.ndarray,
+def probe_grid(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R: np.ndarray,
                S: np.ndarray, a0: int, a1: int, b0: int, b1: int, eps: np.ndarray, sign: np.ndarray,
                alive_r: np.ndarray, alive_s: np.ndarray, width: np.ndarray, base: np.ndarray, shape: np.ndarray,
                start_r: np.ndarray, members_r: np.ndarray, start_s: np.ndarray, members_s: np.ndarray) -> int:
@@ -106,7 +106,7 @@ def probe_grid(buf: np.ndarray, count: np.ndarray, n_slots: int, R: np.ndarray,
                 p += 1
                 tested += 1
                 r, s = (o, q) if outer_r else (q, o)
-                if alive_i[q] and within(R, S, r, s, eps):
-                    if not insert(buf, count, r % n_slots, R, S, r, s, sign):
-                        return -1
+                if alive_i[q] and within(R, S, r, s, eps) and not offer(buf, count, n_slots, s_slots, R, S, r, s,
+                                                                        sign):
+                    return -1
     return tested

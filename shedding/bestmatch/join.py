@@ -1,11 +1,12 @@
 """One entry point for the bestmatch joins: variant, algorithm and per-dimension orders
 (Kemper/Stegmaier 2002, §2-3).
 
-Variants: ``bmj`` (§2.2; with eps the constrained BMJ of §2.3), ``left-outer`` (§2.2; with eps the
-constrained left-outer BMJ) and ``constrained``, the constrained left-outer BMJ (LOBMJE) the paper
-and the TUM page focus on, which needs eps. Algorithms: ``nested`` (Algorithm 1, the reference),
-``matwin`` (Algorithm 2 on input sorted by y_1) and ``matwin-ego`` (MatWin probing through the
-eps-grid, §3.3); both MatWin need eps.
+Variants: ``bmj`` (§2.2; with eps the constrained BMJ of §2.3), ``left-outer``, ``right-outer`` and
+``full-outer`` (§2.2; with eps their constrained forms, §2.3) and ``constrained``, the constrained
+left-outer BMJ (LOBMJE) the paper and the TUM page focus on, which needs eps. Algorithms:
+``nested`` (Algorithm 1, the reference), ``matwin`` (Algorithm 2 on input sorted by y_1) and
+``matwin-ego`` (MatWin probing through the eps-grid, §3.3); both MatWin need eps. Dominance:
+``pareto`` (the default) or ``literal``, the two readings of §2.1 (:mod:`.skyline`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.bestmatch.matwin import MatWinStats, matwin
 from shedding.bestmatch.nested import nested_loops
-from shedding.bestmatch.skyline import ORDERS, UNBOUNDED
+from shedding.bestmatch.skyline import ORDERS, UNBOUNDED, is_literal
 from shedding.bestmatch.values import BestmatchInput
 
-VARIANTS = ("bmj", "left-outer", "constrained")
+VARIANTS = ("bmj", "left-outer", "right-outer", "full-outer", "constrained")
+#: the outer sides of each variant: (a result for every left tuple, for every right tuple)
+SIDES = {"bmj": (False, False), "left-outer": (True, False), "right-outer": (False, True),
+         "full-outer": (True, True), "constrained": (True, False)}
 ALGORITHMS = ("nested", "matwin", "matwin-ego")
 
 
@@ -38,6 +42,7 @@ class BestmatchResult:
     seconds: float
     tested: int
     stats: MatWinStats | None = None
+    dominance: str = "pareto"
 
     def as_set(self) -> set[tuple[int, int]]:
         return set(map(tuple, self.pairs.tolist()))
@@ -84,26 +89,34 @@ def check_choice(variant: str, algorithm: str, data: BestmatchInput) -> None:
 
 
 def bestmatch(data: BestmatchInput, variant: str = "constrained", algorithm: str = "nested",
-              orders: Sequence[str] | None = None) -> BestmatchResult:
-    """The bestmatch join ``variant`` of R and S by ``algorithm``."""
+              orders: Sequence[str] | None = None, dominance: str = "pareto") -> BestmatchResult:
+    """The bestmatch join ``variant`` of R and S by ``algorithm``, comparing pairs by the
+    ``dominance`` reading of §2.1 (``pareto`` or ``literal``)."""
     check_choice(variant, algorithm, data)
+    literal = is_literal(dominance)
     sign = order_signs(orders, data.dims)
     eps = data.eps if data.eps is not None else np.full(data.dims, UNBOUNDED, dtype=np.int64)
-    left_outer = variant != "bmj"
+    left_outer, right_outer = SIDES[variant]
     started = time.perf_counter()
     stats = None
     if algorithm == "nested":
-        rows, tested = nested_loops(data.r, data.s, eps, sign, left_outer)
+        rows, tested = nested_loops(data.r, data.s, eps, sign, left_outer, right_outer, literal)
     else:
-        rows, stats = matwin(data.r, data.s, eps, sign, left_outer, ego=algorithm == "matwin-ego")
+        rows, stats = matwin(data.r, data.s, eps, sign, left_outer, right_outer=right_outer, literal=literal,
+                             ego=algorithm == "matwin-ego")
         tested = stats.tested
     seconds = time.perf_counter() - started
-    return result_of(rows, variant, algorithm, seconds, tested, stats)
+    return result_of(rows, variant, algorithm, seconds, tested, stats, dominance.strip().lower())
 
 
 def result_of(rows: np.ndarray, variant: str, algorithm: str, seconds: float, tested: int,
-              stats: MatWinStats | None) -> BestmatchResult:
-    """Sort the output rows (r, s, stamp) into a result."""
-    order = np.lexsort((rows[:, 1], rows[:, 0])) if len(rows) else np.zeros(0, dtype=np.int64)
+              stats: MatWinStats | None, dominance: str = "pareto") -> BestmatchResult:
+    """Sort the output rows (r, s, stamp) into a result; a pair output twice (the full-outer
+    BMJ's pair best for both its tuples) counts once, at its first output."""
+    order = np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0])) if len(rows) else np.zeros(0, dtype=np.int64)
     rows = rows[order]
-    return BestmatchResult(rows[:, :2].copy(), rows[:, 2].copy(), variant, algorithm, seconds, tested, stats)
+    first = np.ones(len(rows), dtype=bool)
+    first[1:] = (rows[1:, 0] != rows[:-1, 0]) | (rows[1:, 1] != rows[:-1, 1])
+    rows = rows[first]
+    return BestmatchResult(rows[:, :2].copy(), rows[:, 2].copy(), variant, algorithm, seconds, tested, stats,
+                           dominance)

@@ -9,6 +9,11 @@ new minRS leave W_S, and the buffered pairs of every r below minRS are final and
 left-outer operator is pipelined; the BMJ outputs at the end). Bounds are exact integers
 (:mod:`.values`), so every move is strictly upward and the loop ends.
 
+"Of course, instead of the constrained left-outer-BMJ the other constrained BMJ-operators can be
+utilized" (§3.2): the right-outer side keeps a buffer slot per s, and an s is final when it leaves
+W_S (s.y_1 < minRS): every r within eps_1 of it has been read by then and met it. So the
+constrained right- and full-outer BMJ are pipelined in the same single pass.
+
 Windows are index ranges of the sorted inputs. Load shedding (:mod:`.shed`) gives the windows room
 for at most ``memory`` tuples: after each fill the lowest-priority tuples of W_R u W_S leave for good.
 """
@@ -69,25 +74,26 @@ def _shed(alive_r: np.ndarray, alive_s: np.ndarray, R: np.ndarray, S: np.ndarray
 
 
 @njit(cache=True)
-def _update(buf, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s,  # noqa
+def _update(buf, count, n_slots, s_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s,  # noqa
             ego, grid):
     """Update(O, R[a0:a1], S[b0:b1]) of Algorithm 2; returns the buffer and the pairs tested."""
     k = -1
     while k < 0:  # a slot ran full: grow the buffer and offer the pairs again (idempotent)
         if ego:
-            k = probe_grid(buf, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s, *grid)
+            k = probe_grid(buf, count, n_slots, s_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s, *grid)
         else:
-            k = probe(buf, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s)
+            k = probe(buf, count, n_slots, s_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s)
         if k < 0:
             buf = grow(buf)
     return buf, k
 
 
 @njit(cache=True)
-def matwin_kernel(R, S, eps, sign, left_outer, n_slots, buf, count, memory, prio_r, prio_s,  # noqa
-                  ahead, ego, grid):
+def matwin_kernel(R, S, eps, sign, left_outer, n_slots, s_slots, literal, buf, count, memory, prio_r,  # noqa
+                  prio_s, ahead, ego, grid):
     """Algorithm 2. Returns rows (r, s, stamp), stamp = input tuples read when the pair was output,
-    and the statistics (steps, peak memory, pairs tested, tuples dropped)."""
+    and the statistics (steps, peak memory, pairs tested, tuples dropped). ``n_slots``: r's slots
+    (1 for the BMJ, 0 without a left side); ``s_slots``: s's slots (0 without a right side)."""
     nr, ns = R.shape[0], S.shape[0]
     out = np.empty((16, 3), dtype=np.int64)
     n_out = 0
@@ -123,15 +129,15 @@ def matwin_kernel(R, S, eps, sign, left_outer, n_slots, buf, count, memory, prio
             held = memory
         stats[1] = max(stats[1], held)
         if fresh:  # lines 10-11: new windows
-            buf, k = _update(buf, count, n_slots, R, S, rlo, rhi, slo, shi, eps, sign,
-                                      alive_r, alive_s, ego, grid)
+            buf, k = _update(buf, count, n_slots, s_slots, R, S, rlo, rhi, slo, shi, eps, sign,
+                             alive_r, alive_s, ego, grid)
             stats[2] += k
         else:  # lines 12-14: moved windows, W'_R x dS and dR x (W'_S u dS)
-            buf, k = _update(buf, count, n_slots, R, S, rlo, old_rhi, max(old_shi, slo), shi, eps,
-                                      sign, alive_r, alive_s, ego, grid)
+            buf, k = _update(buf, count, n_slots, s_slots, R, S, rlo, old_rhi, max(old_shi, slo), shi, eps,
+                             sign, alive_r, alive_s, ego, grid)
             stats[2] += k
-            buf, k = _update(buf, count, n_slots, R, S, old_rhi, rhi, slo, shi, eps, sign,
-                                      alive_r, alive_s, ego, grid)
+            buf, k = _update(buf, count, n_slots, s_slots, R, S, old_rhi, rhi, slo, shi, eps, sign,
+                             alive_r, alive_s, ego, grid)
             stats[2] += k
         stats[0] += 1
         fresh = False
@@ -154,21 +160,27 @@ def matwin_kernel(R, S, eps, sign, left_outer, n_slots, buf, count, memory, prio
         if min_rs <= old_min:
             raise RuntimeError("MatWin: the window bounds did not move (internal error)")
         max_rs = min_rs + eps1
-        # line 30: S below minRS leaves W_S
+        # line 30: S below minRS leaves W_S (an s that was in W_S has met all its partners)
         while slo < shi and (not alive_s[slo] or S[slo, 0] < min_rs):
+            if s_slots > 0 and alive_s[slo]:
+                out, n_out = emit(buf, count, n_slots + slo % s_slots, out, n_out, rhi + shi, R, S, literal)
             held -= alive_s[slo]
             alive_s[slo] = False
             slo += 1
         # line 31: the pairs of every r below minRS are final
         if left_outer:
             for r in range(emitted, rlo):
-                out, n_out = emit(buf, count, r % n_slots, out, n_out, rhi + shi)
+                out, n_out = emit(buf, count, r % n_slots, out, n_out, rhi + shi, R, S, literal)
             emitted = rlo
     if left_outer:
         for r in range(emitted, nr):
-            out, n_out = emit(buf, count, r % n_slots, out, n_out, rhi + shi)
-    else:
-        out, n_out = emit(buf, count, 0, out, n_out, rhi + shi)
+            out, n_out = emit(buf, count, r % n_slots, out, n_out, rhi + shi, R, S, literal)
+    elif n_slots > 0:
+        out, n_out = emit(buf, count, 0, out, n_out, rhi + shi, R, S, literal)
+    if s_slots > 0:
+        for s in range(slo, shi):
+            if alive_s[s]:
+                out, n_out = emit(buf, count, n_slots + s % s_slots, out, n_out, rhi + shi, R, S, literal)
     return out[:n_out], stats
 
 
@@ -185,17 +197,21 @@ def widest_window(y1: np.ndarray, eps1: int) -> int:
 
 
 def matwin(R: np.ndarray, S: np.ndarray, eps: np.ndarray, sign: np.ndarray, left_outer: bool, *,
-           ego: bool = False, memory: int = -1, prio_r: np.ndarray | None = None,
-           prio_s: np.ndarray | None = None, ahead: bool = False) -> tuple[np.ndarray, MatWinStats]:
-    """Run MatWin on R, S sorted by y_1; ``ego`` probes through the eps-grid (§3.3). Returns rows
-    (r, s, stamp) and the statistics. ``memory`` >= 0 sheds to that many tuples by the priorities."""
-    n_slots = (widest_window(R[:, 0], int(eps[0])) + 1) if left_outer else 1
-    buf, count = new_buffer(n_slots, R.shape[1])
+           right_outer: bool = False, literal: bool = False, ego: bool = False, memory: int = -1,
+           prio_r: np.ndarray | None = None, prio_s: np.ndarray | None = None,
+           ahead: bool = False) -> tuple[np.ndarray, MatWinStats]:
+    """Run MatWin on R, S sorted by y_1 for the BMJ (neither outer side) or the left-, right- or
+    full-outer BMJ (a full-outer pair best for both its tuples comes twice); ``literal`` takes
+    §2.1's literal dominance; ``ego`` probes through the eps-grid (§3.3). Returns rows (r, s,
+    stamp) and the statistics. ``memory`` >= 0 sheds to that many tuples by the priorities."""
+    n_slots = (widest_window(R[:, 0], int(eps[0])) + 1) if left_outer else 0 if right_outer else 1
+    s_slots = (widest_window(S[:, 0], int(eps[0])) + 1) if right_outer else 0
+    buf, count = new_buffer(n_slots + s_slots, R.shape[1])
     grid = build_grid(R, S, eps) if ego else _NO_GRID
     prio_r = np.zeros(len(R)) if prio_r is None else prio_r
     prio_s = np.zeros(len(S)) if prio_s is None else prio_s
-    out, stats = matwin_kernel(R, S, eps, sign, left_outer, n_slots, buf, count, memory, prio_r, prio_s,
-                               ahead, ego, (grid.width, grid.base, grid.shape, grid.start_r, grid.members_r,
+    out, stats = matwin_kernel(R, S, eps, sign, left_outer, n_slots, s_slots, literal, buf, count, memory, prio_r,
+                               prio_s, ahead, ego, (grid.width, grid.base, grid.shape, grid.start_r, grid.members_r,
                                             grid.start_s, grid.members_s))
     return out, MatWinStats(*(int(x) for x in stats))
 

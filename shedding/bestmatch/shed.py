@@ -29,6 +29,7 @@ from shedding.errors import ShedError
 from shedding.bestmatch.ego import MAX_CELLS
 from shedding.bestmatch.join import BestmatchResult, check_choice, order_signs, result_of
 from shedding.bestmatch.matwin import matwin
+from shedding.bestmatch.skyline import is_literal
 from shedding.bestmatch.values import BestmatchInput
 
 POLICIES = ("rand", "prob", "ahead")
@@ -74,16 +75,18 @@ def priorities(data: BestmatchInput, policy: str, seed: int) -> tuple[np.ndarray
 
 
 def shed_bestmatch(data: BestmatchInput, memory: int, policy: str, *, seed: int = 0, ego: bool = False,
-                   orders: list[str] | None = None) -> BestmatchResult:
-    """The constrained left-outer BMJ by MatWin with windows of at most ``memory`` tuples."""
+                   orders: list[str] | None = None, dominance: str = "pareto") -> BestmatchResult:
+    """The constrained left-outer BMJ by MatWin with windows of at most ``memory`` tuples
+    (``dominance``: the reading of §2.1, as in :func:`.join.bestmatch`)."""
     if memory < 0:
         raise ShedError(f"{{param}} must be >= 0 tuples, got {memory}", param="memory")
     algorithm = "matwin-ego" if ego else "matwin"
     check_choice("constrained", algorithm, data)
+    literal = is_literal(dominance)
     prio_r, prio_s, ahead = priorities(data, policy, seed)
-    rows, stats = matwin(data.r, data.s, data.eps, order_signs(orders, data.dims), True, ego=ego, memory=memory,
-                         prio_r=prio_r, prio_s=prio_s, ahead=ahead)
-    return result_of(rows, "constrained", algorithm, 0.0, stats.tested, stats)
+    rows, stats = matwin(data.r, data.s, data.eps, order_signs(orders, data.dims), True, literal=literal, ego=ego,
+                         memory=memory, prio_r=prio_r, prio_s=prio_s, ahead=ahead)
+    return result_of(rows, "constrained", algorithm, 0.0, stats.tested, stats, dominance.strip().lower())
 
 
 def quality(exact: set, found: set) -> dict:

@@ -3,9 +3,14 @@
 Pairs are compared with the partial order of §2.1: per dimension ``f_i(r, s) = |r.y_i - s.y_i|``
 (``minAttrDist``; ``maxAttrDist`` negates it, so a larger distance is better), and
 ``(r x s)`` dominates ``(r' x s')`` when it is at least as good in every dimension and better in
-one (Pareto). A buffer slot holds the pairs of one left tuple (the left-outer operators) or all pairs
-(the BMJ), none dominating another; :func:`insert` keeps it so. Everything works on the exact
-integers of :mod:`.values`.
+one (Pareto). A buffer slot holds the pairs of one left tuple (the left-outer operators), of one
+right tuple (the right-outer operators) or all pairs (the BMJ), none dominating another;
+:func:`insert` keeps it so. Everything works on the exact integers of :mod:`.values`.
+
+The literal reading of §2.1 ("<= in every dimension and the pairs differ" on the join attributes)
+differs from the Pareto one only on ties: two pairs with equal distance vectors whose tuples
+differ dominate each other, so both leave. A slot keeps the Pareto skyline, which holds every
+pair the literal reading could keep, and :func:`emit` removes such ties when it outputs a slot.
 """
 
 from __future__ import annotations
@@ -13,8 +18,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from shedding.errors import ShedError
+
 ORDERS = {"minattrdist": 1, "maxattrdist": -1}  # f_i sign: smaller resp. larger |r.y_i - s.y_i| is better
 UNBOUNDED = np.int64(2**62)  # eps of an unconstrained operator: every pair qualifies
+#: the readings of §2.1's dominance: Pareto (better in one dimension) or literal (the pairs differ)
+DOMINANCE = ("pareto", "literal")
+
+
+def is_literal(dominance: str) -> bool:
+    """Whether ``dominance`` names the literal reading; unknown names raise a one-line ShedError."""
+    key = dominance.strip().lower()
+    if key not in DOMINANCE:
+        raise ShedError(f"unknown {{param}} {dominance!r}; choose from {', '.join(DOMINANCE)}", param="dominance")
+    return key == "literal"
 
 
 @njit(cache=True)
@@ -82,9 +99,43 @@ def grow(buf: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def emit(buf: np.ndarray, count: np.ndarray, slot: int, out: np.ndarray, n_out: int, stamp: int
-         ) -> tuple[np.ndarray, int]:
-    """Append the pairs of ``slot`` to ``out`` (rows r, s, stamp), empty the slot; returns (out, n_out)."""
+def drop_ties(buf: np.ndarray, count: np.ndarray, slot: int, R: np.ndarray, S: np.ndarray) -> None:
+    """The literal reading of §2.1 on a slot's skyline: remove every pair whose distance vector
+    equals another pair's while the two differ on the join attributes (each dominates the other)."""
+    n = count[slot]
+    d = R.shape[1]
+    tied = np.zeros(n, dtype=np.bool_)
+    for j in range(n):
+        for k in range(j + 1, n):
+            same = True
+            for i in range(d):
+                if buf[slot, j, 2 + i] != buf[slot, k, 2 + i]:
+                    same = False
+                    break
+            if not same:
+                continue
+            rj, sj, rk, sk = buf[slot, j, 0], buf[slot, j, 1], buf[slot, k, 0], buf[slot, k, 1]
+            for i in range(d):
+                if R[rj, i] != R[rk, i] or S[sj, i] != S[sk, i]:
+                    tied[j] = True
+                    tied[k] = True
+                    break
+    keep = 0
+    for j in range(n):
+        if not tied[j]:
+            if keep != j:
+                buf[slot, keep, :] = buf[slot, j, :]
+            keep += 1
+    count[slot] = keep
+
+
+@njit(cache=True)
+def emit(buf: np.ndarray, count: np.ndarray, slot: int, out: np.ndarray, n_out: int, stamp: int, R: np.ndarray,
+         S: np.ndarray, literal: bool) -> tuple[np.ndarray, int]:
+    """Append the pairs of ``slot`` to ``out`` (rows r, s, stamp), empty the slot; returns (out,
+    n_out). With ``literal`` the ties of the literal reading leave first (:func:`drop_ties`)."""
+    if literal:
+        drop_ties(buf, count, slot, R, S)
     n = count[slot]
     if n_out + n > out.shape[0]:
         bigger = np.empty((max(2 * out.shape[0], n_out + n), 3), dtype=np.int64)
@@ -105,12 +156,23 @@ def new_buffer(slots: int, dims: int, width: int = 8) -> tuple[np.ndarray, np.nd
 
 
 @njit(cache=True)
-def probe(buf: np.ndarray, count: np.ndarray, n_slots: int, R: np.ndarray, S: np.ndarray, a0: int, a1: int,
-          b0: int, b1: int, eps: np.ndarray, sign: np.ndarray, alive_r: np.ndarray, alive_s: np.ndarray) -> int:
-    """Update(O, R[a0:a1], S[b0:b1]) of §3.2: offer every live pair with d(r, s) <= eps to the
-    slot of r (``r % n_slots``; one slot holds every pair when ``n_slots`` is 1); the shorter range
-    is the outer loop. Returns the pairs tested, or -1 if a slot ran full: grow the buffer and
-    probe again (offering a pair twice changes nothing, so the repeat gives the same buffer)."""
+def offer(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R: np.ndarray, S: np.ndarray, r: int,
+          s: int, sign: np.ndarray) -> bool:
+    """Offer (r x s) to the slot of r (``r % n_slots``; none when ``n_slots`` is 0) and to the slot
+    of s (``n_slots + s % s_slots``; none when ``s_slots`` is 0). False if a slot ran full."""
+    if n_slots > 0 and not insert(buf, count, r % n_slots, R, S, r, s, sign):
+        return False
+    return s_slots == 0 or insert(buf, count, n_slots + s % s_slots, R, S, r, s, sign)
+
+
+@njit(cache=True)
+def probe(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R: np.ndarray, S: np.ndarray, a0: int,
+          a1: int, b0: int, b1: int, eps: np.ndarray, sign: np.ndarray, alive_r: np.ndarray,
+          alive_s: np.ndarray) -> int:
+    """Update(O, R[a0:a1], S[b0:b1]) of §3.2: :func:`offer` every live pair with d(r, s) <= eps
+    (one slot holds every pair when ``n_slots`` is 1 and ``s_slots`` 0); the shorter range is the
+    outer loop. Returns the pairs tested, or -1 if a slot ran full: grow the buffer and probe again
+    (offering a pair twice changes nothing, so the repeat gives the same buffer)."""
     outer_r = a1 - a0 <= b1 - b0
     o0, o1, i0, i1 = (a0, a1, b0, b1) if outer_r else (b0, b1, a0, a1)
     alive_o, alive_i = (alive_r, alive_s) if outer_r else (alive_s, alive_r)
@@ -118,6 +180,7 @@ def probe(buf: np.ndarray, count: np.ndarray, n_slots: int, R: np.ndarray, S: np
         if alive_o[o]:
             for q in range(i0, i1):
                 r, s = (o, q) if outer_r else (q, o)
-                if alive_i[q] and within(R, S, r, s, eps) and not insert(buf, count, r % n_slots, R, S, r, s, sign):
+                if alive_i[q] and within(R, S, r, s, eps) and not offer(buf, count, n_slots, s_slots, R, S, r, s,
+                                                                        sign):
                     return -1
     return (a1 - a0) * (b1 - b0)

@@ -15,12 +15,12 @@ from numba import njit
 
 from shedding.errors import ShedError
 from shedding.bestmatch.matwin import widest_window
-from shedding.bestmatch.skyline import emit, grow, new_buffer, probe
+from shedding.bestmatch.skyline import emit, grow, is_literal, new_buffer, probe
 from shedding.bestmatch.values import BestmatchInput
 
 
 @njit(cache=True)
-def _reevaluate(R, S, tr, ts, times, horizon, eps, sign, n_slots, buf, count):  # noqa: ANN001
+def _reevaluate(R, S, tr, ts, times, horizon, eps, sign, n_slots, literal, buf, count):  # noqa: ANN001
     out = np.empty((16, 3), dtype=np.int64)
     n_out = 0
     alive = np.ones(max(R.shape[0], S.shape[0]), dtype=np.bool_)
@@ -34,19 +34,21 @@ def _reevaluate(R, S, tr, ts, times, horizon, eps, sign, n_slots, buf, count):  
             b1 += 1
         while b0 < b1 and ts[b0] < t - horizon:
             b0 += 1
-        k = probe(buf, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive, alive)
+        k = probe(buf, count, n_slots, 0, R, S, a0, a1, b0, b1, eps, sign, alive, alive)
         while k < 0:
             buf = grow(buf)
-            k = probe(buf, count, n_slots, R, S, a0, a1, b0, b1, eps, sign, alive, alive)
+            k = probe(buf, count, n_slots, 0, R, S, a0, a1, b0, b1, eps, sign, alive, alive)
         for r in range(a0, a1):
-            out, n_out = emit(buf, count, r % n_slots, out, n_out, t)
+            out, n_out = emit(buf, count, r % n_slots, out, n_out, t, R, S, literal)
     return out[:n_out]
 
 
 def time_window_bestmatch(data: BestmatchInput, tr: np.ndarray, ts: np.ndarray, horizon: int,
-                          sign: np.ndarray) -> np.ndarray:
+                          sign: np.ndarray, dominance: str = "pareto") -> np.ndarray:
     """Rows (t, r, s): at every arrival time t, the constrained left-outer BMJ of the windows.
-    ``tr``, ``ts`` are integer timestamps in arrival (ascending) order."""
+    ``tr``, ``ts`` are integer timestamps in arrival (ascending) order; ``dominance`` is one of
+    :data:`.skyline.DOMINANCE`."""
+    literal = is_literal(dominance)
     if data.eps is None:
         raise ShedError("the time-window evaluation computes the constrained left-outer BMJ; give {param}", param="eps")
     if horizon < 0:
@@ -60,5 +62,5 @@ def time_window_bestmatch(data: BestmatchInput, tr: np.ndarray, ts: np.ndarray, 
     times = np.unique(np.concatenate([tr, ts]))
     n_slots = widest_window(tr, horizon) + 1
     buf, count = new_buffer(n_slots, data.dims)
-    rows = _reevaluate(data.r, data.s, tr, ts, times, horizon, data.eps, sign, n_slots, buf, count)
+    rows = _reevaluate(data.r, data.s, tr, ts, times, horizon, data.eps, sign, n_slots, literal, buf, count)
     return rows[:, [2, 0, 1]]

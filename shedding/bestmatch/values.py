@@ -19,6 +19,8 @@ import numpy as np
 from shedding.errors import ShedError
 
 LIMIT = 2**61  # |scaled value| stays below this, so a difference of two fits an int64
+#: the most decimal places a dimension can have: its scale 10**k stays below LIMIT (18)
+MAX_PLACES = len(str(LIMIT)) - 1
 
 
 @dataclass(frozen=True)
@@ -87,31 +89,44 @@ def _places(number: Decimal) -> int:
     return max(0, -int(exponent)) if isinstance(exponent, int) else 0
 
 
+def check_places(places: Sequence[tuple[int, str]], param: str | None = None) -> int:
+    """The most decimal places of a dimension, given as (places, where the value is) per value;
+    more than :data:`MAX_PLACES` raises a one-line ShedError naming the first such value."""
+    for k, where in places:
+        if k > MAX_PLACES:
+            raise ShedError(f"{where} has {k} decimal places; exact comparison holds at most {MAX_PLACES}, round it",
+                            param=param)
+    return max((k for k, _ in places), default=0)
+
+
 def scale_columns(columns: Sequence[tuple[str, Sequence[Sequence[object]]]], eps: Sequence[Decimal] | None,
                   ) -> tuple[list[np.ndarray], np.ndarray | None, np.ndarray]:
     """Scale each dimension of several relations to one exact integer grid.
 
     ``columns[i] = (attribute name, [values of relation 0, values of relation 1, ...])``; returns
     the scaled arrays per relation (n, d), the scaled eps (or None) and the scales. Raises
-    ShedError naming the relation row of a non-numeric, NaN or too finely resolved value.
+    ShedError naming the relation row of a non-numeric, NaN or too finely resolved value (relation
+    k is the parameter ``R`` or ``S`` of the message).
     """
     dims = len(columns)
     n_rel = len(columns[0][1])
-    decimals = [[[_decimal(v, f"{_REL[k]} row {j + 1}, attribute {name!r}") for j, v in enumerate(col)]
+    decimals = [[[_decimal(v, f"{{param}} row {j + 1}, attribute {name!r}", _REL[k]) for j, v in enumerate(col)]
                  for k, col in enumerate(rels)] for name, rels in columns]
     scaled = [np.empty((len(columns[0][1][k]), dims), dtype=np.int64) for k in range(n_rel)]
     scales = np.empty(dims, dtype=np.int64)
     eps_out = None if eps is None else np.empty(dims, dtype=np.int64)
     for i, (name, _) in enumerate(columns):
-        places = max([_places(x) for rel in decimals[i] for x in rel] + ([_places(eps[i])] if eps else []) + [0])
+        places = max([check_places([(_places(x), f"{{param}} row {j + 1}, attribute {name!r}: {x}")
+                                    for j, x in enumerate(rel)], _REL[k]) for k, rel in enumerate(decimals[i])]
+                     + ([check_places([(_places(eps[i]), f"{{param}} value {i + 1} {eps[i]}")], "eps")] if eps else []))
         factor = Decimal(10) ** places
         scales[i] = 10**places
         for k, rel in enumerate(decimals[i]):
             for j, x in enumerate(rel):
                 v = int(x * factor)
                 if abs(v) >= LIMIT:
-                    raise ShedError(f"{_REL[k]} row {j + 1}, attribute {name!r}: {x} needs {places} decimal places at "
-                                    f"this magnitude, more than 64-bit integers hold; round the column")
+                    raise ShedError(f"{{param}} row {j + 1}, attribute {name!r}: {x} needs {places} decimal places at "
+                                    f"this magnitude, more than 64-bit integers hold; round the column", param=_REL[k])
                 scaled[k][j, i] = v
         if eps is not None:
             e = int(eps[i] * factor)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import typer
 
@@ -20,6 +21,7 @@ ORDERS = ("minattrdist", "maxattrdist")
 VARIANTS = listed_in("shedding.bestmatch.join", "VARIANTS")
 ALGORITHMS = listed_in("shedding.bestmatch.join", "ALGORITHMS")
 POLICIES = listed_in("shedding.bestmatch.shed", "POLICIES")
+DOMINANCE = listed_in("shedding.bestmatch.skyline", "DOMINANCE")
 
 
 def algorithm_of(v: Values) -> str:
@@ -58,6 +60,20 @@ RULES = (
 )
 
 
+@contextmanager
+def _values_named(eps_flag: str = "--eps") -> Iterator[None]:
+    """A library error about a value of R or S names the flag of its file (--r, --s), one about
+    eps the flag that gave it (``eps_flag``)."""
+    try:
+        yield
+    except ShedError as exc:
+        if exc.param in ("R", "S"):
+            raise ShedError(f"--{exc.param.lower()}: {exc}") from None
+        if exc.param == "eps":
+            raise ShedError(exc.naming(eps_flag)) from None
+        raise
+
+
 def _read(path: Path, what: str):  # noqa: ANN202 (a DataFrame; pandas is imported lazily)
     """A CSV (values kept as the text written, for exact decimals) or Parquet file."""
     import pandas as pd
@@ -87,8 +103,8 @@ def bmj(
                                       help="Maximum distance per attribute, e.g. 0.1,0.1 (the constraint of section "
                                       "2.3)."),
     variant: str = typer.Option("constrained", "--variant", callback=choice(VARIANTS),
-                                help="bmj, left-outer (each constrained when --eps is given) or constrained (the "
-                                "constrained left-outer BMJ, LOBMJE)."),
+                                help="bmj, left-outer, right-outer, full-outer (each constrained when --eps is "
+                                "given) or constrained (the constrained left-outer BMJ, LOBMJE)."),
     algorithm: Optional[str] = typer.Option(None, "--algorithm", "-a", callback=choice(ALGORITHMS),
                                             show_default=False, help="nested (any order), matwin or matwin-ego "
                                             "(inputs sorted by the first attribute). Default: nested, or matwin with "
@@ -102,6 +118,10 @@ def bmj(
     policy: str = typer.Option("prob", "--policy", "-p", callback=names(POLICIES),
                                help="With --memory: comma list of rand, prob, ahead."),
     seed: int = typer.Option(0, "--seed", callback=integer(0), help="Seed of RAND's choices."),
+    dominance: Optional[str] = typer.Option(None, "--dominance", callback=choice(DOMINANCE), show_default=False,
+                                            help="How a pair dominates another (section 2.1): pareto (at least as "
+                                            "good everywhere and better somewhere; the default) or literal (at "
+                                            "least as good everywhere and the pairs differ, so ties leave)."),
     time_col: Optional[str] = typer.Option(None, "--time", show_default=False,
                                            help="Timestamp column: re-evaluate the constrained left-outer BMJ over "
                                            "the last --horizon time units at every arrival (section 3.5.1)."),
@@ -112,7 +132,8 @@ def bmj(
 ) -> None:
     """Bestmatch join (Kemper/Stegmaier 2002) of two files, exact or under load shedding.
 
-    Variants BMJ, left-outer and constrained; nested loops or MatWin; optionally over a time window.
+    Variants BMJ, left-, right- and full-outer, and constrained; nested loops or MatWin; optionally over a
+    time window.
 
     Example: shed bmj --r a.csv --s b.csv --attrs y1,y2 --eps 0.1,0.1 --algorithm matwin
     """
@@ -120,16 +141,18 @@ def bmj(
 
     algo = algorithm or ("matwin" if memory is not None else "nested")
     r_frame, s_frame = _read(r_path, "--r"), _read(s_path, "--s")
-    data = from_frames(r_frame, s_frame, attrs.split(","), eps)
+    with _values_named():
+        data = from_frames(r_frame, s_frame, attrs.split(","), eps)
     order_names = None if orders is None else orders.split(",")
     head = {"variant": variant, "algorithm": algo, "attrs": list(data.attrs), "eps": eps,
-            "r_rows": len(data.r), "s_rows": len(data.s)}
+            "r_rows": len(data.r), "s_rows": len(data.s), **({} if dominance is None else {"dominance": dominance})}
+    reading = dominance or "pareto"
     if time_col is not None:
-        report = _time_window(data, r_frame, s_frame, time_col, horizon, order_names)
+        report = _time_window(data, r_frame, s_frame, time_col, horizon, order_names, reading)
     elif memory is not None:
-        report = _shed(data, memory, policy, seed, algo, order_names)
+        report = _shed(data, memory, policy, seed, algo, order_names, reading)
     else:
-        report = _exact(data, variant, algo, order_names)
+        report = _exact(data, variant, algo, order_names, reading)
     report = {**head, **report}
     if as_json:
         print(json.dumps(report))
@@ -141,31 +164,32 @@ def _pairs(res) -> list[list[int]]:  # noqa: ANN001
     return (res.pairs + 1).tolist()
 
 
-def _exact(data, variant: str, algo: str, orders) -> dict:  # noqa: ANN001
+def _exact(data, variant: str, algo: str, orders, dominance: str) -> dict:  # noqa: ANN001
     from shedding.bestmatch.join import bestmatch
 
-    res = bestmatch(data, variant, algo, orders)
+    res = bestmatch(data, variant, algo, orders, dominance)
     stats = res.stats
     return {"count": len(res.pairs), "seconds": round(res.seconds, 4), "tested": res.tested,
             "peak_memory": None if stats is None else stats.peak_memory, "pairs": _pairs(res)}
 
 
-def _shed(data, memory: int, policy: str, seed: int, algo: str, orders) -> dict:  # noqa: ANN001
+def _shed(data, memory: int, policy: str, seed: int, algo: str, orders, dominance: str) -> dict:  # noqa: ANN001
     from shedding.bestmatch.join import bestmatch
     from shedding.bestmatch.shed import quality, shed_bestmatch
 
-    exact = bestmatch(data, "constrained", algo, orders)
+    exact = bestmatch(data, "constrained", algo, orders, dominance)
     truth = exact.as_set()
     runs = []
     for name in policy.split(","):
         started = time.perf_counter()
-        res = shed_bestmatch(data, memory, name, seed=seed, ego=algo == "matwin-ego", orders=orders)
+        res = shed_bestmatch(data, memory, name, seed=seed, ego=algo == "matwin-ego", orders=orders,
+                             dominance=dominance)
         runs.append({"policy": name, **quality(truth, res.as_set()), "dropped": res.stats.dropped,
                      "seconds": round(time.perf_counter() - started, 4), "pairs_found": _pairs(res)})
     return {"memory": memory, "peak_memory": exact.stats.peak_memory, "count": len(truth), "runs": runs}
 
 
-def _time_window(data, r_frame, s_frame, time_col: str, horizon: str, orders) -> dict:  # noqa: ANN001
+def _time_window(data, r_frame, s_frame, time_col: str, horizon: str, orders, dominance: str) -> dict:  # noqa: ANN001
     from shedding.bestmatch.join import order_signs
     from shedding.bestmatch.timewindow import time_window_bestmatch
     from shedding.bestmatch.values import scale_columns
@@ -175,10 +199,11 @@ def _time_window(data, r_frame, s_frame, time_col: str, horizon: str, orders) ->
             raise ShedError(f"unknown --time column {time_col!r} in {name}; its columns are "
                             f"{', '.join(map(str, frame.columns))}")
     [limit] = parse_decimals("--horizon", horizon, several=False)
-    (tr, ts), [t_horizon], [t_scale] = scale_columns([(time_col, [r_frame[time_col].tolist(),
-                                                                  s_frame[time_col].tolist()])], [limit])
+    with _values_named("--horizon"):
+        (tr, ts), [t_horizon], [t_scale] = scale_columns([(time_col, [r_frame[time_col].tolist(),
+                                                                      s_frame[time_col].tolist()])], [limit])
     started = time.perf_counter()
-    rows = time_window_bestmatch(data, tr[:, 0], ts[:, 0], int(t_horizon), order_signs(orders, data.dims))
+    rows = time_window_bestmatch(data, tr[:, 0], ts[:, 0], int(t_horizon), order_signs(orders, data.dims), dominance)
     seconds = time.perf_counter() - started
     triples = [[t / t_scale, r + 1, s + 1] for t, r, s in rows.tolist()]
     return {"horizon": horizon, "count": len(triples), "seconds": round(seconds, 4), "triples": triples}
@@ -190,8 +215,10 @@ def _print(report: dict, limit: int) -> None:
 
     out = Console()
     eps = f" with eps {report['eps']}" if report["eps"] else " (unconstrained)"
+    reading = f", {report['dominance']} dominance" if "dominance" in report else ""
     out.print(f"{report['variant']} bestmatch join of R ({report['r_rows']:,} rows) and S ({report['s_rows']:,} "
-              f"rows) on {','.join(report['attrs'])}{eps}, {report['algorithm']}", markup=False, highlight=False)
+              f"rows) on {','.join(report['attrs'])}{eps}, {report['algorithm']}{reading}", markup=False,
+              highlight=False)
     if "runs" in report:
         out.print(f"exact: {report['count']:,} pairs, peak window memory {report['peak_memory']:,} tuples; "
                   f"shedding to M = {report['memory']:,}", markup=False, highlight=False)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -109,7 +111,7 @@ def explain(
 
         doc = ex.as_dict()
         write_file(out_dir / "explain.json", "--out", lambda path: path.write_text(json.dumps(doc)))
-        write_explain_html(ex, out_dir / "explain.html", top)
+        write_explain_html(ex, out_dir / "explain.html", top, command=shlex.join(["shed", *sys.argv[1:]]))
     if as_json:
         print(json.dumps(ex.as_dict(top)))
         return

@@ -10,7 +10,7 @@ import typer
 
 from shedding.cli.checks import choice, integer, integers, listed_in, number, parse_integers
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, write_file
-from shedding.cli.rows import row, warm_up, workload_params
+from shedding.cli.rows import bounds_row, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored
 from shedding.cli.workload import MAX_GRAPH_HELP, WORKLOAD_RULES, check_split, takes_workload
 
@@ -103,7 +103,7 @@ def _print_bounds(wl: Workload, memory: int, split: Optional[tuple[int, ...]], a
 
     with busy(f"bounding {'OPTV' if allocation == 'variable' else 'OPT'} ({len(wl):,} tuples)..."):
         b = bound_opt(wl, memory, split, allocation=allocation)
-    result = {**b.as_dict(), **workload_params(wl), "memory": memory}
+    result = bounds_row(wl, memory, b.as_dict())
     if as_json:
         print(json.dumps(result))
         return

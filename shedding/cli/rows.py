@@ -13,6 +13,10 @@ ROW_FIELDS = ("policy", "outputs", "exact", "ratio", "arm", "memory", "memory_r"
               "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed", "correlation",
               "estimator", "decay", "policy_seed", "allocation", "graph", "solver", "nodes", "arcs",
               "build_seconds", "solve_seconds")
+#: The keys of every JSON row of ``shed opt --bounds``, in order (docs/shed-output.schema.json).
+BOUNDS_FIELDS = ("policy", "lower", "upper", "gap", "lower_policy", "exact", "allocation", "iterations", "seconds",
+                 "memory", "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed",
+                 "correlation")
 #: The measured fields a row takes from a policy's result (the rest come from the workload and
 #: the flags).
 MEASURED = ("outputs", "exact", "ratio", "arm", "memory_r", "memory_s", "seconds", "allocation", "graph", "solver",
@@ -49,6 +53,12 @@ def row(wl: Workload, memory: int, result: dict, **options: Any) -> dict:
     out.update({key: result[key] for key in MEASURED if key in result})
     out.update(workload_params(wl), policy=result["policy"], memory=memory, **options)
     return out
+
+
+def bounds_row(wl: Workload, memory: int, bounds: dict) -> dict:
+    """The row of ``shed opt --bounds``: every key of BOUNDS_FIELDS, null where it does not apply
+    (``bounds``: :meth:`shedding.offline.bounds.Bounds.as_dict`)."""
+    return {**dict.fromkeys(BOUNDS_FIELDS), **bounds, **workload_params(wl), "memory": memory}
 
 
 def warm_up(names: list[str]) -> None:

@@ -305,16 +305,14 @@ class Checked(typer.core.TyperCommand):
         return self.aliases.get(param) or flags.get(param)
 
     def naming(self, exc: ShedError, values: Values | None = None) -> str:
-        """The message of a library error with this command's flag: the flag that sets its
-        parameter, else (with ``values``) the flag that gave the file it names; else the message
-        as it is."""
+        """The message of a library error with this command's flags: the flag that sets its
+        parameter, and (with ``values``) the flag that gave the file it names."""
         flag = None if exc.param is None else self.flag_of(exc.param)
-        if flag is not None:
-            return exc.naming(flag)
+        message = str(exc) if flag is None else exc.naming(flag)
         if values is None:
-            return str(exc)
-        named = (rule.naming(values, str(exc)) for rule in self.rules if isinstance(rule, Exists))
-        return next((text for text in named if text is not None), str(exc))
+            return message
+        named = (rule.naming(values, message) for rule in self.rules if isinstance(rule, Exists))
+        return next((text for text in named if text is not None), message)
 
     def invoke(self, ctx: typer.Context) -> Any:
         values = Values(ctx)

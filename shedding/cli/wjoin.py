@@ -1,5 +1,7 @@
 """``shed wjoin``: the multi-way window join (W-join, Hammad et al. 2002) of N stream files or N
-synthetic streams: the exact join by NLW, HW and MW, or shedding to a memory limit."""
+synthetic streams: the exact join by NLW, HW and MW (or MW as the paper describes it), with an
+equality or key-band predicate, its N-tuples written to a file on request, or shedding to a memory
+limit."""
 
 from __future__ import annotations
 
@@ -13,18 +15,25 @@ import typer
 
 from shedding.cli.checks import (choice, integer, integers, listed_in, named, names, number, parse_integers,
                                  parsed, split_list, value_check)
-from shedding.cli.output import out, say
-from shedding.cli.rules import Conflicts, Exists, Fits, Holds, Ignored, Values
+from shedding.cli.output import out, say, write_file
+from shedding.cli.rules import Conflicts, Creatable, Exists, Fits, Holds, Ignored, Values
 from shedding.errors import ShedError
 
 OPTIMA = ("opt", "optv")
-ALGORITHMS = listed_in("shedding.wjoin.algorithms", "ALGORITHMS", "all")
+ALGORITHMS = listed_in("shedding.wjoin.algorithms", "OPERATORS", "all")
 APPROACHES = listed_in("shedding.wjoin.operator", "APPROACHES")
 POLICIES = listed_in("shedding.wjoin.loadshed", "POLICIES", *OPTIMA)
 SYNTHETIC_FLAGS = ("--n-streams", "--length", "--rates", "--zipf-skew", "--domain", "--seed")
 #: bytes a synthetic W-join takes per pair of streams (bound matrices and the N^2 per-pair work of
 #: the exact count) and per tuple (times, keys, the sorted index): an estimate
 PAIR_BYTES, TUPLE_BYTES = 80, 32
+
+
+def key_predicate(text: str) -> int:
+    """The --predicate text as the library reads it."""
+    from shedding.wjoin.predicates import parse_key_predicate
+
+    return parse_key_predicate(text)
 
 
 def rates(text: str) -> list[float | tuple[float, ...]]:
@@ -65,6 +74,28 @@ def check_split(v: Values) -> None:
         raise ShedError(f"--memory-split has {parts} parts for {n} streams; give one per stream")
 
 
+def band_of(v: Values) -> int:
+    """The key band of --predicate (0: equality)."""
+    from shedding.wjoin.predicates import parse_key_predicate
+
+    return parse_key_predicate(v.predicate)
+
+
+def check_band_algorithm(v: Values) -> None:
+    """HW hashes the key, so it serves equality only."""
+    if v.algorithm == "hw" and band_of(v):
+        raise ShedError(f"--predicate {v.predicate} needs a nested loop; HW is a hash join (equality only): "
+                        f"use --algorithm nlw, mw or mw-paper")
+
+
+def out_file(flag: str, text: str) -> str:
+    """A CSV or Parquet file name."""
+    from shedding.datasets.files import format_of
+
+    format_of(Path(text), f"give {flag} a name ending in .csv or .parquet")
+    return text
+
+
 def synthetic_bytes(v: Values) -> float:
     return float(v.n_streams) ** 2 * PAIR_BYTES + float(v.n_streams) * v.length * TUPLE_BYTES
 
@@ -83,11 +114,17 @@ RULES = (
             "applies to RAND's choices (--policy rand or randv with --memory) only"),
     Ignored(("--opt-seconds",), lambda v: set(OPTIMA) & set(chosen(v)),
             "applies to the optimum (--policy opt or optv with --memory) only"),
+    Ignored(("--predicate",), lambda v: v.memory is None or not band_of(v),
+            "band applies to the exact join; the shedding policies join equal keys", "drop --memory or --predicate"),
+    Ignored(("--out",), lambda v: v.memory is None, "writes the exact join's N-tuples; with --memory the shedding "
+            "operator only counts them", "drop --memory or --out"),
+    Holds(check_band_algorithm),
     Holds(check_split),
     Exists(("--streams",), split=True),
+    Creatable(("--out",)),
     Fits(("--n-streams", "--length"), synthetic_bytes, "the synthetic W-join", when=lambda v: v.streams is None),
 )
-ALIASES = {"time_limit": "--opt-seconds", "skew": "--zipf-skew", "paths": "--streams"}
+ALIASES = {"time_limit": "--opt-seconds", "skew": "--zipf-skew", "paths": "--streams", "key_band": "--predicate"}
 
 
 def wjoin(
@@ -100,10 +137,17 @@ def wjoin(
                                           help='Windows per pair, e.g. "a-b:5,b-c:3" (Forms 2 and 3; a missing pair '
                                           "gets the shortest-path bound)."),
     algorithm: str = typer.Option("all", "--algorithm", "-a", callback=choice(ALGORITHMS),
-                                  help="nlw, hw, mw, or all (each, checked equal)."),
+                                  help="nlw, hw, mw, mw-paper (MW's Mode 1 and Mode 2 as the paper's Figure 6 "
+                                  "describes), or all (nlw, hw and mw, each checked equal; hw only for equal keys)."),
     approach: str = typer.Option("local", "--approach", callback=choice(APPROACHES),
-                                 help="Forms 2/3: local (closure bounds) or global (the paper's GCA: widest window, "
-                                 "then refine)."),
+                                 help="Forms 2/3: local (closure bounds; for mw-paper the paper's LCA) or global (the "
+                                 "paper's GCA: widest window, then refine)."),
+    predicate: str = typer.Option("eq", "--predicate", callback=parsed(key_predicate),
+                                  help="The key predicate: eq (equal keys) or band:EPS (the keys of every pair differ "
+                                  "by at most the integer EPS; nlw and mw only)."),
+    out_path: Optional[Path] = typer.Option(None, "--out", callback=value_check(out_file), show_default=False,
+                                            help="Also write the N-tuples to this CSV or Parquet file: per stream "
+                                            "NAME the columns NAME_time, NAME_key, NAME_row."),
     memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
                                          help="Shed to at most M tuples in all buffers."),
     policy: str = typer.Option("prob", "--policy", "-p", callback=names(POLICIES),
@@ -147,16 +191,24 @@ def wjoin(
             WindowSpec.uniform(data.names, 10 if window is None else window)
     except ShedError as exc:  # the windows as the streams' names read them
         raise ShedError(named(exc, "--windows" if windows is not None else "--window")) from None
-    exact = exact_count(data, spec)
+    band = key_predicate(predicate)
+    exact = exact_count(data, spec, key_band=band)
     split = None if memory_split is None else list(parse_integers("--memory-split", memory_split))
-    rows = _join_rows(data, spec, algorithm, approach, exact) if memory is None else \
-        _shed_rows(data, spec, memory, policy.split(","), split, policy_seed, exact, opt_seconds)
+    if memory is None:
+        rows, found = _join_rows(data, spec, algorithm, approach, band, exact)
+        if out_path is not None:
+            from shedding.wjoin.streams import write_results
+
+            write_file(out_path, "--out", lambda path: write_results(data, found, path))
+    else:
+        rows = _shed_rows(data, spec, memory, policy.split(","), split, policy_seed, exact, opt_seconds)
     if as_json:
         for row in rows:
             print(json.dumps(row))
         return
+    keys = f"; keys within {band}" if band else ""
     say(f"{data.n} streams ({', '.join(f'{n}: {k:,}' for n, k in zip(data.names, data.lengths()))} tuples), "
-        f"Form {spec.form}: {spec.describe()}; widest bound {spec.widest}; exact {exact:,} N-tuples")
+        f"Form {spec.form}: {spec.describe()}; widest bound {spec.widest}{keys}; exact {exact:,} N-tuples")
     table = Table(show_edge=False)
     for col in rows[0]:
         if col != "exact":
@@ -164,6 +216,8 @@ def wjoin(
     for row in rows:
         table.add_row(*(_cell(v) for k, v in row.items() if k != "exact"))
     out.print(table)
+    if out_path is not None and memory is None:
+        say(f"wrote {exact:,} N-tuples to {out_path}")
 
 
 def _cell(value: object) -> str:
@@ -178,28 +232,29 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-def _join_rows(data: Any, spec: Any, algo: str, approach: str, exact: int) -> list[dict]:
+def _join_rows(data: Any, spec: Any, algo: str, approach: str, band: int, exact: int) -> tuple[list[dict], Any]:
+    """One row per algorithm (``all``: NLW, HW and MW, HW only for equal keys), each checked
+    against the exact count and the first; and the N-tuples."""
     from shedding.wjoin.algorithms import ALGORITHMS as RUN, make_operator
     from shedding.wjoin.operator import run
 
     rows, first = [], None
     total = sum(data.lengths())
-    for name in (RUN if algo == "all" else [algo]):
+    for name in ([a for a in RUN if not (band and a == "hw")] if algo == "all" else [algo]):
         started = time.perf_counter()
-        found = run(make_operator(name, spec, approach=approach), data)
+        found = run(make_operator(name, spec, approach=approach, key_band=band), data)
         seconds = time.perf_counter() - started
         if len(found) != exact or (first is not None and not (found == first).all()):
             raise ShedError(f"internal check failed: {name} found {len(found)} N-tuples, the exact count is {exact}")
         first = found
         rows.append({"algorithm": name, "results": len(found), "exact": exact, "seconds": round(seconds, 4),
                      "us_per_tuple": round(1e6 * seconds / max(total, 1), 2)})
-    return rows
+    return rows, first
 
 
 def _shed_rows(data: Any, spec: Any, memory: int, chosen: list[str], split: Optional[list[int]], seed: int,
                exact: int, opt_seconds: float) -> list[dict]:
-    from shedding.wjoin.fastshed import shed_count
-    from shedding.wjoin.loadshed import shed_wjoin
+    from shedding.wjoin.fastshed import shed_outputs
 
     rows = []
     for name in chosen:
@@ -214,11 +269,8 @@ def _shed_rows(data: Any, spec: Any, memory: int, chosen: list[str], split: Opti
             except ShedError as exc:  # the instance is too large for the exact optimum
                 raise ShedError(named(exc, f"--policy {name}")) from None
             outputs, dropped, proven = res.outputs, None, res.optimal
-        elif spec.uniform_bound is not None:  # Form 1: the compiled count
-            outputs, dropped = shed_count(data, spec, memory, name, memory_split=split, seed=seed)
         else:
-            res = shed_wjoin(data, spec, memory, name, memory_split=split, seed=seed, exact=exact)
-            outputs, dropped = res.outputs, res.dropped
+            outputs, dropped = shed_outputs(data, spec, memory, name, memory_split=split, seed=seed, exact=exact)
         rows.append({"policy": name, "outputs": outputs, "exact": exact,
                      "ratio": round(outputs / exact if exact else 1.0, 6), "memory": memory, "dropped": dropped,
                      "proven": proven, "seconds": round(time.perf_counter() - started, 4)})

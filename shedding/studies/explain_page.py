@@ -3,12 +3,15 @@
 It shows, for one workload, where an online policy (Das, Gehrke, Riedewald 2003, §3.3) loses output
 against OPT / OPTV (§3.2) or EXACT: a key x time heat map of the lost outputs, the memory
 composition over time of both schedules, the cumulative output gap, and the ranked key table with
-the reason of each key's loss. It is built with the page toolkit (:mod:`shedding.studies.page`:
-styles, error handler, vendored plotly.js rendered after the text, tables and figures).
+the reason of each key's loss. Its header gives the provenance like a suite's page: when it was
+made, the command, and shedding's version and commit. It is built with the page toolkit
+(:mod:`shedding.studies.page`: styles, error handler, vendored plotly.js rendered after the text,
+tables and figures).
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
 
@@ -18,8 +21,9 @@ from plotly.subplots import make_subplots
 
 from shedding.studies.explain import Explanation
 from shedding.studies.page.figures import figure_html
-from shedding.studies.page.page import facts, page
+from shedding.studies.page.page import facts, page, provenance_facts
 from shedding.studies.page.tables import table_html
+from shedding.studies.store import provenance
 
 HEATMAP_KEYS = 30
 KEY_COLUMNS = (("key", "key"), ("net lost", "net_lost"), ("lost", "lost"), ("gained", "gained"),
@@ -107,11 +111,16 @@ def key_table(ex: Explanation, top: int) -> str:
     return table_html("keys", [h for h, _ in KEY_COLUMNS], body, note)
 
 
-def write_explain_html(ex: Explanation, path: Path | str, top: int = 20) -> Path:
-    """Write the page to ``path`` and return it."""
+def write_explain_html(ex: Explanation, path: Path | str, top: int = 20, command: str = "") -> Path:
+    """Write the page to ``path`` and return it; ``command`` is the command line that made it, for
+    the provenance (with the date, shedding's version and commit, and the Python and numpy
+    versions)."""
     s = ex.summary
     policy, against = s["policy"].upper(), s["against"].upper()
-    items = {"Workload": f"{s['workload']}: {s['tuples']:,} tuples, w = {s['window']}, warmup = {s['warmup']}, "
+    info = provenance(command)
+    items = {"Generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), **provenance_facts(info),
+             "Versions": f"Python {info['python']}, numpy {info['numpy']}, plotly {info['plotly']}",
+             "Workload": f"{s['workload']}: {s['tuples']:,} tuples, w = {s['window']}, warmup = {s['warmup']}, "
                          f"M = {s['memory']}",
              "Outputs": f"{policy} {s['policy_outputs']:,}, {against} {s['reference_outputs']:,} "
                         f"({100 * s['ratio']:.2f}% of {against})",

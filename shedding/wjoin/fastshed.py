@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from shedding.errors import ShedError
-from shedding.wjoin.loadshed import check_policy, fixed_split, prob_priorities
+from shedding.wjoin.loadshed import check_policy, fixed_split, prob_priorities, shed_wjoin
 from shedding.wjoin.streams import Streams, check_compatible
 from shedding.wjoin.windows import WindowSpec
 
@@ -60,6 +60,19 @@ def shed_count(streams: Streams, windows: WindowSpec, memory: int, policy: str =
     outputs, dropped = _run(stream.astype(np.int64), ev_time, ev_rank, seq.astype(np.int64), n,
                             max(len(values), 1), int(w), _KINDS[kind], variable, caps, int(caps.sum()), prio, int(seed))
     return int(outputs), int(dropped)
+
+
+def shed_outputs(streams: Streams, windows: WindowSpec, memory: int, policy: str = "prob", *,
+                 memory_split: Sequence[int] | None = None, seed: int = 0,
+                 exact: int | None = None) -> tuple[int, int]:
+    """(results produced, tuples dropped) of ``policy`` with at most ``memory`` tuples, by the fastest
+    exact way: the compiled count (:func:`shed_count`) for one window for every pair, the shedding
+    operator (:func:`shedding.wjoin.loadshed.shed_wjoin`, given the ``exact`` count if known) for
+    per-pair windows. Both give the same counts where both apply (RAND's draws aside)."""
+    if windows.uniform_bound is not None:
+        return shed_count(streams, windows, memory, policy, memory_split=memory_split, seed=seed)
+    res = shed_wjoin(streams, windows, memory, policy, memory_split=memory_split, seed=seed, exact=exact)
+    return res.outputs, res.dropped
 
 
 @njit(cache=True)

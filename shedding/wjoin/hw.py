@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from shedding.errors import ShedError
 from shedding.wjoin.operator import Entry, WJoinOperator
 
 
@@ -25,6 +26,9 @@ class HWJoin(WJoinOperator):
 
     def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003 - the base class's
         super().__init__(*args, **kwargs)
+        if self.key_band:
+            raise ShedError(f"HW is a hash join, for equal keys only: {{param}} must be 0, got {self.key_band}; "
+                            f"use nlw or mw for a key band", param="key_band")
         self.buckets: list[dict[int, deque[Entry]]] = [{} for _ in range(self.n)]
 
     def _arrive(self, stream: int, seq: int, time: int, key: int) -> list[tuple[int, ...]]:

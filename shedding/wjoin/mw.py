@@ -18,7 +18,9 @@ When a tuple x at time t is processed, every buffered tuple is at most t, and:
   other streams, so each buffer is scanned once and the loop runs over the product of the tuples
   that passed (NLW re-scans buffer j for every partial N-tuple). With per-pair windows (Forms 2
   and 3, the local conservative approach of §5.1) the buffers keep each stream's widest window and
-  Mode 2 is the shared period-testing nested loop.
+  Mode 2 is the shared period-testing nested loop; with a key band (a non-equi predicate) the key
+  test depends on the members chosen, so Mode 2 is the shared nested loop with its key period
+  (without window tests in Form 1).
 
 Then x joins its own buffer.
 """
@@ -43,6 +45,7 @@ class MWJoin(WJoinOperator):
         self._started = False  # every stream has sent or punctuated something
         self._reach = [max(self._period[i][j] for j in self._others[i]) for i in range(self.n)]
         self._blind = self.windows.uniform_bound is not None
+        self._product = self._blind and self.key_band == 0 and self._times_ok is None
 
     def _arrive(self, stream: int, seq: int, time: int, key: int) -> list[tuple[int, ...]]:
         heappush(self._queue, (time, stream, seq, key))
@@ -87,10 +90,10 @@ class MWJoin(WJoinOperator):
                 ready = False
         if not ready:
             out: list[tuple[int, ...]] = []
-        elif self._blind:
+        elif self._product:
             out = self._mode2(stream, seq, key)
         else:
-            out = self._join(stream, seq, time, key, lambda j: buffers[j])
+            out = self._join(stream, seq, time, key, lambda j: buffers[j], test_window=not self._blind)
         buffers[stream].append((time, key, seq))
         return out
 

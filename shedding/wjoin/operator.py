@@ -16,6 +16,17 @@ Forms 2 and 3 (§5.1):
 * ``global`` (the paper's GCA): ``P`` is the widest bound everywhere (the filter), and every
   complete N-tuple is then checked against the closure (the refinement).
 
+**Key predicates.** The join predicate is equality of the keys (``key_band = 0``, the paper's
+"equality over objectID") or a band: the keys of every pair differ by at most ``key_band``, a
+non-equi predicate for NLW and MW (§4.3: "hash joins is best used with equijoin, which is a
+restricted case compared with NLW-join and MW-join"). A nested loop tests it as it tests the
+window: the keys chosen so far leave a *key period* ``[max_s k_s - band, min_s k_s + band]`` for
+the next member.
+
+**Refinement.** ``refine`` (a test of a complete N-tuple's timestamps, in stream order) is applied
+to every N-tuple before the user predicate: the path W-join's directed windows use it
+(:mod:`shedding.wjoin.path`).
+
 **Purging** (§3.1): a buffered tuple x of stream i is dropped once it is more than ``P[i, j]``
 before the newest tuple of *every* other stream j: no later tuple of any stream can join it then.
 A stream that has sent nothing keeps every other buffer (its first tuple may join any of them).
@@ -30,7 +41,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.wjoin.brute import Predicate
+from shedding.wjoin.predicates import Predicate, Refine, check_key_band
 from shedding.wjoin.streams import Streams, as_rows, check_compatible
 from shedding.wjoin.windows import WindowSpec
 
@@ -43,9 +54,11 @@ class WJoinOperator:
 
     name = "base"
 
-    def __init__(self, windows: WindowSpec, *, approach: str = "local", predicate: Predicate | None = None) -> None:
+    def __init__(self, windows: WindowSpec, *, approach: str = "local", predicate: Predicate | None = None,
+                 key_band: int = 0, refine: Refine | None = None) -> None:
         if approach not in APPROACHES:
             raise ShedError(f"unknown {{param}} {approach!r}; choose from {', '.join(APPROACHES)}", param="approach")
+        self.key_band = check_key_band(key_band)
         self.windows = windows
         self.n = windows.n
         self.approach = approach
@@ -58,6 +71,7 @@ class WJoinOperator:
         self._bounds = bounds
         self._refine = approach == "global" and windows.uniform_bound is None
         self._predicate = predicate
+        self._times_ok = refine
         self._others = [[j for j in range(self.n) if j != i] for i in range(self.n)]
         self._last: list[int | None] = [None] * self.n
         self._seq = [0] * self.n
@@ -123,7 +137,9 @@ class WJoinOperator:
     def _join(self, stream: int, seq: int, time: int, key: int,
               scan: Callable[[int], Iterable[Entry]], test_window: bool = True) -> list[tuple[int, ...]]:
         """All N-tuples of the new tuple with members from ``scan(j)`` of every other stream j,
-        built stream by stream within the shrinking period (a nested loop, §3.1)."""
+        built stream by stream within the shrinking period (a nested loop, §3.1); without
+        ``test_window`` the members are taken as they come (MW's Mode 2: the buffers hold only
+        tuples within the window) and only the join predicate is tested."""
         n, period, others = self.n, self._period, self._others[stream]
         members = [0] * n
         members[stream] = seq
@@ -131,25 +147,35 @@ class WJoinOperator:
         times[stream] = time
         out: list[tuple[int, ...]] = []
         last_level = len(others) - 1
+        band = self.key_band
+        equi = band == 0
 
-        def rec(level: int, lo: list[float], hi: list[float]) -> None:
+        def rec(level: int, lo: list[float], hi: list[float], klo: int, khi: int) -> None:
             j = others[level]
-            a, b = lo[j], hi[j]
-            row = period[j]
+            if test_window:
+                a, b = lo[j], hi[j]
+                row = period[j]
             for ty, ky, sy in scan(j):
-                if ky != key or (test_window and not a <= ty <= b):
+                if (ky != key if equi else not klo <= ky <= khi) or (test_window and not a <= ty <= b):
                     continue
                 members[j] = sy
                 times[j] = ty
                 if level == last_level:
                     if self._accept(members, times):
                         out.append(tuple(members))
-                else:
+                    continue
+                nlo, nhi = (klo, khi) if equi else (max(klo, ky - band), min(khi, ky + band))
+                if test_window:
                     rec(level + 1, [max(lo[k], ty - row[k]) for k in range(n)],
-                        [min(hi[k], ty + row[k]) for k in range(n)])
+                        [min(hi[k], ty + row[k]) for k in range(n)], nlo, nhi)
+                else:
+                    rec(level + 1, lo, hi, nlo, nhi)
 
         row = period[stream]
-        rec(0, [time - row[k] for k in range(n)], [time + row[k] for k in range(n)])
+        if test_window:
+            rec(0, [time - row[k] for k in range(n)], [time + row[k] for k in range(n)], key - band, key + band)
+        else:
+            rec(0, [], [], key - band, key + band)
         return out
 
     def _accept(self, members: list[int], times: list[int]) -> bool:
@@ -159,6 +185,8 @@ class WJoinOperator:
                 for j in range(i + 1, self.n):
                     if abs(times[i] - times[j]) > b[i][j]:
                         return False
+        if self._times_ok is not None and not self._times_ok(times):
+            return False
         return self._predicate is None or self._predicate(tuple(members))
 
 

@@ -25,13 +25,13 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from shedding.offline.cpsat import solve
+from shedding.offline.opt import ALLOCATIONS
 from shedding.errors import ShedError
 from shedding.model import Optimum
 from shedding.wjoin.loadshed import fixed_split
 from shedding.wjoin.streams import Streams, check_compatible
 from shedding.wjoin.windows import WindowSpec
 
-ALLOCATIONS = ("fixed", "variable")
 MAX_TUPLES = 400
 MAX_RESULTS = 20_000
 

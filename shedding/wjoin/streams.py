@@ -13,13 +13,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from shedding.errors import ShedError
 from shedding.model import as_int_array
 from shedding.wjoin.windows import stream_names
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -95,3 +98,31 @@ def as_rows(results: Sequence[Sequence[int]] | np.ndarray, n: int) -> np.ndarray
     """Results as an ``(k, n)`` int64 array sorted lexicographically (for comparisons)."""
     rows = np.asarray(results, dtype=np.int64).reshape(-1, n)
     return rows[np.lexsort(rows.T[::-1])] if len(rows) else rows
+
+
+def results_frame(streams: Streams, rows: np.ndarray) -> "pd.DataFrame":
+    """The N-tuples ``rows`` (one seq per stream) as a table: per stream ``NAME`` the columns
+    ``NAME_time``, ``NAME_key`` and ``NAME_row`` (the tuple's position in its stream, from 0)."""
+    import pandas as pd
+
+    rows = np.asarray(rows, dtype=np.int64).reshape(-1, streams.n)
+    columns: dict[str, np.ndarray] = {}
+    for i, name in enumerate(streams.names):
+        seq = rows[:, i]
+        columns[f"{name}_time"] = streams.times[i][seq]
+        columns[f"{name}_key"] = streams.keys[i][seq]
+        columns[f"{name}_row"] = seq
+    return pd.DataFrame(columns)
+
+
+def write_results(streams: Streams, rows: np.ndarray, path: str | os.PathLike) -> Path:
+    """Write the N-tuples (:func:`results_frame`) to ``path``: CSV or Parquet by its extension."""
+    from shedding.datasets.files import format_of
+
+    path = Path(path)
+    frame = results_frame(streams, rows)
+    if format_of(path) == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_parquet(path, index=False)
+    return path

@@ -64,7 +64,7 @@ def replay(R: list, S: list, eps: list, memory: int, prio_r, prio_s, ahead: bool
         ws = [s for s in ws if S[s][0] >= min_rs]
     out = set()
     for r, ss in offered.items():
-        sub = brute_bestmatch([R[r]], [S[s] for s in sorted(ss)], eps, [1] * len(eps), True)
+        sub = brute_bestmatch([R[r]], [S[s] for s in sorted(ss)], eps, [1] * len(eps), "left-outer")
         out |= {(r, sorted(ss)[j]) for _, j in sub}
     return out
 

@@ -33,6 +33,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     (root / "w.csv").write_text("stream,time,key\nR,0,1\nS,0,1\n")
     (root / "br.csv").write_text("name,y1,y2,t\nA,0,0,0\nB,1.0,1.0,1\n")
     (root / "bs.csv").write_text("name,y1,y2,t\nc,0.1,0.2,0\nd,1.2,1.3,1\n")
+    (root / "fine.csv").write_text("name,y1,y2,t\nA,0,0.1234567890123456789,0.12345678901234567890\n")
     (root / "bad.parquet").write_text("not parquet")
     (root / "folder").mkdir()
     (root / "src").mkdir()
@@ -241,7 +242,20 @@ CASES["bmj"] += [
     (["--r", "{root}/missing.csv", "--s", "{bs.csv}", "--attrs", "y1,y2", "--eps", "0.1,0.1"], "--r"),
     (["--r", "{folder}", "--s", "{bs.csv}", "--attrs", "y1,y2", "--eps", "0.1,0.1"], "--r"),
     (["--r", "{bad.parquet}", "--s", "{bs.csv}", "--attrs", "y1,y2", "--eps", "0.1,0.1"], "--r"),
+    # values finer than 18 decimal places, in a file (were an OverflowError traceback)
+    (["--r", "{fine.csv}", "--s", "{bs.csv}", "--attrs", "y1,y2", "--eps", "0.1,0.1"], "--r"),
+    (["--r", "{br.csv}", "--s", "{fine.csv}", "--attrs", "y1,y2", "--variant", "bmj"], "--s"),
+    (["--r", "{fine.csv}", "--s", "{bs.csv}", "--attrs", "y1", "--eps", "0.1", "--time", "t", "--horizon", "1"],
+     "--r"),
+    (["--eps", "0.1,0.1", "--time", "t", "--horizon", "1e30"], "--horizon"),
 ]
+
+
+def test_the_command_line_and_the_library_hold_the_same_decimal_places():
+    from shedding.bestmatch.values import MAX_PLACES
+    from shedding.cli.checks import MAX_PLACES as CLI_PLACES
+
+    assert CLI_PLACES == MAX_PLACES
 
 
 @pytest.mark.parametrize("command, args, flag", [(command, args, flag) for command, cases in CASES.items()

@@ -73,7 +73,43 @@ def test_time_window(bmj, tmp_path):
                           words)
 
 
+@pytest.mark.parametrize("algorithm", ["nested", "matwin", "matwin-ego"])
+def test_right_and_full_outer_variants(bmj, tmp_path, algorithm):
+    """A = 0 and B = 3 in R, a = 1 and b = 10 in S (the library's hand example): right-outer gives
+    each s its best r, full-outer both sides; the JSON keeps its keys."""
+    r, s = tmp_path / "r.csv", tmp_path / "s.csv"
+    r.write_text("y\n0\n3\n")
+    s.write_text("y\n1\n10\n")
+    for variant, pairs in (("right-outer", [[1, 1], [2, 2]]), ("full-outer", [[1, 1], [2, 1], [2, 2]])):
+        code, stdout, err = bmj("--r", r, "--s", s, "--attrs", "y", "--eps", "20", "--variant", variant,
+                                "--algorithm", algorithm, "--json")
+        report = json.loads(stdout)
+        assert code == 0 and report["pairs"] == pairs and report["variant"] == variant, err
+        assert list(report) == ["variant", "algorithm", "attrs", "eps", "r_rows", "s_rows", "count", "seconds",
+                                "tested", "peak_memory", "pairs"]
+
+
+def test_literal_dominance_drops_ties(bmj, tmp_path):
+    """r = (0, 0); s = (-1, 0) and (1, 0) tie at distance (1, 0), (3, 0) is worse: Pareto keeps the
+    two, the literal reading of section 2.1 drops all three; only --dominance adds its key."""
+    r, s = tmp_path / "r.csv", tmp_path / "s.csv"
+    r.write_text("y1,y2\n0,0\n")
+    s.write_text("y1,y2\n-1,0\n1,0\n3,0\n")
+    args = ("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "5,5", "--json")
+    default = json.loads(bmj(*args)[1])
+    assert default["pairs"] == [[1, 1], [1, 2]] and "dominance" not in default
+    assert json.loads(bmj(*args, "--dominance", "pareto")[1])["dominance"] == "pareto"
+    literal = json.loads(bmj(*args, "--dominance", "LITERAL", "--algorithm", "matwin")[1])
+    assert literal["pairs"] == [] and literal["dominance"] == "literal"
+    shed = json.loads(bmj(*args, "--dominance", "literal", "--memory", "10")[1])
+    assert shed["count"] == 0 and shed["runs"][0]["pairs_found"] == []
+    code, stdout, err = bmj(*args[:-1], "--dominance", "literal")
+    assert code == 0 and "literal dominance" in stdout and "0 pairs" in stdout, err
+
+
 @pytest.mark.parametrize("args, words", [
+    (["--attrs", "y1,y2", "--eps", "0.1,0.1", "--dominance", "strict"],
+     "unknown --dominance 'strict'; choose from pareto, literal"),
     (["--attrs", "y1,y9", "--eps", "0.1,0.1"], "unknown attribute 'y9' in R"),
     (["--attrs", "y1,y2", "--eps", "-0.1,0.1"], "negative distance"),
     (["--attrs", "y1,y2", "--eps", "0.1,x"], "--eps value 2: 'x' is not a number"),

@@ -224,6 +224,8 @@ def test_help_is_quick_and_imports_nothing_heavy(args):
 
 def test_first_policy_is_timed_without_loading_the_engine():
     """The engine's compiled code is loaded before any policy is timed (about 0.4 s in a fresh process)."""
-    proc = shed_process("simulate", "--policy", "prob,opt", "--length", "2000", "--window", "100", "--json")
+    # online policies only: each takes about a millisecond here, so the 0.4 s of loading would show,
+    # while OPT's own solve time swings with the machine's load
+    proc = shed_process("simulate", "--policy", "prob,life", "--length", "2000", "--window", "100", "--json")
     assert proc.returncode == 0, proc.stderr
     assert all(json.loads(line)["seconds"] < 0.2 for line in proc.stdout.splitlines()), proc.stdout

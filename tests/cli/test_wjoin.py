@@ -6,11 +6,12 @@ import json
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 from helpers import assert_error_line
 
-from shedding.wjoin import WindowSpec, exact_count, read_streams, synthetic_streams
+from shedding.wjoin import WindowSpec, exact_count, make_operator, read_streams, run, synthetic_streams
 from shedding.wjoin.fastshed import shed_count
 from shedding.wjoin.loadshed import shed_wjoin
 
@@ -77,7 +78,50 @@ def test_the_optimum_is_reported_with_its_proof(wjoin):
     assert opt["proven"] is True and opt["outputs"] >= prob["outputs"]
 
 
+def test_a_key_band_and_the_papers_mw_match_the_library(wjoin, files):
+    code, stdout, err = wjoin("--streams", ",".join(files), "--window", "3", "--predicate", "band:1", "--json")
+    assert code == 0, err
+    rows = [json.loads(line) for line in stdout.splitlines()]
+    streams = read_streams(files)
+    expected = exact_count(streams, WindowSpec.uniform("abc", 3), key_band=1)
+    assert [r["algorithm"] for r in rows] == ["nlw", "mw"]  # HW hashes the key: equality only
+    assert all(r["results"] == r["exact"] == expected for r in rows) and expected > exact_count(
+        streams, WindowSpec.uniform("abc", 3))
+    for approach in ("local", "global"):
+        code, stdout, err = wjoin("--streams", ",".join(files), "--windows", "a-b:4,b-c:2", "--algorithm", "mw-paper",
+                                  "--approach", approach, "--json")
+        row = json.loads(stdout)
+        assert row["algorithm"] == "mw-paper" and row["results"] == row["exact"] > 0
+
+
+@pytest.mark.parametrize("name", ["n.csv", "n.parquet"])
+def test_out_writes_the_n_tuples(wjoin, files, tmp_path, name):
+    target = tmp_path / "sub" / name
+    code, stdout, err = wjoin("--streams", ",".join(files), "--windows", "a-b:4,b-c:2", "--predicate", "band:1",
+                              "--algorithm", "nlw", "--out", str(target))
+    assert code == 0, err
+    assert "wrote " in stdout and target.is_file()
+    table = pd.read_csv(target) if name.endswith(".csv") else pd.read_parquet(target)
+    streams = read_streams(files)
+    spec = WindowSpec.from_pairs("abc", {("a", "b"): 4, ("b", "c"): 2})
+    rows = run(make_operator("nlw", spec, key_band=1), streams)
+    assert list(table.columns) == [f"{s}_{c}" for s in "abc" for c in ("time", "key", "row")]
+    assert table[["a_row", "b_row", "c_row"]].to_numpy().tolist() == rows.tolist()
+    assert (table.a_time - table.b_time).abs().le(4).all() and (table.b_time - table.c_time).abs().le(2).all()
+    keys = table[["a_key", "b_key", "c_key"]]
+    assert (keys.max(axis=1) - keys.min(axis=1)).le(1).all()
+    assert table.a_time.tolist() == streams.times[0][table.a_row.to_numpy()].tolist()
+    code, stdout, err = wjoin("--streams", ",".join(files), "--window", "3", "--out", str(tmp_path / "j.csv"), "--json")
+    assert code == 0 and len(pd.read_csv(tmp_path / "j.csv")) == json.loads(stdout.splitlines()[0])["results"]
+
+
 @pytest.mark.parametrize("args,words", [
+    (("--predicate", "band:2", "--algorithm", "hw"), ("hash join", "--algorithm nlw, mw or mw-paper")),
+    (("--predicate", "lt"), ("--predicate 'lt'", "eq or band:EPS")),
+    (("--predicate", "band:1", "--memory", "4"), ("--predicate", "exact join")),
+    (("--memory", "4", "--out", "x.csv"), ("--out", "drop --memory or --out")),
+    (("--out", "x.txt"), ("--out", ".csv or .parquet")),
+    (("--algorithm", "mw-papers"), ("unknown --algorithm 'mw-papers'", "mw-paper")),
     (("--n-streams", "1"), ("streams", ">= 2")),
     (("--streams", "only.csv"), ("at least 2 streams",)),
     (("--windows", "A-B:1,A-X:2"), ("unknown stream 'X'",)),

@@ -20,6 +20,7 @@ from shedding.offline import bound_opt, solve_opt
 from shedding.offline.bounds import Relaxation
 from shedding.online import simulate
 
+from helpers import SCHEMA
 from oracles import brute_force, replay, split_of, zipf_like
 from strategies import tiny_workloads
 
@@ -100,6 +101,8 @@ def test_cli_bounds_json_and_table() -> None:
     opt = solve_opt(zipf_workload(1.0, 50, 3000, seed=0, window=100), 80).outputs
     assert row["lower"] <= opt <= row["upper"] and row["policy"] == "opt"
     assert row["gap"] == pytest.approx((row["upper"] - row["lower"]) / row["upper"], abs=1e-6)
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(SCHEMA).validate(row)  # docs/shed-output.schema.json, as every --json row
     table = shed("opt", "--bounds", *flags)
     assert table.returncode == 0 and f"{row['lower']:,}" in table.stdout and f"{row['upper']:,}" in table.stdout
     assert "gap" in table.stdout

@@ -45,6 +45,7 @@ eps = 0.1
 fractions = [1.0, 0.5]
 policies = ["rand", "prob", "ahead"]
 seeds = 2
+hypothesis = "Shedding loses pairs."
 """
 
 
@@ -71,6 +72,11 @@ def test_a_small_suite_runs_and_reports(tmp_path):
     assert len(pd.read_csv(out / "results.csv")) == len(size) + len(grain) + len(sh)
     page = (out / "report.html").read_text()
     assert page.count('class="figure-data"') == 3 and "Measured:" in page and "results-shed.csv" in page
+    assert page.count('<span class="verdict ') == 3 and "<b>Project's hypothesis (the paper says nothing about " \
+        "shedding):</b> Shedding loses pairs." in page and page.count("<b>Paper:</b>") == 2
+    assert {"moments", "largest_step", "final_share"} <= set(grain.columns)
+    moments = grain.groupby("series").moments.first()
+    assert moments["1 decimal place(s)"] < moments["3 decimal place(s)"]  # y1 as coarse as eps_1: fewer moments
     again = shed_in_process("compare", "--suite", toml, "--out", out)
     assert again.returncode == 2 and "already holds results" in again.stderr
     (out / "report.html").unlink()
@@ -85,6 +91,8 @@ def test_the_shipped_suite_loads_and_bad_suites_fail(tmp_path):
     _, suite = load_suite("bestmatch")
     assert [e.figure for e in suite.experiments] == ["time-size", "time-dims", "propagated", "propagated",
                                                      "shedding"]
+    assert [bool(e.hypothesis) for e in suite.experiments] == [False] * 4 + [True]  # the paper says nothing on it
+    assert all(e.claim for e in suite.experiments[:4]) and not suite.experiments[4].claim
     bad = tmp_path / "bad.toml"
     for change, words in ((('"matwin-ego"]', '"hash"]'), "unknown algorithm 'hash'"),
                           (("sizes = [100, 200]\n", ""), "needs sizes"),
@@ -106,3 +114,126 @@ def test_options_it_does_not_take_exit_2_with_one_line(tmp_path, extra, words):
     proc = shed_in_process("compare", "--suite", "bestmatch", "--out", tmp_path / "o", *extra)
     assert proc.returncode == 2 and proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
     assert words in proc.stderr and not (tmp_path / "o").exists()
+
+
+# The verdict rules of the bestmatch page (shedding.studies.bestmatch.checks) on tiny results tables, on
+# both sides of every threshold.
+
+def _timed(x: str, seconds: dict[int, dict[str, float]]) -> pd.DataFrame:
+    """Rows of a time figure: ``seconds[x value][algorithm]``; every algorithm tests fewer pairs."""
+    tested = {"nested": 100, "matwin": 20, "matwin-ego": 5}
+    return pd.DataFrame([{x: v, "algorithm": a, "seconds": s, "tested": tested[a]}
+                         for v, times in seconds.items() for a, s in times.items()])
+
+
+def _states(checks) -> list:  # noqa: ANN001
+    return [c.ok for c in checks]
+
+
+def test_size_checks_thresholds():
+    from shedding.studies.bestmatch.checks import size_checks
+
+    def run(nested: float, ego: float):  # noqa: ANN202 (checks at n = 1, 2: matwin 1 s, the others as given)
+        return size_checks(_timed("n", {n: {"nested": nested, "matwin": 1.0, "matwin-ego": ego} for n in (1, 2)}), {})
+
+    assert _states(run(2.0, 0.99)) == [True, True, True, None]  # twice as fast is "significantly"
+    checks = run(1.99, 1.0)
+    assert _states(checks) == [False, False, False, None]
+    assert "1.99 at n = 1" in checks[0].text and "20.0% of nested's at n = 2" in checks[0].cause
+    assert "5.0% of nested's" in checks[1].cause and "25.0% of matwin's" in checks[2].cause
+    assert checks[3].text.startswith("Not measured")
+
+
+def test_dims_checks_thresholds():
+    from shedding.studies.bestmatch.checks import dims_checks
+
+    def run(gain2: float, gain5: float, spread: float, nested: float):  # noqa: ANN202
+        times = {d: {"nested": nested, "matwin": 1.0, "matwin-ego": 1.0} for d in (1, 2, 5)}
+        times[2]["matwin-ego"], times[5]["matwin-ego"] = 1 / gain2, 1 / gain5
+        times[5]["matwin"] = spread  # matwin's slowest over its fastest
+        times[5]["matwin-ego"] = spread / gain5
+        times[5]["nested"] = nested * max(spread / gain5, 1.0)
+        return dims_checks(_timed("dims", times), {})
+
+    assert _states(run(1.01, 0.99, 1.25, 1.01)) == [True, True, True, True]
+    checks = run(1.0, 1.0, 1.26, 0.99)
+    assert _states(checks) == [False, False, False, False] and all(c.cause for c in checks)
+    assert "measured 1.00" in checks[0].text and "slowest / fastest = 1.26" in checks[2].text
+    assert not run(1.2, 1.3, 1.0, 2.0)[1].ok  # below 1 is not enough: the gain must also fall
+
+
+def _propagated(steps: dict[str, tuple[int | None, int, float]]) -> pd.DataFrame:
+    """Rows of a propagation figure: series -> (first decimals, moments, largest step)."""
+    return pd.DataFrame([{"series": s, "first_decimals": k, "moments": m, "largest_step": step, "input_read": x,
+                          "output": x} for s, (k, m, step) in steps.items() for x in (0.0, 1.0)])
+
+
+def test_propagation_checks_thresholds():
+    from shedding.studies.bestmatch.checks import STEP, propagation_checks
+
+    by_dist = {"uniform": (None, 500, STEP - 0.001), "normal": (None, 400, 0.01)}
+    assert _states(propagation_checks(_propagated(by_dist), {"eps": 0.1})) == [True]
+    by_dist["normal"] = (None, 20, STEP)
+    checks = propagation_checks(_propagated(by_dist), {"eps": 0.1})
+    assert _states(checks) == [False] and "normal: 20 moments, at most 5.0% at once" in checks[0].text
+    assert checks[0].cause
+    grain = {"1 decimal place(s)": (1, 9, STEP), "2 decimal place(s)": (2, 90, STEP - 0.001)}
+    checks = propagation_checks(_propagated(grain), {"eps": 0.1})
+    assert _states(checks) == [True, True] and "1 decimal place(s): 9 moments" in checks[1].text
+    grain = {"1 decimal place(s)": (1, 60, STEP - 0.001), "2 decimal place(s)": (2, 9, STEP)}
+    assert _states(propagation_checks(_propagated(grain), {"eps": 0.1})) == [False, False]
+    two = {"2 decimal place(s)": (2, 9, STEP)}
+    assert _states(propagation_checks(_propagated(two), {"eps": 0.01})) == [True]  # 2 places = eps_1: a step
+    del grain["1 decimal place(s)"]
+    assert _states(propagation_checks(_propagated(grain), {"eps": 0.1})) == [False, None]
+    old = _propagated(by_dist).drop(columns=["moments", "largest_step"])
+    assert _states(propagation_checks(old, {"eps": 0.1})) == [None]
+
+
+def _shed(**change: dict) -> pd.DataFrame:
+    """Shedding rows at M = 1, 0.5, 0.25 x peak: RAND on two seeds, PROB and AHEAD on one; ``change``
+    maps "policy@fraction" to {column: values per seed}."""
+    base = {1.0: {"rand": ([1, 1], [1, 1]), "prob": ([1], [1]), "ahead": ([1], [1])},
+            0.5: {"rand": ([0.70, 0.72], [0.50, 0.52]), "prob": ([0.8], [0.58]), "ahead": ([0.99], [0.9])},
+            0.25: {"rand": ([0.40, 0.42], [0.20, 0.22]), "prob": ([0.6], [0.25]), "ahead": ([0.98], [0.7])}}
+    rows = []
+    for fraction, policies in base.items():
+        for policy, (precision, recall) in policies.items():
+            cols = {"precision": precision, "recall": recall, **change.get(f"{policy}@{fraction:g}", {})}
+            for seed in range(len(cols["precision"])):
+                exact = cols["precision"][seed] == 1 and cols["recall"][seed] == 1
+                rows.append({"fraction": fraction, "policy": policy, "seed": seed, "precision": cols["precision"][seed],
+                             "recall": cols["recall"][seed], "symdiff": cols.get("symdiff", [0 if exact else 9])[0]})
+    return pd.DataFrame(rows)
+
+
+def test_shedding_checks_thresholds():
+    from shedding.studies.bestmatch.checks import SEED_CAUSE, shedding_checks
+
+    def states(**change: dict) -> list:
+        return _states(shedding_checks(_shed(**change), {}))
+
+    assert states() == [True, True, True, True]
+    assert states(**{"prob@1": {"symdiff": [1]}}) == [False, True, True, True]  # not exact at the peak
+    # false pairs: every seed below 1, or exact on one seed only (inside the seed range), or exact
+    checks = shedding_checks(_shed(**{"rand@0.5": {"precision": [0.99, 1.0]}}), {})
+    assert checks[1].ok is False and "inside the seed range" in checks[1].text and checks[1].cause == SEED_CAUSE
+    checks = shedding_checks(_shed(**{"ahead@0.5": {"precision": [1.0]}}), {})
+    assert checks[1].ok is False and "AHEAD exact at M = 0.5" in checks[1].text and checks[1].cause != SEED_CAUSE
+    # falling with M: RAND's recall 0.21-0.23 at 0.25 overlaps 0.22-0.24 at 0.5: lower mean, inside the range
+    checks = shedding_checks(_shed(**{"rand@0.5": {"recall": [0.22, 0.24]}, "rand@0.25": {"recall": [0.21, 0.23]}}), {})
+    assert checks[2].ok is False and "inside the seed range only: RAND recall" in checks[2].text
+    assert checks[2].cause == SEED_CAUSE
+    checks = shedding_checks(_shed(**{"prob@0.25": {"precision": [0.81]}}), {})  # PROB's precision rises
+    assert checks[2].ok is False and "Does not fall: PROB precision" in checks[2].text and checks[2].cause != SEED_CAUSE
+    # AHEAD above RAND's highest seed and PROB; inside RAND's range; below
+    checks = shedding_checks(_shed(**{"rand@0.25": {"recall": [0.6, 0.75]}}), {})  # AHEAD's 0.7 inside RAND's range
+    assert checks[3].ok is False and "Inside the seed range: RAND at M = 0.25" in checks[3].text
+    assert checks[3].cause == SEED_CAUSE and "Not above" not in checks[3].text
+    checks = shedding_checks(_shed(**{"ahead@0.5": {"recall": [0.5]}}), {})
+    assert checks[3].ok is False and "Not above: PROB at M = 0.5 x peak, RAND at M = 0.5 x peak" in checks[3].text
+    assert checks[3].cause != SEED_CAUSE
+    near = {"prob@0.5": {"recall": [0.3]}, "ahead@0.25": {"recall": [0.5]}}  # AHEAD against RAND's 0.50-0.52 at 0.5
+    assert states(**near, **{"ahead@0.5": {"recall": [0.5201]}}) == [True, True, True, True]
+    assert states(**near, **{"ahead@0.5": {"recall": [0.52]}}) == [True, True, True, False]
+    assert _states(shedding_checks(_shed()[lambda d: d.fraction == 1], {})) == [True, None]

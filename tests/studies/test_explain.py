@@ -118,6 +118,10 @@ def test_cli_json_and_page(shed, tmp_path):
     assert code == 0, err
     doc = json.loads(out)
     assert doc["summary"]["against"] == "optv" and len(doc["keys"]) == 3
-    assert (tmp_path / "ex" / "explain.html").is_file()
+    page = (tmp_path / "ex" / "explain.html").read_text()
+    for fact in ("Generated", "Command", "shedding", "Versions"):  # provenance, as a suite's page
+        assert f"<dt>{fact}</dt>" in page
+    assert ", commit " in page
+    assert "<dd>shed explain --length 900 --window 60 --domain 15 --json --top 3 --out " in page
     stored = json.loads((tmp_path / "ex" / "explain.json").read_text())
     assert sum(k["gained"] - k["lost"] for k in stored["keys"]) == stored["summary"]["difference"]

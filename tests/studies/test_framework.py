@@ -18,14 +18,38 @@ from shedding.studies.study import Plan, Study
 from shedding.studies.suite import Run, SuiteBase
 
 
+# "b": a failure inside the seed range (the mean misses the criterion, some seed meets it)
 @pytest.mark.parametrize("oks, word", [
     ((), "not checked"), ((None, None), "not checked"), ((True, None), "agrees"), ((True, True), "agrees"),
-    ((True, False), "partly agrees"), ((False, None, True), "partly agrees"), ((False, False, None), "disagrees"),
+    ((True, True, False), "partly agrees"),  # more than half pass
+    ((True, False), "disagrees"), ((False, None, True), "disagrees"),  # half is not more than half
+    ((True, False, False, False), "disagrees"),  # never partly on one check in four
+    ((True, True, False, False), "disagrees"),
+    ((True, "b"), "partly agrees"), ((True, "b", "b", "b"), "partly agrees"),  # every failure inside the seed range
+    ((True, "b", "b", False), "disagrees"),  # one failure outside it
+    ((True, True, "b", False), "disagrees"),
+    (("b", "b"), "disagrees"),  # nothing passed
+    ((False, False, None), "disagrees"),
 ])
 def test_the_verdict_rule(oks, word):
-    checks = tuple(Check(ok, f"check {i}") for i, ok in enumerate(oks))
+    checks = tuple(Check(False, f"check {i}", "seed noise", within_seeds=True) if ok == "b" else
+                   Check(ok, f"check {i}") for i, ok in enumerate(oks))
     assert verdict_word(checks) == Verdict("claim", checks).word == word
-    assert [c.state for c in checks] == ["unknown" if ok is None else "pass" if ok else "fail" for ok in oks]
+    assert [c.state for c in checks] == ["unknown" if ok is None else "pass" if ok is True else "fail" for ok in oks]
+
+
+def test_the_rule_is_stated_and_a_failure_inside_the_seed_range_says_so():
+    from shedding.studies.page.sections import Section, findings_section
+    from shedding.studies.page.verdicts import RULE, check_item
+
+    inside = Check(False, "within 10%: 10.6% (seeds 6.1% to 14.0%)", "the online bound", within_seeds=True)
+    outside = Check(False, "within 10%: 25.4%", "the online bound")
+    assert "Disagrees inside the seed range (some seed meets the criterion); likely cause: the online bound" in \
+        check_item(inside)
+    assert "Disagrees; likely cause: the online bound" in check_item(outside) and "seed range" not in check_item(outside)
+    assert "likely cause" not in check_item(Check(True, "fine", "unused"))
+    page = findings_section([Section(0, "t", "", [], Verdict("claim", (inside,)), False)])
+    assert RULE in page.replace("&#x27;", "'") and "more than half" in RULE
 
 
 def test_a_run_with_several_rows_is_read_back_once(tmp_path):

@@ -32,6 +32,25 @@ def test_paper_suite_has_the_paper_settings():
     assert any(r.policy == "optv" and r.share for r in runs)
 
 
+@pytest.mark.parametrize("name", ["paper", "quick"])
+def test_the_dgr_suites_run_what_their_checks_need(name):
+    # the runs behind the checks of the whole claim and their causes: Figure 5 with the online
+    # estimator, LIFE's other readings beside LIFE, the share at two pairs of skews with the fixed
+    # splits beside the variable ones, and the uncorrelated and correlated streams of Figure 6
+    suite = load_suite(name)
+    runs = suite.runs(1)
+    of = {e.id: e for e in suite.experiments}
+    assert {r.estimator for r in runs if r.experiment == "fig5" and r.policy in ("prob", "life")} == {"online"}
+    assert {r.estimator for r in runs if r.experiment == "fig3" and r.policy == "prob"} == {"static"}
+    assert {"life", "life-own", "life-flat"} <= {r.policy for r in runs if r.experiment == "fig3"}
+    share = [r for r in runs if r.experiment == "share"]
+    assert {r.skew_s for r in share} == {0.5, 1.0} and {r.policy for r in share} == {"prob", "probv", "opt", "optv"}
+    assert {r.correlation for r in runs if r.experiment == "fig6"} == {"independent", "same"}
+    assert not [e for e in of.values() if e.like and e.like not in of]
+    if name == "paper":
+        assert of["fig4"].like == "fig3"
+
+
 def test_paper_suite_runs_five_seeds_by_default():
     paper, quick = load_suite("paper"), load_suite("quick")
     assert paper.seeds == 5 and quick.seeds == 1

@@ -15,7 +15,7 @@ from shedding import ShedError
 from shedding.wjoin import Streams, WindowSpec, brute_results, exact_count
 from shedding.wjoin.generator import synthetic_streams
 from shedding.wjoin.loadshed import POLICIES, ShedWJoin, prob_priorities, shed_wjoin
-from shedding.wjoin.fastshed import shed_count
+from shedding.wjoin.fastshed import shed_count, shed_outputs
 from shedding.wjoin.opt import solve_opt
 from strategies import windows_for
 
@@ -214,3 +214,12 @@ def test_compiled_count_on_larger_streams_and_needs_form_1():
     with pytest.raises(ShedError) as exc:
         shed_count(s, WindowSpec.from_pairs(3, {(0, 1): 2, (1, 2): 3}), 10)
     assert_one_line_error(exc, "Form 1")
+
+
+def test_shed_outputs_counts_by_the_compiled_count_for_one_window_and_by_the_operator_otherwise():
+    s = synthetic_streams(3, 400, rates=[1, 0.3, 1], domain=6, seed=3)
+    one, pairs = WindowSpec.uniform(3, 8), WindowSpec.from_pairs(3, {(0, 1): 5, (1, 2): 8})
+    for policy in ("rand", "prob", "lifev"):
+        assert shed_outputs(s, one, 9, policy, seed=2) == shed_count(s, one, 9, policy, seed=2)
+        ref = shed_wjoin(s, pairs, 9, policy, seed=2)
+        assert shed_outputs(s, pairs, 9, policy, seed=2, exact=ref.exact) == (ref.outputs, ref.dropped)

@@ -7,38 +7,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import assert_one_line_error
+from helpers import assert_one_line_error, feed
 from shedding import ShedError, Workload, exact_count as dgr_exact_count
 from shedding.wjoin import (
-    ALGORITHMS, Streams, WindowSpec, brute_results, exact_count, make_operator, parse_windows, run,
+    ALGORITHMS, OPERATORS, Streams, WindowSpec, brute_results, exact_count, make_operator, parse_key_predicate,
+    parse_windows, run,
 )
 from shedding.wjoin.operator import APPROACHES
-from strategies import windows_for
-
-
+from strategies import interleaved_streams, windows_for
 
 
 @st.composite
 def instances(draw, max_n: int = 4, max_len: int = 5):
-    n = draw(st.integers(2, max_n))
-    times, keys = [], []
-    for _ in range(n):
-        k = draw(st.integers(0, max_len))
-        times.append(sorted(draw(st.lists(st.integers(0, 12), min_size=k, max_size=k))))
-        keys.append(draw(st.lists(st.integers(0, 2), min_size=k, max_size=k)))
-    streams = Streams.of(times, keys)
-    order = draw(st.permutations([i for i in range(n) for _ in range(len(times[i]))]))
-    return streams, draw(windows_for(n)), list(order)
-
-
-def feed(operator, streams: Streams, order) -> list[tuple[int, ...]]:
-    """Every result in the order the operator returns them (duplicates kept)."""
-    pos = [0] * streams.n
-    out = []
-    for i in order:
-        out.extend(operator.push(i, int(streams.times[i][pos[i]]), int(streams.keys[i][pos[i]])))
-        pos[i] += 1
-    return out + operator.finish()
+    streams, order = draw(interleaved_streams(max_n, max_len))
+    return streams, draw(windows_for(streams.n)), order
 
 
 @settings(max_examples=300, deadline=None)
@@ -46,11 +28,42 @@ def feed(operator, streams: Streams, order) -> list[tuple[int, ...]]:
 def test_every_algorithm_equals_the_definition_in_any_interleaving(case):
     streams, windows, order = case
     expected = brute_results(streams, windows)
-    for name in ALGORITHMS:
+    for name in OPERATORS:
         for approach in APPROACHES:
             got = feed(make_operator(name, windows, approach=approach), streams, order)
             assert len(got) == len(set(got)), (name, approach, "duplicates")
             assert sorted(got) == [tuple(r) for r in expected.tolist()], (name, approach, windows.given)
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=instances(), band=st.integers(1, 2))
+def test_a_key_band_equals_the_definition_for_nlw_and_both_mws(case, band):
+    """The non-equi predicate: every pair of keys within the band, for NLW, MW and the paper's MW."""
+    streams, windows, order = case
+    expected = [tuple(r) for r in brute_results(streams, windows, key_band=band).tolist()]
+    for name in ("nlw", "mw", "mw-paper"):
+        for approach in APPROACHES:
+            got = feed(make_operator(name, windows, approach=approach, key_band=band), streams, order)
+            assert sorted(got) == expected and len(got) == len(set(got)), (name, approach)
+    assert exact_count(streams, windows, key_band=band) == len(expected)
+
+
+def test_hw_refuses_a_key_band_and_the_text_form_is_exact():
+    with pytest.raises(ShedError) as exc:
+        make_operator("hw", WindowSpec.uniform(2, 1), key_band=1)
+    assert_one_line_error(exc, "hash join", "key_band must be 0")
+    assert exc.value.naming("--predicate").startswith("HW is a hash join, for equal keys only: --predicate")
+    assert parse_key_predicate("eq") == 0 and parse_key_predicate(" band:3 ") == 3 and parse_key_predicate("band:0") == 0
+    for bad in ("band", "band:-1", "band:1.5", "lt", "eq:2"):
+        with pytest.raises(ShedError) as exc:
+            parse_key_predicate(bad)
+        assert_one_line_error(exc, "eq or band:EPS")
+    with pytest.raises(ShedError):
+        exact_count(Streams.of([[1], [1]], [[1], [2]]), WindowSpec.uniform(2, 1), "product", key_band=1)
+    streams = Streams.of([[0, 1], [0, 5]], [[1, 4], [2, 4]])
+    assert exact_count(streams, WindowSpec.uniform(2, 1), key_band=1) == 1  # (0, 0): keys 1 and 2, times 0 and 0
+    for name in ("nlw", "mw", "mw-paper"):
+        assert run(make_operator(name, WindowSpec.uniform(2, 1), key_band=1), streams).tolist() == [[0, 0]]
 
 
 @settings(max_examples=300, deadline=None)
@@ -74,7 +87,7 @@ def test_user_predicate_filters_results(case):
 
     expected = brute_results(streams, windows, even)
     assert all(sum(r) % 2 == 0 for r in expected.tolist())
-    for name in ALGORITHMS:
+    for name in OPERATORS:
         assert sorted(feed(make_operator(name, windows, predicate=even), streams, order)) == \
             [tuple(r) for r in expected.tolist()]
 
@@ -144,6 +157,32 @@ def test_figure6_merge_join():
     assert not any(r[0] == 0 or r[1] == 0 or r[3] == 0 or r[4] == 0 for r in got)  # a1, b1, d1, e1 join nothing
 
 
+def test_figure6_modes_of_the_paper_mw():
+    """Figure 6 with the paper's MW: Mode 1 drops d1, e1, a1 and b1 and stops at the starting
+    N-tuple <a2,b2,c1,d2,e2>; Mode 2 admits b3 and outputs the two N-tuples with c1; then c1 is
+    dropped and Mode 1 restarts."""
+    fig6 = {"A": [10, 20, 30], "B": [12, 21, 24, 31], "C": [18, 29], "D": [5, 25, 33], "E": [7, 22, 34]}
+    names = list(fig6)
+    streams = Streams.of(list(fig6.values()), [[1] * len(v) for v in fig6.values()], names)
+    op = make_operator("mw-paper", WindowSpec.uniform(names, 10))
+    order = [i for i, v in enumerate(fig6.values()) for _ in v]  # every stream is there, as in the example
+    got = feed(op, streams, order)
+    assert got[:2] == [(1, 1, 0, 1, 1), (1, 2, 0, 1, 1)]  # the output of the first Mode 2
+    assert sorted(got) == [tuple(r) for r in brute_results(streams, WindowSpec.uniform(names, 10)).tolist()]
+    assert op.buffered == 0  # finish() leaves nothing behind
+
+
+def test_the_paper_mw_drops_only_dead_tuples_while_a_stream_is_silent():
+    op = make_operator("mw-paper", WindowSpec.uniform(3, 5))
+    for t in range(100):
+        op.push(0, t, 1)
+        op.push(1, t, 1)
+    assert op.buffered == 200  # stream 2's first tuple may join any of them
+    op.advance(2, 99)
+    assert op.buffered == 2 * 6  # only tuples within 5 of stream 2's clock remain
+    assert len(op.push(2, 99, 1) + op.push(2, 99, 1) + op.finish()) == 6 * 6 * 2
+
+
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_two_streams_equal_dgr_exact_with_w_plus_one(data):
@@ -175,7 +214,7 @@ def random_streams(n: int, length: int, domain: int, seed: int, rates=None) -> S
 ])
 def test_algorithms_agree_with_the_count_on_larger_streams(n, windows):
     streams = random_streams(n, 1500, 6, seed=n, rates=[1.0, 0.5, 2.0, 0.3][:n])
-    rows = {name: run(make_operator(name, windows), streams) for name in ALGORITHMS}
+    rows = {name: run(make_operator(name, windows), streams) for name in OPERATORS}
     count = exact_count(streams, windows)
     assert count > 100
     for name, r in rows.items():

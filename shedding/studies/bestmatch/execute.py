@@ -53,17 +53,30 @@ def _times(run: BestmatchRun, params: dict, data) -> list[dict]:  # noqa: ANN001
 
 
 def _propagation(params: dict, data) -> list[dict]:  # noqa: ANN001 (a BestmatchInput)
-    """Figures 13-14: the fraction of MatWin's result output once a fraction of the input is read."""
+    """Figures 13-14: the fraction of MatWin's result output once a fraction of the input is read,
+    with the steps of the whole run on every row (:func:`steps`)."""
     res = bestmatch(data, "constrained", "matwin")
     total_in = len(data.r) + len(data.s)
     stamps = np.sort(res.stamps) / total_in
     series = params["distribution"] if params["first_decimals"] is None else \
         f"{params['first_decimals']} decimal place(s)"
+    run = {**params, "series": series, **steps(res.stamps, total_in)}
     rows = []
     for x in np.linspace(0, 1, CURVE_POINTS):
         share = np.searchsorted(stamps, x, side="right") / max(len(stamps), 1)
-        rows.append({**params, "series": series, "input_read": round(float(x), 4), "output": float(share)})
+        rows.append({**run, "input_read": round(float(x), 4), "output": float(share)})
     return rows
+
+
+def steps(stamps: np.ndarray, total_in: int) -> dict:
+    """How continuously a result leaves (Figure 14's steps): ``moments``, the input positions at
+    which pairs are output while input remains; ``largest_step``, the largest share of the result
+    output at one of them; ``final_share``, the share output only once the input has ended."""
+    moments, counts = np.unique(stamps, return_counts=True)
+    early = moments < total_in
+    n = max(len(stamps), 1)
+    return {"moments": int(early.sum()), "largest_step": float(counts[early].max() / n) if early.any() else 0.0,
+            "final_share": float(counts[~early].sum() / n)}
 
 
 def task(spec: dict, shared: None = None) -> list[dict]:

@@ -1,5 +1,6 @@
-"""The page of a bestmatch suite (:mod:`.spec`): per experiment the paper's claim, the numbers
-that bear on it, and its figure (Kemper/Stegmaier 2002, Figures 11-14, and the shedding study),
+"""The page of a bestmatch suite (:mod:`.spec`): per experiment the paper's claim (or, for the
+shedding study, the project's own hypothesis) with its verdict, the numbers that bear on it, its
+figure and the checks behind the verdict (Kemper/Stegmaier 2002, Figures 11-14; :mod:`.checks`),
 built with the page toolkit (:mod:`shedding.studies.page`), with a link to each experiment's
 table (:mod:`.tables`).
 """
@@ -11,10 +12,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from shedding.studies.page.figures import figure_html
-from shedding.studies.page.page import banner, data_links, header, page
-from shedding.studies.page.sections import data_link
+from shedding.studies.bestmatch.checks import CHECKS
 from shedding.studies.bestmatch.tables import table_name
+from shedding.studies.page.figures import figure_html
+from shedding.studies.page.format import pct
+from shedding.studies.page.page import banner, data_links, header, page, provenance_facts
+from shedding.studies.page.sections import data_link
+from shedding.studies.page.verdicts import CONVENTION, Check, Verdict, badge, check_item, verdict_word
 from shedding.studies.store import runs_in
 
 
@@ -61,11 +65,32 @@ def measured(exp: dict, rows: pd.DataFrame) -> str:
         return "; ".join(parts)
     if kind == "propagated":
         half = rows[rows.output >= 0.5].groupby("series", sort=False).input_read.min()
-        return "half of the result was output after " + ", ".join(f"{v:.0%} of the input ({k})" for k, v in half.items())
+        text = "half of the result was output after " + ", ".join(f"{v:.0%} of the input ({k})" for k, v in half.items())
+        if {"moments", "largest_step", "final_share"} <= set(rows.columns):
+            steps = rows.groupby("series", sort=False)[["moments", "largest_step", "final_share"]].first()
+            text += "; while input remained, the result left at " + ", ".join(
+                f"{int(r.moments):,} moments, at most {pct(r.largest_step)} of it at once ({k})" for k, r in steps.iterrows())
+            text += "; at the end of the input " + ", ".join(f"{pct(v)} ({k})" for k, v in steps.final_share.items())
+        return text
     mean = rows.groupby(["fraction", "policy"], sort=False)[["precision", "recall", "symdiff"]].mean()
     return "; ".join(f"M = {f:g} x peak: " + ", ".join(
         f"{p.upper()} precision {mean.loc[(f, p), 'precision']:.3f} recall {mean.loc[(f, p), 'recall']:.3f}"
         for p in exp["policies"]) for f in exp["fractions"] if f < 1)
+
+
+def facts_of(info: dict) -> dict[str, str]:
+    """Provenance, with the cores and load the timings ran under."""
+    load = " to ".join(", ".join(f"{v:g}" for v in info[k]) for k in ("load_before", "load_after") if info.get(k))
+    return {**provenance_facts(info), "Cores": str(info.get("cores", "-")),
+            "Load average (1, 5, 15 min)": f"{load} (before to after)" if load else "-",
+            "Wall time": f"{info['wall_seconds']:,.1f} s" if "wall_seconds" in info else "- (unfinished)"}
+
+
+def claim_line(exp: dict, verdict: Verdict) -> str:
+    """The claim with its verdict: the paper's, or the project's own hypothesis where the paper
+    says nothing (``hypothesis`` in the suite)."""
+    label = "Project's hypothesis (the paper says nothing about shedding)" if exp.get("hypothesis") else "Paper"
+    return f'<p class="claim"><b>{label}:</b> {escape(verdict.claim)} {badge(verdict)}</p>'
 
 
 def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path | str) -> Path:
@@ -75,17 +100,23 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
     sections = []
     for exp in suite.get("experiments", []):
         rows = results[results["experiment"] == exp["id"]] if len(results) else results
-        parts = [f"<section><h2>{escape(exp['title'])}</h2>", f"<p><b>Paper:</b> {escape(exp.get('claim', ''))}</p>"]
+        checks = CHECKS[exp["figure"]](rows, exp) if not rows.empty else [Check(None, "No results yet.")]
+        verdict = Verdict(str(exp.get("hypothesis") or exp.get("claim", "")), tuple(checks))
+        parts = [f"<section><h2>{escape(exp['title'])}</h2>", claim_line(exp, verdict)]
         if rows.empty:
             parts.append('<p class="empty">No results yet.</p>')
         else:
             parts += [f"<p><b>Measured:</b> {escape(measured(exp, rows))}</p>",
-                      figure_html(len(sections), figure(exp, rows)), data_link(table_name(exp["id"]))]
+                      figure_html(len(sections), figure(exp, rows))]
+            if exp.get("caption"):
+                parts.append(f'<p class="caption">{escape(str(exp["caption"]))}</p>')
+            parts += [f'<ul class="checks">{"".join(check_item(c) for c in checks)}</ul>',
+                      data_link(table_name(exp["id"]))]
         sections.append("\n".join(parts) + "\n</section>")
     figures = sum('class="figure-data"' in s for s in sections)
-    command = suite.get("provenance", {}).get("command", "")
+    rule = f'<p class="convention">Verdicts: {escape(" ".join((verdict_word.__doc__ or "").split()))} {escape(CONVENTION)}</p>'
     body = header(str(suite.get("name", "")), str(suite.get("description", "")),
-                  banner(runs_in(results), suite.get("total_runs"), complete), {"Command": command or "-"},
-                  f"{data_links()}\n") + "\n".join(sections)
+                  banner(runs_in(results), suite.get("total_runs"), complete), facts_of(suite.get("provenance", {})),
+                  f"{data_links()}\n{rule}\n") + "\n".join(sections)
     path.write_text(page(str(suite.get("name", "suite")), body, figures, complete), encoding="utf-8")
     return path

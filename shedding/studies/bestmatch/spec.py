@@ -12,7 +12,9 @@ A suite is a TOML file with ``kind = "bestmatch"`` and ``[[experiment]]`` tables
   granularity of y_1), with ``eps`` (every eps_i);
 * ``algorithms`` (the time figures; ``repeats``, default 1: the median time counts), or
   ``policies``, ``fractions`` (memory as a fraction of the exact run's peak) and ``seeds`` (RAND's
-  seeds) for shedding.
+  seeds) for shedding;
+* ``claim``, the paper's claim the experiment checks, or ``hypothesis``, the project's own where the
+  paper says nothing (the shedding study), and ``caption``.
 
 A run is one point of an experiment's grid.
 """
@@ -50,6 +52,7 @@ class BestmatchExperiment(ExperimentBase):
     seeds: int = 1
     claim: str = ""
     caption: str = ""
+    hypothesis: str = ""
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,8 @@ class BestmatchSuite(SuiteBase):
 def parse_bestmatch_suite(data: dict, where: str) -> BestmatchSuite:
     """Validate a bestmatch suite's TOML tables; every error names the file, the experiment and the fix."""
     _, tables = experiment_tables(data, where, tuple(f for f in TOP_FIELDS if f != "seeds"), GRID_FIELDS,
-                                  experiment_fields("algorithms", "policies", "repeats", "fractions", "seeds"), FIGURES)
+                                  experiment_fields("algorithms", "policies", "repeats", "fractions", "seeds",
+                                                    "hypothesis"), FIGURES)
     experiments = []
     for t in tables:
         here, raw, figure, grid = t.here, t.raw, t.figure, t.grid
@@ -117,6 +121,6 @@ def parse_bestmatch_suite(data: dict, where: str) -> BestmatchSuite:
             tuple(grid["distributions"]), tuple(grid.get("first_decimals", [None])), float(grid["eps"][0]),
             algorithms, policies, tuple(float(f) for f in options.get("fractions", [])),
             options.get("repeats", [1])[0], options.get("seeds", [1])[0], str(raw.get("claim", "")),
-            str(raw.get("caption", ""))))
+            str(raw.get("caption", "")), str(raw.get("hypothesis", ""))))
     return BestmatchSuite(str(data.get("name", Path(where).stem)), str(data.get("description", "")),
                           tuple(experiments))

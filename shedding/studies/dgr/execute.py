@@ -5,6 +5,11 @@ deterministic), runs the policy through the same library calls a user would make
 (:func:`shedding.run.run_policy`, or OPT/OPTV by min-cost flow, Das, Gehrke, Riedewald 2003,
 §3.2) and returns one row, so the numbers do not depend on how runs are partitioned. Weather runs
 read streams the driver prepared once on Spark (:func:`prepare_files`) and broadcast.
+
+Two kinds of evidence for the findings' likely causes ride along: an OPT run on the paper's i.i.d.
+Zipf streams records the online bound (:func:`shedding.online.bound.online_bound`, the most any
+online policy can expect at its point), and the LIFE readings of
+:data:`shedding.studies.dgr.spec.LIFE_READINGS` run LIFE's engine with another probability table.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from shedding.model import Workload
-from shedding.studies.dgr.spec import RunSpec
+from shedding.studies.dgr.spec import LIFE_READINGS, RunSpec
 
 if TYPE_CHECKING:
     from shedding.offline.opt import OptResult
@@ -61,6 +66,30 @@ def solve_or_bound(wl: Workload, memory: int, policy: str, max_graph_bytes: int 
                  "exact": opt.exact}
 
 
+def life_reading(wl: Workload, policy: str, memory: int) -> int:
+    """The output of LIFE's engine (§3.3.2) on ``wl`` with one of :data:`LIFE_READINGS`' tables in
+    place of the partner stream's whole-stream frequencies: ``life-own`` weighs each tuple by its
+    own stream's frequency of its key, ``life-flat`` gives every key the same weight (so only the
+    remaining lifetime ranks tuples)."""
+    from shedding.online import JoinOperator, StaticEstimator
+
+    keys, counts_r, counts_s = wl.key_counts()
+    table = (StaticEstimator(keys, counts_s, counts_r) if policy == "life-own"
+             else StaticEstimator(keys, np.ones_like(counts_r), np.ones_like(counts_s)))
+    op = JoinOperator(wl.window, memory, "life", warmup=wl.warmup, estimator=table)
+    return int(op.feed(wl.side, wl.time, wl.key).outputs)
+
+
+def bound_of(s: RunSpec, wl: Workload) -> float:
+    """The online bound at an OPT run's point on the paper's i.i.d. Zipf streams (the most any
+    online policy can expect there); NaN for other runs and data."""
+    if s.policy != "opt" or s.dataset != "zipf":
+        return math.nan
+    from shedding.online.bound import online_bound
+
+    return float(online_bound(wl, s.memory))
+
+
 def _count(value: float) -> int | float:
     """A count as an int, NaN (unknown: OPT's output and ArM where OPT is only bounded) as NaN."""
     return value if isinstance(value, float) and math.isnan(value) else int(value)
@@ -88,6 +117,10 @@ def execute(spec: dict, streams: dict | None = None, max_graph_bytes: int | None
         if s.share and opt is not None:
             replay = simulate(wl, f"{s.policy}-schedule", s.memory, schedule=opt.schedule, samples=SHARE_SAMPLES)
             share = replay.share_time, replay.share_r, replay.share_s
+    elif s.policy in LIFE_READINGS:
+        from shedding.exact import exact_count
+
+        outputs, exact, arm = life_reading(wl, s.policy, s.memory), exact_count(wl), math.nan
     else:
         res = run_policy(wl, s.policy, s.memory, seed=s.seed, estimator=s.estimator, samples=SHARE_SAMPLES)
         outputs, exact, arm = res.outputs, res.exact, res.arm
@@ -105,6 +138,7 @@ def execute(spec: dict, streams: dict | None = None, max_graph_bytes: int | None
         "arm": _count(arm),
         **bounds,
         "seconds": time.perf_counter() - started,
+        "online_bound": bound_of(s, wl),
         "share_t": json.dumps(share[0].tolist()) if share else "",
         "share_r": json.dumps(share[1].tolist()) if share else "",
         "share_s": json.dumps(share[2].tolist()) if share else "",

@@ -35,13 +35,13 @@ RESULT_COLUMNS = {"suite": "", "experiment": "", "dataset": "", "skew": math.nan
                   "policy": "", "estimator": "", "share": False, "run_id": "", "outputs": 0, "exact": 0,
                   "ratio": math.nan, "ratio_opt": math.nan, "arm": 0, "seconds": math.nan, "share_t": "",
                   "share_r": "", "share_s": "", "opt_kind": "", "opt_lower": math.nan, "opt_upper": math.nan,
-                  "ratio_opt_low": math.nan, "ratio_opt_high": math.nan}
+                  "ratio_opt_low": math.nan, "ratio_opt_high": math.nan, "online_bound": math.nan}
 VERSIONS = (("Python", "python"), ("Spark", "spark"), ("numba", "numba"), ("plotly", "plotly"),
             ("pandas", "pandas"), ("numpy", "numpy"))
 # written by shed compare next to report.html
 DATA_LINKS = data_links(" (the suite's grid, seeds and provenance)")
 NUMERIC_COLUMNS = ("skew", "skew_s", "outputs", "exact", "ratio", "ratio_opt", "opt_lower", "opt_upper",
-                   "ratio_opt_low", "ratio_opt_high")
+                   "ratio_opt_low", "ratio_opt_high", "online_bound")
 
 
 def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path | str) -> Path:
@@ -52,7 +52,7 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     seeds = suite.get("seeds")
-    sections = [experiment_section(i, exp, results[results["experiment"] == exp.get("id")], seeds, path.parent)
+    sections = [experiment_section(i, exp, results, seeds, path.parent)
                 for i, exp in enumerate(suite.get("experiments", []))]
     body = report_header(suite, results, complete) + contents(sections) + "".join(s.html for s in sections)
     body += findings_section(sections) + runs_table(results)
@@ -135,11 +135,13 @@ def expected_runs(exp: dict, seeds: object) -> int | None:
     return math.prod(len(v) for v in exp.get("grid", {}).values()) * len(exp.get("policies", [])) * seeds
 
 
-def experiment_section(index: int, exp: dict, rows: pd.DataFrame, seeds: object, folder: Path) -> Section:
-    """One experiment: title, claim and verdict, figure, caption, and the table behind the figure,
-    also written to ``folder/figures/<id>.csv`` and linked."""
+def experiment_section(index: int, exp: dict, results: pd.DataFrame, seeds: object, folder: Path) -> Section:
+    """One experiment of the suite's ``results``: title, claim and verdict, figure, caption, and the
+    table behind the figure, also written to ``folder/figures/<id>.csv`` and linked. The findings
+    see the whole suite's results, the evidence of their likely causes."""
     title = str(exp.get("title", exp.get("id", "")))
-    notes, verdict = findings(rows, exp)
+    rows = results[results["experiment"] == exp.get("id")]
+    notes, verdict = findings(rows, exp, results)
     expected = expected_runs(exp, seeds)
     count = f"{len(rows):,}" + (f" of {expected:,}" if expected is not None else "")
     missing = " (incomplete)" if expected is not None and len(rows) < expected else ""

@@ -19,8 +19,15 @@ from shedding.studies.suite import (TOP_FIELDS, ExperimentBase, Run, SuiteBase, 
                                     points, seeds_of)
 
 FIGURES = ("memory", "skew", "domain", "share")
-Y_AXES = ("outputs", "ratio_opt", "ratio")
-POLICIES = POLICY_NAMES  # the one registry (shedding.run)
+#: what a line figure plots: output tuples, fractions of OPT or EXACT, or ``gain``, each variable
+#: split's output over its fixed split's (the ratio section 4.3's claim is about)
+Y_AXES = ("outputs", "ratio_opt", "ratio", "gain")
+#: readings of LIFE's priority (section 3.3.2) that the paper's LIFE curve might have used, besides
+#: the one it states (remaining lifetime x the partner stream's probability): the tuple's own
+#: stream's probability instead of the partner's, and the remaining lifetime alone (every key alike)
+LIFE_READINGS = {"life-own": "LIFE weighted by its own stream's probability",
+                 "life-flat": "LIFE by remaining lifetime alone"}
+POLICIES = (*POLICY_NAMES, *LIFE_READINGS)  # the one registry (shedding.run) and LIFE's readings
 DATASETS = ("zipf", "synop-sample", "files")  # files: --r/--s given to shed compare
 CORRELATIONS = ("independent", "same", "reversed")
 # fields of a run that may be given per suite, per experiment, and as lists
@@ -63,6 +70,7 @@ class Experiment(ExperimentBase):
     grid: dict = field(default_factory=dict)
     claim: str = ""
     caption: str = ""
+    like: str = ""  # the experiment whose figure this one's should resemble (Figure 4 like Figure 3)
 
 
 @dataclass(frozen=True)
@@ -110,7 +118,7 @@ def _spec(suite: str, exp: Experiment, p: dict, seed: int, policy: str, source: 
 
 def parse_suite(data: dict, where: str) -> Suite:
     """Validate a DGR suite's TOML tables; every error names the file, the experiment and the fix."""
-    seeds, tables = experiment_tables(data, where, TOP_FIELDS, GRID_FIELDS, experiment_fields("y", "policies"),
+    seeds, tables = experiment_tables(data, where, TOP_FIELDS, GRID_FIELDS, experiment_fields("y", "policies", "like"),
                                       FIGURES, "memory")
     experiments = []
     for t in tables:
@@ -120,6 +128,9 @@ def parse_suite(data: dict, where: str) -> Suite:
         policies = lines_of(raw, "policies", here, POLICIES, "policy")
         if y == "ratio_opt":
             check("opt" in policies or "optv" in policies, here, "y = ratio_opt needs opt among the policies")
+        if y == "gain":
+            check(any(p.endswith("v") and p[:-1] in policies for p in policies), here,
+                  "y = gain needs a variable split and its fixed split among the policies (e.g. prob and probv)")
         grid.setdefault("dataset", ["zipf"])
         grid.setdefault("correlation", ["independent"])
         grid.setdefault("estimator", ["static"])
@@ -130,7 +141,11 @@ def parse_suite(data: dict, where: str) -> Suite:
         check("memory" not in grid or "memory_factor" not in grid, here, "give memory or memory_factor, not both")
         _check_values(grid, here)
         experiments.append(Experiment(t.id, str(raw.get("title", t.id)), t.figure, y, policies, grid,
-                                      str(raw.get("claim", "")), str(raw.get("caption", ""))))
+                                      str(raw.get("claim", "")), str(raw.get("caption", "")), str(raw.get("like", ""))))
+    ids = {e.id for e in experiments}
+    for e in experiments:
+        check(not e.like or e.like in ids, f"{where}, experiment {e.id}",
+              f"like = {e.like!r} names no experiment of the suite; choose from {', '.join(sorted(ids))}")
     return Suite(str(data.get("name", Path(where).stem)), str(data.get("description", "")), tuple(experiments),
                  seeds)
 

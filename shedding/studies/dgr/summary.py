@@ -24,7 +24,10 @@ FIELD_LABELS = {"dataset": "data", "skew": "Zipf skew", "skew_s": "S skew", "dom
                 "estimator": "estimator", "cell_size": "cell (degrees)"}
 CORRELATION_NAMES = {"independent": "uncorrelated", "same": "correlated", "reversed": "anti-correlated"}
 Y_TITLES = {"outputs": "output tuples", "ratio_opt": "fraction of OPT's output",
-            "ratio": "fraction of EXACT's output", "share": "R share of tuples in memory (%)"}
+            "ratio": "fraction of EXACT's output", "share": "R share of tuples in memory (%)",
+            "gain": "variable over fixed split - 1"}
+#: a variable split and the fixed split its gain is measured against (y = "gain")
+FIXED_OF = {"probv": "prob", "optv": "opt", "randv": "rand", "lifev": "life"}
 @dataclass(frozen=True)
 class Layout:
     """What a figure plots: x and y fields, the fields splitting lines, and the subplot fields."""
@@ -81,6 +84,8 @@ def summarize(rows: pd.DataFrame, lay: Layout) -> pd.DataFrame:
     keys = [*lay.facets, lay.x, *lay.series]
     if rows.empty:
         return pd.DataFrame(columns=[*keys, "mean", "lo", "fmean", "hi", "n"])
+    if lay.y == "gain":
+        return gain_summary(rows, keys)
     spread = spread_field(lay.y)
     stats = rows.groupby(keys, dropna=False).agg(mean=(lay.y, "mean"), lo=(spread, "min"), fmean=(spread, "mean"),
                                                  hi=(spread, "max"), n=(lay.y, "count"))
@@ -89,6 +94,24 @@ def summarize(rows: pd.DataFrame, lay: Layout) -> pd.DataFrame:
         stats = stats.merge(opt_bounds.bound_stats(rows, keys, lay.y), on=keys, how="left")
         stats.loc[stats["bounded"], ["mean", "lo", "fmean", "hi"]] = math.nan
     return stats.sort_values(keys, kind="stable").reset_index(drop=True)
+
+
+def gain_summary(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per ``keys`` (the policy last, a variable split): its output over its fixed split's minus 1,
+    pairing runs of the same point and seed; mean over seeds and the seeds' lowest and highest
+    (``fmean`` equals ``mean``: the gain is its own spread field)."""
+    point = [k for k in keys if k != "policy"]
+    table = rows.pivot_table(index=[*point, "seed"], columns="policy", values="outputs", aggfunc="mean")
+    frames = []
+    for var, fixed in FIXED_OF.items():
+        if var in table and fixed in table:
+            ratio = (table[var] / table[fixed].where(table[fixed] > 0) - 1).dropna()
+            frames.append(ratio.rename("gain").reset_index().assign(policy=var))
+    if not frames:
+        return pd.DataFrame(columns=[*keys, "mean", "lo", "fmean", "hi", "n"])
+    stats = pd.concat(frames).groupby(keys, dropna=False)["gain"].agg(mean="mean", lo="min", hi="max", n="count")
+    stats["fmean"] = stats["mean"]
+    return stats.reset_index().sort_values(keys, kind="stable").reset_index(drop=True)
 
 
 def field_text(name: str, value: object) -> str:

@@ -45,7 +45,7 @@ li.check.fail::marker { content: "\\2717  "; color: #b03a2e; }
 li.check.unknown::marker { content: "?  "; color: #777; }
 .empty { color: #8a5300; font-weight: 600; }
 .cause { color: #7b1d14; }
-.convention { color: #444; font-size: .9rem; }
+.convention, .rule { color: #444; font-size: .9rem; }
 #js-errors { background: #fbd9d6; color: #7b1d14; padding: .6rem; margin: 0; white-space: pre-wrap; }
 """
 

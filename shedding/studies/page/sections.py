@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from shedding.studies.page.verdicts import CONVENTION, TALLY, Verdict, badge, check_item
+from shedding.studies.page.verdicts import CONVENTION, RULE, TALLY, Verdict, badge, check_item
 
 
 @dataclass(frozen=True)
@@ -37,16 +37,18 @@ def data_link(name: str) -> str:
 def contents(sections: list[Section]) -> str:
     """Links to each experiment with its verdict."""
     items = "".join(f'<li><a href="#exp-{s.index}">{escape(s.title)}</a> {badge(s.verdict)}</li>' for s in sections)
-    return f'<nav><h2>Experiments</h2><ol>{items}</ol><p><a href="#findings">Findings</a></p></nav>\n'
+    return (f'<nav><h2>Experiments</h2><ol>{items}</ol><p><a href="#findings">Findings</a> (with the rule '
+            'behind the verdicts)</p></nav>\n')
 
 
 def findings_section(sections: list[Section]) -> str:
-    """All findings, and per experiment the paper's claim, the verdict and its checks."""
+    """All findings: the verdict rule and the conventions, then per experiment the paper's claim,
+    the verdict and its checks."""
     words = [s.verdict.word for s in sections]
     tally = ", ".join(f"{words.count(w)} {TALLY[w]}" for w in TALLY if words.count(w))
     parts = ['<section id="findings">', "<h2>Findings</h2>",
              f"<p>Computed from the runs above; every check states its criterion. Claims: {escape(tally)}.</p>",
-             f'<p class="convention">{escape(CONVENTION)}</p>']
+             f'<p class="rule">{escape(RULE)}</p>', f'<p class="convention">{escape(CONVENTION)}</p>']
     for s in sections:
         checks = "".join(check_item(c) for c in s.verdict.checks)
         notes = "".join(f'<li class="finding">{escape(n)}</li>' for n in s.notes)

@@ -1,9 +1,12 @@
-"""The W-join figures (Hammad, Aref, Elmagarmid 2002, §4.3) and the numbers behind them:
+"""The W-join figures (Hammad, Aref, Elmagarmid 2002, §4.3, §5.3) and the numbers behind them:
 
 * ``service``: mean service time per tuple against the number of streams, one line per algorithm,
   one subplot per rate set (Figures 9(a) and 9(b));
 * ``slow``: service time per block of arrivals over the run, one line per algorithm, one subplot
   per rate set (Figure 9(c));
+* ``windows``: service time per tuple of GCA and LCA against the window of all pairs but one
+  (Figure 13);
+* ``path``: service time per tuple of the path W-join's algorithms against the rate set (Figure 14);
 * ``shedding``: outputs / exact against memory M, one line per policy, one subplot per (N, rates).
 
 Every point is the mean over seeds; error bars span the seeds' lowest and highest value.
@@ -21,13 +24,26 @@ from shedding.studies.page.figures import cell, line_style, policy_style, subplo
 
 # algorithm: (Okabe-Ito colour, marker, dash)
 ALGORITHM_STYLES = {"nlw": ("#D55E00", "triangle-up", "longdash"), "hw": ("#009E73", "diamond", "dash"),
-                    "mw": ("#0072B2", "circle", "solid")}
-FACETS = {"service": ("rates",), "slow": ("rates",), "shedding": ("streams", "rates")}
-X_FIELDS = {"service": "streams", "slow": "tuples", "shedding": "memory"}
-X_TITLES = {"service": "streams joined (N)", "slow": "arrivals processed", "shedding": "memory M (tuples)"}
+                    "mw": ("#0072B2", "circle", "solid"), "mw-paper": ("#56B4E9", "square", "dot"),
+                    "gca": ("#CC79A7", "x", "dash"), "lca": ("#0072B2", "circle", "solid"),
+                    "pipeline": ("#D55E00", "triangle-up", "longdash")}
+#: the name of a line in legends, tables and checks
+LABELS = {"nlw": "NLW", "hw": "HW", "mw": "MW (optimised: key filter + product)", "mw-paper": "MW (paper)",
+          "gca": "GCA (paper MW)", "lca": "LCA (paper MW)", "pipeline": "NLW (pipeline)"}
+FACETS = {"service": ("rates",), "slow": ("rates",), "shedding": ("streams", "rates"), "windows": ("streams",),
+          "path": ("streams",)}
+X_FIELDS = {"service": "streams", "slow": "tuples", "shedding": "memory", "windows": "small", "path": "rates"}
+X_TITLES = {"service": "streams joined (N)", "slow": "arrivals processed", "shedding": "memory M (tuples)",
+            "windows": "window of every pair but A-B (A-B: w)", "path": "stream rates"}
 Y_TITLES = {"service": "service time per tuple (µs, log scale)", "slow": "service time per tuple (µs)",
-            "shedding": "fraction of the exact W-join's output"}
-FIELD_NAMES = {"streams": "N", "rates": "rates", "memory": "M"}
+            "shedding": "fraction of the exact W-join's output", "windows": "service time per tuple (µs)",
+            "path": "service time per tuple (µs)"}
+FIELD_NAMES = {"streams": "N", "rates": "rates", "memory": "M", "small": "other windows"}
+
+
+def label(line: str) -> str:
+    """A line's name (a shedding policy in capitals)."""
+    return LABELS.get(line, line.upper())
 
 
 def summary(rows: pd.DataFrame, exp: dict) -> pd.DataFrame:
@@ -44,7 +60,7 @@ def summary(rows: pd.DataFrame, exp: dict) -> pd.DataFrame:
                   for r in rows.itertuples() for b in [json.loads(r.blocks)]]
         data = pd.concat(frames, ignore_index=True)
     else:
-        data = rows.assign(y=rows["us_per_tuple"] if figure == "service" else rows["ratio"])
+        data = rows.assign(y=rows["ratio"] if figure == "shedding" else rows["us_per_tuple"])
     stats = data.groupby(keys).agg(mean=("y", "mean"), lo=("y", "min"), hi=("y", "max"), n=("y", "count"))
     return stats.reset_index().sort_values(keys, kind="stable").reset_index(drop=True)
 
@@ -73,15 +89,17 @@ def wjoin_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
                 bars = {"type": "data", "symmetric": False, "array": (line["hi"] - line["mean"]).tolist(),
                         "arrayminus": (line["mean"] - line["lo"]).tolist(), "thickness": 1, "width": 4}
             value = "%{y:.1%}" if figure == "shedding" else "%{y:.2f} µs"
-            fig.add_trace(go.Scatter(x=line[x].tolist(), y=line["mean"].tolist(), name=policy.upper(),
+            fig.add_trace(go.Scatter(x=line[x].tolist(), y=line["mean"].tolist(), name=label(policy),
                                      legendgroup=policy, showlegend=index == 0, line=style, marker=marker,
                                      mode="lines" if figure == "slow" else "lines+markers", error_y=bars,
-                                     hovertemplate=f"{policy.upper()}: {value} at {x} %{{x}}<extra></extra>"),
+                                     hovertemplate=f"{label(policy)}: {value} at {x} %{{x}}<extra></extra>"),
                           **cell(index))
     if figure == "shedding":
         fig.update_yaxes(tickformat=".0%", rangemode="tozero")
     else:
         fig.update_yaxes(**({"type": "log"} if figure == "service" else {"rangemode": "tozero"}))
+    if figure == "path":
+        fig.update_xaxes(type="category")
     fig.update_yaxes(title_text=Y_TITLES[figure], col=1)
     fig.update_xaxes(title_text=X_TITLES[figure])
     return titled(fig, exp)

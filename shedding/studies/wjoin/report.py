@@ -1,4 +1,5 @@
-"""The page of a W-join suite (:mod:`.spec`): Figure 9's shapes and the shedding study.
+"""The page of a W-join suite (:mod:`.spec`): the shapes of Figures 9, 13 and 14 and the shedding
+study.
 
 The page has the DGR page's frame (the page toolkit, :mod:`shedding.studies.page`: provenance,
 completeness banner, one section per experiment with a figure, its numbers and a CSV, the paper's
@@ -20,7 +21,11 @@ from shedding.studies.page.sections import Section, contents, data_link, finding
 from shedding.studies.page.tables import runs_section, table_html
 from shedding.studies.page.verdicts import Verdict
 from shedding.studies.wjoin.checks import CHECKS
-from shedding.studies.wjoin.figures import FACETS, FIELD_NAMES, X_FIELDS, summary, wjoin_figure
+from shedding.studies.wjoin.figures import FACETS, FIELD_NAMES, X_FIELDS, label, summary, wjoin_figure
+
+#: per figure, the ratios of two lines' mean service times the numbers table shows
+RATIOS = {"service": (("nlw", "mw-paper"), ("nlw", "mw")), "slow": (("nlw", "mw-paper"), ("nlw", "mw")),
+          "windows": (("gca", "lca"),), "path": (("lca", "pipeline"),)}
 
 
 def numbers_table(index: int, rows: pd.DataFrame, exp: dict) -> str:
@@ -37,10 +42,10 @@ def numbers_table(index: int, rows: pd.DataFrame, exp: dict) -> str:
         keys = [*FACETS[figure], X_FIELDS[figure]]
         stats = summary(rows, exp)
     counts = rows.groupby(keys)[["tuples", "exact"]].mean()
-    head = [FIELD_NAMES.get(k, k) for k in keys] + ["tuples", "exact N-tuples"] + [p.upper() for p in policies]
+    head = [FIELD_NAMES.get(k, k) for k in keys] + ["tuples", "exact N-tuples"] + [label(p) for p in policies]
     timing = figure != "shedding"
-    if timing and {"nlw", "mw"} <= set(policies):
-        head.append("NLW / MW")
+    ratios = [(a, b) for a, b in RATIOS.get(figure, ()) if {a, b} <= set(policies)]
+    head += [f"{label(a)} / {label(b)}" for a, b in ratios]
     body = []
     for key, group in stats.groupby(keys, sort=True):
         key = key if isinstance(key, tuple) else (key,)
@@ -49,12 +54,12 @@ def numbers_table(index: int, rows: pd.DataFrame, exp: dict) -> str:
         row = [(str(v), True) for v in key] + [(f"{tuples:,.0f}", False), (f"{exact:,.0f}", False)]
         for p in policies:
             row.append((_cell_text(by.loc[p], timing) if p in by.index else "-", False))
-        if timing and {"nlw", "mw"} <= set(policies):
-            ok = {"nlw", "mw"} <= set(by.index)
-            row.append((f"{by.loc['nlw', 'mean'] / by.loc['mw', 'mean']:.2f}" if ok else "-", False))
+        for a, b in ratios:
+            ok = {a, b} <= set(by.index)
+            row.append((f"{by.loc[a, 'mean'] / by.loc[b, 'mean']:.2f}" if ok else "-", False))
         body.append(row)
     note = ("Service time per tuple in microseconds (the whole run's seconds over its arrivals), mean over seeds; "
-            "every algorithm's N-tuples equal the exact count." if timing else
+            "every algorithm's N-tuples equal the exact count; a ratio of two lines is of their means." if timing else
             "Outputs as a fraction of the exact W-join's, mean over seeds (compiled count, Form 1).")
     return table_html(index, head, body, note + " In brackets the lowest and highest seed.")
 
@@ -95,10 +100,23 @@ def caption(exp: dict, rows: pd.DataFrame) -> str:
     def vals(name: str) -> str:
         return ", ".join(str(v) for v in sorted(rows[name].unique().tolist()))
 
+    windows = {"windows": f"window w = {vals('window')} between A and B and {vals('small')} between every other "
+                          "pair (Form 2)",
+               "path": f"the directed path A>B>C>... with w = {vals('window')} per step, read also in reverse "
+                       "(DWINDOW: the union of the two directions, §5.2.1)"}.get(exp["figure"],
+                                                                               f"one window w = {vals('window')} "
+                                                                               f"(Form 1, inclusive)")
     text = (f"Setup: synthetic streams (exponential inter-arrival times, §4.2), rates {vals('rates')}; "
             f"{vals('length')} tuples of the fastest stream, every stream cut to the span all cover; "
-            f"Zipf({vals('skew')}) keys over {vals('domain')} values; one window w = {vals('window')} (Form 1, "
-            f"inclusive); N = {vals('streams')}; seeds {vals('seed')}.")
+            f"Zipf({vals('skew')}) keys over {vals('domain')} values; {windows}; N = {vals('streams')}; "
+            f"seeds {vals('seed')}.")
+    if exp["figure"] == "windows":
+        text += (" GCA runs the paper's MW with the widest window for every stream, LCA with each stream's widest "
+                 "window (§5.1); both refine every N-tuple against the pair windows.")
+    elif exp["figure"] == "path":
+        text += (" NLW (pipeline) extends a new tuple along the path one neighbour at a time, once per direction; "
+                 "LCA runs the paper's MW on the undirected windows completed by shortest paths and refines every "
+                 "N-tuple against the directed windows.")
     if exp["figure"] == "slow":
         text += (f" Service time averaged over blocks of {vals('block')} arrivals (the paper: 1000); the switching "
                  "stream D alternates between rates 0.01 and 1 every 100 tuples (the paper: 10 and 1000 tuples/s).")
@@ -106,6 +124,9 @@ def caption(exp: dict, rows: pd.DataFrame) -> str:
         text += f" Memory M = {vals('memory')} tuples over all streams; fixed split M // N per stream, V = variable."
     else:
         text += " Tuples are fed in timestamp order; service time is the whole run's time over its arrivals."
+    if exp["figure"] == "service" and "comparable" in set(rows["rates"]):
+        text += (" The comparable-rate streams are synthetic, not the paper's: its Figure 9(b) joined real streams "
+                 "(Wal-Mart transactions, about 5,000 per hour over all streams).")
     if exp["figure"] != "shedding":
         text += f" Each timed run is repeated {vals('repeats')} times; the repeat with the median time counts."
     extra = str(exp.get("caption", ""))
@@ -126,7 +147,10 @@ def report_header(suite: dict, results: pd.DataFrame, complete: bool) -> str:
     return header(f"Multi-way window joins: {suite.get('name', '')}", str(suite.get("description", "")),
                   banner(runs, total, complete), facts,
                   f"{data_links()}\n<p>Reproduces the shapes of Hammad, Aref, Elmagarmid, <i>Joining Multiple Data "
-                  "Streams with Window Constraints</i> (2002), Figure 9, and runs DGR's shedding policies on N streams. "
+                  "Streams with Window Constraints</i> (2002), Figures 9, 13 and 14, and runs DGR's shedding policies on "
+                  "N streams. MW (paper) is MW as the paper's Figure 6 describes (Mode 1 sweeps to the starting N-tuple "
+                  "and its period, Mode 2 joins each tuple admitted to the period by nested loops); MW (optimised) scans "
+                  "each buffer once for the key and enumerates the product of the matches. "
                   "Service times depend on the machine and its load (see the load average above); compare the "
                   "algorithms within one run.</p>\n")
 
@@ -136,7 +160,7 @@ def runs_table(results: pd.DataFrame) -> str:
     head = ["run id", "experiment", "N", "rates", "seed", "algorithm / policy", "M", "outputs", "exact",
             "µs per tuple"]
     body = [[(str(r.run_id), True), (str(r.experiment), True), (str(r.streams), False), (str(r.rates), True),
-             (str(r.seed), False), (str(r.policy).upper(), True), (str(r.memory), False), (f"{r.outputs:,}", False),
+             (str(r.seed), False), (label(str(r.policy)), True), (str(r.memory), False), (f"{r.outputs:,}", False),
              (f"{r.exact:,}", False), (f"{r.us_per_tuple:.2f}", False)] for r in results.itertuples()]
     return runs_section(head, body)
 

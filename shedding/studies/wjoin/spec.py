@@ -1,22 +1,33 @@
-"""The W-join suites (kind ``wjoin``): the W-join paper's Figure 9 and the N-stream shedding study.
+"""The W-join suites (kind ``wjoin``): the W-join paper's Figures 9, 13 and 14 and the N-stream
+shedding study.
 
 Hammad, Aref, Elmagarmid (2002), §4.3, measure the *service time per arriving tuple* of NLW, HW and
 MW: Figure 9(a) for 2 to 6 synthetic streams of variable rates, 9(b) of comparable rates, and
 9(c) the slow-stream test (four streams; stream D switching between 10 and 1000 tuples/s every 100
-tuples, against all four at 1000 tuples/s). The shedding study runs DGR's policies carried to N
-streams (:mod:`shedding.wjoin.loadshed`) and plots outputs / exact against the memory M.
+tuples, against all four at 1000 tuples/s). §5.3 compares the global and local conservative
+approaches on four streams whose windows are all equal but one pair's (Figure 13), and the path
+W-join by the pipelined NLW against LCA for streams of comparable and of variable rates
+(Figure 14). The shedding study runs DGR's policies carried to N streams
+(:mod:`shedding.wjoin.loadshed`) and plots outputs / exact against the memory M.
 
 A suite is a TOML file with ``kind = "wjoin"``, ``[defaults]`` and ``[[experiment]]`` tables (the
 format of :mod:`shedding.studies.suite`), with the fields below; any grid field may be a list. Shipped:
-``wjoin`` (small, under a minute) and ``wjoin-full`` (the study at full size).
+``wjoin`` (small, about a minute and a half) and ``wjoin-full`` (the study at full size).
 
 * ``figure``: ``service`` (x = streams, one line per algorithm), ``slow`` (x = tuples processed,
-  service time per block of ``block`` tuples) or ``shedding`` (x = M, one line per policy);
+  service time per block of ``block`` tuples), ``windows`` (Figure 13: x = ``small``, the window of
+  every pair but A-B, whose window is ``window``; lines ``gca`` and ``lca``, both the paper's MW),
+  ``path`` (Figure 14: the directed path A-B-C-... with ``window`` per step, x = rates; lines
+  ``pipeline``, ``lca``, ``gca``) or ``shedding`` (x = M, one line per policy);
 * ``streams`` (2 to 8), ``rates`` (a name of :data:`RATE_SETS`), ``length`` (tuples of the fastest
-  stream), ``window`` (w, Form 1), ``domain`` and ``skew`` (Zipf keys), ``memory`` (shedding only);
-* ``algorithms`` (service, slow) or ``policies`` (shedding);
-* ``repeats`` (service, slow; default 3): each timed run is repeated and the repeat with the median
-  time counts (§4.3: "We repeated the experiment multiple times").
+  stream), ``window`` (w), ``small`` (windows only), ``domain`` and ``skew`` (Zipf keys), ``memory``
+  (shedding only);
+* ``algorithms`` (service, slow: ``nlw``, ``hw``, ``mw``, ``mw-paper``; windows and path: see
+  above) or ``policies`` (shedding);
+* ``repeats`` (timed figures; default 3): each timed run is repeated and the repeat with the median
+  time counts (§4.3: "We repeated the experiment multiple times");
+* ``seeds`` (optional): this experiment's seeds per point instead of the suite's (``--seeds``
+  overrides both), for a claim judged on the spread over seeds.
 """
 
 from __future__ import annotations
@@ -28,8 +39,10 @@ from shedding.studies.suite import (TOP_FIELDS, ExperimentBase, Run, SuiteBase, 
                                     experiment_tables, integer_at_least, lines_of, number_at_least, one_of, points,
                                     seeds_of, whole)
 
-WJOIN_FIGURES = ("service", "slow", "shedding")
-ALGORITHMS = ("nlw", "hw", "mw")
+WJOIN_FIGURES = ("service", "slow", "shedding", "windows", "path")
+ALGORITHMS = ("nlw", "hw", "mw", "mw-paper")
+#: the lines each timed figure takes
+LINES = {"service": ALGORITHMS, "slow": ALGORITHMS, "windows": ("gca", "lca"), "path": ("pipeline", "lca", "gca")}
 SHED_POLICIES = ("rand", "prob", "life", "randv", "probv", "lifev")
 # rates in tuples per time unit, per stream i of n (§4.2-4.3: "between 1000 and 100 tuples/sec"; the
 # slow stream D alternates between 10 and 1000 tuples/s, here 0.01 and 1, every 100 tuples)
@@ -38,7 +51,7 @@ RATE_SETS = {
     "comparable": lambda n: [1.0] * n,
     "switching": lambda n: [1.0] * (n - 1) + [(0.01, 1.0)],
 }
-GRID_FIELDS = ("streams", "rates", "length", "window", "domain", "skew", "memory", "block", "repeats")
+GRID_FIELDS = ("streams", "rates", "length", "window", "small", "domain", "skew", "memory", "block", "repeats")
 
 
 @dataclass(frozen=True)
@@ -57,6 +70,7 @@ class WJoinRun(Run):
     memory: int = 0
     block: int = 1000
     repeats: int = 3  # timed runs: the repeat with the median time counts
+    small: int = 0  # windows: the window of every pair but A-B
 
 
 @dataclass(frozen=True)
@@ -67,6 +81,7 @@ class WJoinExperiment(ExperimentBase):
     grid: dict = field(default_factory=dict)
     claim: str = ""
     caption: str = ""
+    seeds: int | None = None  # seeds per point instead of the suite's
 
 
 @dataclass(frozen=True)
@@ -74,19 +89,19 @@ class WJoinSuite(SuiteBase):
     """A W-join suite: its experiments are :class:`WJoinExperiment`."""
 
     def runs(self, seeds: int | None = None) -> list[WJoinRun]:
-        """Every run, seeds 0..seeds-1 per point; the lines of one point are adjacent, so that
-        the algorithms timed at one point see the same machine load, and memory varies fastest,
-        so that the runs on one workload are adjacent too (the runner caches a few workloads)."""
-        seeds = seeds_of(seeds, self.seeds)
+        """Every run, seeds 0..seeds-1 per point (``seeds``, else the experiment's, else the
+        suite's); the lines of one point are adjacent, so that the algorithms timed at one point
+        see the same machine load, and memory varies fastest, so that the runs on one workload are
+        adjacent too (the runner caches a few workloads)."""
         out = []
         for exp in self.experiments:
             for p in points(exp.grid, sorted(exp.grid, key=lambda k: (k == "memory", k))):
-                for seed in range(seeds):
+                for seed in range(seeds_of(seeds, exp.seeds or self.seeds)):
                     for policy in exp.policies:
                         out.append(WJoinRun(self.name, exp.id, exp.figure, int(p["streams"]), str(p["rates"]),
                                             int(p["length"]), int(p["window"]), int(p["domain"]), float(p["skew"]),
                                             seed, policy, int(p.get("memory", 0)), int(p.get("block", 1000)),
-                                            int(p.get("repeats", 3))))
+                                            int(p.get("repeats", 3)), int(p.get("small", 0))))
         return out
 
 
@@ -97,25 +112,28 @@ def rates_of(name: str, n: int) -> list:
 
 def parse_wjoin_suite(data: dict, where: str) -> WJoinSuite:
     """Validate a W-join suite's TOML tables; every error names the file, the experiment and the fix."""
-    seeds, tables = experiment_tables(data, where, TOP_FIELDS, GRID_FIELDS, experiment_fields("algorithms", "policies"),
-                                      WJOIN_FIGURES)
+    seeds, tables = experiment_tables(data, where, TOP_FIELDS, GRID_FIELDS,
+                                      experiment_fields("algorithms", "policies", "seeds"), WJOIN_FIGURES)
     experiments: list[WJoinExperiment] = []
     for t in tables:
         here, figure, grid = t.here, t.figure, t.grid
         lines = (lines_of(t.raw, "policies", here, SHED_POLICIES, "policy") if figure == "shedding" else
-                 lines_of(t.raw, "algorithms", here, ALGORITHMS, "algorithm"))
+                 lines_of(t.raw, "algorithms", here, LINES[figure], "algorithm"))
         grid.setdefault("skew", [1.0])
-        for key in ("streams", "rates", "length", "window", "domain") + (("memory",) if figure == "shedding" else ()):
+        own = {"shedding": ("memory",), "windows": ("small",)}.get(figure, ())
+        for key in ("streams", "rates", "length", "window", "domain") + own:
             check(key in grid, here, f"needs {key} (in the experiment or in [defaults])")
-        if figure != "shedding":
-            grid.pop("memory", None)
-        if figure != "slow":
-            grid.pop("block", None)
-        if figure == "shedding":
-            grid.pop("repeats", None)
+        for key, figures in (("memory", ("shedding",)), ("block", ("slow",)), ("small", ("windows",)),
+                             ("repeats", ("service", "slow", "windows", "path"))):
+            if figure not in figures:
+                grid.pop(key, None)
+        exp_seeds = t.raw.get("seeds")
+        check(exp_seeds is None or (whole(exp_seeds) and exp_seeds >= 1), here,
+              f"seeds = {exp_seeds!r} is not an integer >= 1")
         _check_values(grid, here)
         experiments.append(WJoinExperiment(t.id, str(t.raw.get("title", t.id)), figure, lines, grid,
-                                           str(t.raw.get("claim", "")), str(t.raw.get("caption", ""))))
+                                           str(t.raw.get("claim", "")), str(t.raw.get("caption", "")),
+                                           None if exp_seeds is None else int(exp_seeds)))
     return WJoinSuite(str(data.get("name", Path(where).stem)), str(data.get("description", "")),
                       tuple(experiments), seeds)
 
@@ -126,6 +144,7 @@ def _check_values(grid: dict, here: str) -> None:
         ("rates", *one_of(RATE_SETS)),
         ("length", *integer_at_least(1)),
         ("window", *integer_at_least(0)),
+        ("small", *integer_at_least(0)),
         ("domain", *integer_at_least(1)),
         ("skew", *number_at_least(0)),
         ("memory", *integer_at_least(0)),

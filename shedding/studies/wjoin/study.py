@@ -12,14 +12,13 @@ from shedding.studies.suite import seeds_of
 from shedding.studies.wjoin.execute import task
 from shedding.studies.wjoin.spec import WJoinRun, WJoinSuite, parse_wjoin_suite
 
-SORT = ("experiment", "rates", "streams", "memory", "policy", "seed")
+SORT = ("experiment", "rates", "streams", "small", "memory", "policy", "seed")
 
 
 def plan(suite: WJoinSuite, seeds: int | None = None) -> Plan:
-    """The runs of ``suite`` with ``seeds`` per point (default the suite's)."""
-    seeds = seeds_of(seeds, suite.seeds)
-    return Plan(suite, seeds, suite.runs(seeds), task,
-                batch=lambda s: (s.experiment, s.streams, s.rates, s.memory), label=_label)
+    """The runs of ``suite`` with ``seeds`` per point (default: each experiment's, else the suite's)."""
+    return Plan(suite, seeds_of(seeds, suite.seeds), suite.runs(seeds), task,
+                batch=lambda s: (s.experiment, s.streams, s.rates, s.memory, s.small), label=_label)
 
 
 def _label(run: WJoinRun) -> str:

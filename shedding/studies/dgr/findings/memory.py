@@ -1,22 +1,28 @@
 """Figures 3 and 4 (Das, Gehrke, Riedewald 2003, 4.1, 4.2, 4.5, 4.6): PROB against the other online
-policies and OPT as memory grows, LIFE between RAND and PROB, PROB's fraction of EXACT at M = w."""
+policies and OPT as memory grows, LIFE between RAND and PROB, PROB's fraction of EXACT at M = w, and
+Figure 4 against Figure 3."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from shedding.studies.dgr.findings.causes import (bound_cause, correlated_text, joined, life_position,
+                                                  life_readings)
 from shedding.studies.dgr.findings.stats import (at_w, gain, paired, per_seed, prefix, seed_mean, seed_outputs,
-                                                 seed_range)
-from shedding.studies.dgr.findings.thresholds import LIFE_CAUSE, LIFE_MARGINAL, MEMORY_CLOSE, ONLINE, PROB_EXACT, TOLERANCE
+                                                 seed_range, within_seeds)
+from shedding.studies.dgr.findings.thresholds import (BY_FAR, LIFE_MARGINAL, MEMORY_CLOSE, ONLINE, PROB_EXACT,
+                                                      SIMILAR_W, TOLERANCE)
+from shedding.studies.dgr.spec import LIFE_READINGS
 from shedding.studies.dgr.summary import Layout, facet_parts, memory_label
 from shedding.studies.page.format import pct
 from shedding.studies.page.verdicts import Check
 
 
-def prob_exact_check(label: str, part: pd.DataFrame) -> list[Check]:
-    """4.5, 4.6: PROB gives over 90% of EXACT's output with 50% of the memory (M = w); when it
-    does not and OPT ran, OPT's own fraction of EXACT bounds every online policy."""
+def prob_exact_check(label: str, part: pd.DataFrame, results: pd.DataFrame | None = None) -> list[Check]:
+    """4.5, 4.6: PROB gives over 90% of EXACT's output with 50% of the memory (M = w). A failure's
+    cause: OPT itself below 90% of EXACT (then no online policy can reach it), else the online
+    bound and PROB on correlated streams of the same shape."""
     found = at_w(part, "prob", "exact")
     if not found:
         return []
@@ -28,9 +34,13 @@ def prob_exact_check(label: str, part: pd.DataFrame) -> list[Check]:
     if not ok and m in opt.index and opt[m] <= PROB_EXACT:
         cause = (f"OPT, the upper bound of every online policy, itself gives only {pct(opt[m])} of EXACT at this "
                  f"M, so no online policy can reach {pct(PROB_EXACT)} in this setting")
+    elif not ok:
+        cause = joined(bound_cause(part, ["memory"], m, float(ratio[m]), PROB_EXACT, of="exact"),
+                       correlated_text(results, part, ["memory"], m, of="exact"))
     return [Check(ok, f"{prefix(label)}PROB produces {pct(ratio[m])}{seed_range(seeds, m)} of EXACT's output at "
                       f"M = {memory_label(m, windows[m])}; criterion: over {pct(PROB_EXACT)} (paper 4.5, 4.6: "
-                      "over 90% with 50% of the memory).", cause)]
+                      "over 90% with 50% of the memory).", cause,
+                  within_seeds(seeds > PROB_EXACT, [m] if not ok else []))]
 
 
 def memory_notes(rows: pd.DataFrame, lay: Layout) -> list[str]:
@@ -44,6 +54,9 @@ def memory_notes(rows: pd.DataFrame, lay: Layout) -> list[str]:
                          f"M = {memory_label(m, windows[m])}; "
                          f"lowest {pct(prob_opt[worst])} at M = {memory_label(worst, windows[worst])}.")
         notes += linearity(part, label)
+        for reading, position in life_readings(part, part).items():
+            notes.append(f"{prefix(label)}{LIFE_READINGS[reading]} ({reading.upper()}) sits {pct(position.min())} "
+                         f"to {pct(position.max())} of the way from RAND to PROB over M.")
     return notes
 
 
@@ -59,55 +72,163 @@ def linearity(part: pd.DataFrame, label: str) -> list[str]:
     return [f"{prefix(label)}RAND output {shape} with M (R^2 = {r2:.2f}, {slope:.1f} tuples per unit of M)."]
 
 
-def memory_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
+def memory_checks(rows: pd.DataFrame, lay: Layout, results: pd.DataFrame | None = None) -> list[Check]:
     """4.1: PROB by far outperforms RAND and LIFE and is very close to OPT; 4.2: LIFE is only
     marginally better than RAND; 4.5, 4.6: PROB gives over 90% of EXACT at M = w."""
     checks = []
     for label, part in facet_parts(rows, lay.facets):
-        outputs = seed_outputs(part, ["memory", "seed"])
-        online = [p for p in ONLINE if p in outputs]
-        if "prob" in outputs and len(online) > 1:
-            rivals = outputs[[p for p in online if p != "prob"]].max(axis=1)
-            behind = outputs["prob"] < rivals * (1 - TOLERANCE)
-            lost = sorted(set(behind[behind].index.get_level_values("memory")))
-            memories = outputs.index.get_level_values("memory").nunique()
-            seeds = outputs.index.get_level_values("seed").nunique()
-            margin = (outputs["prob"] / rivals.where(rivals > 0)).min()
-            checks.append(Check(not lost, f"{prefix(label)}PROB is the best online policy at "
-                                f"{memories - len(lost)} of {memories} memories in every seed ({seeds})"
-                                + (f" (behind at M = {', '.join(map(str, lost))})" if lost else "")
-                                + f"; smallest lead over {'/'.join(p.upper() for p in online if p != 'prob')} "
-                                  f"in any seed: {gain(margin)}."))
-        prob_opt = per_seed(part, "prob", "opt", ["memory"])
-        if not prob_opt.empty:
-            mean = seed_mean(prob_opt)
-            worst = mean.idxmin()
-            ok = bool(mean.min() >= 1 - MEMORY_CLOSE)
-            checks.append(Check(ok, f"{prefix(label)}PROB is at most {pct(1 - mean.min())} below OPT (at M = "
-                                f"{worst}{seed_range(1 - prob_opt, worst)}); criterion: within "
-                                f"{pct(MEMORY_CLOSE)} at every M."))
-        checks += _life_check(label, part) + prob_exact_check(label, part)
+        checks += _first_check(label, part) + _by_far_checks(label, part) + _close_check(label, part, results)
+        checks += _life_check(label, part, results) + prob_exact_check(label, part, results)
     return checks
 
 
-def life_position(rows: pd.DataFrame) -> pd.Series:
-    """Per memory and seed, how far LIFE is from RAND towards PROB: 0 at RAND, 1 at PROB (4.2)."""
-    if not {"rand", "prob", "life"} <= set(rows["policy"]):
-        return pd.Series(dtype=float)
-    out = seed_outputs(rows, ["memory", "seed"])
-    span = (out["prob"] - out["rand"]).where(lambda v: v > 0)
-    return ((out["life"] - out["rand"]) / span).dropna()
+def _first_check(label: str, part: pd.DataFrame) -> list[Check]:
+    """PROB ranks first among the online policies at every M in every seed (ties within 0.5%)."""
+    outputs = seed_outputs(part, ["memory", "seed"])
+    online = [p for p in ONLINE if p in outputs]
+    if "prob" not in outputs or len(online) < 2:
+        return []
+    rivals = outputs[[p for p in online if p != "prob"]].max(axis=1)
+    ahead = outputs["prob"] >= rivals * (1 - TOLERANCE)
+    lost = sorted(set(ahead[~ahead].index.get_level_values("memory")))
+    memories = outputs.index.get_level_values("memory").nunique()
+    seeds = outputs.index.get_level_values("seed").nunique()
+    margin = (outputs["prob"] / rivals.where(rivals > 0)).min()
+    names = "/".join(p.upper() for p in online if p != "prob")
+    cause = "" if not lost else ("the seeds disagree: PROB leads in some seeds at those M and not in others"
+                                 if within_seeds(ahead, lost) else
+                                 f"{names} keeps tuples that find more partners there in every seed")
+    return [Check(not lost, f"{prefix(label)}PROB is the best online policy at {memories - len(lost)} of {memories} "
+                  f"memories in every seed ({seeds})" + (f" (behind at M = {', '.join(map(str, lost))})" if lost else "")
+                  + f"; smallest lead over {names} in any seed: {gain(margin)}.", cause, within_seeds(ahead, lost))]
 
 
-def _life_check(label: str, part: pd.DataFrame) -> list[Check]:
-    """4.2: "the LIFE heuristic does only marginally better than RAND" (Figures 3 and 4; on the uniform
-    data of Figure 5 PROB and RAND coincide, which leaves no way between them to measure)."""
+def _by_far_checks(label: str, part: pd.DataFrame) -> list[Check]:
+    """4.1 "by far outperforms RAND and LIFE": per rival, PROB's lead is at least 10 points of EXACT
+    (the figure's scale) at every M. A failure's cause is the rival's own standing (LIFE: its
+    check; RAND: how little room EXACT leaves)."""
+    checks = []
+    prob = per_seed(part, "prob", "exact", ["memory"])
+    for rival in ("rand", "life"):
+        other = per_seed(part, rival, "exact", ["memory"])
+        if prob.empty or other.empty:
+            continue
+        seeds = (prob - other).dropna()
+        lead = seed_mean(seeds)
+        short = lead[lead < BY_FAR]
+        worst = lead.idxmin()
+        cause = ""
+        if len(short) and rival == "life":
+            cause = "LIFE is close to PROB here, not to RAND; see the LIFE check for the readings of LIFE tested"
+        elif len(short):
+            room = 1 - paired(part, rival, "exact", ["memory"])
+            cause = (f"RAND already gives {pct(1 - room[worst])} of EXACT at M = {worst}, which leaves PROB at most "
+                     f"{100 * room[worst]:.1f} points to lead by" if room[worst] < BY_FAR else
+                     bound_cause(part, ["memory"], worst, float(paired(part, "prob", "exact", ["memory"])[worst]),
+                                 1.0 - room[worst] + BY_FAR, of="exact") or joined())
+        checks.append(Check(short.empty, f"{prefix(label)}PROB leads {rival.upper()} by {100 * lead.min():.1f} to "
+                            f"{100 * lead.max():.1f} points of EXACT over M (least at M = {worst}"
+                            f"{seed_range(seeds, worst, _points)}); criterion for 'by far outperforms' (4.1): at least "
+                            f"{100 * BY_FAR:.0f} points at every M.", cause, within_seeds(seeds >= BY_FAR, short.index)))
+    return checks
+
+
+def _points(value: float) -> str:
+    """A difference of two fractions in points ("12.3 points")."""
+    return f"{100 * value:.1f} points"
+
+
+def _close_check(label: str, part: pd.DataFrame, results: pd.DataFrame | None) -> list[Check]:
+    """4.1: PROB "is very close to the OPT curve": within 10% of OPT at every M (mean over seeds)."""
+    prob_opt = per_seed(part, "prob", "opt", ["memory"])
+    if prob_opt.empty:
+        return []
+    mean = seed_mean(prob_opt)
+    worst = mean.idxmin()
+    failing = mean.index[mean < 1 - MEMORY_CLOSE]
+    cause = "" if failing.empty else joined(bound_cause(part, ["memory"], worst, float(mean[worst]), 1 - MEMORY_CLOSE),
+                                             correlated_text(results, part, ["memory"], worst))
+    return [Check(failing.empty, f"{prefix(label)}PROB is at most {pct(1 - mean.min())} below OPT (at M = "
+                  f"{worst}{seed_range(1 - prob_opt, worst)}); criterion: within {pct(MEMORY_CLOSE)} at every M.",
+                  cause, within_seeds(prob_opt >= 1 - MEMORY_CLOSE, failing))]
+
+
+def _life_check(label: str, part: pd.DataFrame, results: pd.DataFrame | None) -> list[Check]:
+    """4.2: "the LIFE heuristic does only marginally better than RAND": LIFE at most a quarter of
+    the way from RAND to PROB at every M. A failure's cause is tested with the LIFE readings the
+    suite ran (:data:`shedding.studies.dgr.spec.LIFE_READINGS`)."""
     position = life_position(part)
     if position.empty:
         return []
     mean = seed_mean(position)
-    ok = bool(mean.max() <= LIFE_MARGINAL)
-    return [Check(ok, f"{prefix(label)}LIFE sits {pct(mean.min())} to {pct(mean.max())} of the way from RAND (0%) "
-                      f"to PROB (100%) over M (seeds {pct(position.min())} to {pct(position.max())}); criterion for "
-                      f"'only marginally better than RAND' (4.2): at most {pct(LIFE_MARGINAL)} at every M.",
-                  "" if ok else LIFE_CAUSE)]
+    failing = mean.index[mean > LIFE_MARGINAL]
+    return [Check(failing.empty, f"{prefix(label)}LIFE sits {pct(mean.min())} to {pct(mean.max())} of the way from "
+                  f"RAND (0%) to PROB (100%) over M (seeds {pct(position.min())} to {pct(position.max())}); criterion "
+                  f"for 'only marginally better than RAND' (4.2): at most {pct(LIFE_MARGINAL)} at every M.",
+                  "" if failing.empty else _life_cause(results, part),
+                  within_seeds(position <= LIFE_MARGINAL, failing))]
+
+
+TIED = 0.05  # a LIFE reading at most this far below RAND (towards 0% of the way to PROB) is tied with it
+
+
+def _life_cause(results: pd.DataFrame | None, part: pd.DataFrame) -> str:
+    """Which reading of LIFE's priority, if any, is only marginally better than RAND: at most 25% of
+    the way to PROB at every M, above RAND somewhere and never clearly below it."""
+    base = ("LIFE here is section 3.3.2's priority, remaining lifetime times the partner stream's probability, "
+            "which ranks the frequent keys first as PROB does")
+    readings = life_readings(results, part)
+    if not readings:
+        return f"{base}; the suite runs no other reading of it to test"
+    tested = "; ".join(f"{LIFE_READINGS[r]} sits {pct(p.min())} to {pct(p.max())} of the way" for r, p in
+                       readings.items())
+    marginal = [r for r, p in readings.items() if 0 < p.max() <= LIFE_MARGINAL and p.min() >= -TIED]
+    verdict = (f"so the paper's LIFE curve matches {' and '.join(LIFE_READINGS[r] for r in marginal)}, as if its "
+               "lifetime outweighed the probability, which is what the paper's own explanation describes (newly "
+               "arriving tuples almost always enter memory)" if marginal else
+               "so no tested reading is marginally better than RAND either: the paper's LIFE curve, a little above "
+               "RAND, lies between the stated product and the lifetime alone")
+    return f"{base}; tested readings: {tested}; {verdict}"
+
+
+def like_checks(rows: pd.DataFrame, lay: Layout, results: pd.DataFrame | None, like: str) -> list[Check]:
+    """4.1: "the behavior of the various algorithms ... is similar for different window sizes"
+    (Figure 4 against Figure 3, the experiment ``like``): per M/w, the online policies and OPT in
+    the same order and each within 5 points of EXACT of the other figure's."""
+    if results is None or not like:
+        return []
+    other = results[results["experiment"] == like]
+    if other.empty or rows.empty:
+        return [Check(None, f"Experiment {like}, the figure this one should resemble, has no runs yet.")]
+    a, b = _by_multiple(rows), _by_multiple(other)
+    both = a.join(b, lsuffix="_a", rsuffix="_b", how="inner")
+    policies = [p for p in (*ONLINE, "opt") if f"{p}_a" in both and f"{p}_b" in both]
+    if both.empty or not policies:
+        return []
+    diff = pd.DataFrame({p: both[f"{p}_a"] - both[f"{p}_b"] for p in policies})
+    big = diff.abs().max(axis=1)
+    worst_m, worst_p = big.idxmax(), diff.loc[big.idxmax()].abs().idxmax()
+    order_a = both[[f"{p}_a" for p in policies]].rank(axis=1).to_numpy()
+    order_b = both[[f"{p}_b" for p in policies]].rank(axis=1).to_numpy()
+    same_order = bool((order_a == order_b).all())
+    ok = bool(big.max() <= SIMILAR_W) and same_order
+    cause = ""
+    if not ok:
+        cause = (f"{worst_p.upper()} moves most: {pct(both.loc[worst_m, f'{worst_p}_b'])} of EXACT in {like} and "
+                 f"{pct(both.loc[worst_m, f'{worst_p}_a'])} here at M = {w_text(worst_m)}")
+    return [Check(ok, f"Against {like} at the same M/w: {', '.join(p.upper() for p in policies)} differ by at most "
+                  f"{100 * big.max():.1f} points of EXACT ({worst_p.upper()} at M = {w_text(worst_m)}), "
+                  f"{'in the same order' if same_order else 'in another order'} at every M/w; criterion for "
+                  f"'similar for different window sizes' (4.1): the same order and within {100 * SIMILAR_W:.0f} points.",
+                  cause)]
+
+
+def _by_multiple(rows: pd.DataFrame) -> pd.DataFrame:
+    """Each policy's fraction of EXACT per M/w, mean over seeds."""
+    frame = rows.assign(mw=(rows["memory"] / rows["window"]).round(4))
+    return frame.pivot_table(index="mw", columns="policy", values="ratio", aggfunc="mean")
+
+
+def w_text(multiple: float) -> str:
+    """A memory as a multiple of w ("0.5w")."""
+    return f"{multiple:g}w"

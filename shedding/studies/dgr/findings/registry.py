@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from shedding.studies.dgr.findings.domain import domain_checks, domain_notes
-from shedding.studies.dgr.findings.memory import memory_checks, memory_notes
+from shedding.studies.dgr.findings.memory import like_checks, memory_checks, memory_notes
 from shedding.studies.dgr.findings.share import share_checks, share_notes
 from shedding.studies.dgr.findings.skew import skew_checks, skew_notes
 from shedding.studies.dgr.findings.thresholds import VARIABLE
@@ -40,14 +40,18 @@ CHECKS = {"policies": policies_checks, "weather": weather_checks, "memory": memo
           "variable": variable_checks, "skew": skew_checks, "domain": domain_checks, "share": share_checks}
 
 
-def findings(rows: pd.DataFrame, exp: dict) -> tuple[list[str], Verdict]:
-    """The findings of one experiment's runs and the verdict on its claim."""
+def findings(rows: pd.DataFrame, exp: dict, results: pd.DataFrame | None = None) -> tuple[list[str], Verdict]:
+    """The findings of one experiment's runs and the verdict on its claim; ``results`` (the whole
+    suite's runs) holds the evidence for the likely causes of failed checks and the experiment a
+    figure should resemble (``like``)."""
     claim = str(exp.get("claim", ""))
     if rows.empty:
         return [], Verdict(claim, (Check(None, "No results yet."),))
+    results = rows if results is None else results
     kind = claim_kind(rows, exp)
     lay = layout_of(rows, exp)
-    checks = CHECKS[kind](rows, lay) or [Check(None, "The runs needed to check this claim are missing.")]
+    checks = CHECKS[kind](rows, lay, results) + like_checks(rows, lay, results, str(exp.get("like", "")))
+    checks = checks or [Check(None, "The runs needed to check this claim are missing.")]
     if any_bounded(rows):  # where OPT is too large to solve, its bounds stand in for it
         checks.append(Check(None, CHECK_TEXT))
     return NOTES[kind](rows, lay) + bounds_notes(rows), Verdict(claim, tuple(checks))

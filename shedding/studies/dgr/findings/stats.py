@@ -80,3 +80,49 @@ def at_w(part: pd.DataFrame, a: str, b: str) -> tuple[int, dict, pd.Series] | No
     m = nearest_w(list(windows), windows) if windows else None
     ratio = paired(part, a, b, ["memory"])
     return (m, windows, ratio) if m in ratio.index else None
+
+
+def within_seeds(passes: pd.Series, failing: object) -> bool:
+    """Whether a failure lies inside the seed range: at every key in ``failing`` (where the check
+    failed) some seed meets the criterion. ``passes`` says per key and seed (the last index level)
+    whether that seed meets it; one seed per key is never inside a range."""
+    failing = list(failing)
+    if not failing or passes.empty:
+        return False
+    levels = list(range(passes.index.nlevels - 1))
+    some = passes.groupby(level=levels).any() if levels else pd.Series([bool(passes.any())])
+    return bool(some.reindex(failing).fillna(False).all())
+
+
+#: the fields that make two experiments' runs the same workload (with the window and memory)
+SHAPE = ("dataset", "skew", "skew_s", "domain", "length", "correlation", "window", "warmup", "estimator",
+         "cell_size")
+
+
+def same_shape(results: pd.DataFrame | None, rows: pd.DataFrame, **changed: object) -> pd.DataFrame:
+    """The runs of a whole suite (``results``; other experiments too) on the workloads of
+    ``rows``, but for the fields in ``changed`` (e.g. ``correlation="same"``, or None for any
+    value): the suite's own evidence for a likely cause. Empty when the suite has none."""
+    if results is None or results.empty or rows.empty:
+        return rows.iloc[:0]
+    keep = pd.Series(True, index=results.index)
+    for name in SHAPE:
+        if name not in rows or name not in results:
+            continue
+        if name in changed and changed[name] is None:  # any value
+            continue
+        wanted = [changed[name]] if name in changed else rows[name].dropna().unique().tolist()
+        keep &= results[name].isin(wanted)
+    return results[keep]
+
+
+def step_changes(seeds: pd.Series) -> pd.Series:
+    """From one key to the next (a one-level key, e.g. the skew), each seed's change of a per-seed
+    series (key, seed); indexed by (the step's upper key, seed)."""
+    table = seeds.unstack(-1).sort_index()
+    return table.diff().iloc[1:].stack()
+
+
+def path(values: pd.Series, fmt: Callable[[float], str] = pct) -> str:
+    """A series over its key as "a -> b -> c"."""
+    return " -> ".join(fmt(v) for v in values)

@@ -18,12 +18,12 @@ def weather_notes(rows: pd.DataFrame, lay: Layout) -> list[str]:
     return memory_notes(rows, lay) + variable_notes(rows, lay)
 
 
-def weather_checks(rows: pd.DataFrame, lay: Layout) -> list[Check]:
+def weather_checks(rows: pd.DataFrame, lay: Layout, results: pd.DataFrame | None = None) -> list[Check]:
     """4.5: PROB gives over 90% of EXACT's output with 50% of the memory (M = w); PROB and PROBV
     are almost identical."""
     checks = []
     for label, part in facet_parts(rows, lay.facets):
-        checks += prob_exact_check(label, part)
+        checks += prob_exact_check(label, part, results)
         ratio = paired(part, "probv", "prob", ["memory"])
         if not ratio.empty:
             spread = float((ratio - 1).abs().max())

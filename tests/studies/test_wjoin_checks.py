@@ -1,0 +1,206 @@
+"""The W-join report's verdict rules on tiny results tables, on both sides of every threshold, with
+failures inside the seed range."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from shedding.studies.page.verdicts import verdict_word
+from shedding.studies.wjoin.checks import (
+    path_checks, service_checks, shedding_checks, slow_checks, windows_checks,
+)
+
+
+def timed(rows: list[tuple], columns=("streams", "rates", "seed", "policy", "us_per_tuple")) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=list(columns))
+
+
+def service(rates: str, times: dict[int, dict[str, list[float]]]) -> pd.DataFrame:
+    """times[N][line] = the service time of each seed."""
+    return timed([(n, rates, s, p, v) for n, lines in times.items() for p, vs in lines.items()
+                  for s, v in enumerate(vs)])
+
+
+def oks(checks) -> list:
+    return [c.ok for c in checks]
+
+
+# -- Figure 9(a): an order of magnitude at every N, maintained; HW the most scalable -------------------
+def test_9a_passes_above_ten_at_every_n_with_hw_fastest_at_the_largest():
+    rows = service("variable", {n: {"nlw": [100.0], "mw-paper": [5.0], "hw": [1.0]} for n in (2, 3)})
+    checks = service_checks(rows, {})
+    assert oks(checks) == [True, True, True] and verdict_word(checks) == "agrees"
+
+
+@pytest.mark.parametrize("ratio,ok", [(10.5, True), (9.5, False)])
+def test_9a_order_of_magnitude_on_both_sides_of_ten(ratio, ok):
+    rows = service("variable", {n: {"nlw": [ratio], "mw-paper": [1.0]} for n in (2, 3)})
+    first = service_checks(rows, {})[0]
+    assert first.ok is ok and "NLW / MW > 10 in every seed" in first.text and bool(first.cause) is not ok
+
+
+def test_9a_failure_outside_the_seed_range_somewhere_is_not_inside_it():
+    # N = 2 fails in every seed, N = 3 in one of two: the failure as a whole is not inside the seed range
+    rows = service("variable", {2: {"nlw": [5.0, 5.0], "mw-paper": [1.0, 1.0]},
+                                3: {"nlw": [12.0, 8.0], "mw-paper": [1.0, 1.0]}})
+    first = service_checks(rows, {})[0]
+    assert first.ok is False and not first.within_seeds and "inside the seed range" not in first.text
+
+
+def test_9a_failure_inside_the_seed_range_says_so():
+    rows = service("variable", {2: {"nlw": [30.0, 30.0], "mw-paper": [1.0, 1.0]},
+                                3: {"nlw": [12.0, 8.0], "mw-paper": [1.0, 1.0]}})
+    first, kept = service_checks(rows, {})
+    assert first.ok is False and "inside the seed range (at N = 3, 1 of 2 seeds meet it)" in first.text
+    assert "10.00 (8.00\u201312.00) at N = 3" in first.text
+    assert kept.ok is False and "inside the seed range (1 of 2 seeds meet it)" in kept.text
+
+
+@pytest.mark.parametrize("last,ok", [(16.0, True), (14.0, False)])
+def test_9a_maintained_means_not_below_half_of_the_smallest_n(last, ok):
+    rows = service("variable", {2: {"nlw": [30.0], "mw-paper": [1.0]}, 6: {"nlw": [last], "mw-paper": [1.0]}})
+    first, kept = service_checks(rows, {})
+    assert first.ok is True and kept.ok is ok
+
+
+def test_9a_is_carried_by_the_papers_mw_and_names_the_optimised_one():
+    rows = service("variable", {n: {"nlw": [30.0], "mw-paper": [10.0], "mw": [1.0]} for n in (2, 3)})
+    first, kept = service_checks(rows, {})  # no HW runs: no HW check
+    assert first.ok is False and first.text.startswith("MW (paper)")
+    assert "MW (optimised: key filter + product): NLW / MW = 30.00 at N = 2" in first.text
+    assert verdict_word([first, kept]) == "disagrees"
+    rows = service("variable", {n: {"nlw": [30.0], "mw": [1.0]} for n in (2, 3)})  # only the optimised MW run
+    assert service_checks(rows, {})[0].ok is True
+
+
+@pytest.mark.parametrize("hw_at_6,ok", [(0.9, True), (1.1, False)])
+def test_9a_hw_fastest_only_at_the_largest_n(hw_at_6, ok):
+    rows = service("variable", {2: {"nlw": [30.0], "mw-paper": [1.0], "hw": [5.0]},
+                                6: {"nlw": [30.0], "mw-paper": [1.0], "hw": [hw_at_6]}})
+    hw_check = service_checks(rows, {})[2]
+    assert hw_check.ok is ok and "largest N = 6" in hw_check.text and bool(hw_check.cause) is not ok
+
+
+# -- Figure 9(b): NLW and MW converge; HW the best -------------------------------------------------------
+@pytest.mark.parametrize("first,last,ok", [
+    (3.0, 1.4, True),    # toward 1 and inside the band
+    (3.0, 1.6, False),   # toward 1 but outside the band (factor 1.5)
+    (0.5, 0.7, True),    # from below
+    (1.0, 1.3, False),   # inside the band but moving away from 1
+])
+def test_9b_converge_means_toward_one_and_within_a_factor_1_5(first, last, ok):
+    rows = service("comparable", {2: {"nlw": [first], "mw-paper": [1.0]}, 6: {"nlw": [last], "mw-paper": [1.0]}})
+    converge = service_checks(rows, {})[0]
+    assert converge.ok is ok and "within a factor 1.5 of 1" in converge.text
+
+
+def test_9b_convergence_failing_inside_the_seed_range_says_so():
+    rows = service("comparable", {2: {"nlw": [3.0, 3.0], "mw-paper": [1.0, 1.0]},
+                                  6: {"nlw": [1.4, 1.6], "mw-paper": [1.0, 1.0]}})
+    converge = service_checks(rows, {})[0]
+    assert converge.ok is False and "inside the seed range (1 of 2 seeds meet it)" in converge.text
+
+
+@pytest.mark.parametrize("hw_at_2,ok", [(0.5, True), (1.5, False)])
+def test_9b_hw_best_at_every_n(hw_at_2, ok):
+    rows = service("comparable", {2: {"nlw": [3.0], "mw-paper": [1.0], "hw": [hw_at_2]},
+                                  6: {"nlw": [1.2], "mw-paper": [1.0], "hw": [0.5]}})
+    converge, best = service_checks(rows, {})
+    assert converge.ok is True and best.ok is ok and "at every N" in best.text
+    # one check of two, failing outside the seed range: half is not more than half (the one rule)
+    assert verdict_word([converge, best]) == ("agrees" if ok else "disagrees")
+
+
+def test_both_rate_sets_in_one_experiment_are_checked_separately():
+    rows = pd.concat([service("variable", {n: {"nlw": [30.0], "mw-paper": [1.0]} for n in (2, 3)}),
+                      service("comparable", {2: {"nlw": [3.0], "mw-paper": [1.0]}, 3: {"nlw": [1.1], "mw-paper": [1.0]}})])
+    checks = service_checks(rows, {})
+    assert [c.text.split(":")[0] for c in checks] == ["Rates comparable", "Rates variable", "Rates variable"]
+    assert oks(checks) == [True, True, True]
+
+
+# -- Figure 9(c): greatly improved, judged seed by seed ----------------------------------------------------
+def slow(changes: dict[str, list[float]]) -> pd.DataFrame:
+    """changes[line] = switching / comparable per seed (comparable is 10 µs)."""
+    return timed([(4, r, s, p, 10.0 * (c if r == "switching" else 1.0)) for p, cs in changes.items()
+                  for s, c in enumerate(cs) for r in ("comparable", "switching")])
+
+
+@pytest.mark.parametrize("mw,ok", [([0.4, 0.3, 0.5], True), ([0.6, 0.55, 0.7], False)])
+def test_9c_greatly_improved_means_at_least_halved_in_every_seed(mw, ok):
+    checks = slow_checks(slow({"mw-paper": mw, "nlw": [1.0, 1.1, 0.9]}), {})
+    assert oks(checks) == [ok, True, None]  # the last: "reacts rapidly" is not tested
+    assert "switching / comparable <= 0.5 in every seed" in checks[0].text and "over 3 seed(s)" in checks[0].text
+
+
+def test_9c_a_failure_inside_the_seed_range_says_so():
+    checks = slow_checks(slow({"mw-paper": [0.45, 0.55, 0.4], "mw": [0.9, 0.8, 1.0], "nlw": [1.2, 1.3, 1.0]}), {})
+    improved, nlw, _ = checks
+    assert improved.ok is False and "inside the seed range (2 of 3 seeds meet it)" in improved.text
+    assert "MW (optimised: key filter + product): 0.90 (0.80\u20131.00)" in improved.text
+    assert nlw.ok is False and "inside the seed range (2 of 3 seeds meet it)" in nlw.text and nlw.cause
+
+
+@pytest.mark.parametrize("change,ok", [(1.24, True), (0.76, True), (1.26, False), (0.74, False)])
+def test_9c_not_changed_significantly_means_within_25_percent(change, ok):
+    checks = slow_checks(slow({"hw": [change]}), {})
+    assert checks[0].ok is ok and "at most 25%" in checks[0].text
+
+
+def test_9c_needs_both_rate_sets():
+    rows = slow({"mw-paper": [0.4]})
+    assert oks(slow_checks(rows[rows.rates == "comparable"], {})) == [None]
+
+
+# -- Figures 13 and 14 -----------------------------------------------------------------------------------
+def test_13_lca_outperforms_gca_at_each_window_setting_seed_by_seed():
+    cols = ("small", "window", "seed", "policy", "us_per_tuple")
+    rows = timed([(s, 10, seed, p, v) for s, gca in ((8, [12.0, 9.0]), (1, [20.0, 21.0])) for seed in (0, 1)
+                  for p, v in (("gca", gca[seed]), ("lca", 10.0))], cols)
+    small_variation, large = windows_checks(rows, {})
+    assert small_variation.text.startswith("LCA outperforms GCA even for a small variation")
+    assert small_variation.ok is False and "inside the seed range (1 of 2 seeds meet it)" in small_variation.text
+    assert small_variation.within_seeds  # so the one rule counts it as a near miss
+    assert large.ok is True and "other windows 1, A-B 10" in large.text
+    assert verdict_word([small_variation, large]) == "partly agrees"
+
+
+@pytest.mark.parametrize("lca_variable,ok", [(5.0, True), (15.0, False)])
+def test_14_pipeline_wins_with_comparable_rates_and_lca_with_variable(lca_variable, ok):
+    rows = timed([(4, r, 0, p, v) for r, lca in (("comparable", 20.0), ("variable", lca_variable))
+                  for p, v in (("pipeline", 10.0), ("lca", lca))])
+    comparable, variable = path_checks(rows, {})
+    assert comparable.ok is True and variable.ok is ok and bool(variable.cause) is not ok
+
+
+# -- the shedding section ----------------------------------------------------------------------------------
+def shed(ratios: dict[str, list[float]], rates: str = "comparable") -> pd.DataFrame:
+    """ratios[policy] = outputs / exact at each memory M = 4, 8, ..."""
+    return pd.DataFrame([(3, rates, 4 * (i + 1), 0, p, r) for p, rs in ratios.items() for i, r in enumerate(rs)],
+                        columns=["streams", "rates", "memory", "seed", "policy", "ratio"])
+
+
+@pytest.mark.parametrize("prob,ok", [([0.6, 0.7], True), ([0.55, 0.62], False), ([0.45, 0.9], False)])
+def test_prob_far_outperforms_means_never_behind_and_ten_points_ahead(prob, ok):
+    checks = shedding_checks(shed({"rand": [0.5, 0.5], "prob": prob}), {})
+    assert oks(checks) == [ok] and "at least 10 points" in checks[0].text
+
+
+@pytest.mark.parametrize("life,ok", [([0.52, 0.55], True), ([0.5, 0.5], True), ([0.52, 0.56], False),
+                                     ([0.49, 0.52], False)])
+def test_life_only_marginally_beats_rand_within_five_points(life, ok):
+    checks = shedding_checks(shed({"rand": [0.5, 0.5], "life": life}), {})
+    assert oks(checks) == [ok] and "ahead by 0 to 5 points" in checks[0].text
+
+
+def test_life_far_from_marginal_gives_its_cause():
+    check = shedding_checks(shed({"rand": [0.4, 0.4], "life": [0.7, 0.8]}), {})[0]
+    assert check.ok is False and "within that band at 0 of 2 points" in check.text and "PROB-N" in check.cause
+
+
+@pytest.mark.parametrize("probv,ok", [([0.6, 0.7], True), ([0.6, 0.6], False), ([0.5, 0.9], False)])
+def test_the_variable_split_gains_with_variable_rates(probv, ok):
+    checks = shedding_checks(shed({"prob": [0.6, 0.6], "probv": probv}, "variable"), {})
+    assert oks(checks) == [ok]
+    assert ("behind by up to 10.0 points, at N = 3, M = 4" in checks[0].text) is (probv[0] < 0.6)
