@@ -1,14 +1,17 @@
 """Policies beyond i.i.d. streams, as fractions of OPT: PROB (the kernel), AGE (Srivastava and
-Widom 2004; age curve known or estimated) and the adaptive HAZARD valuer (shedding.online.hazard),
+Widom 2004; age curve known or estimated) and the adaptive HAZARD (shedding.online.hazard), all kinds
+of the one join kernel run by shedding.run.run_policy,
 on the flights of 2013, the age-based model, drifting and bursty streams and the paper's i.i.d.
 Zipf settings.
 
 Each row: the workload, M, the split, every policy's outputs, OPT's, and per policy its fraction of
-OPT and the fraction of PROB's gap to OPT it closes ((policy - PROB) / (OPT - PROB)). Rows are
+OPT, the fraction of PROB's gap to OPT it closes ((policy - PROB) / (OPT - PROB)) and its time per
+arrival against PROB's (each policy run twice on the same workload, the second run timed). Rows are
 appended to a JSON-lines file as they finish, and a rerun skips the rows already there.
 
     python benchmarks/bench_beyond.py flights --months 7,8,9,10,11,12 --out out/beyond.jsonl
     python benchmarks/bench_beyond.py age|drift|bursts|iid --out out/beyond.jsonl
+    python benchmarks/bench_beyond.py cost   # time per arrival of the operator alone, against PROB
 
 Development and tuning used January to June of the flights and seeds 0-1 of the synthetic
 models only; the held-out evaluation is July to December and seeds 2-3.
@@ -21,7 +24,6 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 
 from shedding.datasets import zipf_workload
 from shedding.datasets.age import age_workload
@@ -29,47 +31,69 @@ from shedding.datasets.bursts import burst_workload
 from shedding.datasets.drift import drift_workload
 from shedding.datasets.flights import flights_workload
 from shedding.offline.opt import solve_opt
-from shedding.online.ageing import AgeValuer, pair_age_curves, run_valued
-from shedding.online.hazard import HazardValuer
+from shedding.online.simulator import Reference
 from shedding.run import run_policy
 
 
-def known_age(wl):
-    span = max(int(wl.time[-1] - wl.time[0]) + 1, 1)
-    return AgeValuer(pair_age_curves(wl), np.array([wl.n_r, wl.n_s]) / span)
+#: the policies measured besides PROB: name -> (registry name, estimator or None for the run's,
+#: payload group or None); AGE with the static estimator knows the workload's age curve
+POLICIES = {"age": ("age", "static", None), "age-est": ("age", "online", None), "hazard": ("hazard", None, None),
+            "hazard-dest": ("hazard", None, "dest")}
 
 
-def policies(wl, groups: dict, estimator: str, every: int) -> dict:
-    """name -> valuer factory; PROB runs on the kernel."""
-    online = estimator == "online"
-    out = {"age": lambda: known_age(wl), "age-est": lambda: AgeValuer(learner=HazardValuer(every=every)),
-           "hazard": lambda: HazardValuer(every=every, online=online)}
-    for name, group in groups.items():
-        out[f"hazard-{name}"] = lambda g=group: HazardValuer(group=g, every=every, online=online)
-    return out
-
-
-def measure(wl, memory: int, label: dict, groups: dict, estimator: str = "online", every: int = 64,
-            variable: bool = False, only: tuple[str, ...] | None = None) -> dict:
+def measure(wl, memory: int, label: dict, estimator: str = "online", variable: bool = False,
+            only: tuple[str, ...] | None = None) -> dict:
+    v = "v" if variable else ""
     row = dict(label, memory=memory, variable=variable, estimator=estimator, window=wl.window, tuples=len(wl))
     started = time.perf_counter()
     opt = solve_opt(wl, memory, allocation="variable" if variable else "fixed")
     row["opt"], row["exact"] = int(opt.outputs), int(opt.exact)
     row["opt_seconds"] = round(time.perf_counter() - started, 1)
-    prob = run_policy(wl, "probv" if variable else "prob", memory, estimator=estimator)
-    row["prob"] = int(prob.outputs)
-    for name, make in policies(wl, groups, estimator, every).items():
-        if only and name not in only:
-            continue
-        run = run_valued(wl, memory, make(), variable=variable)
-        row[name], row[f"{name}_seconds"] = int(run.outputs), round(run.seconds, 1)
+    ref = Reference.of(wl)
+    names = ["prob"] + [n for n in POLICIES if (not only or n in only)
+                        and (POLICIES[n][2] is None or "payload" in wl.meta)]
+    for name in names:
+        policy, est, group = POLICIES.get(name, ("prob", None, None))
+        run = run_policy(wl, policy + v, memory, estimator=est or estimator, reference=ref, group=group)
+        run = run_policy(wl, policy + v, memory, estimator=est or estimator, reference=ref, group=group)  # warm
+        row[name], row[f"{name}_seconds"] = int(run.outputs), round(run.seconds, 3)
+        row[f"{name}_us_per_arrival"] = round(1e6 * run.seconds / max(len(wl), 1), 3)
     gap = row["opt"] - row["prob"]
-    for name in ["prob", *policies(wl, groups, estimator, every)]:
-        if name in row:
-            row[f"{name}/opt"] = round(row[name] / max(row["opt"], 1), 4)
-            if name != "prob":
-                row[f"{name}_gap_closed"] = round((row[name] - row["prob"]) / gap, 4) if gap > 0 else None
+    for name in names:
+        row[f"{name}/opt"] = round(row[name] / max(row["opt"], 1), 4)
+        if name != "prob":
+            row[f"{name}_gap_closed"] = round((row[name] - row["prob"]) / gap, 4) if gap > 0 else None
+            row[f"{name}_cost_vs_prob"] = round(row[f"{name}_seconds"] / max(row["prob_seconds"], 1e-9), 2)
     return row
+
+
+def cost(repeats: int = 5) -> list[dict]:
+    """Time per arrival of each policy's join operator alone (the feed, best of ``repeats``), on
+    the flights of January (M = 200, online estimator) and the paper's Zipf point (w = M = 400)."""
+    from shedding.online import JoinOperator, OnlineEstimator
+    from shedding.online.simulator import payload_groups
+
+    rows = []
+    for label, wl, memory in (("flights-jan", flights_workload(1), 200), ("zipf", zipf_workload(seed=2), 400)):
+        groups = payload_groups(wl, "dest") if "payload" in wl.meta else None
+        times = {}
+        for name, policy, group in (("prob", "prob", None), ("age", "age", None), ("hazard", "hazard", None),
+                                    ("hazard-dest", "hazard", groups), ("probv", "probv", None),
+                                    ("hazardv", "hazardv", None)):
+            if name == "hazard-dest" and group is None:
+                continue
+            best = float("inf")
+            for _ in range(repeats + 1):  # the first run loads the compiled code
+                op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator())
+                started = time.perf_counter()
+                op.feed(wl.side, wl.time, wl.key, group)
+                best = min(best, time.perf_counter() - started)
+            times[name] = best
+        for name, seconds in times.items():
+            base = times["probv" if name.endswith("v") else "prob"]
+            rows.append({"workload": label, "policy": name, "tuples": len(wl), "memory": memory,
+                         "us_per_arrival": round(1e6 * seconds / len(wl), 3), "vs_prob": round(seconds / base, 2)})
+    return rows
 
 
 def cases(kind: str, args) -> list:
@@ -119,31 +143,31 @@ def cases(kind: str, args) -> list:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("kind", choices=["flights", "age", "drift", "bursts", "iid"])
+    parser.add_argument("kind", choices=["flights", "age", "drift", "bursts", "iid", "cost"])
     parser.add_argument("--months", type=lambda s: [int(x) for x in s.split(",")], default=list(range(1, 13)),
                         help="comma list of months")
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1])
     parser.add_argument("--memory", type=int, default=None)
     parser.add_argument("--estimator", default="online", choices=["online", "static"])
-    parser.add_argument("--every", type=int, default=64, help="refit the learners every this many steps")
+    parser.add_argument("--variable", action="store_true", help="the variable split (OPTV, PROBV, ...)")
     parser.add_argument("--only", default=None, help="comma list of the valuers to run (default: all)")
     parser.add_argument("--out", type=Path, default=Path("out/beyond.jsonl"))
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    if args.kind == "cost":
+        for row in cost():
+            print(json.dumps(row), flush=True)
+        return
     done = set()
     if args.out.exists():
         done = {json.dumps({k: v for k, v in json.loads(line).items() if k in ("label",)}) for line in args.out.open()}
     only = tuple(args.only.split(",")) if args.only else None
     for label, make, memory, group_col in cases(args.kind, args):
-        key = json.dumps({"label": dict(label, memory=memory, estimator=args.estimator)})
+        key = json.dumps({"label": dict(label, memory=memory, estimator=args.estimator, variable=args.variable)})
         if key in done:
             continue
-        wl = make()
-        groups = {}
-        if group_col:
-            groups[group_col] = wl.meta["payload"][group_col].cat.codes.to_numpy().astype(np.int64)
-        row = measure(wl, memory, label, groups, args.estimator, args.every, only=only)
-        row["label"] = dict(label, memory=memory, estimator=args.estimator)
+        row = measure(make(), memory, label, args.estimator, args.variable, only=only)
+        row["label"] = dict(label, memory=memory, estimator=args.estimator, variable=args.variable)
         with args.out.open("a") as f:
             f.write(json.dumps(row) + "\n")
         print(json.dumps({k: v for k, v in row.items() if "/opt" in k or "gap" in k or k in label}), flush=True)

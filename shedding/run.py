@@ -57,6 +57,7 @@ def run_policy(
     max_graph_bytes: int | None = None,
     samples: int = 2000,
     bins: int = 1024,
+    group: str | None = None,
 ) -> RunResult | OptResult:
     """Run ``policy`` with ``memory`` tuples on ``wl`` and return its result (``as_dict()`` gives
     the JSON row).
@@ -66,7 +67,7 @@ def run_policy(
     precomputed reference for the workload (:class:`~shedding.online.simulator.Reference`, or the
     band join's), shared by the policies of one workload; ``max_graph_bytes`` bounds OPT's
     network; ``samples`` is how often the R share of memory is sampled; ``bins`` the band join's
-    histogram bins.
+    histogram bins; ``group`` the payload column HAZARD ranks by (the flights workload's ``dest``).
     """
     from shedding.band.predicate import BandWorkload
 
@@ -81,7 +82,7 @@ def run_policy(
     from shedding.online.simulator import simulate
 
     return simulate(wl, name, memory, memory_split=memory_split, estimator=estimator, decay=decay, seed=seed,
-                    reference=reference, samples=samples)
+                    reference=reference, samples=samples, group=group)
 
 
 def _run_band(bw: BandWorkload, name: str, memory: int, memory_split: tuple[int, int] | None, estimator: str,

@@ -44,6 +44,9 @@ class BandJoinOperator:
             raise ShedError(f"{{param}} must be >= 0, got {warmup}", param="warmup")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ShedError(f"the policy seed ({{param}}) must be an integer >= 0, got {seed!r}", param="seed")
+        if self.policy.kind in (K.AGE, K.HAZARD):
+            raise ShedError(f"policy {self.policy.name} ranks tuples by their age and key; the band join ranks by "
+                            "histograms only: choose prob, life, rand or their variable forms", param="policy")
         if histogram is None:
             if self.policy.kind in (K.PROB, K.LIFE):
                 raise ShedError(f"policy {self.policy.name} ranks tuples by a histogram; pass one")

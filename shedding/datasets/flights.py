@@ -59,6 +59,13 @@ def check_months(months: Any) -> tuple[int, int]:
     return first, last
 
 
+def check_key(key: Any) -> str:
+    """One of the key columns of :data:`KEYS`."""
+    if key not in KEYS:
+        raise ShedError(f"unknown {{param}} column {key!r}; choose one of {', '.join(KEYS)}", param="key")
+    return str(key)
+
+
 def flights_workload(
     months: int | tuple[int, int] = 1,
     key: str = "tailnum",
@@ -71,8 +78,7 @@ def flights_workload(
     with a ``window`` of minutes (default 12 hours). ``table`` replaces the package's flights
     table (same columns), for tests."""
     first, last = check_months(months)
-    if key not in KEYS:
-        raise ShedError(f"unknown {{param}} column {key!r}; choose one of {', '.join(KEYS)}", param="key")
+    key = check_key(key)
     taxi = params.whole(taxi, "taxi")
     year = flights_table() if table is None else table
     labels = np.sort(year[key].dropna().unique())

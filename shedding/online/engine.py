@@ -17,7 +17,9 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.model import check_memory, check_window
 from shedding.online import kernel as K
+from shedding.online.aged import AgedState
 from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator
+from shedding.online.hazard import HazardTuning
 from shedding.online.policies import Policy, get_policy
 
 
@@ -60,8 +62,10 @@ def _pow2(n: int) -> int:
 class JoinOperator:
     """Sliding-window join of R and S with at most ``memory`` tuples in join memory.
 
-    Feed it arrivals with :meth:`feed` (``side`` 0 = R / 1 = S, ``time``, ``key``), whole time
-    steps at a time, in time order; call :meth:`finish` at the end of the stream.
+    Feed it arrivals with :meth:`feed` (``side`` 0 = R / 1 = S, ``time``, ``key``, and for HAZARD
+    optionally a payload ``group``), whole time steps at a time, in time order; call :meth:`finish`
+    at the end of the stream. ``tuning`` sets HAZARD's learner (and AGE's when it estimates its age
+    curve online).
     """
 
     def __init__(
@@ -78,6 +82,7 @@ class JoinOperator:
         record: bool = False,
         share_every: int = 1,
         schedule_left: np.ndarray | None = None,
+        tuning: HazardTuning | None = None,
     ) -> None:
         self.window = check_window(window)
         self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
@@ -106,6 +111,7 @@ class JoinOperator:
         sc[K.P_W], sc[K.P_M], sc[K.P_MR], sc[K.P_MS] = self.window, self.memory, self.memory_r, self.memory_s
         sc[K.P_VARIABLE] = int(self.policy.variable)
         sc[K.P_KIND] = self.policy.kind
+        sc[K.SC_RANK] = K.PROB if self.policy.kind == K.HAZARD else self.policy.kind  # HAZARD starts as PROB
         sc[K.P_WARMUP] = int(warmup)
         sc[K.P_ONLINE] = int(isinstance(self.estimator, OnlineEstimator))
         sc[K.P_SHARE_EVERY] = share_every
@@ -115,6 +121,11 @@ class JoinOperator:
         if isinstance(self.estimator, OnlineEstimator):
             fsc[K.F_LOGG] = -math.log(self.estimator.decay)
         self._sc, self._fsc = sc, fsc
+        static = self.estimator if isinstance(self.estimator, StaticEstimator) else None
+        self._aged = AgedState(self.policy.kind, self.window, (self.memory if self.policy.variable else self.memory_r,
+                                                                 self.memory_s), self.policy.variable,
+                               tuning or HazardTuning(), None if static is None else static.age_curves,
+                               None if static is None else static.rates)
         self._capacity = 0
         self._n_keys = 0
         # nodes grow with the tuples held (see ``feed``), not with M: memory beyond what has
@@ -148,6 +159,7 @@ class JoinOperator:
             self._node, self._bag, self._free = node, bag, free
             self._bnext = np.full(capacity, -1, dtype=np.int64)
             self._capacity = capacity
+            self._aged.grow(capacity, self._n_keys, node)
         if n_keys > self._n_keys:
             oldk = self._n_keys
             cls = np.zeros((2, n_keys, K.CLS_FIELDS), dtype=np.int64)
@@ -167,6 +179,7 @@ class JoinOperator:
                 self._tree[K.T_CERT] = K.INF
                 self._stack = np.zeros(4 * leaves, dtype=np.int64)
             self._n_keys = n_keys
+            self._aged.grow(self._capacity, n_keys, self._node)
             if oldk:
                 K.rebuild_trees(self._state(), self._sc[K.SC_LAST_T])
 
@@ -203,12 +216,14 @@ class JoinOperator:
     @property
     def state_bytes(self) -> int:
         """Bytes held by the operator's state: O(M + batch + domain), never O(stream)."""
-        return sum(a.nbytes for a in self._state())
+        return sum(a.nbytes for a in self._state()) + self._aged.nbytes
 
     # ------------------------------------------------------------------ feeding
 
-    def feed(self, side: np.ndarray, time: np.ndarray, key: np.ndarray) -> FeedResult:
-        """Process arrivals sorted by time; every time step must be complete in one call."""
+    def feed(self, side: np.ndarray, time: np.ndarray, key: np.ndarray, group: np.ndarray | None = None) -> FeedResult:
+        """Process arrivals sorted by time; every time step must be complete in one call. ``group``
+        (integers, one per arrival) is the payload group HAZARD ranks by; the first feed decides
+        whether there is one."""
         side = np.ascontiguousarray(side, dtype=np.int64)
         time = np.ascontiguousarray(time, dtype=np.int64)
         key = np.ascontiguousarray(key, dtype=np.int64)
@@ -219,6 +234,7 @@ class JoinOperator:
             return FeedResult(0, _EMPTY_ROWS, _EMPTY_ROWS, np.zeros((0, 2), dtype=np.int64))
         starts = check_feed(side, time, self._last_time)
         ids = self._map_keys(key)
+        groups = self._aged.group_ids(group, n)
         max_batch = int(np.max(np.diff(np.r_[starts, n])))
         # memory never holds more than M tuples, nor more than it holds now plus this feed
         need = min(self.memory, sum(self.in_memory) + n) + max_batch + 1
@@ -233,7 +249,7 @@ class JoinOperator:
         if self.policy.kind == K.SCHEDULE and seq[-1] >= len(self._sched):
             raise ShedError("the schedule is shorter than the stream; pass a schedule for every tuple")
         outputs, n_dep, n_share, n_pairs, pairs, err = K.process(
-            self._state(), side, time, ids, seq, draws, self._sched, dep, share, pairs)
+            self._state(), self._aged.state(), side, time, ids, groups, seq, draws, self._sched, dep, share, pairs)
         if err == K.ERR_SCHEDULE_OVERFULL:
             raise ShedError("the schedule keeps more tuples than the memory allows; check its memory and split")
         self._next_seq += n
@@ -257,12 +273,12 @@ class JoinOperator:
             return _EMPTY_ROWS
         draws = self._rng.random(over) if self.policy.kind == K.RAND else np.zeros(over)
         dep = np.zeros((over, 3), dtype=np.int64)
-        n_dep = K.shrink(self._state(), draws, dep)
+        n_dep = K.shrink(self._state(), self._aged.state(), draws, dep)
         return dep[:n_dep]
 
     def finish(self) -> np.ndarray:
         """End of stream: the tuples still in memory stay until they expire. Returns their
         departure rows (seq, left, admitted)."""
         dep = np.zeros((self._capacity, 3), dtype=np.int64)
-        n_dep = K.flush(self._state(), dep)
+        n_dep = K.flush(self._state(), self._aged.state(), dep)
         return dep[:n_dep]

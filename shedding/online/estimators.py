@@ -18,16 +18,25 @@ from shedding.model import Workload
 @dataclass(frozen=True)
 class StaticEstimator:
     """Key frequencies known in advance: ``counts_r[i]``, ``counts_s[i]`` for ``keys[i]``.
-    Keys outside the table have probability 0."""
+    Keys outside the table have probability 0. ``age_curves`` (f[s, a], partners per tuple at
+    age a) and ``rates`` (arrivals per step per side), when given, are AGE's known age curve
+    (Srivastava and Widom 2004); without them AGE estimates its curve online."""
 
     keys: np.ndarray
     counts_r: np.ndarray
     counts_s: np.ndarray
+    age_curves: np.ndarray | None = None
+    rates: np.ndarray | None = None
 
     @classmethod
-    def from_workload(cls, wl: Workload) -> "StaticEstimator":
-        """The frequency table of a whole workload, as in the paper's experiments (§4)."""
-        return cls(*wl.key_counts())
+    def from_workload(cls, wl: Workload, ages: bool = False) -> "StaticEstimator":
+        """The frequency table of a whole workload, as in the paper's experiments (§4); with
+        ``ages`` also its age curves and arrival rates (:func:`~shedding.online.ageing.known_curves`)."""
+        if not ages:
+            return cls(*wl.key_counts())
+        from shedding.online.ageing import known_curves
+
+        return cls(*wl.key_counts(), *known_curves(wl))
 
 
 @dataclass(frozen=True)
@@ -61,10 +70,10 @@ def check_estimator(name: str, decay: float = 1.0) -> str:
     return name
 
 
-def make_estimator(name: str, wl: Workload | None = None, decay: float = 1.0) -> Estimator:
-    """``static`` (needs the workload) or ``online``."""
+def make_estimator(name: str, wl: Workload | None = None, decay: float = 1.0, ages: bool = False) -> Estimator:
+    """``static`` (needs the workload; with ``ages`` its age curves too) or ``online``."""
     if check_estimator(name, decay) == "online":
         return OnlineEstimator(decay)
     if wl is None:
         raise ShedError("the static estimator needs the whole workload; use {param} online for streams", param="estimator")
-    return StaticEstimator.from_workload(wl)
+    return StaticEstimator.from_workload(wl, ages)

@@ -1,213 +1,395 @@
-"""An adaptive policy that learns, from what it has seen, how a tuple's chance of meeting future
-partners depends on its age, its key and its payload: a prototype valuer for
-:func:`~shedding.online.ageing.run_valued` (plain numpy, not a kernel kind yet).
+"""HAZARD's learner: how a tuple's chance of meeting future partners depends on its age, whether
+it has met one yet, its key's frequency and (optionally) a payload group, learned online from a
+sample of the stream that the policy cannot bias.
 
-The model. A tuple x of side s, payload group g and key k, at age b, meets partners at the rate
+The model. A tuple of side s and payload group g that has (c = 1) or has not (c = 0) met a partner
+yet meets partners, while it is held in age bucket j, at the rate
 
-    lambda_c(x, b) = e[s, g, c, j(b)] + theta[s, c, j(b)] * beta(k)
+    lambda = e[s, g, c, j] + theta[s, c, j] * beta(key)
 
-where j(b) is b's age bucket (geometric buckets), c = 1 once x has met a partner (0 before),
-beta(k) the other side's arrivals of key k per step so far (the frequency-based model of Das,
-Gehrke, Riedewald 2003, §3.3.1) and e a key-independent age curve (the age-based model of
-Srivastava and Widom, VLDB 2004). On i.i.d. streams e = 0 and theta = 1: the rate is beta, the
-priority that of PROB. On the age-based model theta is 0 and e is the age curve.
+per step. beta(key) is the other side's arrivals of the key per step (PROB's partner probability
+of Das, Gehrke, Riedewald 2003, §3.3.1, times the other side's arrival rate); e is a
+key-independent age curve, the age-based model of Srivastava and Widom (VLDB 2004), in which a
+tuple's partners come at a typical age (a bid after its auction, an arrival after its departure).
+On i.i.d. streams e = 0 and theta = 1: the rate is beta, PROB's order.
 
-Learning. A :class:`Shadow` sample (every ``sample``-th tuple of each side) is followed through
-its whole window as if it were kept: it records each partner met (its age, bucket, matched flag
-and the tuple's beta at arrival) and the ages lived in each state (exposure). The censoring is
-the window's alone, so the estimates do not depend on what the policy kept. e and theta are fitted
-to these counts by EM for the two-component Poisson model (the events of a bucket split between
-the components in proportion to their rates), with the groups' curves shrunk towards their side's
-pooled curve (``kappa`` ages of pseudo-exposure) and theta towards 1; refitted at steps 0, 1, 2,
-4, ..., then every ``every`` steps.
+The shadow sample. Every ``sample``-th arrival of a side (up to ``capacity`` at once) is followed
+through its whole window as if it were kept: each partner it meets is an *event* in the cell
+(s, g, c, j, q) of its state just before (q: the bin of beta when the tuple arrived), and each
+step it lives is a unit of *exposure* in its cell. Only the window censors the sample, never the
+policy, so the estimates do not depend on what the policy kept (learning from memory alone never
+sees the ages it stops keeping). Events and exposure are whole numbers.
 
-The priority. The expected partners of x in each future bucket follow from the rates (an
-unmatched tuple meets its first partner at rate lambda_0, then continues at lambda_1); the
-priority is the best mean rate over a horizon, max over bucket ends n of (expected partners in
-ages a+1..n) / (n - a): PROB's probability when rates are flat, and AGE's preference for tuples
-nearing their partner's age when they are not (a Gittins-like index for a slot rented per step).
+The fit, at every refit. Per side and (c, j), EM splits the events between the two components of
+the Poisson rate (pooled over groups), theta shrunk towards 1; a group's curve is then its own
+events attributed to e, shrunk towards the pooled curve by ``kappa`` steps of pseudo-exposure.
+The model test: the shaped model is used for a side only if its deviance against the flat model
+lambda = e0 + theta0 * beta (which ranks exactly as PROB) beats a BIC penalty, both measured in
+distinct other-side arrivals (one arrival can be an event for many sampled tuples of its key, so
+raw event counts overstate the evidence). Otherwise the side ranks as PROB does.
+
+The index. From its state, a tuple's expected partners per future bucket follow from the rates
+(an unmatched tuple meets its first partner at the c = 0 rate and continues at the c = 1 rate);
+its priority is the best mean rate over a horizon, max over bucket ends n of (expected partners
+in buckets j..n) / (their steps): the rate itself when rates are flat, and AGE's preference for
+tuples nearing the age of their partner when they are not (a Gittins-like index of a memory slot
+rented per step).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import math
+from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
-from shedding.model import Workload
-from shedding.online.ageing import Counts
+from shedding.errors import ShedError
+
+# the hazard's integer scalars
+(H_NB, H_NG, H_CFREE, H_LEAVES, H_SHAPED0, H_SHAPED1, H_NSEG0, H_NSEG1, H_NEXT_REFIT, H_ARRIVALS,
+ H_ARR0, H_ARR1, H_T0, H_SAMPLE0, H_SAMPLE1, H_SEEN0, H_SEEN1, H_RHEAD0, H_RHEAD1, H_RN0, H_RN1,
+ H_EVENTS0, H_EVENTS1, H_DISTINCT0, H_DISTINCT1, H_HOLD0, H_HOLD1, H_KNOWN, H_TEST, H_GROUPS, H_CAP,
+ H_EVERY, H_FIRST, H_ITERS, H_REFITS) = range(35)
+H_FIELDS = 35
+# the hazard's float scalars: beta per count of the other side's key, arrival rates, AGE's gain
+# per slot, the fit's shrinkage and evidence factor, the last model test per side
+(HF_FAC0, HF_FAC1, HF_RHO0, HF_RHO1, HF_DENS0, HF_DENS1, HF_KAPPA, HF_EVIDENCE, HF_DEV0, HF_DEV1,
+ HF_PEN0, HF_PEN1) = range(12)
+HF_FIELDS = 12
+# shadow entry columns: arrival time, key, group, beta bin, age of the first partner (-1: none
+# yet), exposure accounted so far (steps), next entry of the same key
+SH_TIME, SH_KEY, SH_GROUP, SH_Q, SH_FIRST, SH_ACC, SH_NEXT = range(7)
+SH_FIELDS = 7
+# per (side, key): its first priority class, its last arrival time, its shadow entries (FIFO)
+K_FIRST, K_LAST, K_SHEAD, K_STAIL = range(4)
+KEY_FIELDS = 4
+
+#: beta bins: 0 for beta = 0, then one per octave (statistics) or a quarter octave (priorities)
+#: from 2^-16 arrivals per step up, the last one open-ended
+LOG2_LO = -16.0
+Q_STATS, Q_STATS_OCTAVE = 20, 1.0
+Q_PRIO, Q_PRIO_OCTAVE = 74, 4.0
+#: floors that keep both EM components alive (EM cannot leave 0), and theta's prior weight as a
+#: share of a cell's beta-weighted exposure
+_ALIVE, _THETA_PRIOR = 0.05, 0.05
 
 
-def geometric_edges(window: int, ratio: float = 1.15, first: int = 4) -> np.ndarray:
-    """Age bucket edges 1 = e_0 < e_1 < ... < e_B = w (bucket j holds the ages e_j..e_(j+1) - 1):
-    ``first`` ages wide, each next one ``ratio`` times wider."""
-    edges, width = [1], float(first)
-    while edges[-1] < window:
-        edges.append(min(window, edges[-1] + max(1, round(width))))
+@dataclass(frozen=True)
+class HazardTuning:
+    """The learner's settings: age buckets (``first`` steps wide, each next ``ratio`` times
+    wider), the shadow sample's size per side (``shadow``), refits (at ``refit_first`` arrivals,
+    then doubling, then every ``refit_every``), EM steps per refit (``iters``), the groups'
+    shrinkage (``kappa`` steps) and the model test's penalty factor (``evidence``; 0 takes the
+    shaped model on any improvement; ``test`` False always takes it)."""
+
+    first: int = 8
+    ratio: float = 1.3
+    shadow: int = 256
+    refit_first: int = 64
+    refit_every: int = 4096
+    iters: int = 8
+    kappa: float = 100.0
+    evidence: float = 1.0
+    test: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("first", "shadow", "refit_first", "refit_every", "iters"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ShedError(f"{{param}} must be an integer >= 1, got {value!r}", param=name)
+        if not (math.isfinite(self.ratio) and self.ratio >= 1.0):
+            raise ShedError(f"{{param}} must be a number >= 1, got {self.ratio!r}", param="ratio")
+        for name in ("kappa", "evidence"):
+            if not (math.isfinite(getattr(self, name)) and getattr(self, name) >= 0):
+                raise ShedError(f"{{param}} must be a number >= 0, got {getattr(self, name)!r}", param=name)
+
+
+def age_buckets(window: int, first: int = 8, ratio: float = 1.3) -> np.ndarray:
+    """Bucket edges 0 = e_0 < e_1 < ... < e_B = max(w - 1, 1) over a tuple's ages in memory
+    (bucket j holds the ages e_j .. e_(j+1) - 1): ``first`` ages wide, each next ``ratio`` times
+    wider."""
+    end = max(window - 1, 1)
+    edges, width = [0], float(first)
+    while edges[-1] < end:
+        edges.append(min(end, edges[-1] + max(1, round(width))))
         width *= ratio
     return np.array(edges, dtype=np.int64)
 
 
-class Shadow:
-    """Every ``sample``-th tuple of each side followed through its window (see the module
-    docstring). Entries are [arrival time, beta at arrival, group, age of the first partner]."""
-
-    def __init__(self, wl: Workload, sample: int, group: np.ndarray, edges: np.ndarray, counts: Counts) -> None:
-        self.w, self.sample, self.group, self.edges, self.counts = wl.window, sample, group, edges, counts
-        self.key = wl.key
-        self.n_groups = int(group.max()) + 1 if len(group) else 1
-        self.width = np.diff(edges).astype(np.float64)
-        self.bucket = np.searchsorted(edges, np.arange(self.w), side="right") - 1  # age -> bucket
-        self.active: dict = defaultdict(list)  # (side, key) -> entries in arrival order
-        self.order: list = []  # (entry, side, key) in arrival order; self.head: first still in its window
-        self.head = 0
-        shape = (2, self.n_groups, 2, len(self.width))
-        self.done_n, self.done_w = np.zeros(shape), np.zeros(shape)  # exposure of finished entries
-        self.events: list = []  # (side, group, matched, bucket, beta)
-        self.seen = np.zeros(2, dtype=np.int64)
-
-    def arrive(self, t: int, i: int, j: int) -> None:
-        side, cnt = self.counts.side, self.counts
-        for x in range(i, j):
-            s = 1 - int(side[x])
-            for entry in self.active.get((s, int(self.key[x])), ()):
-                age = t - entry[0]
-                if 1 <= age <= self.w - 1:
-                    self.events.append((s, entry[2], int(entry[3] is not None), self.bucket[age], entry[1]))
-                    if entry[3] is None:
-                        entry[3] = age
-        while self.head < len(self.order) and self.order[self.head][0][0] + self.w - 1 < t:
-            entry, s, k = self.order[self.head]
-            self.active[(s, k)].pop(0)
-            self._expose(self.done_n, self.done_w, entry, s, self.w - 1)
-            self.head += 1
-        for x in range(i, j):
-            s = int(side[x])
-            self.seen[s] += 1
-            if self.seen[s] % self.sample == 0:
-                entry = [t, float(cnt.partner_rate(np.array([x]), t)[0]), int(self.group[x]), None]
-                self.active[(s, int(self.key[x]))].append(entry)
-                self.order.append((entry, s, int(self.key[x])))
-
-    def _expose(self, n: np.ndarray, wsum: np.ndarray, entry: list, s: int, age: int) -> None:
-        """Add the ages 1..age of ``entry``: unmatched up to its first partner, matched after."""
-        if age <= 0:
-            return
-        first = age if entry[3] is None else min(entry[3], age)
-        lived0 = np.clip(first + 1 - self.edges[:-1], 0, self.width)
-        lived1 = np.clip(age + 1 - self.edges[:-1], 0, self.width) - lived0
-        for c, lived in ((0, lived0), (1, lived1)):
-            n[s, entry[2], c] += lived
-            wsum[s, entry[2], c] += lived * entry[1]
-
-    def exposure(self, t: int) -> tuple[np.ndarray, np.ndarray]:
-        """[side, group, matched, bucket]: the ages lived so far, and the same weighted by beta."""
-        n, wsum = self.done_n.copy(), self.done_w.copy()
-        for entry, s, _ in self.order[self.head:]:
-            self._expose(n, wsum, entry, s, min(t - entry[0], self.w - 1))
-        return n, wsum
+@njit(cache=True, inline="always", _nrt=False)
+def beta_bin(beta, per_octave, bins):
+    """The bin of beta: 0 for beta = 0, else 1 + its octave (times ``per_octave``) above 2^-16."""
+    if not beta > 0.0:
+        return 0
+    q = 1 + int(math.floor((math.log2(beta) - LOG2_LO) * per_octave))
+    return min(max(q, 1), bins - 1)
 
 
-class HazardValuer(Counts):
-    """The adaptive policy (see the module docstring). ``group`` gives each workload tuple a
-    payload group (e.g. the flight's destination code; None = one group); ``matched`` = False
-    drops the matched flag; ``sample``, ``ratio`` / ``first`` (buckets), ``every``, ``iters`` (EM
-    steps per refit) and ``kappa`` tune the learning."""
+@njit(cache=True, inline="always", _nrt=False)
+def bin_beta(q, per_octave):
+    """The beta a bin stands for: its geometric centre (0 for bin 0)."""
+    if q == 0:
+        return 0.0
+    return 2.0 ** (LOG2_LO + (q - 0.5) / per_octave)
 
-    def __init__(self, group: np.ndarray | None = None, sample: int = 1, ratio: float = 1.15, first: int = 4,
-                 every: int = 64, iters: int = 8, kappa: float = 100.0, matched: bool = True,
-                 online: bool = True) -> None:
-        super().__init__(online)
-        self.group_arg, self.sample, self.ratio, self.first = group, sample, ratio, first
-        self.every, self.iters, self.kappa, self.matched = every, iters, kappa, matched
 
-    def start(self, wl: Workload, budgets: tuple[int, ...]) -> None:
-        super().start(wl, budgets)
-        self.edges = geometric_edges(wl.window, self.ratio, self.first)
-        group = np.zeros(len(wl), np.int64) if self.group_arg is None else np.asarray(self.group_arg, np.int64)
-        self.group = group
-        self.shadow = Shadow(wl, self.sample, group, self.edges, self)
-        n_b, n_c = len(self.edges) - 1, 2 if self.matched else 1
-        self.beta_bins = np.logspace(-7, 2, 37)
-        cells = (2, self.shadow.n_groups, 2, n_b, len(self.beta_bins) + 1)
-        self.ev, self.ev_beta = np.zeros(cells), np.zeros(cells)  # events and their summed beta
-        self.used = 0
-        self.e = np.zeros((2, self.shadow.n_groups, n_c, n_b))
-        self.theta = np.ones((2, n_c, n_b))
-        self.steps = 0
+@njit(cache=True, inline="always", _nrt=False)
+def bucket_of(edges, age):
+    """The bucket holding ``age`` (ages past the last edge belong to the last bucket)."""
+    j = np.searchsorted(edges, age, side="right") - 1
+    return min(max(j, 0), edges.shape[0] - 2)
 
-    def arrive(self, t: int, i: int, j: int) -> None:
-        super().arrive(t, i, j)
-        self.shadow.arrive(t, i, j)
-        if (self.steps & (self.steps - 1)) == 0 or self.steps % self.every == 0:
-            self.fit(t)
-        self.steps += 1
 
-    def _statistics(self, t: int) -> tuple[np.ndarray, ...]:
-        """(events, mean beta of the events, exposure, beta-weighted exposure) per cell, with the
-        matched flag pooled when it is not used."""
-        new = self.shadow.events[self.used:]
-        self.used = len(self.shadow.events)
-        if new:
-            s, g, c, b, beta = (np.array(col) for col in zip(*new))
-            q = np.searchsorted(self.beta_bins, beta)
-            np.add.at(self.ev, (s, g, c, b, q), 1.0)
-            np.add.at(self.ev_beta, (s, g, c, b, q), beta)
-        ev, ev_beta = self.ev, self.ev_beta
-        n, wsum = self.shadow.exposure(t)
-        if not self.matched:
-            ev, ev_beta = ev.sum(axis=2, keepdims=True), ev_beta.sum(axis=2, keepdims=True)
-            n, wsum = n.sum(axis=2, keepdims=True), wsum.sum(axis=2, keepdims=True)
-        return ev, np.where(ev > 0, ev_beta / np.maximum(ev, 1e-300), 0.0), n, wsum
+# ---------------------------------------------------------------- the shadow sample
 
-    def fit(self, t: int) -> None:
-        """EM for e and theta on all the shadow's counts so far."""
-        ev, beta, n, wsum = self._statistics(t)
-        if not ev.any():
-            return
-        n_side, w_side = n.sum(axis=1), wsum.sum(axis=1)  # [side, matched, bucket]
-        pooled_raw = ev.sum(axis=(1, 4)) / np.maximum(n_side, 1e-9)
-        e = np.maximum(self.e, 0.05 * pooled_raw[:, None])  # EM cannot leave 0: keep both components alive
-        theta = np.maximum(self.theta, 0.05)
-        prior = 0.05 * np.maximum(w_side.sum(axis=(1, 2), keepdims=True) / w_side[0].size, 1e-12)
-        for _ in range(self.iters):
-            lam_e = e[..., None]
-            lam_t = theta[:, None, :, :, None] * beta
-            share = np.where(ev > 0, lam_e / np.maximum(lam_e + lam_t, 1e-300), 0.0)
-            ev_e = (ev * share).sum(axis=4)
-            pooled = ev_e.sum(axis=1) / (n_side + 1.0)
-            e = (ev_e + self.kappa * pooled[:, None]) / (n + self.kappa)
-            theta = ((ev * (1.0 - share)).sum(axis=(1, 4)) + prior) / (w_side + prior)
-        self.e, self.theta = e, theta
 
-    def mean_curves(self, t: int) -> np.ndarray:
-        """f[s, a]: partners per age lived, pooled over keys, groups and states (AGE's curve)."""
-        ev, _, n, _ = self._statistics(t)
-        if len(self.edges) < 2:  # w = 1: no age at which a partner could come
-            return np.zeros((2, self.wl.window))
-        per_bucket = ev.sum(axis=(1, 2, 4)) / np.maximum(n.sum(axis=(1, 2)), 1e-9)
-        f = per_bucket[:, self.shadow.bucket]
-        f[:, 0] = 0.0
-        return f
+@njit(cache=True, _nrt=False)
+def shadow_events(sh, hk, hsc, edges, ev, o, k, t, w):
+    """An arrival of key k on side ``o`` at time t: an event for every shadow entry of the other
+    side with that key inside its window, in the cell of the entry's state before it."""
+    s = 1 - o
+    e = hk[s, k, K_SHEAD]
+    hit = False
+    while e >= 0:
+        age = t - sh[s, e, SH_TIME]
+        if 1 <= age <= w - 1:
+            first = sh[s, e, SH_FIRST]
+            c = 1 if 1 <= first <= age - 1 else 0
+            ev[s, sh[s, e, SH_GROUP], c, bucket_of(edges, age - 1), sh[s, e, SH_Q]] += 1
+            hsc[H_EVENTS0 + s] += 1
+            if first < 0:
+                sh[s, e, SH_FIRST] = age
+            hit = True
+        e = sh[s, e, SH_NEXT]
+    if hit:
+        hsc[H_DISTINCT0 + s] += 1
 
-    def values(self, t: int, cand: np.ndarray) -> np.ndarray:
-        s, g = self.side[cand], self.group[cand]
-        beta = self.partner_rate(cand, t)[:, None]
-        lam0 = self.e[s, g, 0] + self.theta[s, 0] * beta
-        if self.matched:
-            lam1 = self.e[s, g, 1] + self.theta[s, 1] * beta
-            matched = self.last[1 - s, self.kid[cand]] > self.time[cand]
+
+@njit(cache=True, _nrt=False)
+def _account(sh, edges, ex, s, e, upto):
+    """Add the steps ``SH_ACC .. upto - 1`` of entry e (ages a, each the step to a + 1) to the
+    exposure: unmatched before its first partner's age, matched from it on."""
+    lo = sh[s, e, SH_ACC]
+    if upto <= lo:
+        return
+    first = sh[s, e, SH_FIRST]
+    g, q = sh[s, e, SH_GROUP], sh[s, e, SH_Q]
+    a = lo
+    while a < upto:
+        j = bucket_of(edges, a)
+        end = min(upto, edges[j + 1])
+        c = 1 if 1 <= first <= a else 0
+        if c == 0 and 1 <= first < end:
+            end = first
+        ex[s, g, c, j, q] += end - a
+        a = end
+    sh[s, e, SH_ACC] = upto
+
+
+@njit(cache=True, _nrt=False)
+def shadow_expire(sh, hk, hsc, edges, ex, t, w):
+    """Close the entries whose window ended before t (their whole exposure is counted)."""
+    cap = sh.shape[1]
+    for s in range(2):
+        while hsc[H_RN0 + s] > 0:
+            e = hsc[H_RHEAD0 + s]
+            if sh[s, e, SH_TIME] + w - 1 >= t:
+                break
+            _account(sh, edges, ex, s, e, w - 1)
+            k = sh[s, e, SH_KEY]
+            hk[s, k, K_SHEAD] = sh[s, e, SH_NEXT]
+            if hk[s, k, K_SHEAD] < 0:
+                hk[s, k, K_STAIL] = -1
+            hsc[H_RHEAD0 + s] = (e + 1) % cap
+            hsc[H_RN0 + s] -= 1
+
+
+@njit(cache=True, _nrt=False)
+def shadow_add(sh, hk, hsc, s, k, g, q, t):
+    """An arrival of side s: every ``sample``-th one joins the sample while there is room."""
+    seen = hsc[H_SEEN0 + s]
+    hsc[H_SEEN0 + s] = seen + 1
+    cap = sh.shape[1]
+    if seen % hsc[H_SAMPLE0 + s] != 0 or hsc[H_RN0 + s] >= cap:
+        return
+    e = (hsc[H_RHEAD0 + s] + hsc[H_RN0 + s]) % cap
+    hsc[H_RN0 + s] += 1
+    sh[s, e, SH_TIME], sh[s, e, SH_KEY], sh[s, e, SH_GROUP], sh[s, e, SH_Q] = t, k, g, q
+    sh[s, e, SH_FIRST], sh[s, e, SH_ACC], sh[s, e, SH_NEXT] = -1, 0, -1
+    tail = hk[s, k, K_STAIL]
+    if tail >= 0:
+        sh[s, tail, SH_NEXT] = e
+    else:
+        hk[s, k, K_SHEAD] = e
+    hk[s, k, K_STAIL] = e
+
+
+@njit(cache=True, _nrt=False)
+def shadow_account_all(sh, hsc, edges, ex, t, w):
+    """Count the exposure the open entries have lived so far (at a refit)."""
+    cap = sh.shape[1]
+    for s in range(2):
+        for i in range(hsc[H_RN0 + s]):
+            e = (hsc[H_RHEAD0 + s] + i) % cap
+            _account(sh, edges, ex, s, e, min(t - sh[s, e, SH_TIME], w - 1))
+
+
+# ---------------------------------------------------------------- the fit
+
+
+@njit(cache=True, _nrt=False)
+def _em_cell(evq, exq, betas, e, th, iters, prior):
+    """EM for lambda_q = e + th * beta_q on one cell's events ``evq`` and exposure ``exq`` per
+    beta bin; returns (e, th) with th shrunk towards 1 by ``prior`` of beta-weighted exposure."""
+    n = 0.0
+    wsum = 0.0
+    events = 0.0
+    for q in range(evq.shape[0]):
+        n += exq[q]
+        wsum += exq[q] * betas[q]
+        events += evq[q]
+    if n <= 0.0:
+        return 0.0, 1.0
+    rate = events / n
+    e = max(e, _ALIVE * rate)
+    th = max(th, _ALIVE)
+    for _ in range(iters):
+        to_e = 0.0
+        to_th = 0.0
+        for q in range(evq.shape[0]):
+            if evq[q] > 0:
+                lam_t = th * betas[q]
+                share = e / (e + lam_t) if e + lam_t > 0.0 else 1.0
+                to_e += evq[q] * share
+                to_th += evq[q] * (1.0 - share)
+        e = to_e / n
+        th = (to_th + prior) / (wsum + prior) if wsum + prior > 0.0 else 1.0
+    return e, th
+
+
+@njit(cache=True, _nrt=False)
+def _deviance(evq, exq, betas, e1, th1, e0, th0):
+    """2 * (log-likelihood of the rates e1 + th1 * beta over e0 + th0 * beta) on one cell."""
+    d = 0.0
+    for q in range(evq.shape[0]):
+        if exq[q] <= 0:
+            continue
+        l1 = e1 + th1 * betas[q]
+        l0 = e0 + th0 * betas[q]
+        if evq[q] > 0:
+            d += evq[q] * (math.log(max(l1, 1e-300)) - math.log(max(l0, 1e-300)))
+        d -= exq[q] * (l1 - l0)
+    return 2.0 * d
+
+
+@njit(cache=True)
+def fit(hsc, hf, ev, ex, eg, th, ep):
+    """Refit the model of both sides from the shadow's counts (see the module docstring): theta
+    ``th[s, c, j]``, the pooled curve ``ep[s, c, j]`` (EM starts from the last fit), the groups'
+    curves ``eg[s, g, c, j]``, and whether each side is shaped."""
+    nb, ng = hsc[H_NB], hsc[H_NG]
+    iters, kappa = hsc[H_ITERS], hf[HF_KAPPA]
+    betas = np.empty(Q_STATS)
+    for q in range(Q_STATS):
+        betas[q] = bin_beta(q, Q_STATS_OCTAVE)
+    pooled_ev = np.zeros((2, nb, Q_STATS))
+    pooled_ex = np.zeros((2, nb, Q_STATS))
+    flat_ev = np.zeros(Q_STATS)
+    flat_ex = np.zeros(Q_STATS)
+    for s in range(2):
+        e1 = ep[s]
+        pooled_ev[:] = 0.0
+        pooled_ex[:] = 0.0
+        flat_ev[:] = 0.0
+        flat_ex[:] = 0.0
+        for g in range(ng):
+            for c in range(2):
+                for j in range(nb):
+                    for q in range(Q_STATS):
+                        pooled_ev[c, j, q] += ev[s, g, c, j, q]
+                        pooled_ex[c, j, q] += ex[s, g, c, j, q]
+                        flat_ev[q] += ev[s, g, c, j, q]
+                        flat_ex[q] += ex[s, g, c, j, q]
+        wsum = 0.0
+        for q in range(Q_STATS):
+            wsum += flat_ex[q] * betas[q]
+        prior = _THETA_PRIOR * wsum / max(2 * nb, 1)
+        e0, th0 = _em_cell(flat_ev, flat_ex, betas, 0.0, 1.0, iters, prior * 2 * nb)
+        dev = 0.0
+        for c in range(2):
+            for j in range(nb):
+                e1[c, j], th[s, c, j] = _em_cell(pooled_ev[c, j], pooled_ex[c, j], betas, e1[c, j], th[s, c, j],
+                                                 iters, prior)
+                dev += _deviance(pooled_ev[c, j], pooled_ex[c, j], betas, e1[c, j], th[s, c, j], e0, th0)
+        # the evidence in distinct other-side arrivals (BIC with the effective number of events)
+        events, distinct = hsc[H_EVENTS0 + s], max(hsc[H_DISTINCT0 + s], 1)
+        design = max(events / distinct, 1.0)
+        effective = events / design
+        penalty = (4 * nb - 2) * math.log(max(effective, 2.0)) * hf[HF_EVIDENCE]
+        hf[HF_DEV0 + s] = dev / design
+        hf[HF_PEN0 + s] = penalty
+        hsc[H_SHAPED0 + s] = 1 if (hsc[H_TEST] == 0 and events > 0) or dev / design > penalty else 0
+        # each group's curve: its events attributed to e, shrunk towards the pooled curve
+        for g in range(ng):
+            for c in range(2):
+                for j in range(nb):
+                    to_e = 0.0
+                    n = 0.0
+                    for q in range(Q_STATS):
+                        n += ex[s, g, c, j, q]
+                        if ev[s, g, c, j, q] > 0:
+                            lam_t = th[s, c, j] * betas[q]
+                            total = e1[c, j] + lam_t
+                            to_e += ev[s, g, c, j, q] * (e1[c, j] / total if total > 0.0 else 1.0)
+                    eg[s, g, c, j] = (to_e + kappa * e1[c, j]) / (n + kappa) if n + kappa > 0.0 else e1[c, j]
+    hsc[H_REFITS] += 1
+
+
+@njit(cache=True, _nrt=False)
+def index(eg, th, lens, s, g, c, j, beta):
+    """The priority of a tuple in state (s, g, c) at the start of bucket j, its key's rate beta:
+    the best mean rate of partners per step over a horizon of whole buckets j..n."""
+    best = -1.0
+    cum_e = 0.0
+    cum_l = 0.0
+    still = 1.0  # probability of no partner yet (c = 0)
+    for b in range(j, lens.shape[0]):
+        steps = lens[b]
+        if steps <= 0.0:
+            continue
+        l1 = eg[s, g, 1, b] + th[s, 1, b] * beta
+        if c == 1:
+            expected = l1 * steps
         else:
-            lam1, matched = lam0, np.ones(len(cand), dtype=bool)
-        age = (t - self.time[cand]).astype(np.float64)[:, None]
-        # the ages a+1.. of each bucket still ahead
-        length = np.clip(self.edges[None, 1:] - np.maximum(self.edges[None, :-1], age + 1), 0, None)
-        # an unmatched tuple meets its first partner at lam0, then continues at lam1 (exact per bucket)
-        still = np.exp(-np.cumsum(lam0 * length, axis=1))
-        before = np.concatenate([np.ones((len(cand), 1)), still[:, :-1]], axis=1)
-        first = before - still
-        unmatched_time = np.where(lam0 > 0, first / np.where(lam0 > 0, lam0, 1.0), before * length)
-        expected = np.where(matched[:, None], lam1 * length, first + lam1 * (length - unmatched_time))
-        span = np.cumsum(length, axis=1)
-        mean_rate = np.cumsum(expected, axis=1) / np.where(span > 0, span, 1.0)
-        return np.where(span > 0, mean_rate, -np.inf).max(axis=1)
+            l0 = eg[s, g, 0, b] + th[s, 0, b] * beta
+            if l0 > 0.0:
+                surv = math.exp(-l0 * steps)
+                first = still * (1.0 - surv)
+                unmatched = first / l0
+            else:
+                surv = 1.0
+                first = 0.0
+                unmatched = still * steps
+            expected = first + l1 * (still * steps - unmatched)
+            still *= surv
+        cum_e += expected
+        cum_l += steps
+        if cum_e / cum_l > best:
+            best = cum_e / cum_l
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def pooled_rates(ev, ex, hsc, s, out):
+    """Partners per step of side s per bucket, pooled over groups, states and keys: the age
+    curve AGE estimates online (``out[j]``)."""
+    for j in range(hsc[H_NB]):
+        events = 0.0
+        steps = 0.0
+        for g in range(hsc[H_NG]):
+            for c in range(2):
+                for q in range(Q_STATS):
+                    events += ev[s, g, c, j, q]
+                    steps += ex[s, g, c, j, q]
+        out[j] = events / steps if steps > 0 else 0.0

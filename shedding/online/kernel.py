@@ -33,32 +33,23 @@ import math
 import numpy as np
 from numba import njit
 
-# the policy kinds (SURV and DUAL rank like PROB and LIFE, with float values)
-from shedding.online.kinds import DUAL, LIFE, PROB, RAND, SCHEDULE, SURV  # noqa: F401 (K.PROB, ...)
+from shedding.online import classes as H, refit as R
+from shedding.online.hazard import HF_FAC0
+# the policy kinds (SURV and DUAL rank like PROB and LIFE, with float values; AGE and HAZARD by age)
+from shedding.online.kinds import AGE, DUAL, HAZARD, LIFE, PROB, RAND, SCHEDULE, SURV  # noqa: F401 (K.PROB, ...)
 
-# node columns
-N_SEQ, N_TIME, N_KEY, N_SIDE, N_GPREV, N_GNEXT, N_CPREV, N_CNEXT, N_POS = range(9)
-NODE_FIELDS = 9
-# class columns; the head's time and sequence number are cached for the tournament trees
-C_HEAD, C_TAIL, C_SIZE, C_HTIME, C_HSEQ = range(5)
-CLS_FIELDS = 5
-# integer scalars: parameters first, then mutable state
-(P_W, P_M, P_MR, P_MS, P_VARIABLE, P_KIND, P_WARMUP, P_ONLINE, P_LEAVES, P_SHARE_EVERY,
- SC_GHEAD, SC_GTAIL, SC_NMEM_R, SC_NMEM_S, SC_BAGN_0, SC_BAGN_1, SC_FREETOP, SC_STEP, SC_LAST_T,
- SC_ARR_R, SC_ARR_S, SC_T0) = range(22)
-SC_FIELDS = 22
-# float scalars: side totals of the estimator, decay reference time and log growth per step; SURV's
-# horizon per partition, DUAL's price per side and its multiple of the fluid price, and the side
-# totals SURV and DUAL divide by (the estimator's, as of their last parameter update)
-F_TOT_R, F_TOT_S, F_TREF, F_LOGG, F_H0, F_H1, F_TH0, F_TH1, F_ALPHA, F_N0, F_N1 = range(11)
-FSC_FIELDS = 11
+from shedding.online.layout import (  # noqa: F401 (the layout, for K.N_SEQ, ...)
+    C_HEAD, C_HSEQ, C_HTIME, C_SIZE, C_TAIL, CLS_FIELDS, F_ALPHA, F_H0, F_LOGG, F_N0, F_TH0, F_TOT_R, F_TOT_S,
+    F_TREF, FSC_FIELDS, INF, N_CNEXT, N_CPREV, N_GNEXT, N_GPREV, N_KEY, N_POS, N_SEQ, N_SIDE, N_TIME,
+    NODE_FIELDS, P_KIND, P_LEAVES, P_M, P_MR, P_MS, P_ONLINE, P_SHARE_EVERY, P_VARIABLE, P_W, P_WARMUP,
+    SC_ARR_R, SC_ARR_S, SC_BAGN_0, SC_FIELDS, SC_FREETOP, SC_GHEAD, SC_GTAIL, SC_LAST_T, SC_NMEM_R,
+    SC_NMEM_S, SC_RANK, SC_STEP, SC_T0)
 # SURV and DUAL re-derive their horizon / price (and rebuild the trees if it moved) at steps 0, 1,
 # 2, 4, ..., 2^k, and then every PARAM_EVERY steps (see ``param_step``)
 PARAM_EVERY = 256
 # tree planes
 T_WIN, T_CERT = 0, 1
 
-INF = np.int64(2**62)
 _RESCALE_AT = 1e100
 
 # errors returned by ``process``
@@ -72,6 +63,18 @@ ERR_NONE, ERR_SCHEDULE_OVERFULL = 0, 1
 
 
 # ---------------------------------------------------------------- priorities and order
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def keyed(kind):
+    """Whether a kind ranks the classes (side, key) in the tournament trees: PROB, LIFE, SURV, DUAL."""
+    return kind != RAND and kind != SCHEDULE and kind < AGE
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def valued(kind):
+    """Whether a kind ranks by float values that fall with time (SURV, DUAL)."""
+    return kind == SURV or kind == DUAL
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -94,7 +97,7 @@ def _before(cls, cnt, fsc, sc, side, ci, cj, t):
         return False
     if cj < 0:
         return True
-    if sc[P_KIND] >= SURV:
+    if valued(sc[P_KIND]):
         vi = _value(cnt, fsc, sc, side, ci, cls[side, ci, C_HTIME], t)
         vj = _value(cnt, fsc, sc, side, cj, cls[side, cj, C_HTIME], t)
     else:
@@ -268,7 +271,7 @@ def _recompute(cls, cnt, fsc, tree, sc, side, n, t):
     c = min(tree[T_CERT, side, 2 * n], tree[T_CERT, side, 2 * n + 1])
     if sc[P_KIND] == LIFE and l_ >= 0:
         c = min(c, _crossing(cls, cnt, fsc, sc, side, w_, l_, t))
-    elif sc[P_KIND] >= SURV and l_ >= 0:
+    elif valued(sc[P_KIND]) and l_ >= 0:
         c = min(c, _value_crossing(cls, cnt, fsc, sc, side, w_, l_, t))
     tree[T_CERT, side, n] = c
 
@@ -345,7 +348,7 @@ def tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time
     remaining lifetime for LIFE), compared by cross-multiplying instead of dividing; SURV and DUAL
     compare their float values (:func:`_value`). Then the older tuple first; at equal time the R
     tuple first; then the sequence number."""
-    if sc[P_KIND] >= SURV:
+    if valued(sc[P_KIND]):
         lhs = _value(cnt, fsc, sc, side_a, key_a, time_a, t)
         rhs = _value(cnt, fsc, sc, side_b, key_b, time_b, t)
     else:
@@ -395,7 +398,8 @@ def _min_candidate(cls, cnt, fsc, tree, sc, part, t):
 
 
 @njit(cache=True, _nrt=False)
-def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t):
+def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t, hn, hc, hprio, hfree, htree,
+            hk, sg, hsc, hf, eg, th, memo, lens, x_group):
     """Put an arrival into memory as a candidate (it may be evicted in the same step)."""
     top = sc[SC_FREETOP] - 1
     x = free[top]
@@ -424,19 +428,22 @@ def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_si
     cls[x_side, x_key, C_TAIL] = x
     cls[x_side, x_key, C_SIZE] += 1
     sc[SC_NMEM_R + x_side] += 1
-    kind = sc[P_KIND]
-    if kind == RAND:
+    rank = sc[SC_RANK]
+    if rank == RAND:
         part = 0 if sc[P_VARIABLE] else x_side
         pos = sc[SC_BAGN_0 + part]
         bag[part, pos] = x
         node[x, N_POS] = pos
         sc[SC_BAGN_0 + part] = pos + 1
-    elif kind != RAND and kind != SCHEDULE and ctail < 0:
-        _leaf_update(node, cls, cnt, fsc, tree, sc, x_side, x_key, t)
+    elif keyed(rank):
+        if ctail < 0:
+            _leaf_update(node, cls, cnt, fsc, tree, sc, x_side, x_key, t)
+    elif rank >= AGE:
+        H.insert(node, cnt, hn, hc, hprio, hfree, htree, hk, sg, hsc, hf, eg, th, memo, lens, x, x_group, rank)
 
 
 @njit(cache=True, _nrt=False)
-def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t):
+def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hc, hprio, hfree, htree, hk, sg, hsc):
     """Take node x out of memory (expiry or eviction) and free it."""
     side = node[x, N_SIDE]
     k = node[x, N_KEY]
@@ -460,8 +467,8 @@ def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t):
         cls[side, k, C_TAIL] = cp
     cls[side, k, C_SIZE] -= 1
     sc[SC_NMEM_R + side] -= 1
-    kind = sc[P_KIND]
-    if kind == RAND:
+    rank = sc[SC_RANK]
+    if rank == RAND:
         part = 0 if sc[P_VARIABLE] else side
         last = sc[SC_BAGN_0 + part] - 1
         pos = node[x, N_POS]
@@ -469,25 +476,30 @@ def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t):
         bag[part, pos] = moved
         node[moved, N_POS] = pos
         sc[SC_BAGN_0 + part] = last
-    elif kind != RAND and kind != SCHEDULE and cp < 0:
-        _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t)
+    elif keyed(rank):
+        if cp < 0:
+            _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t)
+    elif rank >= AGE:
+        H.remove(node, hn, hc, hprio, hfree, htree, hk, sg, hsc, x, rank)
     free[sc[SC_FREETOP]] = x
     sc[SC_FREETOP] += 1
 
 
 @njit(cache=True, _nrt=False)
-def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_dep, t):
+def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_dep, t, hn, hc, hprio, hfree, htree,
+            hk, sg, hsc):
     """Record a departure (seq, left, admitted) and remove the node."""
     if dep.shape[0] > 0:
         dep[n_dep, 0] = node[x, N_SEQ]
         dep[n_dep, 1] = left
         dep[n_dep, 2] = admitted
-    _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t)
+    _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hc, hprio, hfree, htree, hk, sg, hsc)
     return n_dep + 1
 
 
 @njit(cache=True, _nrt=False)
-def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t):
+def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, hc, hprio, hfree, htree, hk, sg,
+            hsc):
     """Expire every memory tuple whose window ends at or before ``limit`` (oldest first)."""
     w = sc[P_W]
     while sc[SC_GHEAD] >= 0:
@@ -495,7 +507,8 @@ def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t):
         end = node[x, N_TIME] + w - 1
         if end > limit:
             break
-        n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, end, 1, dep, n_dep, t)
+        n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, end, 1, dep, n_dep, t, hn, hc, hprio, hfree,
+                        htree, hk, sg, hsc)
     return n_dep
 
 
@@ -505,8 +518,7 @@ def _count(node, cls, cnt, tree, fsc, sc, side, k, inc, t):
     side's class (side', k)."""
     cnt[side, k] += inc
     fsc[F_TOT_R + side] += inc
-    kind = sc[P_KIND]
-    if kind != RAND and kind != SCHEDULE and cls[1 - side, k, C_SIZE] > 0:
+    if keyed(sc[SC_RANK]) and cls[1 - side, k, C_SIZE] > 0:
         _leaf_update(node, cls, cnt, fsc, tree, sc, 1 - side, k, t)
 
 
@@ -553,11 +565,12 @@ def _over_budget(sc, part, extra):
 
 
 @njit(cache=True)
-def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
+def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, pairs):
     """Run the join over a feed of arrivals sorted by time (whole batches only).
 
-    ``side, time, key, seq``: the arrivals (key already mapped to class ids, seq = global tuple
-    number). ``draws``: one uniform number per arrival (RAND; the j-th eviction of a step uses the
+    ``hz``: the state of the age-aware kinds (:mod:`~shedding.online.classes`; tiny and unused
+    for the others). ``side, time, key, group, seq``: the arrivals (key already mapped to class
+    ids, group to payload group ids for HAZARD, seq = global tuple number). ``draws``: one uniform number per arrival (RAND; the j-th eviction of a step uses the
     j-th draw of that step's batch). ``sched_left``: for SCHEDULE, the scheduled left time of
     tuple ``seq``. Outputs, when the arrays are non-empty: ``dep`` rows (seq, left, admitted) per departure; ``share`` rows
     (t, R tuples, S tuples) after admission; ``pairs`` rows (r seq, s seq) of counted outputs
@@ -566,6 +579,7 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
     Returns (outputs, departures, share rows, pair rows, pairs array, error code).
     """
     node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
+    hsc, hf, hn, hc, hprio, hfree, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
     w = sc[P_W]
     warmup = sc[P_WARMUP]
     kind = sc[P_KIND]
@@ -583,7 +597,8 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
         t = time[i]
         j = batch_end(time, i)
         # (0) tuples whose window ended between batches
-        n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t)
+        n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t, hn, hc, hprio, hfree, htree,
+                        hk, sg, hsc)
         # (1) join: memory of the other side, and the other side's arrivals in this batch
         for x in range(i, j):
             s_, k = side[x], key[x]
@@ -620,23 +635,42 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
             bhead[side[x], key[x]] = -1
         # the online estimator learns this batch before deciding what to keep
         if online:
+            tref = fsc[F_TREF]
             inc = _decay_increment(node, cls, cnt, tree, fsc, sc, t)
+            if kind >= AGE and fsc[F_TREF] != tref:  # counts rescaled: so is beta's factor
+                for s_ in range(2):
+                    hf[HF_FAC0 + s_] *= math.exp(fsc[F_LOGG] * (t - tref))
             for x in range(i, j):
                 _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t)
+        # the age-aware kinds: what the arrivals teach the sample and whom they match
+        if kind >= AGE:
+            R.begin_step(sh, hk, hsc, edges, ex, t, w)
+            for x in range(i, j):
+                H.arrival(node, cnt, hn, hc, hprio, hfree, htree, hk, sh, hsc, hf, edges, ev, eg, th, memo, lens,
+                          side[x], key[x], t, w, sc[SC_RANK])
         # (2) expire what cannot meet a future arrival
-        n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t)
+        n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hc, hprio, hfree, htree, hk,
+                        sg, hsc)
         # (3) admit the batch, then evict down to the budget. For PROB and LIFE the order is
         # fixed during the step, so inserting the arrivals one by one and dropping the minimum
         # each time keeps exactly the top of memory + batch; an arrival that would be the
         # minimum of a full partition is dropped without touching the trees.
-        ranked = kind != RAND and kind != SCHEDULE
-        if kind >= SURV:
+        if kind >= AGE:
+            R.take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t)
+            if R.refit_due(hsc) and R.refit(node, cnt, fsc, sc, hz, t, kind):
+                _rebuild(node, cls, cnt, fsc, tree, sc, t)  # HAZARD ranks as PROB again
+            if sc[SC_RANK] >= AGE:
+                H.cross(node, cnt, hn, hc, hprio, hfree, htree, hk, sg, segedge, hsc, hf, eg, th, memo, lens, t,
+                        sc[SC_RANK])
+        elif valued(kind):
             for x in range(i, j):
                 sc[SC_ARR_R + side[x]] += 1
             if sc[SC_T0] < 0:
                 sc[SC_T0] = t
             _update_params(node, cls, cnt, fsc, tree, sc, t)
-        if ranked:
+        rank = sc[SC_RANK]
+        ranked = rank != RAND and rank != SCHEDULE
+        if keyed(rank):
             _advance(cls, cnt, fsc, tree, stack, sc, 0, t)
             _advance(cls, cnt, fsc, tree, stack, sc, 1, t)
         for x in range(i, j):
@@ -644,6 +678,13 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
             part = 0 if variable else s_
             if w == 1:
                 loses = True  # expires at once
+            elif rank >= AGE:
+                loses = False
+                if _over_budget(sc, part, 1):
+                    v = H.victim(node, cnt, hn, hc, hprio, htree, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
+                                 rank)
+                    loses = v < 0 or H.loses(node, cnt, hn, hc, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
+                                             key[x], group[x], t, seq[x], rank)
             elif ranked:
                 loses = False
                 if _over_budget(sc, part, 1):
@@ -659,23 +700,30 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
                     dep[n_dep, 2] = 0
                 n_dep += 1
                 continue
-            _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t)
+            _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t, hn, hc, hprio, hfree, htree,
+                    hk, sg, hsc, hf, eg, th, memo, lens, group[x] if kind == HAZARD else 0)
             if ranked and _over_budget(sc, part, 0):
-                v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, 0.0)
+                if rank >= AGE:
+                    v = H.victim(node, cnt, hn, hc, hprio, htree, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
+                                 rank)
+                else:
+                    v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, 0.0)
                 adm = 1 if node[v, N_TIME] < t else 0
-                n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t)
-        if kind == SCHEDULE:
+                n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hc, hprio,
+                                hfree, htree, hk, sg, hsc)
+        if rank == SCHEDULE:
             y = sc[SC_GHEAD]
             while y >= 0:
                 nxt = node[y, N_GNEXT]
                 if sched_left[node[y, N_SEQ]] <= t:
                     adm = 1 if node[y, N_TIME] < t else 0
-                    n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, y, t, adm, dep, n_dep, t)
+                    n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, y, t, adm, dep, n_dep, t, hn, hc,
+                                    hprio, hfree, htree, hk, sg, hsc)
                 y = nxt
             for part in range(1 if variable else 2):
                 if _over_budget(sc, part, 0):
                     return outputs, n_dep, n_share, n_pairs, pairs, ERR_SCHEDULE_OVERFULL
-        elif kind == RAND:
+        elif rank == RAND:
             # uniformly among all candidates: the whole batch is in before the first draw
             d = i
             for part in range(1 if variable else 2):
@@ -683,7 +731,8 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
                     v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[min(d, n - 1)])
                     d += 1
                     adm = 1 if node[v, N_TIME] < t else 0
-                    n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t)
+                    n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hc,
+                                    hprio, hfree, htree, hk, sg, hsc)
         if share.shape[0] > 0 and sc[SC_STEP] % share_every == 0:
             share[n_share, 0] = t
             share[n_share, 1] = sc[SC_NMEM_R]
@@ -696,29 +745,37 @@ def process(st, side, time, key, seq, draws, sched_left, dep, share, pairs):
 
 
 @njit(cache=True)
-def shrink(st, draws, dep):
+def shrink(st, hz, draws, dep):
     """Evict down to the budgets, lowered between feeds, at the last processed time t: lowest
-    priority first (RAND uniformly, its j-th eviction drawing ``draws[j]``), so memory holds what
-    the admission at t would have kept under the new budgets."""
+    priority first (RAND uniformly, its j-th eviction drawing ``draws[j]``; the age-aware kinds by
+    their own victim), so memory holds what the admission at t would have kept under the new
+    budgets."""
     node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
+    hsc, hf, hn, hc, hprio, hfree, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
     t = sc[SC_LAST_T]
+    rank = sc[SC_RANK]
     n_dep = 0
     for part in range(1 if sc[P_VARIABLE] else 2):
         while _over_budget(sc, part, 0):
-            v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep])
+            if rank >= AGE:
+                v = H.victim(node, cnt, hn, hc, hprio, htree, sg, hsc, hf, eg, th, memo, lens, sc, part, t, rank)
+            else:
+                v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep])
             adm = 1 if node[v, N_TIME] < t else 0
-            n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t)
+            n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hc, hprio,
+                            hfree, htree, hk, sg, hsc)
     return n_dep
 
 
 @njit(cache=True)
-def flush(st, dep):
+def flush(st, hz, dep):
     """End of stream: every tuple still in memory is kept until it expires."""
     node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
+    hsc, hf, hn, hc, hprio, hfree, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
     w = sc[P_W]
     n_dep = 0
     while sc[SC_GHEAD] >= 0:
         x = sc[SC_GHEAD]
         n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, node[x, N_TIME] + w - 1, 1, dep, n_dep,
-                        sc[SC_LAST_T])
+                        sc[SC_LAST_T], hn, hc, hprio, hfree, htree, hk, sg, hsc)
     return n_dep

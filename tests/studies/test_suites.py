@@ -98,7 +98,8 @@ def test_unknown_suite_name():
 def test_every_shipped_suite_names_its_study_by_its_kind():
     kinds = {name: load(name)[0].kind for name in SHIPPED}
     assert kinds == {"quick": "dgr", "paper": "dgr", "weather-sample": "dgr", "weather": "dgr", "policies": "dgr",
-                     "wjoin": "wjoin", "wjoin-full": "wjoin", "bestmatch": "bestmatch"}
+                     "wjoin": "wjoin", "wjoin-full": "wjoin", "bestmatch": "bestmatch", "beyond-iid": "beyond",
+                     "beyond-iid-quick": "beyond"}
 
 
 def test_kind_is_read_from_the_file(tmp_path):
@@ -107,6 +108,6 @@ def test_kind_is_read_from_the_file(tmp_path):
     path.write_text("kind = 'dgr'\n" + body)
     assert len(load_suite(str(path)).runs()) == 1
     path.write_text("kind = 'mars'\n" + body)
-    with pytest.raises(ShedError, match="unknown kind 'mars'; choose from dgr, wjoin, bestmatch") as info:
+    with pytest.raises(ShedError, match="unknown kind 'mars'; choose from dgr, wjoin, bestmatch, beyond") as info:
         load(str(path))
     assert "\n" not in str(info.value)

@@ -1,0 +1,167 @@
+"""The state of the age-aware kinds, AGE and HAZARD, beside the join operator's own: its arrays
+(:mod:`~shedding.online.classes`, :mod:`~shedding.online.hazard`), how they grow with the node
+pool, the keys and the payload groups, and AGE's plan from a known age curve.
+
+Every other kind carries the same arrays at size one, unused, so that the compiled join has one
+signature for all kinds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shedding.errors import ShedError
+from shedding.online import classes as H, hazard as Z, refit as R
+from shedding.online.kinds import AGE, HAZARD
+from shedding.online.layout import INF
+
+_INDEX = {name: i for i, name in enumerate(
+    ("hsc", "hf", "hn", "hc", "hprio", "hfree", "htree", "hk", "sg", "segedge", "sh", "ev", "ex", "eg", "th", "ep",
+     "memo", "edges", "lens"))}
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(0, (max(n, 1) - 1).bit_length())
+
+
+class AgedState:
+    """The arrays of the age-aware kinds for ``kind`` (tiny for the other kinds), window w,
+    memory budgets (M_R, M_S) or M (``variable``), ``tuning`` (:class:`~shedding.online.hazard.HazardTuning`)
+    and, for AGE with a known curve, ``curves`` f[s, a] with the arrival ``rates``."""
+
+    def __init__(self, kind: int, window: int, budgets: tuple[int, int], variable: bool, tuning: Z.HazardTuning,
+                 curves: np.ndarray | None = None, rates: np.ndarray | None = None) -> None:
+        self.kind, self.window = kind, window
+        self.active = kind in (AGE, HAZARD)
+        self._group_keys = np.zeros(0, dtype=np.int64)  # sorted raw group values
+        self._group_ids = np.zeros(0, dtype=np.int64)
+        self.grouped: bool | None = None  # decided by the first feed
+        edges = Z.age_buckets(window, tuning.first, tuning.ratio) if self.active else np.array([0, 1], np.int64)
+        nb = len(edges) - 1
+        shadow = tuning.shadow if self.active else 1
+        hsc = np.zeros(Z.H_FIELDS, dtype=np.int64)
+        hf = np.zeros(Z.HF_FIELDS)
+        hsc[Z.H_NB], hsc[Z.H_NG], hsc[Z.H_T0], hsc[Z.H_NEXT_REFIT] = nb, 1, -1, 1
+        hsc[Z.H_SAMPLE0] = hsc[Z.H_SAMPLE0 + 1] = 1
+        hsc[Z.H_TEST], hsc[Z.H_EVERY], hsc[Z.H_FIRST], hsc[Z.H_ITERS] = (int(tuning.test), tuning.refit_every,
+                                                                         tuning.refit_first, tuning.iters)
+        hf[Z.HF_KAPPA], hf[Z.HF_EVIDENCE] = tuning.kappa, tuning.evidence
+        segs = max(nb, 2)
+        segedge = np.full((2, segs + 1), max(window, 1) + 1, dtype=np.int64)
+        segedge[:, 0] = 0
+        segedge[:, 1] = max(window, 1)
+        hsc[Z.H_NSEG0] = hsc[Z.H_NSEG0 + 1] = 2 if kind == AGE else 1
+        hsc[Z.H_HOLD0] = hsc[Z.H_HOLD0 + 1] = max(window - 1, 1)
+        lens = np.diff(edges).astype(np.float64)
+        self.arrays = [hsc, hf, np.zeros((0, H.HN_FIELDS), np.int64), np.zeros((0, H.HC_FIELDS), np.int64),
+                       np.zeros(0), np.zeros(0, np.int64), np.full((2, 2), -1, np.int64),
+                       np.zeros((2, 0, Z.KEY_FIELDS), np.int64), np.full((2, segs, 2), -1, np.int64), segedge,
+                       np.zeros((2, shadow, Z.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens]
+        self._capacity = 0
+        self._n_keys = 0
+        if kind == AGE and curves is not None:
+            hsc[Z.H_KNOWN] = 1
+            hf[Z.HF_RHO0:Z.HF_RHO0 + 2] = rates
+            cum = np.cumsum(np.asarray(curves, dtype=np.float64), axis=1)
+            R.set_hold(hsc, hf, segedge, np.arange(cum.shape[1], dtype=np.int64), cum,
+                       np.array(budgets, dtype=np.int64), variable, window)
+
+    def _stats(self, nb: int, ng: int) -> list[np.ndarray]:
+        """Fresh statistics and model for ``ng`` groups: ev, ex, eg, th, ep, memo."""
+        shape = (2, ng, 2, nb) if self.active else (2, 1, 2, 1)
+        q = (Z.Q_STATS,) if self.active else (1,)
+        return [np.zeros(shape + q, np.int64), np.zeros(shape + q, np.int64), np.zeros(shape),
+                np.ones((2, 2, shape[3])), np.zeros((2, 2, shape[3])),
+                np.full(shape + ((Z.Q_PRIO,) if self.active else (1,)), np.nan)]
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        try:
+            return self.__dict__["arrays"][_INDEX[name]]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def _set(self, name: str, value: np.ndarray) -> None:
+        self.arrays[_INDEX[name]] = value
+
+    def state(self) -> tuple:
+        """The arrays in the order the compiled join takes them."""
+        return tuple(self.arrays)
+
+    # ------------------------------------------------------------------ growth
+
+    def grow(self, capacity: int, n_keys: int, node: np.ndarray) -> None:
+        """Room for ``capacity`` nodes and ``n_keys`` keys, keeping the content (the node pool grew
+        to ``node``)."""
+        if not self.active:
+            return
+        old = self._capacity
+        if capacity > old:
+            hn = np.zeros((capacity, H.HN_FIELDS), np.int64)
+            hc = np.zeros((capacity, H.HC_FIELDS), np.int64)
+            hprio = np.zeros(capacity)
+            hfree = np.zeros(capacity, np.int64)
+            top = int(self.hsc[Z.H_CFREE])
+            hn[:old], hc[:old], hprio[:old] = self.hn, self.hc, self.hprio
+            hfree[:top] = self.hfree[:top]
+            added = np.arange(capacity - 1, old - 1, -1, dtype=np.int64)
+            hfree[top:top + len(added)] = added
+            self.hsc[Z.H_CFREE] = top + len(added)
+            leaves = _pow2(capacity)
+            self.hsc[Z.H_LEAVES] = leaves
+            for name, value in (("hn", hn), ("hc", hc), ("hprio", hprio), ("hfree", hfree),
+                                ("htree", np.full((2, 2 * leaves), -1, np.int64))):
+                self._set(name, value)
+            self._capacity = capacity
+            if self.kind == HAZARD:
+                H.rebuild_tree(node, self.hc, self.hprio, self.htree, self.hsc)
+        if n_keys > self._n_keys:
+            hk = np.full((2, n_keys, Z.KEY_FIELDS), -1, np.int64)
+            hk[:, :, Z.K_LAST] = -INF
+            hk[:, :self._n_keys] = self.hk
+            self._set("hk", hk)
+            self._n_keys = n_keys
+
+    def group_ids(self, group: np.ndarray | None, n: int) -> np.ndarray:
+        """Dense ids of a feed's payload groups (HAZARD with groups), zeros otherwise; the first
+        feed decides whether the operator ranks by group."""
+        if self.kind != HAZARD:
+            return np.zeros(n, np.int64)
+        if self.grouped is None:
+            self.grouped = group is not None
+            self.hsc[Z.H_GROUPS] = int(self.grouped)
+        if (group is not None) != self.grouped:
+            raise ShedError("the operator's first feed decided whether it ranks by payload group; give group with "
+                            "every feed or with none")
+        if group is None:
+            return np.zeros(n, np.int64)
+        raw = np.ascontiguousarray(group, dtype=np.int64)
+        if len(raw) != n:
+            raise ShedError("group must have one value per arrival")
+        pos = np.searchsorted(self._group_keys, raw)
+        known = pos < len(self._group_keys)
+        known[known] = self._group_keys[pos[known]] == raw[known]
+        if not known.all():
+            new = np.unique(raw[~known])
+            used = len(self._group_keys)
+            keys = np.concatenate([self._group_keys, new])
+            ids = np.concatenate([self._group_ids, np.arange(used, used + len(new))])
+            order = np.argsort(keys, kind="stable")
+            self._group_keys, self._group_ids = keys[order], ids[order]
+            self._grow_groups(len(keys))
+            pos = np.searchsorted(self._group_keys, raw)
+        return self._group_ids[pos]
+
+    def _grow_groups(self, ng: int) -> None:
+        old = int(self.hsc[Z.H_NG])
+        if ng <= old:
+            return
+        ev, ex, eg, th, ep, memo = self._stats(int(self.hsc[Z.H_NB]), ng)
+        ev[:, :old], ex[:, :old], eg[:, :old], memo[:, :old] = self.ev, self.ex, self.eg, self.memo
+        th[:], ep[:] = self.th, self.ep
+        for name, value in (("ev", ev), ("ex", ex), ("eg", eg), ("th", th), ("ep", ep), ("memo", memo)):
+            self._set(name, value)
+        self.hsc[Z.H_NG] = ng
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.arrays)

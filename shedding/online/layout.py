@@ -1,0 +1,30 @@
+"""The layout of the join operator's state arrays: which column of the node pool, the key classes
+and the scalar arrays holds what.
+
+The compiled join (:mod:`~shedding.online.kernel`) and the priority classes of the age-aware
+kinds (:mod:`~shedding.online.classes`) index the same arrays, so the indices live here, in one
+place. Das, Gehrke, Riedewald (SIGMOD 2003), §2.1, is the join these arrays hold the state of.
+"""
+
+import numpy as np
+
+# node columns
+N_SEQ, N_TIME, N_KEY, N_SIDE, N_GPREV, N_GNEXT, N_CPREV, N_CNEXT, N_POS = range(9)
+NODE_FIELDS = 9
+# key class columns; the head's time and sequence number are cached for the tournament trees
+C_HEAD, C_TAIL, C_SIZE, C_HTIME, C_HSEQ = range(5)
+CLS_FIELDS = 5
+# integer scalars: parameters first, then mutable state; SC_RANK is the kind that ranks the
+# candidates now (the policy's kind, but PROB while HAZARD's learner sees nothing beyond it)
+(P_W, P_M, P_MR, P_MS, P_VARIABLE, P_KIND, P_WARMUP, P_ONLINE, P_LEAVES, P_SHARE_EVERY,
+ SC_GHEAD, SC_GTAIL, SC_NMEM_R, SC_NMEM_S, SC_BAGN_0, SC_BAGN_1, SC_FREETOP, SC_STEP, SC_LAST_T,
+ SC_ARR_R, SC_ARR_S, SC_T0, SC_RANK) = range(23)
+SC_FIELDS = 23
+# float scalars: side totals of the estimator, decay reference time and log growth per step; SURV's
+# horizon per partition, DUAL's price per side and its multiple of the fluid price, and the side
+# totals SURV and DUAL divide by (the estimator's, as of their last parameter update)
+F_TOT_R, F_TOT_S, F_TREF, F_LOGG, F_H0, F_H1, F_TH0, F_TH1, F_ALPHA, F_N0, F_N1 = range(11)
+FSC_FIELDS = 11
+
+#: a time later than any arrival (and "never" for the certificates of the kinetic trees)
+INF = np.int64(2**62)

@@ -1,0 +1,1 @@
+"""The study of the policies beyond i.i.d. streams (kind ``beyond``)."""

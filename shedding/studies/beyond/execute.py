@@ -1,0 +1,46 @@
+"""One run of a beyond suite (:mod:`.spec`): the workload of a grid point and a seed, OPT (OPTV
+for the variable-split policies, Das, Gehrke, Riedewald 2003, §3.2) and every policy on it, each as
+a fraction of its optimum, with its time per arrival. Runs execute here, one after another, so
+that the policies' times compare."""
+
+from __future__ import annotations
+
+import json
+
+from shedding.datasets.generators import generate
+from shedding.offline.opt import solve_opt
+from shedding.online.kinds import HAZARD
+from shedding.online.policies import get_policy
+from shedding.online.simulator import Reference
+from shedding.run import run_policy
+from shedding.studies.beyond.spec import BeyondRun
+
+
+def execute(run: BeyondRun) -> list[dict]:
+    """The rows of one run: one per policy, with its experiment and run id first."""
+    params = json.loads(run.params)
+    wl = generate(run.generator, params, window=run.window, warmup=None, length=run.length, seed=run.seed)
+    ref = Reference.of(wl)
+    optimum = {}
+    for variable in sorted({get_policy(p).variable for p in run.policies}):
+        optimum[variable] = solve_opt(wl, run.memory, allocation="variable" if variable else "fixed").outputs
+    label = {"generator": run.generator, "split": run.split, "seed": run.seed, "window": run.window,
+             "memory": run.memory, "estimator": run.estimator, "group": run.group, "x": run.x,
+             "setting": f"{run.generator} {run.params} w={run.window} M={run.memory} {run.estimator} {run.group}",
+             **{k: v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v) for k, v in params.items()}}
+    rows = []
+    for policy in run.policies:
+        pol = get_policy(policy)
+        group = run.group or None if pol.kind == HAZARD else None
+        res = run_policy(wl, policy, run.memory, estimator=run.estimator, reference=ref, group=group)
+        opt = optimum[pol.variable]
+        rows.append({"experiment": run.experiment, "run_id": run.run_id, **label, "policy": policy,
+                     "outputs": int(res.outputs), "exact": int(ref.exact), "opt": int(opt),
+                     "fraction": res.outputs / opt if opt else 1.0, "seconds": res.seconds,
+                     "us_per_arrival": 1e6 * res.seconds / max(len(wl), 1), "tuples": len(wl)})
+    return rows
+
+
+def task(spec: dict, shared: None = None) -> list[dict]:
+    """A run as the study runner executes it."""
+    return execute(BeyondRun(**{**spec, "policies": tuple(spec["policies"])}))

@@ -1,0 +1,124 @@
+"""The page of a beyond suite (:mod:`.spec`): the split between the data the policies were tuned
+on and the data they are evaluated on, a summary per workload and policy, then per experiment
+every policy's fraction of OPT (Das, Gehrke, Riedewald 2003, §3.2) against the experiment's x
+field, with the share of PROB's gap to OPT each closes: (policy - PROB) / (OPT - PROB), PROBV
+for the variable split."""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+import pandas as pd
+
+from shedding.online.policies import get_policy
+from shedding.studies.page.figures import figure_html, policy_style
+from shedding.studies.page.page import banner, data_links, header, page
+from shedding.studies.page.tables import table_html
+from shedding.studies.store import runs_in
+
+SPLIT = ("Split: the policies (HAZARD's learner, its buckets, shrinkage and model test; AGE's plan) were developed "
+         "and tuned only on the flights of January to June 2013 and on seeds 0 and 1 of the synthetic models. "
+         "Rows marked held-out are flights of July to December and synthetic seeds from 2 on, never used for "
+         "tuning; rows marked tuning are shown for comparison.")
+
+
+def base_of(policy: str) -> str:
+    """PROB, or PROBV for a variable-split policy."""
+    return "probv" if get_policy(policy).variable else "prob"
+
+
+def gap_closed(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per ``keys`` and policy: the mean fraction of OPT over seeds and the mean share of the base's
+    gap to OPT closed (None where the base reaches OPT)."""
+    runs = rows.pivot_table(index=[*keys, "seed"], columns="policy", values="fraction", aggfunc="mean")
+    out = []
+    for policy in runs.columns:
+        base = base_of(policy)
+        part = pd.DataFrame({"fraction": runs[policy]})
+        if base in runs and policy != base:
+            gap = 1.0 - runs[base]
+            part["closed"] = ((runs[policy] - runs[base]) / gap).where(gap > 1e-9)
+        out.append(part.assign(policy=policy))
+    frame = pd.concat(out).groupby([*keys, "policy"]).mean().reset_index()
+    return frame[frame.fraction.notna()]
+
+
+def _table(index: str, frame: pd.DataFrame, keys: list[str], policies: list[str], note: str) -> str:
+    head = [*keys, *(f"{p.upper()} / OPT" for p in policies),
+            *(f"{p.upper()} gap closed" for p in policies if p != base_of(p))]
+    body = []
+    for point, part in frame.groupby(keys, sort=True):
+        point = point if isinstance(point, tuple) else (point,)
+        by = part.set_index("policy")
+        cells = [(str(v), True) for v in point]
+        cells += [(f"{by.fraction.get(p, float('nan')):.3f}", False) for p in policies]
+        cells += [(f"{100 * by.closed.get(p, float('nan')):+.0f}%" if "closed" in by and pd.notna(by.closed.get(p))
+                   else "-", False) for p in policies if p != base_of(p)]
+        body.append(cells)
+    return table_html(index, head, body, note)
+
+
+def _figure(exp: dict, frame: pd.DataFrame):  # noqa: ANN201 (a plotly Figure)
+    import plotly.graph_objects as go
+
+    x = exp["x"]
+    mean = frame.groupby([x, "policy"]).fraction.mean().reset_index()
+    fig = go.Figure()
+    for policy in exp["policies"]:
+        part = mean[mean.policy == policy]
+        line, marker = policy_style(policy)
+        fig.add_trace(go.Scatter(x=part[x].astype(str), y=part.fraction, name=policy.upper(), mode="lines+markers",
+                                 line=line, marker=marker))
+    fig.update_layout(title=exp["title"], height=420, xaxis_title=x, yaxis_title="fraction of OPT (mean)",
+                      xaxis_type="category")
+    return fig
+
+
+def _varied(exp: dict) -> list[str]:
+    """The grid fields the experiment varies (the x field first), and the split."""
+    varied = [k for k, v in exp["grid"].items() if len(v) > 1 and k not in (exp["x"], "split")]
+    return ["split", exp["x"], *sorted(varied)]
+
+
+def summary(results: pd.DataFrame) -> str:
+    """Per split, workload and policy: the mean fraction of OPT and of the base's gap closed."""
+    frame = gap_closed(results, ["split", "generator", "experiment", "setting"])
+    mean = frame.groupby(["split", "generator", "policy"])[["fraction", "closed"]].mean().reset_index()
+    lines = []
+    for (split, gen), part in mean.groupby(["split", "generator"], sort=False):
+        items = ", ".join(f"{r.policy.upper()} {r.fraction:.3f}" + (f" (closes {100 * r.closed:+.0f}%)"
+                                                                   if pd.notna(r.closed) else "")
+                          for r in part.itertuples())
+        lines.append(f"<li><b>{escape(gen)}, {escape(split)}:</b> {escape(items)}</li>")
+    return "<section><h2>Summary: fractions of OPT, mean over settings</h2><ul>" + "".join(lines) + "</ul></section>"
+
+
+def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path | str) -> Path:
+    """Write the page of a beyond suite's ``results`` to ``path``; returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sections = [summary(results)] if len(results) else []
+    figures = 0
+    for i, exp in enumerate(suite.get("experiments", [])):
+        rows = results[results["experiment"] == exp["id"]] if len(results) else results
+        parts = [f"<section><h2>{i + 1}. {escape(exp['title'])}</h2>"]
+        if exp.get("claim"):
+            parts.append(f"<p><b>Goal:</b> {escape(exp['claim'])}</p>")
+        if rows.empty:
+            parts.append('<p class="empty">No results yet.</p>')
+        else:
+            keys = [k for k in _varied(exp) if k in rows]
+            frame = gap_closed(rows, keys)
+            parts += [figure_html(figures, _figure(exp, frame)),
+                      _table(exp["id"], frame, keys, list(exp["policies"]),
+                             "Mean over seeds of each policy's outputs / OPT's (OPTV's for a variable split), and "
+                             "the share of PROB's (PROBV's) gap to OPT it closes.")]
+            figures += 1
+        sections.append("\n".join(parts) + "\n</section>")
+    command = suite.get("provenance", {}).get("command", "")
+    body = header(str(suite.get("name", "")), str(suite.get("description", "")),
+                  banner(runs_in(results), suite.get("total_runs"), complete), {"Command": command or "-"},
+                  f"<p class=\"split\">{escape(SPLIT)}</p>\n{data_links()}\n") + "\n".join(sections)
+    path.write_text(page(str(suite.get("name", "suite")), body, figures, complete), encoding="utf-8")
+    return path

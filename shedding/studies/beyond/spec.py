@@ -1,0 +1,116 @@
+"""The suites beyond i.i.d. streams (kind ``beyond``): every online policy as a fraction of OPT
+(Das, Gehrke, Riedewald 2003, §3.2) on the generated workloads of
+:mod:`shedding.datasets.generators`: the age-based model of Srivastava and Widom (VLDB 2004),
+drifting and bursty Zipf streams, and the flights of 2013.
+
+A suite is a TOML file with ``kind = "beyond"`` and ``[[experiment]]`` tables (the format of
+:mod:`shedding.studies.suite`); grid fields may also go in ``[defaults]`` and any may be a list:
+
+* ``generator`` and any of its own parameters (``lag_spread``, ``background``, ``months``, ...),
+  ``length`` (not for the flights), ``window``, ``memory``, ``estimator`` and ``group`` (HAZARD's
+  payload column; "" for none);
+* ``split``: ``tuning`` or ``held-out``, what the experiment's data was to the policies' design
+  (the page states it), and ``seed_offset``: the first seed drawn (held-out seeds start after the
+  tuning seeds);
+* ``policies`` (the online policies; OPT or OPTV is always run) and ``x``, the grid field on the
+  figure's x axis.
+
+A run is one point of the grid and one seed (the flights are read, not drawn: one seed); it runs
+every policy on the same workload.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shedding.datasets.generators import GENERATORS, own_params
+from shedding.online.policies import POLICIES
+from shedding.studies.suite import (TOP_FIELDS, ExperimentBase, Run, SuiteBase, check, check_values,
+                                    experiment_fields, experiment_tables, integer_at_least, lines_of, one_of, points,
+                                    seeds_of)
+
+FIGURES = ("fraction",)
+SPLITS = ("tuning", "held-out")
+ONLINE = tuple(name for name, p in POLICIES.items() if not p.replay)
+#: the fields of a run besides the generator's own parameters
+RUN_FIELDS = ("generator", "length", "window", "memory", "estimator", "group", "split", "seed_offset")
+#: every generator's own parameters, as grid fields
+PARAM_FIELDS = tuple(sorted({p for name in GENERATORS for p in own_params(name)} - set(RUN_FIELDS)))
+GRID_FIELDS = RUN_FIELDS + PARAM_FIELDS
+
+
+@dataclass(frozen=True)
+class BeyondExperiment(ExperimentBase):
+    """One figure of the page and the grid behind it."""
+
+    policies: tuple[str, ...]
+    x: str
+    grid: dict = field(default_factory=dict)
+    claim: str = ""
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class BeyondRun(Run):
+    """One workload (a grid point and a seed) and the policies run on it; ``params`` is the
+    generator's own parameters as JSON."""
+
+    generator: str
+    params: str
+    length: int
+    window: int
+    memory: int
+    estimator: str
+    group: str
+    split: str
+    seed: int
+    policies: tuple[str, ...]
+    x: str
+
+
+@dataclass(frozen=True)
+class BeyondSuite(SuiteBase):
+    """A suite of :class:`BeyondExperiment`."""
+
+    def runs(self, seeds: int | None = None) -> list[BeyondRun]:
+        """Every run, seeds seed_offset.. per point (default: the suite's ``seeds``; one for the
+        flights), in a stable order."""
+        seeds = seeds_of(seeds, self.seeds)
+        out = []
+        for exp in self.experiments:
+            for p in points(exp.grid, sorted(exp.grid)):
+                own = {k: v for k, v in p.items() if k in own_params(p["generator"])}
+                for i in range(1 if p["generator"] == "flights" else seeds):
+                    out.append(BeyondRun(self.name, exp.id, p["generator"], json.dumps(own, sort_keys=True),
+                                         int(p.get("length", 5600)), int(p["window"]), int(p["memory"]),
+                                         p.get("estimator", "online"), p.get("group", ""), p["split"],
+                                         int(p.get("seed_offset", 0)) + i, exp.policies, exp.x))
+        return out
+
+
+def parse_beyond_suite(data: dict, where: str) -> BeyondSuite:
+    """Validate a beyond suite's TOML tables; every error names the file, the experiment and the fix."""
+    seeds, tables = experiment_tables(data, where, TOP_FIELDS, GRID_FIELDS, experiment_fields("policies", "x"),
+                                      FIGURES, "fraction")
+    experiments = []
+    for t in tables:
+        here, grid = t.here, t.grid
+        policies = lines_of(t.raw, "policies", here, ONLINE, "policy")
+        for key in ("generator", "window", "memory", "split"):
+            check(key in grid, here, f"needs {key} (in the experiment or in [defaults])")
+        check_values(grid, here, (("generator", *one_of(tuple(GENERATORS))), ("split", *one_of(SPLITS)),
+                                  ("window", *integer_at_least(1)), ("memory", *integer_at_least(0)),
+                                  ("length", *integer_at_least(1)), ("seed_offset", *integer_at_least(0)),
+                                  ("estimator", *one_of(("static", "online")))))
+        for name in grid["generator"]:
+            stray = [k for k in PARAM_FIELDS if k in grid and k not in own_params(name)]
+            check(not stray, here, f"{', '.join(stray)} are no parameters of the {name} generator; drop them")
+        x = str(t.raw.get("x", "memory"))
+        check(x in grid, here, f"x = {x!r} is no grid field of the experiment; name one it varies")
+        experiments.append(BeyondExperiment(t.id, str(t.raw.get("title", t.id)), t.figure, policies, x, grid,
+                                            str(t.raw.get("claim", "")), str(t.raw.get("caption", ""))))
+    return BeyondSuite(str(data.get("name", Path(where).stem)), str(data.get("description", "")),
+                       tuple(experiments), seeds)
+

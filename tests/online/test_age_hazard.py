@@ -1,0 +1,191 @@
+"""AGE (Srivastava and Widom, VLDB 2004) and HAZARD as kinds of the one join kernel: the shared
+invariants with the learner refitting at every step (the registry-wide invariant tests of
+tests/online/test_engine.py see only their first steps), never above OPT / OPTV (Das, Gehrke,
+Riedewald 2003, §3.2), PROB's order on i.i.d. streams, and what they gain on age-based ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from shedding.datasets import zipf_workload
+from shedding.datasets.age import age_workload
+from shedding.errors import ShedError
+from shedding.exact import exact_count, exact_pairs
+from shedding.offline import solve_opt
+from shedding.online import POLICIES, JoinOperator, OnlineEstimator, StaticEstimator
+from shedding.online.ageing import hold_age, pair_age_curves
+from shedding.online.hazard import HazardTuning, age_buckets
+from shedding.run import run_policy
+from strategies import workloads
+
+AGED = ["age", "agev", "hazard", "hazardv"]
+#: refit at every step and always take the shaped model, so that tiny workloads exercise the
+#: classes, the crossings and the matches
+EAGER = HazardTuning(first=1, ratio=1.5, shadow=4, refit_first=1, refit_every=2, test=False)
+
+
+def run(wl, memory, policy, bounds=None, static=False, grouped=False, tuning=EAGER):
+    """(outputs, sorted pairs, departures) of ``policy`` fed in the pieces ``bounds``."""
+    est = StaticEstimator.from_workload(wl, ages=True) if static else OnlineEstimator()
+    op = JoinOperator(wl.window, memory, POLICIES[policy], warmup=wl.warmup, estimator=est, pairs=True,
+                      record=True, tuning=tuning)
+    group = np.arange(len(wl)) % 3
+    outs, pairs, dep = 0, [], []
+    bounds = bounds or [0, len(wl)]
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        fed = op.feed(wl.side[lo:hi], wl.time[lo:hi], wl.key[lo:hi], group[lo:hi] if grouped else None)
+        outs += fed.outputs
+        pairs += list(map(tuple, fed.pairs.tolist()))
+        dep += list(map(tuple, fed.departures.tolist()))
+    dep += list(map(tuple, op.finish().tolist()))
+    return outs, sorted(pairs), sorted(dep)
+
+
+def test_registered_in_the_one_kernel():
+    assert [POLICIES[p].variable for p in AGED] == [False, True, False, True]
+    assert POLICIES["age"].kind == POLICIES["agev"].kind != POLICIES["hazard"].kind == POLICIES["hazardv"].kind
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wl=workloads(max_n=40), memory=st.integers(0, 8), policy=st.sampled_from(AGED), static=st.booleans(),
+       grouped=st.booleans())
+def test_outputs_are_a_subset_of_exact_and_never_above_opt(wl, memory, policy, static, grouped):
+    outs, pairs, _ = run(wl, memory, policy, static=static, grouped=grouped)
+    assert len(pairs) == outs and set(pairs) <= set(map(tuple, exact_pairs(wl).tolist()))
+    opt = solve_opt(wl, memory, allocation="variable" if POLICIES[policy].variable else "fixed")
+    assert outs <= opt.outputs
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wl=workloads(max_n=40), memory=st.integers(0, 8), policy=st.sampled_from(AGED),
+       cuts=st.lists(st.integers(0, 14), max_size=4), static=st.booleans(), grouped=st.booleans())
+def test_feeding_in_pieces_changes_nothing_and_runs_repeat(wl, memory, policy, cuts, static, grouped):
+    bounds = sorted({0, len(wl)} | {int(np.searchsorted(wl.time, c)) for c in cuts})
+    whole = run(wl, memory, policy, static=static, grouped=grouped)
+    assert run(wl, memory, policy, bounds, static=static, grouped=grouped) == whole
+    assert run(wl, memory, policy, static=static, grouped=grouped) == whole
+
+
+@pytest.mark.parametrize("policy", AGED)
+@pytest.mark.parametrize("static", [False, True])
+def test_2w_minus_2_is_exact(policy, static):
+    wl = zipf_workload(1.0, 20, 600, seed=5, window=40)
+    assert run(wl, 2 * wl.window - 2, policy, static=static)[0] == exact_count(wl)
+    assert run_policy(wl, policy, 2 * wl.window - 2, estimator="static" if static else "online").outputs \
+        == exact_count(wl)
+
+
+@pytest.mark.parametrize("skew, seed, memory", [(0.5, 2, 100), (1.0, 0, 300), (2.0, 2, 100)])
+@pytest.mark.parametrize("variable", [False, True])
+@pytest.mark.parametrize("estimator", ["static", "online"])
+def test_hazard_is_prob_on_iid_streams(skew, seed, memory, variable, estimator):
+    """Within 0.5% of OPT of PROB on the paper's i.i.d. streams: the model test finds no age shape."""
+    wl = zipf_workload(skew, 50, 2000, seed=seed, window=200)
+    suffix = "v" if variable else ""
+    opt = solve_opt(wl, memory, allocation="variable" if variable else "fixed").outputs
+    prob = run_policy(wl, "prob" + suffix, memory, estimator=estimator).outputs
+    hazard = run_policy(wl, "hazard" + suffix, memory, estimator=estimator).outputs
+    assert abs(hazard - prob) <= 0.005 * opt
+
+
+def test_hazard_and_age_close_the_gap_on_the_age_model():
+    """Unique keys, partners at lag ~ Normal(60, 5): PROB sees no frequency to go by; AGE with the
+    known curve and HAZARD learning it keep tuples until their partner's age."""
+    wl = age_workload(length=3000, window=200, lag_mean=60, lag_spread=5, background=0.0, skew=0.0,
+                      domain=10**6, seed=2)
+    opt = solve_opt(wl, 40).outputs
+    prob = run_policy(wl, "prob", 40, estimator="online").outputs
+    age = run_policy(wl, "age", 40, estimator="static").outputs
+    hazard = run_policy(wl, "hazard", 40, estimator="online").outputs
+    assert prob < 0.2 * opt and age > 0.7 * opt and hazard > 0.75 * opt
+
+
+def test_hazard_ranks_by_a_payload_group():
+    wl = zipf_workload(1.0, 20, 400, seed=1, window=40)
+    wl.meta["payload"] = __import__("pandas").DataFrame({"dest": np.arange(len(wl)) % 4})
+    res = run_policy(wl, "hazard", 20, estimator="online", group="dest")
+    assert res.params["group"] == "dest" and res.outputs <= exact_count(wl)
+    with pytest.raises(ShedError, match="unknown group 'gate'"):
+        run_policy(wl, "hazard", 20, group="gate")
+    with pytest.raises(ShedError, match="group needs a workload with a payload"):
+        run_policy(zipf_workload(1.0, 20, 100, window=10), "hazard", 5, group="dest")
+
+
+def test_the_first_feed_decides_on_groups():
+    wl = zipf_workload(1.0, 20, 100, seed=1, window=10)
+    op = JoinOperator(10, 8, "hazard", estimator=OnlineEstimator())
+    op.feed(wl.side[:10], wl.time[:10], wl.key[:10])
+    with pytest.raises(ShedError, match="first feed decided"):
+        op.feed(wl.side[10:20], wl.time[10:20], wl.key[10:20], np.zeros(10))
+
+
+def test_hold_age_keeps_tuples_to_their_partner():
+    knots = np.arange(100)
+    cum = np.cumsum(np.where(knots == 40, 1.0, 0.0))  # every partner at age 40
+    assert hold_age(knots, cum, 1.0, 80.0) == (40, 1.0)  # room for all: hold each to 40
+    assert hold_age(knots, cum, 1.0, 20.0) == (40, 0.5)  # room for half: hold half of them to 40
+    decreasing = np.cumsum(np.r_[0.0, np.linspace(1.0, 0.0, 99)])
+    assert hold_age(knots, decreasing, 1.0, 30.0)[0] == 30  # decreasing curve: keep the newest
+
+
+def test_pair_age_curves_count_partners_per_age():
+    wl = age_workload(length=2000, window=50, lag="uniform", lag_mean=10, lag_spread=0, background=0.0,
+                      domain=10**6, skew=0.0, seed=2)
+    f = pair_age_curves(wl)
+    assert f[0, 10] == pytest.approx(1.0, abs=0.01) and f[0].sum() == pytest.approx(1.0, abs=0.01)
+    assert f[1].sum() < 0.01
+
+
+def test_age_buckets_cover_the_window():
+    for w in (1, 2, 7, 400, 720):
+        edges = age_buckets(w)
+        assert edges[0] == 0 and edges[-1] == max(w - 1, 1) and np.all(np.diff(edges) >= 1)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"first": 0}, "first must be an integer >= 1"),
+    ({"ratio": 0.5}, "ratio must be a number >= 1"),
+    ({"kappa": -1.0}, "kappa must be a number >= 0"),
+])
+def test_bad_tuning(kwargs, match):
+    with pytest.raises(ShedError, match=match):
+        HazardTuning(**kwargs)
+
+
+def test_the_band_join_refuses_them():
+    from shedding.band.operator import BandJoinOperator
+
+    with pytest.raises(ShedError, match="ranks tuples by their age"):
+        BandJoinOperator(10, 4, "hazard", np.array([1]))
+
+
+def test_hazard_back_and_forth_between_its_model_and_prob():
+    """The model test switches HAZARD to PROB's order and back (here at steps 122, 318 and 583):
+    the classes of tuples that left memory meanwhile are forgotten, not reused (this run hung)."""
+    wl = age_workload(length=3000, lag_spread=50, background=0.0, skew=0.5, domain=1000, seed=2)
+    res = run_policy(wl, "hazard", 100, estimator="online")
+    assert 0 < res.outputs <= exact_count(wl)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wl=workloads(max_n=40), memory=st.integers(1, 8), lower=st.integers(0, 8), policy=st.sampled_from(AGED),
+       cut=st.integers(0, 14))
+def test_set_memory_evicts_by_the_kinds_own_victim(wl, memory, lower, policy, cut):
+    """A budget lowered between feeds holds at once; every tuple still leaves once, and the
+    output stays a subset of EXACT's pairs."""
+    op = JoinOperator(wl.window, memory, POLICIES[policy], warmup=wl.warmup, estimator=OnlineEstimator(),
+                      pairs=True, record=True, tuning=EAGER)
+    mid = int(np.searchsorted(wl.time, cut))
+    first = op.feed(wl.side[:mid], wl.time[:mid], wl.key[:mid])
+    gone = op.set_memory(lower)
+    n_r, n_s = op.in_memory
+    m_r, m_s = lower // 2, lower - lower // 2
+    assert (n_r + n_s <= lower) if POLICIES[policy].variable else (n_r <= m_r and n_s <= m_s)
+    rest = op.feed(wl.side[mid:], wl.time[mid:], wl.key[mid:])
+    dep = np.concatenate([first.departures, gone, rest.departures, op.finish()])
+    assert sorted(dep[:, 0].tolist()) == list(range(len(wl)))
+    pairs = set(map(tuple, np.concatenate([first.pairs, rest.pairs]).tolist()))
+    assert pairs <= set(map(tuple, exact_pairs(wl).tolist()))

@@ -1,0 +1,50 @@
+"""The study beyond i.i.d. streams (kind ``beyond``): its suites parse, the quick one runs through
+``shed compare`` and its page states the split between tuning and evaluation data."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from shedding.errors import ShedError
+from shedding.studies.registry import load_suite
+
+
+def test_the_full_suite_plans_held_out_evaluation():
+    study, suite = load_suite("beyond-iid")
+    runs = suite.runs()
+    assert study.kind == "beyond" and not study.spark
+    months = {json.loads(r.params)["months"]: r.split for r in runs if r.generator == "flights"}
+    assert all(split == ("tuning" if m <= 6 else "held-out") for m, split in months.items())
+    assert all(r.seed >= 2 for r in runs if r.generator != "flights")  # seeds 0-1 were for tuning
+    assert {r.generator for r in runs} == {"age", "drift", "bursts", "flights", "zipf"}
+
+
+def test_compare_runs_the_quick_suite(shed, tmp_path):
+    code, out, err = shed("compare", "--suite", "beyond-iid-quick", "--out", str(tmp_path / "q"), "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["complete"] and summary["runs"] == summary["total_runs"] == 5
+    rows = pd.read_parquet(tmp_path / "q" / "results.parquet")
+    assert (rows.outputs <= rows.opt).all() and (rows.fraction <= 1).all()
+    age = rows[rows.experiment == "age"].pivot_table(index="lag_spread", columns="policy", values="fraction")
+    assert (age.hazard > age.prob + 0.3).all()  # the age curve is worth most of OPT; key frequency nothing
+    iid = rows[rows.experiment == "iid"].set_index("policy").fraction
+    assert abs(iid["hazard"] - iid["prob"]) <= 0.005
+    page = (tmp_path / "q" / "report.html").read_text()
+    assert "tuned only on the flights of January to June 2013" in page and "gap closed" in page
+
+
+@pytest.mark.parametrize("extra, match", [
+    ("lag_spread = 3.0\n", "lag_spread are no parameters of the drift generator"),
+    ("x = 'months'\n", "x = 'months' is no grid field"),
+    ("split = 'train'\n", "split = 'train' is not one of tuning, held-out"),
+])
+def test_bad_suites(tmp_path, extra, match):
+    path = tmp_path / "s.toml"
+    path.write_text("kind = 'beyond'\n[[experiment]]\nid = 'a'\ngenerator = 'drift'\nwindow = 10\nmemory = 5\n"
+                    "policies = ['prob']\n" + ("split = 'held-out'\n" if "split" not in extra else "") + extra)
+    with pytest.raises(ShedError, match=match):
+        load_suite(str(path))
