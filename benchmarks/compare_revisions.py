@@ -6,7 +6,8 @@ per stream (Zipf(1), domain 50, w = 400, M = 200, the default compact network an
 test of ``bench_opt.py``), and the streaming join's input rows per second (``shed stream-join``,
 PROB, P = 1, 2 x 200,000 Zipf(1) tuples over 40 CSV files per stream, 4 files per trigger, w = M =
 500: the setting of ``bench_stream_join.py``, timed from the query's start to its end, the JVM's
-start excluded).
+start excluded), and the bestmatch MatWin kernels' CPU seconds (best of 5 per round:
+``probe_bestmatch``; ``--only bestmatch`` runs them alone).
 
 Each revision is checked out into a temporary git worktree and measured by a fresh child process
 of this interpreter with ``PYTHONPATH`` pointing at that checkout, so both run on the same
@@ -30,7 +31,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PROBES = ("engine", "opt", "stream")
+PROBES = ("engine", "opt", "stream", "bestmatch")
 
 
 def probe_engine() -> dict:
@@ -84,8 +85,28 @@ def probe_stream() -> dict:
     return {"stream-join seconds (whole command)": seconds, "stream-join rows/s (whole command)": 400_000 / seconds}
 
 
+def probe_bestmatch() -> dict:
+    """CPU seconds (best of 5) of the MatWin kernels: the constrained left-outer BMJ by MatWin and
+    MatWin/EGO on 2 x 20,000 tuples (eps 0.05), the BMJ by MatWin on 2 x 6,000 (eps 0.1), 2 dims."""
+    from shedding.bestmatch.generator import synthetic_input
+    from shedding.bestmatch.join import bestmatch
+
+    out = {}
+    for variant, algorithm, n, eps in (("constrained", "matwin", 20_000, 0.05),
+                                       ("constrained", "matwin-ego", 20_000, 0.05), ("bmj", "matwin", 6_000, 0.1)):
+        data = synthetic_input(n, n, 2, "uniform", eps, 6, seed=1)
+        bestmatch(data, variant, algorithm)  # compile or load the cache outside the timing
+        times = []
+        for _ in range(5):
+            started = time.process_time()
+            bestmatch(data, variant, algorithm)
+            times.append(time.process_time() - started)
+        out[f"{variant} {algorithm} n={n} CPU s"] = min(times)
+    return out
+
+
 def child(name: str) -> None:
-    result = {"engine": probe_engine, "opt": probe_opt, "stream": probe_stream}[name]()
+    result = {"engine": probe_engine, "opt": probe_opt, "stream": probe_stream, "bestmatch": probe_bestmatch}[name]()
     print("RESULT " + json.dumps(result), flush=True)
 
 

@@ -155,7 +155,7 @@ def new_buffer(slots: int, dims: int, width: int = 8) -> tuple[np.ndarray, np.nd
     return np.empty((slots, width, 2 + dims), dtype=np.int64), np.zeros(slots, dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one call per offered pair in the probes, as before the right side
 def offer(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R: np.ndarray, S: np.ndarray, r: int,
           s: int, sign: np.ndarray) -> bool:
     """Offer (r x s) to the slot of r (``r % n_slots``; none when ``n_slots`` is 0) and to the slot
