@@ -155,7 +155,7 @@ def new_buffer(slots: int, dims: int, width: int = 8) -> tuple[np.ndarray, np.nd
     return np.empty((slots, width, 2 + dims), dtype=np.int64), np.zeros(slots, dtype=np.int64)
 
 
-@njit(cache=True, inline="always")  # one call per offered pair in the probes, as before the right side
+@njit(cache=True)
 def offer(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R: np.ndarray, S: np.ndarray, r: int,
           s: int, sign: np.ndarray) -> bool:
     """Offer (r x s) to the slot of r (``r % n_slots``; none when ``n_slots`` is 0) and to the slot
@@ -169,10 +169,12 @@ def offer(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R: np.
 def probe(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R: np.ndarray, S: np.ndarray, a0: int,
           a1: int, b0: int, b1: int, eps: np.ndarray, sign: np.ndarray, alive_r: np.ndarray,
           alive_s: np.ndarray) -> int:
-    """Update(O, R[a0:a1], S[b0:b1]) of §3.2: :func:`offer` every live pair with d(r, s) <= eps
-    (one slot holds every pair when ``n_slots`` is 1 and ``s_slots`` 0); the shorter range is the
-    outer loop. Returns the pairs tested, or -1 if a slot ran full: grow the buffer and probe again
-    (offering a pair twice changes nothing, so the repeat gives the same buffer)."""
+    """Update(O, R[a0:a1], S[b0:b1]) of §3.2: every live pair with d(r, s) <= eps goes to the slot
+    of r by :func:`insert` (one slot holds every pair when ``n_slots`` is 1), or by :func:`offer`
+    to r's and s's slots when there is a right side (``s_slots`` > 0); calling insert directly keeps
+    the left-only operators at one call per offered pair. The shorter range is the outer loop.
+    Returns the pairs tested, or -1 if a slot ran full: grow the buffer and probe again (offering
+    a pair twice changes nothing, so the repeat gives the same buffer)."""
     outer_r = a1 - a0 <= b1 - b0
     o0, o1, i0, i1 = (a0, a1, b0, b1) if outer_r else (b0, b1, a0, a1)
     alive_o, alive_i = (alive_r, alive_s) if outer_r else (alive_s, alive_r)
@@ -180,7 +182,8 @@ def probe(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R: np.
         if alive_o[o]:
             for q in range(i0, i1):
                 r, s = (o, q) if outer_r else (q, o)
-                if alive_i[q] and within(R, S, r, s, eps) and not offer(buf, count, n_slots, s_slots, R, S, r, s,
-                                                                        sign):
+                if alive_i[q] and within(R, S, r, s, eps) and not (
+                        insert(buf, count, r % n_slots, R, S, r, s, sign) if s_slots == 0
+                        else offer(buf, count, n_slots, s_slots, R, S, r, s, sign)):
                     return -1
     return (a1 - a0) * (b1 - b0)
