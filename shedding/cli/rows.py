@@ -26,11 +26,15 @@ REFERENCES = ("exact", "opt", "optv")
 
 
 def workload_params(wl: Workload) -> dict:
-    """The workload's fields of a row: the generator's parameters for Zipf; for files their
-    format, distinct keys and the longer stream's length."""
+    """The workload's fields of a row: the generator's parameters for Zipf; for the other
+    generators their name, skew and seed where they have them; for files their format; and the
+    distinct keys and the longer stream's length."""
     meta = wl.meta
     if meta.get("generator") == "zipf":
         params = {key: meta[key] for key in ("skew", "domain", "length", "seed", "correlation")} | {"dataset": "zipf"}
+    elif meta.get("generator"):  # the generators beyond i.i.d. streams (age, drift, bursts, flights)
+        params = {"dataset": meta["generator"], "domain": len(wl.key_counts()[0]), "length": max(wl.n_r, wl.n_s)}
+        params |= {key: meta[key] for key in ("skew", "seed") if meta.get(key) is not None}
     else:
         fmt = meta.get("format")
         params = {"dataset": "+".join(dict.fromkeys(fmt)) if isinstance(fmt, (tuple, list)) else fmt,

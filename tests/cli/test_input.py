@@ -213,15 +213,20 @@ def test_every_json_output_follows_the_schema(shed, tmp_path):
     paths = write_stream_files(wl, tmp_path)
     code, stdout, _ = shed("simulate", "--r", str(paths[0]), "--s", str(paths[1]), "--window", "30", "--json")
     rows += [json.loads(line) for line in stdout.splitlines()]
+    for generator in ("age", "drift", "bursts"):
+        code, stdout, _ = shed("simulate", "--generator", generator, "--length", "600", "--policy", "hazard",
+                               "--window", "150", "--warmup", "0", "--json")
+        rows += [json.loads(line) for line in stdout.splitlines()]
     code, stdout, _ = shed("opt", "--allocation", "variable", "--length", "400", "--window", "20", "--json")
     rows.append(json.loads(stdout))
-    assert len(rows) == len(POLICY_NAMES) + 2 + 4 + 1
+    assert len(rows) == len(POLICY_NAMES) + 2 + 4 + 3 + 1
     for row in rows:
         validator.validate(row)
         assert list(row) == list(ROW_FIELDS)
     assert {r["policy"] for r in rows} == set(POLICY_NAMES)
     by = {(r["policy"], r["dataset"]): r for r in rows}
     assert by[("optv", "zipf")]["memory_r"] is None and by[("optv", "zipf")]["nodes"] > 0
+    assert {by[("hazard", g)]["seed"] for g in ("age", "drift", "bursts")} == {0}
     assert by[("exact", "zipf")]["estimator"] is None and by[("prob", "zipf")]["estimator"] == "static"
     assert by[("rand", "zipf")]["policy_seed"] == 0 and by[("prob", "zipf")]["policy_seed"] is None
     assert by[("prob", "csv+parquet")]["skew"] is None and by[("prob", "csv+parquet")]["length"] == 300
