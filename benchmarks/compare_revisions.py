@@ -6,8 +6,8 @@ per stream (Zipf(1), domain 50, w = 400, M = 200, the default compact network an
 test of ``bench_opt.py``), and the streaming join's input rows per second (``shed stream-join``,
 PROB, P = 1, 2 x 200,000 Zipf(1) tuples over 40 CSV files per stream, 4 files per trigger, w = M =
 500: the setting of ``bench_stream_join.py``, timed from the query's start to its end, the JVM's
-start excluded), and the bestmatch MatWin kernels' CPU seconds (best of 5 per round:
-``probe_bestmatch``; ``--only bestmatch`` runs them alone).
+start excluded), and the bestmatch kernels' CPU seconds on MatWin's and the bestmatch suite's shapes
+(best of 5 per round: ``probe_bestmatch``; ``--only bestmatch`` runs them alone).
 
 Each revision is checked out into a temporary git worktree and measured by a fresh child process
 of this interpreter with ``PYTHONPATH`` pointing at that checkout, so both run on the same
@@ -85,23 +85,35 @@ def probe_stream() -> dict:
     return {"stream-join seconds (whole command)": seconds, "stream-join rows/s (whole command)": 400_000 / seconds}
 
 
+#: (variant, algorithm, tuples per input, dimensions, eps, decimal places of y_1 or None): MatWin's kernels
+#: on 2 x 20,000 tuples at eps 0.05 and the BMJ, then the shapes ``shed compare --suite bestmatch`` times:
+#: Figure 11's (eps 0.1) with nested loops, Figure 12's four dimensions and Figure 14's y_1 at one
+#: decimal place (= eps_1, so tuples sit on the window bounds), on larger inputs than the suite's to time well
+BESTMATCH_CASES = (
+    ("constrained", "matwin", 20_000, 2, 0.05, None), ("constrained", "matwin-ego", 20_000, 2, 0.05, None),
+    ("bmj", "matwin", 6_000, 2, 0.1, None),
+    ("constrained", "matwin", 10_000, 2, 0.1, None), ("constrained", "matwin-ego", 10_000, 2, 0.1, None),
+    ("constrained", "nested", 4_000, 2, 0.1, None), ("constrained", "matwin-ego", 10_000, 4, 0.1, None),
+    ("constrained", "matwin", 10_000, 2, 0.1, 1),
+)
+
+
 def probe_bestmatch() -> dict:
-    """CPU seconds (best of 5) of the MatWin kernels: the constrained left-outer BMJ by MatWin and
-    MatWin/EGO on 2 x 20,000 tuples (eps 0.05), the BMJ by MatWin on 2 x 6,000 (eps 0.1), 2 dims."""
+    """CPU seconds (best of 5) of the bestmatch kernels on :data:`BESTMATCH_CASES` (uniform inputs)."""
     from shedding.bestmatch.generator import synthetic_input
     from shedding.bestmatch.join import bestmatch
 
     out = {}
-    for variant, algorithm, n, eps in (("constrained", "matwin", 20_000, 0.05),
-                                       ("constrained", "matwin-ego", 20_000, 0.05), ("bmj", "matwin", 6_000, 0.1)):
-        data = synthetic_input(n, n, 2, "uniform", eps, 6, seed=1)
+    for variant, algorithm, n, dims, eps, first in BESTMATCH_CASES:
+        data = synthetic_input(n, n, dims, "uniform", eps, 6, seed=1, first_decimals=first)
         bestmatch(data, variant, algorithm)  # compile or load the cache outside the timing
         times = []
         for _ in range(5):
             started = time.process_time()
             bestmatch(data, variant, algorithm)
             times.append(time.process_time() - started)
-        out[f"{variant} {algorithm} n={n} CPU s"] = min(times)
+        y1 = f" y1 {first} dp" if first is not None else ""
+        out[f"{variant} {algorithm} n={n} d={dims} eps={eps}{y1} CPU s"] = min(times)
     return out
 
 
@@ -155,10 +167,11 @@ def main() -> None:
             for tree in trees.values():
                 subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False)
     print(f"base {args.base}, head {args.head}, {args.rounds} alternating rounds; medians")
-    print(f"{'figure':42} {'base':>14} {'head':>14} {'head/base':>10}")
+    width = max([42, *map(len, figures["base"])])
+    print(f"{'figure':{width}} {'base':>14} {'head':>14} {'head/base':>10}")
     for key in figures["base"]:
         b, h = statistics.median(figures["base"][key]), statistics.median(figures["head"][key])
-        print(f"{key:42} {b:>14,.2f} {h:>14,.2f} {h / b if b else float('nan'):>10.3f}")
+        print(f"{key:{width}} {b:>14,.3f} {h:>14,.3f} {h / b if b else float('nan'):>10.3f}")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from shedding.errors import ShedError
-from shedding.bestmatch.skyline import insert, offer, within
+from shedding.bestmatch.skyline import offer, within
 
 MAX_CELLS = 1 << 24
 
@@ -66,13 +66,13 @@ def cell_ids(X: np.ndarray, width: np.ndarray, base: np.ndarray, shape: np.ndarr
 
 
 @njit(cache=True)
-def probe_grid(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R: np.ndarray,
+def probe_grid(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int | None, R: np.ndarray,
                S: np.ndarray, a0: int, a1: int, b0: int, b1: int, eps: np.ndarray, sign: np.ndarray,
                alive_r: np.ndarray, alive_s: np.ndarray, width: np.ndarray, base: np.ndarray, shape: np.ndarray,
                start_r: np.ndarray, members_r: np.ndarray, start_s: np.ndarray, members_s: np.ndarray) -> int:
     """:func:`.skyline.probe` through the grid: every tuple of the smaller range reads only the
     3^(d-1) cells around its own in the other relation's grid, and in each cell only the tuples
-    of the other range (binary search; cells keep y_1 order); pairs go to the buffer as there.
+    of the other range (binary search; cells keep y_1 order); pairs go to :func:`.skyline.offer`.
     Returns pairs tested or -1 (full)."""
     outer_r = a1 - a0 <= b1 - b0
     o0, o1 = (a0, a1) if outer_r else (b0, b1)
@@ -107,8 +107,7 @@ def probe_grid(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R
                 p += 1
                 tested += 1
                 r, s = (o, q) if outer_r else (q, o)
-                if alive_i[q] and within(R, S, r, s, eps) and not (
-                        insert(buf, count, r % n_slots, R, S, r, s, sign) if s_slots == 0
-                        else offer(buf, count, n_slots, s_slots, R, S, r, s, sign)):
+                if alive_i[q] and within(R, S, r, s, eps) and not offer(buf, count, n_slots, s_slots, R, S, r, s,
+                                                                        sign):
                     return -1
     return tested

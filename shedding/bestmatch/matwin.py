@@ -93,7 +93,7 @@ def matwin_kernel(R, S, eps, sign, left_outer, n_slots, s_slots, literal, buf, c
                   prio_s, ahead, ego, grid):
     """Algorithm 2. Returns rows (r, s, stamp), stamp = input tuples read when the pair was output,
     and the statistics (steps, peak memory, pairs tested, tuples dropped). ``n_slots``: r's slots
-    (1 for the BMJ, 0 without a left side); ``s_slots``: s's slots (0 without a right side)."""
+    (1 for the BMJ, 0 without a left side); ``s_slots``: s's slots (None without a right side)."""
     nr, ns = R.shape[0], S.shape[0]
     out = np.empty((16, 3), dtype=np.int64)
     n_out = 0
@@ -162,7 +162,7 @@ def matwin_kernel(R, S, eps, sign, left_outer, n_slots, s_slots, literal, buf, c
         max_rs = min_rs + eps1
         # line 30: S below minRS leaves W_S (an s that was in W_S has met all its partners)
         while slo < shi and (not alive_s[slo] or S[slo, 0] < min_rs):
-            if s_slots > 0 and alive_s[slo]:
+            if s_slots is not None and alive_s[slo]:
                 out, n_out = emit(buf, count, n_slots + slo % s_slots, out, n_out, rhi + shi, R, S, literal)
             held -= alive_s[slo]
             alive_s[slo] = False
@@ -177,7 +177,7 @@ def matwin_kernel(R, S, eps, sign, left_outer, n_slots, s_slots, literal, buf, c
             out, n_out = emit(buf, count, r % n_slots, out, n_out, rhi + shi, R, S, literal)
     elif n_slots > 0:
         out, n_out = emit(buf, count, 0, out, n_out, rhi + shi, R, S, literal)
-    if s_slots > 0:
+    if s_slots is not None:
         for s in range(slo, shi):
             if alive_s[s]:
                 out, n_out = emit(buf, count, n_slots + s % s_slots, out, n_out, rhi + shi, R, S, literal)
@@ -205,8 +205,8 @@ def matwin(R: np.ndarray, S: np.ndarray, eps: np.ndarray, sign: np.ndarray, left
     §2.1's literal dominance; ``ego`` probes through the eps-grid (§3.3). Returns rows (r, s,
     stamp) and the statistics. ``memory`` >= 0 sheds to that many tuples by the priorities."""
     n_slots = (widest_window(R[:, 0], int(eps[0])) + 1) if left_outer else 0 if right_outer else 1
-    s_slots = (widest_window(S[:, 0], int(eps[0])) + 1) if right_outer else 0
-    buf, count = new_buffer(n_slots + s_slots, R.shape[1])
+    s_slots = (widest_window(S[:, 0], int(eps[0])) + 1) if right_outer else None
+    buf, count = new_buffer(n_slots + (s_slots or 0), R.shape[1])
     grid = build_grid(R, S, eps) if ego else _NO_GRID
     prio_r = np.zeros(len(R)) if prio_r is None else prio_r
     prio_s = np.zeros(len(S)) if prio_s is None else prio_s

@@ -20,10 +20,11 @@ from shedding.bestmatch.skyline import emit, grow, new_buffer, probe
 
 @njit(cache=True)
 def nested_kernel(R: np.ndarray, S: np.ndarray, eps: np.ndarray, sign: np.ndarray, left_outer: bool, n_slots: int,
-                  s_slots: int, literal: bool, buf: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, int, int]:
+                  s_slots: int | None, literal: bool, buf: np.ndarray, count: np.ndarray
+                  ) -> tuple[np.ndarray, int, int]:
     """Rows (r, s, stamp) of the result, their number and the pairs tested; stamp = input
     tuples read when the pair was output (all of S plus the r's so far). ``n_slots`` is 1 for the
-    BMJ and the left-outer side, else 0; ``s_slots`` is |S| for the right-outer side, else 0."""
+    BMJ and the left-outer side, else 0; ``s_slots`` is |S| for the right-outer side, else None."""
     out = np.empty((16, 3), dtype=np.int64)
     n_out = 0
     tested = 0
@@ -38,8 +39,9 @@ def nested_kernel(R: np.ndarray, S: np.ndarray, eps: np.ndarray, sign: np.ndarra
             out, n_out = emit(buf, count, 0, out, n_out, S.shape[0] + r + 1, R, S, literal)
     if n_slots > 0 and not left_outer:
         out, n_out = emit(buf, count, 0, out, n_out, S.shape[0] + R.shape[0], R, S, literal)
-    for s in range(s_slots):
-        out, n_out = emit(buf, count, n_slots + s, out, n_out, S.shape[0] + R.shape[0], R, S, literal)
+    if s_slots is not None:
+        for s in range(s_slots):
+            out, n_out = emit(buf, count, n_slots + s, out, n_out, S.shape[0] + R.shape[0], R, S, literal)
     return out[:n_out], n_out, tested
 
 
@@ -48,7 +50,7 @@ def nested_loops(R: np.ndarray, S: np.ndarray, eps: np.ndarray, sign: np.ndarray
     """(rows (r, s, stamp), pairs tested) of the (constrained) BMJ (neither outer side) or the
     left-, right- or full-outer BMJ; a full-outer pair best for both its tuples comes twice."""
     n_slots = 0 if right_outer and not left_outer else 1
-    s_slots = len(S) if right_outer else 0
-    buf, count = new_buffer(n_slots + s_slots, R.shape[1])
+    s_slots = len(S) if right_outer else None
+    buf, count = new_buffer(n_slots + (s_slots or 0), R.shape[1])
     out, _, tested = nested_kernel(R, S, eps, sign, left_outer, n_slots, s_slots, literal, buf, count)
     return out, tested

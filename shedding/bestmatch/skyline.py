@@ -43,7 +43,7 @@ def within(R: np.ndarray, S: np.ndarray, r: int, s: int, eps: np.ndarray) -> boo
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def insert(buf: np.ndarray, count: np.ndarray, slot: int, R: np.ndarray, S: np.ndarray, r: int, s: int,
            sign: np.ndarray) -> bool:
     """Offer (r x s) to buffer ``slot``: it is dropped if a buffered pair dominates it (or is it),
@@ -55,6 +55,9 @@ def insert(buf: np.ndarray, count: np.ndarray, slot: int, R: np.ndarray, S: np.n
     that dominates the new one cannot coexist with a pair the new one dominates (transitivity), so
     the scan either rejects or compacts. Offering a pair twice changes nothing, so a probe can be
     repeated after the buffer grew. Equal distance vectors are incomparable: both stay.
+
+    Inlined where it is called (:func:`offer`): a call of a jitted function counts references to
+    its array arguments on entry and exit, so a pair pays that once, in the call of offer.
     """
     d = R.shape[1]
     keep = 0
@@ -156,25 +159,27 @@ def new_buffer(slots: int, dims: int, width: int = 8) -> tuple[np.ndarray, np.nd
 
 
 @njit(cache=True)
-def offer(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R: np.ndarray, S: np.ndarray, r: int,
-          s: int, sign: np.ndarray) -> bool:
+def offer(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int | None, R: np.ndarray, S: np.ndarray,
+          r: int, s: int, sign: np.ndarray) -> bool:
     """Offer (r x s) to the slot of r (``r % n_slots``; none when ``n_slots`` is 0) and to the slot
-    of s (``n_slots + s % s_slots``; none when ``s_slots`` is 0). False if a slot ran full."""
+    of s (``n_slots + s % s_slots``); False if a slot ran full. Without a right side ``s_slots`` is
+    None, and numba compiles that case on its own with the right side pruned: the BMJ and the
+    left-outer operators run exactly one :func:`insert` per pair."""
+    if s_slots is None:
+        return insert(buf, count, r % n_slots, R, S, r, s, sign)
     if n_slots > 0 and not insert(buf, count, r % n_slots, R, S, r, s, sign):
         return False
-    return s_slots == 0 or insert(buf, count, n_slots + s % s_slots, R, S, r, s, sign)
+    return insert(buf, count, n_slots + s % s_slots, R, S, r, s, sign)
 
 
 @njit(cache=True)
-def probe(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R: np.ndarray, S: np.ndarray, a0: int,
-          a1: int, b0: int, b1: int, eps: np.ndarray, sign: np.ndarray, alive_r: np.ndarray,
+def probe(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int | None, R: np.ndarray, S: np.ndarray,
+          a0: int, a1: int, b0: int, b1: int, eps: np.ndarray, sign: np.ndarray, alive_r: np.ndarray,
           alive_s: np.ndarray) -> int:
-    """Update(O, R[a0:a1], S[b0:b1]) of §3.2: every live pair with d(r, s) <= eps goes to the slot
-    of r by :func:`insert` (one slot holds every pair when ``n_slots`` is 1), or by :func:`offer`
-    to r's and s's slots when there is a right side (``s_slots`` > 0); calling insert directly keeps
-    the left-only operators at one call per offered pair. The shorter range is the outer loop.
-    Returns the pairs tested, or -1 if a slot ran full: grow the buffer and probe again (offering
-    a pair twice changes nothing, so the repeat gives the same buffer)."""
+    """Update(O, R[a0:a1], S[b0:b1]) of §3.2: :func:`offer` every live pair with d(r, s) <= eps
+    (one slot holds every pair when ``n_slots`` is 1 and ``s_slots`` None); the shorter range is
+    the outer loop. Returns the pairs tested, or -1 if a slot ran full: grow the buffer and probe
+    again (offering a pair twice changes nothing, so the repeat gives the same buffer)."""
     outer_r = a1 - a0 <= b1 - b0
     o0, o1, i0, i1 = (a0, a1, b0, b1) if outer_r else (b0, b1, a0, a1)
     alive_o, alive_i = (alive_r, alive_s) if outer_r else (alive_s, alive_r)
@@ -182,8 +187,7 @@ def probe(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int, R: np.
         if alive_o[o]:
             for q in range(i0, i1):
                 r, s = (o, q) if outer_r else (q, o)
-                if alive_i[q] and within(R, S, r, s, eps) and not (
-                        insert(buf, count, r % n_slots, R, S, r, s, sign) if s_slots == 0
-                        else offer(buf, count, n_slots, s_slots, R, S, r, s, sign)):
+                if alive_i[q] and within(R, S, r, s, eps) and not offer(buf, count, n_slots, s_slots, R, S, r, s,
+                                                                        sign):
                     return -1
     return (a1 - a0) * (b1 - b0)

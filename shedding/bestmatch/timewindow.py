@@ -34,10 +34,10 @@ def _reevaluate(R, S, tr, ts, times, horizon, eps, sign, n_slots, literal, buf, 
             b1 += 1
         while b0 < b1 and ts[b0] < t - horizon:
             b0 += 1
-        k = probe(buf, count, n_slots, 0, R, S, a0, a1, b0, b1, eps, sign, alive, alive)
+        k = probe(buf, count, n_slots, None, R, S, a0, a1, b0, b1, eps, sign, alive, alive)
         while k < 0:
             buf = grow(buf)
-            k = probe(buf, count, n_slots, 0, R, S, a0, a1, b0, b1, eps, sign, alive, alive)
+            k = probe(buf, count, n_slots, None, R, S, a0, a1, b0, b1, eps, sign, alive, alive)
         for r in range(a0, a1):
             out, n_out = emit(buf, count, r % n_slots, out, n_out, t, R, S, literal)
     return out[:n_out]
