@@ -202,14 +202,18 @@ def _before(node, hc, hprio, a, b):
 
 @njit(cache=True, _nrt=False)
 def _leaf(node, hc, hprio, htree, hsc, cid):
-    """Class ``cid`` changed its head, size or priority: refresh its leaf and the path up."""
+    """Class ``cid`` changed its head, size or priority: refresh its leaf and the path up, as far as
+    the winners change (the tree is consistent for every other class)."""
     s = hc[cid, HC_SIDE]
     n = hsc[H_LEAVES] + cid
     htree[s, n] = cid if hc[cid, HC_SIZE] > 0 else -1
     n //= 2
     while n >= 1:
         a, b = htree[s, 2 * n], htree[s, 2 * n + 1]
-        htree[s, n] = b if _before(node, hc, hprio, b, a) else a
+        win = b if _before(node, hc, hprio, b, a) else a
+        if win == htree[s, n] and win != cid:
+            return  # another class still wins here and only cid changed: nothing above changes
+        htree[s, n] = win
         n //= 2
 
 

@@ -147,16 +147,20 @@ def bucket_of(edges, age):
 @njit(cache=True, _nrt=False)
 def shadow_events(sh, hk, hsc, edges, ev, o, k, t, w):
     """An arrival of key k on side ``o`` at time t: an event for every shadow entry of the other
-    side with that key inside its window, in the cell of the entry's state before it."""
+    side with that key inside its window, in the cell of the entry's state before it. The entries
+    come oldest first, so the bucket of their ages only goes down along the list."""
     s = 1 - o
     e = hk[s, k, K_SHEAD]
     hit = False
+    j = edges.shape[0] - 2
     while e >= 0:
         age = t - sh[s, e, SH_TIME]
         if 1 <= age <= w - 1:
+            while j > 0 and edges[j] > age - 1:
+                j -= 1
             first = sh[s, e, SH_FIRST]
             c = 1 if 1 <= first <= age - 1 else 0
-            ev[s, sh[s, e, SH_GROUP], c, bucket_of(edges, age - 1), sh[s, e, SH_Q]] += 1
+            ev[s, sh[s, e, SH_GROUP], c, j, sh[s, e, SH_Q]] += 1
             hsc[H_EVENTS0 + s] += 1
             if first < 0:
                 sh[s, e, SH_FIRST] = age
@@ -176,14 +180,16 @@ def _account(sh, edges, ex, s, e, upto):
     first = sh[s, e, SH_FIRST]
     g, q = sh[s, e, SH_GROUP], sh[s, e, SH_Q]
     a = lo
+    j = bucket_of(edges, a)
     while a < upto:
-        j = bucket_of(edges, a)
         end = min(upto, edges[j + 1])
         c = 1 if 1 <= first <= a else 0
         if c == 0 and 1 <= first < end:
             end = first
         ex[s, g, c, j, q] += end - a
         a = end
+        if a >= edges[j + 1] and j + 2 < edges.shape[0]:
+            j += 1
     sh[s, e, SH_ACC] = upto
 
 
