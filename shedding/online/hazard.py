@@ -61,9 +61,10 @@ HF_FIELDS = 12
 # yet), exposure accounted so far (steps), next entry of the same key
 SH_TIME, SH_KEY, SH_GROUP, SH_Q, SH_FIRST, SH_ACC, SH_NEXT = range(7)
 SH_FIELDS = 7
-# per (side, key): its first priority class, its last arrival time, its shadow entries (FIFO)
-K_FIRST, K_LAST, K_SHEAD, K_STAIL = range(4)
-KEY_FIELDS = 4
+# per (side, key): its first priority class, its last arrival time, its shadow entries (FIFO), the
+# priority bin of its beta (while HAZARD ranks by its classes)
+K_FIRST, K_LAST, K_SHEAD, K_STAIL, K_Q = range(5)
+KEY_FIELDS = 5
 
 #: beta bins: 0 for beta = 0, then one per octave (statistics) or a quarter octave (priorities)
 #: from 2^-16 arrivals per step up, the last one open-ended

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from shedding.online.classes import HC_STALE, HC_C, HC_GROUP, HC_KEY, HC_SEG, HC_SIDE, HC_SIZE, HN_GROUP, prio, \
-    cls_get, cls_push, rebuild_tree, seg_push
+    cls_get, cls_push, key_bins, rebuild_tree, seg_push
 from shedding.online.ageing import age_plan
 from shedding.online.hazard import (H_ARR0, H_ARRIVALS, H_CFREE, H_EVERY, H_FIRST, H_GROUPS, H_HOLD0, H_KNOWN,
                                     H_NB, H_NEXT_REFIT, H_NSEG0, H_SAMPLE0, H_SHAPED0, H_T0, HF_DENS0, HF_FAC0,
@@ -149,7 +149,8 @@ def rebuild(node, cnt, sc, hz, t, rank):
             cls_push(hn, hc, cid, x)
         x = node[x, N_GNEXT]
     if rank == HAZARD:
+        key_bins(cnt, hf, hk)
         for cid in range(cap - hsc[H_CFREE]):
-            hprio[cid] = prio(cnt, hsc, hf, eg, th, memo, lens, hc[cid, HC_SIDE], hc[cid, HC_KEY], hc[cid, HC_GROUP],
+            hprio[cid] = prio(cnt, hsc, hf, hk, eg, th, memo, lens, hc[cid, HC_SIDE], hc[cid, HC_KEY], hc[cid, HC_GROUP],
                                hc[cid, HC_C], hc[cid, HC_SEG])
         rebuild_tree(node, hc, hprio, htree, hsc)
