@@ -21,7 +21,7 @@ Output quality against P shards, with the memory split evenly or shared, is
 ``bench_shared_budget.py``'s.
 
     .venv/bin/python benchmarks/bench_stream_join.py [--triggers 1,4,40] [--stores hdfs,rocksdb] [--repeat 3]
-        [--semantic-shards 1,2]
+        [--semantic-shards 1,2] [--policies prob,hazard]
 
 Each join runs ``--repeat`` times per trigger size, the semantic and native runs alternating;
 rows per second are the medians, and the ratios are ratios of medians from the same run.
@@ -52,9 +52,9 @@ from shedding.streaming.tuning import tune_checkpoint, tune_file_sources
 LENGTH, DOMAIN, WINDOW, FILES = 200_000, 650, 500, 40
 
 
-def semantic(spark, src: tuple, base: Path, per_trigger: int, shards: int = 1) -> dict:
+def semantic(spark, src: tuple, base: Path, per_trigger: int, shards: int = 1, policy: str = "prob") -> dict:
     work = Path(tempfile.mkdtemp(dir=base))
-    job = StreamJob(src[0], src[1], work / "out", work / "ck", JoinSpec(WINDOW, WINDOW, "prob", shards=shards),
+    job = StreamJob(src[0], src[1], work / "out", work / "ck", JoinSpec(WINDOW, WINDOW, policy, shards=shards),
                     "online", "available-now", per_trigger, "local[2]")
     trace: dict = {}
     started = time.perf_counter()
@@ -93,6 +93,10 @@ def native(spark, src: tuple, base: Path, per_trigger: int, store: str) -> dict:
             "peak_state_bytes": int(batches["state_bytes"].max())}
 
 
+def label(policy: str, shards: int) -> str:
+    return f"{policy.upper()}, P = {shards}"
+
+
 def _each(runs: list[dict]) -> str:
     """The runs' rows per second and seconds, in run order."""
     return "runs: " + ", ".join(f"{r['rows_per_s']:,.0f}/s in {r['seconds']:.1f} s" for r in runs)
@@ -104,9 +108,11 @@ def main() -> None:
     ap.add_argument("--stores", default="hdfs,rocksdb", help="state stores of the native join")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each join per trigger size (medians reported)")
     ap.add_argument("--semantic-shards", default="1,2", help="shard counts P of the semantic join to time")
+    ap.add_argument("--policies", default="prob",
+                    help="shedding policies of the semantic join to time (e.g. prob,hazard: rows/s of each against the first)")
     args = ap.parse_args()
     stores = args.stores.split(",")
-    ours_shards = [int(p) for p in args.semantic_shards.split(",")]
+    ours = [(policy, int(p)) for policy in args.policies.split(",") for p in args.semantic_shards.split(",")]
     base = Path(tempfile.mkdtemp(prefix="bench-stream-"))
     try:
         r_dir, s_dir = write_zipf_sources(f"zipf:1:{DOMAIN}", f"zipf:1:{DOMAIN}", base / "src", LENGTH, FILES, 0)
@@ -116,29 +122,34 @@ def main() -> None:
             exact = exact_count(source_workload(rows, WINDOW))
             print(f"2 x {LENGTH:,} tuples, domain {DOMAIN}, w = {WINDOW}, M = {WINDOW}, {FILES} files per stream; "
                   f"EXACT = {exact:,}", flush=True)
-            semantic(spark, src, base, FILES)  # warm-up: JVM, Python workers, numba cache
+            for policy in dict.fromkeys(policy for policy, _ in ours):  # warm-up: JVM, Python workers, numba cache
+                semantic(spark, src, base, FILES, policy=policy)
             for k in map(int, args.triggers.split(",")):
-                # the runs alternate (ours with each P, then each native store) so that drift hits all alike
-                names = [f"P = {p}" for p in ours_shards] + stores
+                # the runs alternate (ours with each policy and P, then each native store) so that drift
+                # hits all alike
+                names = [label(policy, p) for policy, p in ours] + stores
                 runs: dict[str, list[dict]] = {name: [] for name in names}
                 for _ in range(args.repeat):
-                    for p in ours_shards:
-                        runs[f"P = {p}"].append(semantic(spark, src, base, k, shards=p))
+                    for policy, p in ours:
+                        runs[label(policy, p)].append(semantic(spark, src, base, k, shards=p, policy=policy))
                     for store in stores:
                         runs[store].append(native(spark, src, base, k, store))
                 rate = {name: statistics.median(r["rows_per_s"] for r in rs) for name, rs in runs.items()}
                 print(f"\n{k} file(s) per trigger (medians of {args.repeat} alternating runs)", flush=True)
-                for p in ours_shards:
-                    ours = runs[f"P = {p}"][-1]
-                    print(f"  semantic PROB, P = {p}: {rate[f'P = {p}']:,.0f} rows/s ({_each(runs[f'P = {p}'])}; "
-                          f"{ours['batches']} batches), outputs {ours['outputs']:,} ({ours['outputs'] / exact:.3f} of "
-                          f"EXACT); peak state {ours['peak_memory']} tuples in memory + {ours['peak_held']} held, "
-                          f"{ours['peak_state_bytes']:,} bytes", flush=True)
+                for policy, p in ours:
+                    name, first = label(policy, p), label(ours[0][0], p)
+                    last = runs[name][-1]
+                    versus = f", {rate[name] / rate[first]:.3f} of {first}'s rows/s" if name != first else ""
+                    print(f"  semantic {name}: {rate[name]:,.0f} rows/s ({_each(runs[name])}; "
+                          f"{last['batches']} batches){versus}, outputs {last['outputs']:,} ({last['outputs'] / exact:.3f} "
+                          f"of EXACT); peak state {last['peak_memory']} tuples in memory + {last['peak_held']} held, "
+                          f"{last['peak_state_bytes']:,} bytes", flush=True)
                     print("    median ms per batch (last run): " + ", ".join(
-                        f"{c} {v:.0f}" for c, v in ours["median_batch_ms"].items()))
+                        f"{c} {v:.0f}" for c, v in last["median_batch_ms"].items()))
                 for store in stores:
                     nat = runs[store][-1]
-                    versus = ", ".join(f"P = {p} is {rate[f'P = {p}'] / rate[store]:.1f}x" for p in ours_shards)
+                    versus = ", ".join(f"{label(policy, p)} is {rate[label(policy, p)] / rate[store]:.1f}x"
+                                       for policy, p in ours)
                     print(f"  native ({store}): {rate[store]:,.0f} rows/s ({_each(runs[store])}; "
                           f"{nat['batches']} batches), outputs {nat['outputs']:,}; peak state {nat['peak_state_rows']:,} "
                           f"rows, {nat['peak_state_bytes']:,} bytes; semantic {versus}", flush=True)

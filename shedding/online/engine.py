@@ -18,7 +18,7 @@ from shedding.errors import ShedError
 from shedding.model import check_memory, check_window
 from shedding.online import kernel as K
 from shedding.online.aged import AgedState
-from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator
+from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator, make_estimator
 from shedding.online.hazard import HazardTuning
 from shedding.online.policies import Policy, get_policy
 
@@ -91,6 +91,11 @@ class JoinOperator:
             raise ShedError(f"{{param}} must be >= 0, got {warmup}", param="warmup")
         if share_every < 1:
             raise ShedError(f"{{param}} must be >= 1, got {share_every}", param="share_every")
+        if isinstance(estimator, str):  # "online"; "static" needs the workload and says so
+            estimator = make_estimator(estimator)
+        if estimator is not None and not isinstance(estimator, (OnlineEstimator, StaticEstimator)):
+            raise ShedError(f"{{param}} must be 'online', an OnlineEstimator or a StaticEstimator, got {estimator!r}",
+                            param="estimator")
         self.estimator = estimator if estimator is not None else OnlineEstimator()
         if self.policy.kind == K.SCHEDULE:
             if schedule_left is None:

@@ -83,6 +83,7 @@ def test_simulate_and_opt_read_two_stream_files(shed, tmp_path):
     assert json.loads(opt[1])["outputs"] == solve_opt(wl, 20).outputs
 
 
+@pytest.mark.spark
 def test_simulate_reads_ndp_files_and_states_the_drops(tmp_path):
     """The weather path end to end through the CLI (Spark in the subprocess, its own cache)."""
     rng = np.random.default_rng(5)

@@ -184,3 +184,19 @@ def test_bad_parameters(kwargs, match):
 def test_bad_window(window):
     with pytest.raises(ShedError, match="window"):
         Workload([0], [0], [1], window)
+
+
+def test_estimator_by_name_is_the_simulators_and_anything_else_is_refused():
+    """``estimator="online"`` is the online estimator (as ``simulate`` takes it), not a silent
+    third mode; ``"static"`` needs the workload and a wrong object is one clear error."""
+    wl = zipf_workload(0.0, 50, 3000, seed=3, window=200)
+    for policy in ("prob", "hazard"):
+        named = JoinOperator(wl.window, 200, policy, warmup=wl.warmup, estimator="online")
+        built = JoinOperator(wl.window, 200, policy, warmup=wl.warmup, estimator=OnlineEstimator())
+        outputs = named.feed(wl.side, wl.time, wl.key).outputs
+        assert outputs == built.feed(wl.side, wl.time, wl.key).outputs
+        assert outputs == simulate(wl, policy, 200, estimator="online").outputs
+    with pytest.raises(ShedError, match="static estimator needs the whole workload"):
+        JoinOperator(wl.window, 200, "prob", estimator="static")
+    with pytest.raises(ShedError, match="estimator must be 'online'"):
+        JoinOperator(wl.window, 200, "prob", estimator=3)

@@ -54,6 +54,7 @@ def commits(base: Path) -> int:
     return len([p for p in folder.iterdir() if p.name.isdigit()]) if folder.exists() else 0
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("shards", [1, 2])
 def test_kill_9_mid_stream_then_restart_loses_and_duplicates_nothing(tmp_path, shards):
     proc = start(tmp_path, shards)
@@ -90,6 +91,7 @@ def test_kill_9_mid_stream_then_restart_loses_and_duplicates_nothing(tmp_path, s
     assert metrics["shed"].sum() == shed and metrics["late"].sum() == metrics["bad"].sum() == 0
 
 
+@pytest.mark.spark
 def test_sigterm_stops_after_a_committed_batch_with_exit_0_and_the_same_command_continues(tmp_path):
     interval = [*command(tmp_path), "--trigger", "interval:1"]
     interval.remove("--json")

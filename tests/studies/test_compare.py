@@ -182,6 +182,7 @@ def test_unreachable_master(small_suite, tmp_path):
         run_suite(small_suite, tmp_path / "out", master="spark://127.0.0.1:9")
 
 
+@pytest.mark.spark
 def test_compare_cli_errors(tmp_path):
     def shed(*args):
         return subprocess.run([sys.executable, "-m", "shedding.cli", *args], capture_output=True, text=True,
