@@ -32,8 +32,8 @@ head of the past-hold segment or the last arrivals of the other.
 from numba import njit
 
 from shedding.online.hazard import (H_CFREE, H_GROUPS, H_HOLD0, H_KNOWN, H_LEAVES, H_NSEG0, H_SHAPED0, HF_DENS0,
-                                    HF_FAC0, K_FIRST, K_LAST, K_Q, Q_PRIO, Q_PRIO_OCTAVE, beta_bin, bin_beta,
-                                    index, shadow_events)
+                                    HF_FAC0, K_FIRST, K_LAST, K_Q, Q_PRIO_OCTAVE, bin_beta, index, key_bin,
+                                    shadow_events)
 from shedding.online.kinds import AGE, HAZARD
 from shedding.online.layout import (N_KEY, N_SEQ, N_SIDE, N_TIME, P_VARIABLE)
 
@@ -159,20 +159,6 @@ def _cls_unlink(hn, hc, x):
 
 
 # ---------------------------------------------------------------- priorities and the trees
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def key_bin(cnt, hf, hk, s, k):
-    """Keep the priority bin of key k's beta for side s (after its count or the factor moved)."""
-    hk[s, k, K_Q] = beta_bin(cnt[1 - s, k] * hf[HF_FAC0 + 1 - s], Q_PRIO_OCTAVE, Q_PRIO)
-
-
-@njit(cache=True, _nrt=False)
-def key_bins(cnt, hf, hk):
-    """Every key's priority bins (after a refit or a rescale of the counts)."""
-    for s in range(2):
-        for k in range(hk.shape[1]):
-            key_bin(cnt, hf, hk, s, k)
 
 
 @njit(cache=True, _nrt=False)

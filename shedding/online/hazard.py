@@ -142,6 +142,20 @@ def bucket_of(edges, age):
     return min(max(j, 0), edges.shape[0] - 2)
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def key_bin(cnt, hf, hk, s, k):
+    """Keep the priority bin of key k's beta for side s (after its count or the factor moved)."""
+    hk[s, k, K_Q] = beta_bin(cnt[1 - s, k] * hf[HF_FAC0 + 1 - s], Q_PRIO_OCTAVE, Q_PRIO)
+
+
+@njit(cache=True, _nrt=False)
+def key_bins(cnt, hf, hk):
+    """Every key's priority bins (after a refit or a rescale of the counts)."""
+    for s in range(2):
+        for k in range(hk.shape[1]):
+            key_bin(cnt, hf, hk, s, k)
+
+
 # ---------------------------------------------------------------- the shadow sample
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from shedding.online import classes as H, refit as R
-from shedding.online.hazard import HF_FAC0
+from shedding.online.hazard import HF_FAC0, key_bins
 # the policy kinds (SURV and DUAL rank like PROB and LIFE, with float values; AGE and HAZARD by age)
 from shedding.online.kinds import AGE, DUAL, HAZARD, LIFE, PROB, RAND, SCHEDULE, SURV  # noqa: F401 (K.PROB, ...)
 
@@ -641,7 +641,7 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
                 for s_ in range(2):
                     hf[HF_FAC0 + s_] *= math.exp(fsc[F_LOGG] * (t - tref))
                 if sc[SC_RANK] == HAZARD:
-                    H.key_bins(cnt, hf, hk)
+                    key_bins(cnt, hf, hk)
             for x in range(i, j):
                 _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t)
         # the age-aware kinds: what the arrivals teach the sample and whom they match
