@@ -24,7 +24,8 @@ The fit, at every refit. Per side and (c, j), EM splits the events between the t
 the Poisson rate (pooled over groups), theta shrunk towards 1; a group's curve is then its own
 events attributed to e, shrunk towards the pooled curve by ``kappa`` steps of pseudo-exposure.
 The model test: the shaped model is used for a side only if its deviance against the flat model
-lambda = e0 + theta0 * beta (which ranks exactly as PROB) beats a BIC penalty, both measured in
+lambda = e0 + theta0 * beta (which ranks exactly as PROB; fitted to its maximum, so that EM's
+unfinished steps are not taken for a shape) beats a BIC penalty, both measured in
 distinct other-side arrivals (one arrival can be an event for many sampled tuples of its key, so
 raw event counts overstate the evidence). Otherwise the side ranks as PROB does.
 
@@ -74,6 +75,9 @@ Q_PRIO, Q_PRIO_OCTAVE = 74, 4.0
 #: floors that keep both EM components alive (EM cannot leave 0), and theta's prior weight as a
 #: share of a cell's beta-weighted exposure
 _ALIVE, _THETA_PRIOR = 0.05, 0.05
+#: the flat model's EM runs to its maximum (relative steps below ``_FLAT_TOL``, at most
+#: ``_FLAT_ITERS`` steps): one cell of beta bins, cheap at every refit
+_FLAT_ITERS, _FLAT_TOL = 1000, 1e-9
 
 
 @dataclass(frozen=True)
@@ -260,9 +264,10 @@ def shadow_account_all(sh, hsc, edges, ex, t, w):
 
 
 @njit(cache=True, _nrt=False)
-def _em_cell(evq, exq, betas, e, th, iters, prior):
+def _em_cell(evq, exq, betas, e, th, iters, prior, tol=0.0):
     """EM for lambda_q = e + th * beta_q on one cell's events ``evq`` and exposure ``exq`` per
-    beta bin; returns (e, th) with th shrunk towards 1 by ``prior`` of beta-weighted exposure."""
+    beta bin; returns (e, th) with th shrunk towards 1 by ``prior`` of beta-weighted exposure.
+    ``iters`` steps, fewer when both move by less than ``tol`` (relative) in a step."""
     n = 0.0
     wsum = 0.0
     events = 0.0
@@ -284,8 +289,12 @@ def _em_cell(evq, exq, betas, e, th, iters, prior):
                 share = e / (e + lam_t) if e + lam_t > 0.0 else 1.0
                 to_e += evq[q] * share
                 to_th += evq[q] * (1.0 - share)
-        e = to_e / n
-        th = (to_th + prior) / (wsum + prior) if wsum + prior > 0.0 else 1.0
+        e_new = to_e / n
+        th_new = (to_th + prior) / (wsum + prior) if wsum + prior > 0.0 else 1.0
+        done = abs(e_new - e) <= tol * e and abs(th_new - th) <= tol * th
+        e, th = e_new, th_new
+        if done:
+            break
     return e, th
 
 
@@ -336,7 +345,9 @@ def fit(hsc, hf, ev, ex, eg, th, ep):
         for q in range(Q_STATS):
             wsum += flat_ex[q] * betas[q]
         prior = _THETA_PRIOR * wsum / max(2 * nb, 1)
-        e0, th0 = _em_cell(flat_ev, flat_ex, betas, 0.0, 1.0, iters, prior * 2 * nb)
+        # the flat model at its maximum: the shaped cells continue from the last fit, and a flat
+        # fit stopped after ``iters`` steps would credit the shaped model with EM's unfinished steps
+        e0, th0 = _em_cell(flat_ev, flat_ex, betas, 0.0, 1.0, _FLAT_ITERS, prior * 2 * nb, _FLAT_TOL)
         dev = 0.0
         for c in range(2):
             for j in range(nb):

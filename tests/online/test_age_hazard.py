@@ -91,6 +91,24 @@ def test_hazard_is_prob_on_iid_streams(skew, seed, memory, variable, estimator):
     assert abs(hazard - prob) <= 0.005 * opt
 
 
+@pytest.mark.parametrize("skew, seed", [(0.0, 3), (0.0, 4), (0.0, 5), (1.0, 3), (1.0, 4)])
+def test_the_model_test_stays_flat_on_iid_streams(skew, seed):
+    """The paper's Figure 3 setting (w = M = 400, keys over 50 values, uniform or Zipf(1)): a
+    tuple's rate depends neither on its age nor on whether it has met a partner, so HAZARDV keeps
+    PROBV's order throughout and gives its pairs."""
+    wl = zipf_workload(skew, 50, seed=seed)
+    pairs = [run(wl, 400, policy, tuning=HazardTuning())[1] for policy in ("probv", "hazardv")]
+    assert pairs[0] == pairs[1]
+
+
+def test_the_model_test_finds_the_age_shape():
+    """Keys that collide (Zipf(0.5) over 1,000 values) on the age-based model: the model test
+    finds the age curve and HAZARD takes its own order (about 14% above PROB here)."""
+    wl = age_workload(length=3000, lag_spread=20, background=0.0, skew=0.5, domain=1000, seed=2)
+    prob, hazard = (run(wl, 100, policy, tuning=HazardTuning())[0] for policy in ("prob", "hazard"))
+    assert hazard > 1.1 * prob
+
+
 def test_hazard_and_age_close_the_gap_on_the_age_model():
     """Unique keys, partners at lag ~ Normal(60, 5): PROB sees no frequency to go by; AGE with the
     known curve and HAZARD learning it keep tuples until their partner's age."""
