@@ -117,6 +117,7 @@ class AgedState:
         if n_keys > self._n_keys:
             hk = np.full((2, n_keys, Z.KEY_FIELDS), -1, np.int64)
             hk[:, :, Z.K_LAST] = -INF
+            hk[:, :, Z.K_Q] = 0
             hk[:, :self._n_keys] = self.hk
             self._set("hk", hk)
             self._n_keys = n_keys

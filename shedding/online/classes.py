@@ -32,8 +32,8 @@ head of the past-hold segment or the last arrivals of the other.
 from numba import njit
 
 from shedding.online.hazard import (H_CFREE, H_GROUPS, H_HOLD0, H_KNOWN, H_LEAVES, H_NSEG0, H_SHAPED0, HF_DENS0,
-                                    HF_FAC0, K_FIRST, K_LAST, Q_PRIO, Q_PRIO_OCTAVE, beta_bin, bin_beta,
-                                    index, shadow_events)
+                                    HF_FAC0, K_FIRST, K_LAST, K_Q, Q_PRIO_OCTAVE, bin_beta, index, key_bin,
+                                    shadow_events)
 from shedding.online.kinds import AGE, HAZARD
 from shedding.online.layout import (N_KEY, N_SEQ, N_SIDE, N_TIME, P_VARIABLE)
 
@@ -162,15 +162,13 @@ def _cls_unlink(hn, hc, x):
 
 
 @njit(cache=True, _nrt=False)
-def prio(cnt, hsc, hf, eg, th, memo, lens, s, k, g, c, j):
+def prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, j):
     """HAZARD's priority of a tuple of side s, key k in state (g, c, j): beta (PROB's order) on a
-    side ranked like PROB, else the index of its state at its key's beta bin (computed once per
-    state and bin after each refit)."""
-    o = 1 - s
-    beta = cnt[o, k] * hf[HF_FAC0 + o]
+    side ranked like PROB, else the index of its state at its key's beta bin (``key_bin``; the
+    index is computed once per state and bin after each refit)."""
     if hsc[H_SHAPED0 + s] == 0:
-        return beta
-    q = beta_bin(beta, Q_PRIO_OCTAVE, Q_PRIO)
+        return cnt[1 - s, k] * hf[HF_FAC0 + 1 - s]
+    q = hk[s, k, K_Q]
     v = memo[s, g, c, j, q]
     if v != v:
         v = index(eg, th, lens, s, g, c, j, bin_beta(q, Q_PRIO_OCTAVE))
@@ -202,22 +200,26 @@ def _before(node, hc, hprio, a, b):
 
 @njit(cache=True, _nrt=False)
 def _leaf(node, hc, hprio, htree, hsc, cid):
-    """Class ``cid`` changed its head, size or priority: refresh its leaf and the path up."""
+    """Class ``cid`` changed its head, size or priority: refresh its leaf and the path up, as far as
+    the winners change (the tree is consistent for every other class)."""
     s = hc[cid, HC_SIDE]
     n = hsc[H_LEAVES] + cid
     htree[s, n] = cid if hc[cid, HC_SIZE] > 0 else -1
     n //= 2
     while n >= 1:
         a, b = htree[s, 2 * n], htree[s, 2 * n + 1]
-        htree[s, n] = b if _before(node, hc, hprio, b, a) else a
+        win = b if _before(node, hc, hprio, b, a) else a
+        if win == htree[s, n] and win != cid:
+            return  # another class still wins here and only cid changed: nothing above changes
+        htree[s, n] = win
         n //= 2
 
 
 @njit(cache=True, _nrt=False)
-def _refresh(node, cnt, hc, hprio, htree, hsc, hf, eg, th, memo, lens, cid, moved):
+def _refresh(node, cnt, hc, hprio, htree, hk, hsc, hf, eg, th, memo, lens, cid, moved):
     """Class ``cid`` may have a new priority; its leaf is refreshed if it did change or the class
     is new or has a new head (``moved``)."""
-    p = prio(cnt, hsc, hf, eg, th, memo, lens, hc[cid, HC_SIDE], hc[cid, HC_KEY], hc[cid, HC_GROUP], hc[cid, HC_C],
+    p = prio(cnt, hsc, hf, hk, eg, th, memo, lens, hc[cid, HC_SIDE], hc[cid, HC_KEY], hc[cid, HC_GROUP], hc[cid, HC_C],
              hc[cid, HC_SEG])
     if moved or p != hprio[cid]:
         hprio[cid] = p
@@ -255,7 +257,7 @@ def insert(node, cnt, hn, hc, hprio, hfree, htree, hk, sg, hsc, hf, eg, th, memo
     cid, made = cls_get(hc, hk, hfree, hsc, s, k, g, 0, 0)
     cls_push(hn, hc, cid, x)
     if made:
-        _refresh(node, cnt, hc, hprio, htree, hsc, hf, eg, th, memo, lens, cid, True)
+        _refresh(node, cnt, hc, hprio, htree, hk, hsc, hf, eg, th, memo, lens, cid, True)
 
 
 @njit(cache=True, _nrt=False)
@@ -314,6 +316,7 @@ def arrival(node, cnt, hn, hc, hprio, hfree, htree, hk, sh, hsc, hf, edges, ev, 
     if rank != HAZARD:
         return
     s = 1 - o
+    key_bin(cnt, hf, hk, s, k)
     if hsc[H_SHAPED0 + s]:
         cid = hk[s, k, K_FIRST]
         while cid >= 0:
@@ -323,7 +326,7 @@ def arrival(node, cnt, hn, hc, hprio, hfree, htree, hk, sh, hsc, hf, edges, ev, 
             cid = nxt
     cid = hk[s, k, K_FIRST]
     while cid >= 0:
-        _refresh(node, cnt, hc, hprio, htree, hsc, hf, eg, th, memo, lens, cid, False)
+        _refresh(node, cnt, hc, hprio, htree, hk, hsc, hf, eg, th, memo, lens, cid, False)
         cid = hc[cid, HC_KNEXT]
 
 
@@ -346,7 +349,7 @@ def cross(node, cnt, hn, hc, hprio, hfree, htree, hk, sg, segedge, hsc, hf, eg, 
                 if hc[cid, HC_SIZE] == 0 and _cls_find(hc, hk, s, node[x, N_KEY], g, c, j + 1) < 0:
                     hc[cid, HC_SEG] = j + 1  # x was alone and goes to a new class: its class moves with it
                     cls_push(hn, hc, cid, x)
-                    p = prio(cnt, hsc, hf, eg, th, memo, lens, s, node[x, N_KEY], g, c, j + 1)
+                    p = prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, node[x, N_KEY], g, c, j + 1)
                     if p >= hprio[cid]:  # a raise waits until the class is the minimum
                         hc[cid, HC_STALE] = 1 if p > hprio[cid] else 0
                     else:
@@ -360,7 +363,7 @@ def cross(node, cnt, hn, hc, hprio, hfree, htree, hk, sg, segedge, hsc, hf, eg, 
                     _cls_release(hc, hk, hfree, hsc, cid)
                 cls_push(hn, hc, tgt, x)
                 if made:
-                    _refresh(node, cnt, hc, hprio, htree, hsc, hf, eg, th, memo, lens, tgt, True)
+                    _refresh(node, cnt, hc, hprio, htree, hk, hsc, hf, eg, th, memo, lens, tgt, True)
 
 
 @njit(cache=True, _nrt=False)
@@ -399,7 +402,7 @@ def _age_side_min(node, hn, sg, s):
 
 
 @njit(cache=True, _nrt=False)
-def victim(node, cnt, hn, hc, hprio, htree, sg, hsc, hf, eg, th, memo, lens, sc, part, t, kind):
+def victim(node, cnt, hn, hc, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, kind):
     """The memory tuple dropped next from partition ``part`` (a side, or both under the variable
     split), -1 when it is empty."""
     variable = sc[P_VARIABLE]
@@ -420,7 +423,7 @@ def victim(node, cnt, hn, hc, hprio, htree, sg, hsc, hf, eg, th, memo, lens, sc,
             cid = b if _before(node, hc, hprio, b, a) else a
         if cid < 0 or hc[cid, HC_STALE] == 0:
             return hc[cid, HC_HEAD] if cid >= 0 else -1
-        _refresh(node, cnt, hc, hprio, htree, hsc, hf, eg, th, memo, lens, cid, True)
+        _refresh(node, cnt, hc, hprio, htree, hk, hsc, hf, eg, th, memo, lens, cid, True)
 
 
 @njit(cache=True, _nrt=False)
@@ -431,7 +434,7 @@ def loses(node, cnt, hn, hc, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s, k
     if kind == AGE:
         return age_before(hsc, hf, sc[P_VARIABLE], s, t, seq, sv, tv, qv, t)
     shaped = hsc[H_SHAPED0 + s]
-    p = prio(cnt, hsc, hf, eg, th, memo, lens, s, k, group if shaped and hsc[H_GROUPS] else 0, 0, 0)
+    p = prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, group if shaped and hsc[H_GROUPS] else 0, 0, 0)
     pv = hprio[hn[v, HN_CLS]]
     if p != pv:
         return p < pv

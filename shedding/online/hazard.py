@@ -62,9 +62,10 @@ HF_FIELDS = 12
 # yet), exposure accounted so far (steps), next entry of the same key
 SH_TIME, SH_KEY, SH_GROUP, SH_Q, SH_FIRST, SH_ACC, SH_NEXT = range(7)
 SH_FIELDS = 7
-# per (side, key): its first priority class, its last arrival time, its shadow entries (FIFO)
-K_FIRST, K_LAST, K_SHEAD, K_STAIL = range(4)
-KEY_FIELDS = 4
+# per (side, key): its first priority class, its last arrival time, its shadow entries (FIFO), the
+# priority bin of its beta (while HAZARD ranks by its classes)
+K_FIRST, K_LAST, K_SHEAD, K_STAIL, K_Q = range(5)
+KEY_FIELDS = 5
 
 #: beta bins: 0 for beta = 0, then one per octave (statistics) or a quarter octave (priorities)
 #: from 2^-16 arrivals per step up, the last one open-ended
@@ -145,22 +146,40 @@ def bucket_of(edges, age):
     return min(max(j, 0), edges.shape[0] - 2)
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def key_bin(cnt, hf, hk, s, k):
+    """Keep the priority bin of key k's beta for side s (after its count or the factor moved)."""
+    hk[s, k, K_Q] = beta_bin(cnt[1 - s, k] * hf[HF_FAC0 + 1 - s], Q_PRIO_OCTAVE, Q_PRIO)
+
+
+@njit(cache=True, _nrt=False)
+def key_bins(cnt, hf, hk):
+    """Every key's priority bins (after a refit or a rescale of the counts)."""
+    for s in range(2):
+        for k in range(hk.shape[1]):
+            key_bin(cnt, hf, hk, s, k)
+
+
 # ---------------------------------------------------------------- the shadow sample
 
 
 @njit(cache=True, _nrt=False)
 def shadow_events(sh, hk, hsc, edges, ev, o, k, t, w):
     """An arrival of key k on side ``o`` at time t: an event for every shadow entry of the other
-    side with that key inside its window, in the cell of the entry's state before it."""
+    side with that key inside its window, in the cell of the entry's state before it. The entries
+    come oldest first, so the bucket of their ages only goes down along the list."""
     s = 1 - o
     e = hk[s, k, K_SHEAD]
     hit = False
+    j = edges.shape[0] - 2
     while e >= 0:
         age = t - sh[s, e, SH_TIME]
         if 1 <= age <= w - 1:
+            while j > 0 and edges[j] > age - 1:
+                j -= 1
             first = sh[s, e, SH_FIRST]
             c = 1 if 1 <= first <= age - 1 else 0
-            ev[s, sh[s, e, SH_GROUP], c, bucket_of(edges, age - 1), sh[s, e, SH_Q]] += 1
+            ev[s, sh[s, e, SH_GROUP], c, j, sh[s, e, SH_Q]] += 1
             hsc[H_EVENTS0 + s] += 1
             if first < 0:
                 sh[s, e, SH_FIRST] = age
@@ -180,14 +199,16 @@ def _account(sh, edges, ex, s, e, upto):
     first = sh[s, e, SH_FIRST]
     g, q = sh[s, e, SH_GROUP], sh[s, e, SH_Q]
     a = lo
+    j = bucket_of(edges, a)
     while a < upto:
-        j = bucket_of(edges, a)
         end = min(upto, edges[j + 1])
         c = 1 if 1 <= first <= a else 0
         if c == 0 and 1 <= first < end:
             end = first
         ex[s, g, c, j, q] += end - a
         a = end
+        if a >= edges[j + 1] and j + 2 < edges.shape[0]:
+            j += 1
     sh[s, e, SH_ACC] = upto
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from shedding.online import classes as H, refit as R
-from shedding.online.hazard import HF_FAC0
+from shedding.online.hazard import HF_FAC0, key_bins
 # the policy kinds (SURV and DUAL rank like PROB and LIFE, with float values; AGE and HAZARD by age)
 from shedding.online.kinds import AGE, DUAL, HAZARD, LIFE, PROB, RAND, SCHEDULE, SURV  # noqa: F401 (K.PROB, ...)
 
@@ -640,6 +640,8 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
             if kind >= AGE and fsc[F_TREF] != tref:  # counts rescaled: so is beta's factor
                 for s_ in range(2):
                     hf[HF_FAC0 + s_] *= math.exp(fsc[F_LOGG] * (t - tref))
+                if sc[SC_RANK] == HAZARD:
+                    key_bins(cnt, hf, hk)
             for x in range(i, j):
                 _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t)
         # the age-aware kinds: what the arrivals teach the sample and whom they match
@@ -681,7 +683,7 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
             elif rank >= AGE:
                 loses = False
                 if _over_budget(sc, part, 1):
-                    v = H.victim(node, cnt, hn, hc, hprio, htree, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
+                    v = H.victim(node, cnt, hn, hc, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
                                  rank)
                     loses = v < 0 or H.loses(node, cnt, hn, hc, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
                                              key[x], group[x], t, seq[x], rank)
@@ -704,7 +706,7 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
                     hk, sg, hsc, hf, eg, th, memo, lens, group[x] if kind == HAZARD else 0)
             if ranked and _over_budget(sc, part, 0):
                 if rank >= AGE:
-                    v = H.victim(node, cnt, hn, hc, hprio, htree, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
+                    v = H.victim(node, cnt, hn, hc, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
                                  rank)
                 else:
                     v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, 0.0)
@@ -758,7 +760,7 @@ def shrink(st, hz, draws, dep):
     for part in range(1 if sc[P_VARIABLE] else 2):
         while _over_budget(sc, part, 0):
             if rank >= AGE:
-                v = H.victim(node, cnt, hn, hc, hprio, htree, sg, hsc, hf, eg, th, memo, lens, sc, part, t, rank)
+                v = H.victim(node, cnt, hn, hc, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, rank)
             else:
                 v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep])
             adm = 1 if node[v, N_TIME] < t else 0

@@ -21,8 +21,8 @@ from shedding.online.classes import HC_STALE, HC_C, HC_GROUP, HC_KEY, HC_SEG, HC
 from shedding.online.ageing import age_plan
 from shedding.online.hazard import (H_ARR0, H_ARRIVALS, H_CFREE, H_EVERY, H_FIRST, H_GROUPS, H_HOLD0, H_KNOWN,
                                     H_NB, H_NEXT_REFIT, H_NSEG0, H_SAMPLE0, H_SHAPED0, H_T0, HF_DENS0, HF_FAC0,
-                                    HF_RHO0, K_FIRST, K_LAST, Q_STATS, Q_STATS_OCTAVE, beta_bin, fit, pooled_rates,
-                                    shadow_account_all, shadow_add, shadow_expire)
+                                    HF_RHO0, K_FIRST, K_LAST, Q_STATS, Q_STATS_OCTAVE, beta_bin, fit, key_bins,
+                                    pooled_rates, shadow_account_all, shadow_add, shadow_expire)
 from shedding.online.kinds import HAZARD, PROB
 from shedding.online.layout import (F_TOT_R, N_GNEXT, N_KEY, N_SIDE, N_TIME, P_M, P_MR, P_VARIABLE, P_W, SC_GHEAD,
                                     SC_RANK)
@@ -149,7 +149,8 @@ def rebuild(node, cnt, sc, hz, t, rank):
             cls_push(hn, hc, cid, x)
         x = node[x, N_GNEXT]
     if rank == HAZARD:
+        key_bins(cnt, hf, hk)
         for cid in range(cap - hsc[H_CFREE]):
-            hprio[cid] = prio(cnt, hsc, hf, eg, th, memo, lens, hc[cid, HC_SIDE], hc[cid, HC_KEY], hc[cid, HC_GROUP],
-                               hc[cid, HC_C], hc[cid, HC_SEG])
+            hprio[cid] = prio(cnt, hsc, hf, hk, eg, th, memo, lens, hc[cid, HC_SIDE], hc[cid, HC_KEY],
+                              hc[cid, HC_GROUP], hc[cid, HC_C], hc[cid, HC_SEG])
         rebuild_tree(node, hc, hprio, htree, hsc)
