@@ -204,6 +204,7 @@ def _cpu_seconds(code: str, *args: str) -> tuple[float, subprocess.CompletedProc
     return best, proc
 
 
+@pytest.mark.slow  # a new interpreter per case
 @pytest.mark.parametrize("args", [["--help"], ["simulate", "--help"], ["opt", "--help"], ["static", "--help"],
                                   ["compare", "--help"], ["report", "--help"], ["explain", "--help"],
                                   ["stream-join", "--help"], ["wjoin", "--help"], ["bmj", "--help"]])

@@ -93,6 +93,7 @@ def test_estimate_includes_the_solver_workspace(solver: str) -> None:
         solve_opt(wl, 50, graph="compact", solver=solver, max_graph_bytes=need - 1)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 @pytest.mark.parametrize("graph, allocation, solver, n", [
     ("compact", "fixed", "ssp", 20_000), ("keyed", "variable", "ssp", 20_000), ("compact", "fixed", "ortools", 5_000),

@@ -129,6 +129,7 @@ def test_sigterm_stops_after_a_committed_batch_with_exit_0_and_the_same_command_
     (["--r", "zipf:1:40", "--s", "zipf:1:40", "--trigger", "sometimes"], "--trigger"),
     (["--r", "zipf:1:40", "--s", "zipf:1:40", "--estimator", "magic"], "--estimator"),
 ])
+@pytest.mark.slow  # a new interpreter per case
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, needle):
     proc = subprocess.run([sys.executable, "-m", "shedding.cli", "stream-join", *args, "--out", str(tmp_path / "o")],
                           capture_output=True, text=True, timeout=120)

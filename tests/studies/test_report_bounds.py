@@ -241,6 +241,7 @@ def bound_some(results: pd.DataFrame, every: int) -> pd.DataFrame:
     return with_opt_ratio(results)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suite", ["quick", "paper", "weather-sample"])
 @pytest.mark.parametrize("every", [1, 3])
 def test_every_shipped_report_builds_with_some_opt_bounded(tmp_path, suite, every):

@@ -25,8 +25,9 @@ PAINT_PROBE = ('<script>new PerformanceObserver(function (list) { list.getEntrie
                ' }); }).observe({type: "paint", buffered: true});</script>')
 
 BROWSER = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
-pytestmark = pytest.mark.skipif(BROWSER is None, reason="no chromium binary found; install it with "
-                                                        "apt-get install -y chromium to run the browser test")
+pytestmark = [pytest.mark.slow,  # a browser per test
+              pytest.mark.skipif(BROWSER is None, reason="no chromium binary found; install it with "
+                                 "apt-get install -y chromium to run the browser test")]
 
 
 def dump_dom(page: Path, profile: Path) -> str:
