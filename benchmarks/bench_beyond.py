@@ -12,6 +12,11 @@ appended to a JSON-lines file as they finish, and a rerun skips the rows already
     python benchmarks/bench_beyond.py flights --months 7,8,9,10,11,12 --out out/beyond.jsonl
     python benchmarks/bench_beyond.py age|drift|bursts|iid --out out/beyond.jsonl
     python benchmarks/bench_beyond.py cost   # time per arrival of the operator alone, against PROB
+    python benchmarks/bench_beyond.py cost --tuning ratio=1.6,first=16 --tuning shadow=128
+
+``--tuning`` sets HAZARD's learner (fields of shedding.online.hazard.HazardTuning, the others at
+their defaults; every row records the whole tuning); ``cost`` takes it more than once and times
+the settings alternately in one run against the same PROB.
 
 Development and tuning used January to June of the flights and seeds 0-1 of the synthetic
 models only; the held-out evaluation is July to December and seeds 2-3.
@@ -20,6 +25,7 @@ models only; the held-out evaluation is July to December and seeds 2-3.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -31,6 +37,7 @@ from shedding.datasets.bursts import burst_workload
 from shedding.datasets.drift import drift_workload
 from shedding.datasets.flights import flights_workload
 from shedding.offline.opt import solve_opt
+from shedding.online.hazard import HazardTuning
 from shedding.online.simulator import Reference
 from shedding.run import run_policy
 
@@ -41,10 +48,31 @@ POLICIES = {"age": ("age", "static", None), "age-est": ("age", "online", None), 
             "hazard-dest": ("hazard", None, "dest")}
 
 
+def parse_tuning(text: str) -> HazardTuning:
+    """A HazardTuning from ``field=value,...`` (values of the fields' types)."""
+    types = {f.name: type(f.default) for f in dataclasses.fields(HazardTuning)}
+    values = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = item.partition("=")
+        if name not in types:
+            raise SystemExit(f"--tuning: unknown field {name!r}; choose from {', '.join(types)}")
+        values[name] = value.lower() in ("1", "true") if types[name] is bool else types[name](value)
+    return HazardTuning(**values)
+
+
+def spec(tuning: HazardTuning) -> str:
+    """The fields of ``tuning`` that differ from the defaults, as ``--tuning`` takes them."""
+    default = HazardTuning()
+    return ",".join(f"{f.name}={getattr(tuning, f.name)}" for f in dataclasses.fields(tuning)
+                    if getattr(tuning, f.name) != getattr(default, f.name)) or "default"
+
+
 def measure(wl, memory: int, label: dict, estimator: str = "online", variable: bool = False,
-            only: tuple[str, ...] | None = None) -> dict:
+            only: tuple[str, ...] | None = None, tuning: HazardTuning | None = None) -> dict:
     v = "v" if variable else ""
-    row = dict(label, memory=memory, variable=variable, estimator=estimator, window=wl.window, tuples=len(wl))
+    tuning = tuning or HazardTuning()
+    row = dict(label, memory=memory, variable=variable, estimator=estimator, window=wl.window, tuples=len(wl),
+               tuning=dataclasses.asdict(tuning))
     started = time.perf_counter()
     opt = solve_opt(wl, memory, allocation="variable" if variable else "fixed")
     row["opt"], row["exact"] = int(opt.outputs), int(opt.exact)
@@ -54,8 +82,9 @@ def measure(wl, memory: int, label: dict, estimator: str = "online", variable: b
                         and (POLICIES[n][2] is None or "payload" in wl.meta)]
     for name in names:
         policy, est, group = POLICIES.get(name, ("prob", None, None))
-        run = run_policy(wl, policy + v, memory, estimator=est or estimator, reference=ref, group=group)
-        run = run_policy(wl, policy + v, memory, estimator=est or estimator, reference=ref, group=group)  # warm
+        for _ in range(2):  # the second run, warm, is timed
+            run = run_policy(wl, policy + v, memory, estimator=est or estimator, reference=ref, group=group,
+                             tuning=tuning)
         row[name], row[f"{name}_seconds"] = int(run.outputs), round(run.seconds, 3)
         row[f"{name}_us_per_arrival"] = round(1e6 * run.seconds / max(len(wl), 1), 3)
     gap = row["opt"] - row["prob"]
@@ -67,31 +96,35 @@ def measure(wl, memory: int, label: dict, estimator: str = "online", variable: b
     return row
 
 
-def cost(repeats: int = 5) -> list[dict]:
+def cost(tunings: list[HazardTuning], repeats: int = 5) -> list[dict]:
     """Time per arrival of each policy's join operator alone (the feed, best of ``repeats``), on
-    the flights of January (M = 200, online estimator) and the paper's Zipf point (w = M = 400)."""
+    the flights of January (M = 200, online estimator) and the paper's Zipf point (w = M = 400);
+    AGE and HAZARD with each of ``tunings``, all runs of one repeat in turn, so that the load of
+    the machine falls alike on each."""
     from shedding.online import JoinOperator, OnlineEstimator
     from shedding.online.simulator import payload_groups
 
     rows = []
     for label, wl, memory in (("flights-jan", flights_workload(1), 200), ("zipf", zipf_workload(seed=2), 400)):
         groups = payload_groups(wl, "dest") if "payload" in wl.meta else None
-        times = {}
-        for name, policy, group in (("prob", "prob", None), ("age", "age", None), ("hazard", "hazard", None),
-                                    ("hazard-dest", "hazard", groups), ("probv", "probv", None),
-                                    ("hazardv", "hazardv", None)):
-            if name == "hazard-dest" and group is None:
-                continue
-            best = float("inf")
-            for _ in range(repeats + 1):  # the first run loads the compiled code
-                op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator())
+        runs = [("prob", "prob", None, None), ("probv", "probv", None, None)]
+        for tuning in tunings:
+            runs += [(name, policy, group, tuning) for name, policy, group in (
+                ("age", "age", None), ("hazard", "hazard", None), ("hazard-dest", "hazard", groups),
+                ("hazardv", "hazardv", None)) if group is not None or name != "hazard-dest"]
+        best = [float("inf")] * len(runs)
+        for _ in range(repeats + 1):  # the first run loads the compiled code
+            for i, (_, policy, group, tuning) in enumerate(runs):
+                op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(),
+                                  tuning=tuning)
                 started = time.perf_counter()
                 op.feed(wl.side, wl.time, wl.key, group)
-                best = min(best, time.perf_counter() - started)
-            times[name] = best
-        for name, seconds in times.items():
-            base = times["probv" if name.endswith("v") else "prob"]
+                best[i] = min(best[i], time.perf_counter() - started)
+        for (name, _, _, tuning), seconds in zip(runs, best):
+            base = best[1 if name.endswith("v") else 0]
             rows.append({"workload": label, "policy": name, "tuples": len(wl), "memory": memory,
+                         "tuning": None if tuning is None else dataclasses.asdict(tuning),
+                         "tuning_spec": None if tuning is None else spec(tuning),
                          "us_per_arrival": round(1e6 * seconds / len(wl), 3), "vs_prob": round(seconds / base, 2)})
     return rows
 
@@ -152,22 +185,31 @@ def main() -> None:
     parser.add_argument("--variable", action="store_true", help="the variable split (OPTV, PROBV, ...)")
     parser.add_argument("--only", default=None, help="comma list of the valuers to run (default: all)")
     parser.add_argument("--out", type=Path, default=Path("out/beyond.jsonl"))
+    parser.add_argument("--tuning", type=parse_tuning, action="append", default=None,
+                        help="HAZARD's learner, e.g. ratio=1.6,first=16 (cost: may be given more than once)")
+    parser.add_argument("--repeats", type=int, default=5, help="cost: timed runs of each policy")
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    tunings = args.tuning or [HazardTuning()]
     if args.kind == "cost":
-        for row in cost():
+        for row in cost(tunings, args.repeats):
             print(json.dumps(row), flush=True)
         return
+    if len(tunings) > 1:
+        parser.error("--tuning is given once, except for cost")
     done = set()
     if args.out.exists():
         done = {json.dumps({k: v for k, v in json.loads(line).items() if k in ("label",)}) for line in args.out.open()}
     only = tuple(args.only.split(",")) if args.only else None
     for label, make, memory, group_col in cases(args.kind, args):
-        key = json.dumps({"label": dict(label, memory=memory, estimator=args.estimator, variable=args.variable)})
+        label = dict(label, memory=memory, estimator=args.estimator, variable=args.variable)
+        if tunings[0] != HazardTuning():
+            label["tuning"] = spec(tunings[0])
+        key = json.dumps({"label": label})
         if key in done:
             continue
-        row = measure(make(), memory, label, args.estimator, args.variable, only=only)
-        row["label"] = dict(label, memory=memory, estimator=args.estimator, variable=args.variable)
+        row = measure(make(), memory, label, args.estimator, args.variable, only=only, tuning=tunings[0])
+        row["label"] = label
         with args.out.open("a") as f:
             f.write(json.dumps(row) + "\n")
         print(json.dumps({k: v for k, v in row.items() if "/opt" in k or "gap" in k or k in label}), flush=True)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from shedding.band.predicate import BandWorkload
     from shedding.model import RunResult, Workload
     from shedding.offline.opt import OptResult
+    from shedding.online.hazard import HazardTuning
 
 #: The offline optimum by allocation: OPT (fixed split) and OPTV (variable split), §3.2.
 OFFLINE = {"opt": "fixed", "optv": "variable"}
@@ -58,6 +59,7 @@ def run_policy(
     samples: int = 2000,
     bins: int = 1024,
     group: str | None = None,
+    tuning: HazardTuning | None = None,
 ) -> RunResult | OptResult:
     """Run ``policy`` with ``memory`` tuples on ``wl`` and return its result (``as_dict()`` gives
     the JSON row).
@@ -67,7 +69,8 @@ def run_policy(
     precomputed reference for the workload (:class:`~shedding.online.simulator.Reference`, or the
     band join's), shared by the policies of one workload; ``max_graph_bytes`` bounds OPT's
     network; ``samples`` is how often the R share of memory is sampled; ``bins`` the band join's
-    histogram bins; ``group`` the payload column HAZARD ranks by (the flights workload's ``dest``).
+    histogram bins; ``group`` the payload column HAZARD ranks by (the flights workload's ``dest``);
+    ``tuning`` HAZARD's learner (:class:`~shedding.online.hazard.HazardTuning`).
     """
     from shedding.band.predicate import BandWorkload
 
@@ -82,7 +85,7 @@ def run_policy(
     from shedding.online.simulator import simulate
 
     return simulate(wl, name, memory, memory_split=memory_split, estimator=estimator, decay=decay, seed=seed,
-                    reference=reference, samples=samples, group=group)
+                    reference=reference, samples=samples, group=group, tuning=tuning)
 
 
 def _run_band(bw: BandWorkload, name: str, memory: int, memory_split: tuple[int, int] | None, estimator: str,

@@ -18,6 +18,7 @@ from shedding.metrics import archive_metric
 from shedding.model import RunResult, Schedule, Workload, check_memory
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import check_estimator, make_estimator
+from shedding.online.hazard import HazardTuning
 from shedding.online.kinds import AGE, HAZARD
 from shedding.online.policies import get_policy
 
@@ -50,11 +51,14 @@ def simulate(
     samples: int = 2000,
     reference: Reference | None = None,
     group: str | None = None,
+    tuning: HazardTuning | None = None,
 ) -> RunResult:
     """Run ``policy`` (exact, a policy of the registry, or opt-schedule / optv-schedule with
     ``schedule``) with ``memory`` tuples on ``wl``. ``group`` names a payload column of the
     workload (``wl.meta["payload"]``, as the flights workload has) that HAZARD ranks by; AGE with
-    the static estimator knows the workload's age curves (:func:`~shedding.online.ageing.known_curves`).
+    the static estimator knows the workload's age curves (:func:`~shedding.online.ageing.known_curves`);
+    ``tuning`` sets HAZARD's learner (:class:`~shedding.online.hazard.HazardTuning`, its defaults
+    without).
 
     Returns outputs, EXACT, their ratio, ArM, the schedule the policy followed (per tuple:
     admitted, left) and the R share of memory sampled about ``samples`` times.
@@ -80,7 +84,7 @@ def simulate(
         wl.window, m, pol, memory_split=(m_r, m_s), warmup=wl.warmup,
         estimator=make_estimator(estimator, wl, decay, ages=pol.kind == AGE), seed=seed, pairs=pairs, record=True,
         share_every=max(1, n_steps // max(samples, 1)),
-        schedule_left=None if schedule is None else schedule.left,
+        schedule_left=None if schedule is None else schedule.left, tuning=tuning,
     )
     fed = op.feed(wl.side, wl.time, wl.key, groups if pol.kind == HAZARD else None)
     dep = np.concatenate([fed.departures, op.finish()])
