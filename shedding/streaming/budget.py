@@ -12,7 +12,8 @@ full. :func:`divide` gives each shard what that picture puts in it:
   shards), counted before the shuffle (:meth:`Census.of`) and handed to every shard;
 * each shard adds it to a :class:`Census` in its state: all shards hold the same totals, so each
   computes the same division, from committed state plus the batch's input (a replayed batch
-  makes the same choice);
+  makes the same choice; the pairs depend on where the micro-batches end, and a restart may cut
+  them otherwise than an uninterrupted run, :mod:`~shedding.streaming.recorded`);
 * a key k of side s is worth its partner probability c_{1-s}(k) / N_{1-s} and occupies about
   c_s(k) w / T slots (its live tuples, T steps seen so far); the items are taken by worth until
   M is full (per side under a fixed split, together under a variable one), and each shard's

@@ -175,7 +175,9 @@ def marker_after(checkpoint: Path, max_files: int | None, files: list[int]) -> P
     With ``max_files`` k, the file sources take the next k files of each stream (in modification
     time order) into every micro-batch, and this query runs no micro-batch without data (it has no
     watermark and no timers). So D = ceil(max(F_R, F_S) / k) micro-batches take the F_R and F_S
-    files present at the first start, batch b the files b k to (b + 1) k - 1, restarts included.
+    files present at the first start, batch b the files b k to (b + 1) k - 1 (a restart may
+    put more into one batch, :mod:`~shedding.streaming.recorded`; the marker then comes one
+    batch after the last files, as without this).
     Once Spark has written the offsets of batch D - 2, every file left goes into batch D - 1: a
     marker dropped then arrives with them, and the end costs no micro-batch of its own (when Spark
     has already planned batch D - 1, the marker arrives one batch later, as without this).

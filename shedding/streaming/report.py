@@ -5,7 +5,7 @@ The sources are read as the shards see them (time steps, the operator's keys, ba
 :mod:`~shedding.streaming.inputs`). The batch reference runs the same operator
 (:class:`~shedding.streaming.shard.ShardJoin`, the simulator's
 :class:`~shedding.online.engine.JoinOperator`) without Spark on the same micro-batches as the query
-(:mod:`~shedding.streaming.replay`: the files per trigger, in Spark's order), with the job's
+(:mod:`~shedding.streaming.replay`: the files each micro-batch took, as the checkpoint records them), with the job's
 estimator and budget, the shared one re-divided every micro-batch as the query does: for P = 1
 and files in time order that is what ``shed simulate`` gives. The native join is a real streaming
 query over the same directories with the same files per trigger. The page is built with the
@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
-from urllib.parse import unquote, urlparse
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -25,6 +24,7 @@ import plotly.graph_objects as go
 from shedding.exact import exact_count
 from shedding.model import Workload
 from shedding.streaming.job import StreamJob
+from shedding.streaming.recorded import local_path, recorded_files
 from shedding.streaming.replay import run_shards
 from shedding.streaming.results import METRIC_TABLE, read_table
 from shedding.streaming.shard import R, S, JoinSpec
@@ -60,13 +60,18 @@ def source_rows(spark, job: StreamJob) -> pd.DataFrame:
 
 
 def trigger_batches(rows: pd.DataFrame, job: StreamJob) -> list[pd.DataFrame]:
-    """``rows`` cut into the micro-batches of a bounded run: ``max_files_per_trigger`` files of each
-    stream per micro-batch, in the order Spark's file source takes them (every file in the first
-    with ``once`` or without a limit)."""
-    per = None if job.trigger.strip().lower() == "once" else job.max_files_per_trigger
-    batch_of = {str(path.resolve()): i // per if per else 0
-                for src in (job.r, job.s) for i, path in enumerate(source_files(src.path, src.fmt))}
-    batch = rows["file"].map(lambda uri: batch_of.get(str(Path(unquote(urlparse(uri).path)).resolve()), 0))
+    """``rows`` cut into the micro-batches the query ran, as its checkpoint records them
+    (:func:`~shedding.streaming.recorded.recorded_files`: a restart may have joined two triggers'
+    files into one batch); when the checkpoint no longer records every batch, the batches of an
+    uninterrupted bounded run: ``max_files_per_trigger`` files of each stream per micro-batch, in
+    the order Spark's file source takes them (every file in the first with ``once`` or without a
+    limit)."""
+    batch_of = recorded_files(job.checkpoint / "spark")
+    if batch_of is None:
+        per = None if job.trigger.strip().lower() == "once" else job.max_files_per_trigger
+        batch_of = {str(path.resolve()): i // per if per else 0
+                    for src in (job.r, job.s) for i, path in enumerate(source_files(src.path, src.fmt))}
+    batch = rows["file"].map(lambda uri: batch_of.get(local_path(uri), 0))
     return [rows[batch == b].drop(columns="file").reset_index(drop=True) for b in sorted(batch.unique())]
 
 

@@ -1,10 +1,13 @@
 """Exactly once under kill -9: ``shed stream-join`` killed mid-stream and started again with the same
-command writes exactly the pairs and metrics totals of an uninterrupted run (the simulator's, or with
-P = 2 shards sharing one budget, the shards fed file by file); a SIGTERM stops it cleanly."""
+command writes exactly the pairs and metrics totals of an uninterrupted run (the simulator's), or with
+P = 2 shards sharing one budget, those of the shards fed the micro-batches the checkpoint records (a
+restart may cut them otherwise than an uninterrupted run: :mod:`shedding.streaming.recorded`); a
+SIGTERM stops it cleanly."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,6 +19,7 @@ import pandas as pd
 import pytest
 
 from shedding import simulate, zipf_workload
+from shedding.streaming.recorded import recorded_files
 from shedding.streaming.replay import run_shards
 from shedding.streaming.results import METRIC_TABLE, PAIRS, read_table
 from shedding.streaming.shard import JoinSpec
@@ -23,9 +27,9 @@ from shedding.streaming.shard import JoinSpec
 W, M, FILES = 50, 50, 16
 
 
-def command(base: Path, shards: int = 1) -> list[str]:
+def command(base: Path, shards: int = 1, files: int = FILES) -> list[str]:
     return [sys.executable, "-m", "shedding.cli", "stream-join", "--r", "zipf:1:40", "--s", "zipf:1:40",
-            "--length", "1600", "--files", str(FILES), "--window", str(W), "--memory", str(M),
+            "--length", "1600", "--files", str(files), "--window", str(W), "--memory", str(M),
             "--shedding", "prob", "--max-files-per-trigger", "1", "--out", str(base / "out"),
             "--master", "local[2]", "--shards", str(shards), "--json"]
 
@@ -37,16 +41,25 @@ def start(base: Path, shards: int = 1) -> subprocess.Popen:
         return subprocess.Popen(command(base, shards), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def file_plan(base: Path, shards: int) -> list[tuple]:
-    """The pairs of the shards fed file by file (the job's micro-batches at one file per trigger),
-    each batch with its census: what an uninterrupted run writes."""
-    frames = []
-    for i in range(FILES):
-        part = [pd.read_csv(base / "out" / "sources" / name / f"part-{i:05d}.csv").assign(side=side)
-                for side, name in ((0, "r"), (1, "s"))]
-        frames.append(pd.concat(part, ignore_index=True))
+def recorded_plan(base: Path, shards: int) -> list[tuple]:
+    """The pairs of the shards fed the micro-batches the query ran, as its checkpoint records them
+    (a restart may have put two triggers' files into one batch): what the job must have written."""
+    batch_of = recorded_files(base / "out" / "checkpoint" / "spark")
+    rows = pd.concat([pd.read_csv(path).assign(side=side, batch=batch_of[str(path.resolve())])
+                      for side, name in ((0, "r"), (1, "s"))
+                      for path in sorted((base / "out" / "sources" / name).glob("part-*.csv"))], ignore_index=True)
+    frames = [rows[rows["batch"] == b].drop(columns="batch") for b in sorted(rows["batch"].unique())]
     pairs, _ = run_shards(JoinSpec(W, M, "prob", shards=shards), frames)
     return sorted(p for shard in pairs for p in zip(shard["key"], shard["r_time"], shard["s_time"]))
+
+
+def assert_recorded_batches_written(base: Path, shards: int) -> None:
+    """The pairs are those of the recorded batches, every tuple arrived once, one metrics row per
+    shard and batch."""
+    assert sorted(zip(*(read_table(base / "out", PAIRS)[c] for c in ("key", "r_time", "s_time")))) == \
+        recorded_plan(base, shards)
+    metrics = read_table(base / "out", METRIC_TABLE)
+    assert not metrics.duplicated(["batch", "shard"]).any() and metrics["arrivals"].sum() == 2 * 1600
 
 
 def commits(base: Path) -> int:
@@ -74,9 +87,8 @@ def test_kill_9_mid_stream_then_restart_loses_and_duplicates_nothing(tmp_path, s
     assert 3 <= done < FILES, done
     again = subprocess.run(command(tmp_path, shards), capture_output=True, text=True, timeout=900)
     assert again.returncode == 0, again.stderr[-2000:]
-    if shards > 1:  # one budget re-divided every batch: the restart makes the same choices
-        assert sorted(zip(*(read_table(tmp_path / "out", PAIRS)[c] for c in ("key", "r_time", "s_time")))) == \
-            file_plan(tmp_path, shards)
+    if shards > 1:  # one budget re-divided every batch: the pairs of the batches the query ran
+        assert_recorded_batches_written(tmp_path, shards)
         return
 
     wl = zipf_workload(1.0, 40, 1600, seed=0, correlation="independent", window=W, warmup=0)
@@ -89,6 +101,37 @@ def test_kill_9_mid_stream_then_restart_loses_and_duplicates_nothing(tmp_path, s
     assert metrics["arrivals"].sum() == len(wl) and metrics["outputs"].sum() == ref.outputs
     shed = np.count_nonzero(~ref.schedule.admitted | (ref.schedule.left < wl.time + W - 1))
     assert metrics["shed"].sum() == shed and metrics["late"].sum() == metrics["bad"].sum() == 0
+
+
+@pytest.mark.spark
+def test_a_restart_that_puts_two_triggers_files_into_one_batch_writes_that_batchs_pairs(tmp_path):
+    """The checkpoint a kill leaves between Spark's file sources logging the files of batch 3 and
+    the query logging batch 3's offsets (made here from a finished run's checkpoint, cut back to
+    that moment): the restart's batch 3 takes files 3 and 4 of each stream, and with P = 2 shards
+    sharing one budget the job writes the pairs of the batches it ran."""
+    files, cut = 6, 3
+    assert subprocess.run(command(tmp_path, 2, files), capture_output=True, timeout=900).returncode == 0
+    spark = tmp_path / "out" / "checkpoint" / "spark"
+
+    def after(folder: Path, first: int) -> list[Path]:  # a log's or table's entries from number first on
+        heads = {p: p.name.lstrip(".").removeprefix("batch=").split(".")[0] for p in folder.iterdir()}
+        return [p for p, head in heads.items() if head.isdigit() and int(head) >= first]  # with their .crc
+
+    doomed = [*after(spark / "offsets", cut), *after(spark / "commits", cut), *(spark / "sources" / "2").iterdir(),
+              *(p for i in (0, 1) for p in after(spark / "sources" / str(i), cut + 1)),
+              *(p for part in (spark / "state" / "0").glob("[0-9]*") for p in after(part, cut + 1)),
+              tmp_path / "out" / "checkpoint" / "end-of-input" / "end.txt"]
+    for path in doomed:
+        path.unlink()
+    for table in (PAIRS, METRIC_TABLE):
+        for folder in after(tmp_path / "out" / table, cut):
+            shutil.rmtree(folder)
+    again = subprocess.run(command(tmp_path, 2, files), capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stderr[-2000:]
+    batch_of = recorded_files(spark)
+    folded = sorted(Path(p).name for p, b in batch_of.items() if b == cut and "sources" in Path(p).parts[-3:])
+    assert folded == ["part-00003.csv", "part-00003.csv", "part-00004.csv", "part-00004.csv"], folded
+    assert_recorded_batches_written(tmp_path, 2)
 
 
 @pytest.mark.spark
