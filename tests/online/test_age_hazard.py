@@ -121,6 +121,15 @@ def test_hazard_and_age_close_the_gap_on_the_age_model():
     assert prob < 0.2 * opt and age > 0.7 * opt and hazard > 0.75 * opt
 
 
+def test_run_policy_passes_the_tuning_to_the_operator():
+    """``run_policy(..., tuning=...)`` runs the operator with that learner (here one that refits at
+    every step and learns the short lag early, so that it keeps more than the defaults do)."""
+    wl = age_workload(length=600, window=100, lag_mean=30, lag_spread=5, background=0.0, skew=0.0, domain=10**6,
+                      seed=1)
+    eager = run_policy(wl, "hazard", 20, estimator="online", tuning=EAGER).outputs
+    assert eager == run(wl, 20, "hazard")[0] != run_policy(wl, "hazard", 20, estimator="online").outputs
+
+
 def test_hazard_ranks_by_a_payload_group():
     wl = zipf_workload(1.0, 20, 400, seed=1, window=40)
     wl.meta["payload"] = __import__("pandas").DataFrame({"dest": np.arange(len(wl)) % 4})
