@@ -36,6 +36,7 @@ from shedding.online.hazard import (H_CFREE, H_GROUPS, H_HOLD0, H_KNOWN, H_LEAVE
                                     shadow_events)
 from shedding.online.kinds import AGE, HAZARD
 from shedding.online.layout import (N_KEY, N_SEQ, N_SIDE, N_TIME, P_VARIABLE)
+from shedding.online.order import ties_before
 
 # node columns of the age-aware kinds: class, class FIFO links, segment, segment list links, group
 HN_CLS, HN_PREV, HN_NEXT, HN_SEG, HN_SPREV, HN_SNEXT, HN_GROUP = range(7)
@@ -178,12 +179,9 @@ def prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, j):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _node_before(node, x, y):
-    """Of two tuples of equal priority, x goes first: older, then R, then the sequence number."""
-    if node[x, N_TIME] != node[y, N_TIME]:
-        return node[x, N_TIME] < node[y, N_TIME]
-    if node[x, N_SIDE] != node[y, N_SIDE]:
-        return node[x, N_SIDE] < node[y, N_SIDE]
-    return node[x, N_SEQ] < node[y, N_SEQ]
+    """Of two nodes of equal priority, x goes first (:func:`ties_before`)."""
+    return ties_before(node[x, N_TIME], node[x, N_SIDE], node[x, N_SEQ], node[y, N_TIME], node[y, N_SIDE],
+                       node[y, N_SEQ])
 
 
 @njit(cache=True, inline="always", _nrt=False)

@@ -35,6 +35,7 @@ from numba import njit
 
 from shedding.online import classes as H, refit as R
 from shedding.online.hazard import HF_FAC0, key_bins
+from shedding.online.order import ties_before
 # the policy kinds (SURV and DUAL rank like PROB and LIFE, with float values; AGE and HAZARD by age)
 from shedding.online.kinds import AGE, DUAL, HAZARD, LIFE, PROB, RAND, SCHEDULE, SURV  # noqa: F401 (K.PROB, ...)
 
@@ -368,11 +369,7 @@ def tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time
         rhs = num_b * den_a
     if lhs != rhs:
         return lhs < rhs
-    if time_a != time_b:
-        return time_a < time_b
-    if side_a != side_b:
-        return side_a < side_b
-    return seq_a < seq_b
+    return ties_before(time_a, side_a, seq_a, time_b, side_b, seq_b)
 
 
 @njit(cache=True, _nrt=False)
