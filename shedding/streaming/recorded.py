@@ -73,10 +73,12 @@ def recorded_files(spark_checkpoint: Path) -> dict[str, int] | None:
     batch_of: dict[str, int] = {}
     for batch in sorted(offsets):
         for i, line in enumerate(_lines(offsets[batch])[1:]):
-            if line.strip() in ("", "-") or "logOffset" not in line:
-                continue  # a source without an offset yet, or not a file source
+            if "logOffset" not in line:
+                continue  # a source without an offset yet ("-"), or not a file source
             end = int(json.loads(line)["logOffset"])
-            log = logs.setdefault(i, source_log(spark_checkpoint / "sources" / str(i)))
+            if i not in logs:  # each source's log is read once
+                logs[i] = source_log(spark_checkpoint / "sources" / str(i))
+            log = logs[i]
             for n in range(done.get(i, -1) + 1, end + 1):
                 for path in log.get(n, ()):
                     batch_of.setdefault(path, batch)
