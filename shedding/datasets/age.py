@@ -118,23 +118,11 @@ def age_workload(
     domain = params.whole(domain, "domain", 1)
     correlation = params.correlation(correlation)
     seed = params.whole(seed, "seed")
-    rng_r, rng_lag, rng_bg = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3))
-
-    per_step = rng_r.poisson(rate, length)
-    r_time = np.repeat(np.arange(length, dtype=np.int64), per_step)
-    r_key = zipf_ranks(skew, domain, len(r_time), rng_r)
-    has = rng_lag.random(len(r_time)) < partner
-    cdf = np.cumsum(pmf)
-    cdf[-1] = 1.0
-    lags = np.searchsorted(cdf, rng_lag.random(len(r_time)), side="right")
-    p_time, p_key = r_time[has] + lags[has], r_key[has]
-    bg_rate = rate * partner * background / (1.0 - background)
-    bg_step = rng_bg.poisson(bg_rate, length)
-    b_time = np.repeat(np.arange(length, dtype=np.int64), bg_step)
-    b_key = s_value_map(domain, correlation, seed)[zipf_ranks(skew, domain, len(b_time), rng_bg)]
-    keep = p_time < length
-    s_time = np.concatenate([p_time[keep], b_time])
-    s_key = np.concatenate([p_key[keep], b_key])
+    r_time, r_key, p_time, b_time, b_key = _draws(length, pmf, background, partner, rate, skew, domain,
+                                                  correlation, seed)
+    has = p_time < length
+    s_time = np.concatenate([p_time[has], b_time])
+    s_key = np.concatenate([r_key[has], b_key])
     order = np.argsort(s_time, kind="stable")
 
     shape = "lag_pmf" if lag_pmf is not None else f"{lag}({lag_mean:g}, {lag_spread:g})"
@@ -146,3 +134,49 @@ def age_workload(
         domain=domain, correlation=correlation, length=length, seed=seed, lag_pmf=pmf,
     )
     return wl
+
+
+def _draws(length: int, pmf: np.ndarray, background: float, partner: float, rate: float, skew: float, domain: int,
+           correlation: str, seed: int) -> tuple[np.ndarray, ...]:
+    """The model's random draws: R's times and keys, each R tuple's partner time (``length`` or
+    later: none, or cut off with the stream) and the background S times and keys."""
+    rng_r, rng_lag, rng_bg = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3))
+    per_step = rng_r.poisson(rate, length)
+    r_time = np.repeat(np.arange(length, dtype=np.int64), per_step)
+    r_key = zipf_ranks(skew, domain, len(r_time), rng_r)
+    has = rng_lag.random(len(r_time)) < partner
+    cdf = np.cumsum(pmf)
+    cdf[-1] = 1.0
+    lags = np.searchsorted(cdf, rng_lag.random(len(r_time)), side="right")
+    p_time = np.where(has, r_time + lags, length + len(pmf))
+    bg_step = rng_bg.poisson(background_rate(rate, partner, background), length)
+    b_time = np.repeat(np.arange(length, dtype=np.int64), bg_step)
+    b_key = s_value_map(domain, correlation, seed)[zipf_ranks(skew, domain, len(b_time), rng_bg)]
+    return r_time, r_key, p_time, b_time, b_key
+
+
+def background_rate(rate: float, partner: float, background: float) -> float:
+    """Background S arrivals per step that make ``background`` the expected share of S."""
+    return rate * partner * background / (1.0 - background)
+
+
+def partner_times(wl: Workload) -> np.ndarray:
+    """When each R tuple's partner arrives (``meta["length"]`` or later: never within the stream;
+    -1 for S tuples), from the draws of :func:`age_workload` that made ``wl``. The workload must be
+    that function's, unchanged: the draws are made again from its ``meta`` and checked against it."""
+    meta = wl.meta
+    if meta.get("generator") != "age":
+        raise ShedError("{param} must come from age_workload (the generator's partner lags are needed)",
+                        param="workload")
+    length = int(meta["length"])
+    r_time, r_key, p_time, b_time, b_key = _draws(
+        length, np.asarray(meta["lag_pmf"], dtype=np.float64), meta["background"], meta["partner"], meta["rate"],
+        meta["skew"], int(meta["domain"]), meta["correlation"], int(meta["seed"]))
+    r = wl.side == 0
+    if not (np.array_equal(wl.time[r], r_time) and np.array_equal(wl.key[r], r_key)
+            and int(np.count_nonzero(~r)) == int(np.count_nonzero(p_time < length)) + len(b_time)):
+        raise ShedError("{param} is not the stream age_workload made from its meta; use it unchanged",
+                        param="workload")
+    out = np.full(len(wl), -1, dtype=np.int64)
+    out[r] = p_time
+    return out
