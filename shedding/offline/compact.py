@@ -53,20 +53,22 @@ def build_compact(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variab
 
 
 def star_network(wl: Workload, group_caps: np.ndarray, variable: bool, useful: np.ndarray, owner: np.ndarray,
-                 when: np.ndarray, span: int, constant: int) -> FlowGraph:
+                 when: np.ndarray, span: int, constant: int, gain: np.ndarray | None = None) -> FlowGraph:
     """The star network from "which later arrivals match this tuple", for any join predicate.
 
     ``useful``: the tuples with a counted later partner; one entry per counted later partner,
     sorted by (``owner``, ``when``): ``owner`` indexes ``useful`` and ``when`` is the partner's
     arrival time (> the owner's). ``span`` exceeds every time; ``constant`` is the number of
-    same-time pairs (always produced)."""
+    same-time pairs (always produced). With ``gain`` (whole numbers, one per entry, at most one
+    entry per (owner, when)) the entries are exits worth ``gain`` instead of partners counted."""
     group = groups_of(wl, variable)[useful]
     start = wl.time[useful]
-    last = np.ones(len(owner), dtype=bool)  # keep one exit per distinct partner time
-    last[:-1] = (owner[1:] != owner[:-1]) | (when[1:] != when[:-1])
-    run = np.flatnonzero(np.diff(owner, prepend=-1))  # first entry of each owner's partners
-    gain = (np.arange(len(owner)) - np.repeat(run, np.diff(run, append=len(owner))) + 1)[last]
-    owner, when = owner[last], when[last]
+    if gain is None:
+        last = np.ones(len(owner), dtype=bool)  # keep one exit per distinct partner time
+        last[:-1] = (owner[1:] != owner[:-1]) | (when[1:] != when[:-1])
+        run = np.flatnonzero(np.diff(owner, prepend=-1))  # first entry of each owner's partners
+        gain = (np.arange(len(owner)) - np.repeat(run, np.diff(run, append=len(owner))) + 1)[last]
+        owner, when = owner[last], when[last]
 
     codes, node, (tl_tail, tl_head, tl_group) = timeline_nodes(
         np.concatenate([group, group[owner]]), np.concatenate([start, when]), span)
