@@ -1,0 +1,129 @@
+"""How much any online policy can get on the age-based model: an information-relaxation bound.
+
+On the age-based model of Srivastava and Widom (VLDB 2004; :mod:`shedding.datasets.age`: each R
+tuple's partner arrives after a random lag, S also carries i.i.d. background traffic, R's keys are
+i.i.d.) the i.i.d. argument of :mod:`shedding.online.bound` no longer holds: what arrives at step
+t depends on what arrived before. Its idea still does, with a larger information set.
+
+Let G_t be everything up to step t plus, by ``reveal``, each R tuple's lag from its arrival on
+(``lags``) or which earlier R tuple each S arrival is the partner of (``labels``): more than any
+online policy knows (Das, Gehrke, Riedewald 2003, §3.3: it sees keys, not lags or labels). Given
+G_(t-1), the expected number of arrivals at step t that join a held tuple x, its *credit*, is
+
+* x in S with key k: ``rate * P_R(k)`` (R is i.i.d.);
+* x in R with key k: ``rate_bg * P_bg(k)`` plus the partners of key k due at t: with ``lags``,
+  the number that arrive at t; with ``labels``, for every R tuple r of key k whose partner has
+  not arrived yet, the hazard of r's lag at its age, ``partner * pmf(a) / (1 - partner * cdf(a-1))``
+  (x itself included: with colliding keys a partner joins every held R tuple of its key).
+
+An online policy decides what it holds at step t from less than G_(t-1), so its expected output is
+the expected sum of the credits of what it holds, plus the same-step pairs every policy produces.
+That sum is at most the best sum of credits over *all* schedules that know the future: a min-cost
+flow, OPT's star network (:mod:`shedding.offline.compact`, §3.2.2) with the credits as gains. Its
+expectation bounds the expected output of every online policy, whatever it learns or is told about
+the model, for either ``reveal`` (take the smaller); OPT, which sees the realized matches and not
+just their credits, is not bound by it. Per stream the bound is a random number like the
+policies' outputs: compare means over seeds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shedding.datasets.age import background_rate, partner_times
+from shedding.datasets.zipf import s_value_map, zipf_probabilities
+from shedding.errors import ShedError
+from shedding.exact import KeyedStreams
+from shedding.model import Schedule, Workload, check_memory
+from shedding.offline.compact import star_network
+from shedding.offline.network import same_time_pairs
+from shedding.offline.opt import SOLVERS, group_caps
+
+#: what G adds to what the policy knows: each R tuple's lag from its arrival on (``lags``, the
+#: default) or each S arrival's label (``labels``)
+REVEALS = ("lags", "labels")
+#: credits enter the flow as whole multiples of 2^-20 pairs, rounded up (so the bound stays one)
+SCALE = float(1 << 20)
+
+
+def credits(wl: Workload, reveal: str = "lags") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (tuple, step) at which a held tuple could join arrivals, with its credit given G
+    (``reveal``, module docstring): arrays (tuple index, step, credit), sorted by tuple and step;
+    steps from the tuple's arrival + 1 to the end of its window or of the stream, credits 0
+    before the warmup."""
+    if reveal not in REVEALS:
+        raise ShedError(f"unknown {{param}} {reveal!r}; choose one of {', '.join(REVEALS)}", param="reveal")
+    meta, w = wl.meta, wl.window
+    pt = partner_times(wl)
+    length, domain = int(meta["length"]), int(meta["domain"])
+    pmf = np.zeros(w)
+    pmf[: min(w, len(meta["lag_pmf"]))] = np.asarray(meta["lag_pmf"], dtype=np.float64)[:w]
+    rate, partner = float(meta["rate"]), float(meta["partner"])
+    p_r = zipf_probabilities(meta["skew"], domain)
+    p_bg = np.zeros(domain)
+    p_bg[s_value_map(domain, meta["correlation"], int(meta["seed"]))] = p_r
+    alive = 1.0 - partner * np.concatenate([[0.0], np.cumsum(pmf)[:-1]])  # P(no partner before age a)
+    hazard = np.divide(partner * pmf, alive, out=np.zeros(w), where=alive > 1e-12)
+
+    last = np.minimum(wl.time + w - 1, length - 1)
+    n = np.maximum(last - wl.time, 0)
+    owner = np.repeat(np.arange(len(wl)), n)
+    step = wl.time[owner] + 1 + (np.arange(len(owner)) - np.repeat(np.cumsum(n) - n, n))
+    key = wl.key[owner]
+    r_part = wl.side[owner] == 0
+    credit = np.where(r_part, background_rate(rate, partner, float(meta["background"])) * p_bg[key],
+                      rate * p_r[key])
+    # the partners due: every R tuple r adds its hazard at each step up to its partner's arrival
+    r = np.flatnonzero(wl.side == 0)
+    if reveal == "lags":  # the partner itself, when it comes
+        src = r[pt[r] <= last[r]]
+        age, weight = pt[src] - wl.time[src], np.ones(len(src))
+    else:
+        due = np.minimum(np.minimum(last[r], pt[r]) - wl.time[r], w - 1).clip(0)
+        src = np.repeat(r, due)
+        age = 1 + (np.arange(len(src)) - np.repeat(np.cumsum(due) - due, due))
+        weight = hazard[age]
+    span = length + 1
+    codes, inverse = np.unique(wl.key[src] * span + wl.time[src] + age, return_inverse=True)
+    per_code = np.bincount(inverse, weights=weight, minlength=len(codes))
+    query = key[r_part] * span + step[r_part]
+    at = np.minimum(np.searchsorted(codes, query), max(len(codes) - 1, 0))
+    if len(codes):
+        credit[r_part] += np.where(codes[at] == query, per_code[at], 0.0)
+    credit[step < wl.warmup] = 0.0
+    return owner, step, credit
+
+
+def expected_outputs(wl: Workload, schedule: Schedule, reveal: str = "lags") -> float:
+    """The expected counted output of a schedule given G (module docstring): the same-step pairs
+    plus the credits of every step a tuple is held for (after its admission at a, the steps
+    a + 1 .. left)."""
+    owner, step, credit = credits(wl, reveal)
+    held = schedule.admitted[owner] & (step <= schedule.left[owner])
+    return same_time_pairs(wl, KeyedStreams.of(wl)) + float(credit[held].sum())
+
+
+def age_bound(wl: Workload, memory: int, memory_split: tuple[int, int] | None = None, variable: bool = False,
+              reveal: str = "lags", solver: str = "ortools") -> float:
+    """Upper bound on the expected counted output of any online policy with ``memory`` tuples (fixed
+    split ``memory_split``, default M // 2 and M - M // 2; or ``variable``) on a workload of
+    :func:`~shedding.datasets.age.age_workload`: the same-step pairs plus the best sum of credits
+    over all schedules given G (``reveal``, module docstring), solved by ``solver`` (``ortools``
+    or ``ssp``)."""
+    m, m_r, m_s = check_memory(memory, memory_split)
+    owner, step, credit = credits(wl, reveal)
+    total = np.cumsum(credit)  # running total, then per owner from its first step
+    first = np.flatnonzero(np.diff(owner, prepend=-1))
+    total -= np.repeat(total[first] - credit[first], np.diff(first, append=len(owner)))
+    gain = np.ceil(total * SCALE).astype(np.int64) + 1  # + 1: the float sums' rounding cannot lower it
+    gain[total <= 0.0] = 0
+    rises = np.ones(len(owner), dtype=bool)  # an exit that gains nothing over the one before is dominated
+    rises[1:] = (owner[1:] != owner[:-1]) | (gain[1:] > gain[:-1])
+    rises &= gain > 0
+    useful, local = np.unique(owner[rises], return_inverse=True)
+    ks = KeyedStreams.of(wl)
+    span = max(int(wl.meta["length"]), int(wl.time.max(initial=0)) + 1) + 1
+    graph = star_network(wl, group_caps(wl, m, m_r, m_s, variable), variable, useful, local, step[rises], span,
+                         same_time_pairs(wl, ks), gain=gain[rises])
+    cost, _ = SOLVERS[solver](graph)
+    return graph.constant - cost / SCALE
