@@ -15,7 +15,8 @@ that lag is most likely), and ranks
   of k (itself included), its partner's lag distribution conditioned on the lag not having
   passed. Unlike HAZARD, it sees that the partners of *other* R tuples of the same key are due.
 
-It runs in the test suite's reference join (tests/reference.py, written from the join semantics,
+PROB and HAZARD run with the online estimator, as in the study. KEYAGE runs in the test suite's
+reference join (tests/reference.py, written from the join semantics,
 with its per-step ``valuer`` hook), whose PROB equals the compiled kernel's tuple for tuple.
 
     python benchmarks/probe_age_keys.py --seeds 0,1
@@ -105,8 +106,8 @@ def main() -> None:
                 wl = age_workload(length=3000, lag_spread=spread, background=background, skew=0.5, domain=1000,
                                   seed=seed)
                 opt = solve_opt(wl, m).outputs
-                prob = run_policy(wl, "prob", m).outputs
-                hazard = run_policy(wl, "hazard", m).outputs
+                prob = run_policy(wl, "prob", m, estimator="online").outputs
+                hazard = run_policy(wl, "hazard", m, estimator="online").outputs
                 keyage = reference_run(wl.side, wl.time, wl.key, wl.window, m // 2, m - m // 2, wl.warmup, "prob",
                                        False, estimator="online", valuer=keyage_valuer(wl))[0]
                 gap = opt - prob
