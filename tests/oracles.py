@@ -19,6 +19,14 @@ def split_of(memory: int, allocation: str, split: tuple[int, int] | None = None)
     return split if split is not None else (memory // 2, memory - memory // 2)
 
 
+def fits(kept: tuple[int, ...], side: list[int], memory: int, split: tuple[int, int] | None) -> bool:
+    """Whether the tuples ``kept`` fit ``memory`` (variable split, ``split`` None) or ``split``."""
+    if split is None:
+        return len(kept) <= memory
+    n_r = sum(1 for i in kept if side[i] == 0)
+    return n_r <= split[0] and len(kept) - n_r <= split[1]
+
+
 def brute_force(wl: Workload, memory: int, split: tuple[int, int] | None) -> int:
     """Best counted output over all admit/evict schedules: at every arrival step, every subset of
     (remaining memory + remaining batch) within capacity; memoized on (step, memory contents)."""
@@ -26,12 +34,6 @@ def brute_force(wl: Workload, memory: int, split: tuple[int, int] | None) -> int
     w, warmup = wl.window, wl.warmup
     steps = sorted(set(time))
     batches = [[i for i in range(len(time)) if time[i] == t] for t in steps]
-
-    def fits(kept: tuple[int, ...]) -> bool:
-        if split is None:
-            return len(kept) <= memory
-        n_r = sum(1 for i in kept if side[i] == 0)
-        return n_r <= split[0] and len(kept) - n_r <= split[1]
 
     @lru_cache(maxsize=None)
     def best(step: int, held: frozenset) -> int:
@@ -48,7 +50,7 @@ def brute_force(wl: Workload, memory: int, split: tuple[int, int] | None) -> int
         # 2. expire; 3. keep any subset of the candidates that fits
         cands = sorted(i for i in held | set(batch) if time[i] + w - 1 > t)
         options = (c for k in range(len(cands) + 1) for c in combinations(cands, k))
-        return gained + max(best(step + 1, frozenset(kept)) for kept in options if fits(kept))
+        return gained + max(best(step + 1, frozenset(kept)) for kept in options if fits(kept, side, memory, split))
 
     return best(0, frozenset())
 

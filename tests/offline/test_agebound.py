@@ -16,6 +16,8 @@ from shedding.model import Schedule, Workload
 from shedding.offline.agebound import REVEALS, age_bound, credits, expected_outputs
 from shedding.run import run_policy
 
+from oracles import fits
+
 
 def brute_bound(wl: Workload, caps: tuple[int, ...], variable: bool, reveal: str) -> float:
     """Same-step pairs plus the best sum of credits over every keep/evict schedule: at each step
@@ -25,11 +27,7 @@ def brute_bound(wl: Workload, caps: tuple[int, ...], variable: bool, reveal: str
     time, side, w = wl.time.tolist(), wl.side.tolist(), wl.window
     steps = range(int(wl.meta["length"]))
 
-    def fits(kept: tuple[int, ...]) -> bool:
-        if variable:
-            return len(kept) <= caps[0]
-        n_r = sum(1 for i in kept if side[i] == 0)
-        return n_r <= caps[0] and len(kept) - n_r <= caps[1]
+    memory, split = sum(caps), (None if variable else caps)
 
     @lru_cache(maxsize=None)
     def best(t: int, held: frozenset) -> float:
@@ -38,7 +36,7 @@ def brute_bound(wl: Workload, caps: tuple[int, ...], variable: bool, reveal: str
         gained = sum(worth.get((x, t), 0.0) for x in held)
         cands = sorted(i for i in held | {i for i in range(len(time)) if time[i] == t} if time[i] + w - 1 > t)
         options = (c for k in range(len(cands) + 1) for c in combinations(cands, k))
-        return gained + max(best(t + 1, frozenset(kept)) for kept in options if fits(kept))
+        return gained + max(best(t + 1, frozenset(kept)) for kept in options if fits(kept, side, memory, split))
 
     same = sum(1 for i in range(len(time)) for j in range(len(time))
                if side[i] == 0 and side[j] == 1 and time[i] == time[j] and wl.key[i] == wl.key[j]
