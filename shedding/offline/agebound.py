@@ -36,14 +36,17 @@ from shedding.errors import ShedError
 from shedding.exact import KeyedStreams
 from shedding.model import Schedule, Workload, check_memory
 from shedding.offline.compact import star_network
-from shedding.offline.network import same_time_pairs
-from shedding.offline.opt import SOLVERS, group_caps
+from shedding.offline.network import GRAPH_BYTES_PER_ARC, ORTOOLS_BYTES_PER_ARC, same_time_pairs
+from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, group_caps
 
 #: what G adds to what the policy knows: each R tuple's lag from its arrival on (``lags``, the
 #: default) or each S arrival's label (``labels``)
 REVEALS = ("lags", "labels")
 #: credits enter the flow as whole multiples of 2^-20 pairs, rounded up (so the bound stays one)
 SCALE = float(1 << 20)
+#: bytes per (tuple, step) of the credit arrays and the gains built from them (index, step, credit,
+#: running total, gain, masks)
+BYTES_PER_CREDIT = 48
 
 
 def credits(wl: Workload, reveal: str = "lags") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -73,7 +76,8 @@ def credits(wl: Workload, reveal: str = "lags") -> tuple[np.ndarray, np.ndarray,
     r_part = wl.side[owner] == 0
     credit = np.where(r_part, background_rate(rate, partner, float(meta["background"])) * p_bg[key],
                       rate * p_r[key])
-    # the partners due: every R tuple r adds its hazard at each step up to its partner's arrival
+    # the partners of key k due at each step: with the lags, each partner when it comes; with the
+    # labels, each R tuple's lag's hazard at every step until its partner has come
     r = np.flatnonzero(wl.side == 0)
     if reveal == "lags":  # the partner itself, when it comes
         src = r[pt[r] <= last[r]]
@@ -104,13 +108,20 @@ def expected_outputs(wl: Workload, schedule: Schedule, reveal: str = "lags") -> 
 
 
 def age_bound(wl: Workload, memory: int, memory_split: tuple[int, int] | None = None, variable: bool = False,
-              reveal: str = "lags", solver: str = "ortools") -> float:
+              reveal: str = "lags", solver: str = "ortools", max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES) -> float:
     """Upper bound on the expected counted output of any online policy with ``memory`` tuples (fixed
     split ``memory_split``, default M // 2 and M - M // 2; or ``variable``) on a workload of
     :func:`~shedding.datasets.age.age_workload`: the same-step pairs plus the best sum of credits
     over all schedules given G (``reveal``, module docstring), solved by ``solver`` (``ortools``
-    or ``ssp``)."""
+    or ``ssp``). The network has an exit per tuple and step of its window: refused up front when
+    it would need more than ``max_graph_bytes``."""
     m, m_r, m_s = check_memory(memory, memory_split)
+    exits = int(np.maximum(np.minimum(wl.time + wl.window - 1, int(wl.meta.get("length", 0)) - 1) - wl.time, 0).sum())
+    need = exits * (GRAPH_BYTES_PER_ARC + ORTOOLS_BYTES_PER_ARC + BYTES_PER_CREDIT)
+    if need > max_graph_bytes:
+        raise ShedError(f"the age bound's network needs about {need / GIB:.1f} GiB ({exits:,} exits), more than "
+                        f"{{param}} = {max_graph_bytes / GIB:.1f} GiB; shorten the stream or the window",
+                        param="max_graph_bytes")
     owner, step, credit = credits(wl, reveal)
     total = np.cumsum(credit)  # running total, then per owner from its first step
     first = np.flatnonzero(np.diff(owner, prepend=-1))

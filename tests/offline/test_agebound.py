@@ -124,6 +124,12 @@ def test_an_unknown_relaxation_is_one_line_naming_the_choices():
         age_bound(tiny(0), 2, reveal="future")
 
 
+def test_a_network_too_large_is_refused_up_front():
+    wl = age_workload(length=400, window=40, lag_mean=10, lag_spread=2, seed=0)
+    with pytest.raises(ShedError, match=r"needs about .* GiB .* more than max_graph_bytes = 0.0 GiB; shorten"):
+        age_bound(wl, 10, max_graph_bytes=1000)
+
+
 def test_needs_the_age_models_own_stream():
     with pytest.raises(ShedError, match="age_workload"):
         age_bound(zipf_workload(1.0, 10, 100, seed=0), 10)
