@@ -49,7 +49,8 @@ def main() -> None:
                              *(age_bound(wl, m, reveal=reveal) for reveal in ("labels", "lags"))))
             opt, prob, hazard, *bounds = np.mean(rows, axis=0)
             gap = opt - prob
-            print(f"{spread:6g} {background:10.2f} {opt:8.1f} {prob:8.1f} {hazard:8.1f} {bounds[0]:14.1f} {bounds[1]:8.1f}"
+            print(f"{spread:6g} {background:10.2f} {opt:8.1f} {prob:8.1f} {hazard:8.1f}"
+                  f" {bounds[0]:14.1f} {bounds[1]:8.1f}"
                   f" {(hazard - prob) / gap:15.1%} {(min(bounds) - prob) / gap:34.1%}", flush=True)
 
 

@@ -57,7 +57,8 @@ def test_bound_is_the_best_sum_of_credits_over_all_schedules(seed, memory, varia
     caps = (memory,) if variable else (memory // 2, memory - memory // 2)
     expected = brute_bound(wl, caps, variable, reveal)
     for solver in ("ortools", "ssp"):
-        assert age_bound(wl, memory, variable=variable, reveal=reveal, solver=solver) == pytest.approx(expected, abs=1e-4)
+        bound = age_bound(wl, memory, variable=variable, reveal=reveal, solver=solver)
+        assert bound == pytest.approx(expected, abs=1e-4)
 
 
 @pytest.mark.parametrize("spread, background, domain", [(5, 0.25, 50), (20, 0.5, 1000), (10, 0.0, 10**6)])
