@@ -35,6 +35,13 @@ def test_compare_runs_the_quick_suite(shed, tmp_path):
     assert abs(iid["hazard"] - iid["prob"]) <= 0.005
     page = (tmp_path / "q" / "report.html").read_text()
     assert "tuned only on the flights of January to June 2013" in page and "gap closed" in page
+    # the age-based model's runs carry the online bound, shown as BOUND (BOUNDV): above every
+    # policy of its split there in expectation, and at least PROB here; no bound elsewhere
+    assert rows[rows.experiment == "age"].online_bound.notna().all()
+    assert rows[rows.experiment != "age"].online_bound.isna().all()
+    age_rows = rows[rows.experiment == "age"]
+    assert (age_rows.online_bound >= age_rows[age_rows.policy.isin(["prob", "probv"])].outputs.min()).all()
+    assert "BOUND / OPT" in page and "BOUNDV / OPT" in page and "the most any online policy can get" in page
 
 
 @pytest.mark.parametrize("extra, match", [
@@ -48,3 +55,12 @@ def test_bad_suites(tmp_path, extra, match):
                     "policies = ['prob']\n" + ("split = 'held-out'\n" if "split" not in extra else "") + extra)
     with pytest.raises(ShedError, match=match):
         load_suite(str(path))
+
+
+def test_the_page_shows_an_experiments_caption(tmp_path):
+    from shedding.studies.beyond.report import build_report
+
+    suite = {"name": "s", "experiments": [{"id": "a", "title": "T", "caption": "PROB static is not online here.",
+                                           "policies": ["prob"], "x": "memory", "grid": {}}]}
+    page = build_report(pd.DataFrame(), suite, False, tmp_path / "r.html").read_text()
+    assert "PROB static is not online here." in page

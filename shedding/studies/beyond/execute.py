@@ -1,13 +1,16 @@
 """One run of a beyond suite (:mod:`.spec`): the workload of a grid point and a seed, OPT (OPTV
 for the variable-split policies, Das, Gehrke, Riedewald 2003, §3.2) and every policy on it, each as
-a fraction of its optimum, with its time per arrival. Runs execute here, one after another, so
-that the policies' times compare."""
+a fraction of its optimum, with its time per arrival; on the age-based model also the most any
+online policy can get in expectation (:mod:`shedding.offline.agebound`). Runs execute here, one
+after another, so that the policies' times compare."""
 
 from __future__ import annotations
 
 import json
+import math
 
 from shedding.datasets.generators import generate
+from shedding.offline.agebound import age_bound
 from shedding.offline.opt import solve_opt
 from shedding.online.kinds import HAZARD
 from shedding.online.policies import get_policy
@@ -21,9 +24,10 @@ def execute(run: BeyondRun) -> list[dict]:
     params = json.loads(run.params)
     wl = generate(run.generator, params, window=run.window, warmup=None, length=run.length, seed=run.seed)
     ref = Reference.of(wl)
-    optimum = {}
+    optimum, bound = {}, {}
     for variable in sorted({get_policy(p).variable for p in run.policies}):
         optimum[variable] = solve_opt(wl, run.memory, allocation="variable" if variable else "fixed").outputs
+        bound[variable] = age_bound(wl, run.memory, variable=variable) if run.generator == "age" else math.nan
     label = {"generator": run.generator, "split": run.split, "seed": run.seed, "window": run.window,
              "memory": run.memory, "estimator": run.estimator, "group": run.group, "x": run.x,
              "setting": f"{run.generator} {run.params} w={run.window} M={run.memory} {run.estimator} {run.group}",
@@ -36,7 +40,8 @@ def execute(run: BeyondRun) -> list[dict]:
         opt = optimum[pol.variable]
         rows.append({"experiment": run.experiment, "run_id": run.run_id, **label, "policy": policy,
                      "outputs": int(res.outputs), "exact": int(ref.exact), "opt": int(opt),
-                     "fraction": res.outputs / opt if opt else 1.0, "seconds": res.seconds,
+                     "fraction": res.outputs / opt if opt else 1.0, "online_bound": bound[pol.variable],
+                     "seconds": res.seconds,
                      "us_per_arrival": 1e6 * res.seconds / max(len(wl), 1), "tuples": len(wl)})
     return rows
 

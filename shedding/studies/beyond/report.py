@@ -2,7 +2,9 @@
 on and the data they are evaluated on, a summary per workload and policy, then per experiment
 every policy's fraction of OPT (Das, Gehrke, Riedewald 2003, §3.2) against the experiment's x
 field, with the share of PROB's gap to OPT each closes: (policy - PROB) / (OPT - PROB), PROBV
-for the variable split."""
+for the variable split. On the age-based model the runs also record the online bound
+(:mod:`shedding.offline.agebound`), shown as the pseudo-policies BOUND and BOUNDV: the most any
+online policy can get in expectation, so its "gap closed" is the most any online policy can close."""
 
 from __future__ import annotations
 
@@ -23,14 +25,35 @@ SPLIT = ("Split: the policies (HAZARD's learner, its buckets, shrinkage and mode
          "tuning; rows marked tuning are shown for comparison.")
 
 
+#: the online bound's pseudo-policy per split (variable or not)
+BOUNDS = {False: "bound", True: "boundv"}
+BOUND_NOTE = ("BOUND (BOUNDV for the variable split): the most any online policy can get in expectation, an "
+              "upper bound computed from the model (shedding.offline.agebound); per seed it is a random number like "
+              "the outputs, so only its mean over seeds compares.")
+
+
 def base_of(policy: str) -> str:
-    """PROB, or PROBV for a variable-split policy."""
-    return "probv" if get_policy(policy).variable else "prob"
+    """PROB, or PROBV for a variable-split policy (or bound)."""
+    variable = policy == BOUNDS[True] or (policy != BOUNDS[False] and get_policy(policy).variable)
+    return "probv" if variable else "prob"
+
+
+def with_bounds(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` plus a BOUND (BOUNDV) row per run that recorded the online bound, as a fraction of
+    OPT (OPTV)."""
+    if "online_bound" not in rows or rows.online_bound.isna().all():
+        return rows
+    extra = rows[rows.online_bound.notna()].copy()
+    extra["policy"] = [BOUNDS[get_policy(p).variable] for p in extra.policy]
+    extra = extra.drop_duplicates(["run_id", "policy"])
+    extra["fraction"] = extra.online_bound / extra.opt
+    return pd.concat([rows, extra], ignore_index=True)
 
 
 def gap_closed(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Per ``keys`` and policy: the mean fraction of OPT over seeds and the mean share of the base's
     gap to OPT closed (None where the base reaches OPT)."""
+    rows = with_bounds(rows)
     runs = rows.pivot_table(index=[*keys, "seed"], columns="policy", values="fraction", aggfunc="mean")
     out = []
     for policy in runs.columns:
@@ -105,15 +128,18 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
         parts = [f"<section><h2>{i + 1}. {escape(exp['title'])}</h2>"]
         if exp.get("claim"):
             parts.append(f"<p><b>Goal:</b> {escape(exp['claim'])}</p>")
+        if exp.get("caption"):
+            parts.append(f"<p>{escape(exp['caption'])}</p>")
         if rows.empty:
             parts.append('<p class="empty">No results yet.</p>')
         else:
             keys = [k for k in _varied(exp) if k in rows]
             frame = gap_closed(rows, keys)
+            bounds = [b for b in BOUNDS.values() if b in set(frame.policy)]
+            note = ("Mean over seeds of each policy's outputs / OPT's (OPTV's for a variable split), and the share of "
+                    "PROB's (PROBV's) gap to OPT it closes." + (" " + BOUND_NOTE if bounds else ""))
             parts += [figure_html(figures, _figure(exp, frame)),
-                      _table(exp["id"], frame, keys, list(exp["policies"]),
-                             "Mean over seeds of each policy's outputs / OPT's (OPTV's for a variable split), and "
-                             "the share of PROB's (PROBV's) gap to OPT it closes.")]
+                      _table(exp["id"], frame, keys, [*exp["policies"], *bounds], note)]
             figures += 1
         sections.append("\n".join(parts) + "\n</section>")
     command = suite.get("provenance", {}).get("command", "")
