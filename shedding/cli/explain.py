@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from shedding.cli.checks import choice, integer, integers, listed_in, number, parse_integers
-from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, write_file
+from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Values
 from shedding.cli.workload import (ESTIMATORS, WORKLOAD_RULES, check_split, fixed_split,
@@ -101,6 +101,7 @@ def explain(
     split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
     wl = load()
     warn_past_end(wl)
+    warn_static_lookahead(wl, estimator, [policy])
     m = wl.window if memory is None else memory
     warm_up([policy, "opt"])
     with busy(f"explaining {policy.upper()} against {against.upper()} ({len(wl):,} tuples)..."):

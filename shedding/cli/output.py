@@ -42,6 +42,24 @@ def warn_past_end(wl: Workload) -> None:
              f"nothing is counted and every ratio is 1.000; give a smaller --warmup or a longer workload")
 
 
+def warn_static_lookahead(wl: Workload, estimator: str, names: list[str]) -> None:
+    """The static estimator's key counts cover the whole stream, each tuple's partners to come
+    included; on the age-based and flights workloads (nearly one key per tuple) they tell a policy
+    that ranks by them which tuples will be joined, so its run is not an online one."""
+    from shedding.online.kinds import DUAL, HAZARD, LIFE, PROB, SURV
+    from shedding.online.policies import POLICIES
+
+    if estimator != "static" or wl.meta.get("generator") not in ("age", "flights"):
+        return
+    keyed = [n for n in names if n in POLICIES and POLICIES[n].kind in (PROB, LIFE, SURV, DUAL, HAZARD)]
+    if keyed:
+        one = len(keyed) == 1
+        warn(f"with --estimator static, {' and '.join(n.upper() for n in keyed)} rank{'s' if one else ''} by the whole "
+             f"stream's key counts, which on the {wl.meta['generator']} workload tell whose partners are still to "
+             f"come, so {'this run is' if one else 'these runs are'} not online; add --estimator online to compare "
+             f"{'it' if one else 'them'} as online")
+
+
 def print_header(wl: Workload, memory: int) -> None:
     """The workload's name, sizes, window, warmup and memory (and its summary, if any)."""
     out.print(f"[bold]{escape(wl.name)}[/bold]: {wl.n_r} R + {wl.n_s} S tuples, w = {wl.window}, "

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import typer
 
 from shedding.cli.checks import choice, columns, decimals, integer, integers, names, number, parse_integers
-from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, write_file
+from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values
 from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, WORKLOAD_RULES, check_split,
@@ -104,6 +104,7 @@ def simulate(
     split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
     wl = load()
     warn_past_end(wl)
+    warn_static_lookahead(wl, estimator, chosen)
     m = wl.window if memory is None else memory
     if predicate == "band":
         rows = _band_rows(wl, m, chosen, split, eps, attrs, bins, estimator, policy_seed)

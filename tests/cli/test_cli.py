@@ -231,3 +231,19 @@ def test_first_policy_is_timed_without_loading_the_engine():
     proc = shed_process("simulate", "--policy", "prob,life", "--length", "2000", "--window", "100", "--json")
     assert proc.returncode == 0, proc.stderr
     assert all(json.loads(line)["seconds"] < 0.2 for line in proc.stdout.splitlines()), proc.stdout
+
+
+@pytest.mark.parametrize("args, warned", [
+    (["simulate", "--policy", "prob,hazard,age,opt"], "PROB and HAZARD rank by the whole stream's key counts"),
+    (["simulate", "--policy", "prob", "--estimator", "online"], None),
+    (["simulate", "--policy", "age,rand,opt"], None),  # AGE's static plan is the age curve, not the key counts
+    (["explain", "--policy", "life"], "LIFE ranks by the whole stream's key counts, which on the age workload"),
+])
+def test_static_key_counts_on_the_age_model_are_named_as_not_online(shed, args, warned):
+    code, out, err = shed(*args, "--generator", "age", "--length", "300", "--window", "40", "--param", "lag_mean=10",
+                          "--memory", "10")
+    assert code == 0, err
+    if warned:
+        assert f"warning: with --estimator static, {warned}" in err and "add --estimator online" in err
+    else:
+        assert "not online" not in err
