@@ -17,6 +17,10 @@ ROW_FIELDS = ("policy", "outputs", "exact", "ratio", "arm", "memory", "memory_r"
 BOUNDS_FIELDS = ("policy", "lower", "upper", "gap", "lower_policy", "exact", "allocation", "iterations", "seconds",
                  "memory", "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed",
                  "correlation")
+#: The keys of every online-bound row of ``shed simulate --bound``, in order.
+ONLINE_BOUND_FIELDS = ("policy", "expected_outputs", "exact", "ratio", "relaxation", "memory", "memory_r", "memory_s",
+                       "seconds", "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed",
+                       "correlation")
 #: The measured fields a row takes from a policy's result (the rest come from the workload and
 #: the flags).
 MEASURED = ("outputs", "exact", "ratio", "arm", "memory_r", "memory_s", "seconds", "allocation", "graph", "solver",
@@ -63,6 +67,13 @@ def bounds_row(wl: Workload, memory: int, bounds: dict) -> dict:
     """The row of ``shed opt --bounds``: every key of BOUNDS_FIELDS, null where it does not apply
     (``bounds``: :meth:`shedding.offline.bounds.Bounds.as_dict`)."""
     return {**dict.fromkeys(BOUNDS_FIELDS), **bounds, **workload_params(wl), "memory": memory}
+
+
+def online_bound_row(wl: Workload, memory: int, bound: dict) -> dict:
+    """The row of one online bound of ``shed simulate --bound``: every key of
+    ONLINE_BOUND_FIELDS (``bound``: the measured ones)."""
+    params = {k: v for k, v in workload_params(wl).items() if k in ONLINE_BOUND_FIELDS}
+    return {**dict.fromkeys(ONLINE_BOUND_FIELDS), **bound, **params, "memory": memory}
 
 
 def warm_up(names: list[str]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -10,10 +11,10 @@ import typer
 
 from shedding.cli.checks import choice, columns, decimals, integer, integers, names, number, parse_integers
 from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
-from shedding.cli.rows import REFERENCES, online_options, row, warm_up
+from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values
 from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, WORKLOAD_RULES, check_split,
-                                   fixed_split, takes_workload)
+                                   fixed_split, generated, takes_workload)
 from shedding.run import POLICY_NAMES
 
 PREDICATES = ("equi", "band")
@@ -52,6 +53,9 @@ RULES = (
     Ignored(("--group",), lambda v: any(name.startswith("hazard") for name in policy_list(v.policy)),
             "applies to HAZARD only (--policy hazard or hazardv)"),
     Ignored(("--group",), lambda v: v.predicate == "equi", "applies to equi-joins only"),
+    Ignored(("--bound",), lambda v: v.generator == "age" and v.predicate == "equi" and generated(v),
+            "applies to the age-based model only (it bounds online policies from the model's own draws)",
+            "add --generator age or drop it"),
     Holds(check_split),
     Creatable(("--out",)),
     *WORKLOAD_RULES,
@@ -95,6 +99,9 @@ def simulate(
     group: Optional[str] = typer.Option(None, "--group", show_default=False,
                                         help="HAZARD: the payload column whose values get age curves of their "
                                         "own (--generator flights: dest, carrier or origin)."),
+    bound: bool = typer.Option(False, "--bound", help="--generator age: also give the most any online policy can "
+                               "get in expectation (BOUND, BOUNDV for the variable split), to tell a policy's "
+                               "loss from the price of not knowing the future."),
 ) -> None:
     """Run shedding policies on one workload and compare their output with EXACT.
 
@@ -110,6 +117,8 @@ def simulate(
         rows = _band_rows(wl, m, chosen, split, eps, attrs, bins, estimator, policy_seed)
     else:
         rows = _rows(wl, m, chosen, split, estimator, decay, policy_seed, int(max_graph_gib * 2**30), group)
+    if bound:
+        rows += _bound_rows(wl, m, chosen, split, int(max_graph_gib * 2**30))
     if out_path is not None:
         write_file(out_path, "--out", lambda path: path.write_text("".join(json.dumps(r) + "\n" for r in rows)))
     if as_json:
@@ -119,6 +128,10 @@ def simulate(
     _print_table(wl, m, rows)
     if predicate == "band":
         say("band join: " + ", ".join(f"|r.{a} - s.{a}| <= {e}" for a, e in zip(rows[0]["attrs"], rows[0]["eps"])))
+    if bound:
+        named = " and ".join(r["policy"].upper() for r in rows if "expected_outputs" in r)
+        say(f"{named}: the most any online policy can get in expectation on this model; one stream's output may "
+            "exceed it, a mean over seeds may not")
     if out_path is not None:
         say(f"results written to {out_path}")
 
@@ -141,6 +154,29 @@ def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[in
     return rows
 
 
+def _bound_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]],
+                max_graph_bytes: int) -> list[dict]:
+    """The online bound (:mod:`shedding.offline.agebound`) for each split of the chosen online
+    policies (the fixed split when there are none)."""
+    from shedding.exact import exact_count
+    from shedding.offline.agebound import REVEALS, age_bound
+    from shedding.online.policies import POLICIES
+
+    exact = exact_count(wl)
+    rows = []
+    with busy("bounding the online policies..."):
+        for variable in sorted({POLICIES[n].variable for n in chosen if n in POLICIES}) or [False]:
+            started = time.perf_counter()
+            value = age_bound(wl, memory, None if variable else split, variable=variable,
+                              max_graph_bytes=max_graph_bytes)
+            m_r, m_s = (None, None) if variable else (split or (memory // 2, memory - memory // 2))
+            rows.append(online_bound_row(wl, memory, {
+                "policy": "boundv" if variable else "bound", "expected_outputs": round(value, 3), "exact": exact,
+                "ratio": value / exact if exact else 1.0, "relaxation": REVEALS[0], "memory_r": m_r, "memory_s": m_s,
+                "seconds": time.perf_counter() - started}))
+    return rows
+
+
 def _band_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]], eps: str,
                attrs: Optional[str], bins: int, estimator: str, seed: int) -> list[dict]:
     from shedding.cli.band import band_results
@@ -158,8 +194,10 @@ def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:
         mem = str(r["memory"]) if r["memory_r"] is None else f"{r['memory_r']}+{r['memory_s']}"
         if r["policy"] == "exact":
             mem = f">= {2 * wl.window - 2}"
-        cells.append([r["policy"].upper(), f"{r['outputs']:,}", f"{r['exact']:,}", f"{r['ratio']:.3f}",
-                      f"{r['arm']:,}", mem, f"{r['seconds']:.2f}"])
+        outputs = f"{r['outputs']:,}" if "outputs" in r else f"{r['expected_outputs']:,.1f}"
+        arm = f"{r['arm']:,}" if r.get("arm") is not None else "-"
+        cells.append([r["policy"].upper(), outputs, f"{r['exact']:,}", f"{r['ratio']:.3f}", arm, mem,
+                      f"{r['seconds']:.2f}"])
     print_fitted([("policy", "left"), ("outputs", "right"), ("EXACT", "right"), ("ratio", "right"),
                   ("ArM", "right"), ("memory", "right"), ("seconds", "right")], cells,
                  optional=("seconds", "memory", "EXACT"))

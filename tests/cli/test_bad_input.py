@@ -98,6 +98,8 @@ CASES = {
         (["--generator", "age", "--param", "lag_mean=abc"], "--param lag_mean"),
         (["--generator", "age", "--param", "lag_pmf=0.5,0.2"], "--param lag_pmf"),  # not a distribution
         (["--generator", "age", "--param", "gate=1"], "--param"),
+        (["--bound"], "--bound"),  # the Zipf generator: no model to bound from
+        (["--generator", "age", "--predicate", "band", "--eps", "1", "--bound"], "--bound"),
         (["--generator", "age", "--param", "lag_spread"], "--param"),
         (["--generator", "age", "--zipf-skew", "2"], "--zipf-skew"),
         (["--generator", "drift", "--param", "period=0"], "--param period"),

@@ -247,3 +247,27 @@ def test_static_key_counts_on_the_age_model_are_named_as_not_online(shed, args, 
         assert f"warning: with --estimator static, {warned}" in err and "add --estimator online" in err
     else:
         assert "not online" not in err
+
+
+def test_simulate_bound_gives_the_online_bound_per_split(shed):
+    import jsonschema
+
+    from helpers import SCHEMA
+    from shedding.datasets.age import age_workload
+    from shedding.offline.agebound import age_bound
+
+    args = ("--generator", "age", "--length", "600", "--window", "60", "--param", "lag_mean=20", "--param",
+            "lag_spread=5", "--param", "skew=0.5", "--param", "domain=50", "--memory", "20", "--estimator", "online")
+    code, out, err = shed("simulate", *args, "--policy", "prob,probv,opt", "--bound", "--json")
+    assert code == 0, err
+    rows = {r["policy"]: r for r in map(json.loads, out.splitlines())}
+    for r in rows.values():
+        jsonschema.Draft202012Validator(SCHEMA).validate(r)
+    wl = age_workload(length=600, window=60, lag_mean=20, lag_spread=5, skew=0.5, domain=50)
+    assert rows["bound"]["expected_outputs"] == pytest.approx(age_bound(wl, 20), abs=1e-3)
+    assert rows["boundv"]["expected_outputs"] == pytest.approx(age_bound(wl, 20, variable=True), abs=1e-3)
+    assert (rows["bound"]["memory_r"], rows["boundv"]["memory_r"]) == (10, None)
+    assert rows["bound"]["exact"] == rows["opt"]["exact"] and rows["bound"]["relaxation"] == "lags"
+    code, out, err = shed("simulate", *args, "--policy", "prob", "--bound")
+    assert code == 0, err
+    assert "BOUND " in out and "BOUNDV" not in out and "the most any online policy can get in expectation" in out
