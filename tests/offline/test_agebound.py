@@ -16,7 +16,7 @@ from shedding.model import Schedule, Workload
 from shedding.offline.agebound import REVEALS, age_bound, credits, expected_outputs
 from shedding.run import run_policy
 
-from oracles import fits
+from oracles import fits, produced_pairs
 
 
 def brute_bound(wl: Workload, caps: tuple[int, ...], variable: bool, reveal: str) -> float:
@@ -81,12 +81,14 @@ def test_with_memory_for_every_tuple_the_bound_is_the_expected_exact():
     assert age_bound(wl, len(wl), variable=True) == pytest.approx(expected_outputs(wl, keep_all), abs=1e-3)
 
 
-def _bias(policy: str, estimator: str, seeds: range, reveal: str = "lags") -> tuple[float, float]:
+UNIQUE = dict(length=600, window=60, lag_mean=20, lag_spread=5, background=0.0, skew=0.5, domain=10**6)
+
+
+def _bias(policy: str, estimator: str, seeds: range, reveal: str = "lags", **model) -> tuple[float, float]:
     """Mean and standard error over seeds of (outputs - expected outputs given G) of a policy."""
     diff = []
     for seed in seeds:
-        wl = age_workload(length=600, window=60, lag_mean=20, lag_spread=5, background=0.0, skew=0.5, domain=10**6,
-                          seed=seed)
+        wl = age_workload(**(model or UNIQUE), seed=seed)
         res = run_policy(wl, policy, 10, estimator=estimator)
         diff.append(res.outputs - expected_outputs(wl, res.schedule, reveal))
     return float(np.mean(diff)), float(np.std(diff) / np.sqrt(len(diff)))
@@ -95,6 +97,35 @@ def _bias(policy: str, estimator: str, seeds: range, reveal: str = "lags") -> tu
 @pytest.mark.parametrize("policy, reveal", [("prob", "labels"), ("hazard", "labels"), ("hazard", "lags")])
 def test_an_online_policys_expected_output_is_the_sum_of_the_credits_it_holds(policy, reveal):
     mean, se = _bias(policy, "online", range(30), reveal)
+    assert abs(mean) <= 4 * se + 0.5
+
+
+MODELS = [
+    dict(length=500, window=50, lag="gamma", lag_mean=15, lag_spread=8, background=0.3, partner=0.7, rate=1.5,
+         skew=0.5, domain=20),
+    dict(length=500, window=50, lag="uniform", lag_mean=25, lag_spread=10, background=0.6, partner=0.9, rate=0.7,
+         skew=1.0, domain=8, correlation="reversed"),
+]
+
+
+@pytest.mark.parametrize("reveal", REVEALS)
+@pytest.mark.parametrize("model", MODELS, ids=["gamma-lags", "uniform-lags"])
+def test_credits_are_the_expected_matches_of_a_schedule_fixed_in_advance(model, reveal):
+    """Hold every tuple a fixed number of steps (an online schedule that ignores everything): over
+    seeds its pairs minus its credits average to zero, with partners missing, background traffic,
+    several arrivals per step and colliding keys."""
+    diff = []
+    for seed in range(40):
+        wl = age_workload(**model, seed=seed)
+        hold = np.where(wl.side == 0, 12, 7)
+        schedule = Schedule(np.ones(len(wl), dtype=bool), wl.time + hold)
+        diff.append(int(produced_pairs(wl, schedule).sum()) - expected_outputs(wl, schedule, reveal))
+    assert abs(np.mean(diff)) <= 4 * np.std(diff) / np.sqrt(len(diff)) + 0.5
+
+
+@pytest.mark.parametrize("model", MODELS, ids=["gamma-lags", "uniform-lags"])
+def test_an_online_policys_credits_on_other_models(model):
+    mean, se = _bias("hazard", "online", range(30), "labels", **model)
     assert abs(mean) <= 4 * se + 0.5
 
 
