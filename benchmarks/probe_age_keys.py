@@ -39,8 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from reference import reference_run  # noqa: E402
 
-from shedding.datasets.age import age_workload  # noqa: E402
-from shedding.datasets.zipf import s_value_map, zipf_probabilities  # noqa: E402
+from shedding.datasets.age import age_workload, background_rate, key_probabilities  # noqa: E402
 from shedding.model import Schedule  # noqa: E402
 from shedding.offline.agebound import expected_outputs  # noqa: E402
 from shedding.offline.opt import solve_opt  # noqa: E402
@@ -54,12 +53,9 @@ class Told:
         meta = wl.meta
         self.pmf = np.asarray(meta["lag_pmf"], dtype=np.float64) * float(meta["partner"])
         self.cdf = np.cumsum(self.pmf)
-        domain = int(meta["domain"])
-        self.probs = zipf_probabilities(meta["skew"], domain)
-        self.p_bg = np.zeros(domain)
-        self.p_bg[s_value_map(domain, meta["correlation"], int(meta["seed"]))] = self.probs
+        self.probs, self.p_bg = key_probabilities(meta)
         self.rate = float(meta["rate"])
-        self.rate_bg = self.rate * float(meta["partner"]) * float(meta["background"]) / (1.0 - float(meta["background"]))
+        self.rate_bg = background_rate(self.rate, float(meta["partner"]), float(meta["background"]))
 
     def observe(self, t, batch) -> None:
         pass

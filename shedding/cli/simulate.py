@@ -118,7 +118,7 @@ def simulate(
     else:
         rows = _rows(wl, m, chosen, split, estimator, decay, policy_seed, int(max_graph_gib * 2**30), group)
     if bound:
-        rows += _bound_rows(wl, m, chosen, split, int(max_graph_gib * 2**30))
+        rows += _bound_rows(wl, m, chosen, split, int(max_graph_gib * 2**30), rows[0]["exact"])
     if out_path is not None:
         write_file(out_path, "--out", lambda path: path.write_text("".join(json.dumps(r) + "\n" for r in rows)))
     if as_json:
@@ -155,21 +155,21 @@ def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[in
 
 
 def _bound_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]],
-                max_graph_bytes: int) -> list[dict]:
+                max_graph_bytes: int, exact: int) -> list[dict]:
     """The online bound (:mod:`shedding.offline.agebound`) for each split of the chosen online
-    policies (the fixed split when there are none)."""
-    from shedding.exact import exact_count
+    policies (the fixed split when there are none); ``exact`` is EXACT's count of the policies' rows."""
+    from shedding.model import check_memory
     from shedding.offline.agebound import REVEALS, age_bound
     from shedding.online.policies import POLICIES
 
-    exact = exact_count(wl)
+    _, split_r, split_s = check_memory(memory, split)
     rows = []
     with busy("bounding the online policies..."):
         for variable in sorted({POLICIES[n].variable for n in chosen if n in POLICIES}) or [False]:
             started = time.perf_counter()
             value = age_bound(wl, memory, None if variable else split, variable=variable,
                               max_graph_bytes=max_graph_bytes)
-            m_r, m_s = (None, None) if variable else (split or (memory // 2, memory - memory // 2))
+            m_r, m_s = (None, None) if variable else (split_r, split_s)
             rows.append(online_bound_row(wl, memory, {
                 "policy": "boundv" if variable else "bound", "expected_outputs": round(value, 3), "exact": exact,
                 "ratio": value / exact if exact else 1.0, "relaxation": REVEALS[0], "memory_r": m_r, "memory_s": m_s,

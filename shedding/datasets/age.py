@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from shedding.datasets import params
-from shedding.datasets.zipf import s_value_map, zipf_ranks
+from shedding.datasets.zipf import s_value_map, zipf_probabilities, zipf_ranks
 from shedding.errors import ShedError
 from shedding.model import Workload, check_window
 
@@ -153,6 +153,16 @@ def _draws(length: int, pmf: np.ndarray, background: float, partner: float, rate
     b_time = np.repeat(np.arange(length, dtype=np.int64), bg_step)
     b_key = s_value_map(domain, correlation, seed)[zipf_ranks(skew, domain, len(b_time), rng_bg)]
     return r_time, r_key, p_time, b_time, b_key
+
+
+def key_probabilities(meta: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(P_R(key), P_bg(key)) over the values 0 .. domain-1 of an age workload's ``meta``: R's
+    Zipf ranks (rank i is value i - 1) and the background S keys' rank-to-value map."""
+    domain = int(meta["domain"])
+    p_r = zipf_probabilities(meta["skew"], domain)
+    p_bg = np.zeros(domain)
+    p_bg[s_value_map(domain, meta["correlation"], int(meta["seed"]))] = p_r
+    return p_r, p_bg
 
 
 def background_rate(rate: float, partner: float, background: float) -> float:

@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shedding.datasets.age import background_rate, partner_times
-from shedding.datasets.zipf import s_value_map, zipf_probabilities
+from shedding.datasets.age import background_rate, key_probabilities, partner_times
 from shedding.errors import ShedError
 from shedding.exact import KeyedStreams
 from shedding.model import Schedule, Workload, check_memory
@@ -49,6 +48,13 @@ SCALE = float(1 << 20)
 BYTES_PER_CREDIT = 48
 
 
+def _holding(wl: Workload, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per tuple: the last step it can join (the end of its window or of the stream) and the
+    number of steps from its arrival + 1 up to it."""
+    last = np.minimum(wl.time + wl.window - 1, length - 1)
+    return last, np.maximum(last - wl.time, 0)
+
+
 def credits(wl: Workload, reveal: str = "lags") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every (tuple, step) at which a held tuple could join arrivals, with its credit given G
     (``reveal``, module docstring): arrays (tuple index, step, credit), sorted by tuple and step;
@@ -58,18 +64,15 @@ def credits(wl: Workload, reveal: str = "lags") -> tuple[np.ndarray, np.ndarray,
         raise ShedError(f"unknown {{param}} {reveal!r}; choose one of {', '.join(REVEALS)}", param="reveal")
     meta, w = wl.meta, wl.window
     pt = partner_times(wl)
-    length, domain = int(meta["length"]), int(meta["domain"])
+    length = int(meta["length"])
     pmf = np.zeros(w)
     pmf[: min(w, len(meta["lag_pmf"]))] = np.asarray(meta["lag_pmf"], dtype=np.float64)[:w]
     rate, partner = float(meta["rate"]), float(meta["partner"])
-    p_r = zipf_probabilities(meta["skew"], domain)
-    p_bg = np.zeros(domain)
-    p_bg[s_value_map(domain, meta["correlation"], int(meta["seed"]))] = p_r
+    p_r, p_bg = key_probabilities(meta)
     alive = 1.0 - partner * np.concatenate([[0.0], np.cumsum(pmf)[:-1]])  # P(no partner before age a)
     hazard = np.divide(partner * pmf, alive, out=np.zeros(w), where=alive > 1e-12)
 
-    last = np.minimum(wl.time + w - 1, length - 1)
-    n = np.maximum(last - wl.time, 0)
+    last, n = _holding(wl, length)
     owner = np.repeat(np.arange(len(wl)), n)
     step = wl.time[owner] + 1 + (np.arange(len(owner)) - np.repeat(np.cumsum(n) - n, n))
     key = wl.key[owner]
@@ -116,7 +119,7 @@ def age_bound(wl: Workload, memory: int, memory_split: tuple[int, int] | None = 
     or ``ssp``). The network has an exit per tuple and step of its window: refused up front when
     it would need more than ``max_graph_bytes``."""
     m, m_r, m_s = check_memory(memory, memory_split)
-    exits = int(np.maximum(np.minimum(wl.time + wl.window - 1, int(wl.meta.get("length", 0)) - 1) - wl.time, 0).sum())
+    exits = int(_holding(wl, int(wl.meta.get("length", 0)))[1].sum())
     need = exits * (GRAPH_BYTES_PER_ARC + ORTOOLS_BYTES_PER_ARC + BYTES_PER_CREDIT)
     if need > max_graph_bytes:
         raise ShedError(f"the age bound's network needs about {need / GIB:.1f} GiB ({exits:,} exits), more than "
