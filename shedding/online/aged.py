@@ -1,5 +1,5 @@
 """The state of the age-aware kinds, AGE and HAZARD, beside the join operator's own: its arrays
-(:mod:`~shedding.online.classes`, :mod:`~shedding.online.hazard`), how they grow with the node
+(:mod:`~shedding.online.agememory`, :mod:`~shedding.online.hazard`), how they grow with the node
 pool, the keys and the payload groups, and AGE's plan from a known age curve.
 
 Every other kind carries the same arrays at size one, unused, so that the compiled join has one
@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.online import classes as H, hazard as Z, refit as R
+from shedding.online import agememory as H, hazard as Z, refit as R
 from shedding.online.kinds import AGE, HAZARD
 from shedding.online.layout import INF
 
 _INDEX = {name: i for i, name in enumerate(
-    ("hsc", "hf", "hn", "hc", "hprio", "hfree", "htree", "hk", "sg", "segedge", "sh", "ev", "ex", "eg", "th", "ep",
+    ("hsc", "hf", "hn", "hprio", "htree", "hk", "sg", "segedge", "sh", "ev", "ex", "eg", "th", "ep",
      "memo", "edges", "lens"))}
 
 
@@ -53,8 +53,7 @@ class AgedState:
         hsc[Z.H_NSEG0] = hsc[Z.H_NSEG0 + 1] = 2 if kind == AGE else 1
         hsc[Z.H_HOLD0] = hsc[Z.H_HOLD0 + 1] = max(window - 1, 1)
         lens = np.diff(edges).astype(np.float64)
-        self.arrays = [hsc, hf, np.zeros((0, H.HN_FIELDS), np.int64), np.zeros((0, H.HC_FIELDS), np.int64),
-                       np.zeros(0), np.zeros(0, np.int64), np.full((2, 2), -1, np.int64),
+        self.arrays = [hsc, hf, np.zeros((0, H.HN_FIELDS), np.int64), np.zeros(0), np.full((2, 2), -1, np.int64),
                        np.zeros((2, 0, Z.KEY_FIELDS), np.int64), np.full((2, segs, 2), -1, np.int64), segedge,
                        np.zeros((2, shadow, Z.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens]
         self._capacity = 0
@@ -89,31 +88,23 @@ class AgedState:
 
     # ------------------------------------------------------------------ growth
 
-    def grow(self, capacity: int, n_keys: int, node: np.ndarray) -> None:
+    def grow(self, capacity: int, n_keys: int, node: np.ndarray, head: int) -> None:
         """Room for ``capacity`` nodes and ``n_keys`` keys, keeping the content (the node pool grew
-        to ``node``)."""
+        to ``node``; its memory tuples are the global list from ``head``)."""
         if not self.active:
             return
         old = self._capacity
         if capacity > old:
             hn = np.zeros((capacity, H.HN_FIELDS), np.int64)
-            hc = np.zeros((capacity, H.HC_FIELDS), np.int64)
             hprio = np.zeros(capacity)
-            hfree = np.zeros(capacity, np.int64)
-            top = int(self.hsc[Z.H_CFREE])
-            hn[:old], hc[:old], hprio[:old] = self.hn, self.hc, self.hprio
-            hfree[:top] = self.hfree[:top]
-            added = np.arange(capacity - 1, old - 1, -1, dtype=np.int64)
-            hfree[top:top + len(added)] = added
-            self.hsc[Z.H_CFREE] = top + len(added)
+            hn[:old], hprio[:old] = self.hn, self.hprio
             leaves = _pow2(capacity)
             self.hsc[Z.H_LEAVES] = leaves
-            for name, value in (("hn", hn), ("hc", hc), ("hprio", hprio), ("hfree", hfree),
-                                ("htree", np.full((2, 2 * leaves), -1, np.int64))):
+            for name, value in (("hn", hn), ("hprio", hprio), ("htree", np.full((2, 2 * leaves), -1, np.int64))):
                 self._set(name, value)
             self._capacity = capacity
             if self.kind == HAZARD:
-                H.rebuild_tree(node, self.hc, self.hprio, self.htree, self.hsc)
+                H.rebuild_tree(node, self.hprio, self.htree, self.hsc, head)
         if n_keys > self._n_keys:
             hk = np.full((2, n_keys, Z.KEY_FIELDS), -1, np.int64)
             hk[:, :, Z.K_LAST] = -INF

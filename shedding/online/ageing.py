@@ -8,7 +8,7 @@ tuple to age N costs N slots per tuple and catches F_s(N) = f_s(1) + ... + f_s(N
 r_s arrivals per step and M_s slots, all tuples fit while r_s N <= M_s (gain r_s F_s(N) per step),
 else only M_s / N tuples per step do (gain M_s F_s(N) / N). AGE picks the *hold age* N_s that
 maximizes the gain, drops the tuples older than N_s first and otherwise refuses the newest
-arrivals (:mod:`~shedding.online.classes` ranks them so). With the variable split the memory goes
+arrivals (:mod:`~shedding.online.agememory` ranks them so). With the variable split the memory goes
 to the split of M between the sides with the largest summed gain, and the side with the lower
 gain per slot, F_s(N_s) / N_s, gives way first.
 

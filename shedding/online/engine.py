@@ -164,7 +164,7 @@ class JoinOperator:
             self._node, self._bag, self._free = node, bag, free
             self._bnext = np.full(capacity, -1, dtype=np.int64)
             self._capacity = capacity
-            self._aged.grow(capacity, self._n_keys, node)
+            self._aged.grow(capacity, self._n_keys, node, int(self._sc[K.SC_GHEAD]))
         if n_keys > self._n_keys:
             oldk = self._n_keys
             cls = np.zeros((2, n_keys, K.CLS_FIELDS), dtype=np.int64)
@@ -184,7 +184,7 @@ class JoinOperator:
                 self._tree[K.T_CERT] = K.INF
                 self._stack = np.zeros(4 * leaves, dtype=np.int64)
             self._n_keys = n_keys
-            self._aged.grow(self._capacity, n_keys, self._node)
+            self._aged.grow(self._capacity, n_keys, self._node, int(self._sc[K.SC_GHEAD]))
             if oldk:
                 K.rebuild_trees(self._state(), self._sc[K.SC_LAST_T])
 

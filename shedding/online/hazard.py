@@ -48,11 +48,11 @@ from numba import njit
 from shedding.errors import ShedError
 
 # the hazard's integer scalars
-(H_NB, H_NG, H_CFREE, H_LEAVES, H_SHAPED0, H_SHAPED1, H_NSEG0, H_NSEG1, H_NEXT_REFIT, H_ARRIVALS,
+(H_NB, H_NG, H_LEAVES, H_SHAPED0, H_SHAPED1, H_NSEG0, H_NSEG1, H_NEXT_REFIT, H_ARRIVALS,
  H_ARR0, H_ARR1, H_T0, H_SAMPLE0, H_SAMPLE1, H_SEEN0, H_SEEN1, H_RHEAD0, H_RHEAD1, H_RN0, H_RN1,
  H_EVENTS0, H_EVENTS1, H_DISTINCT0, H_DISTINCT1, H_HOLD0, H_HOLD1, H_KNOWN, H_TEST, H_GROUPS, H_CAP,
- H_EVERY, H_FIRST, H_ITERS, H_REFITS) = range(35)
-H_FIELDS = 35
+ H_EVERY, H_FIRST, H_ITERS, H_REFITS) = range(34)
+H_FIELDS = 34
 # the hazard's float scalars: beta per count of the other side's key, arrival rates, AGE's gain
 # per slot, the fit's shrinkage and evidence factor, the last model test per side
 (HF_FAC0, HF_FAC1, HF_RHO0, HF_RHO1, HF_DENS0, HF_DENS1, HF_KAPPA, HF_EVIDENCE, HF_DEV0, HF_DEV1,
@@ -62,10 +62,10 @@ HF_FIELDS = 12
 # yet), exposure accounted so far (steps), next entry of the same key
 SH_TIME, SH_KEY, SH_GROUP, SH_Q, SH_FIRST, SH_ACC, SH_NEXT = range(7)
 SH_FIELDS = 7
-# per (side, key): its first priority class, its last arrival time, its shadow entries (FIFO), the
-# priority bin of its beta (while HAZARD ranks by its classes)
-K_FIRST, K_LAST, K_SHEAD, K_STAIL, K_Q = range(5)
-KEY_FIELDS = 5
+# per (side, key): its last arrival time, its shadow entries (FIFO), the priority bin of its beta
+# (while HAZARD ranks by age)
+K_LAST, K_SHEAD, K_STAIL, K_Q = range(4)
+KEY_FIELDS = 4
 
 #: beta bins: 0 for beta = 0, then one per octave (statistics) or a quarter octave (priorities)
 #: from 2^-16 arrivals per step up, the last one open-ended
@@ -212,15 +212,19 @@ def _account(sh, edges, ex, s, e, upto):
     sh[s, e, SH_ACC] = upto
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def shadow_ended(sh, hsc, s, t, w):
+    """Whether the oldest open entry of side s has a window that ended before t."""
+    return hsc[H_RN0 + s] > 0 and sh[s, hsc[H_RHEAD0 + s], SH_TIME] + w - 1 < t
+
+
 @njit(cache=True, _nrt=False)
 def shadow_expire(sh, hk, hsc, edges, ex, t, w):
     """Close the entries whose window ended before t (their whole exposure is counted)."""
     cap = sh.shape[1]
     for s in range(2):
-        while hsc[H_RN0 + s] > 0:
+        while shadow_ended(sh, hsc, s, t, w):
             e = hsc[H_RHEAD0 + s]
-            if sh[s, e, SH_TIME] + w - 1 >= t:
-                break
             _account(sh, edges, ex, s, e, w - 1)
             k = sh[s, e, SH_KEY]
             hk[s, k, K_SHEAD] = sh[s, e, SH_NEXT]

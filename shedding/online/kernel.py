@@ -33,7 +33,7 @@ import math
 import numpy as np
 from numba import njit
 
-from shedding.online import classes as H, refit as R
+from shedding.online import agememory as H, refit as R
 from shedding.online.hazard import HF_FAC0, key_bins
 from shedding.online.order import ties_before
 # the policy kinds (SURV and DUAL rank like PROB and LIFE, with float values; AGE and HAZARD by age)
@@ -395,9 +395,10 @@ def _min_candidate(cls, cnt, fsc, tree, sc, part, t):
 
 
 @njit(cache=True, _nrt=False)
-def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t, hn, hc, hprio, hfree, htree,
-            hk, sg, hsc, hf, eg, th, memo, lens, x_group):
-    """Put an arrival into memory as a candidate (it may be evicted in the same step)."""
+def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t):
+    """Put an arrival into memory as a candidate (it may be evicted in the same step); returns its
+    node. The age-aware kinds add it to their own structures after (``agememory.insert``): passing
+    their arrays through here would cost every kind a copy of them per call."""
     top = sc[SC_FREETOP] - 1
     x = free[top]
     sc[SC_FREETOP] = top
@@ -435,12 +436,11 @@ def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_si
     elif keyed(rank):
         if ctail < 0:
             _leaf_update(node, cls, cnt, fsc, tree, sc, x_side, x_key, t)
-    elif rank >= AGE:
-        H.insert(node, cnt, hn, hc, hprio, hfree, htree, hk, sg, hsc, hf, eg, th, memo, lens, x, x_group, rank)
+    return x
 
 
 @njit(cache=True, _nrt=False)
-def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hc, hprio, hfree, htree, hk, sg, hsc):
+def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc):
     """Take node x out of memory (expiry or eviction) and free it."""
     side = node[x, N_SIDE]
     k = node[x, N_KEY]
@@ -477,26 +477,25 @@ def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hc, hprio, hfree
         if cp < 0:
             _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t)
     elif rank >= AGE:
-        H.remove(node, hn, hc, hprio, hfree, htree, hk, sg, hsc, x, rank)
+        H.remove(node, hn, hprio, htree, sg, hsc, x, rank)
     free[sc[SC_FREETOP]] = x
     sc[SC_FREETOP] += 1
 
 
 @njit(cache=True, _nrt=False)
-def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_dep, t, hn, hc, hprio, hfree, htree,
-            hk, sg, hsc):
+def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_dep, t, hn, hprio, htree, sg,
+            hsc):
     """Record a departure (seq, left, admitted) and remove the node."""
     if dep.shape[0] > 0:
         dep[n_dep, 0] = node[x, N_SEQ]
         dep[n_dep, 1] = left
         dep[n_dep, 2] = admitted
-    _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hc, hprio, hfree, htree, hk, sg, hsc)
+    _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc)
     return n_dep + 1
 
 
 @njit(cache=True, _nrt=False)
-def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, hc, hprio, hfree, htree, hk, sg,
-            hsc):
+def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, hprio, htree, sg, hsc):
     """Expire every memory tuple whose window ends at or before ``limit`` (oldest first)."""
     w = sc[P_W]
     while sc[SC_GHEAD] >= 0:
@@ -504,8 +503,7 @@ def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, 
         end = node[x, N_TIME] + w - 1
         if end > limit:
             break
-        n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, end, 1, dep, n_dep, t, hn, hc, hprio, hfree,
-                        htree, hk, sg, hsc)
+        n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, end, 1, dep, n_dep, t, hn, hprio, htree, sg, hsc)
     return n_dep
 
 
@@ -565,7 +563,7 @@ def _over_budget(sc, part, extra):
 def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, pairs):
     """Run the join over a feed of arrivals sorted by time (whole batches only).
 
-    ``hz``: the state of the age-aware kinds (:mod:`~shedding.online.classes`; tiny and unused
+    ``hz``: the state of the age-aware kinds (:mod:`~shedding.online.agememory`; tiny and unused
     for the others). ``side, time, key, group, seq``: the arrivals (key already mapped to class
     ids, group to payload group ids for HAZARD, seq = global tuple number). ``draws``: one uniform number per arrival (RAND; the j-th eviction of a step uses the
     j-th draw of that step's batch). ``sched_left``: for SCHEDULE, the scheduled left time of
@@ -576,7 +574,7 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
     Returns (outputs, departures, share rows, pair rows, pairs array, error code).
     """
     node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
-    hsc, hf, hn, hc, hprio, hfree, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
+    hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
     w = sc[P_W]
     warmup = sc[P_WARMUP]
     kind = sc[P_KIND]
@@ -594,8 +592,7 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
         t = time[i]
         j = batch_end(time, i)
         # (0) tuples whose window ended between batches
-        n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t, hn, hc, hprio, hfree, htree,
-                        hk, sg, hsc)
+        n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t, hn, hprio, htree, sg, hsc)
         # (1) join: memory of the other side, and the other side's arrivals in this batch
         for x in range(i, j):
             s_, k = side[x], key[x]
@@ -645,11 +642,10 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
         if kind >= AGE:
             R.begin_step(sh, hk, hsc, edges, ex, t, w)
             for x in range(i, j):
-                H.arrival(node, cnt, hn, hc, hprio, hfree, htree, hk, sh, hsc, hf, edges, ev, eg, th, memo, lens,
+                H.arrival(node, cls, cnt, hn, hprio, htree, hk, sh, hsc, hf, edges, ev, eg, th, memo, lens,
                           side[x], key[x], t, w, sc[SC_RANK])
         # (2) expire what cannot meet a future arrival
-        n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hc, hprio, hfree, htree, hk,
-                        sg, hsc)
+        n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc)
         # (3) admit the batch, then evict down to the budget. For PROB and LIFE the order is
         # fixed during the step, so inserting the arrivals one by one and dropping the minimum
         # each time keeps exactly the top of memory + batch; an arrival that would be the
@@ -659,7 +655,7 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
             if R.refit_due(hsc) and R.refit(node, cnt, fsc, sc, hz, t, kind):
                 _rebuild(node, cls, cnt, fsc, tree, sc, t)  # HAZARD ranks as PROB again
             if sc[SC_RANK] >= AGE:
-                H.cross(node, cnt, hn, hc, hprio, hfree, htree, hk, sg, segedge, hsc, hf, eg, th, memo, lens, t,
+                H.cross(node, cnt, hn, hprio, htree, hk, sg, segedge, hsc, hf, eg, th, memo, lens, t,
                         sc[SC_RANK])
         elif valued(kind):
             for x in range(i, j):
@@ -680,9 +676,9 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
             elif rank >= AGE:
                 loses = False
                 if _over_budget(sc, part, 1):
-                    v = H.victim(node, cnt, hn, hc, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
+                    v = H.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
                                  rank)
-                    loses = v < 0 or H.loses(node, cnt, hn, hc, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
+                    loses = v < 0 or H.loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
                                              key[x], group[x], t, seq[x], rank)
             elif ranked:
                 loses = False
@@ -699,25 +695,27 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
                     dep[n_dep, 2] = 0
                 n_dep += 1
                 continue
-            _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t, hn, hc, hprio, hfree, htree,
-                    hk, sg, hsc, hf, eg, th, memo, lens, group[x] if kind == HAZARD else 0)
+            y = _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t)
+            if rank >= AGE:
+                H.insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, y,
+                         group[x] if kind == HAZARD else 0, rank)
             if ranked and _over_budget(sc, part, 0):
                 if rank >= AGE:
-                    v = H.victim(node, cnt, hn, hc, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
+                    v = H.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
                                  rank)
                 else:
                     v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, 0.0)
                 adm = 1 if node[v, N_TIME] < t else 0
-                n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hc, hprio,
-                                hfree, htree, hk, sg, hsc)
+                n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio, htree,
+                                sg, hsc)
         if rank == SCHEDULE:
             y = sc[SC_GHEAD]
             while y >= 0:
                 nxt = node[y, N_GNEXT]
                 if sched_left[node[y, N_SEQ]] <= t:
                     adm = 1 if node[y, N_TIME] < t else 0
-                    n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, y, t, adm, dep, n_dep, t, hn, hc,
-                                    hprio, hfree, htree, hk, sg, hsc)
+                    n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, y, t, adm, dep, n_dep, t, hn, hprio,
+                                    htree, sg, hsc)
                 y = nxt
             for part in range(1 if variable else 2):
                 if _over_budget(sc, part, 0):
@@ -730,8 +728,8 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
                     v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[min(d, n - 1)])
                     d += 1
                     adm = 1 if node[v, N_TIME] < t else 0
-                    n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hc,
-                                    hprio, hfree, htree, hk, sg, hsc)
+                    n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio,
+                                    htree, sg, hsc)
         if share.shape[0] > 0 and sc[SC_STEP] % share_every == 0:
             share[n_share, 0] = t
             share[n_share, 1] = sc[SC_NMEM_R]
@@ -750,19 +748,19 @@ def shrink(st, hz, draws, dep):
     their own victim), so memory holds what the admission at t would have kept under the new
     budgets."""
     node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
-    hsc, hf, hn, hc, hprio, hfree, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
+    hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
     t = sc[SC_LAST_T]
     rank = sc[SC_RANK]
     n_dep = 0
     for part in range(1 if sc[P_VARIABLE] else 2):
         while _over_budget(sc, part, 0):
             if rank >= AGE:
-                v = H.victim(node, cnt, hn, hc, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, rank)
+                v = H.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, rank)
             else:
                 v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep])
             adm = 1 if node[v, N_TIME] < t else 0
-            n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hc, hprio,
-                            hfree, htree, hk, sg, hsc)
+            n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio, htree,
+                                sg, hsc)
     return n_dep
 
 
@@ -770,11 +768,11 @@ def shrink(st, hz, draws, dep):
 def flush(st, hz, dep):
     """End of stream: every tuple still in memory is kept until it expires."""
     node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
-    hsc, hf, hn, hc, hprio, hfree, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
+    hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
     w = sc[P_W]
     n_dep = 0
     while sc[SC_GHEAD] >= 0:
         x = sc[SC_GHEAD]
         n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, node[x, N_TIME] + w - 1, 1, dep, n_dep,
-                        sc[SC_LAST_T], hn, hc, hprio, hfree, htree, hk, sg, hsc)
+                        sc[SC_LAST_T], hn, hprio, htree, sg, hsc)
     return n_dep

@@ -1,8 +1,8 @@
 """The layout of the join operator's state arrays: which column of the node pool, the key classes
 and the scalar arrays holds what.
 
-The compiled join (:mod:`~shedding.online.kernel`) and the priority classes of the age-aware
-kinds (:mod:`~shedding.online.classes`) index the same arrays, so the indices live here, in one
+The compiled join (:mod:`~shedding.online.kernel`) and the memory structures of the age-aware
+kinds (:mod:`~shedding.online.agememory`) index the same arrays, so the indices live here, in one
 place. Das, Gehrke, Riedewald (SIGMOD 2003), §2.1, is the join these arrays hold the state of.
 """
 

@@ -1,5 +1,5 @@
 """The per-step work of the age-aware kinds AGE and HAZARD, around the memory structures of
-:mod:`~shedding.online.classes`: the shadow sample takes its share of a step's arrivals
+:mod:`~shedding.online.agememory`: the shadow sample takes its share of a step's arrivals
 (:mod:`~shedding.online.hazard`), the model is refitted when due (HAZARD's rates and model test, or
 AGE's hold ages from the estimated age curve, :mod:`~shedding.online.ageing`), and the memory is
 re-sorted into segments and classes after a refit.
@@ -16,24 +16,24 @@ import math
 import numpy as np
 from numba import njit
 
-from shedding.online.classes import HC_STALE, HC_C, HC_GROUP, HC_KEY, HC_SEG, HC_SIDE, HC_SIZE, HN_GROUP, prio, \
-    cls_get, cls_push, rebuild_tree, seg_push
+from shedding.online.agememory import HN_C, HN_STALE, rebuild_tree, seg_push, tuple_prio
 from shedding.online.ageing import age_plan
-from shedding.online.hazard import (H_ARR0, H_ARRIVALS, H_CFREE, H_EVERY, H_FIRST, H_GROUPS, H_HOLD0, H_KNOWN,
+from shedding.online.hazard import (H_ARR0, H_ARRIVALS, H_EVERY, H_FIRST, H_GROUPS, H_HOLD0, H_KNOWN,
                                     H_NB, H_NEXT_REFIT, H_NSEG0, H_SAMPLE0, H_SHAPED0, H_T0, HF_DENS0, HF_FAC0,
-                                    HF_RHO0, K_FIRST, K_LAST, Q_STATS, Q_STATS_OCTAVE, beta_bin, fit, key_bins,
-                                    pooled_rates, shadow_account_all, shadow_add, shadow_expire)
+                                    HF_RHO0, K_LAST, Q_STATS, Q_STATS_OCTAVE, beta_bin, fit, key_bins,
+                                    pooled_rates, shadow_account_all, shadow_add, shadow_ended, shadow_expire)
 from shedding.online.kinds import HAZARD, PROB
 from shedding.online.layout import (F_TOT_R, N_GNEXT, N_KEY, N_SIDE, N_TIME, P_M, P_MR, P_VARIABLE, P_W, SC_GHEAD,
                                     SC_RANK)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def begin_step(sh, hk, hsc, edges, ex, t, w):
-    """Before a step's arrivals: close the shadow entries whose window ended."""
+    """Before a step's arrivals: close the shadow entries whose window ended (inlined, so that a
+    step with none to close passes no arrays)."""
     if hsc[H_T0] < 0:
         hsc[H_T0] = t
-    if hsc[H_KNOWN] == 0:
+    if hsc[H_KNOWN] == 0 and (shadow_ended(sh, hsc, 0, t, w) or shadow_ended(sh, hsc, 1, t, w)):
         shadow_expire(sh, hk, hsc, edges, ex, t, w)
 
 
@@ -63,9 +63,9 @@ def refit_due(hsc):
 @njit(cache=True)
 def refit(node, cnt, fsc, sc, hz, t, kind):
     """New arrival rates and beta factors, HAZARD's model (and the rank it implies: PROB while no
-    side is shaped) or AGE's hold ages, and the memory re-sorted into segments and classes.
+    side is shaped) or AGE's hold ages, and the memory re-sorted into segments (and HAZARD's priorities).
     Returns True when HAZARD goes back to ranking as PROB (the key trees need rebuilding)."""
-    (hsc, hf, hn, hc, hprio, hfree, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens) = hz
+    (hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens) = hz
     w = sc[P_W]
     shadow_account_all(sh, hsc, edges, ex, t, w)
     steps = max(t - hsc[H_T0] + 1, 1)
@@ -120,19 +120,12 @@ def set_hold(hsc, hf, segedge, knots, cum, budgets, variable, w):
 
 @njit(cache=True)
 def rebuild(node, cnt, sc, hz, t, rank):
-    """Re-sort the memory into segments and, when HAZARD ranks by them (``rank``), classes, in
-    arrival order, and rebuild the trees (after a refit)."""
-    (hsc, hf, hn, hc, hprio, hfree, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens) = hz
-    cap = hn.shape[0]
+    """Re-sort the memory into segments and, when HAZARD ranks by age (``rank``), give every tuple
+    its state and priority, in arrival order, and rebuild the trees (after a refit)."""
+    (hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens) = hz
     sg[:] = -1
-    hc[:, HC_SIZE] = 0
-    hc[:, HC_STALE] = 0
-    # every key's class list, not only those of the memory's keys: while HAZARD ranked as PROB,
-    # tuples left memory without leaving their classes, whose ids are now free for other keys
-    hk[:, :, K_FIRST] = -1
-    for i in range(cap):
-        hfree[i] = cap - 1 - i
-    hsc[H_CFREE] = cap
+    if rank == HAZARD:
+        key_bins(cnt, hf, hk)
     x = sc[SC_GHEAD]
     while x >= 0:
         s, k = node[x, N_SIDE], node[x, N_KEY]
@@ -142,15 +135,9 @@ def rebuild(node, cnt, sc, hz, t, rank):
             j += 1
         seg_push(hn, sg, s, j, x)
         if rank == HAZARD:
-            shaped = hsc[H_SHAPED0 + s]
-            g = hn[x, HN_GROUP] if shaped and hsc[H_GROUPS] else 0
-            c = 1 if shaped and hk[1 - s, k, K_LAST] > node[x, N_TIME] else 0
-            cid, _ = cls_get(hc, hk, hfree, hsc, s, k, g, c, j)
-            cls_push(hn, hc, cid, x)
+            hn[x, HN_C] = 1 if hsc[H_SHAPED0 + s] and hk[1 - s, k, K_LAST] > node[x, N_TIME] else 0
+            hn[x, HN_STALE] = 0
+            hprio[x] = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x)
         x = node[x, N_GNEXT]
     if rank == HAZARD:
-        key_bins(cnt, hf, hk)
-        for cid in range(cap - hsc[H_CFREE]):
-            hprio[cid] = prio(cnt, hsc, hf, hk, eg, th, memo, lens, hc[cid, HC_SIDE], hc[cid, HC_KEY],
-                              hc[cid, HC_GROUP], hc[cid, HC_C], hc[cid, HC_SEG])
-        rebuild_tree(node, hc, hprio, htree, hsc)
+        rebuild_tree(node, hprio, htree, hsc, sc[SC_GHEAD])
