@@ -23,7 +23,7 @@ from strategies import workloads
 
 AGED = ["age", "agev", "hazard", "hazardv"]
 #: refit at every step and always take the shaped model, so that tiny workloads exercise the
-#: classes, the crossings and the matches
+#: per-tuple priorities, the crossings and the matches
 EAGER = HazardTuning(first=1, ratio=1.5, shadow=4, refit_first=1, refit_every=2, test=False)
 
 

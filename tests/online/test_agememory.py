@@ -1,0 +1,80 @@
+"""HAZARD's memory structures (shedding.online.agememory) against a brute force after every step:
+each memory tuple's value in the tree never exceeds its priority in its present state and equals it
+unless marked stale, its bucket is the one of its age, it is matched exactly when its key arrived
+on the other side after it, and each tree's root is the minimum of its side's memory by (value,
+time, side, sequence number). Together these make the checked victim the true minimum of the drop
+order (Das, Gehrke, Riedewald 2003, §2.1; docs/semantics.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shedding.datasets import zipf_workload
+from shedding.datasets.age import age_workload
+from shedding.online import JoinOperator, OnlineEstimator
+from shedding.online import agememory as H
+from shedding.online.hazard import H_LEAVES, H_NSEG0, H_SHAPED0, HazardTuning, K_LAST
+from shedding.online.kinds import HAZARD
+from shedding.online.layout import N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, SC_GHEAD, SC_RANK
+
+#: refits often and always takes the shaped model, so that short streams rank by age
+EAGER = HazardTuning(first=2, ratio=1.5, shadow=8, refit_first=4, refit_every=64, test=False)
+
+
+def memory_of(op: JoinOperator) -> list[int]:
+    out, x = [], int(op._sc[SC_GHEAD])
+    while x >= 0:
+        out.append(x)
+        x = int(op._node[x, N_GNEXT])
+    return out
+
+
+def check(op: JoinOperator, t: int) -> int:
+    """Assert the invariants at time t; returns how many tuples were checked while ranking by age."""
+    if op._sc[SC_RANK] != HAZARD:
+        return 0
+    a, node = op._aged, op._node
+    seg = a.segedge
+    mem = memory_of(op)
+    for x in mem:
+        s, k = int(node[x, N_SIDE]), int(node[x, N_KEY])
+        age = t - node[x, N_TIME]
+        j = int(np.searchsorted(seg[s, :a.hsc[H_NSEG0 + s] + 1], age, side="right") - 1)
+        assert a.hn[x, H.HN_SEG] == min(j, a.hsc[H_NSEG0 + s] - 1)
+        matched = bool(a.hsc[H_SHAPED0 + s]) and a.hk[1 - s, k, K_LAST] > node[x, N_TIME]
+        assert a.hn[x, H.HN_C] == matched
+        true = H.tuple_prio(node, op._cnt, a.hn, a.hsc, a.hf, a.hk, a.eg, a.th, a.memo, a.lens, x)
+        assert a.hprio[x] <= true
+        if a.hn[x, H.HN_STALE] == 0:
+            assert a.hprio[x] == true
+    for s in range(2):
+        side = [x for x in mem if node[x, N_SIDE] == s]
+        root = int(a.htree[s, 1])
+        if not side:
+            assert root == -1
+            continue
+        best = min(side, key=lambda x: (a.hprio[x], node[x, N_TIME], node[x, N_SIDE], node[x, N_SEQ]))
+        assert root == best
+        assert a.htree[s, a.hsc[H_LEAVES] + root] == root
+    return len(mem)
+
+
+@pytest.mark.parametrize("policy", ["hazard", "hazardv"])
+@pytest.mark.parametrize("make, memory, grouped", [
+    (lambda: age_workload(length=900, window=60, lag_mean=20, lag_spread=5, background=0.25, skew=0.0,
+                          domain=1_000_000, seed=3), 12, False),
+    (lambda: age_workload(length=900, window=60, lag_mean=20, lag_spread=5, background=0.5, skew=0.8, domain=15,
+                          seed=4), 12, True),
+    (lambda: zipf_workload(1.0, 30, 900, seed=5, window=40), 16, False),
+], ids=["age-unique-keys", "age-colliding-keys-groups", "zipf"])
+def test_the_trees_and_priorities_hold_after_every_step(make, memory, grouped, policy):
+    wl = make()
+    op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(), tuning=EAGER)
+    group = np.arange(len(wl)) % 3 if grouped else None
+    starts = np.flatnonzero(np.r_[True, wl.time[1:] != wl.time[:-1]])
+    checked = 0
+    for lo, hi in zip(starts, np.r_[starts[1:], len(wl)]):
+        op.feed(wl.side[lo:hi], wl.time[lo:hi], wl.key[lo:hi], None if group is None else group[lo:hi])
+        checked += check(op, int(wl.time[lo]))
+    assert checked > 1000  # ranked by age for most of the stream, with a full memory
