@@ -143,15 +143,21 @@ def _leaf(node, hprio, htree, hsc, x, present):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _place(node, hn, hprio, htree, hsc, x, p):
+    """Tuple x takes the priority p in the tree now."""
+    hprio[x] = p
+    hn[x, HN_STALE] = 0
+    _leaf(node, hprio, htree, hsc, x, True)
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _settle(node, hn, hprio, htree, hsc, x, p):
     """Tuple x has the new priority p: a fall goes into the tree now, a raise waits (stale) until x
     is the minimum."""
     if p > hprio[x]:
         hn[x, HN_STALE] = 1
     elif p < hprio[x]:
-        hprio[x] = p
-        hn[x, HN_STALE] = 0
-        _leaf(node, hprio, htree, hsc, x, True)
+        _place(node, hn, hprio, htree, hsc, x, p)
     else:
         hn[x, HN_STALE] = 0
 
@@ -183,9 +189,7 @@ def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, x, 
     if kind == AGE:
         return
     hn[x, HN_C] = 0
-    hn[x, HN_STALE] = 0
-    hprio[x] = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x)
-    _leaf(node, hprio, htree, hsc, x, True)
+    _place(node, hn, hprio, htree, hsc, x, tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x))
 
 
 @njit(cache=True, _nrt=False)
@@ -314,9 +318,7 @@ def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc
         x = _top(node, hprio, htree, variable, part)
         if x < 0 or hn[x, HN_STALE] == 0:
             return x
-        hprio[x] = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x)
-        hn[x, HN_STALE] = 0
-        _leaf(node, hprio, htree, hsc, x, True)
+        _place(node, hn, hprio, htree, hsc, x, tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x))
 
 
 @njit(cache=True, _nrt=False)
