@@ -7,7 +7,8 @@ numba's code library where each function starts, and writes a perf map
 join operator the workload ``--repeats`` times under ``perf record``. It prints, per compiled
 function, its samples, their share of the kernel's, and the share of its samples on ``push``
 instructions: in numba's calling convention every array argument is passed as 7 + 2 x ndim
-words, so pushes measure what the calls with many array arguments cost.
+words, so pushes measure what the calls with many array arguments cost. Its first line per policy
+also says how many arrivals the policy admitted to memory (its admissions and evictions).
 
     python benchmarks/profile_kernel.py --policy hazard --policy prob   # flights January, M = 200
     python benchmarks/profile_kernel.py --policy hazard --workload zipf --repeats 100
@@ -97,7 +98,10 @@ def child(args) -> None:
     for _ in range(args.repeats):
         run()
     seconds = (time.perf_counter() - started) / args.repeats
-    (out / "timing.json").write_text(json.dumps({"us_per_arrival": 1e6 * seconds / len(wl)}))
+    op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(), record=True)
+    refused = int((op.feed(wl.side, wl.time, wl.key, None).departures[:, 2] == 0).sum())
+    (out / "timing.json").write_text(json.dumps({"us_per_arrival": 1e6 * seconds / len(wl), "arrivals": len(wl),
+                                                 "admitted": len(wl) - refused}))
 
 
 def table(code: Path, data: Path) -> list[dict]:
@@ -157,6 +161,7 @@ def main() -> None:
             pushes = sum(r["pushes"] for r in rows)
             print(json.dumps({"policy": policy, "workload": args.workload, "repeats": args.repeats,
                               "us_per_arrival_under_perf": round(timing["us_per_arrival"], 3),
+                              "arrivals": timing["arrivals"], "admitted": timing["admitted"],
                               "kernel_samples": total, "push_share": round(pushes / max(total, 1), 3)}))
             for r in rows:
                 if r["share"] >= 0.005:
