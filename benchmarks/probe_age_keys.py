@@ -208,5 +208,6 @@ def main() -> None:
                 print(f"{seed:4d} {spread:6d} {background:10.2f} {opt:5d} {prob:6d} {hazard:6d} {probes[0]:6d}"
                       f" {probes[1]:8d}  {closed}", flush=True)
 
+
 if __name__ == "__main__":
     main()
