@@ -65,11 +65,11 @@ def child(args) -> None:
     wl, memory = workload(args.workload)
     policy = args.policy[0]
 
-    def run() -> None:
-        op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator())
-        op.feed(wl.side, wl.time, wl.key, None)
+    def run(record: bool = False):
+        op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(), record=record)
+        return op.feed(wl.side, wl.time, wl.key, None)
 
-    run()
+    refused = int((run(record=True).departures[:, 2] == 0).sum())  # this first feed compiles the kernel
     out = Path(args.code)
     functions = []
     for cres in K.process.overloads.values():
@@ -98,8 +98,6 @@ def child(args) -> None:
     for _ in range(args.repeats):
         run()
     seconds = (time.perf_counter() - started) / args.repeats
-    op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(), record=True)
-    refused = int((op.feed(wl.side, wl.time, wl.key, None).departures[:, 2] == 0).sum())
     (out / "timing.json").write_text(json.dumps({"us_per_arrival": 1e6 * seconds / len(wl), "arrivals": len(wl),
                                                  "admitted": len(wl) - refused}))
 
@@ -142,6 +140,13 @@ def main() -> None:
     if args.child:
         child(args)
         return
+    from shedding.online.policies import POLICIES
+
+    unknown = [p for p in args.policy or [] if p not in POLICIES]
+    if unknown:
+        parser.error(f"unknown policy {unknown[0]!r}; choose one of {', '.join(POLICIES)}")
+    if args.repeats < 1 or args.frequency < 1:
+        parser.error("--repeats and --frequency must be at least 1")
     for tool in ("perf", "objdump", "nm"):
         if shutil.which(tool) is None:
             parser.error(f"{tool} is not installed; install it (Debian: linux-perf, binutils) to profile the kernel")
