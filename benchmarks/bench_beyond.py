@@ -13,6 +13,7 @@ appended to a JSON-lines file as they finish, and a rerun skips the rows already
     python benchmarks/bench_beyond.py age|drift|bursts|iid --out out/beyond.jsonl
     python benchmarks/bench_beyond.py cost   # time per arrival of the operator alone, against PROB
     python benchmarks/bench_beyond.py cost --tuning ratio=1.6,first=16 --tuning shadow=128
+    python benchmarks/bench_beyond.py churn --months 1   # tuples admitted and how long they stay, against OPT
 
 ``--tuning`` sets HAZARD's learner (fields of shedding.online.hazard.HazardTuning, the others at
 their defaults; every row records the whole tuning); ``cost`` takes it more than once and times
@@ -30,6 +31,7 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
 
 from shedding.datasets import zipf_workload
 from shedding.datasets.age import age_workload
@@ -129,6 +131,35 @@ def cost(tunings: list[HazardTuning], repeats: int = 5) -> list[dict]:
     return rows
 
 
+def churn(months: list[int], memory: int) -> list[dict]:
+    """The work behind the cost: per policy (and OPT's schedule) on the flights of each month, the
+    tuples admitted (held past their arrival step), those dropped again within HAZARD's first age
+    bucket (``first`` steps), the median steps held and the outputs."""
+    from shedding.online import JoinOperator, OnlineEstimator
+    from shedding.online.simulator import payload_groups
+
+    first = HazardTuning().first
+    rows = []
+    for month in months:
+        wl = flights_workload(month)
+        held = {}
+        opt = solve_opt(wl, memory, allocation="fixed")
+        keep = opt.schedule.admitted.astype(bool) & (opt.schedule.left > wl.time)
+        held["opt"] = ((opt.schedule.left - wl.time)[keep], int(opt.outputs))
+        for name, policy, group in (("prob", "prob", None), ("hazard", "hazard", None),
+                                    ("hazard-dest", "hazard", payload_groups(wl, "dest"))):
+            op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(), record=True)
+            fed = op.feed(wl.side, wl.time, wl.key, group)
+            dep = np.concatenate([fed.departures, op.finish()])
+            dep = dep[dep[:, 2] == 1]
+            held[name] = (dep[:, 1] - wl.time[dep[:, 0]], fed.outputs)
+        for name, (steps, outputs) in held.items():
+            rows.append({"workload": "flights", "month": month, "memory": memory, "policy": name,
+                         "outputs": outputs, "admitted": len(steps), f"dropped_within_{first}": int((steps < first).sum()),
+                         "median_held": float(np.median(steps)) if len(steps) else 0.0})
+    return rows
+
+
 def cases(kind: str, args) -> list:
     """(label, workload factory, memory, groups factory) per row."""
     out = []
@@ -176,7 +207,7 @@ def cases(kind: str, args) -> list:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("kind", choices=["flights", "age", "drift", "bursts", "iid", "cost"])
+    parser.add_argument("kind", choices=["flights", "age", "drift", "bursts", "iid", "cost", "churn"])
     parser.add_argument("--months", type=lambda s: [int(x) for x in s.split(",")], default=list(range(1, 13)),
                         help="comma list of months")
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1])
@@ -193,6 +224,10 @@ def main() -> None:
     tunings = args.tuning or [HazardTuning()]
     if args.kind == "cost":
         for row in cost(tunings, args.repeats):
+            print(json.dumps(row), flush=True)
+        return
+    if args.kind == "churn":
+        for row in churn(args.months, args.memory or 200):
             print(json.dumps(row), flush=True)
         return
     if len(tunings) > 1:
