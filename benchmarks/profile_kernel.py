@@ -7,7 +7,9 @@ numba's code library where each function starts, and writes a perf map
 join operator the workload ``--repeats`` times under ``perf record``. It prints, per compiled
 function, its samples, their share of the kernel's, and the share of its samples on ``push``
 instructions: in numba's calling convention every array argument is passed as 7 + 2 x ndim
-words, so pushes measure what the calls with many array arguments cost. Its first line per policy
+words, so pushes are mostly what the calls with many array arguments cost (an upper bound on what
+removing the calls would save: compiling HAZARD's hooks inline removed them and ran slower, see
+docs/studies/beyond.md). Its first line per policy
 also says how many arrivals the policy admitted to memory (its admissions and evictions).
 
     python benchmarks/profile_kernel.py --policy hazard --policy prob   # flights January, M = 200
