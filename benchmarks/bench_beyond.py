@@ -15,7 +15,7 @@ appended to a JSON-lines file as they finish, and a rerun skips the rows already
     python benchmarks/bench_beyond.py cost --tuning ratio=1.6,first=16 --tuning shadow=128
     python benchmarks/bench_beyond.py churn --months 1   # tuples admitted and how long they stay, against OPT
 
-``--tuning`` sets HAZARD's learner (fields of shedding.online.hazard.HazardTuning, the others at
+``--tuning`` sets HAZARD's learner (fields of shedding.online.tuning.HazardTuning, the others at
 their defaults; every row records the whole tuning); ``cost`` takes it more than once and times
 the settings alternately in one run against the same PROB.
 
@@ -38,8 +38,9 @@ from shedding.datasets.age import age_workload
 from shedding.datasets.bursts import burst_workload
 from shedding.datasets.drift import drift_workload
 from shedding.datasets.flights import flights_workload
+from shedding.errors import ShedError
 from shedding.offline.opt import solve_opt
-from shedding.online.hazard import HazardTuning
+from shedding.online.tuning import HazardTuning
 from shedding.online.simulator import Reference
 from shedding.run import run_policy
 
@@ -51,22 +52,16 @@ POLICIES = {"age": ("age", "static", None), "age-est": ("age", "online", None), 
 
 
 def parse_tuning(text: str) -> HazardTuning:
-    """A HazardTuning from ``field=value,...`` (values of the fields' types)."""
-    types = {f.name: type(f.default) for f in dataclasses.fields(HazardTuning)}
-    values = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, _, value = item.partition("=")
-        if name not in types:
-            raise SystemExit(f"--tuning: unknown field {name!r}; choose from {', '.join(types)}")
-        values[name] = value.lower() in ("1", "true") if types[name] is bool else types[name](value)
-    return HazardTuning(**values)
+    """``--tuning``: HazardTuning.parse, its error as argparse's."""
+    try:
+        return HazardTuning.parse(text)
+    except ShedError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def spec(tuning: HazardTuning) -> str:
-    """The fields of ``tuning`` that differ from the defaults, as ``--tuning`` takes them."""
-    default = HazardTuning()
-    return ",".join(f"{f.name}={getattr(tuning, f.name)}" for f in dataclasses.fields(tuning)
-                    if getattr(tuning, f.name) != getattr(default, f.name)) or "default"
+    """How a row names ``tuning``: the fields that differ from the defaults, or ``default``."""
+    return tuning.spec or "default"
 
 
 def measure(wl, memory: int, label: dict, estimator: str = "online", variable: bool = False,

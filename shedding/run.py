@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from shedding.band.predicate import BandWorkload
     from shedding.model import RunResult, Workload
     from shedding.offline.opt import OptResult
-    from shedding.online.hazard import HazardTuning
+    from shedding.online.tuning import HazardTuning
 
 #: The offline optimum by allocation: OPT (fixed split) and OPTV (variable split), §3.2.
 OFFLINE = {"opt": "fixed", "optv": "variable"}
@@ -70,7 +70,7 @@ def run_policy(
     band join's), shared by the policies of one workload; ``max_graph_bytes`` bounds OPT's
     network; ``samples`` is how often the R share of memory is sampled; ``bins`` the band join's
     histogram bins; ``group`` the payload column HAZARD ranks by (the flights workload's ``dest``);
-    ``tuning`` HAZARD's learner (:class:`~shedding.online.hazard.HazardTuning`).
+    ``tuning`` HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning`).
     """
     from shedding.band.predicate import BandWorkload
 

@@ -14,6 +14,7 @@ from shedding.errors import ShedError
 from shedding.online import agememory as H, hazard as Z, refit as R
 from shedding.online.kinds import AGE, HAZARD
 from shedding.online.layout import INF
+from shedding.online.tuning import HazardTuning
 
 _INDEX = {name: i for i, name in enumerate(
     ("hsc", "hf", "hn", "hprio", "htree", "hk", "sg", "segedge", "sh", "ev", "ex", "eg", "th", "ep",
@@ -26,10 +27,10 @@ def _pow2(n: int) -> int:
 
 class AgedState:
     """The arrays of the age-aware kinds for ``kind`` (tiny for the other kinds), window w,
-    memory budgets (M_R, M_S) or M (``variable``), ``tuning`` (:class:`~shedding.online.hazard.HazardTuning`)
+    memory budgets (M_R, M_S) or M (``variable``), ``tuning`` (:class:`~shedding.online.tuning.HazardTuning`)
     and, for AGE with a known curve, ``curves`` f[s, a] with the arrival ``rates``."""
 
-    def __init__(self, kind: int, window: int, budgets: tuple[int, int], variable: bool, tuning: Z.HazardTuning,
+    def __init__(self, kind: int, window: int, budgets: tuple[int, int], variable: bool, tuning: HazardTuning,
                  curves: np.ndarray | None = None, rates: np.ndarray | None = None) -> None:
         self.kind, self.window = kind, window
         self.active = kind in (AGE, HAZARD)

@@ -19,7 +19,7 @@ from shedding.model import check_memory, check_window
 from shedding.online import kernel as K
 from shedding.online.aged import AgedState
 from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator, make_estimator
-from shedding.online.hazard import HazardTuning
+from shedding.online.tuning import HazardTuning
 from shedding.online.policies import Policy, get_policy
 
 

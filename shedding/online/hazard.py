@@ -40,12 +40,9 @@ rented per step).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
-
-from shedding.errors import ShedError
 
 # the hazard's integer scalars
 (H_NB, H_NG, H_LEAVES, H_SHAPED0, H_SHAPED1, H_NSEG0, H_NSEG1, H_NEXT_REFIT, H_ARRIVALS,
@@ -78,36 +75,6 @@ _ALIVE, _THETA_PRIOR = 0.05, 0.05
 #: the flat model's EM runs to its maximum (relative steps below ``_FLAT_TOL``, at most
 #: ``_FLAT_ITERS`` steps): one cell of beta bins, cheap at every refit
 _FLAT_ITERS, _FLAT_TOL = 1000, 1e-9
-
-
-@dataclass(frozen=True)
-class HazardTuning:
-    """The learner's settings: age buckets (``first`` steps wide, each next ``ratio`` times
-    wider), the shadow sample's size per side (``shadow``), refits (at ``refit_first`` arrivals,
-    then doubling, then every ``refit_every``), EM steps per refit (``iters``), the groups'
-    shrinkage (``kappa`` steps) and the model test's penalty factor (``evidence``; 0 takes the
-    shaped model on any improvement; ``test`` False always takes it)."""
-
-    first: int = 8
-    ratio: float = 1.3
-    shadow: int = 256
-    refit_first: int = 64
-    refit_every: int = 4096
-    iters: int = 8
-    kappa: float = 100.0
-    evidence: float = 1.0
-    test: bool = True
-
-    def __post_init__(self) -> None:
-        for name in ("first", "shadow", "refit_first", "refit_every", "iters"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ShedError(f"{{param}} must be an integer >= 1, got {value!r}", param=name)
-        if not (math.isfinite(self.ratio) and self.ratio >= 1.0):
-            raise ShedError(f"{{param}} must be a number >= 1, got {self.ratio!r}", param="ratio")
-        for name in ("kappa", "evidence"):
-            if not (math.isfinite(getattr(self, name)) and getattr(self, name) >= 0):
-                raise ShedError(f"{{param}} must be a number >= 0, got {getattr(self, name)!r}", param=name)
 
 
 def age_buckets(window: int, first: int = 8, ratio: float = 1.3) -> np.ndarray:

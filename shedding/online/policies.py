@@ -34,6 +34,12 @@ class Policy:
     alpha: float = 1.0  # DUAL: the price is alpha times the fluid price
     replay: bool = False  # replays a given schedule (OPT's, §3.2) instead of choosing
 
+    @property
+    def learns(self) -> bool:
+        """Whether the policy learns from a shadow sample (AGE when it estimates its age curve,
+        HAZARD), and so takes a :class:`~shedding.online.tuning.HazardTuning`."""
+        return self.kind in (AGE, HAZARD)
+
 
 POLICIES: dict[str, Policy] = {
     p.name: p

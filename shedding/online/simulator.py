@@ -18,7 +18,7 @@ from shedding.metrics import archive_metric
 from shedding.model import RunResult, Schedule, Workload, check_memory
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import check_estimator, make_estimator
-from shedding.online.hazard import HazardTuning
+from shedding.online.tuning import HazardTuning
 from shedding.online.kinds import AGE, HAZARD
 from shedding.online.policies import get_policy
 
@@ -57,7 +57,7 @@ def simulate(
     ``schedule``) with ``memory`` tuples on ``wl``. ``group`` names a payload column of the
     workload (``wl.meta["payload"]``, as the flights workload has) that HAZARD ranks by; AGE with
     the static estimator knows the workload's age curves (:func:`~shedding.online.ageing.known_curves`);
-    ``tuning`` sets HAZARD's learner (:class:`~shedding.online.hazard.HazardTuning`, its defaults
+    ``tuning`` sets HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning`, its defaults
     without).
 
     Returns outputs, EXACT, their ratio, ArM, the schedule the policy followed (per tuple:

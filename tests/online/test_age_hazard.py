@@ -17,7 +17,8 @@ from shedding.exact import exact_count, exact_pairs
 from shedding.offline import solve_opt
 from shedding.online import POLICIES, JoinOperator, OnlineEstimator, StaticEstimator
 from shedding.online.ageing import hold_age, pair_age_curves
-from shedding.online.hazard import HazardTuning, age_buckets
+from shedding.online.hazard import age_buckets
+from shedding.online.tuning import HazardTuning
 from shedding.run import run_policy
 from strategies import workloads
 
@@ -180,6 +181,29 @@ def test_age_buckets_cover_the_window():
 def test_bad_tuning(kwargs, match):
     with pytest.raises(ShedError, match=match):
         HazardTuning(**kwargs)
+
+
+def test_tuning_reads_its_spec_back():
+    tuning = HazardTuning.parse(" ratio=2, shadow=128,test=false ")
+    assert tuning == HazardTuning(ratio=2.0, shadow=128, test=False)
+    assert HazardTuning.parse(tuning.spec) == tuning
+    assert HazardTuning.parse("") == HazardTuning() and HazardTuning().spec == ""
+
+
+@pytest.mark.parametrize("text, match", [
+    ("foo=1", "'foo=1' is not field=value with a field of first, ratio"),
+    ("first", "'first' is not field=value"),
+    ("first=1.5", "first='1.5' is not an integer; e.g. first=8"),
+    ("test=maybe", "test='maybe' is not true or false"),
+    ("first=3,first=4", "first is given twice"),
+    ("ratio=0.5", "ratio must be a number >= 1, got 0.5"),
+    ("shadow=100000", "shadow is at most 65,536 entries per side"),
+    ("iters=20000", "iters is at most 10,000 EM steps"),
+    ("refit_every=99999999999999999999", "refit_every must be an integer >= 1 \\(and at most 2\\^62\\)"),
+])
+def test_bad_tuning_text(text, match):
+    with pytest.raises(ShedError, match=match):
+        HazardTuning.parse(text)
 
 
 def test_the_band_join_refuses_them():

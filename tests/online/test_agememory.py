@@ -14,7 +14,8 @@ from shedding.datasets import zipf_workload
 from shedding.datasets.age import age_workload
 from shedding.online import JoinOperator, OnlineEstimator
 from shedding.online import agememory as H
-from shedding.online.hazard import H_LEAVES, H_NSEG0, H_SHAPED0, HazardTuning, K_LAST
+from shedding.online.hazard import H_LEAVES, H_NSEG0, H_SHAPED0, K_LAST
+from shedding.online.tuning import HazardTuning
 from shedding.online.kinds import HAZARD
 from shedding.online.layout import N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, SC_GHEAD, SC_RANK
 

@@ -1,0 +1,89 @@
+"""HAZARD's learner settings (:mod:`~shedding.online.hazard`): the age buckets, the shadow sample,
+the refit schedule, EM and the model test, as the library, ``--tuning`` and the streaming join
+take them. No numba here, so that the command line reads them without loading the compiled join."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from shedding.errors import ShedError
+
+#: the largest shadow sample per side (its entries take 56 bytes each)
+MAX_SHADOW = 65_536
+#: the most EM steps per refit
+MAX_ITERS = 10_000
+
+
+@dataclass(frozen=True)
+class HazardTuning:
+    """The learner's settings: age buckets (``first`` steps wide, each next ``ratio`` times
+    wider), the shadow sample's size per side (``shadow``), refits (at ``refit_first`` arrivals,
+    then doubling, then every ``refit_every``), EM steps per refit (``iters``), the groups'
+    shrinkage (``kappa`` steps) and the model test's penalty factor (``evidence``; 0 takes the
+    shaped model on any improvement; ``test`` False always takes it)."""
+
+    first: int = 8
+    ratio: float = 1.3
+    shadow: int = 256
+    refit_first: int = 64
+    refit_every: int = 4096
+    iters: int = 8
+    kappa: float = 100.0
+    evidence: float = 1.0
+    test: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("first", "shadow", "refit_first", "refit_every", "iters"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= 2**62:
+                raise ShedError(f"{{param}} must be an integer >= 1 (and at most 2^62), got {value!r}", param=name)
+        if self.iters > MAX_ITERS:
+            raise ShedError(f"{{param}} is at most {MAX_ITERS:,} EM steps per refit, got {self.iters!r}", param="iters")
+        if self.shadow > MAX_SHADOW:
+            raise ShedError(f"{{param}} is at most {MAX_SHADOW:,} entries per side, got {self.shadow!r}",
+                            param="shadow")
+        if not (math.isfinite(self.ratio) and self.ratio >= 1.0):
+            raise ShedError(f"{{param}} must be a number >= 1, got {self.ratio!r}", param="ratio")
+        for name in ("kappa", "evidence"):
+            if not (math.isfinite(getattr(self, name)) and getattr(self, name) >= 0):
+                raise ShedError(f"{{param}} must be a number >= 0, got {getattr(self, name)!r}", param=name)
+
+    @classmethod
+    def parse(cls, text: str) -> HazardTuning:
+        """The settings ``field=value,...`` names (``ratio=2,shadow=128``), the others at their
+        defaults; an empty text is the defaults."""
+        types = {f.name: type(f.default) for f in fields(cls)}
+        values: dict = {}
+        for item in (part.strip() for part in text.split(",")):
+            if not item:
+                continue
+            name, eq, value = (part.strip() for part in item.partition("="))
+            if name not in types or not eq:
+                raise ShedError(f"{item!r} is not field=value with a field of {', '.join(types)}; e.g. ratio=2")
+            if name in values:
+                raise ShedError(f"{name} is given twice; give each field once")
+            kind = types[name]
+            try:
+                if kind is bool:
+                    if value.lower() not in ("true", "false", "1", "0"):
+                        raise ValueError
+                    values[name] = value.lower() in ("true", "1")
+                else:
+                    values[name] = kind(value)
+            except ValueError:
+                what = {bool: "true or false", int: "an integer", float: "a number"}[kind]
+                raise ShedError(f"{name}={value!r} is not {what}; e.g. {name}={getattr(cls(), name)}") from None
+        try:
+            return cls(**values)
+        except ShedError as exc:
+            raise ShedError(str(exc)) from None  # names the field, whatever flag or parameter the text came from
+
+    @property
+    def spec(self) -> str:
+        """The fields that differ from the defaults as :meth:`parse` reads them (``""``: the defaults)."""
+        default = HazardTuning()
+        return ",".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self)
+                        if getattr(self, f.name) != getattr(default, f.name))
