@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 
 from shedding.cli.checks import choice, integer, integers, listed_in, number, parse_integers
+from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, parse_tuning, tuning_rule
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Values
@@ -50,6 +51,7 @@ RULES = (
             "--against exact"),
     Ignored(("--group",), lambda v: v.policy.startswith("hazard"), "applies to HAZARD only (--policy hazard or "
             "hazardv)"),
+    tuning_rule(lambda v: [v.policy]),
     Holds(check_split),
     Creatable(("--out",), folder=True),
     *WORKLOAD_RULES,
@@ -86,6 +88,8 @@ def explain(
     group: Optional[str] = typer.Option(None, "--group", show_default=False,
                                         help="HAZARD: the payload column whose values get age curves of their "
                                         "own (--generator flights: dest, carrier or origin)."),
+    tuning: Optional[str] = typer.Option(None, "--tuning", callback=CHECK_TUNING, show_default=False,
+                                         help=TUNING_HELP),
 ) -> None:
     """Explain where an online policy loses output against OPT (or OPTV, EXACT), and why.
 
@@ -106,7 +110,8 @@ def explain(
     warm_up([policy, "opt"])
     with busy(f"explaining {policy.upper()} against {against.upper()} ({len(wl):,} tuples)..."):
         ex = run(wl, policy, m, against=against, memory_split=split, estimator=estimator, decay=decay,
-                 seed=policy_seed, buckets=buckets, max_graph_bytes=int(max_graph_gib * 2**30), group=group)
+                 seed=policy_seed, buckets=buckets, max_graph_bytes=int(max_graph_gib * 2**30), group=group,
+                 tuning=None if tuning is None else parse_tuning(tuning))
     if out_dir is not None:
         from shedding.studies.explain_page import write_explain_html
 

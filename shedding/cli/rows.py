@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 #: The keys of every JSON row of simulate and opt, in order (docs/shed-output.schema.json).
 ROW_FIELDS = ("policy", "outputs", "exact", "ratio", "arm", "memory", "memory_r", "memory_s", "seconds",
               "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed", "correlation",
-              "estimator", "decay", "policy_seed", "allocation", "graph", "solver", "nodes", "arcs",
+              "estimator", "decay", "policy_seed", "group", "tuning", "allocation", "graph", "solver", "nodes", "arcs",
               "build_seconds", "solve_seconds")
 #: The keys of every JSON row of ``shed opt --bounds``, in order (docs/shed-output.schema.json).
 BOUNDS_FIELDS = ("policy", "lower", "upper", "gap", "lower_policy", "exact", "allocation", "iterations", "seconds",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import typer
 
 from shedding.cli.checks import choice, columns, decimals, integer, integers, names, number, parse_integers
+from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, learner, parse_tuning, tuning_rule
 from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values
@@ -53,6 +54,7 @@ RULES = (
     Ignored(("--group",), lambda v: any(name.startswith("hazard") for name in policy_list(v.policy)),
             "applies to HAZARD only (--policy hazard or hazardv)"),
     Ignored(("--group",), lambda v: v.predicate == "equi", "applies to equi-joins only"),
+    tuning_rule(lambda v: policy_list(v.policy)),
     Ignored(("--bound",), lambda v: v.generator == "age" and v.predicate == "equi" and generated(v),
             "applies to the age-based model only (it bounds online policies from the model's own draws)",
             "add --generator age or drop it"),
@@ -99,6 +101,8 @@ def simulate(
     group: Optional[str] = typer.Option(None, "--group", show_default=False,
                                         help="HAZARD: the payload column whose values get age curves of their "
                                         "own (--generator flights: dest, carrier or origin)."),
+    tuning: Optional[str] = typer.Option(None, "--tuning", callback=CHECK_TUNING, show_default=False,
+                                         help=TUNING_HELP),
     bound: bool = typer.Option(False, "--bound", help="--generator age: also give the most any online policy can "
                                "get in expectation (BOUND, BOUNDV for the variable split), to tell a policy's "
                                "loss from the price of not knowing the future."),
@@ -116,7 +120,8 @@ def simulate(
     if predicate == "band":
         rows = _band_rows(wl, m, chosen, split, eps, attrs, bins, estimator, policy_seed)
     else:
-        rows = _rows(wl, m, chosen, split, estimator, decay, policy_seed, int(max_graph_gib * 2**30), group)
+        rows = _rows(wl, m, chosen, split, estimator, decay, policy_seed, int(max_graph_gib * 2**30), group,
+                     tuning)
     if bound:
         rows += _bound_rows(wl, m, chosen, split, int(max_graph_gib * 2**30), rows[0]["exact"])
     if out_path is not None:
@@ -137,19 +142,26 @@ def simulate(
 
 
 def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]], estimator: str,
-          decay: float, seed: int, max_graph_bytes: int, group: Optional[str] = None) -> list[dict]:
+          decay: float, seed: int, max_graph_bytes: int, group: Optional[str] = None,
+          tuning: Optional[str] = None) -> list[dict]:
     from shedding.online import Reference
     from shedding.run import run_policy
 
     ref = Reference.of(wl)
     warm_up(chosen)
+    learned = None if tuning is None else parse_tuning(tuning)
     rows = []
     with busy("running the policies..."):
         for name in chosen:
+            grouped = group if name.startswith("hazard") else None
+            tuned = learned if learner(name) else None
             res = run_policy(wl, name, memory, memory_split=split, estimator=estimator, decay=decay, seed=seed,
-                             reference=ref, max_graph_bytes=max_graph_bytes,
-                             group=group if name.startswith("hazard") else None)
+                             reference=ref, max_graph_bytes=max_graph_bytes, group=grouped, tuning=tuned)
             options = online_options(name, estimator, decay if estimator == "online" else None, seed)
+            if grouped is not None:
+                options["group"] = grouped
+            if tuned is not None and tuned.spec:
+                options["tuning"] = tuned.spec
             rows.append(row(wl, memory, res.as_dict(), **options))
     return rows
 

@@ -30,6 +30,7 @@ from shedding.exact import exact_pairs
 from shedding.model import Schedule, Workload, check_memory
 from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, check_size, solve_opt
 from shedding.online import Reference, simulate
+from shedding.online.tuning import HazardTuning
 from shedding.online.policies import get_policy
 
 AGAINST = ("opt", "optv", "exact")
@@ -103,10 +104,10 @@ def check_request(policy: str, against: str | None, buckets: int) -> tuple[str, 
 def explain(wl: Workload, policy: str, memory: int, *, against: str | None = None,
             memory_split: tuple[int, int] | None = None, estimator: str = "static", decay: float = 1.0,
             seed: int = 0, buckets: int = 40, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES,
-            group: str | None = None) -> Explanation:
+            group: str | None = None, tuning: HazardTuning | None = None) -> Explanation:
     """Compare ``policy`` (with ``memory`` tuples) with ``against`` (opt, optv or exact; default the
     optimum of the policy's own split) on ``wl``, in ``buckets`` time buckets. ``group``: HAZARD's
-    payload column (as for :func:`~shedding.online.simulator.simulate`).
+    payload column, ``tuning`` its learner (as for :func:`~shedding.online.simulator.simulate`).
 
     Refuses up front (before any run) a workload whose OPT network would exceed ``max_graph_bytes``.
     """
@@ -116,7 +117,7 @@ def explain(wl: Workload, policy: str, memory: int, *, against: str | None = Non
         check_size(wl, "variable" if against == "optv" else "fixed", max_graph_bytes=max_graph_bytes)
     ref = Reference.of(wl)
     run = simulate(wl, policy, m, memory_split=memory_split, estimator=estimator, decay=decay, seed=seed,
-                   pairs=True, reference=ref, group=group)
+                   pairs=True, reference=ref, group=group, tuning=tuning)
     mine = Side(policy, run.outputs, run.schedule, _codes(run.pairs, len(wl)))
     other = _reference(wl, against, m, (m_r, m_s), ref, max_graph_bytes)
     return compare_schedules(wl, mine, other, buckets, memory=m)

@@ -271,3 +271,31 @@ def test_simulate_bound_gives_the_online_bound_per_split(shed):
     code, out, err = shed("simulate", *args, "--policy", "prob", "--bound")
     assert code == 0, err
     assert "BOUND " in out and "BOUNDV" not in out and "the most any online policy can get in expectation" in out
+
+
+def test_simulate_tuning_sets_the_learner_and_the_rows_record_it(shed):
+    import jsonschema
+
+    from helpers import SCHEMA
+    from shedding.datasets.age import age_workload
+    from shedding.online.tuning import HazardTuning
+    from shedding.run import run_policy
+
+    args = ("--generator", "age", "--length", "1500", "--window", "100", "--param", "lag_mean=30", "--param",
+            "lag_spread=5", "--memory", "20", "--estimator", "online", "--policy", "prob,hazard,hazardv,age", "--json")
+    code, out, err = shed("simulate", *args, "--tuning", "ratio=1.5, first=4")
+    assert code == 0, err
+    tuned = {r["policy"]: r for r in map(json.loads, out.splitlines())}
+    code, out, err = shed("simulate", *args)
+    assert code == 0, err
+    default = {r["policy"]: r for r in map(json.loads, out.splitlines())}
+    wl = age_workload(length=1500, window=100, lag_mean=30, lag_spread=5)
+    tuning = HazardTuning(first=4, ratio=1.5)
+    for name, r in tuned.items():
+        jsonschema.Draft202012Validator(SCHEMA).validate(r)
+        learns = name != "prob"
+        assert r["tuning"] == ("first=4,ratio=1.5" if learns else None) and default[name]["tuning"] is None
+        lib = run_policy(wl, name, 20, estimator="online", tuning=tuning if learns else None)
+        assert r["outputs"] == lib.outputs
+    assert tuned["prob"]["outputs"] == default["prob"]["outputs"]
+    assert tuned["hazard"]["outputs"] != default["hazard"]["outputs"]  # the setting took effect

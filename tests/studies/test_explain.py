@@ -78,6 +78,18 @@ def test_memory_composition_matches_the_engine():
     assert ex.keys.net_lost.is_monotonic_decreasing
 
 
+def test_hazard_is_explained_with_the_learner_it_is_given():
+    from shedding.datasets.age import age_workload
+    from shedding.online.tuning import HazardTuning
+
+    wl = age_workload(length=1500, window=100, lag_mean=30, lag_spread=5)
+    tuning = HazardTuning(first=4, ratio=1.5)
+    runs = {t: simulate(wl, "hazard", 20, estimator="online", tuning=t).outputs for t in (None, tuning)}
+    assert runs[None] != runs[tuning]
+    for t, outputs in runs.items():
+        assert explain(wl, "hazard", 20, estimator="online", tuning=t).summary["policy_outputs"] == outputs
+
+
 def test_page_is_self_contained(tmp_path):
     wl = zipf_workload(1.0, 20, 1500, seed=0, window=100)
     ex = explain(wl, "life", 100, buckets=20)
