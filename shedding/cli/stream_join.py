@@ -14,6 +14,7 @@ from rich.table import Table
 
 from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_integers,
                                  parsed, split_list, value_check)
+from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, tuning_rule
 from shedding.cli.output import err, out
 from shedding.cli.rows import REFERENCES
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
@@ -210,6 +211,7 @@ RULES = (
     Ignored(("--memory-split",), lambda v: fixed_split(v.shedding), "applies to the fixed-split policies "
             "(prob, life, rand, surv, dual, fluid) only"),
     Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only"),
+    tuning_rule(lambda v: [v.shedding], "--shedding"),
     Ignored(("--estimator",), lambda v: v.shedding != "none", "applies to shedding policies only, not to "
             "--shedding none"),
     Ignored(("--budget",), lambda v: v.shards > 1 and v.shedding != "none", "divides M over several shards: it "
@@ -312,6 +314,8 @@ def stream_join(
     report: bool = typer.Option(False, "--report", help="Also write OUT/report.html: the output against shed "
                                 "simulate, EXACT and Spark's native join, and the state over micro-batches."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
+    tuning: Optional[str] = typer.Option(None, "--tuning", callback=CHECK_TUNING, show_default=False,
+                                         help=TUNING_HELP),
 ) -> None:
     """Join two streams on Spark with at most M tuples of join state, shedding by PROB or another online policy.
 
@@ -343,7 +347,7 @@ def stream_join(
     m = w if memory is None else memory
     spec = JoinSpec(w, m, shedding, split, shards, "online" if estimator == "online" else "static", decay, seed,
                     warmup, strict, pay_r, pay_s, budget, lateness,
-                    None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"))
+                    None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"), tuning=tuning or "")
     job = StreamJob(src_r, src_s, out_path, checkpoint_path, spec, estimator, trigger, max_files, master, keys, "time",
                     step, ui, remote)
     summary = _run(job, parse_trigger(trigger)[1], report, as_json, ui)

@@ -134,7 +134,8 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
                               yaxis_type="log")),
     ]
     spec = job.spec
-    setup = (f"w = {spec.window}, M = {spec.memory}, shedding {spec.shedding}, {spec.shards} shard(s), "
+    learner = f" (learner {spec.tuning})" if spec.tuning else ""
+    setup = (f"w = {spec.window}, M = {spec.memory}, shedding {spec.shedding}{learner}, {spec.shards} shard(s), "
              f"estimator {job.estimator}, {summary['arrivals']:,} tuples in {summary['batches']} micro-batches "
              f"(trigger {job.trigger}, {job.max_files_per_trigger or 'all'} files per trigger); "
              f"R: {job.r.path}, S: {job.s.path}")

@@ -41,6 +41,7 @@ from shedding.errors import ShedError
 from shedding.model import check_memory, check_window
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import OnlineEstimator, StaticEstimator
+from shedding.online.tuning import HazardTuning
 from shedding.online.kinds import RAND as RAND_KIND
 from shedding.online.policies import POLICIES, get_policy
 from shedding.streaming.budget import BUDGETS, Census, divide
@@ -73,7 +74,8 @@ class JoinSpec:
     ``lateness`` L in steps and ``idle_timeout_ms`` (module docstring), ``carry_time`` whether
     the rows carry their original time (column :data:`TIME_VALUE`) for the pairs, and
     ``key_names`` the pairs' key columns when the rows carry original keys (columns ``_k0``,
-    ``_k1``, ...; empty: the integer key is the key).
+    ``_k1``, ...; empty: the integer key is the key), and ``tuning`` the learner of HAZARD or AGE
+    (:meth:`~shedding.online.tuning.HazardTuning.parse`'s text; empty: the defaults).
     """
 
     window: int
@@ -93,6 +95,7 @@ class JoinSpec:
     idle_timeout_ms: int | None = None
     carry_time: bool = False
     key_names: tuple[str, ...] = field(default=())
+    tuning: str = ""
 
     def __post_init__(self) -> None:
         check_window(self.window)
@@ -119,6 +122,11 @@ class JoinSpec:
         if self.memory_split is not None:
             object.__setattr__(self, "memory_split", tuple(int(v) for v in self.memory_split))
         object.__setattr__(self, "key_names", tuple(self.key_names))
+        if self.tuning:
+            if self.shedding == "none" or not POLICIES[self.shedding].learns:
+                raise ShedError(f"tuning sets the learner of hazard, hazardv, age and agev, not of {self.shedding}; "
+                                "drop it")
+            object.__setattr__(self, "tuning", HazardTuning.parse(self.tuning).spec)
 
     @property
     def payload_columns(self) -> list[str]:
@@ -140,6 +148,8 @@ class JoinSpec:
         d = asdict(self)
         d["memory_split"] = None if self.memory_split is None else list(self.memory_split)
         d["payload_r"], d["payload_s"], d["key_names"] = list(self.payload_r), list(self.payload_s), list(self.key_names)
+        if not self.tuning:
+            del d["tuning"]  # the parameters of a checkpoint made before the field existed
         return d
 
 
@@ -157,7 +167,7 @@ def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = Non
         estimator = OnlineEstimator(spec.decay)
     return JoinOperator(spec.window, m, get_policy(spec.shedding), memory_split=(m_r, m_s), warmup=spec.warmup,
                         estimator=estimator, seed=spec.seed + shard, pairs=True, record=True,
-                        share_every=_UNBOUNDED)
+                        share_every=_UNBOUNDED, tuning=HazardTuning.parse(spec.tuning) if spec.tuning else None)
 
 
 def _empty(columns: list[str]) -> pd.DataFrame:

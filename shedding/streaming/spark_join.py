@@ -21,6 +21,7 @@ from pyspark.sql import functions as F
 
 from shedding.errors import ShedError
 from shedding.online.estimators import StaticEstimator
+from shedding.online.tuning import HazardTuning
 from shedding.spark.workers import check_worker_python
 from shedding.streaming.end_of_input import EndOfInput
 from shedding.streaming.event_time import timeout_ms
@@ -79,6 +80,7 @@ def semantic_window_join(
     with_metrics: bool = False,
     metrics_dir: str | Path | None = None,
     pairs_dir: str | Path | None = None,
+    tuning: str | HazardTuning | None = None,
 ) -> DataFrame:
     """Join streams ``r`` and ``s`` over a window of ``window`` in at most ``memory`` tuples.
 
@@ -99,7 +101,9 @@ def semantic_window_join(
     ``idle_timeout`` (seconds, or ``"30 seconds"``) stops an input that sent nothing for that long
     from holding the frontier back (:mod:`~shedding.streaming.shard`). ``payload`` names columns
     carried into the pairs as ``r_<c>`` and ``s_<c>`` (a list for both streams, or
-    ``{"r": [...], "s": [...]}``), with their types.
+    ``{"r": [...], "s": [...]}``), with their types. ``tuning`` sets the learner of ``hazard``,
+    ``hazardv``, ``age`` and ``agev`` (a :class:`~shedding.online.tuning.HazardTuning` or its
+    ``field=value,...`` text).
 
     ``end_of_input`` ends a bounded input: an :class:`~shedding.streaming.end_of_input.EndOfInput`
     (the library drops its marker once the sources are drained and stops the query after the
@@ -143,7 +147,8 @@ def semantic_window_join(
     spec = JoinSpec(inputs.axis.steps(window, "window"), memory, str(shedding).strip().lower(), memory_split, shards,
                     kind, decay, seed, warmup, strict, payload_r, payload_s, budget,
                     inputs.axis.steps(allowed_lateness, "allowed_lateness"), timeout, inputs.axis.carried,
-                    tuple(f.name for f in inputs.key_fields) if inputs.hashed else ())
+                    tuple(f.name for f in inputs.key_fields) if inputs.hashed else (),
+                    tuning.spec if isinstance(tuning, HazardTuning) else (tuning or ""))
     if isinstance(end_of_input, EndOfInput):
         end_of_input = end_of_input.frame(spark)
     elif end_of_input is None and not (r.isStreaming or s.isStreaming):

@@ -112,6 +112,10 @@ CASES = {
         (["--workload", "{w.csv}", "--generator", "age"], "--generator"),
         (["--group", "dest"], "--group"),
         (["--policy", "hazard", "--group", "gate", "--length", "100", "--window", "10"], "--group"),
+        (["--tuning", "ratio=2"], "--tuning"),  # PROB and LIFE learn nothing
+        (["--policy", "hazard", "--tuning", "ratio=0.5"], "--tuning"),
+        (["--policy", "hazard", "--tuning", "gate=1"], "--tuning"),
+        (["--policy", "hazard", "--tuning", "shadow=10000000000"], "--tuning"),
     ],
     "opt": [
         (["--memory", "-1"], "--memory"),
@@ -142,6 +146,8 @@ CASES = {
         (["--policy", "prob", "--policy-seed", "1"], "--policy-seed"),
         (["--memory", BIG], "--memory"),
         (["--group", "dest"], "--group"),
+        (["--tuning", "ratio=2"], "--tuning"),  # PROB learns nothing
+        (["--policy", "hazard", "--tuning", "first=0"], "--tuning"),
         (["--generator", "flights", "--param", "months=0"], "--param months"),
     ],
     "static": [
@@ -192,6 +198,9 @@ CASES = {
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shards", "0"], "--shards"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--memory", BIG], "--memory"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--decay", "nan"], "--decay"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--tuning", "ratio=2"], "--shedding hazard"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "hazard", "--tuning",
+          "first=x"], "--tuning"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--max-files-per-trigger", "0"],
          "--max-files-per-trigger"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--format", "csv"], "--format"),

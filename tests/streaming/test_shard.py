@@ -207,6 +207,23 @@ def test_shards_split_the_memory_and_the_keys():
     assert spark_hash(np.array([0, 1, -1, 2**40])).tolist() == [-1670924195, -1712319331, -939490007, -1596767687]
 
 
+def test_the_learner_is_the_one_the_spec_names():
+    """HAZARD's ``tuning`` reaches every shard (and survives the checkpoint's bytes): the stream
+    equals the simulator with the same learner, which differs from the default one here."""
+    from shedding.datasets.age import age_workload
+    from shedding.online.tuning import HazardTuning
+
+    aged = age_workload(length=1500, window=100, lag_mean=30, lag_spread=5)
+    wl = canonical(aged.side, aged.time, aged.key, 100)
+    tuning = HazardTuning(first=4, ratio=1.5)
+    spec = JoinSpec(100, 20, "hazard", tuning=" ratio=1.5,first=4")
+    assert spec.tuning == tuning.spec == JoinSpec(**spec.as_dict()).tuning
+    assert "tuning" not in JoinSpec(100, 20, "hazard").as_dict()  # parameters as a checkpoint from before it kept them
+    pairs, _, _ = run_stream(spec, out_of_step(wl, 7, np.random.default_rng(3)))
+    expected = simulated(wl, "hazard", 20, estimator="online", tuning=tuning)
+    assert pair_set(pairs) == expected != simulated(wl, "hazard", 20, estimator="online")
+
+
 @pytest.mark.parametrize("bad, needle", [
     (dict(window=0, memory=1), "window"),
     (dict(window=5, memory=-1), "memory"),
@@ -215,6 +232,8 @@ def test_shards_split_the_memory_and_the_keys():
     (dict(window=5, memory=4, memory_split=(1, 2)), "split"),
     (dict(window=5, memory=4, estimator="static", decay=0.9), "decay"),
     (dict(window=5, memory=4, seed=-1), "seed"),
+    (dict(window=5, memory=4, tuning="ratio=2"), "tuning sets the learner of hazard"),
+    (dict(window=5, memory=4, shedding="hazard", tuning="ratio=0"), "ratio must be a number >= 1"),
 ])
 def test_bad_parameters_are_one_line_errors(bad, needle):
     with pytest.raises(ShedError) as exc:
