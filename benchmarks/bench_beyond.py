@@ -40,8 +40,8 @@ from shedding.datasets.drift import drift_workload
 from shedding.datasets.flights import flights_workload
 from shedding.errors import ShedError
 from shedding.offline.opt import solve_opt
-from shedding.online.tuning import HazardTuning
 from shedding.online.simulator import Reference
+from shedding.online.tuning import HazardTuning
 from shedding.run import run_policy
 
 

@@ -19,8 +19,8 @@ from shedding.model import check_memory, check_window
 from shedding.online import kernel as K
 from shedding.online.aged import AgedState
 from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator, make_estimator
-from shedding.online.tuning import HazardTuning
 from shedding.online.policies import Policy, get_policy
+from shedding.online.tuning import HazardTuning
 
 
 @dataclass

@@ -18,9 +18,9 @@ from shedding.metrics import archive_metric
 from shedding.model import RunResult, Schedule, Workload, check_memory
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import check_estimator, make_estimator
-from shedding.online.tuning import HazardTuning
 from shedding.online.kinds import AGE, HAZARD
 from shedding.online.policies import get_policy
+from shedding.online.tuning import HazardTuning
 
 
 @dataclass

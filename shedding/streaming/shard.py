@@ -41,9 +41,9 @@ from shedding.errors import ShedError
 from shedding.model import check_memory, check_window
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import OnlineEstimator, StaticEstimator
-from shedding.online.tuning import HazardTuning
 from shedding.online.kinds import RAND as RAND_KIND
 from shedding.online.policies import POLICIES, get_policy
+from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import BUDGETS, Census, divide
 from shedding.streaming.partition import check_shards, shard_budgets
 

@@ -30,8 +30,8 @@ from shedding.exact import exact_pairs
 from shedding.model import Schedule, Workload, check_memory
 from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, check_size, solve_opt
 from shedding.online import Reference, simulate
-from shedding.online.tuning import HazardTuning
 from shedding.online.policies import get_policy
+from shedding.online.tuning import HazardTuning
 
 AGAINST = ("opt", "optv", "exact")
 REASONS = ("never admitted", "evicted before partners came", "kept but never matched")
