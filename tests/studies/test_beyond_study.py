@@ -48,6 +48,7 @@ def test_compare_runs_the_quick_suite(shed, tmp_path):
     ("lag_spread = 3.0\n", "lag_spread are no parameters of the drift generator"),
     ("x = 'months'\n", "x = 'months' is no grid field"),
     ("split = 'train'\n", "split = 'train' is not one of tuning, held-out"),
+    ("tuning = 'ratio=0.5'\n", "tuning = 'ratio=0.5': ratio must be a number >= 1"),
 ])
 def test_bad_suites(tmp_path, extra, match):
     path = tmp_path / "s.toml"
@@ -64,3 +65,24 @@ def test_the_page_shows_an_experiments_caption(tmp_path):
                                            "policies": ["prob"], "x": "memory", "grid": {}}]}
     page = build_report(pd.DataFrame(), suite, False, tmp_path / "r.html").read_text()
     assert "PROB static is not online here." in page
+
+
+def test_a_suite_sets_the_learner_per_run(tmp_path):
+    """``tuning`` is a grid field: HAZARD runs with the learner it names, PROB as before."""
+    from shedding.datasets.generators import generate
+    from shedding.online.tuning import HazardTuning
+    from shedding.run import run_policy
+    from shedding.studies.beyond.execute import execute
+
+    path = tmp_path / "s.toml"
+    path.write_text("kind = 'beyond'\n[[experiment]]\nid = 'a'\ngenerator = 'age'\nlength = 1500\nwindow = 100\n"
+                    "memory = 20\nlag_mean = 30.0\nlag_spread = 5.0\nsplit = 'held-out'\npolicies = ['prob', 'hazard']\n"
+                    "tuning = ['', 'ratio=1.5,first=4']\nx = 'tuning'\n")
+    _, suite = load_suite(str(path))
+    runs = suite.runs(seeds=1)
+    assert [r.tuning for r in runs] == ["", "first=4,ratio=1.5"]
+    rows = {r.tuning: {row["policy"]: row for row in execute(r)} for r in runs}
+    assert rows[""]["prob"]["outputs"] == rows["first=4,ratio=1.5"]["prob"]["outputs"]
+    wl = generate("age", {"lag_mean": 30.0, "lag_spread": 5.0}, window=100, warmup=None, length=1500, seed=0)
+    tuned = run_policy(wl, "hazard", 20, estimator="online", tuning=HazardTuning(first=4, ratio=1.5)).outputs
+    assert rows["first=4,ratio=1.5"]["hazard"]["outputs"] == tuned != rows[""]["hazard"]["outputs"]

@@ -15,6 +15,7 @@ from shedding.offline.opt import solve_opt
 from shedding.online.kinds import HAZARD
 from shedding.online.policies import get_policy
 from shedding.online.simulator import Reference
+from shedding.online.tuning import HazardTuning
 from shedding.run import run_policy
 from shedding.studies.beyond.spec import BeyondRun
 
@@ -29,14 +30,16 @@ def execute(run: BeyondRun) -> list[dict]:
         optimum[variable] = solve_opt(wl, run.memory, allocation="variable" if variable else "fixed").outputs
         bound[variable] = age_bound(wl, run.memory, variable=variable) if run.generator == "age" else math.nan
     label = {"generator": run.generator, "split": run.split, "seed": run.seed, "window": run.window,
-             "memory": run.memory, "estimator": run.estimator, "group": run.group, "x": run.x,
-             "setting": f"{run.generator} {run.params} w={run.window} M={run.memory} {run.estimator} {run.group}",
+             "memory": run.memory, "estimator": run.estimator, "group": run.group, "tuning": run.tuning, "x": run.x,
+             "setting": f"{run.generator} {run.params} w={run.window} M={run.memory} {run.estimator} {run.group} "
+                        f"{run.tuning}",
              **{k: v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v) for k, v in params.items()}}
     rows = []
     for policy in run.policies:
         pol = get_policy(policy)
         group = run.group or None if pol.kind == HAZARD else None
-        res = run_policy(wl, policy, run.memory, estimator=run.estimator, reference=ref, group=group)
+        tuning = HazardTuning.parse(run.tuning) if run.tuning and pol.learns else None
+        res = run_policy(wl, policy, run.memory, estimator=run.estimator, reference=ref, group=group, tuning=tuning)
         opt = optimum[pol.variable]
         rows.append({"experiment": run.experiment, "run_id": run.run_id, **label, "policy": policy,
                      "outputs": int(res.outputs), "exact": int(ref.exact), "opt": int(opt),

@@ -7,8 +7,9 @@ A suite is a TOML file with ``kind = "beyond"`` and ``[[experiment]]`` tables (t
 :mod:`shedding.studies.suite`); grid fields may also go in ``[defaults]`` and any may be a list:
 
 * ``generator`` and any of its own parameters (``lag_spread``, ``background``, ``months``, ...),
-  ``length`` (not for the flights), ``window``, ``memory``, ``estimator`` and ``group`` (HAZARD's
-  payload column; "" for none);
+  ``length`` (not for the flights), ``window``, ``memory``, ``estimator``, ``group`` (HAZARD's
+  payload column; "" for none) and ``tuning`` (the learner of HAZARD and AGE as ``field=value,...``,
+  :meth:`~shedding.online.tuning.HazardTuning.parse`; "" for the defaults);
 * ``split``: ``tuning`` or ``held-out``, what the experiment's data was to the policies' design
   (the page states it), and ``seed_offset``: the first seed drawn (held-out seeds start after the
   tuning seeds);
@@ -26,7 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from shedding.datasets.generators import GENERATORS, own_params
+from shedding.errors import ShedError
 from shedding.online.policies import POLICIES
+from shedding.online.tuning import HazardTuning
 from shedding.studies.suite import (TOP_FIELDS, ExperimentBase, Run, SuiteBase, check, check_values,
                                     experiment_fields, experiment_tables, integer_at_least, lines_of, one_of, points,
                                     seeds_of)
@@ -35,7 +38,7 @@ FIGURES = ("fraction",)
 SPLITS = ("tuning", "held-out")
 ONLINE = tuple(name for name, p in POLICIES.items() if not p.replay)
 #: the fields of a run besides the generator's own parameters
-RUN_FIELDS = ("generator", "length", "window", "memory", "estimator", "group", "split", "seed_offset")
+RUN_FIELDS = ("generator", "length", "window", "memory", "estimator", "group", "tuning", "split", "seed_offset")
 #: every generator's own parameters, as grid fields
 PARAM_FIELDS = tuple(sorted({p for name in GENERATORS for p in own_params(name)} - set(RUN_FIELDS)))
 GRID_FIELDS = RUN_FIELDS + PARAM_FIELDS
@@ -64,6 +67,7 @@ class BeyondRun(Run):
     memory: int
     estimator: str
     group: str
+    tuning: str
     split: str
     seed: int
     policies: tuple[str, ...]
@@ -85,7 +89,8 @@ class BeyondSuite(SuiteBase):
                 for i in range(1 if p["generator"] == "flights" else seeds):
                     out.append(BeyondRun(self.name, exp.id, p["generator"], json.dumps(own, sort_keys=True),
                                          int(p.get("length", 5600)), int(p["window"]), int(p["memory"]),
-                                         p.get("estimator", "online"), p.get("group", ""), p["split"],
+                                         p.get("estimator", "online"), p.get("group", ""),
+                                         HazardTuning.parse(str(p.get("tuning", ""))).spec, p["split"],
                                          int(p.get("seed_offset", 0)) + i, exp.policies, exp.x))
         return out
 
@@ -104,6 +109,11 @@ def parse_beyond_suite(data: dict, where: str) -> BeyondSuite:
                                   ("window", *integer_at_least(1)), ("memory", *integer_at_least(0)),
                                   ("length", *integer_at_least(1)), ("seed_offset", *integer_at_least(0)),
                                   ("estimator", *one_of(("static", "online")))))
+        for text in grid.get("tuning", []):
+            try:
+                HazardTuning.parse(str(text))
+            except ShedError as exc:
+                check(False, here, f"tuning = {text!r}: {exc}")
         for name in grid["generator"]:
             stray = [k for k in PARAM_FIELDS if k in grid and k not in own_params(name)]
             check(not stray, here, f"{', '.join(stray)} are no parameters of the {name} generator; drop them")
