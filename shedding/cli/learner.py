@@ -19,11 +19,10 @@ TUNING_HELP = ("HAZARD's learner (and AGE's when it estimates its age curve): fi
 
 
 def learner(name: str) -> bool:
-    """Whether policy ``name`` learns (:attr:`~shedding.online.policies.Policy.learns`), so that
-    ``--tuning`` applies to it."""
+    """Whether policy ``name`` takes ``--tuning`` (:attr:`~shedding.online.policies.Policy.tunable`)."""
     from shedding.online.policies import POLICIES
 
-    return name in POLICIES and POLICIES[name].learns
+    return name in POLICIES and POLICIES[name].tunable
 
 
 def parse_tuning(text: str) -> HazardTuning:

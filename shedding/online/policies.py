@@ -35,9 +35,10 @@ class Policy:
     replay: bool = False  # replays a given schedule (OPT's, §3.2) instead of choosing
 
     @property
-    def learns(self) -> bool:
-        """Whether the policy learns from a shadow sample (AGE when it estimates its age curve,
-        HAZARD), and so takes a :class:`~shedding.online.tuning.HazardTuning`."""
+    def tunable(self) -> bool:
+        """Whether the policy takes a :class:`~shedding.online.tuning.HazardTuning`: HAZARD, and AGE,
+        which uses it when it estimates its age curve (whether a run learns at all is
+        :func:`shedding.online.agememory.learns`)."""
         return self.kind in (AGE, HAZARD)
 
 

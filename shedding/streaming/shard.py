@@ -123,7 +123,7 @@ class JoinSpec:
             object.__setattr__(self, "memory_split", tuple(int(v) for v in self.memory_split))
         object.__setattr__(self, "key_names", tuple(self.key_names))
         if self.tuning:
-            if self.shedding == "none" or not POLICIES[self.shedding].learns:
+            if self.shedding == "none" or not POLICIES[self.shedding].tunable:
                 raise ShedError(f"tuning sets the learner of hazard, hazardv, age and agev, not of {self.shedding}; "
                                 "drop it")
             object.__setattr__(self, "tuning", HazardTuning.parse(self.tuning).spec)

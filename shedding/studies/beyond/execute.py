@@ -34,11 +34,12 @@ def execute(run: BeyondRun) -> list[dict]:
              "setting": f"{run.generator} {run.params} w={run.window} M={run.memory} {run.estimator} {run.group} "
                         f"{run.tuning}",
              **{k: v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v) for k, v in params.items()}}
+    learner = HazardTuning.parse(run.tuning) if run.tuning else None
     rows = []
     for policy in run.policies:
         pol = get_policy(policy)
         group = run.group or None if pol.kind == HAZARD else None
-        tuning = HazardTuning.parse(run.tuning) if run.tuning and pol.learns else None
+        tuning = learner if pol.tunable else None
         res = run_policy(wl, policy, run.memory, estimator=run.estimator, reference=ref, group=group, tuning=tuning)
         opt = optimum[pol.variable]
         rows.append({"experiment": run.experiment, "run_id": run.run_id, **label, "policy": policy,

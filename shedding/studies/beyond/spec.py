@@ -90,9 +90,18 @@ class BeyondSuite(SuiteBase):
                     out.append(BeyondRun(self.name, exp.id, p["generator"], json.dumps(own, sort_keys=True),
                                          int(p.get("length", 5600)), int(p["window"]), int(p["memory"]),
                                          p.get("estimator", "online"), p.get("group", ""),
-                                         HazardTuning.parse(str(p.get("tuning", ""))).spec, p["split"],
+                                         p.get("tuning", ""), p["split"],
                                          int(p.get("seed_offset", 0)) + i, exp.policies, exp.x))
         return out
+
+
+def _tuning(text: object, here: str) -> str:
+    """A grid's ``tuning`` value as its runs carry it: the settings that differ from the defaults
+    (:attr:`~shedding.online.tuning.HazardTuning.spec`), or a refusal naming the file and experiment."""
+    try:
+        return HazardTuning.parse(str(text)).spec
+    except ShedError as exc:
+        raise ShedError(f"{here}: tuning = {text!r}: {exc}") from None
 
 
 def parse_beyond_suite(data: dict, where: str) -> BeyondSuite:
@@ -109,11 +118,8 @@ def parse_beyond_suite(data: dict, where: str) -> BeyondSuite:
                                   ("window", *integer_at_least(1)), ("memory", *integer_at_least(0)),
                                   ("length", *integer_at_least(1)), ("seed_offset", *integer_at_least(0)),
                                   ("estimator", *one_of(("static", "online")))))
-        for text in grid.get("tuning", []):
-            try:
-                HazardTuning.parse(str(text))
-            except ShedError as exc:
-                check(False, here, f"tuning = {text!r}: {exc}")
+        if "tuning" in grid:
+            grid["tuning"] = [_tuning(text, here) for text in grid["tuning"]]
         for name in grid["generator"]:
             stray = [k for k in PARAM_FIELDS if k in grid and k not in own_params(name)]
             check(not stray, here, f"{', '.join(stray)} are no parameters of the {name} generator; drop them")
