@@ -196,6 +196,24 @@ def test_a_checkpoint_made_with_other_parameters_is_refused_and_kept(spark, tmp_
     assert pairs_of(tmp_path / "out") == first
 
 
+def test_hazard_runs_with_the_learner_it_is_given_and_keeps_it_with_the_checkpoint(spark, tmp_path):
+    from shedding.datasets.age import age_workload
+    from shedding.online.tuning import HazardTuning
+
+    aged = age_workload(length=1500, window=100, lag_mean=30, lag_spread=5)
+    order = np.lexsort((aged.key, aged.side, aged.time))  # the streaming join's order within a step
+    wl = Workload(aged.side[order], aged.time[order], aged.key[order], 100, 0)
+    write_workload(tmp_path, wl, 3)
+    spec = JoinSpec(100, 20, "hazard", tuning="ratio=1.5,first=4")
+    summary = run_on(spark, stream_job(tmp_path, spec, None))
+    expected = simulated(wl, "hazard", 20, estimator="online", tuning=HazardTuning(first=4, ratio=1.5))
+    assert pairs_of(tmp_path / "out") == expected != simulated(wl, "hazard", 20, estimator="online")
+    assert summary["outputs"] == len(expected)
+    with pytest.raises(ShedError) as exc:  # the default learner is another parameter
+        run_on(spark, stream_job(tmp_path, JoinSpec(100, 20, "hazard"), None))
+    assert_one_line_error(exc, "--checkpoint", "other parameters")
+
+
 @pytest.mark.parametrize("content, needle", [
     ("when,key\n1,2\n", "has the columns time, key"),
     ("time,key\nx,1\ny,2\n", "holds neither whole numbers nor timestamps"),
