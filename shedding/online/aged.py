@@ -59,12 +59,25 @@ class AgedState:
                        np.zeros((2, shadow, Z.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens]
         self._capacity = 0
         self._n_keys = 0
+        self._plan: tuple[np.ndarray, np.ndarray] | None = None  # AGE's known curve: its knots and cumulative sums
         if kind == AGE and curves is not None:
             hsc[Z.H_KNOWN] = 1
             hf[Z.HF_RHO0:Z.HF_RHO0 + 2] = rates
             cum = np.cumsum(np.asarray(curves, dtype=np.float64), axis=1)
-            R.set_hold(hsc, hf, segedge, np.arange(cum.shape[1], dtype=np.int64), cum,
-                       np.array(budgets, dtype=np.int64), variable, window)
+            self._plan = (np.arange(cum.shape[1], dtype=np.int64), cum)
+            R.set_hold(hsc, hf, segedge, *self._plan, np.array(budgets, dtype=np.int64), variable, window)
+
+    def set_budgets(self, budgets: tuple[int, int], variable: bool, node: np.ndarray, cnt: np.ndarray,
+                    sc: np.ndarray, t: int) -> None:
+        """New budgets between feeds, at the last fed time t: AGE with a known curve plans its hold
+        ages for them now and re-sorts the memory into its segments (Srivastava and Widom's plan
+        depends on M); a learned curve's plan follows at the next refit, HAZARD's index does not
+        depend on M."""
+        if self._plan is None:
+            return
+        R.set_hold(self.hsc, self.hf, self.segedge, *self._plan, np.array(budgets, dtype=np.int64), variable,
+                   self.window)
+        R.rebuild(node, cnt, sc, self.state(), t, AGE)
 
     def _stats(self, nb: int, ng: int) -> list[np.ndarray]:
         """Fresh statistics and model for ``ng`` groups: ev, ex, eg, th, ep, memo."""
@@ -151,6 +164,11 @@ class AgedState:
         ev, ex, eg, th, ep, memo = self._stats(int(self.hsc[Z.H_NB]), ng)
         ev[:, :old], ex[:, :old], eg[:, :old], memo[:, :old] = self.ev, self.ex, self.eg, self.memo
         th[:], ep[:] = self.th, self.ep
+        # a group first seen now has no events yet: the last fit would have given it the pooled
+        # curve, shrunk by nothing (the same arithmetic as hazard.fit, so a stream fed in pieces
+        # ranks as one fed whole)
+        kappa = float(self.hf[Z.HF_KAPPA])
+        eg[:, old:] = (0.0 + kappa * ep[:, None]) / (0.0 + kappa) if kappa > 0.0 else ep[:, None]
         for name, value in (("ev", ev), ("ex", ex), ("eg", eg), ("th", th), ("ep", ep), ("memo", memo)):
             self._set(name, value)
         self.hsc[Z.H_NG] = ng

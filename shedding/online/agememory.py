@@ -182,9 +182,9 @@ def rebuild_tree(node, hprio, htree, hsc, head):
 
 
 @njit(cache=True, _nrt=False)
-def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, x, group, kind):
-    """Tuple x entered memory (age 0, segment 0, not matched)."""
-    hn[x, HN_GROUP] = group
+def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, x, kind):
+    """Tuple x entered memory (age 0, segment 0, not matched; the kernel has set its payload
+    group)."""
     seg_push(hn, sg, node[x, N_SIDE], 0, x)
     if kind == AGE:
         return

@@ -271,6 +271,8 @@ class JoinOperator:
         self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
         sc = self._sc
         sc[K.P_M], sc[K.P_MR], sc[K.P_MS] = self.memory, self.memory_r, self.memory_s
+        self._aged.set_budgets((self.memory if self.policy.variable else self.memory_r, self.memory_s),
+                               self.policy.variable, self._node, self._cnt, sc, int(sc[K.SC_LAST_T]))
         n_r, n_s = self.in_memory
         over = (max(0, n_r + n_s - self.memory) if self.policy.variable
                 else max(0, n_r - self.memory_r) + max(0, n_s - self.memory_s))

@@ -696,9 +696,10 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
                 n_dep += 1
                 continue
             y = _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t)
+            if kind == HAZARD:  # also while it ranks as PROB: a later refit ranks the tuple by it
+                hn[y, H.HN_GROUP] = group[x]
             if rank >= AGE:
-                H.insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, y,
-                         group[x] if kind == HAZARD else 0, rank)
+                H.insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, y, rank)
             if ranked and _over_budget(sc, part, 0):
                 if rank >= AGE:
                     v = H.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t,

@@ -120,7 +120,11 @@ def explain(wl: Workload, policy: str, memory: int, *, against: str | None = Non
                    pairs=True, reference=ref, group=group, tuning=tuning)
     mine = Side(policy, run.outputs, run.schedule, _codes(run.pairs, len(wl)))
     other = _reference(wl, against, m, (m_r, m_s), ref, max_graph_bytes)
-    return compare_schedules(wl, mine, other, buckets, memory=m)
+    ex = compare_schedules(wl, mine, other, buckets, memory=m)
+    # what produced the policy's schedule, as simulate's rows say it
+    ex.summary.update(estimator=estimator, decay=decay if estimator == "online" else None, seed=seed, group=group,
+                      tuning=tuning.spec if tuning is not None and tuning.spec else None)
+    return ex
 
 
 def _codes(pairs: np.ndarray, n: int) -> np.ndarray:

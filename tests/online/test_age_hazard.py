@@ -17,7 +17,7 @@ from shedding.exact import exact_count, exact_pairs
 from shedding.offline import solve_opt
 from shedding.online import POLICIES, JoinOperator, OnlineEstimator, StaticEstimator
 from shedding.online.ageing import hold_age, pair_age_curves
-from shedding.online.hazard import age_buckets
+from shedding.online.hazard import H_HOLD0, age_buckets
 from shedding.online.tuning import HazardTuning
 from shedding.run import run_policy
 from strategies import workloads
@@ -33,7 +33,7 @@ def run(wl, memory, policy, bounds=None, static=False, grouped=False, tuning=EAG
     est = StaticEstimator.from_workload(wl, ages=True) if static else OnlineEstimator()
     op = JoinOperator(wl.window, memory, POLICIES[policy], warmup=wl.warmup, estimator=est, pairs=True,
                       record=True, tuning=tuning)
-    group = np.arange(len(wl)) % 3
+    group = np.minimum(np.arange(len(wl)) // 4, 3)  # groups first seen in later pieces too
     outs, pairs, dep = 0, [], []
     bounds = bounds or [0, len(wl)]
     for lo, hi in zip(bounds[:-1], bounds[1:]):
@@ -140,6 +140,56 @@ def test_hazard_ranks_by_a_payload_group():
         run_policy(wl, "hazard", 20, group="gate")
     with pytest.raises(ShedError, match="group needs a workload with a payload"):
         run_policy(zipf_workload(1.0, 20, 100, window=10), "hazard", 5, group="dest")
+
+
+@pytest.mark.parametrize("tuning", [None, EAGER])
+def test_group_numbers_do_not_matter(tuning):
+    """A tuple admitted while HAZARD ranks as PROB keeps its group for when a refit ranks it by
+    age: the same groups under other numbers give the same output."""
+    wl = age_workload(length=120, window=30, lag_mean=10, lag_spread=3, background=0.0, skew=0.0, domain=10**6,
+                      seed=1, warmup=5)
+    g = np.random.default_rng(len(wl)).integers(0, 3, len(wl))
+    outs = {JoinOperator(wl.window, 9, "hazard", tuning=tuning).feed(wl.side, wl.time, wl.key, np.array(r)[g]).outputs
+            for r in ([0, 1, 2], [1, 0, 2], [2, 1, 0])}
+    assert len(outs) == 1
+
+
+@pytest.mark.parametrize("policy", ["hazard", "hazardv"])
+def test_a_group_first_seen_in_a_later_feed_ranks_as_in_one_feed(policy):
+    """A new group starts from the pooled curve, as the last fit would have given it."""
+    wl = age_workload(length=150, window=30, lag_mean=10, lag_spread=3, background=0.0, skew=0.0, domain=10**6,
+                      seed=1, warmup=0)
+    n = len(wl)
+    half = int(np.searchsorted(wl.time, wl.time[n // 2]))
+    g = np.where(np.arange(n) < half, np.arange(n) % 2, 2 + np.arange(n) % 2)
+
+    def fed(bounds):
+        op = JoinOperator(wl.window, 10, policy)
+        return sum(op.feed(wl.side[a:b], wl.time[a:b], wl.key[a:b], g[a:b]).outputs for a, b in zip(bounds, bounds[1:]))
+
+    assert fed([0, half, n]) == fed([0, n]) > 0
+
+
+@pytest.mark.parametrize("policy", ["age", "agev"])
+def test_age_with_a_known_curve_plans_for_a_new_budget(policy):
+    """Srivastava and Widom's hold ages depend on M: set_memory plans them anew."""
+    wl = age_workload(length=600, window=100, lag_mean=30, lag_spread=5, background=0.0, skew=0.0, domain=10**6,
+                      seed=1, warmup=0)
+
+    def op(memory):
+        return JoinOperator(100, memory, policy, estimator=StaticEstimator.from_workload(wl, ages=True))
+
+    lowered = op(80)
+    lowered.set_memory(10)
+    assert lowered.feed(wl.side, wl.time, wl.key).outputs == op(10).feed(wl.side, wl.time, wl.key).outputs
+    mid = op(80)
+    h = int(np.searchsorted(wl.time, 300))
+    mid.feed(wl.side[:h], wl.time[:h], wl.key[:h])
+    mid.set_memory(10)
+    fresh = op(10)._aged
+    hold = slice(H_HOLD0, H_HOLD0 + 2)
+    assert np.array_equal(mid._aged.hsc[hold], fresh.hsc[hold]) and np.array_equal(mid._aged.segedge, fresh.segedge)
+    assert not np.array_equal(op(80)._aged.hsc[hold], fresh.hsc[hold])  # the budget matters here
 
 
 def test_the_first_feed_decides_on_groups():

@@ -87,7 +87,10 @@ def test_hazard_is_explained_with_the_learner_it_is_given():
     runs = {t: simulate(wl, "hazard", 20, estimator="online", tuning=t).outputs for t in (None, tuning)}
     assert runs[None] != runs[tuning]
     for t, outputs in runs.items():
-        assert explain(wl, "hazard", 20, estimator="online", tuning=t).summary["policy_outputs"] == outputs
+        summary = explain(wl, "hazard", 20, estimator="online", tuning=t).summary
+        assert summary["policy_outputs"] == outputs
+        assert (summary["estimator"], summary["decay"], summary["group"]) == ("online", 1.0, None)
+        assert summary["tuning"] == (None if t is None else "first=4,ratio=1.5")
 
 
 def test_page_is_self_contained(tmp_path):
