@@ -46,11 +46,12 @@ def flights_table() -> pd.DataFrame:
 
 
 def check_months(months: Any) -> tuple[int, int]:
-    """A month (1..12) or an inclusive range (first, last) of 2013, the year the data covers."""
+    """A month (1..12) or an inclusive range (first, last) of 2013, the year the data covers (a
+    text is neither: ``"12"`` is not the pair ("1", "2"))."""
     pair = (months, months) if isinstance(months, (int, np.integer)) and not isinstance(months, bool) else months
     try:
         first, last = (int(m) for m in pair)
-        valid = all(float(m) == int(m) for m in pair)
+        valid = not isinstance(pair, (str, bytes)) and all(float(m) == int(m) for m in pair)
     except (TypeError, ValueError):
         valid = False
     if not valid or not 1 <= first <= last <= 12:

@@ -56,9 +56,9 @@ def check_available(name: str) -> None:
 def _value(param: str, default: Any, text: str) -> Any:
     """``text`` in the type of ``default`` (months: M or FIRST-LAST; lag_pmf: comma probabilities)."""
     try:
-        if param == "months":
-            first, _, last = text.partition("-")
-            return int(first) if not last else (int(first), int(last))
+        if param == "months":  # M, or FIRST-LAST with both ends ("1-" is no range)
+            first, dash, last = text.partition("-")
+            return (int(first), int(last)) if dash else int(first)
         if param == "lag_pmf":
             return [float(x) for x in text.split(",")]
         if isinstance(default, bool):

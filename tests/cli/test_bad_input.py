@@ -106,6 +106,7 @@ CASES = {
         (["--generator", "bursts", "--param", "rotate=maybe"], "--param rotate"),
         (["--generator", "flights", "--param", "months=13"], "--param months"),
         (["--generator", "flights", "--param", "months=9-3"], "--param months"),
+        (["--generator", "flights", "--param", "months=1-"], "--param months='1-' is not a month range"),  # ran January
         (["--generator", "flights", "--param", "key=gate"], "--param key"),
         (["--generator", "flights", "--seed", "3"], "--seed"),
         (["--param", "months=3"], "--param"),

@@ -36,6 +36,8 @@ def test_generate_is_the_generator():
     ("age", ["lag_mean=1", "lag_mean=2"], "given twice"),
     ("drift", ["period=x"], "period='x' is not a number"),
     ("flights", ["months=a-b"], "is not a month range"),
+    ("flights", ["months=1-"], "months='1-' is not a month range; e.g. months=7-12"),  # was January alone
+    ("flights", ["months=-12"], "months='-12' is not a month range"),
     ("nope", [], "unknown generator 'nope'"),
 ])
 def test_bad_parameters(name, items, match):
