@@ -16,7 +16,7 @@ from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, parse_tuning, tuning
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Values
-from shedding.cli.workload import (ESTIMATORS, WORKLOAD_RULES, check_split, fixed_split,
+from shedding.cli.workload import (ESTIMATORS, WORKLOAD_RULES, check_group, check_split, fixed_split,
                                    takes_workload)
 from shedding.run import POLICY_NAMES
 
@@ -51,6 +51,7 @@ RULES = (
             "--against exact"),
     Ignored(("--group",), lambda v: v.policy.startswith("hazard"), "applies to HAZARD only (--policy hazard or "
             "hazardv)"),
+    Holds(check_group),
     tuning_rule(lambda v: [v.policy]),
     Holds(check_split),
     Creatable(("--out",), folder=True),

@@ -14,7 +14,7 @@ from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, learner, parse_tunin
 from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values
-from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, WORKLOAD_RULES, check_split,
+from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, WORKLOAD_RULES, check_group, check_split,
                                    fixed_split, generated, takes_workload)
 from shedding.run import POLICY_NAMES
 
@@ -54,6 +54,7 @@ RULES = (
     Ignored(("--group",), lambda v: any(name.startswith("hazard") for name in policy_list(v.policy)),
             "applies to HAZARD only (--policy hazard or hazardv)"),
     Ignored(("--group",), lambda v: v.predicate == "equi", "applies to equi-joins only"),
+    Holds(check_group),
     tuning_rule(lambda v: policy_list(v.policy)),
     Ignored(("--bound",), lambda v: v.generator == "age" and v.predicate == "equi" and generated(v),
             "applies to the age-based model only (it bounds online policies from the model's own draws)",

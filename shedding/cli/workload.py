@@ -106,6 +106,20 @@ def check_generator(v: Values) -> None:
             raise ShedError(exc.template.replace("{param}", "--param " + str(exc.param))) from None
 
 
+def check_group(v: Values) -> None:
+    """--group names one of the flights' categorical payload columns, checked before any data is
+    read (no other workload carries a payload)."""
+    if v.group is None:
+        return
+    if not (generated(v) and v.generator == "flights"):
+        raise ShedError("--group needs a workload with a payload table per tuple (--generator flights); drop it")
+    from shedding.datasets.flights import PAYLOAD
+
+    if v.group not in PAYLOAD:
+        raise ShedError(f"unknown --group {v.group!r}; choose one of {', '.join(PAYLOAD)} (the flights' categorical "
+                        "payload columns)")
+
+
 def file_format(v: Values) -> str | None:
     """The format of --r/--s: --format, else the one the extension names (None without --r)."""
     if v.r_path is None:

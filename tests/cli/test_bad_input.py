@@ -113,6 +113,12 @@ CASES = {
         (["--workload", "{w.csv}", "--generator", "age"], "--generator"),
         (["--group", "dest"], "--group"),
         (["--policy", "hazard", "--group", "gate", "--length", "100", "--window", "10"], "--group"),
+        # only the flights' categorical payload columns; checked before the data is read and the
+        # static estimator's warning is printed (was a warning line, then the error)
+        (["--generator", "flights", "--policy", "hazard", "--group", "gate"], "unknown --group 'gate'"),
+        (["--generator", "flights", "--policy", "hazard", "--group", "air_time"], "--group"),  # was accepted
+        (["--generator", "flights", "--policy", "hazard", "--group", "flight_row"], "--group"),  # was accepted
+        (["--generator", "age", "--policy", "hazard", "--group", "dest"], "--group needs"),
         (["--tuning", "ratio=2"], "--tuning"),  # PROB and LIFE learn nothing
         (["--policy", "hazard", "--tuning", "ratio=0.5"], "--tuning"),
         (["--policy", "hazard", "--tuning", "gate=1"], "--tuning"),
@@ -147,6 +153,7 @@ CASES = {
         (["--policy", "prob", "--policy-seed", "1"], "--policy-seed"),
         (["--memory", BIG], "--memory"),
         (["--group", "dest"], "--group"),
+        (["--generator", "flights", "--policy", "hazard", "--group", "air_time"], "--group"),  # was accepted
         (["--tuning", "ratio=2"], "--tuning"),  # PROB learns nothing
         (["--policy", "hazard", "--tuning", "first=0"], "--tuning"),
         (["--generator", "flights", "--param", "months=0"], "--param months"),

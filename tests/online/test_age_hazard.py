@@ -132,12 +132,18 @@ def test_run_policy_passes_the_tuning_to_the_operator():
 
 
 def test_hazard_ranks_by_a_payload_group():
+    import pandas as pd
+
     wl = zipf_workload(1.0, 20, 400, seed=1, window=40)
-    wl.meta["payload"] = __import__("pandas").DataFrame({"dest": np.arange(len(wl)) % 4})
+    wl.meta["payload"] = pd.DataFrame({"dest": pd.Categorical(np.arange(len(wl)) % 4),
+                                       "air_time": np.arange(len(wl)) % 300})
     res = run_policy(wl, "hazard", 20, estimator="online", group="dest")
     assert res.params["group"] == "dest" and res.outputs <= exact_count(wl)
-    with pytest.raises(ShedError, match="unknown group 'gate'"):
+    with pytest.raises(ShedError, match="unknown group 'gate'; choose one of dest$"):
         run_policy(wl, "hazard", 20, group="gate")
+    # a number per flight is no group: each value would get an age curve of its own (was accepted)
+    with pytest.raises(ShedError, match="group 'air_time' is not a categorical payload column"):
+        run_policy(wl, "hazard", 20, group="air_time")
     with pytest.raises(ShedError, match="group needs a workload with a payload"):
         run_policy(zipf_workload(1.0, 20, 100, window=10), "hazard", 5, group="dest")
 
