@@ -123,6 +123,10 @@ CASES = {
         (["--policy", "hazard", "--tuning", "ratio=0.5"], "--tuning"),
         (["--policy", "hazard", "--tuning", "gate=1"], "--tuning"),
         (["--policy", "hazard", "--tuning", "shadow=10000000000"], "--tuning"),
+        # AGE told its curve by the static estimator learns nothing (the row recorded the setting)
+        (["--generator", "age", "--policy", "age", "--tuning", "ratio=3,first=64"],
+         "--tuning applies to AGE only with --estimator online"),
+        (["--generator", "age", "--policy", "prob,agev", "--tuning", "ratio=3"], "--tuning applies to AGE only"),
     ],
     "opt": [
         (["--memory", "-1"], "--memory"),
@@ -156,6 +160,7 @@ CASES = {
         (["--generator", "flights", "--policy", "hazard", "--group", "air_time"], "--group"),  # was accepted
         (["--tuning", "ratio=2"], "--tuning"),  # PROB learns nothing
         (["--policy", "hazard", "--tuning", "first=0"], "--tuning"),
+        (["--policy", "age", "--tuning", "ratio=3"], "--tuning applies to AGE only with --estimator online"),
         (["--generator", "flights", "--param", "months=0"], "--param months"),
     ],
     "static": [
@@ -209,6 +214,9 @@ CASES = {
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--tuning", "ratio=2"], "--shedding hazard"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "hazard", "--tuning",
           "first=x"], "--tuning"),
+        # AGE learns here with any estimator (a frequency table holds no age curve): --tuning passes
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "age", "--estimator", "static",
+          "--tuning", "ratio=2", "--budget", "even"], "--budget"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--max-files-per-trigger", "0"],
          "--max-files-per-trigger"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--format", "csv"], "--format"),
