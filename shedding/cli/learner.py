@@ -45,6 +45,16 @@ def parse_tuning(text: str) -> HazardTuning:
 CHECK_TUNING = parsed(parse_tuning)
 
 
+def check_buckets(v: Values) -> None:
+    """``--tuning``'s age buckets over ``--window`` are not too many (``--window`` in steps; the
+    library's check, :func:`~shedding.online.hazard.age_buckets`, before any data is read)."""
+    if v.tuning is not None:
+        from shedding.online.hazard import age_buckets
+
+        settings = parse_tuning(v.tuning)
+        age_buckets(v.window, settings.first, settings.ratio)
+
+
 def tuning_rules(policies: Callable[[Values], list[str]], flag: str = "--policy",
                  known: Callable[[Values], bool] | None = None) -> tuple[Ignored, ...]:
     """``--tuning`` is refused unless one of the policies chosen with ``flag`` (``policies(values)``)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import typer
 
 from shedding.cli.checks import choice, columns, decimals, integer, integers, names, number, parse_integers
-from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, learns, parse_tuning, tuning_rules
+from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, learns, parse_tuning, tuning_rules
 from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values
@@ -56,6 +56,7 @@ RULES = (
     Ignored(("--group",), lambda v: v.predicate == "equi", "applies to equi-joins only"),
     Holds(check_group),
     *tuning_rules(lambda v: policy_list(v.policy), known=lambda v: v.estimator == "static"),
+    Holds(check_buckets),
     Ignored(("--bound",), lambda v: v.generator == "age" and v.predicate == "equi" and generated(v),
             "applies to the age-based model only (it bounds online policies from the model's own draws)",
             "add --generator age or drop it"),

@@ -51,20 +51,21 @@ def simulate(
     samples: int = 2000,
     reference: Reference | None = None,
     group: str | None = None,
-    tuning: HazardTuning | None = None,
+    tuning: HazardTuning | str | None = None,
 ) -> RunResult:
     """Run ``policy`` (exact, a policy of the registry, or opt-schedule / optv-schedule with
     ``schedule``) with ``memory`` tuples on ``wl``. ``group`` names a payload column of the
     workload (``wl.meta["payload"]``, as the flights workload has) that HAZARD ranks by; AGE with
     the static estimator knows the workload's age curves (:func:`~shedding.online.ageing.known_curves`);
-    ``tuning`` sets HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning`, its defaults
-    without).
+    ``tuning`` sets HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning` or its
+    ``field=value,...`` text, its defaults without).
 
     Returns outputs, EXACT, their ratio, ArM, the schedule the policy followed (per tuple:
     admitted, left) and the R share of memory sampled about ``samples`` times.
     """
     m, m_r, m_s = check_memory(memory, memory_split)
     estimator = check_estimator(estimator, decay)  # also for EXACT, which uses no estimator
+    tuning = HazardTuning.of(tuning)  # before EXACT's reference is computed
     ref = reference or Reference.of(wl)
     name = policy.strip().lower()
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}

@@ -123,6 +123,9 @@ CASES = {
         (["--policy", "hazard", "--tuning", "ratio=0.5"], "--tuning"),
         (["--policy", "hazard", "--tuning", "gate=1"], "--tuning"),
         (["--policy", "hazard", "--tuning", "shadow=10000000000"], "--tuning"),
+        (["--policy", "hazard", "--tuning", "ratio=1e308"], "--tuning: ratio must be a number >= 1 and <= 1e+06"),
+        (["--policy", "hazard", "--window", "1000000", "--tuning", "first=1,ratio=1"],
+         "--tuning first=1, ratio=1 cut the window of 1000000 steps into more than 4,096 age buckets"),
         # AGE told its curve by the static estimator learns nothing (the row recorded the setting)
         (["--generator", "age", "--policy", "age", "--tuning", "ratio=3,first=64"],
          "--tuning applies to AGE only with --estimator online"),
