@@ -53,7 +53,7 @@ WORKLOAD_FLAGS = (
     _flag("zipf_skew", "float", typer.Option(1.0, "--zipf-skew", callback=number(0),
                                              help="Zipf parameter of both streams (0 = uniform).")),
     _flag("domain", "int", typer.Option(50, "--domain", callback=integer(1), help="Number of distinct join values.")),
-    _flag("length", "int", typer.Option(5600, "--length", callback=integer(0),
+    _flag("length", "int", typer.Option(5600, "--length", callback=integer(1),
                                         help="Tuples per stream (one R and one S tuple per time step).")),
     _flag("seed", "int", typer.Option(0, "--seed", callback=integer(0), help="Seed of the generated workload.")),
     _flag("correlation", "str", typer.Option("independent", "--correlation", callback=choice(CORRELATIONS),

@@ -100,7 +100,8 @@ def parse_params(name: str, items: list[str] | tuple[str, ...]) -> dict[str, Any
 def generate(name: str, params: dict[str, Any], *, window: int, warmup: int | None, length: int = 5600,
              seed: int = 0) -> Workload:
     """The workload of generator ``name`` with its own ``params`` (:func:`parse_params`). An error
-    about one of them names it as ``params NAME``."""
+    about one of them names it as ``params NAME``; a workload with an empty stream, which joins
+    nothing, is refused."""
     check_available(name)
     make = generator(name)
     common: dict[str, Any] = {"window": window}
@@ -109,8 +110,13 @@ def generate(name: str, params: dict[str, Any], *, window: int, warmup: int | No
     if name != "flights":
         common.update(length=length, seed=seed)
     try:
-        return make(**common, **params)
+        wl = make(**common, **params)
     except ShedError as exc:
         if exc.param in params or exc.param in own_params(name):
             raise ShedError(exc.template.replace("{param}", "{param} " + exc.param), param="params") from None
         raise
+    empty = [side for side, n in (("R", wl.n_r), ("S", wl.n_s)) if n == 0]
+    if empty:
+        raise ShedError(f"the {name} workload drew no tuples in stream {' or '.join(empty)} (a stream with no tuples "
+                        "joins nothing); give a longer stream or parameters that draw tuples in both")
+    return wl

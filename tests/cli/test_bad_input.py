@@ -101,6 +101,11 @@ CASES = {
         (["--bound"], "--bound"),  # the Zipf generator: no model to bound from
         (["--generator", "age", "--predicate", "band", "--eps", "1", "--bound"], "--bound"),
         (["--generator", "age", "--param", "lag_spread"], "--param"),
+        (["--generator", "age", "--param", "lag=gamma", "--param", "lag_spread=1e-300"], "--param lag_spread"),
+        # a stream with no tuples (were empty runs, every count 0, with no message)
+        (["--length", "0"], "--length"),
+        (["--generator", "age", "--param", "rate=0"], "--param rate"),
+        (["--generator", "age", "--param", "partner=0", "--param", "background=0"], "drew no tuples in stream S"),
         (["--generator", "age", "--zipf-skew", "2"], "--zipf-skew"),
         (["--generator", "drift", "--param", "period=0"], "--param period"),
         (["--generator", "bursts", "--param", "rotate=maybe"], "--param rotate"),

@@ -45,6 +45,16 @@ def test_bad_parameters(name, items, match):
         parse_params(name, items)
 
 
+@pytest.mark.parametrize("name, params, empty", [
+    ("age", {"partner": 0.0, "background": 0.0}, "S"),
+    ("bursts", {"rate_low": 0.0, "rate_high": 0.0}, "R or S"),
+])
+def test_a_workload_with_an_empty_stream_is_refused(name, params, empty):
+    """A stream with no tuples joins nothing: it was an empty run, every count 0, with no message."""
+    with pytest.raises(ShedError, match=f"^the {name} workload drew no tuples in stream {empty} "):
+        generate(name, params, window=200, warmup=None, length=100)
+
+
 def test_a_bad_value_names_the_parameter():
     with pytest.raises(ShedError, match="^params lag_spread must be a number >= 0"):
         generate("age", {"lag_spread": -1.0}, window=200, warmup=None)
