@@ -59,7 +59,7 @@ def run_policy(
     samples: int = 2000,
     bins: int = 1024,
     group: str | None = None,
-    tuning: HazardTuning | None = None,
+    tuning: HazardTuning | str | None = None,
 ) -> RunResult | OptResult:
     """Run ``policy`` with ``memory`` tuples on ``wl`` and return its result (``as_dict()`` gives
     the JSON row).
@@ -70,7 +70,8 @@ def run_policy(
     band join's), shared by the policies of one workload; ``max_graph_bytes`` bounds OPT's
     network; ``samples`` is how often the R share of memory is sampled; ``bins`` the band join's
     histogram bins; ``group`` the payload column HAZARD ranks by (the flights workload's ``dest``);
-    ``tuning`` HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning`).
+    ``tuning`` HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning` or its
+    ``field=value,...`` text).
     """
     from shedding.band.predicate import BandWorkload
 

@@ -6,7 +6,7 @@ so a value is refused before the command starts, in one line that names the flag
 * :func:`integer`: a 64-bit integer within bounds;
 * :func:`number`: a finite float within bounds (NaN and infinity are refused);
 * :func:`choice`: one name of a list (the library's own, :func:`listed_in`), in any case;
-* :func:`names`: a comma list of such names (policies);
+* :func:`names`: a comma list of such names (policies), each once;
 * :func:`integers`: a comma list of 64-bit integers >= 0 (memory splits);
 * :func:`decimals`: a comma list of finite decimals >= 0 that an exact 64-bit grid can hold;
 * :func:`columns`: a comma list of distinct column names;
@@ -105,6 +105,9 @@ def _listed(names: Names) -> list[str]:
 def _one_of(flag: str, name: str, valid: Names, noun: str | None = None, hint: str = "") -> str:
     options = _listed(valid)
     key = name.strip().lower()
+    if "," in key:  # no name holds a comma: a list where one name goes
+        raise ShedError(f"{flag} takes one {noun or 'value'}, got {name.strip()!r}; choose one of "
+                        f"{', '.join(options)}")
     if key not in options:
         what = f"{flag}: unknown {noun}" if noun else f"unknown {flag}"
         raise ShedError(f"{what} {name.strip()!r}; choose from {', '.join(options)}{hint}")
@@ -124,13 +127,20 @@ def split_list(text: str) -> list[str]:
 
 
 def names(valid: Names, noun: str = "policy") -> Callable:
-    """A comma list of ``valid`` names (any case), returned as a normalized comma list."""
+    """A comma list of ``valid`` names (any case), each once, returned as a normalized comma list."""
 
     def check(flag: str, text: str) -> str:
-        items = [item for item in split_list(text) if item]
-        if not items:
+        items = split_list(text)
+        if not any(items):
             raise ShedError(f"{flag} is empty; give one or more of {', '.join(_listed(valid))}")
-        return ",".join(_one_of(flag, item, valid, noun) for item in items)
+        if not all(items):  # a stray comma
+            raise ShedError(f"{flag} {text.strip()!r} has an empty {noun} name; give names separated by single "
+                            f"commas, e.g. {flag} {','.join(filter(None, items))}")
+        chosen = [_one_of(flag, item, valid, noun) for item in items]
+        twice = next((name for i, name in enumerate(chosen) if name in chosen[:i]), None)
+        if twice is not None:
+            raise ShedError(f"{flag} names {twice} twice; give each {noun} once")
+        return ",".join(chosen)
 
     return value_check(check)
 

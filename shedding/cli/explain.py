@@ -12,11 +12,11 @@ import typer
 from rich.markup import escape
 
 from shedding.cli.checks import choice, integer, integers, listed_in, number, parse_integers
-from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, parse_tuning, tuning_rule
+from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, parse_tuning, tuning_rules
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Values
-from shedding.cli.workload import (ESTIMATORS, WORKLOAD_RULES, check_split, fixed_split,
+from shedding.cli.workload import (ESTIMATORS, WORKLOAD_RULES, check_group, check_split, fixed_split,
                                    takes_workload)
 from shedding.run import POLICY_NAMES
 
@@ -51,7 +51,9 @@ RULES = (
             "--against exact"),
     Ignored(("--group",), lambda v: v.policy.startswith("hazard"), "applies to HAZARD only (--policy hazard or "
             "hazardv)"),
-    tuning_rule(lambda v: [v.policy]),
+    Holds(check_group),
+    *tuning_rules(lambda v: [v.policy], known=lambda v: v.estimator == "static"),
+    Holds(check_buckets),
     Holds(check_split),
     Creatable(("--out",), folder=True),
     *WORKLOAD_RULES,

@@ -4,10 +4,10 @@ the command line, shared by ``shed simulate``, ``shed explain`` and ``shed strea
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from shedding.cli.checks import parsed
-from shedding.cli.rules import Ignored
+from shedding.cli.rules import Ignored, Values
 
 if TYPE_CHECKING:
     from shedding.online.tuning import HazardTuning
@@ -18,11 +18,20 @@ TUNING_HELP = ("HAZARD's learner (and AGE's when it estimates its age curve): fi
                "evidence (1), test (true); e.g. ratio=2,shadow=128 trades some quality for speed.")
 
 
-def learner(name: str) -> bool:
-    """Whether policy ``name`` takes ``--tuning`` (:attr:`~shedding.online.policies.Policy.tunable`)."""
+def tunable(name: str) -> bool:
+    """Whether policy ``name`` takes ``--tuning`` at all (:attr:`~shedding.online.policies.Policy.tunable`)."""
     from shedding.online.policies import POLICIES
 
     return name in POLICIES and POLICIES[name].tunable
+
+
+def learns(name: str, known: bool) -> bool:
+    """Whether policy ``name`` learns in a run, so that ``--tuning`` changes it: HAZARD always,
+    AGE unless it is told its age curve (``known``; :func:`shedding.online.kinds.learns`)."""
+    from shedding.online.kinds import learns as kind_learns
+    from shedding.online.policies import POLICIES
+
+    return name in POLICIES and kind_learns(POLICIES[name].kind, known)
 
 
 def parse_tuning(text: str) -> HazardTuning:
@@ -36,8 +45,26 @@ def parse_tuning(text: str) -> HazardTuning:
 CHECK_TUNING = parsed(parse_tuning)
 
 
-def tuning_rule(policies, flag: str = "--policy") -> Ignored:
+def check_buckets(v: Values) -> None:
+    """``--tuning``'s age buckets over ``--window`` are not too many (``--window`` in steps; the
+    library's check, :func:`~shedding.online.hazard.age_buckets`, before any data is read)."""
+    if v.tuning is not None:
+        from shedding.online.hazard import age_buckets
+
+        settings = parse_tuning(v.tuning)
+        age_buckets(v.window, settings.first, settings.ratio)
+
+
+def tuning_rules(policies: Callable[[Values], list[str]], flag: str = "--policy",
+                 known: Callable[[Values], bool] | None = None) -> tuple[Ignored, ...]:
     """``--tuning`` is refused unless one of the policies chosen with ``flag`` (``policies(values)``)
-    learns."""
-    return Ignored(("--tuning",), lambda v: any(learner(name) for name in policies(v)),
-                   f"applies to the learning policies only ({flag} hazard, hazardv, age or agev)")
+    learns: HAZARD always, AGE unless ``known(values)`` says the run tells it its age curve (the
+    static estimator of ``shed simulate`` and ``shed explain``; without ``known`` AGE always
+    learns, as with ``shed stream-join``'s frequency tables, which hold no curve)."""
+    rules = (Ignored(("--tuning",), lambda v: any(tunable(name) for name in policies(v)),
+                     f"applies to the learning policies only ({flag} hazard, hazardv, age or agev)"),)
+    if known is None:
+        return rules
+    return (*rules, Ignored(("--tuning",), lambda v: any(learns(name, known(v)) for name in policies(v)),
+                            "applies to AGE only with --estimator online (with the static estimator AGE knows its "
+                            "curve and learns nothing)", "add --estimator online or drop it"))

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Callable, Optional
 import typer
 
 from shedding.cli.checks import choice, columns, decimals, integer, integers, names, number, parse_integers
-from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, learner, parse_tuning, tuning_rule
+from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, learns, parse_tuning, tuning_rules
 from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values
-from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, WORKLOAD_RULES, check_split,
+from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, WORKLOAD_RULES, check_group, check_split,
                                    fixed_split, generated, takes_workload)
 from shedding.run import POLICY_NAMES
 
@@ -54,7 +54,9 @@ RULES = (
     Ignored(("--group",), lambda v: any(name.startswith("hazard") for name in policy_list(v.policy)),
             "applies to HAZARD only (--policy hazard or hazardv)"),
     Ignored(("--group",), lambda v: v.predicate == "equi", "applies to equi-joins only"),
-    tuning_rule(lambda v: policy_list(v.policy)),
+    Holds(check_group),
+    *tuning_rules(lambda v: policy_list(v.policy), known=lambda v: v.estimator == "static"),
+    Holds(check_buckets),
     Ignored(("--bound",), lambda v: v.generator == "age" and v.predicate == "equi" and generated(v),
             "applies to the age-based model only (it bounds online policies from the model's own draws)",
             "add --generator age or drop it"),
@@ -154,7 +156,7 @@ def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[in
     with busy("running the policies..."):
         for name in chosen:
             grouped = group if name.startswith("hazard") else None
-            tuned = learned if learner(name) else None
+            tuned = learned if learns(name, known=estimator == "static") else None  # AGE is told its curve
             res = run_policy(wl, name, memory, memory_split=split, estimator=estimator, decay=decay, seed=seed,
                              reference=ref, max_graph_bytes=max_graph_bytes, group=grouped, tuning=tuned)
             options = online_options(name, estimator, decay if estimator == "online" else None, seed)

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_integers,
                                  parsed, split_list, value_check)
-from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, tuning_rule
+from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, tuning_rules
 from shedding.cli.output import err, out
 from shedding.cli.rows import REFERENCES
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
@@ -211,7 +211,7 @@ RULES = (
     Ignored(("--memory-split",), lambda v: fixed_split(v.shedding), "applies to the fixed-split policies "
             "(prob, life, rand, surv, dual, fluid) only"),
     Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only"),
-    tuning_rule(lambda v: [v.shedding], "--shedding"),
+    *tuning_rules(lambda v: [v.shedding], "--shedding"),  # AGE learns: a frequency table holds no age curve
     Ignored(("--estimator",), lambda v: v.shedding != "none", "applies to shedding policies only, not to "
             "--shedding none"),
     Ignored(("--budget",), lambda v: v.shards > 1 and v.shedding != "none", "divides M over several shards: it "

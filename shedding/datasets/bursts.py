@@ -51,8 +51,8 @@ def burst_workload(
     skew = params.real(skew, "skew")
     domain = params.whole(domain, "domain", 1)
     length = params.whole(length, "length")
-    rate_low = params.real(rate_low, "rate_low")
-    rate_high = params.real(rate_high, "rate_high")
+    rate_low = params.rate(rate_low, "rate_low")
+    rate_high = params.rate(rate_high, "rate_high")
     quiet = params.real(quiet, "quiet", 1.0)
     burst = params.real(burst, "burst", 1.0)
     if not isinstance(rotate, (bool, np.bool_)):

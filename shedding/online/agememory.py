@@ -45,11 +45,6 @@ HN_SEG, HN_SPREV, HN_SNEXT, HN_GROUP, HN_C, HN_STALE = range(6)
 HN_FIELDS = 6
 
 
-def learns(kind: int, known: bool) -> bool:
-    """Whether a kind learns from the shadow sample: HAZARD always, AGE unless its curve is known."""
-    return kind == HAZARD or (kind == AGE and not known)
-
-
 # ---------------------------------------------------------------- segment lists
 
 

@@ -65,7 +65,8 @@ class JoinOperator:
     Feed it arrivals with :meth:`feed` (``side`` 0 = R / 1 = S, ``time``, ``key``, and for HAZARD
     optionally a payload ``group``), whole time steps at a time, in time order; call :meth:`finish`
     at the end of the stream. ``tuning`` sets HAZARD's learner (and AGE's when it estimates its age
-    curve online).
+    curve online): a :class:`~shedding.online.tuning.HazardTuning` or its ``field=value,...`` text
+    (:meth:`~shedding.online.tuning.HazardTuning.parse`), None for the defaults.
     """
 
     def __init__(
@@ -82,7 +83,7 @@ class JoinOperator:
         record: bool = False,
         share_every: int = 1,
         schedule_left: np.ndarray | None = None,
-        tuning: HazardTuning | None = None,
+        tuning: HazardTuning | str | None = None,
     ) -> None:
         self.window = check_window(window)
         self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
@@ -129,7 +130,7 @@ class JoinOperator:
         static = self.estimator if isinstance(self.estimator, StaticEstimator) else None
         self._aged = AgedState(self.policy.kind, self.window, (self.memory if self.policy.variable else self.memory_r,
                                                                  self.memory_s), self.policy.variable,
-                               tuning or HazardTuning(), None if static is None else static.age_curves,
+                               HazardTuning.of(tuning), None if static is None else static.age_curves,
                                None if static is None else static.rates)
         self._capacity = 0
         self._n_keys = 0

@@ -44,6 +44,8 @@ import math
 import numpy as np
 from numba import njit
 
+from shedding.errors import ShedError
+
 # the hazard's integer scalars
 (H_NB, H_NG, H_LEAVES, H_SHAPED0, H_SHAPED1, H_NSEG0, H_NSEG1, H_NEXT_REFIT, H_ARRIVALS,
  H_ARR0, H_ARR1, H_T0, H_SAMPLE0, H_SAMPLE1, H_SEEN0, H_SEEN1, H_RHEAD0, H_RHEAD1, H_RN0, H_RN1,
@@ -75,15 +77,21 @@ _ALIVE, _THETA_PRIOR = 0.05, 0.05
 #: the flat model's EM runs to its maximum (relative steps below ``_FLAT_TOL``, at most
 #: ``_FLAT_ITERS`` steps): one cell of beta bins, cheap at every refit
 _FLAT_ITERS, _FLAT_TOL = 1000, 1e-9
+#: the most age buckets over a window: HAZARD's statistics grow with them (a million buckets, as
+#: first=1, ratio=1 make over a window of a million steps, took 3 GB for a stream of 6,000 tuples)
+MAX_BUCKETS = 4096
 
 
 def age_buckets(window: int, first: int = 8, ratio: float = 1.3) -> np.ndarray:
     """Bucket edges 0 = e_0 < e_1 < ... < e_B = max(w - 1, 1) over a tuple's ages in memory
     (bucket j holds the ages e_j .. e_(j+1) - 1): ``first`` ages wide, each next ``ratio`` times
-    wider."""
+    wider. More than :data:`MAX_BUCKETS` are refused, naming ``tuning``."""
     end = max(window - 1, 1)
     edges, width = [0], float(first)
     while edges[-1] < end:
+        if len(edges) > MAX_BUCKETS:
+            raise ShedError(f"{{param}} first={first}, ratio={ratio:g} cut the window of {window} steps into more than "
+                            f"{MAX_BUCKETS:,} age buckets; raise first or ratio", param="tuning")
         edges.append(min(end, edges[-1] + max(1, round(width))))
         width *= ratio
     return np.array(edges, dtype=np.int64)

