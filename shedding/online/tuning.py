@@ -28,8 +28,9 @@ _KINDS = {bool: ("True or False", (bool, np.bool_)), int: ("an integer", (int, n
 @dataclass(frozen=True)
 class HazardTuning:
     """The learner's settings: age buckets (``first`` steps wide, each next ``ratio`` times
-    wider), the shadow sample's size per side (``shadow``), refits (at ``refit_first`` arrivals,
-    then doubling, then every ``refit_every``), EM steps per refit (``iters``), the groups'
+    wider), the shadow sample's size per side (``shadow``), refits (at the first arrival, then
+    ``refit_first`` arrivals later, then each time the arrivals so far double, at most every
+    ``refit_every`` arrivals), EM steps per refit (``iters``), the groups'
     shrinkage (``kappa`` steps) and the model test's penalty factor (``evidence``; 0 takes the
     shaped model on any improvement; ``test`` False always takes it)."""
 
