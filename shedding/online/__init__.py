@@ -13,6 +13,7 @@ _EXPORTS = {
     "OnlineEstimator": "estimators", "StaticEstimator": "estimators", "make_estimator": "estimators",
     "POLICIES": "policies", "Policy": "policies", "get_policy": "policies",
     "Reference": "simulator", "simulate": "simulator",
+    "HazardTuning": "tuning",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)
