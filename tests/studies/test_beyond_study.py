@@ -86,3 +86,71 @@ def test_a_suite_sets_the_learner_per_run(tmp_path):
     wl = generate("age", {"lag_mean": 30.0, "lag_spread": 5.0}, window=100, warmup=None, length=1500, seed=0)
     tuned = run_policy(wl, "hazard", 20, estimator="online", tuning=HazardTuning(first=4, ratio=1.5)).outputs
     assert rows["first=4,ratio=1.5"]["hazard"]["outputs"] == tuned != rows[""]["hazard"]["outputs"]
+
+
+#: a tiny beyond suite whose experiments give no gap to OPT to measure: PROB alone, HAZARD without
+#: PROB, and PROB at M = 0 on the age-based model, where OPT is 0 and the online bound no fraction of it
+NO_GAP = """kind = 'beyond'
+name = 'no-gap'
+[defaults]
+window = 40
+length = 600
+split = 'held-out'
+[[experiment]]
+id = 'prob-only'
+generator = 'drift'
+memory = 20
+period = 100
+x = 'period'
+policies = ['prob']
+[[experiment]]
+id = 'no-prob'
+generator = 'drift'
+memory = 20
+period = 100
+x = 'period'
+policies = ['hazard']
+[[experiment]]
+id = 'no-opt'
+generator = 'age'
+length = 300
+memory = 0
+lag_mean = 30.0
+lag_spread = 2.0
+background = 0.0
+skew = 0.0
+domain = 1000000
+x = 'lag_spread'
+policies = ['prob']
+"""
+
+
+def test_the_page_says_why_no_gap_closed_is_shown(shed, tmp_path):
+    path, out = tmp_path / "s.toml", tmp_path / "out"
+    path.write_text(NO_GAP)
+    code, _, err = shed("compare", "--suite", str(path), "--out", str(out))
+    assert code == 0, err
+    rows = pd.read_parquet(out / "results.parquet")
+    assert (rows[rows.experiment == "no-opt"].opt == 0).all()
+    page = (out / "report.html").read_text()
+    assert "No gap closed: the experiment runs PROB only" in page
+    assert "No gap closed for HAZARD: the experiment runs no PROB" in page and "HAZARD gap closed" not in page
+    assert "A BOUND of - : OPT is 0 there" in page and "BOUND / OPT" in page
+    assert "<b>drift, held-out:</b> HAZARD 0." in page  # the summary shows what there is
+    (out / "report.html").unlink()
+    code, _, err = shed("report", str(out))
+    assert code == 0, err
+    assert "No gap closed for HAZARD" in (out / "report.html").read_text()
+
+
+def test_the_page_says_why_a_gap_closed_is_empty_where_prob_reaches_opt(tmp_path):
+    from shedding.studies.beyond.report import build_report
+
+    rows = pd.DataFrame({"experiment": "a", "run_id": ["r", "r"], "split": "held-out", "generator": "drift",
+                         "setting": "s", "memory": 20, "seed": 0, "policy": ["prob", "hazard"], "outputs": 7,
+                         "opt": 7, "fraction": 1.0, "online_bound": float("nan")})
+    suite = {"name": "s", "experiments": [{"id": "a", "title": "T", "policies": ["prob", "hazard"], "x": "memory",
+                                           "grid": {"memory": [20]}}]}
+    page = build_report(rows, suite, True, tmp_path / "r.html").read_text()
+    assert "HAZARD gap closed" in page and "<td>-</td>" in page
+    assert "A gap closed of - : PROB (PROBV) reaches OPT there" in page
