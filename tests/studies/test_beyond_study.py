@@ -11,6 +11,8 @@ import pytest
 from shedding.errors import ShedError
 from shedding.studies.registry import load_suite
 
+from helpers import assert_error_line
+
 
 def test_the_full_suite_plans_held_out_evaluation():
     study, suite = load_suite("beyond-iid")
@@ -56,6 +58,46 @@ def test_bad_suites(tmp_path, extra, match):
                     "policies = ['prob']\n" + ("split = 'held-out'\n" if "split" not in extra else "") + extra)
     with pytest.raises(ShedError, match=match):
         load_suite(str(path))
+
+
+def one_experiment(generator: str, fields: str) -> str:
+    """A beyond suite of one experiment 'e' on ``generator`` (w = 40, M = 10) with ``fields``."""
+    return (f"kind = 'beyond'\n[[experiment]]\nid = 'e'\ngenerator = '{generator}'\nlength = 300\nwindow = 40\n"
+            f"memory = 10\nsplit = 'held-out'\nx = 'memory'\npolicies = ['prob', 'hazard']\n{fields}")
+
+
+@pytest.mark.parametrize("given, pmfs", [
+    ("[0.0, 0.5, 0.5]", [[0.0, 0.5, 0.5]]),  # one lag distribution, not a grid of three numbers
+    ("[[0.0, 0.5, 0.5]]", [[0.0, 0.5, 0.5]]),
+    ("[[0.0, 0.5, 0.5], [0, 0, 1]]", [[0.0, 0.5, 0.5], [0, 0, 1]]),
+])
+def test_a_list_of_numbers_is_one_lag_pmf(tmp_path, given, pmfs):
+    path = tmp_path / "s.toml"
+    path.write_text(one_experiment("age", f"lag_pmf = {given}\n"))
+    _, suite = load_suite(str(path))
+    assert [json.loads(r.params)["lag_pmf"] for r in suite.runs(seeds=1)] == pmfs
+
+
+@pytest.mark.parametrize("generator, fields, needle", [
+    ("age", "lag_pmf = '0,0.5,0.5'", "lag_pmf = '0,0.5,0.5' is not a list of probabilities"),
+    ("age", "lag_pmf = [0.0, 0.5, 'x']", "lag_pmf = [0.0, 0.5, 'x'] is not a list of probabilities"),
+    ("age", "lag_pmf = [[0.0, 0.5], 0.5]", "lag_pmf = [[0.0, 0.5], 0.5] is not a list of probabilities"),
+    ("age", "lag_pmf = [0.0, 0.5, 0.4]", "lag_pmf must sum to 1"),
+    ("age", "lag_pmf = [[0.0, 1.0], [0.0, 0.5, 0.4]]", "lag_pmf must sum to 1"),
+    ("age", "lag_mean = 100.0", "lag_mean must be a number in [1, 39], got 100.0"),  # the default beyond w - 1
+    ("flights", "months = 13", "months must be a month or a range"),
+    ("flights", "group = 'foo'", "group = 'foo' is not one of dest, carrier, origin"),
+    ("drift", "group = 'dest'", "group = 'dest' needs the flights' payload, not the drift generator"),
+    ("bursts", "rotate = 3", "rotate must be true or false, got 3"),
+])
+def test_bad_generator_fields_are_one_line_naming_file_experiment_and_field(shed, tmp_path, generator, fields,
+                                                                            needle):
+    """Refused when the suite is read, before any run, with --suite, the file and the experiment."""
+    path = tmp_path / "s.toml"
+    path.write_text(one_experiment(generator, fields + "\n"))
+    line = assert_error_line(shed("compare", "--suite", str(path), "--out", str(tmp_path / "out")), needle)
+    assert line.startswith(f"error: --suite: {path}, experiment 'e': ")
+    assert not (tmp_path / "out").exists()
 
 
 def test_the_page_shows_an_experiments_caption(tmp_path):
