@@ -121,6 +121,44 @@ def exact_pairs(wl: Workload, ks: KeyedStreams | None = None) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class ExactMemory:
+    """The memory EXACT needs: the most tuples it holds after admission at any time step, of R
+    (``r``), of S (``s``) and of both sides together (``both``).
+
+    A tuple of time ``a`` is held at steps ``a .. a + w - 2`` (docs/semantics.md: it joins the
+    arrivals up to ``a + w - 1`` and expires before admission at that step). With one tuple per
+    stream per step, as in the paper, ``r = s = w - 1`` once the streams are ``w - 1`` long, so
+    EXACT needs ``2w - 2``; batched streams may need far more, or less.
+    """
+
+    r: int
+    s: int
+    both: int
+
+    @property
+    def fixed(self) -> int:
+        """The smallest M whose fixed split loses nothing, with ``M_R = r`` and ``M_S = s``
+        (a split needs ``M_R >= r`` and ``M_S >= s``); the variable split needs ``M >= both``."""
+        return self.r + self.s
+
+
+def _peak_held(time: np.ndarray, window: int) -> int:
+    """The most of the sorted arrival times ``time`` in ``[t - w + 2, t]`` for any step t: the
+    count only grows at an arrival, so the arrival times are the steps to try."""
+    if len(time) == 0 or window < 2:
+        return 0
+    latest = np.searchsorted(time, time, side="right")
+    earliest = np.searchsorted(time, time - (window - 2), side="left")
+    return int((latest - earliest).max())
+
+
+def exact_memory(wl: Workload) -> ExactMemory:
+    """How many tuples EXACT holds at its peak, per side and in all (vectorized, O(N log N))."""
+    return ExactMemory(_peak_held(wl.time[wl.side == R], wl.window),
+                       _peak_held(wl.time[wl.side != R], wl.window), _peak_held(wl.time, wl.window))
+
+
+@dataclass(frozen=True)
 class PartnerProfile:
     """Per tuple (workload order): how many partners arrived up to and including its own time
     within the window (``earlier``), and when its last later partner arrives (``last_later``,

@@ -193,8 +193,9 @@ def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[
         raise ShedError(f"{{param}} must be an integer >= 0 (a number of tuples), got {memory!r}", param="memory")
     m = int(memory)
     if m > INT64_MAX:
-        raise ShedError(f"{{param}} {m} does not fit in 64-bit integers; any M >= 2w - 2 keeps every tuple, so use that",
-                        param="memory")
+        raise ShedError(f"{{param}} {m} does not fit in 64-bit integers; room for the most tuples alive at once "
+                        "(2w - 2 with one tuple per stream per step; shedding.exact.exact_memory) keeps every tuple, so "
+                        "use that", param="memory")
     if split is None:
         return m, m // 2, m - m // 2
     try:

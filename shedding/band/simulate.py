@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from shedding.errors import ShedError
+from shedding.exact import exact_memory
 from shedding.model import RunResult, Schedule, check_memory
 from shedding.online import kernel as K
 from shedding.online.policies import get_policy
@@ -65,7 +66,7 @@ def simulate_band(
               "predicate": "band", "eps": eps_texts(bw), "attrs": list(bw.attrs)}
     started = _time.perf_counter()
     if name == "exact":
-        res = RunResult("exact", ref.exact, ref.exact, 0, 2 * wl.window - 2, None, None, params=params)
+        res = RunResult("exact", ref.exact, ref.exact, 0, exact_memory(wl).fixed, None, None, params=params)
         res.pairs = ref.pairs if pairs else None
         res.seconds = _time.perf_counter() - started
         return res

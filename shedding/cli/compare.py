@@ -79,21 +79,24 @@ RULES = (
     Fits(("--seeds",), planned_bytes, "the planned runs", when=lambda v: v.seeds is not None),
 )
 ALIASES = {"max_graph_bytes": "--max-graph-gib"}
+SUITE_HELP = ("quick, paper, weather-sample, weather (with --r/--s), policies, wjoin, wjoin-full (W-join), "
+              "bestmatch, beyond-iid, beyond-iid-quick (AGE and HAZARD beyond i.i.d. streams), or the path of a "
+              "suite TOML file.")
+SEEDS_HELP = ("Seeds per point (mean and spread in the report); default: the suite's (5 for paper; 3 for wjoin "
+              "and wjoin-full; 2 for policies and beyond-iid; 1 for the others; bestmatch takes its seeds from its "
+              "file).")
 MAX_GRAPH_HELP = ("OPT/OPTV runs: solve exactly when the network's estimated peak memory (network plus solver "
                   "workspace) is at most this many GiB, else record and plot OPT's lower and upper bounds instead "
                   "(docs/bounds.md).  [default: 4.0]")
 
 
 def compare(
-    suite: str = typer.Option("quick", "--suite", help="quick, paper, weather-sample, weather (with --r/--s), "
-                              "policies, wjoin, wjoin-full (W-join), bestmatch, or the path of a suite TOML "
-                              "file."),
+    suite: str = typer.Option("quick", "--suite", help=SUITE_HELP),
     out_dir: Path = typer.Option(..., "--out", help="Folder for report.html, results.parquet and results.csv."),
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
     resume: bool = typer.Option(False, "--resume", help="Keep the runs already in --out and run only the rest."),
     seeds: Optional[int] = typer.Option(None, "--seeds", callback=integer(1), show_default=False,
-                                        help="Seeds per point (mean and spread in the report); default: the "
-                                        "suite's (5 for paper, 1 for the others)."),
+                                        help=SEEDS_HELP),
     jobs: Optional[int] = typer.Option(None, "--jobs", callback=integer(1), show_default=False,
                                        help="Runs in flight at once (default: Spark's parallelism)."),
     r_path: Optional[Path] = typer.Option(None, "--r", help="Stream R's report file for suites that read files "

@@ -202,12 +202,15 @@ def _band_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tup
 
 
 def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:
+    from shedding.exact import exact_memory
+
     print_header(wl, memory)
+    need = exact_memory(wl)
     cells = []
     for r in rows:
         mem = str(r["memory"]) if r["memory_r"] is None else f"{r['memory_r']}+{r['memory_s']}"
         if r["policy"] == "exact":
-            mem = f">= {2 * wl.window - 2}"
+            mem = f">= {need.fixed}"
         outputs = f"{r['outputs']:,}" if "outputs" in r else f"{r['expected_outputs']:,.1f}"
         arm = f"{r['arm']:,}" if r.get("arm") is not None else "-"
         cells.append([r["policy"].upper(), outputs, f"{r['exact']:,}", f"{r['ratio']:.3f}", arm, mem,
@@ -215,3 +218,7 @@ def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:
     print_fitted([("policy", "left"), ("outputs", "right"), ("EXACT", "right"), ("ratio", "right"),
                   ("ArM", "right"), ("memory", "right"), ("seconds", "right")], cells,
                  optional=("seconds", "memory", "EXACT"))
+    if any(r["policy"] == "exact" for r in rows) and (need.r != need.s or need.both != need.fixed):
+        say(f"EXACT holds up to {need.r} R and {need.s} S tuples at once: a fixed split keeps every tuple with "
+            f"M_R >= {need.r} and M_S >= {need.s} (--memory-split {need.r},{need.s}), a variable split with "
+            f"M >= {need.both}")

@@ -74,8 +74,11 @@ def lag_distribution(lag: str, mean: float, spread: float, window: int) -> np.nd
 def check_age_curve(curve: Any, window: int, param: str = "lag_pmf") -> np.ndarray:
     """A lag distribution given as probabilities for the lags 0..len-1 (entry 0 must be 0): finite,
     non-negative, summing to 1, no lag beyond w-1. Returned padded to length w."""
-    arr = np.asarray(curve, dtype=np.float64)
     w = check_window(window)
+    try:
+        arr = np.asarray(curve, dtype=np.float64)
+    except (TypeError, ValueError):  # text, or lists of unequal lengths
+        arr = np.zeros(0)
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
         raise ShedError("{param} must be a list of finite probabilities >= 0 (one per lag 0, 1, 2, ...)", param=param)
     if arr.size > w and np.any(arr[w:] > 0):

@@ -86,6 +86,12 @@ def check_key(key: Any) -> str:
     return str(key)
 
 
+def check_params(months: Any, key: Any, taxi: Any) -> tuple[tuple[int, int], str, int]:
+    """The flights' own parameters checked without reading the data: the months (first, last), the
+    key column and the taxi minutes."""
+    return check_months(months), check_key(key), params.whole(taxi, "taxi")
+
+
 def flights_workload(
     months: int | tuple[int, int] = 1,
     key: str = "tailnum",
@@ -97,9 +103,7 @@ def flights_workload(
     """Departures (R) and arrivals (S) of the flights in ``months`` (see the module docstring),
     with a ``window`` of minutes (default 12 hours). ``table`` replaces the package's flights
     table (same columns), for tests."""
-    first, last = check_months(months)
-    key = check_key(key)
-    taxi = params.whole(taxi, "taxi")
+    (first, last), key, taxi = check_params(months, key, taxi)
     year = flights_table() if table is None else table
     labels = np.sort(year[key].dropna().unique())
     rows = year[year["month"].between(first, last) & year["air_time"].notna() & year["dep_delay"].notna()

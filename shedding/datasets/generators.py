@@ -99,6 +99,19 @@ def parse_params(name: str, items: list[str] | tuple[str, ...]) -> dict[str, Any
     return out
 
 
+def check_params(name: str, params: dict[str, Any], *, window: int) -> None:
+    """Check generator ``name``'s own ``params`` with ``window`` as :func:`generate` would, without
+    drawing or reading data: a drawn generator draws no steps, the flights' checks run alone
+    (:func:`shedding.datasets.flights.check_params`). An error names the parameter itself
+    (``ShedError.param``), not ``params NAME``."""
+    if name == "flights":
+        from shedding.datasets.flights import check_params as check_flights
+
+        check_flights(**{**own_params(name), **params})
+    else:
+        generator(name)(**params, window=window, length=0, seed=0)
+
+
 def generate(name: str, params: dict[str, Any], *, window: int, warmup: int | None, length: int = 5600,
              seed: int = 0) -> Workload:
     """The workload of generator ``name`` with its own ``params`` (:func:`parse_params`). An error

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.exact import KeyedStreams, PartnerProfile, exact_count, exact_pairs, partner_profile
+from shedding.exact import KeyedStreams, PartnerProfile, exact_count, exact_memory, exact_pairs, partner_profile
 from shedding.metrics import archive_metric
 from shedding.model import RunResult, Schedule, Workload, check_memory
 from shedding.online.engine import JoinOperator
@@ -71,7 +71,7 @@ def simulate(
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}
     started = _time.perf_counter()
     if name == "exact":
-        res = RunResult("exact", ref.exact, ref.exact, 0, 2 * wl.window - 2, None, None, params=params)
+        res = RunResult("exact", ref.exact, ref.exact, 0, exact_memory(wl).fixed, None, None, params=params)
         if pairs:
             res.pairs = exact_pairs(wl, ref.ks)
         res.seconds = _time.perf_counter() - started

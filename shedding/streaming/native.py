@@ -4,7 +4,8 @@ Both inputs get an event-time watermark on ``timestamp_seconds(time)`` and the j
 bounds the two times by w - 1 (docs/semantics.md: r(a) and s(b) pair iff |a - b| <= w - 1), so Spark can
 drop state once the watermark passes a tuple's window. With in-order inputs and a watermark delay of
 0 nothing is late and the result is EXACT; its state is every tuple still in the window (about 2w
-tuples per key range), never capped.
+tuples per key range with one tuple per stream per step, in general the peak of the live tuples,
+:func:`shedding.exact.exact_memory`), never capped.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from shedding.band import BandWorkload, exact_pairs
 from shedding.band.estimator import BandHistogram
 from shedding.band.simulate import BandReference, simulate_band
 from shedding.datasets import zipf_workload
+from shedding.exact import exact_memory
 from shedding.model import Workload
 from shedding.online import simulate
 
@@ -68,6 +69,17 @@ def test_outputs_are_a_subset_of_exact_band_pairs(bw, memory, policy, seed, esti
 @given(band_workloads(synchronous=True), st.sampled_from(POLICIES))
 def test_memory_2w_minus_2_gives_exact(bw, policy) -> None:
     res = simulate_band(bw, policy, max(0, 2 * bw.workload.window - 2))
+    assert res.outputs == res.exact and res.arm == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(band_workloads(), st.sampled_from(POLICIES))
+def test_the_memory_exact_needs_gives_exact_on_batched_streams(bw, policy) -> None:
+    need = exact_memory(bw.workload)
+    assert simulate_band(bw, "exact", 0).memory == need.fixed
+    variable = policy.endswith("v")
+    res = simulate_band(bw, policy, need.both if variable else need.fixed,
+                        memory_split=None if variable else (need.r, need.s))
     assert res.outputs == res.exact and res.arm == 0
 
 

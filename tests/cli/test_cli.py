@@ -48,6 +48,26 @@ def test_simulate_table_and_out_file(shed, tmp_path):
     assert len(target.read_text().splitlines()) == 4
 
 
+def exact_cells(table: str) -> list[str]:
+    """The cells of the table's EXACT row."""
+    return [cell.strip() for cell in next(line for line in table.splitlines() if "EXACT  " in line).split("│")]
+
+
+def test_simulate_shows_the_memory_exact_needs(shed, tmp_path):
+    """2w - 2 with one tuple per stream per step; the peak of the live tuples with batches."""
+    code, stdout, err = shed("simulate", "--length", "500", "--window", "50", "--policy", "exact,prob")
+    assert code == 0, err
+    assert ">= 98" in exact_cells(stdout) and "holds up to" not in stdout
+    path = tmp_path / "w.csv"
+    path.write_text("stream,time,key\nR,0,1\nR,0,2\nR,0,3\nR,1,1\nS,2,1\n")
+    code, stdout, err = shed("simulate", "--workload", str(path), "--window", "3", "--warmup", "0",
+                             "--policy", "exact,prob")
+    assert code == 0, err
+    assert ">= 5" in exact_cells(stdout)
+    assert ("EXACT holds up to 4 R and 1 S tuples at once: a fixed split keeps every tuple with M_R >= 4 and "
+            "M_S >= 1 (--memory-split 4,1), a variable split with M >= 4") in " ".join(stdout.split())
+
+
 def test_simulate_reads_a_workload_file(shed, tmp_path):
     path = tmp_path / "w.csv"
     path.write_text("stream,time,key\nR,0,1\nS,0,1\nR,1,2\nS,2,2\n")

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shedding import Workload, exact_count, exact_pairs, zipf_workload
-from shedding.exact import partner_profile
+from shedding.exact import exact_memory, partner_profile
 
 
 def brute_pairs(wl: Workload) -> list[tuple[int, int]]:
@@ -70,3 +70,35 @@ def test_exact_equals_shift_and_compare_on_a_large_workload():
         match = r[a] == s[a + d]
         total += int(np.count_nonzero(match & (np.maximum(a, a + d) >= wl.warmup)))
     assert exact_count(wl) == total
+
+
+def brute_held(wl: Workload, sides: tuple[int, ...]) -> int:
+    """The most tuples of ``sides`` in memory after admission at any step, from the definition:
+    a tuple of time a is a candidate at t iff a <= t and a + w - 1 > t (docs/semantics.md)."""
+    last = int(wl.time.max()) if len(wl) else 0
+    return max([sum(1 for a, side in zip(wl.time.tolist(), wl.side.tolist())
+                    if side in sides and a <= t < a + wl.window - 1) for t in range(last + 1)], default=0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(wl=workloads())
+def test_exact_memory_equals_brute_force_on_batched_streams(wl):
+    need = exact_memory(wl)
+    assert (need.r, need.s, need.both) == (brute_held(wl, (0,)), brute_held(wl, (1,)), brute_held(wl, (0, 1)))
+    assert need.fixed == need.r + need.s >= need.both
+
+
+@settings(max_examples=50, deadline=None)
+@given(w=st.integers(1, 30), extra=st.integers(0, 40), seed=st.integers(0, 100))
+def test_exact_memory_is_2w_minus_2_with_one_tuple_per_stream_per_step(w, extra, seed):
+    """The paper's rule: w - 1 tuples per side once the streams are w - 1 steps long."""
+    keys = np.random.default_rng(seed).integers(0, 5, size=(2, max(w - 1, 1) + extra))
+    need = exact_memory(Workload.synchronous(keys[0], keys[1], w))
+    assert (need.r, need.s, need.both, need.fixed) == (w - 1, w - 1, 2 * w - 2, 2 * w - 2)
+
+
+def test_exact_memory_of_a_batched_workload_is_its_peak_not_2w_minus_2():
+    """Three R tuples at time 0 and one at 1, an S tuple at 2: with w = 3 the R tuples of time 0
+    are held at steps 0 and 1, so R needs 4 slots (2w - 2 = 4 in all would not do)."""
+    need = exact_memory(Workload([0, 0, 0, 0, 1], [0, 0, 0, 1, 2], [1, 2, 3, 1, 1], window=3))
+    assert (need.r, need.s, need.both, need.fixed) == (4, 1, 4, 5)

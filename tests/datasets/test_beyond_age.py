@@ -82,6 +82,8 @@ def test_lag_pmf_given_directly():
     ([0.5, 0.5], ["lag_pmf", "lag 0"]),
     ([0] * 12 + [1.0], ["lag_pmf", "beyond"]),
     ([0, float("nan"), 1], ["lag_pmf", "finite"]),
+    ("0,0.5,0.5", ["lag_pmf", "a list of finite probabilities"]),
+    ([[0, 1], [0, 0.5, 0.5]], ["lag_pmf", "a list of finite probabilities"]),
 ])
 def test_an_age_curve_that_is_not_a_distribution_is_refused(curve, words):
     with pytest.raises(ShedError) as exc:

@@ -11,6 +11,8 @@ import pytest
 from shedding.errors import ShedError
 from shedding.studies.registry import load_suite
 
+from helpers import assert_error_line
+
 
 def test_the_full_suite_plans_held_out_evaluation():
     study, suite = load_suite("beyond-iid")
@@ -58,6 +60,46 @@ def test_bad_suites(tmp_path, extra, match):
         load_suite(str(path))
 
 
+def one_experiment(generator: str, fields: str) -> str:
+    """A beyond suite of one experiment 'e' on ``generator`` (w = 40, M = 10) with ``fields``."""
+    return (f"kind = 'beyond'\n[[experiment]]\nid = 'e'\ngenerator = '{generator}'\nlength = 300\nwindow = 40\n"
+            f"memory = 10\nsplit = 'held-out'\nx = 'memory'\npolicies = ['prob', 'hazard']\n{fields}")
+
+
+@pytest.mark.parametrize("given, pmfs", [
+    ("[0.0, 0.5, 0.5]", [[0.0, 0.5, 0.5]]),  # one lag distribution, not a grid of three numbers
+    ("[[0.0, 0.5, 0.5]]", [[0.0, 0.5, 0.5]]),
+    ("[[0.0, 0.5, 0.5], [0, 0, 1]]", [[0.0, 0.5, 0.5], [0, 0, 1]]),
+])
+def test_a_list_of_numbers_is_one_lag_pmf(tmp_path, given, pmfs):
+    path = tmp_path / "s.toml"
+    path.write_text(one_experiment("age", f"lag_pmf = {given}\n"))
+    _, suite = load_suite(str(path))
+    assert [json.loads(r.params)["lag_pmf"] for r in suite.runs(seeds=1)] == pmfs
+
+
+@pytest.mark.parametrize("generator, fields, needle", [
+    ("age", "lag_pmf = '0,0.5,0.5'", "lag_pmf = '0,0.5,0.5' is not a list of probabilities"),
+    ("age", "lag_pmf = [0.0, 0.5, 'x']", "lag_pmf = [0.0, 0.5, 'x'] is not a list of probabilities"),
+    ("age", "lag_pmf = [[0.0, 0.5], 0.5]", "lag_pmf = [[0.0, 0.5], 0.5] is not a list of probabilities"),
+    ("age", "lag_pmf = [0.0, 0.5, 0.4]", "lag_pmf must sum to 1"),
+    ("age", "lag_pmf = [[0.0, 1.0], [0.0, 0.5, 0.4]]", "lag_pmf must sum to 1"),
+    ("age", "lag_mean = 100.0", "lag_mean must be a number in [1, 39], got 100.0"),  # the default beyond w - 1
+    ("flights", "months = 13", "months must be a month or a range"),
+    ("flights", "group = 'foo'", "group = 'foo' is not one of dest, carrier, origin"),
+    ("drift", "group = 'dest'", "group = 'dest' needs the flights' payload, not the drift generator"),
+    ("bursts", "rotate = 3", "rotate must be true or false, got 3"),
+])
+def test_bad_generator_fields_are_one_line_naming_file_experiment_and_field(shed, tmp_path, generator, fields,
+                                                                            needle):
+    """Refused when the suite is read, before any run, with --suite, the file and the experiment."""
+    path = tmp_path / "s.toml"
+    path.write_text(one_experiment(generator, fields + "\n"))
+    line = assert_error_line(shed("compare", "--suite", str(path), "--out", str(tmp_path / "out")), needle)
+    assert line.startswith(f"error: --suite: {path}, experiment 'e': ")
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_page_shows_an_experiments_caption(tmp_path):
     from shedding.studies.beyond.report import build_report
 
@@ -86,3 +128,71 @@ def test_a_suite_sets_the_learner_per_run(tmp_path):
     wl = generate("age", {"lag_mean": 30.0, "lag_spread": 5.0}, window=100, warmup=None, length=1500, seed=0)
     tuned = run_policy(wl, "hazard", 20, estimator="online", tuning=HazardTuning(first=4, ratio=1.5)).outputs
     assert rows["first=4,ratio=1.5"]["hazard"]["outputs"] == tuned != rows[""]["hazard"]["outputs"]
+
+
+#: a tiny beyond suite whose experiments give no gap to OPT to measure: PROB alone, HAZARD without
+#: PROB, and PROB at M = 0 on the age-based model, where OPT is 0 and the online bound no fraction of it
+NO_GAP = """kind = 'beyond'
+name = 'no-gap'
+[defaults]
+window = 40
+length = 600
+split = 'held-out'
+[[experiment]]
+id = 'prob-only'
+generator = 'drift'
+memory = 20
+period = 100
+x = 'period'
+policies = ['prob']
+[[experiment]]
+id = 'no-prob'
+generator = 'drift'
+memory = 20
+period = 100
+x = 'period'
+policies = ['hazard']
+[[experiment]]
+id = 'no-opt'
+generator = 'age'
+length = 300
+memory = 0
+lag_mean = 30.0
+lag_spread = 2.0
+background = 0.0
+skew = 0.0
+domain = 1000000
+x = 'lag_spread'
+policies = ['prob']
+"""
+
+
+def test_the_page_says_why_no_gap_closed_is_shown(shed, tmp_path):
+    path, out = tmp_path / "s.toml", tmp_path / "out"
+    path.write_text(NO_GAP)
+    code, _, err = shed("compare", "--suite", str(path), "--out", str(out))
+    assert code == 0, err
+    rows = pd.read_parquet(out / "results.parquet")
+    assert (rows[rows.experiment == "no-opt"].opt == 0).all()
+    page = (out / "report.html").read_text()
+    assert "No gap closed: the experiment runs PROB only" in page
+    assert "No gap closed for HAZARD: the experiment runs no PROB" in page and "HAZARD gap closed" not in page
+    assert "A BOUND of - : OPT is 0 there" in page and "BOUND / OPT" in page
+    assert "<b>drift, held-out:</b> HAZARD 0." in page  # the summary shows what there is
+    (out / "report.html").unlink()
+    code, _, err = shed("report", str(out))
+    assert code == 0, err
+    assert "No gap closed for HAZARD" in (out / "report.html").read_text()
+
+
+def test_the_page_says_why_a_gap_closed_is_empty_where_prob_reaches_opt(tmp_path):
+    from shedding.studies.beyond.report import build_report
+
+    rows = pd.DataFrame({"experiment": "a", "run_id": ["r", "r"], "split": "held-out", "generator": "drift",
+                         "setting": "s", "memory": 20, "seed": 0, "policy": ["prob", "hazard"], "outputs": 7,
+                         "opt": 7, "fraction": 1.0, "online_bound": float("nan")})
+    suite = {"name": "s", "experiments": [{"id": "a", "title": "T", "policies": ["prob", "hazard"], "x": "memory",
+                                           "grid": {"memory": [20]}}]}
+    page = build_report(rows, suite, True, tmp_path / "r.html").read_text()
+    assert "HAZARD gap closed" in page and "<td>-</td>" in page
+    assert "A gap closed of - : PROB (PROBV) reaches OPT there" in page

@@ -111,3 +111,21 @@ def test_kind_is_read_from_the_file(tmp_path):
     with pytest.raises(ShedError, match="unknown kind 'mars'; choose from dgr, wjoin, bestmatch, beyond") as info:
         load(str(path))
     assert "\n" not in str(info.value)
+
+
+def test_compare_help_names_every_shipped_suite_and_its_seeds():
+    """``shed compare --help`` lists every shipped suite under --suite, and --seeds states the
+    default of each suite that takes it ("N for a, b and c; ... 1 for the others")."""
+    import re
+
+    from shedding.cli.compare import SEEDS_HELP, SUITE_HELP
+
+    assert set(SHIPPED) <= set(re.findall(r"[a-z][a-z-]*", SUITE_HELP))
+    said = {}
+    for count, names in re.findall(r"(\d+) for ([^;)]+)", SEEDS_HELP):
+        for name in re.split(r", | and ", names):
+            said[name] = int(count)
+    others = said.pop("the others")
+    takes = [name for name in SHIPPED if "seeds" in load(name)[0].inputs]
+    assert {name: load(name)[1].seeds for name in takes} == {name: said.get(name, others) for name in takes}
+    assert set(said) <= set(takes)

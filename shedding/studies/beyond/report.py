@@ -8,6 +8,7 @@ online policy can get in expectation, so its "gap closed" is the most any online
 
 from __future__ import annotations
 
+import math
 from html import escape
 from pathlib import Path
 
@@ -46,19 +47,20 @@ def with_bounds(rows: pd.DataFrame) -> pd.DataFrame:
     extra = rows[rows.online_bound.notna()].copy()
     extra["policy"] = [BOUNDS[get_policy(p).variable] for p in extra.policy]
     extra = extra.drop_duplicates(["run_id", "policy"])
-    extra["fraction"] = extra.online_bound / extra.opt
+    extra["fraction"] = (extra.online_bound / extra.opt).where(extra.opt > 0)  # none where OPT is 0
     return pd.concat([rows, extra], ignore_index=True)
 
 
 def gap_closed(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Per ``keys`` and policy: the mean fraction of OPT over seeds and the mean share of the base's
-    gap to OPT closed (None where the base reaches OPT)."""
+    gap to OPT closed (NaN where the base reaches OPT, for the base itself, and where the
+    experiment does not run the base)."""
     rows = with_bounds(rows)
     runs = rows.pivot_table(index=[*keys, "seed"], columns="policy", values="fraction", aggfunc="mean")
     out = []
     for policy in runs.columns:
         base = base_of(policy)
-        part = pd.DataFrame({"fraction": runs[policy]})
+        part = pd.DataFrame({"fraction": runs[policy], "closed": math.nan})
         if base in runs and policy != base:
             gap = 1.0 - runs[base]
             part["closed"] = ((runs[policy] - runs[base]) / gap).where(gap > 1e-9)
@@ -67,19 +69,47 @@ def gap_closed(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return frame[frame.fraction.notna()]
 
 
+def _names(policies: list[str]) -> str:
+    """``policies`` in upper case, joined with "and"."""
+    return " and ".join(p.upper() for p in policies)
+
+
+def missing_gaps(frame: pd.DataFrame, policies: list[str]) -> tuple[list[str], list[str]]:
+    """The policies of ``policies`` whose gap closed the table shows (their base ran), and the
+    note's sentences on the gap columns it leaves out or leaves empty (``frame``: :func:`gap_closed`)."""
+    ran = set(frame.policy)
+    measured = [p for p in policies if p != base_of(p) and base_of(p) in ran]
+    unmeasured = [p for p in policies if p != base_of(p) and p not in measured]
+    why = []
+    if unmeasured:
+        bases = sorted({base_of(p) for p in unmeasured})
+        why.append(f"No gap closed for {_names(unmeasured)}: the experiment runs no {_names(bases)}, whose gap to "
+                   "OPT it is measured against; add it to the policies to see it.")
+    if not measured and not unmeasured:
+        why.append(f"No gap closed: the experiment runs {_names(policies)} only, what the gap to OPT is measured "
+                   "from.")
+    if frame[frame.policy.isin(measured)].closed.isna().any():
+        why.append("A gap closed of - : PROB (PROBV) reaches OPT there, so there is no gap to close.")
+    return measured, why
+
+
 def _table(index: str, frame: pd.DataFrame, keys: list[str], policies: list[str], note: str) -> str:
-    head = [*keys, *(f"{p.upper()} / OPT" for p in policies),
-            *(f"{p.upper()} gap closed" for p in policies if p != base_of(p))]
+    measured, why = missing_gaps(frame, policies)
+    head = [*keys, *(f"{p.upper()} / OPT" for p in policies), *(f"{p.upper()} gap closed" for p in measured)]
     body = []
+    unset = False  # a bound without a fraction of OPT at some point
     for point, part in frame.groupby(keys, sort=True):
         point = point if isinstance(point, tuple) else (point,)
         by = part.set_index("policy")
         cells = [(str(v), True) for v in point]
-        cells += [(f"{by.fraction.get(p, float('nan')):.3f}", False) for p in policies]
-        cells += [(f"{100 * by.closed.get(p, float('nan')):+.0f}%" if "closed" in by and pd.notna(by.closed.get(p))
-                   else "-", False) for p in policies if p != base_of(p)]
+        unset |= any(p not in by.index for p in policies if p in BOUNDS.values())
+        cells += [(f"{by.fraction[p]:.3f}" if p in by.index else "-", False) for p in policies]
+        cells += [(f"{100 * by.closed[p]:+.0f}%" if p in by.index and pd.notna(by.closed[p]) else "-", False)
+                  for p in measured]
         body.append(cells)
-    return table_html(index, head, body, note)
+    if unset:
+        why.append("A BOUND of - : OPT is 0 there, so the bound is no fraction of it and closes no gap.")
+    return table_html(index, head, body, " ".join([note, *why]))
 
 
 def _figure(exp: dict, frame: pd.DataFrame):  # noqa: ANN201 (a plotly Figure)
@@ -135,7 +165,7 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
         else:
             keys = [k for k in _varied(exp) if k in rows]
             frame = gap_closed(rows, keys)
-            bounds = [b for b in BOUNDS.values() if b in set(frame.policy)]
+            bounds = [b for b in BOUNDS.values() if b in set(with_bounds(rows).policy)]
             note = ("Mean over seeds of each policy's outputs / OPT's (OPTV's for a variable split), and the share of "
                     "PROB's (PROBV's) gap to OPT it closes." + (" " + BOUND_NOTE if bounds else ""))
             parts += [figure_html(figures, _figure(exp, frame)),

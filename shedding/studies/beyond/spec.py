@@ -6,9 +6,10 @@ drifting and bursty Zipf streams, and the flights of 2013.
 A suite is a TOML file with ``kind = "beyond"`` and ``[[experiment]]`` tables (the format of
 :mod:`shedding.studies.suite`); grid fields may also go in ``[defaults]`` and any may be a list:
 
-* ``generator`` and any of its own parameters (``lag_spread``, ``background``, ``months``, ...),
-  ``length`` (not for the flights), ``window``, ``memory``, ``estimator``, ``group`` (HAZARD's
-  payload column; "" for none) and ``tuning`` (the learner of HAZARD and AGE as ``field=value,...``,
+* ``generator`` and any of its own parameters (``lag_spread``, ``background``, ``months``, ...;
+  ``lag_pmf``, a list of probabilities, takes a list of numbers as one value and a list of lists
+  as a grid), ``length`` (not for the flights), ``window``, ``memory``, ``estimator``, ``group``
+  (HAZARD's payload column of the flights; "" for none) and ``tuning`` (the learner of HAZARD and AGE as ``field=value,...``,
   :meth:`~shedding.online.tuning.HazardTuning.parse`; "" for the defaults);
 * ``split``: ``tuning`` or ``held-out``, what the experiment's data was to the policies' design
   (the page states it), and ``seed_offset``: the first seed drawn (held-out seeds start after the
@@ -26,13 +27,14 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shedding.datasets.generators import GENERATORS, own_params
+from shedding.datasets.flights import PAYLOAD
+from shedding.datasets.generators import GENERATORS, check_params, own_params
 from shedding.errors import ShedError
 from shedding.online.policies import POLICIES
 from shedding.online.tuning import HazardTuning
 from shedding.studies.suite import (TOP_FIELDS, ExperimentBase, Run, SuiteBase, check, check_values,
-                                    experiment_fields, experiment_tables, integer_at_least, lines_of, one_of, points,
-                                    seeds_of)
+                                    experiment_fields, experiment_tables, integer_at_least, lines_of, number, one_of,
+                                    points, seeds_of)
 
 FIGURES = ("fraction",)
 SPLITS = ("tuning", "held-out")
@@ -104,6 +106,35 @@ def _tuning(text: object, here: str) -> str:
         raise ShedError(f"{here}: tuning = {text!r}: {exc}") from None
 
 
+def _lag_pmfs(values: list, given: object, here: str) -> list:
+    """A grid's ``lag_pmf`` values (``given`` as the file has it): a list of numbers is one lag
+    distribution, as no number alone is one; a list of such lists is a grid of them."""
+    if values and all(number(v) for v in values):
+        return [values]
+    check(bool(values) and all(isinstance(v, list) and v and all(number(p) for p in v) for v in values), here,
+          f"lag_pmf = {given!r} is not a list of probabilities, one per lag 0, 1, 2, ... (e.g. lag_pmf = "
+          "[0.0, 0.5, 0.5]; a list of such lists is a grid of them)")
+    return values
+
+
+def _check_workloads(grid: dict, here: str) -> None:
+    """Every grid point's generator parameters and HAZARD's ``group``, checked as the runs would
+    meet them but before any runs, without drawing or reading data."""
+    for name in grid["generator"]:
+        own = [k for k in own_params(name) if k in grid]
+        for p in points(grid, [*own, "window"]):
+            window = p.pop("window")
+            try:
+                check_params(name, p, window=window)
+            except ShedError as exc:
+                raise ShedError(f"{here}: {exc}") from None
+        for group in grid.get("group", []):
+            check(not group or name == "flights", here, f"group = {group!r} needs the flights' payload, not the "
+                  f"{name} generator; leave group out (or \"\")")
+            check(group in ("", *PAYLOAD), here, f"group = {group!r} is not one of {', '.join(PAYLOAD)} (the flights' "
+                  "payload columns) or \"\" for none")
+
+
 def parse_beyond_suite(data: dict, where: str) -> BeyondSuite:
     """Validate a beyond suite's TOML tables; every error names the file, the experiment and the fix."""
     seeds, tables = experiment_tables(data, where, TOP_FIELDS, GRID_FIELDS, experiment_fields("policies", "x"),
@@ -120,9 +151,13 @@ def parse_beyond_suite(data: dict, where: str) -> BeyondSuite:
                                   ("estimator", *one_of(("static", "online")))))
         if "tuning" in grid:
             grid["tuning"] = [_tuning(text, here) for text in grid["tuning"]]
+        if "lag_pmf" in grid:
+            given = t.raw["lag_pmf"] if "lag_pmf" in t.raw else data["defaults"]["lag_pmf"]
+            grid["lag_pmf"] = _lag_pmfs(grid["lag_pmf"], given, here)
         for name in grid["generator"]:
             stray = [k for k in PARAM_FIELDS if k in grid and k not in own_params(name)]
             check(not stray, here, f"{', '.join(stray)} are no parameters of the {name} generator; drop them")
+        _check_workloads(grid, here)
         x = str(t.raw.get("x", "memory"))
         check(x in grid, here, f"x = {x!r} is no grid field of the experiment; name one it varies")
         experiments.append(BeyondExperiment(t.id, str(t.raw.get("title", t.id)), t.figure, policies, x, grid,
