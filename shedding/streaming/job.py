@@ -27,7 +27,7 @@ from shedding.online.estimators import StaticEstimator
 from shedding.streaming.end_of_input import (END_DIR, await_query, drop_marker, file_counts, marker_after,
                                              one_batch)
 from shedding.streaming.results import METRIC_TABLE, PAIRS, summarize
-from shedding.streaming.shard import JoinSpec
+from shedding.streaming.shard import STATE_LAYOUT, JoinSpec, check_layout
 from shedding.streaming.sources import StreamSource, inspect_source
 from shedding.streaming.tuning import tune_checkpoint, tune_file_sources
 
@@ -73,7 +73,7 @@ class StreamJob:
         parse_trigger(self.trigger)
         self.params = {"spec": self.spec.as_dict(), "r": str(self.r.path.resolve()), "s": str(self.s.path.resolve()),
                        "format": [self.r.fmt, self.s.fmt], "estimator": self.estimator, "key": list(self.key),
-                       "time": self.time, "step": self.step}
+                       "time": self.time, "step": self.step, "state_layout": STATE_LAYOUT}
 
 
 def job_sources(checkpoint: Path, r: Path, s: Path, fmt: str | None, key: tuple[str, ...] = ("key",),
@@ -96,6 +96,8 @@ def check_params(job: StreamJob) -> None:
         stored = folder / PARAMS
         if stored.exists():
             old = json.loads(stored.read_text())
+            old.setdefault("state_layout", 1)  # recorded from layout 2 on
+            check_layout(old["state_layout"], f"{what} {folder}")
             diff = differences(old, job.params)
             if diff:
                 raise ShedError(f"{what} {folder} was made by a run with other parameters ({'; '.join(diff[:3])}); "

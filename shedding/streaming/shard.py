@@ -55,6 +55,14 @@ SHEDDING = ("none", *(name for name, p in POLICIES.items() if not p.replay))
 R, S, END, BAD = 0, 1, 2, 3
 _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with the data)
 
+#: the layout of a shard's pickled state (:meth:`ShardJoin.to_bytes`): the join operator's arrays
+#: and what their columns mean. A change to them must raise it, so that a checkpoint written before
+#: is refused on restart (by ``shed stream-join`` before the query starts, and by
+#: :meth:`ShardJoin.from_bytes`) instead of being read with the new meaning;
+#: tests/streaming/test_shard.py fingerprints the arrays' shapes and fields to catch a change
+#: made without it. State pickled before the layout was recorded is layout 1.
+STATE_LAYOUT = 1
+
 METRICS = ("arrivals", "outputs", "shed", "late", "bad", "held", "memory_r", "memory_s", "budget_r", "budget_s",
            "released_until", "ended")
 #: the carried original time, and the prefix of the carried original key columns
@@ -211,6 +219,7 @@ class ShardJoin:
     def __init__(self, spec: JoinSpec, shard: int = 0, table: StaticEstimator | None = None) -> None:
         self.spec = spec
         self.shard = shard
+        self.layout = STATE_LAYOUT
         self.op = new_operator(spec, shard, table)
         self.budget = shard_budgets(spec.memory, spec.memory_split, spec.shards)[shard]
         self.census = Census() if spec.shares_budget else None
@@ -380,4 +389,14 @@ class ShardJoin:
 
     @staticmethod
     def from_bytes(blob: bytes) -> "ShardJoin":
-        return pickle.loads(zlib.decompress(blob))
+        """The shard :meth:`to_bytes` wrote; state in another :data:`STATE_LAYOUT` is refused."""
+        join = pickle.loads(zlib.decompress(blob))
+        check_layout(getattr(join, "layout", 1), "the streaming state")
+        return join
+
+
+def check_layout(layout: int, what: str) -> None:
+    """Refuse shard state written in another :data:`STATE_LAYOUT` than this version's."""
+    if layout != STATE_LAYOUT:
+        raise ShedError(f"{what} was written by a version of shedding whose join state has layout {layout}; this "
+                        f"version reads layout {STATE_LAYOUT}: start from a new --checkpoint (and --out)")
