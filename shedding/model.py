@@ -48,6 +48,18 @@ def as_int_array(values: Any, what: str) -> np.ndarray:
     raise ShedError(f"{what} must be integers, got values of type {arr.dtype}; map them to integers first")
 
 
+def check_arrivals(side: np.ndarray, time: np.ndarray) -> None:
+    """Refuse a side other than 0 (R) or 1 (S), times going backwards and negative times (the
+    checks of a workload's and of a feed's arrivals, after :func:`as_int_array`)."""
+    if side.size and not np.all((side == R) | (side == S)):
+        raise ShedError("side must be 0 (R) or 1 (S)")
+    if time.size and np.any(np.diff(time) < 0):
+        i = int(np.argmax(np.diff(time) < 0)) + 1
+        raise ShedError(f"times go backwards at tuple {i} ({time[i - 1]} then {time[i]}); sort the input by time")
+    if time.size and time[0] < 0:
+        raise ShedError(f"times must be non-negative, found {time[0]}; shift them so the first is 0")
+
+
 @dataclass(frozen=True)
 class Workload:
     """Two streams R and S, merged into one arrival sequence ordered by time.
@@ -71,13 +83,7 @@ class Workload:
         key = as_int_array(self.key, "key")
         if not (len(side) == len(time) == len(key)):
             raise ShedError("side, time and key must have the same length")
-        if side.size and not np.all((side == R) | (side == S)):
-            raise ShedError("side must be 0 (R) or 1 (S)")
-        if time.size and np.any(np.diff(time) < 0):
-            i = int(np.argmax(np.diff(time) < 0)) + 1
-            raise ShedError(f"times go backwards at tuple {i} ({time[i - 1]} then {time[i]}); sort the input by time")
-        if time.size and time[0] < 0:
-            raise ShedError(f"times must be non-negative, found {time[0]}; shift them so the first is 0")
+        check_arrivals(side, time)
         window = check_window(self.window)
         if int(self.warmup) < 0:
             raise ShedError(f"{{param}} must be >= 0, got {self.warmup}", param="warmup")

@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from shedding.errors import ShedError
+from shedding.online.estimators import check_estimator
+from shedding.online.kinds import HAZARD
 from shedding.online.policies import POLICIES
 
 if TYPE_CHECKING:
@@ -71,12 +73,18 @@ def run_policy(
     network; ``samples`` is how often the R share of memory is sampled; ``bins`` the band join's
     histogram bins; ``group`` the payload column HAZARD ranks by (the flights workload's ``dest``);
     ``tuning`` HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning` or its
-    ``field=value,...`` text).
+    ``field=value,...`` text). An unknown ``estimator`` is refused for every policy, and a
+    ``group`` for every policy but HAZARD on an equi-join.
     """
     from shedding.band.predicate import BandWorkload
 
     name = check_policies([policy])[0]
-    if isinstance(wl, BandWorkload):
+    estimator = check_estimator(estimator, decay)  # as the online policies check it, also for EXACT and OPT
+    band = isinstance(wl, BandWorkload)
+    if group is not None and (band or name not in POLICIES or POLICIES[name].kind != HAZARD):
+        raise ShedError(f"{{param}} is HAZARD's payload column on an equi-join (hazard, hazardv), not {name}'s"
+                        f"{' on a band join' if band else ''}; leave it out", param="group")
+    if band:
         return _run_band(wl, name, memory, memory_split, estimator, seed, reference, bins)
     if name in OFFLINE:
         from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, solve_opt

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import check_memory, check_window
+from shedding.model import as_int_array, check_memory, check_window
 from shedding.online import kernel as K
 from shedding.online.engine import FeedResult, check_feed
 from shedding.online.policies import Policy, get_policy
@@ -95,8 +95,8 @@ class BandJoinOperator:
     def feed(self, side: np.ndarray, time: np.ndarray, values: np.ndarray) -> FeedResult:
         """Process arrivals sorted by time (``values``: N x d scaled integers); every time step
         must be complete in one call."""
-        side = np.ascontiguousarray(side, dtype=np.int64)
-        time = np.ascontiguousarray(time, dtype=np.int64)
+        side = np.ascontiguousarray(as_int_array(side, "side"))
+        time = np.ascontiguousarray(as_int_array(time, "time"))
         values = np.ascontiguousarray(values, dtype=np.int64).reshape(len(time), len(self.eps))
         n = len(time)
         if len(side) != n:

@@ -36,7 +36,7 @@ from shedding.exact import KeyedStreams
 from shedding.model import Schedule, Workload, check_memory
 from shedding.offline.compact import star_network
 from shedding.offline.network import GRAPH_BYTES_PER_ARC, ORTOOLS_BYTES_PER_ARC, same_time_pairs
-from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, group_caps
+from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, check_solver, group_caps
 
 #: what G adds to what the policy knows: each R tuple's lag from its arrival on (``lags``, the
 #: default) or each S arrival's label (``labels``)
@@ -118,6 +118,7 @@ def age_bound(wl: Workload, memory: int, memory_split: tuple[int, int] | None = 
     over all schedules given G (``reveal``, module docstring), solved by ``solver`` (``ortools``
     or ``ssp``). The network has an exit per tuple and step of its window: refused up front when
     it would need more than ``max_graph_bytes``."""
+    check_solver(solver)
     m, m_r, m_s = check_memory(memory, memory_split)
     exits = int(_holding(wl, int(wl.meta.get("length", 0)))[1].sum())
     need = exits * (GRAPH_BYTES_PER_ARC + ORTOOLS_BYTES_PER_ARC + BYTES_PER_CREDIT)

@@ -152,6 +152,11 @@ def check_options(allocation: str, graph: str, solver: str) -> None:
         raise ShedError(f"unknown {{param}} {allocation!r}; use fixed (OPT) or variable (OPTV)", param="allocation")
     if graph not in GRAPH_CHOICES:
         raise ShedError(f"unknown {{param}} {graph!r}; use one of: {', '.join(GRAPH_CHOICES)}", param="graph")
+    check_solver(solver)
+
+
+def check_solver(solver: str) -> None:
+    """Refuse a min-cost-flow backend that is not one of :data:`SOLVERS`."""
     if solver not in SOLVERS:
         raise ShedError(f"unknown {{param}} {solver!r}; use one of: {', '.join(SOLVERS)}", param="solver")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import check_memory, check_window
+from shedding.model import as_int_array, check_arrivals, check_memory, check_window
 from shedding.online import kernel as K
 from shedding.online.aged import AgedState
 from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator, make_estimator
@@ -43,15 +43,13 @@ _EMPTY_ROWS = np.zeros((0, 3), dtype=np.int64)
 
 
 def check_feed(side: np.ndarray, time: np.ndarray, last_time: int | None) -> np.ndarray:
-    """Refuse a feed that is not whole time steps in time order after ``last_time``, or has a side
-    other than 0/1; returns the start index of every arrival batch (``time`` is not empty)."""
-    if np.any(np.diff(time) < 0):
-        raise ShedError("times go backwards inside the batch; sort arrivals by time")
+    """Refuse a feed that is not whole time steps in time order after ``last_time``, has a negative
+    time or a side other than 0/1 (:func:`~shedding.model.check_arrivals`); returns the start index
+    of every arrival batch (``time`` is not empty)."""
+    check_arrivals(side, time)
     if last_time is not None and time[0] <= last_time:
         raise ShedError(f"time {time[0]} is not after the last processed time {last_time}; "
                         "feed whole time steps in order")
-    if np.any((side != 0) & (side != 1)):
-        raise ShedError("side must be 0 (R) or 1 (S)")
     return np.flatnonzero(np.r_[True, time[1:] != time[:-1]])
 
 
@@ -227,12 +225,14 @@ class JoinOperator:
     # ------------------------------------------------------------------ feeding
 
     def feed(self, side: np.ndarray, time: np.ndarray, key: np.ndarray, group: np.ndarray | None = None) -> FeedResult:
-        """Process arrivals sorted by time; every time step must be complete in one call. ``group``
+        """Process arrivals sorted by time; every time step must be complete in one call. Sides
+        (0/1), times (>= 0) and keys are integers (integral floats are taken, as by
+        :class:`~shedding.model.Workload`). ``group``
         (integers, one per arrival) is the payload group HAZARD ranks by; the first feed decides
         whether there is one."""
-        side = np.ascontiguousarray(side, dtype=np.int64)
-        time = np.ascontiguousarray(time, dtype=np.int64)
-        key = np.ascontiguousarray(key, dtype=np.int64)
+        side = np.ascontiguousarray(as_int_array(side, "side"))
+        time = np.ascontiguousarray(as_int_array(time, "time"))
+        key = np.ascontiguousarray(as_int_array(key, "key"))
         n = len(time)
         if not (len(side) == n == len(key)):
             raise ShedError("side, time and key must have the same length")

@@ -156,6 +156,11 @@ def test_an_unknown_relaxation_is_one_line_naming_the_choices():
         age_bound(tiny(0), 2, reveal="future")
 
 
+def test_an_unknown_solver_is_one_line_naming_the_choices():
+    with pytest.raises(ShedError, match="unknown solver 'bogus'; use one of: ssp, ortools"):  # was a KeyError
+        age_bound(tiny(0), 2, solver="bogus")
+
+
 def test_a_network_too_large_is_refused_up_front():
     wl = age_workload(length=400, window=40, lag_mean=10, lag_spread=2, seed=0)
     with pytest.raises(ShedError, match=r"needs about .* GiB .* more than max_graph_bytes = 0.0 GiB; shorten"):

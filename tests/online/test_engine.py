@@ -188,6 +188,24 @@ def test_feed_rejects_time_going_back():
         op.feed([0, 0], [9, 8], [1, 1])
 
 
+@pytest.mark.parametrize("side, time, key, match", [
+    ([0, 1], [0, 0], [1.7, 1.2], "key must be integers, found 1.7"),  # were truncated to 1 and joined
+    ([0, 1], [0.5, 0.5], [1, 1], "time must be integers, found 0.5"),
+    ([0.5, 1], [0, 0], [1, 1], "side must be integers, found 0.5"),
+    ([0, 1], [-2, -2], [1, 1], "times must be non-negative, found -2"),  # their outputs were never counted
+    ([0, 1], [0, 0], [2**63, 2**63], "key has values beyond 64-bit"),  # was an OverflowError
+])
+def test_feed_refuses_what_a_workload_refuses(side, time, key, match):
+    with pytest.raises(ShedError, match=match):
+        JoinOperator(5, 4, "prob").feed(side, time, key)
+    with pytest.raises(ShedError, match=match):
+        Workload(side, time, key, 5)
+
+
+def test_feed_takes_integral_floats_as_a_workload_does():
+    assert JoinOperator(5, 4, "prob").feed([0.0, 1.0], [0.0, 0.0], [2.0, 2.0]).outputs == 1
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"memory": -1}, "memory"),
     ({"memory": 2.5}, "memory"),

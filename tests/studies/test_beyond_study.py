@@ -110,7 +110,7 @@ def test_the_page_shows_an_experiments_caption(tmp_path):
 
 
 def test_a_suite_sets_the_learner_per_run(tmp_path):
-    """``tuning`` is a grid field: HAZARD runs with the learner it names, PROB as before."""
+    """``tuning`` is a grid field: HAZARD runs with the learner it names, PROB once with none."""
     from shedding.datasets.generators import generate
     from shedding.online.tuning import HazardTuning
     from shedding.run import run_policy
@@ -122,12 +122,65 @@ def test_a_suite_sets_the_learner_per_run(tmp_path):
                     "tuning = ['', 'ratio=1.5,first=4']\nx = 'tuning'\n")
     _, suite = load_suite(str(path))
     runs = suite.runs(seeds=1)
-    assert [r.tuning for r in runs] == ["", "first=4,ratio=1.5"]
-    rows = {r.tuning: {row["policy"]: row for row in execute(r)} for r in runs}
-    assert rows[""]["prob"]["outputs"] == rows["first=4,ratio=1.5"]["prob"]["outputs"]
+    assert [(r.tuning, r.policies) for r in runs] == [("", ("prob",)), ("", ("hazard",)),
+                                                      ("first=4,ratio=1.5", ("hazard",))]
+    rows = {(r.tuning, row["policy"]): row for r in runs for row in execute(r)}
+    rows = {tuning: {p: rows[tuning, p] for p in ("prob", "hazard") if (tuning, p) in rows}
+            for tuning in ("", "first=4,ratio=1.5")}
     wl = generate("age", {"lag_mean": 30.0, "lag_spread": 5.0}, window=100, warmup=None, length=1500, seed=0)
     tuned = run_policy(wl, "hazard", 20, estimator="online", tuning=HazardTuning(first=4, ratio=1.5)).outputs
     assert rows["first=4,ratio=1.5"]["hazard"]["outputs"] == tuned != rows[""]["hazard"]["outputs"]
+
+
+#: a tiny beyond suite with two tunings: PROB learns nothing, HAZARD learns with either; AGE learns
+#: with the online estimator and is told its curve with the static one
+TUNED = """kind = 'beyond'
+name = 'tuned'
+[defaults]
+generator = 'age'
+length = 1500
+window = 100
+memory = 20
+lag_mean = 30.0
+lag_spread = 5.0
+split = 'held-out'
+tuning = ['ratio=1.5', 'ratio=1.5,first=4']
+[[experiment]]
+id = 'online'
+x = 'tuning'
+policies = ['prob', 'age', 'hazard']
+[[experiment]]
+id = 'static'
+estimator = 'static'
+x = 'tuning'
+policies = ['prob', 'age', 'hazard']
+"""
+
+
+def test_a_policy_that_learns_nothing_runs_once_for_all_tunings(shed, tmp_path):
+    """PROB (and AGE told its curve) ran once per tuning, each time the same, and its rows carried a
+    tuning that did not apply; it runs once now, and the page pairs it with each HAZARD row."""
+    path, out = tmp_path / "s.toml", tmp_path / "out"
+    path.write_text(TUNED)
+    _, suite = load_suite(str(path))
+    runs = suite.runs(seeds=1)
+    assert [(r.experiment, r.tuning, r.policies) for r in runs] == [
+        ("online", "", ("prob",)), ("online", "ratio=1.5", ("age", "hazard")),
+        ("online", "first=4,ratio=1.5", ("age", "hazard")),
+        ("static", "", ("prob", "age")), ("static", "ratio=1.5", ("hazard",)),
+        ("static", "first=4,ratio=1.5", ("hazard",))]
+    code, _, err = shed("compare", "--suite", str(path), "--out", str(out), "--seeds", "1")
+    assert code == 0, err
+    rows = pd.read_parquet(out / "results.parquet")
+    assert rows.groupby("policy").size().to_dict() == {"prob": 2, "age": 3, "hazard": 4}
+    assert set(rows[rows.policy == "prob"].tuning) == {""}
+    page = (out / "report.html").read_text()
+    table = page[page.index("1. online"):page.index("2. static")]
+    prob = rows[(rows.experiment == "online") & (rows.policy == "prob")].fraction.item()
+    for tuning in ("ratio=1.5", "first=4,ratio=1.5"):
+        hazard = rows[(rows.experiment == "online") & (rows.policy == "hazard") & (rows.tuning == tuning)]
+        closed = (hazard.fraction.item() - prob) / (1 - prob)
+        assert f"<td class=\"key\">{tuning}</td><td>{prob:.3f}</td>" in table and f"{100 * closed:+.0f}%" in table
 
 
 #: a tiny beyond suite whose experiments give no gap to OPT to measure: PROB alone, HAZARD without

@@ -31,16 +31,14 @@ def execute(run: BeyondRun) -> list[dict]:
         bound[variable] = age_bound(wl, run.memory, variable=variable) if run.generator == "age" else math.nan
     label = {"generator": run.generator, "split": run.split, "seed": run.seed, "window": run.window,
              "memory": run.memory, "estimator": run.estimator, "group": run.group, "tuning": run.tuning, "x": run.x,
-             "setting": f"{run.generator} {run.params} w={run.window} M={run.memory} {run.estimator} {run.group} "
-                        f"{run.tuning}",
+             "setting": f"{run.generator} {run.params} w={run.window} M={run.memory} {run.estimator} {run.group}",
              **{k: v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v) for k, v in params.items()}}
     learner = HazardTuning.parse(run.tuning) if run.tuning else None
     rows = []
     for policy in run.policies:
         pol = get_policy(policy)
         group = run.group or None if pol.kind == HAZARD else None
-        tuning = learner if pol.tunable else None
-        res = run_policy(wl, policy, run.memory, estimator=run.estimator, reference=ref, group=group, tuning=tuning)
+        res = run_policy(wl, policy, run.memory, estimator=run.estimator, reference=ref, group=group, tuning=learner)
         opt = optimum[pol.variable]
         rows.append({"experiment": run.experiment, "run_id": run.run_id, **label, "policy": policy,
                      "outputs": int(res.outputs), "exact": int(ref.exact), "opt": int(opt),

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from shedding.online.kinds import learns
 from shedding.online.policies import get_policy
 from shedding.studies.page.figures import figure_html, policy_style
 from shedding.studies.page.page import banner, data_links, header, page
@@ -51,11 +52,25 @@ def with_bounds(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([rows, extra], ignore_index=True)
 
 
+def with_untuned(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with each row no tuning changes (a policy that learns nothing, run once with the
+    empty tuning: :meth:`~shedding.studies.beyond.spec.BeyondSuite.runs`; or a bound) repeated
+    for every tuning its experiment's learning policies ran with, so that PROB pairs with each."""
+    if rows.empty or "tuning" not in rows:
+        return rows
+    fixed = pd.Series([p in BOUNDS.values() or not learns(get_policy(p).kind, known=e == "static")
+                       for p, e in zip(rows.policy, rows.estimator)], index=rows.index)
+    tunings = rows.loc[~fixed, ["experiment", "tuning"]].drop_duplicates()
+    spread = rows[fixed].drop(columns="tuning").merge(tunings, on="experiment")
+    alone = rows[fixed & ~rows.experiment.isin(tunings.experiment)]  # no policy of the experiment learns
+    return pd.concat([rows[~fixed], alone, spread], ignore_index=True)
+
+
 def gap_closed(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Per ``keys`` and policy: the mean fraction of OPT over seeds and the mean share of the base's
     gap to OPT closed (NaN where the base reaches OPT, for the base itself, and where the
     experiment does not run the base)."""
-    rows = with_bounds(rows)
+    rows = with_untuned(with_bounds(rows))
     runs = rows.pivot_table(index=[*keys, "seed"], columns="policy", values="fraction", aggfunc="mean")
     out = []
     for policy in runs.columns:
@@ -136,7 +151,7 @@ def _varied(exp: dict) -> list[str]:
 
 def summary(results: pd.DataFrame) -> str:
     """Per split, workload and policy: the mean fraction of OPT and of the base's gap closed."""
-    frame = gap_closed(results, ["split", "generator", "experiment", "setting"])
+    frame = gap_closed(results, [k for k in ("split", "generator", "experiment", "setting", "tuning") if k in results])
     mean = frame.groupby(["split", "generator", "policy"])[["fraction", "closed"]].mean().reset_index()
     lines = []
     for (split, gen), part in mean.groupby(["split", "generator"], sort=False):

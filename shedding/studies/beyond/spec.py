@@ -18,7 +18,9 @@ A suite is a TOML file with ``kind = "beyond"`` and ``[[experiment]]`` tables (t
   figure's x axis.
 
 A run is one point of the grid and one seed (the flights are read, not drawn: one seed); it runs
-every policy on the same workload.
+every policy on the same workload. With a ``tuning`` grid the policies that learn nothing (PROB,
+AGE told its curve by the static estimator: :func:`~shedding.online.kinds.learns`) run apart, with
+the empty tuning, so that they run once for all the tuning values, not once per value.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pathlib import Path
 from shedding.datasets.flights import PAYLOAD
 from shedding.datasets.generators import GENERATORS, check_params, own_params
 from shedding.errors import ShedError
+from shedding.online.kinds import learns
 from shedding.online.policies import POLICIES
 from shedding.online.tuning import HazardTuning
 from shedding.studies.suite import (TOP_FIELDS, ExperimentBase, Run, SuiteBase, check, check_values,
@@ -82,19 +85,26 @@ class BeyondSuite(SuiteBase):
 
     def runs(self, seeds: int | None = None) -> list[BeyondRun]:
         """Every run, seeds seed_offset.. per point (default: the suite's ``seeds``; one for the
-        flights), in a stable order."""
+        flights), in a stable order; with a ``tuning`` grid the policies that learn nothing run
+        once, with the empty tuning (module docstring)."""
         seeds = seeds_of(seeds, self.seeds)
         out = []
         for exp in self.experiments:
             for p in points(exp.grid, sorted(exp.grid)):
                 own = {k: v for k, v in p.items() if k in own_params(p["generator"])}
+                estimator = p.get("estimator", "online")
+                if "tuning" in exp.grid:
+                    learning = tuple(n for n in exp.policies if learns(POLICIES[n].kind, known=estimator == "static"))
+                    parts = [("", tuple(n for n in exp.policies if n not in learning)), (p["tuning"], learning)]
+                else:
+                    parts = [("", exp.policies)]
                 for i in range(1 if p["generator"] == "flights" else seeds):
-                    out.append(BeyondRun(self.name, exp.id, p["generator"], json.dumps(own, sort_keys=True),
-                                         int(p.get("length", 5600)), int(p["window"]), int(p["memory"]),
-                                         p.get("estimator", "online"), p.get("group", ""),
-                                         p.get("tuning", ""), p["split"],
-                                         int(p.get("seed_offset", 0)) + i, exp.policies, exp.x))
-        return out
+                    out += [BeyondRun(self.name, exp.id, p["generator"], json.dumps(own, sort_keys=True),
+                                      int(p.get("length", 5600)), int(p["window"]), int(p["memory"]), estimator,
+                                      p.get("group", ""), tuning, p["split"], int(p.get("seed_offset", 0)) + i,
+                                      policies, exp.x)
+                            for tuning, policies in parts if policies]
+        return list(dict.fromkeys(out))  # the runs of the policies that learn nothing, once
 
 
 def _tuning(text: object, here: str) -> str:
