@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from shedding.errors import ShedError
-from shedding.online.estimators import check_estimator
 from shedding.online.kinds import HAZARD
 from shedding.online.policies import POLICIES
 
@@ -77,6 +76,7 @@ def run_policy(
     ``group`` for every policy but HAZARD on an equi-join.
     """
     from shedding.band.predicate import BandWorkload
+    from shedding.online.estimators import check_estimator  # numpy: not at import, where `shed --help` reads this
 
     name = check_policies([policy])[0]
     estimator = check_estimator(estimator, decay)  # as the online policies check it, also for EXACT and OPT
