@@ -126,8 +126,7 @@ class JoinOperator:
             fsc[K.F_LOGG] = -math.log(self.estimator.decay)
         self._sc, self._fsc = sc, fsc
         static = self.estimator if isinstance(self.estimator, StaticEstimator) else None
-        self._aged = AgedState(self.policy.kind, self.window, (self.memory if self.policy.variable else self.memory_r,
-                                                                 self.memory_s), self.policy.variable,
+        self._aged = AgedState(self.policy.kind, self.window, self._age_budgets, self.policy.variable,
                                HazardTuning.of(tuning), None if static is None else static.age_curves,
                                None if static is None else static.rates)
         self._capacity = 0
@@ -186,6 +185,11 @@ class JoinOperator:
             self._aged.grow(self._capacity, n_keys, self._node, int(self._sc[K.SC_GHEAD]))
             if oldk:
                 K.rebuild_trees(self._state(), self._sc[K.SC_LAST_T])
+
+    @property
+    def _age_budgets(self) -> tuple[int, int]:
+        """The budgets AGE plans its hold ages for: (M, M_S) under the variable split, else (M_R, M_S)."""
+        return (self.memory if self.policy.variable else self.memory_r, self.memory_s)
 
     def _state(self) -> tuple:
         return (self._node, self._cls, self._cnt, self._tree, self._bag, self._free, self._sc, self._fsc,
@@ -272,8 +276,7 @@ class JoinOperator:
         self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
         sc = self._sc
         sc[K.P_M], sc[K.P_MR], sc[K.P_MS] = self.memory, self.memory_r, self.memory_s
-        self._aged.set_budgets((self.memory if self.policy.variable else self.memory_r, self.memory_s),
-                               self.policy.variable, self._node, self._cnt, sc, int(sc[K.SC_LAST_T]))
+        self._aged.set_budgets(self._age_budgets, self.policy.variable, self._node, self._cnt, sc, int(sc[K.SC_LAST_T]))
         n_r, n_s = self.in_memory
         over = (max(0, n_r + n_s - self.memory) if self.policy.variable
                 else max(0, n_r - self.memory_r) + max(0, n_s - self.memory_s))
