@@ -17,8 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from shedding.errors import ShedError
-from shedding.online.kinds import HAZARD
-from shedding.online.policies import POLICIES
+from shedding.online.policies import POLICIES, check_group
 
 if TYPE_CHECKING:
     from shedding.band.predicate import BandWorkload
@@ -81,9 +80,7 @@ def run_policy(
     name = check_policies([policy])[0]
     estimator = check_estimator(estimator, decay)  # as the online policies check it, also for EXACT and OPT
     band = isinstance(wl, BandWorkload)
-    if group is not None and (band or name not in POLICIES or POLICIES[name].kind != HAZARD):
-        raise ShedError(f"{{param}} is HAZARD's payload column on an equi-join (hazard, hazardv), not {name}'s"
-                        f"{' on a band join' if band else ''}; leave it out", param="group")
+    check_group(name, group, band)
     if band:
         return _run_band(wl, name, memory, memory_split, estimator, seed, reference, bins)
     if name in OFFLINE:

@@ -29,3 +29,15 @@ def test_a_group_is_refused_but_for_hazard():
     with pytest.raises(ShedError, match="^group is HAZARD's payload column on an equi-join .*, not hazard's on a band "
                                         "join; leave it out$"):
         run_policy(BandWorkload.on_key(wl, 1), "hazard", 4, group="dest")
+
+
+def test_simulate_refuses_a_group_but_for_hazard_as_run_policy_does():
+    """The library's simulate() too: a group given to PROB or AGE would be read and ignored."""
+    from shedding.online.simulator import simulate
+
+    wl = zipf_workload(1.0, 10, 60, seed=1, window=10)
+    wl.meta["payload"] = pd.DataFrame({"dest": pd.Categorical([i % 3 for i in range(len(wl))])})
+    assert simulate(wl, "hazard", 4, estimator="online", group="dest").params["group"] == "dest"
+    for policy in ("exact", "prob", "age"):
+        with pytest.raises(ShedError, match=f"^group is HAZARD's payload column .*, not {policy}'s; leave it out$"):
+            simulate(wl, policy, 4, group="dest")

@@ -2,8 +2,9 @@
 
 A suite file's ``kind`` names its study (:mod:`shedding.studies.registry`): the DGR suites (paper
 §4, on Spark; ``weather`` reads two report files), the W-join suites (synthetic streams, timed one
-run at a time in this process) and the bestmatch suite (generated inputs, in this process). Each
-study reads its own inputs; a flag the chosen suite's study does not read is refused.
+run at a time in this process), the bestmatch suite (generated inputs, in this process) and the
+beyond-i.i.d. suites (AGE and HAZARD on age-based, drifting, bursty and flights streams, in this
+process). Each study reads its own inputs; a flag the chosen suite's study does not read is refused.
 """
 
 from __future__ import annotations
@@ -112,10 +113,12 @@ def compare(
                                                   help=MAX_GRAPH_HELP, show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary of the run and where its files went."),
 ) -> None:
-    """Run an experiment suite on Spark and write an HTML report reproducing the paper's section 4.
+    """Run an experiment suite and write its HTML report: the paper's section 4 (on Spark), the W-join,
+    bestmatch and beyond-i.i.d. studies (in this process).
 
     Examples: shed compare --suite quick --out out/quick;
-    shed compare --suite weather --r SEP85L.Z --s SEP86L.Z --out out/weather
+    shed compare --suite weather --r SEP85L.Z --s SEP86L.Z --out out/weather;
+    shed compare --suite beyond-iid-quick --out out/beyond
     """
     from shedding.studies.registry import build_report, load_results
     from shedding.studies.runner import run_study

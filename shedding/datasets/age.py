@@ -38,6 +38,10 @@ LAGS = ("normal", "uniform", "gamma")
 MIN_SPREAD, MAX_SPREAD_WINDOWS = 1e-6, 1000
 
 
+#: the lag distribution's mean unless set (a quarter of the default window of 400 steps)
+DEFAULT_LAG_MEAN = 100.0
+
+
 def lag_distribution(lag: str, mean: float, spread: float, window: int) -> np.ndarray:
     """P(lag = a) for a = 0..w-1 (entry 0 is always 0): the partner's share of R's age curve."""
     if lag not in LAGS:
@@ -97,7 +101,7 @@ def age_workload(
     length: int = 5600,
     window: int = 400,
     lag: str = "normal",
-    lag_mean: float = 100.0,
+    lag_mean: float = DEFAULT_LAG_MEAN,
     lag_spread: float = 20.0,
     background: float = 0.5,
     partner: float = 1.0,
@@ -120,6 +124,9 @@ def age_workload(
     """
     length = params.whole(length, "length")
     w = check_window(window)
+    if lag_pmf is None and lag_mean == DEFAULT_LAG_MEAN and w - 1 < DEFAULT_LAG_MEAN:
+        raise ShedError(f"{{param}} is {DEFAULT_LAG_MEAN:g} steps unless set, beyond the window of {w}; set it from 1 "
+                        f"to {w - 1}, e.g. lag_mean={max(1, w // 4)}", param="lag_mean")
     pmf = (lag_distribution(lag, lag_mean, lag_spread, w) if lag_pmf is None else check_age_curve(lag_pmf, w))
     background = params.real(background, "background", 0.0, 0.99)
     partner = params.real(partner, "partner", 0.0, 1.0)

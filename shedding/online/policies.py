@@ -85,3 +85,11 @@ def family(name: str) -> str:
     """The fixed-split name of a policy (``survv`` -> ``surv``, ``prob`` -> ``prob``)."""
     pol = get_policy(name)
     return pol.name[:-1] if pol.variable else pol.name
+
+
+def check_group(name: str, group: str | None, band: bool = False) -> None:
+    """A payload ``group`` is HAZARD's alone, and only on an equi-join: refused for any other policy
+    (``name``, as given) rather than ignored."""
+    if group is not None and (band or name not in POLICIES or POLICIES[name].kind != HAZARD):
+        raise ShedError(f"{{param}} is HAZARD's payload column on an equi-join (hazard, hazardv), not {name}'s"
+                        f"{' on a band join' if band else ''}; leave it out", param="group")

@@ -18,8 +18,8 @@ from shedding.metrics import archive_metric
 from shedding.model import RunResult, Schedule, Workload, check_memory
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import check_estimator, make_estimator
-from shedding.online.kinds import AGE, HAZARD
-from shedding.online.policies import get_policy
+from shedding.online.kinds import AGE
+from shedding.online.policies import check_group, get_policy
 from shedding.online.tuning import HazardTuning
 
 
@@ -55,7 +55,8 @@ def simulate(
 ) -> RunResult:
     """Run ``policy`` (exact, a policy of the registry, or opt-schedule / optv-schedule with
     ``schedule``) with ``memory`` tuples on ``wl``. ``group`` names a payload column of the
-    workload (``wl.meta["payload"]``, as the flights workload has) that HAZARD ranks by; AGE with
+    workload (``wl.meta["payload"]``, as the flights workload has) that HAZARD ranks by (refused
+    for any other policy); AGE with
     the static estimator knows the workload's age curves (:func:`~shedding.online.ageing.known_curves`);
     ``tuning`` sets HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning` or its
     ``field=value,...`` text, its defaults without).
@@ -68,6 +69,7 @@ def simulate(
     tuning = HazardTuning.of(tuning)  # before EXACT's reference is computed
     ref = reference or Reference.of(wl)
     name = policy.strip().lower()
+    check_group(name, group)
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}
     started = _time.perf_counter()
     if name == "exact":
@@ -87,7 +89,7 @@ def simulate(
         share_every=max(1, n_steps // max(samples, 1)),
         schedule_left=None if schedule is None else schedule.left, tuning=tuning,
     )
-    fed = op.feed(wl.side, wl.time, wl.key, groups if pol.kind == HAZARD else None)
+    fed = op.feed(wl.side, wl.time, wl.key, groups)
     dep = np.concatenate([fed.departures, op.finish()])
     admitted = np.zeros(len(wl), dtype=bool)
     left = wl.time.copy()
@@ -103,7 +105,7 @@ def simulate(
         pairs=fed.pairs if pairs else None,
         seconds=_time.perf_counter() - started,
         params=params | ({"seed": seed} if pol.name.startswith("rand") else {})
-        | ({"group": group} if group is not None and pol.kind == HAZARD else {}),
+        | ({"group": group} if group is not None else {}),
     )
 
 

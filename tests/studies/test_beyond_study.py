@@ -249,3 +249,30 @@ def test_the_page_says_why_a_gap_closed_is_empty_where_prob_reaches_opt(tmp_path
     page = build_report(rows, suite, True, tmp_path / "r.html").read_text()
     assert "HAZARD gap closed" in page and "<td>-</td>" in page
     assert "A gap closed of - : PROB (PROBV) reaches OPT there" in page
+
+
+def test_the_runs_of_a_point_share_one_opt_solve(tmp_path, monkeypatch):
+    """With a tuning grid a point is one run per setting and one for PROB: OPT (and the online
+    bound) is solved once per workload, memory and split, and every row gets the same optimum."""
+    from shedding.studies.beyond import execute
+
+    path = tmp_path / "s.toml"
+    path.write_text(TUNED)
+    _, suite = load_suite(str(path))
+    runs = suite.runs(seeds=1)
+    solved = []
+    real = execute.solve_opt
+    monkeypatch.setattr(execute, "solve_opt", lambda wl, m, allocation: solved.append(allocation) or real(
+        wl, m, allocation=allocation))
+    monkeypatch.setattr(execute, "_OPTIMA", {})
+    rows = [row for run in runs for row in execute.execute(run)]
+    points = {(r.params, r.seed, r.memory) for r in runs}  # OPT depends on the workload, not the estimator
+    assert len(runs) == 6 and len(solved) == len(points) == 1
+    assert {row["opt"] for row in rows} == {real(_workload(runs[0]), runs[0].memory, allocation="fixed").outputs}
+
+
+def _workload(run):
+    from shedding.datasets.generators import generate
+
+    return generate(run.generator, json.loads(run.params), window=run.window, warmup=None, length=run.length,
+                    seed=run.seed)
