@@ -282,7 +282,7 @@ def _top(node, hprio, htree, variable, part):
     return b if _before(node, hprio, b, a) else a
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, kind):
     """The memory tuple dropped next from partition ``part`` (a side, or both under the variable
     split), -1 when it is empty. Inlined where it is called: most of the time HAZARD's minimum is

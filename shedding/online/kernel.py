@@ -78,7 +78,7 @@ def valued(kind):
     return kind == SURV or kind == DUAL
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def batch_end(time, i):
     """End (exclusive) of the arrival batch that starts at index ``i``: the arrivals of one time
     step, which every join here processes together."""
@@ -591,8 +591,10 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
     while i < n:
         t = time[i]
         j = batch_end(time, i)
-        # (0) tuples whose window ended between batches
-        n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t, hn, hprio, htree, sg, hsc)
+        # (0) tuples whose window ended between batches (the call only when the oldest is due: its
+        # arrays cost more to pass than the test)
+        if sc[SC_GHEAD] >= 0 and node[sc[SC_GHEAD], N_TIME] + w - 1 <= t - 1:
+            n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t, hn, hprio, htree, sg, hsc)
         # (1) join: memory of the other side, and the other side's arrivals in this batch
         for x in range(i, j):
             s_, k = side[x], key[x]
@@ -645,7 +647,8 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
                 H.arrival(node, cls, cnt, hn, hprio, htree, hk, sh, hsc, hf, edges, ev, eg, th, memo, lens,
                           side[x], key[x], t, w, sc[SC_RANK])
         # (2) expire what cannot meet a future arrival
-        n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc)
+        if sc[SC_GHEAD] >= 0 and node[sc[SC_GHEAD], N_TIME] + w - 1 <= t:
+            n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc)
         # (3) admit the batch, then evict down to the budget. For PROB and LIFE the order is
         # fixed during the step, so inserting the arrivals one by one and dropping the minimum
         # each time keeps exactly the top of memory + batch; an arrival that would be the
@@ -671,23 +674,19 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
         for x in range(i, j):
             s_ = side[x]
             part = 0 if variable else s_
-            if w == 1:
-                loses = True  # expires at once
-            elif rank >= AGE:
-                loses = False
-                if _over_budget(sc, part, 1):
+            loses = w == 1  # expires at once
+            v = -1  # the partition's minimum, when it is full
+            if not loses and ranked and _over_budget(sc, part, 1):
+                if rank >= AGE:
                     v = H.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
                                  rank)
                     loses = v < 0 or H.loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
                                              key[x], group[x], t, seq[x], rank)
-            elif ranked:
-                loses = False
-                if _over_budget(sc, part, 1):
+                else:
                     ms, mk = _min_candidate(cls, cnt, fsc, tree, sc, part, t)
                     loses = ms < 0 or tuple_before(cnt, fsc, sc, s_, key[x], t, seq[x], ms, mk,
                                                     cls[ms, mk, C_HTIME], cls[ms, mk, C_HSEQ], t)
-            else:
-                loses = False
+                    v = cls[ms, mk, C_HEAD] if ms >= 0 else -1
             if loses:
                 if dep.shape[0] > 0:
                     dep[n_dep, 0] = seq[x]
@@ -700,12 +699,7 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
                 hn[y, H.HN_GROUP] = group[x]
             if rank >= AGE:
                 H.insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, y, rank)
-            if ranked and _over_budget(sc, part, 0):
-                if rank >= AGE:
-                    v = H.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
-                                 rank)
-                else:
-                    v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, 0.0)
+            if v >= 0:  # the arrival ranks above v, the minimum before it came: v is still the minimum
                 adm = 1 if node[v, N_TIME] < t else 0
                 n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio, htree,
                                 sg, hsc)
