@@ -285,9 +285,9 @@ def _top(node, hprio, htree, variable, part):
 @njit(cache=True, _nrt=False)
 def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, kind):
     """The memory tuple dropped next from partition ``part`` (a side, or both under the variable
-    split), -1 when it is empty. Inlined where it is called: most of the time HAZARD's minimum is
-    not stale and is the answer, and passing the arrays of the full search (:func:`_search`) would
-    cost more than the answer (numba passes each array as 7 + 2 x ndim words)."""
+    split), -1 when it is empty: most of the time HAZARD's minimum as its tree holds it, unless that
+    is stale (:func:`_search`). Called, not inlined into the kernel's loop: numba counts references
+    on every array an inlined call binds there, which cost more than passing them."""
     if kind != AGE:
         x = _top(node, hprio, htree, sc[P_VARIABLE], part)
         if x < 0 or hn[x, HN_STALE] == 0:

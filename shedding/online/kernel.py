@@ -60,7 +60,10 @@ ERR_NONE, ERR_SCHEDULE_OVERFULL = 0, 1
 # node[C, 9], cls[2, D, 5], cnt[2, D] (float), tree[2, 2, 2P], bag[2, C], free[C], sc[19],
 # fsc[4] (float), bcnt[2, D], bhead[2, D], bnext[C], stack[4P].
 # Helpers take the arrays they need, never the tuple: a call passing a tuple of arrays costs
-# a reference-count update per array, which dominated the run time.
+# a reference-count update per array, which dominated the run time. For the same reason the loop
+# of ``process`` (compiled with reference counting, as it may grow ``pairs``) calls no helper that
+# numba inlines into it with arrays: each array an inlined call binds is counted in and out
+# (NRT_incref / NRT_decref were 15% of HAZARD's time on the flights).
 
 
 # ---------------------------------------------------------------- priorities and order
@@ -391,6 +394,18 @@ def _min_candidate(cls, cnt, fsc, tree, sc, part, t):
     return 1, ks
 
 
+@njit(cache=True, _nrt=False)
+def _displaces(cls, cnt, fsc, tree, sc, part, s, k, t, seq):
+    """PROB, LIFE, SURV, DUAL: the memory tuple an arrival (side s, key k, sequence number ``seq``)
+    displaces from its full partition ``part`` (the head of the lowest class, which the arrival
+    ranks above), or -1 when the arrival is dropped itself. A call, not inlined into the loop:
+    numba counts references on every array an inlined call binds."""
+    ms, mk = _min_candidate(cls, cnt, fsc, tree, sc, part, t)
+    if ms < 0 or tuple_before(cnt, fsc, sc, s, k, t, seq, ms, mk, cls[ms, mk, C_HTIME], cls[ms, mk, C_HSEQ], t):
+        return -1
+    return cls[ms, mk, C_HEAD]
+
+
 # ---------------------------------------------------------------- memory operations
 
 
@@ -683,10 +698,8 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
                     loses = v < 0 or H.loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
                                              key[x], group[x], t, seq[x], rank)
                 else:
-                    ms, mk = _min_candidate(cls, cnt, fsc, tree, sc, part, t)
-                    loses = ms < 0 or tuple_before(cnt, fsc, sc, s_, key[x], t, seq[x], ms, mk,
-                                                    cls[ms, mk, C_HTIME], cls[ms, mk, C_HSEQ], t)
-                    v = cls[ms, mk, C_HEAD] if ms >= 0 else -1
+                    v = _displaces(cls, cnt, fsc, tree, sc, part, s_, key[x], t, seq[x])
+                    loses = v < 0
             if loses:
                 if dep.shape[0] > 0:
                     dep[n_dep, 0] = seq[x]

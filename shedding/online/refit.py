@@ -29,8 +29,7 @@ from shedding.online.layout import (F_TOT_R, N_GNEXT, N_KEY, N_SIDE, N_TIME, P_M
 
 @njit(cache=True, _nrt=False)
 def begin_step(sh, hk, hsc, edges, ex, t, w):
-    """Before a step's arrivals: close the shadow entries whose window ended (inlined, so that a
-    step with none to close passes no arrays)."""
+    """Before a step's arrivals: close the shadow entries whose window ended."""
     if hsc[H_T0] < 0:
         hsc[H_T0] = t
     if hsc[H_KNOWN] == 0 and (shadow_ended(sh, hsc, 0, t, w) or shadow_ended(sh, hsc, 1, t, w)):
