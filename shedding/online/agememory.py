@@ -78,7 +78,7 @@ def _seg_unlink(hn, sg, s, x):
 # ---------------------------------------------------------------- priorities and the trees
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, j):
     """HAZARD's priority of a tuple of side s, key k in state (g, c, j): beta (PROB's order) on a
     side ranked like PROB, else the index of its state at its key's beta bin (``key_bin``; the
@@ -120,7 +120,7 @@ def _before(node, hprio, a, b):
                        node[b, N_SEQ])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _leaf(node, hprio, htree, hsc, x, present):
     """Tuple x entered, left (``present`` False) or changed its priority: refresh its leaf and the
     path up, as far as the winners change (the tree is consistent for every other tuple)."""
@@ -176,7 +176,7 @@ def rebuild_tree(node, hprio, htree, hsc, head):
 # ---------------------------------------------------------------- the kernel's hooks
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, x, kind):
     """Tuple x entered memory (age 0, segment 0, not matched; the kernel has set its payload
     group)."""
@@ -187,7 +187,7 @@ def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, x, 
     _place(node, hn, hprio, htree, hsc, x, tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def remove(node, hn, hprio, htree, sg, hsc, x, kind):
     """Tuple x left memory."""
     _seg_unlink(hn, sg, node[x, N_SIDE], x)
@@ -195,7 +195,7 @@ def remove(node, hn, hprio, htree, sg, hsc, x, kind):
         _leaf(node, hprio, htree, hsc, x, False)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def arrival(node, cls, cnt, hn, hprio, htree, hk, sh, hsc, hf, edges, ev, eg, th, memo, lens, o, k, t, w, rank):
     """An arrival of key k on side o (after the estimator counted it): the shadow's events; while
     HAZARD ranks by age (``rank``), the other side's tuples of k are matched now, and take k's new
@@ -221,7 +221,7 @@ def arrival(node, cls, cnt, hn, hprio, htree, hk, sh, hsc, hf, edges, ev, eg, th
         x = node[x, N_CPREV]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def cross(node, cnt, hn, hprio, htree, hk, sg, segedge, hsc, hf, eg, th, memo, lens, t, kind):
     """Move every tuple that reached the first age of its next segment (oldest first)."""
     for s in range(2):
@@ -282,12 +282,11 @@ def _top(node, hprio, htree, variable, part):
     return b if _before(node, hprio, b, a) else a
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, kind):
     """The memory tuple dropped next from partition ``part`` (a side, or both under the variable
     split), -1 when it is empty: most of the time HAZARD's minimum as its tree holds it, unless that
-    is stale (:func:`_search`). Called, not inlined into the kernel's loop: numba counts references
-    on every array an inlined call binds there, which cost more than passing them."""
+    is stale (:func:`_search`)."""
     if kind != AGE:
         x = _top(node, hprio, htree, sc[P_VARIABLE], part)
         if x < 0 or hn[x, HN_STALE] == 0:
@@ -295,7 +294,7 @@ def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc,
     return _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, kind)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, kind):
     """:func:`victim`'s search: AGE's candidates, or HAZARD's minimum after refreshing the stale
     tuples that reach the top."""
@@ -316,7 +315,7 @@ def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc
         _place(node, hn, hprio, htree, hsc, x, tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s, k, group, t, seq, kind):
     """Whether an arrival (side s, key k, ``group``, sequence number ``seq``) would be dropped
     before the memory tuple v, the partition's next victim."""

@@ -258,10 +258,22 @@ class JoinOperator:
         pairs = np.zeros((max(16, n), 2), dtype=np.int64) if self.want_pairs else np.zeros((0, 2), dtype=np.int64)
         if self.policy.kind == K.SCHEDULE and seq[-1] >= len(self._sched):
             raise ShedError("the schedule is shorter than the stream; pass a schedule for every tuple")
-        outputs, n_dep, n_share, n_pairs, pairs, err = K.process(
-            self._state(), self._aged.state(), side, time, ids, groups, seq, draws, self._sched, dep, share, pairs)
+        state, aged, pos = self._state(), self._aged.state(), np.zeros(K.POS_FIELDS, dtype=np.int64)
+        while True:
+            err = K.process(state, aged, side, time, ids, groups, seq, draws, self._sched, dep, share, pairs, pos)
+            if err == K.PAUSE_PAIRS:
+                grown = np.zeros((max(int(pos[K.POS_NEED]), 2 * len(pairs)), 2), dtype=np.int64)
+                grown[:pos[K.POS_PAIRS]] = pairs[:pos[K.POS_PAIRS]]
+                pairs = grown
+            elif err == K.PAUSE_REFIT:
+                K.refit_step(state, aged, time[pos[K.POS_I]])
+            elif err == K.PAUSE_PARAMS:
+                K.params_step(state, time[pos[K.POS_I]])
+            else:
+                break
         if err == K.ERR_SCHEDULE_OVERFULL:
             raise ShedError("the schedule keeps more tuples than the memory allows; check its memory and split")
+        outputs, n_dep, n_share, n_pairs = (int(v) for v in pos[K.POS_OUT:K.POS_PAIRS + 1])
         self._next_seq += n
         self._last_time = int(time[-1])
         return FeedResult(int(outputs), dep[:n_dep], share[:n_share], pairs[:n_pairs])

@@ -138,7 +138,7 @@ def key_bins(cnt, hf, hk):
 # ---------------------------------------------------------------- the shadow sample
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def shadow_events(sh, hk, hsc, edges, ev, o, k, t, w):
     """An arrival of key k on side ``o`` at time t: an event for every shadow entry of the other
     side with that key inside its window, in the cell of the entry's state before it. The entries
@@ -164,7 +164,7 @@ def shadow_events(sh, hk, hsc, edges, ev, o, k, t, w):
         hsc[H_DISTINCT0 + s] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _account(sh, edges, ex, s, e, upto):
     """Add the steps ``SH_ACC .. upto - 1`` of entry e (ages a, each the step to a + 1) to the
     exposure: unmatched before its first partner's age, matched from it on."""
@@ -193,7 +193,7 @@ def shadow_ended(sh, hsc, s, t, w):
     return hsc[H_RN0 + s] > 0 and sh[s, hsc[H_RHEAD0 + s], SH_TIME] + w - 1 < t
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def shadow_expire(sh, hk, hsc, edges, ex, t, w):
     """Close the entries whose window ended before t (their whole exposure is counted)."""
     cap = sh.shape[1]
@@ -209,7 +209,7 @@ def shadow_expire(sh, hk, hsc, edges, ex, t, w):
             hsc[H_RN0 + s] -= 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def shadow_add(sh, hk, hsc, s, k, g, q, t):
     """An arrival of side s: every ``sample``-th one joins the sample while there is room."""
     seen = hsc[H_SEEN0 + s]

@@ -53,17 +53,22 @@ T_WIN, T_CERT = 0, 1
 
 _RESCALE_AT = 1e100
 
-# errors returned by ``process``
-ERR_NONE, ERR_SCHEDULE_OVERFULL = 0, 1
+# what ``process`` returns: done, an error, or a pause for work that allocates (see ``process``)
+ERR_NONE, ERR_SCHEDULE_OVERFULL, PAUSE_PAIRS, PAUSE_REFIT, PAUSE_PARAMS = 0, 1, 2, 3, 4
+# ``process``'s position: batch start, phase (1: the batch's admission), outputs, departures,
+# share rows, pair rows so far, and the pair rows it needs (PAUSE_PAIRS)
+POS_I, POS_PHASE, POS_OUT, POS_DEP, POS_SHARE, POS_PAIRS, POS_NEED = range(7)
+POS_FIELDS = 7
 
 # The state tuple, in this order (see ``JoinOperator._state``):
 # node[C, 9], cls[2, D, 5], cnt[2, D] (float), tree[2, 2, 2P], bag[2, C], free[C], sc[19],
 # fsc[4] (float), bcnt[2, D], bhead[2, D], bnext[C], stack[4P].
 # Helpers take the arrays they need, never the tuple: a call passing a tuple of arrays costs
-# a reference-count update per array, which dominated the run time. For the same reason the loop
-# of ``process`` (compiled with reference counting, as it may grow ``pairs``) calls no helper that
-# numba inlines into it with arrays: each array an inlined call binds is counted in and out
-# (NRT_incref / NRT_decref were 15% of HAZARD's time on the flights).
+# a reference-count update per array, which dominated the run time. ``process`` is compiled
+# without reference counting (it pauses for the work that allocates), and its per-arrival helpers
+# are inlined into it: a call passes each array as 7 + 2 x ndim words, and in a function compiled
+# with reference counting each array an inlined helper binds is counted in and out (NRT_incref /
+# NRT_decref were 15% of HAZARD's time on the flights when it was).
 
 
 # ---------------------------------------------------------------- priorities and order
@@ -81,7 +86,7 @@ def valued(kind):
     return kind == SURV or kind == DUAL
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def batch_end(time, i):
     """End (exclusive) of the arrival batch that starts at index ``i``: the arrivals of one time
     step, which every join here processes together."""
@@ -280,7 +285,7 @@ def _recompute(cls, cnt, fsc, tree, sc, side, n, t):
     tree[T_CERT, side, n] = c
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t):
     """Class (side, k) changed its head or its weight: refresh its leaf and the path up."""
     h = cls[side, k, C_HEAD]
@@ -375,7 +380,7 @@ def tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time
     return ties_before(time_a, side_a, seq_a, time_b, side_b, seq_b)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _min_candidate(cls, cnt, fsc, tree, sc, part, t):
     """(side, class) of the memory tuple to drop next from partition ``part`` (PROB, LIFE);
     side -1 when the partition is empty."""
@@ -394,12 +399,11 @@ def _min_candidate(cls, cnt, fsc, tree, sc, part, t):
     return 1, ks
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _displaces(cls, cnt, fsc, tree, sc, part, s, k, t, seq):
     """PROB, LIFE, SURV, DUAL: the memory tuple an arrival (side s, key k, sequence number ``seq``)
     displaces from its full partition ``part`` (the head of the lowest class, which the arrival
-    ranks above), or -1 when the arrival is dropped itself. A call, not inlined into the loop:
-    numba counts references on every array an inlined call binds."""
+    ranks above), or -1 when the arrival is dropped itself."""
     ms, mk = _min_candidate(cls, cnt, fsc, tree, sc, part, t)
     if ms < 0 or tuple_before(cnt, fsc, sc, s, k, t, seq, ms, mk, cls[ms, mk, C_HTIME], cls[ms, mk, C_HSEQ], t):
         return -1
@@ -409,7 +413,7 @@ def _displaces(cls, cnt, fsc, tree, sc, part, s, k, t, seq):
 # ---------------------------------------------------------------- memory operations
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t):
     """Put an arrival into memory as a candidate (it may be evicted in the same step); returns its
     node. The age-aware kinds add it to their own structures after (``agememory.insert``): passing
@@ -454,7 +458,7 @@ def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_si
     return x
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc):
     """Take node x out of memory (expiry or eviction) and free it."""
     side = node[x, N_SIDE]
@@ -497,7 +501,7 @@ def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg
     sc[SC_FREETOP] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_dep, t, hn, hprio, htree, sg,
             hsc):
     """Record a departure (seq, left, admitted) and remove the node."""
@@ -509,7 +513,7 @@ def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_
     return n_dep + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, hprio, htree, sg, hsc):
     """Expire every memory tuple whose window ends at or before ``limit`` (oldest first)."""
     w = sc[P_W]
@@ -522,7 +526,7 @@ def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, 
     return n_dep
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _count(node, cls, cnt, tree, fsc, sc, side, k, inc, t):
     """Online estimator: one more arrival of key k on ``side``; its weight moves the other
     side's class (side', k)."""
@@ -562,7 +566,7 @@ def _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, u):
     return cls[vs, vk, C_HEAD]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _over_budget(sc, part, extra):
     """Whether partition ``part`` (0 under the variable split) would hold more than its budget
     with ``extra`` more tuples."""
@@ -574,8 +578,8 @@ def _over_budget(sc, part, extra):
 # ---------------------------------------------------------------- the loop
 
 
-@njit(cache=True)
-def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, pairs):
+@njit(cache=True, _nrt=False)
+def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, pairs, pos):
     """Run the join over a feed of arrivals sorted by time (whole batches only).
 
     ``hz``: the state of the age-aware kinds (:mod:`~shedding.online.agememory`; tiny and unused
@@ -583,10 +587,13 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
     ids, group to payload group ids for HAZARD, seq = global tuple number). ``draws``: one uniform number per arrival (RAND; the j-th eviction of a step uses the
     j-th draw of that step's batch). ``sched_left``: for SCHEDULE, the scheduled left time of
     tuple ``seq``. Outputs, when the arrays are non-empty: ``dep`` rows (seq, left, admitted) per departure; ``share`` rows
-    (t, R tuples, S tuples) after admission; ``pairs`` rows (r seq, s seq) of counted outputs
-    (grown as needed).
+    (t, R tuples, S tuples) after admission; ``pairs`` rows (r seq, s seq) of counted outputs.
 
-    Returns (outputs, departures, share rows, pair rows, pairs array, error code).
+    Compiled without reference counting, so it allocates nothing: it *pauses* (returns a PAUSE_
+    code) when ``pairs`` must grow (to at least ``pos[POS_NEED]`` rows), when the age-aware kinds
+    refit and when SURV and DUAL update their parameters; the caller does that and calls again
+    with the same ``pos``, which holds where to go on (batch start, phase) and the counts so far
+    (outputs, departures, share rows, pair rows). Returns ERR_NONE at the end of the feed.
     """
     node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
     hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
@@ -598,89 +605,99 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
     share_every = sc[P_SHARE_EVERY]
     want_pairs = pairs.shape[0] > 0
     n = time.shape[0]
-    outputs = np.int64(0)
-    n_dep = 0
-    n_share = 0
-    n_pairs = 0
-    i = 0
+    i, phase = pos[POS_I], pos[POS_PHASE]
+    outputs, n_dep, n_share, n_pairs = pos[POS_OUT], pos[POS_DEP], pos[POS_SHARE], pos[POS_PAIRS]
     while i < n:
         t = time[i]
         j = batch_end(time, i)
-        # (0) tuples whose window ended between batches (the call only when the oldest is due: its
-        # arrays cost more to pass than the test)
-        if sc[SC_GHEAD] >= 0 and node[sc[SC_GHEAD], N_TIME] + w - 1 <= t - 1:
-            n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t, hn, hprio, htree, sg, hsc)
-        # (1) join: memory of the other side, and the other side's arrivals in this batch
-        for x in range(i, j):
-            s_, k = side[x], key[x]
-            bcnt[s_, k] += 1
-            bnext[x - i] = bhead[s_, k]
-            bhead[s_, k] = x
-        for x in range(i, j):
-            s_, k = side[x], key[x]
-            o = 1 - s_
-            m = cls[o, k, C_SIZE]
-            if t >= warmup:
-                same = bcnt[o, k] if s_ == 1 else 0  # same-batch pairs count once, from S
-                outputs += m + same
-                if want_pairs:
-                    if n_pairs + m + same > pairs.shape[0]:
-                        grown = np.empty((max(n_pairs + m + same, 2 * pairs.shape[0]), 2), dtype=np.int64)
-                        grown[:n_pairs] = pairs[:n_pairs]
-                        pairs = grown
-                    y = cls[o, k, C_HEAD]
-                    while y >= 0:
-                        pairs[n_pairs, s_] = seq[x]
-                        pairs[n_pairs, o] = node[y, N_SEQ]
-                        n_pairs += 1
-                        y = node[y, N_CNEXT]
-                    if s_ == 1:
-                        y = bhead[o, k]
+        if phase == 0:
+            # (0) tuples whose window ended between batches (the call only when the oldest is due:
+            # its arrays cost more to pass than the test)
+            if sc[SC_GHEAD] >= 0 and node[sc[SC_GHEAD], N_TIME] + w - 1 <= t - 1:
+                n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t, hn, hprio, htree, sg,
+                                hsc)
+            # (1) join: memory of the other side, and the other side's arrivals in this batch
+            for x in range(i, j):
+                s_, k = side[x], key[x]
+                bcnt[s_, k] += 1
+                bnext[x - i] = bhead[s_, k]
+                bhead[s_, k] = x
+            if want_pairs and t >= warmup:
+                need = n_pairs
+                for x in range(i, j):
+                    o = 1 - side[x]
+                    need += cls[o, key[x], C_SIZE] + (bcnt[o, key[x]] if side[x] == 1 else 0)
+                if need > pairs.shape[0]:
+                    for x in range(i, j):
+                        bcnt[side[x], key[x]] = 0
+                        bhead[side[x], key[x]] = -1
+                    _save(pos, i, 0, outputs, n_dep, n_share, n_pairs)
+                    pos[POS_NEED] = need
+                    return PAUSE_PAIRS
+            for x in range(i, j):
+                s_, k = side[x], key[x]
+                o = 1 - s_
+                m = cls[o, k, C_SIZE]
+                if t >= warmup:
+                    same = bcnt[o, k] if s_ == 1 else 0  # same-batch pairs count once, from S
+                    outputs += m + same
+                    if want_pairs:
+                        y = cls[o, k, C_HEAD]
                         while y >= 0:
-                            pairs[n_pairs, 0] = seq[y]
-                            pairs[n_pairs, 1] = seq[x]
+                            pairs[n_pairs, s_] = seq[x]
+                            pairs[n_pairs, o] = node[y, N_SEQ]
                             n_pairs += 1
-                            y = bnext[y - i]
-        for x in range(i, j):
-            bcnt[side[x], key[x]] = 0
-            bhead[side[x], key[x]] = -1
-        # the online estimator learns this batch before deciding what to keep
-        if online:
-            tref = fsc[F_TREF]
-            inc = _decay_increment(node, cls, cnt, tree, fsc, sc, t)
-            if kind >= AGE and fsc[F_TREF] != tref:  # counts rescaled: so is beta's factor
-                for s_ in range(2):
-                    hf[HF_FAC0 + s_] *= math.exp(fsc[F_LOGG] * (t - tref))
-                if sc[SC_RANK] == HAZARD:
-                    key_bins(cnt, hf, hk)
+                            y = node[y, N_CNEXT]
+                        if s_ == 1:
+                            y = bhead[o, k]
+                            while y >= 0:
+                                pairs[n_pairs, 0] = seq[y]
+                                pairs[n_pairs, 1] = seq[x]
+                                n_pairs += 1
+                                y = bnext[y - i]
             for x in range(i, j):
-                _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t)
-        # the age-aware kinds: what the arrivals teach the sample and whom they match
-        if kind >= AGE:
-            R.begin_step(sh, hk, hsc, edges, ex, t, w)
-            for x in range(i, j):
-                H.arrival(node, cls, cnt, hn, hprio, htree, hk, sh, hsc, hf, edges, ev, eg, th, memo, lens,
-                          side[x], key[x], t, w, sc[SC_RANK])
-        # (2) expire what cannot meet a future arrival
-        if sc[SC_GHEAD] >= 0 and node[sc[SC_GHEAD], N_TIME] + w - 1 <= t:
-            n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc)
+                bcnt[side[x], key[x]] = 0
+                bhead[side[x], key[x]] = -1
+            # the online estimator learns this batch before deciding what to keep
+            if online:
+                tref = fsc[F_TREF]
+                inc = _decay_increment(node, cls, cnt, tree, fsc, sc, t)
+                if kind >= AGE and fsc[F_TREF] != tref:  # counts rescaled: so is beta's factor
+                    for s_ in range(2):
+                        hf[HF_FAC0 + s_] *= math.exp(fsc[F_LOGG] * (t - tref))
+                    if sc[SC_RANK] == HAZARD:
+                        key_bins(cnt, hf, hk)
+                for x in range(i, j):
+                    _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t)
+            # the age-aware kinds: what the arrivals teach the sample and whom they match
+            if kind >= AGE:
+                R.begin_step(sh, hk, hsc, edges, ex, t, w)
+                for x in range(i, j):
+                    H.arrival(node, cls, cnt, hn, hprio, htree, hk, sh, hsc, hf, edges, ev, eg, th, memo, lens,
+                              side[x], key[x], t, w, sc[SC_RANK])
+            # (2) expire what cannot meet a future arrival
+            if sc[SC_GHEAD] >= 0 and node[sc[SC_GHEAD], N_TIME] + w - 1 <= t:
+                n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc)
+            if kind >= AGE:
+                R.take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t)
+                if R.refit_due(hsc):
+                    _save(pos, i, 1, outputs, n_dep, n_share, n_pairs)
+                    return PAUSE_REFIT
+            elif valued(kind):
+                for x in range(i, j):
+                    sc[SC_ARR_R + side[x]] += 1
+                if sc[SC_T0] < 0:
+                    sc[SC_T0] = t
+                if param_step(sc[SC_STEP]):
+                    _save(pos, i, 1, outputs, n_dep, n_share, n_pairs)
+                    return PAUSE_PARAMS
+        phase = 0
         # (3) admit the batch, then evict down to the budget. For PROB and LIFE the order is
         # fixed during the step, so inserting the arrivals one by one and dropping the minimum
         # each time keeps exactly the top of memory + batch; an arrival that would be the
         # minimum of a full partition is dropped without touching the trees.
-        if kind >= AGE:
-            R.take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t)
-            if R.refit_due(hsc) and R.refit(node, cnt, fsc, sc, hz, t, kind):
-                _rebuild(node, cls, cnt, fsc, tree, sc, t)  # HAZARD ranks as PROB again
-            if sc[SC_RANK] >= AGE:
-                H.cross(node, cnt, hn, hprio, htree, hk, sg, segedge, hsc, hf, eg, th, memo, lens, t,
-                        sc[SC_RANK])
-        elif valued(kind):
-            for x in range(i, j):
-                sc[SC_ARR_R + side[x]] += 1
-            if sc[SC_T0] < 0:
-                sc[SC_T0] = t
-            _update_params(node, cls, cnt, fsc, tree, sc, t)
+        if kind >= AGE and sc[SC_RANK] >= AGE:
+            H.cross(node, cnt, hn, hprio, htree, hk, sg, segedge, hsc, hf, eg, th, memo, lens, t, sc[SC_RANK])
         rank = sc[SC_RANK]
         ranked = rank != RAND and rank != SCHEDULE
         if keyed(rank):
@@ -727,7 +744,7 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
                 y = nxt
             for part in range(1 if variable else 2):
                 if _over_budget(sc, part, 0):
-                    return outputs, n_dep, n_share, n_pairs, pairs, ERR_SCHEDULE_OVERFULL
+                    return ERR_SCHEDULE_OVERFULL
         elif rank == RAND:
             # uniformly among all candidates: the whole batch is in before the first draw
             d = i
@@ -746,7 +763,30 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
         sc[SC_STEP] += 1
         sc[SC_LAST_T] = t
         i = j
-    return outputs, n_dep, n_share, n_pairs, pairs, ERR_NONE
+    _save(pos, i, 0, outputs, n_dep, n_share, n_pairs)
+    return ERR_NONE
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _save(pos, i, phase, outputs, n_dep, n_share, n_pairs):
+    """Where :func:`process` goes on (batch start, phase) and its counts so far."""
+    pos[POS_I], pos[POS_PHASE] = i, phase
+    pos[POS_OUT], pos[POS_DEP], pos[POS_SHARE], pos[POS_PAIRS] = outputs, n_dep, n_share, n_pairs
+
+
+@njit(cache=True)
+def refit_step(st, hz, t):
+    """:func:`process` paused for a refit of the age-aware kinds at time t (it allocates)."""
+    node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
+    if R.refit(node, cnt, fsc, sc, hz, t, sc[P_KIND]):
+        _rebuild(node, cls, cnt, fsc, tree, sc, t)  # HAZARD ranks as PROB again
+
+
+@njit(cache=True)
+def params_step(st, t):
+    """:func:`process` paused for SURV's and DUAL's parameters at time t (they allocate)."""
+    node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
+    _update_params(node, cls, cnt, fsc, tree, sc, t)
 
 
 @njit(cache=True)

@@ -27,7 +27,7 @@ from shedding.online.layout import (F_TOT_R, N_GNEXT, N_KEY, N_SIDE, N_TIME, P_M
                                     SC_RANK)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def begin_step(sh, hk, hsc, edges, ex, t, w):
     """Before a step's arrivals: close the shadow entries whose window ended."""
     if hsc[H_T0] < 0:
@@ -36,7 +36,7 @@ def begin_step(sh, hk, hsc, edges, ex, t, w):
         shadow_expire(sh, hk, hsc, edges, ex, t, w)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t):
     """After a step's arrivals were joined and counted: count them, and let the shadow sample
     take its share."""
@@ -49,7 +49,7 @@ def take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t):
             shadow_add(sh, hk, hsc, s, k, group[x] if hsc[H_GROUPS] else 0, beta_bin(beta, Q_STATS_OCTAVE, Q_STATS), t)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def refit_due(hsc):
     """Whether the learner refits now (and when it refits next)."""
     if hsc[H_KNOWN] != 0 or hsc[H_ARRIVALS] < hsc[H_NEXT_REFIT]:

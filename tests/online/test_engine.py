@@ -239,3 +239,16 @@ def test_estimator_by_name_is_the_simulators_and_anything_else_is_refused():
         JoinOperator(wl.window, 200, "prob", estimator="static")
     with pytest.raises(ShedError, match="estimator must be 'online'"):
         JoinOperator(wl.window, 200, "prob", estimator=3)
+
+
+@pytest.mark.parametrize("policy", ["prob", "hazard", "surv"])
+def test_pairs_far_beyond_the_arrivals_are_all_recorded(policy):
+    """The kernel allocates nothing: it pauses when the pairs outgrow their array, the operator grows
+    it, and the kernel goes on from the same batch. One key and room for every tuple: each step's
+    pairs outnumber the feed's arrivals many times over, across the pauses for HAZARD's refits and
+    SURV's parameters."""
+    n, w = 600, 200
+    wl = Workload.synchronous([7] * n, [7] * n, window=w, warmup=0)
+    res = simulate(wl, policy, 2 * w, estimator="online", pairs=True)
+    assert res.outputs == exact_count(wl) > 100 * len(wl)
+    assert sorted(map(tuple, res.pairs.tolist())) == sorted(map(tuple, exact_pairs(wl).tolist()))
