@@ -8,9 +8,9 @@ join operator the workload ``--repeats`` times under ``perf record``. It prints,
 function, its samples, their share of the kernel's, and the share of its samples on ``push``
 instructions: in numba's calling convention every array argument is passed as 7 + 2 x ndim
 words, so pushes are mostly what the calls with many array arguments cost (an upper bound on what
-removing the calls would save: compiling HAZARD's hooks inline removed them and ran slower, see
-docs/studies/beyond.md). Its first line per policy
-also says how many arrivals the policy admitted to memory (its admissions and evictions).
+removing the calls would save, see docs/studies/beyond.md). numba's reference counting
+(``NRT_incref``, ``NRT_decref``) is listed too: a helper inlined into a function compiled with it
+counts every array it binds in and out. Its first line per policy also says how many arrivals the policy admitted to memory (its admissions and evictions).
 
     python benchmarks/profile_kernel.py --policy hazard --policy prob   # flights January, M = 200
     python benchmarks/profile_kernel.py --policy hazard --workload zipf --repeats 100
@@ -39,7 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def short_name(symbol: str) -> str:
-    """``kernel.process`` for numba's mangled ``_ZN8shedding6online6kernel7processB3v22...``."""
+    """``kernel.process`` for numba's mangled ``_ZN8shedding6online6kernel7processB3v22...``; other
+    symbols (numba's ``NRT_incref``) as they are."""
+    if not symbol.startswith("_ZN"):
+        return symbol
     parts = []
     rest = symbol[len("_ZN"):]
     while rest and rest[0].isdigit():
@@ -93,7 +96,7 @@ def child(args) -> None:
     with open(f"/tmp/perf-{os.getpid()}.map", "w") as fh:
         for address, size, name in sorted(functions):
             fh.write(f"{address:x} {size:x} {name}\n")
-            if name.startswith("_ZN8shedding"):
+            if name.startswith(("_ZN8shedding", "NRT_")):  # ours, and numba's reference counting
                 (out / f"{address:x}.bin").write_bytes(ctypes.string_at(address, size))
                 (out / f"{address:x}.name").write_text(name)
     started = time.perf_counter()

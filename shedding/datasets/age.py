@@ -125,8 +125,8 @@ def age_workload(
     length = params.whole(length, "length")
     w = check_window(window)
     if lag_pmf is None and lag_mean == DEFAULT_LAG_MEAN and w - 1 < DEFAULT_LAG_MEAN:
-        raise ShedError(f"{{param}} is {DEFAULT_LAG_MEAN:g} steps unless set, beyond the window of {w}; set it from 1 "
-                        f"to {w - 1}, e.g. lag_mean={max(1, w // 4)}", param="lag_mean")
+        raise ShedError(f"{{param}} is {DEFAULT_LAG_MEAN:g} steps (its default unless set), beyond the window of {w}; "
+                        f"set it from 1 to {w - 1}, e.g. lag_mean={max(1, w // 4)}", param="lag_mean")
     pmf = (lag_distribution(lag, lag_mean, lag_spread, w) if lag_pmf is None else check_age_curve(lag_pmf, w))
     background = params.real(background, "background", 0.0, 0.99)
     partner = params.real(partner, "partner", 0.0, 1.0)

@@ -99,7 +99,7 @@ CASES = {
         (["--generator", "nope"], "--generator"),
         (["--generator", "age", "--param", "lag_spread=-1"], "--param lag_spread"),
         (["--generator", "age", "--param", "lag_mean=abc"], "--param lag_mean"),
-        (["--generator", "age", "--window", "80", "--memory", "20"], "--param lag_mean is 100 steps unless set"),
+        (["--generator", "age", "--window", "80", "--memory", "20"], "--param lag_mean is 100 steps (its default unless set), beyond the window of 80"),
         (["--generator", "age", "--param", "lag_pmf=0.5,0.2"], "--param lag_pmf"),  # not a distribution
         (["--generator", "age", "--param", "gate=1"], "--param"),
         (["--bound"], "--bound"),  # the Zipf generator: no model to bound from

@@ -84,7 +84,8 @@ def test_a_list_of_numbers_is_one_lag_pmf(tmp_path, given, pmfs):
     ("age", "lag_pmf = [[0.0, 0.5], 0.5]", "lag_pmf = [[0.0, 0.5], 0.5] is not a list of probabilities"),
     ("age", "lag_pmf = [0.0, 0.5, 0.4]", "lag_pmf must sum to 1"),
     ("age", "lag_pmf = [[0.0, 1.0], [0.0, 0.5, 0.4]]", "lag_pmf must sum to 1"),
-    ("age", "lag_mean = 100.0", "lag_mean must be a number in [1, 39], got 100.0"),  # the default beyond w - 1
+    ("age", "lag_mean = 100.0", "lag_mean is 100 steps (its default unless set), beyond the window of 40"),
+    ("age", "lag_mean = 50.0", "lag_mean must be a number in [1, 39], got 50.0"),
     ("flights", "months = 13", "months must be a month or a range"),
     ("flights", "group = 'foo'", "group = 'foo' is not one of dest, carrier, origin"),
     ("drift", "group = 'dest'", "group = 'dest' needs the flights' payload, not the drift generator"),
