@@ -276,7 +276,7 @@ class JoinOperator:
         outputs, n_dep, n_share, n_pairs = (int(v) for v in pos[K.POS_OUT:K.POS_PAIRS + 1])
         self._next_seq += n
         self._last_time = int(time[-1])
-        return FeedResult(int(outputs), dep[:n_dep], share[:n_share], pairs[:n_pairs])
+        return FeedResult(outputs, dep[:n_dep], share[:n_share], pairs[:n_pairs])
 
     def set_memory(self, memory: int, memory_split: tuple[int, int] | None = None) -> np.ndarray:
         """Change the budget between feeds: M (and M_R, M_S; default M // 2, M - M // 2). A lower

@@ -611,11 +611,8 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
         t = time[i]
         j = batch_end(time, i)
         if phase == 0:
-            # (0) tuples whose window ended between batches (the call only when the oldest is due:
-            # its arrays cost more to pass than the test)
-            if sc[SC_GHEAD] >= 0 and node[sc[SC_GHEAD], N_TIME] + w - 1 <= t - 1:
-                n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t, hn, hprio, htree, sg,
-                                hsc)
+            # (0) tuples whose window ended between batches
+            n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t, hn, hprio, htree, sg, hsc)
             # (1) join: memory of the other side, and the other side's arrivals in this batch
             for x in range(i, j):
                 s_, k = side[x], key[x]
@@ -676,8 +673,7 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
                     H.arrival(node, cls, cnt, hn, hprio, htree, hk, sh, hsc, hf, edges, ev, eg, th, memo, lens,
                               side[x], key[x], t, w, sc[SC_RANK])
             # (2) expire what cannot meet a future arrival
-            if sc[SC_GHEAD] >= 0 and node[sc[SC_GHEAD], N_TIME] + w - 1 <= t:
-                n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc)
+            n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc)
             if kind >= AGE:
                 R.take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t)
                 if R.refit_due(hsc):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from shedding.datasets.flights import data_package
+from shedding.datasets.generators import check_available
 from shedding.studies.beyond.execute import task
 from shedding.studies.beyond.spec import BeyondSuite, parse_beyond_suite
 from shedding.studies.study import Plan, Study
@@ -17,8 +17,8 @@ def plan(suite: BeyondSuite, seeds: int | None = None) -> Plan:
     """Every run of ``suite``, ``seeds`` per point (default: the suite's). A suite with flights
     runs needs the data package before the first run, not when the runs before them are done."""
     runs = suite.runs(seeds)
-    if any(run.generator == "flights" for run in runs):
-        data_package()
+    for generator in sorted({run.generator for run in runs}):
+        check_available(generator)
     return Plan(suite, seeds or suite.seeds, runs, task, label=lambda s: s.experiment)
 
 
