@@ -18,7 +18,7 @@ from shedding.online.tuning import HazardTuning
 
 _INDEX = {name: i for i, name in enumerate(
     ("hsc", "hf", "hn", "hprio", "htree", "hk", "sg", "segedge", "sh", "ev", "ex", "eg", "th", "ep",
-     "memo", "edges", "lens"))}
+     "memo", "fall", "edges", "lens"))}
 
 
 def _pow2(n: int) -> int:
@@ -47,7 +47,7 @@ class AgedState:
         hsc[Z.H_TEST], hsc[Z.H_EVERY], hsc[Z.H_FIRST], hsc[Z.H_ITERS] = (int(tuning.test), tuning.refit_every,
                                                                          tuning.refit_first, tuning.iters)
         hf[Z.HF_KAPPA], hf[Z.HF_EVIDENCE] = tuning.kappa, tuning.evidence
-        segs = max(nb, 2)
+        segs = 2  # AGE's segments
         segedge = np.full((2, segs + 1), max(window, 1) + 1, dtype=np.int64)
         segedge[:, 0] = 0
         segedge[:, 1] = max(window, 1)
@@ -55,7 +55,8 @@ class AgedState:
         hsc[Z.H_HOLD0] = hsc[Z.H_HOLD0 + 1] = max(window - 1, 1)
         lens = np.diff(edges).astype(np.float64)
         self.arrays = [hsc, hf, np.zeros((0, H.HN_FIELDS), np.int64), np.zeros(0), np.full((2, 2), -1, np.int64),
-                       np.zeros((2, 0, Z.KEY_FIELDS), np.int64), np.full((2, segs, 2), -1, np.int64), segedge,
+                       np.zeros((2, 0, Z.KEY_FIELDS), np.int64),
+                       np.full((2, H.wheel_slots(window) if kind == HAZARD else segs, 2), -1, np.int64), segedge,
                        np.zeros((2, shadow, Z.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens]
         self._capacity = 0
         self._n_keys = 0
@@ -80,12 +81,13 @@ class AgedState:
         R.rebuild(node, cnt, sc, self.state(), t, AGE)
 
     def _stats(self, nb: int, ng: int) -> list[np.ndarray]:
-        """Fresh statistics and model for ``ng`` groups: ev, ex, eg, th, ep, memo."""
+        """Fresh statistics and model for ``ng`` groups: ev, ex, eg, th, ep, memo, fall."""
         shape = (2, ng, 2, nb) if self.active else (2, 1, 2, 1)
         q = (Z.Q_STATS,) if self.active else (1,)
+        prio = shape + ((Z.Q_PRIO,) if self.active else (1,))
         return [np.zeros(shape + q, np.int64), np.zeros(shape + q, np.int64), np.zeros(shape),
-                np.ones((2, 2, shape[3])), np.zeros((2, 2, shape[3])),
-                np.full(shape + ((Z.Q_PRIO,) if self.active else (1,)), np.nan)]
+                np.ones((2, 2, shape[3])), np.zeros((2, 2, shape[3])), np.full(prio, np.nan),
+                np.full(prio, -1, np.int64)]
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:
@@ -161,15 +163,16 @@ class AgedState:
         old = int(self.hsc[Z.H_NG])
         if ng <= old:
             return
-        ev, ex, eg, th, ep, memo = self._stats(int(self.hsc[Z.H_NB]), ng)
-        ev[:, :old], ex[:, :old], eg[:, :old], memo[:, :old] = self.ev, self.ex, self.eg, self.memo
+        ev, ex, eg, th, ep, memo, fall = self._stats(int(self.hsc[Z.H_NB]), ng)
+        ev[:, :old], ex[:, :old], eg[:, :old] = self.ev, self.ex, self.eg
+        memo[:, :old], fall[:, :old] = self.memo, self.fall
         th[:], ep[:] = self.th, self.ep
         # a group first seen now has no events yet: the last fit would have given it the pooled
         # curve, shrunk by nothing (the same arithmetic as hazard.fit, so a stream fed in pieces
         # ranks as one fed whole)
         kappa = float(self.hf[Z.HF_KAPPA])
         eg[:, old:] = (0.0 + kappa * ep[:, None]) / (0.0 + kappa) if kappa > 0.0 else ep[:, None]
-        for name, value in (("ev", ev), ("ex", ex), ("eg", eg), ("th", th), ("ep", ep), ("memo", memo)):
+        for name, value in (("ev", ev), ("ex", ex), ("eg", eg), ("th", th), ("ep", ep), ("memo", memo), ("fall", fall)):
             self._set(name, value)
         self.hsc[Z.H_NG] = ng
 

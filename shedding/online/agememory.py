@@ -1,48 +1,61 @@
 """The memory structures of the age-aware kinds, AGE and HAZARD: age segments, per-tuple
-priorities and their tournament trees, compiled for the join kernel (:mod:`~shedding.online.kernel`).
+priorities, their tournament trees and a wheel of the times they fall, compiled for the join
+kernel (:mod:`~shedding.online.kernel`).
 
 A tuple's priority under AGE or HAZARD depends on its age, so it changes while the tuple sits in
 memory; it stays constant between events whose times are known, and these structures turn each
 event into O(log M) work:
 
-* *age segments*: per side a list of its memory tuples in arrival order per segment of ages
-  (HAZARD: its age buckets, one segment for a side ranked like PROB; AGE: within and past the hold
-  age). At every step the tuples that reached the next segment's first age are the oldest of
-  theirs, so *crossing* pops them from one head and appends them to the next tail;
+* AGE's *age segments*: per side a list of its memory tuples in arrival order within and past
+  the hold age. At every step the tuples that reached the next segment's first age are the
+  oldest of theirs, so *crossing* pops them from one head and appends them to the next tail;
 * HAZARD's *state* of a tuple: its side, key, payload group, whether it met a partner yet
-  (*matched*) and its bucket; its priority is that of its state (the index of
+  (*matched*) and its age bucket; its priority is that of its state (the index of
   :mod:`~shedding.online.hazard`, looked up per state and beta bin). An arrival of the key on
   the other side *matches* the key's unmatched tuples, the youngest of the key's FIFO in the
   kernel's key classes, and moves the key's beta bin, so only the key's tuples change priority;
-* a *tournament tree* per side over the memory tuples (priorities are constant between events,
-  so no certificates are needed); the variable split compares the two roots. A change that raises
-  a tuple's priority (a tuple nearing the age of its partner) leaves the tree's lower value in
-  place and marks the tuple *stale*; the minimum is checked before it is used and, if stale,
-  updated and looked up again. Stale values only ever underestimate, so the checked minimum is
-  the true one, and raises of tuples that never come near the minimum cost nothing.
+* a *tournament tree* per side over the memory tuples; the variable split compares the two roots.
+  A tuple's value in the tree never exceeds its priority: a change that raises the priority
+  (a tuple nearing the age of its partner) leaves the lower value in place (the tuple is *stale*),
+  and the minimum is checked before it is used and, if its priority is above its value, placed
+  anew and looked up again. So the checked minimum is the true one, and raises of tuples that
+  never come near the minimum cost nothing;
+* the *wheel*: the one event that must reach the tree at once is a priority falling below the
+  tuple's value there. When a tuple is placed (or its state changes), the first later age
+  bucket whose priority is below its value gives the time it falls (looked up once per state,
+  bucket and beta bin after each refit), and the tuple waits in that time's slot of a per-side
+  wheel (a ring of lists, one slot per step of the window). At each step only the slots of the
+  steps since the last come due. Most bucket crossings raise the priority (the learned rates
+  grow towards the partner's age), and none of those is visited: moving every tuple at every
+  bucket edge, as age segments do, was a quarter of HAZARD's time on the flights.
 
 One leaf per tuple, not per class of tuples of one state: on the streams where the age matters a
-key has one or two tuples in memory, and classes cost a lookup, a FIFO and a free list per
-bucket crossing, which is most of what a crossing costs.
-
-AGE needs no priorities: past its hold age a tuple goes first (oldest first), within it the
-youngest goes first (Srivastava and Widom 2004, :mod:`~shedding.online.ageing`), so the
-candidates are the head of the past-hold segment or the last arrivals of the other.
-"""
+key has one or two tuples in memory. The next victim and the admission test read these structures
+in :mod:`~shedding.online.agevictim`."""
 
 
 from numba import njit
 
-from shedding.online.hazard import (H_GROUPS, H_HOLD0, H_KNOWN, H_LEAVES, H_NSEG0, H_SHAPED0, HF_DENS0, HF_FAC0, K_LAST,
-                                    K_Q, Q_PRIO_OCTAVE, bin_beta, index, key_bin, shadow_events)
+from shedding.online.hazard import (H_GROUPS, H_KNOWN, H_LEAVES, H_NSEG0, H_SHAPED0, H_WHEEL_NEXT, HF_FAC0, K_LAST,
+                                    K_Q, Q_PRIO_OCTAVE, bin_beta, bucket_of, index, key_bin, shadow_events)
 from shedding.online.kinds import AGE, HAZARD
-from shedding.online.layout import C_TAIL, N_CPREV, N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, P_VARIABLE
+from shedding.online.layout import C_TAIL, INF, N_CPREV, N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME
 from shedding.online.order import ties_before
 
-# node columns of the age-aware kinds: segment, segment list links, payload group, matched, stale
-# (its priority in the tree is below its true one)
-HN_SEG, HN_SPREV, HN_SNEXT, HN_GROUP, HN_C, HN_STALE = range(6)
-HN_FIELDS = 6
+# node columns of the age-aware kinds: the list it is in (AGE: its segment; HAZARD: its wheel slot,
+# -1 for none) and its links there, payload group, matched, stale (its priority rose above its
+# value in the tree), and HAZARD's bucket of that value and the time its priority falls below it
+HN_SEG, HN_SPREV, HN_SNEXT, HN_GROUP, HN_C, HN_STALE, HN_BUCKET, HN_DUE = range(8)
+HN_FIELDS = 8
+#: the most slots of HAZARD's wheel (one per step of a window up to that; a longer window's lists
+#: hold later turns too, passed over until due), so that a shard's state stays small
+WHEEL_SLOTS = 1024
+
+
+def wheel_slots(window: int) -> int:
+    """Slots of HAZARD's wheel for a window of w steps: the power of two at or above w, at most
+    :data:`WHEEL_SLOTS`."""
+    return min(1 << max(0, (max(window, 1) - 1).bit_length()), WHEEL_SLOTS)
 
 
 # ---------------------------------------------------------------- segment lists
@@ -100,15 +113,44 @@ def group_of(hn, hsc, s, x):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x):
-    """The priority of memory tuple x in its present state."""
+def tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j):
+    """The priority of memory tuple x in its present state, in age bucket j."""
     s = node[x, N_SIDE]
-    return prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, node[x, N_KEY], group_of(hn, hsc, s, x), hn[x, HN_C],
-                hn[x, HN_SEG])
+    return prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, node[x, N_KEY], group_of(hn, hsc, s, x), hn[x, HN_C], j)
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _before(node, hprio, a, b):
+def falls_at(node, cnt, hn, hsc, hf, hk, eg, th, memo, fall, lens, x, j, p):
+    """The first age bucket after j in which tuple x's priority (in its present state) is below p,
+    the number of buckets if none; with p its priority in bucket j, looked up once per state, bucket
+    and beta bin after each refit (``fall``, -1: not yet). A side ranked like PROB never falls."""
+    s = node[x, N_SIDE]
+    nb = lens.shape[0]
+    if hsc[H_SHAPED0 + s] == 0:
+        return nb
+    k = node[x, N_KEY]
+    g, c = group_of(hn, hsc, s, x), hn[x, HN_C]
+    q = hk[s, k, K_Q]
+    if fall[s, g, c, j, q] >= 0 and p == memo[s, g, c, j, q]:
+        return fall[s, g, c, j, q]
+    return _falls_scan(cnt, hsc, hf, hk, eg, th, memo, fall, lens, s, k, g, c, j, p)
+
+
+@njit(cache=True, _nrt=False)
+def _falls_scan(cnt, hsc, hf, hk, eg, th, memo, fall, lens, s, k, g, c, j, p):
+    """:func:`falls_at` when ``fall`` does not know it yet: look along the buckets (and remember
+    the answer when p is the priority in bucket j)."""
+    nb = lens.shape[0]
+    b = j + 1
+    while b < nb and prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, b) >= p:
+        b += 1
+    if p == prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, j):
+        fall[s, g, c, j, hk[s, k, K_Q]] = b
+    return b
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def before(node, hprio, a, b):
     """Whether tuple a is dropped before tuple b (-1: none): priority, then :func:`ties_before`."""
     if a < 0:
         return False
@@ -130,7 +172,7 @@ def _leaf(node, hprio, htree, hsc, x, present):
     n //= 2
     while n >= 1:
         a, b = htree[s, 2 * n], htree[s, 2 * n + 1]
-        win = b if _before(node, hprio, b, a) else a
+        win = b if before(node, hprio, b, a) else a
         if win == htree[s, n] and win != x:
             return  # another tuple still wins here and only x changed: nothing above changes
         htree[s, n] = win
@@ -138,23 +180,51 @@ def _leaf(node, hprio, htree, hsc, x, present):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _place(node, hn, hprio, htree, hsc, x, p):
-    """Tuple x takes the priority p in the tree now."""
-    hprio[x] = p
-    hn[x, HN_STALE] = 0
-    _leaf(node, hprio, htree, hsc, x, True)
+def _schedule(node, hn, sg, hsc, edges, x, b):
+    """Tuple x's priority falls below its value in the tree when it enters age bucket b (never,
+    when b is past the last bucket): list it in the wheel slot of that time."""
+    s = node[x, N_SIDE]
+    if hn[x, HN_DUE] >= 0:
+        _seg_unlink(hn, sg, s, x)
+        hn[x, HN_DUE] = -1
+    if b < edges.shape[0] - 1:
+        due = node[x, N_TIME] + edges[b]
+        hn[x, HN_DUE] = due
+        seg_push(hn, sg, s, due & (sg.shape[1] - 1), x)
+        hsc[H_WHEEL_NEXT] = min(hsc[H_WHEEL_NEXT], due)
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _settle(node, hn, hprio, htree, hsc, x, p):
-    """Tuple x has the new priority p: a fall goes into the tree now, a raise waits (stale) until x
-    is the minimum."""
-    if p > hprio[x]:
-        hn[x, HN_STALE] = 1
-    elif p < hprio[x]:
-        _place(node, hn, hprio, htree, hsc, x, p)
-    else:
-        hn[x, HN_STALE] = 0
+def schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x):
+    """Tuple x, just placed in the tree at its priority in bucket ``HN_BUCKET``, waits in the wheel
+    for the first later bucket below it."""
+    _schedule(node, hn, sg, hsc, edges, x, falls_at(node, cnt, hn, hsc, hf, hk, eg, th, memo, fall, lens, x,
+                                                    hn[x, HN_BUCKET], hprio[x]))
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j, p):
+    """Tuple x, in age bucket j, takes its priority p there as its value in the tree now, and
+    waits in the wheel for the first later bucket below p."""
+    hprio[x] = p
+    hn[x, HN_STALE] = 0
+    hn[x, HN_BUCKET] = j
+    _leaf(node, hprio, htree, hsc, x, True)
+    schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _settle(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j):
+    """Tuple x changed its state (matched, or its key's beta bin moved) in age bucket j: a fall of
+    its priority goes into the tree now, a raise waits (stale) until x is the minimum; either way
+    the wheel learns when it next falls below its value."""
+    p = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j)
+    if p < hprio[x]:
+        place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j, p)
+        return
+    hn[x, HN_STALE] = 1 if p > hprio[x] else 0
+    _schedule(node, hn, sg, hsc, edges, x, falls_at(node, cnt, hn, hsc, hf, hk, eg, th, memo, fall, lens, x, j,
+                                                    hprio[x]))
 
 
 @njit(cache=True)
@@ -170,37 +240,44 @@ def rebuild_tree(node, hprio, htree, hsc, head):
     for s in range(2):
         for n in range(leaves - 1, 0, -1):
             a, b = htree[s, 2 * n], htree[s, 2 * n + 1]
-            htree[s, n] = b if _before(node, hprio, b, a) else a
+            htree[s, n] = b if before(node, hprio, b, a) else a
 
 
 # ---------------------------------------------------------------- the kernel's hooks
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, x, kind):
-    """Tuple x entered memory (age 0, segment 0, not matched; the kernel has set its payload
-    group)."""
-    seg_push(hn, sg, node[x, N_SIDE], 0, x)
+def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, kind):
+    """Tuple x entered memory (age 0, not matched; the kernel has set its payload group): AGE's
+    first segment, HAZARD's tree at its priority in bucket 0."""
     if kind == AGE:
+        seg_push(hn, sg, node[x, N_SIDE], 0, x)
         return
     hn[x, HN_C] = 0
-    _place(node, hn, hprio, htree, hsc, x, tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x))
+    hn[x, HN_DUE] = -1
+    place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, 0,
+          tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, 0))
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def remove(node, hn, hprio, htree, sg, hsc, x, kind):
     """Tuple x left memory."""
-    _seg_unlink(hn, sg, node[x, N_SIDE], x)
-    if kind != AGE:
-        _leaf(node, hprio, htree, hsc, x, False)
+    if kind == AGE:
+        _seg_unlink(hn, sg, node[x, N_SIDE], x)
+        return
+    if hn[x, HN_DUE] >= 0:
+        _seg_unlink(hn, sg, node[x, N_SIDE], x)
+    _leaf(node, hprio, htree, hsc, x, False)
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def arrival(node, cls, cnt, hn, hprio, htree, hk, sh, hsc, hf, edges, ev, eg, th, memo, lens, o, k, t, w, rank):
-    """An arrival of key k on side o (after the estimator counted it): the shadow's events; while
-    HAZARD ranks by age (``rank``), the other side's tuples of k are matched now, and take k's new
-    beta. The key's FIFO (the kernel's key class) holds them in arrival order, and the unmatched
-    ones are its youngest, so a beta bin that did not move touches only those."""
+def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, fall, lens, o, k, t,
+            last, w, rank):
+    """An arrival of key k on side o at time t (after the estimator counted it): the shadow's
+    events; while HAZARD ranks by age (``rank``), the other side's tuples of k are matched now, and
+    take k's new beta, in the age bucket of the last step (``last``: the buckets move on at this
+    step's admission). The key's FIFO (the kernel's key class) holds them in arrival order, and the
+    unmatched ones are its youngest, so a beta bin that did not move touches only those."""
     if hsc[H_KNOWN] == 0:
         shadow_events(sh, hk, hsc, edges, ev, o, k, t, w)
     hk[o, k, K_LAST] = t
@@ -217,118 +294,74 @@ def arrival(node, cls, cnt, hn, hprio, htree, hk, sh, hsc, hf, edges, ev, eg, th
             hn[x, HN_C] = 1
         elif not every:
             break
-        _settle(node, hn, hprio, htree, hsc, x, tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x))
+        _settle(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x,
+                bucket_of(edges, last - node[x, N_TIME]))
         x = node[x, N_CPREV]
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def cross(node, cnt, hn, hprio, htree, hk, sg, segedge, hsc, hf, eg, th, memo, lens, t, kind):
-    """Move every tuple that reached the first age of its next segment (oldest first)."""
+def cross(node, hn, sg, segedge, hsc, t, due0, due1):
+    """AGE: move every tuple that reached the first age of its next segment (oldest first).
+
+    ``due0``, ``due1``: per side a time no later than its next crossing (0: unknown). A side is
+    not looked at before it; after a look it is the first crossing of the segments' heads, which
+    only evictions and expiries change, and they can only delay it (arrivals lower it, see
+    :func:`due_after_insert`). Returns the two times for the next step."""
     for s in range(2):
+        due = due0 if s == 0 else due1
+        if t < due:
+            continue
+        due = INF
         for j in range(hsc[H_NSEG0 + s] - 1):
             edge = segedge[s, j + 1]
             while True:
                 x = sg[s, j, 0]
-                if x < 0 or t - node[x, N_TIME] < edge:
+                if x < 0:
+                    break
+                if t - node[x, N_TIME] < edge:
+                    due = min(due, node[x, N_TIME] + edge)
                     break
                 _seg_unlink(hn, sg, s, x)
                 seg_push(hn, sg, s, j + 1, x)
-                if kind != AGE:
-                    _settle(node, hn, hprio, htree, hsc, x, tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo,
-                                                                          lens, x))
+        if s == 0:
+            due0 = due
+        else:
+            due1 = due
+    return due0, due1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def due_after_insert(segedge, hsc, s, t, due):
+    """:func:`cross`'s time for side s after an arrival at t entered its first segment."""
+    return min(due, t + segedge[s, 1]) if hsc[H_NSEG0 + s] > 1 else due
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, t):
+    """HAZARD: tuple x came due in the wheel by time t: it takes its priority in the bucket it
+    fell in, and again in each later one it fell in by t (a step may pass several edges)."""
+    while 0 <= hn[x, HN_DUE] <= t:
+        j = bucket_of(edges, hn[x, HN_DUE] - node[x, N_TIME])
+        place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j,
+              tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j))
 
 
 @njit(cache=True, _nrt=False)
-def age_before(hsc, hf, variable, sa, ta, qa, sb, tb, qb, t):
-    """AGE's drop order of tuple a (side, time, seq) before b at time t: past the hold age first
-    (oldest first); then, under the variable split, the side with the lower gain per slot; then
-    the youngest; then R; then the sequence number."""
-    oa = t - ta > hsc[H_HOLD0 + sa]
-    ob = t - tb > hsc[H_HOLD0 + sb]
-    if oa != ob:
-        return oa
-    if oa:
-        if ta != tb:
-            return ta < tb
-    else:
-        if variable and hf[HF_DENS0 + sa] != hf[HF_DENS0 + sb]:
-            return hf[HF_DENS0 + sa] < hf[HF_DENS0 + sb]
-        if ta != tb:
-            return ta > tb
-    if sa != sb:
-        return sa < sb
-    return qa < qb
-
-
-@njit(cache=True, _nrt=False)
-def _age_side_min(node, hn, sg, s):
-    """AGE's next victim of side s: the oldest past the hold age, else the first of the youngest."""
-    if sg[s, 1, 0] >= 0:
-        return sg[s, 1, 0]
-    y = sg[s, 0, 1]
-    if y < 0:
-        return -1
-    while hn[y, HN_SPREV] >= 0 and node[hn[y, HN_SPREV], N_TIME] == node[y, N_TIME]:
-        y = hn[y, HN_SPREV]
-    return y
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _top(node, hprio, htree, variable, part):
-    """HAZARD's minimum tuple of partition ``part`` as the trees hold it (-1: empty)."""
-    if not variable:
-        return htree[part, 1]
-    a, b = htree[0, 1], htree[1, 1]
-    return b if _before(node, hprio, b, a) else a
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, kind):
-    """The memory tuple dropped next from partition ``part`` (a side, or both under the variable
-    split), -1 when it is empty: most of the time HAZARD's minimum as its tree holds it, unless that
-    is stale (:func:`_search`)."""
-    if kind != AGE:
-        x = _top(node, hprio, htree, sc[P_VARIABLE], part)
-        if x < 0 or hn[x, HN_STALE] == 0:
-            return x
-    return _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, kind)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, kind):
-    """:func:`victim`'s search: AGE's candidates, or HAZARD's minimum after refreshing the stale
-    tuples that reach the top."""
-    variable = sc[P_VARIABLE]
-    if kind == AGE:
-        if not variable:
-            return _age_side_min(node, hn, sg, part)
-        a, b = _age_side_min(node, hn, sg, 0), _age_side_min(node, hn, sg, 1)
-        if a < 0 or b < 0:
-            return max(a, b)
-        if age_before(hsc, hf, True, 1, node[b, N_TIME], node[b, N_SEQ], 0, node[a, N_TIME], node[a, N_SEQ], t):
-            return b
-        return a
-    while True:
-        x = _top(node, hprio, htree, variable, part)
-        if x < 0 or hn[x, HN_STALE] == 0:
-            return x
-        _place(node, hn, hprio, htree, hsc, x, tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x))
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s, k, group, t, seq, kind):
-    """Whether an arrival (side s, key k, ``group``, sequence number ``seq``) would be dropped
-    before the memory tuple v, the partition's next victim."""
-    sv, tv, qv = node[v, N_SIDE], node[v, N_TIME], node[v, N_SEQ]
-    if kind == AGE:
-        return age_before(hsc, hf, sc[P_VARIABLE], s, t, seq, sv, tv, qv, t)
-    shaped = hsc[H_SHAPED0 + s]
-    p = prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, group if shaped and hsc[H_GROUPS] else 0, 0, 0)
-    pv = hprio[v]
-    if p != pv:
-        return p < pv
-    if t != tv:
-        return t < tv
-    if s != sv:
-        return s < sv
-    return seq < qv
+def turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, t):
+    """HAZARD: the wheel's slots from the first that holds a tuple (``H_WHEEL_NEXT``, no tuple is
+    due before it) up to t come due, each slot once at most (a longer window's lists hold later
+    turns too); then the next slot that holds a tuple is found for the next step."""
+    slots = sg.shape[1]
+    first = hsc[H_WHEEL_NEXT]
+    for s in range(2):
+        for tau in range(first, min(t, first + slots - 1) + 1):
+            x = sg[s, tau & (slots - 1), 0]
+            while x >= 0:
+                nxt = hn[x, HN_SNEXT]
+                _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, t)
+                x = nxt
+    hsc[H_WHEEL_NEXT] = INF
+    for tau in range(t + 1, t + slots + 1):
+        if sg[0, tau & (slots - 1), 0] >= 0 or sg[1, tau & (slots - 1), 0] >= 0:
+            hsc[H_WHEEL_NEXT] = tau
+            break

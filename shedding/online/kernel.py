@@ -33,7 +33,7 @@ import math
 import numpy as np
 from numba import njit
 
-from shedding.online import agememory as H, refit as R
+from shedding.online import agememory as H, agevictim as V, refit as R
 from shedding.online.hazard import HF_FAC0, key_bins
 from shedding.online.order import ties_before
 # the policy kinds (SURV and DUAL rank like PROB and LIFE, with float values; AGE and HAZARD by age)
@@ -596,7 +596,7 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
     (outputs, departures, share rows, pair rows). Returns ERR_NONE at the end of the feed.
     """
     node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
-    hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
+    hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, fall, edges, lens = hz
     w = sc[P_W]
     warmup = sc[P_WARMUP]
     kind = sc[P_KIND]
@@ -607,6 +607,7 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
     n = time.shape[0]
     i, phase = pos[POS_I], pos[POS_PHASE]
     outputs, n_dep, n_share, n_pairs = pos[POS_OUT], pos[POS_DEP], pos[POS_SHARE], pos[POS_PAIRS]
+    due0 = due1 = 0  # AGE's next segment crossings per side (0: look at the next step)
     while i < n:
         t = time[i]
         j = batch_end(time, i)
@@ -670,8 +671,8 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
             if kind >= AGE:
                 R.begin_step(sh, hk, hsc, edges, ex, t, w)
                 for x in range(i, j):
-                    H.arrival(node, cls, cnt, hn, hprio, htree, hk, sh, hsc, hf, edges, ev, eg, th, memo, lens,
-                              side[x], key[x], t, w, sc[SC_RANK])
+                    H.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, fall,
+                              lens, side[x], key[x], t, sc[SC_LAST_T], w, sc[SC_RANK])
             # (2) expire what cannot meet a future arrival
             n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc)
             if kind >= AGE:
@@ -692,9 +693,11 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
         # fixed during the step, so inserting the arrivals one by one and dropping the minimum
         # each time keeps exactly the top of memory + batch; an arrival that would be the
         # minimum of a full partition is dropped without touching the trees.
-        if kind >= AGE and sc[SC_RANK] >= AGE:
-            H.cross(node, cnt, hn, hprio, htree, hk, sg, segedge, hsc, hf, eg, th, memo, lens, t, sc[SC_RANK])
         rank = sc[SC_RANK]
+        if rank == AGE:
+            due0, due1 = H.cross(node, hn, sg, segedge, hsc, t, due0, due1)
+        elif rank == HAZARD and hsc[H.H_WHEEL_NEXT] <= t:
+            H.turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, t)
         ranked = rank != RAND and rank != SCHEDULE
         if keyed(rank):
             _advance(cls, cnt, fsc, tree, stack, sc, 0, t)
@@ -706,9 +709,9 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
             v = -1  # the partition's minimum, when it is full
             if not loses and ranked and _over_budget(sc, part, 1):
                 if rank >= AGE:
-                    v = H.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t,
-                                 rank)
-                    loses = v < 0 or H.loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
+                    v = V.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc,
+                                 part, t, rank)
+                    loses = v < 0 or V.loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
                                              key[x], group[x], t, seq[x], rank)
                 else:
                     v = _displaces(cls, cnt, fsc, tree, sc, part, s_, key[x], t, seq[x])
@@ -724,7 +727,12 @@ def process(st, hz, side, time, key, group, seq, draws, sched_left, dep, share, 
             if kind == HAZARD:  # also while it ranks as PROB: a later refit ranks the tuple by it
                 hn[y, H.HN_GROUP] = group[x]
             if rank >= AGE:
-                H.insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, y, rank)
+                H.insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, y, rank)
+            if rank == AGE:
+                if s_ == 0:
+                    due0 = H.due_after_insert(segedge, hsc, 0, t, due0)
+                else:
+                    due1 = H.due_after_insert(segedge, hsc, 1, t, due1)
             if v >= 0:  # the arrival ranks above v, the minimum before it came: v is still the minimum
                 adm = 1 if node[v, N_TIME] < t else 0
                 n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio, htree,
@@ -792,14 +800,15 @@ def shrink(st, hz, draws, dep):
     their own victim), so memory holds what the admission at t would have kept under the new
     budgets."""
     node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
-    hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
+    hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, fall, edges, lens = hz
     t = sc[SC_LAST_T]
     rank = sc[SC_RANK]
     n_dep = 0
     for part in range(1 if sc[P_VARIABLE] else 2):
         while _over_budget(sc, part, 0):
             if rank >= AGE:
-                v = H.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, sc, part, t, rank)
+                v = V.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t,
+                             rank)
             else:
                 v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep])
             adm = 1 if node[v, N_TIME] < t else 0
@@ -812,7 +821,7 @@ def shrink(st, hz, draws, dep):
 def flush(st, hz, dep):
     """End of stream: every tuple still in memory is kept until it expires."""
     node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
-    hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens = hz
+    hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, fall, edges, lens = hz
     w = sc[P_W]
     n_dep = 0
     while sc[SC_GHEAD] >= 0:

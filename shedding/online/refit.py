@@ -16,14 +16,15 @@ import math
 import numpy as np
 from numba import njit
 
-from shedding.online.agememory import HN_C, HN_STALE, rebuild_tree, seg_push, tuple_prio
+from shedding.online.agememory import (HN_BUCKET, HN_C, HN_DUE, HN_STALE, rebuild_tree, schedule, seg_push,
+                                       tuple_prio)
 from shedding.online.ageing import age_plan
 from shedding.online.hazard import (H_ARR0, H_ARRIVALS, H_EVERY, H_FIRST, H_GROUPS, H_HOLD0, H_KNOWN,
                                     H_NB, H_NEXT_REFIT, H_NSEG0, H_SAMPLE0, H_SHAPED0, H_T0, HF_DENS0, HF_FAC0,
-                                    HF_RHO0, K_LAST, Q_STATS, Q_STATS_OCTAVE, beta_bin, fit, key_bins,
-                                    pooled_rates, shadow_account_all, shadow_add, shadow_ended, shadow_expire)
+                                    H_WHEEL_NEXT, HF_RHO0, K_LAST, bucket_of, fit, key_bins, pooled_rates,
+                                    shadow_account_all, shadow_add, shadow_ended, shadow_expire)
 from shedding.online.kinds import HAZARD, PROB
-from shedding.online.layout import (F_TOT_R, N_GNEXT, N_KEY, N_SIDE, N_TIME, P_M, P_MR, P_VARIABLE, P_W, SC_GHEAD,
+from shedding.online.layout import (F_TOT_R, INF, N_GNEXT, N_KEY, N_SIDE, N_TIME, P_M, P_MR, P_VARIABLE, P_W, SC_GHEAD,
                                     SC_RANK)
 
 
@@ -46,7 +47,7 @@ def take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t):
         hsc[H_ARRIVALS] += 1
         if hsc[H_KNOWN] == 0:
             beta = cnt[1 - s, k] * hf[HF_FAC0 + 1 - s]
-            shadow_add(sh, hk, hsc, s, k, group[x] if hsc[H_GROUPS] else 0, beta_bin(beta, Q_STATS_OCTAVE, Q_STATS), t)
+            shadow_add(sh, hk, hsc, s, k, group[x] if hsc[H_GROUPS] else 0, beta, t)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -64,7 +65,7 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
     """New arrival rates and beta factors, HAZARD's model (and the rank it implies: PROB while no
     side is shaped) or AGE's hold ages, and the memory re-sorted into segments (and HAZARD's
     priorities). Returns True when HAZARD goes back to ranking as PROB (the key trees need rebuilding)."""
-    (hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens) = hz
+    (hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, fall, edges, lens) = hz
     w = sc[P_W]
     shadow_account_all(sh, hsc, edges, ex, t, w)
     steps = max(t - hsc[H_T0] + 1, 1)
@@ -78,13 +79,7 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
     if kind == HAZARD:
         fit(hsc, hf, ev, ex, eg, th, ep)
         memo[:] = np.nan
-        for s in range(2):
-            if hsc[H_SHAPED0 + s]:
-                hsc[H_NSEG0 + s] = nb
-                segedge[s, : nb + 1] = edges
-            else:
-                hsc[H_NSEG0 + s] = 1
-                segedge[s, 1] = w
+        fall[:] = -1
         was = sc[SC_RANK]
         sc[SC_RANK] = HAZARD if hsc[H_SHAPED0] or hsc[H_SHAPED0 + 1] else PROB
         if sc[SC_RANK] == PROB:
@@ -119,24 +114,30 @@ def set_hold(hsc, hf, segedge, knots, cum, budgets, variable, w):
 
 @njit(cache=True)
 def rebuild(node, cnt, sc, hz, t, rank):
-    """Re-sort the memory into segments and, when HAZARD ranks by age (``rank``), give every tuple
-    its state and priority, in arrival order, and rebuild the trees (after a refit)."""
-    (hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, edges, lens) = hz
+    """Re-sort the memory after a refit: AGE's segments, or (when HAZARD ranks by age, ``rank``)
+    every tuple's state, its priority in the bucket of its age as its value in the trees, and the
+    wheel of the times they fall."""
+    (hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, fall, edges, lens) = hz
     sg[:] = -1
     if rank == HAZARD:
         key_bins(cnt, hf, hk)
+        hsc[H_WHEEL_NEXT] = INF
     x = sc[SC_GHEAD]
     while x >= 0:
         s, k = node[x, N_SIDE], node[x, N_KEY]
         age = t - node[x, N_TIME]
-        j = 0
-        while j + 1 < hsc[H_NSEG0 + s] and age >= segedge[s, j + 1]:
-            j += 1
-        seg_push(hn, sg, s, j, x)
         if rank == HAZARD:
             hn[x, HN_C] = 1 if hsc[H_SHAPED0 + s] and hk[1 - s, k, K_LAST] > node[x, N_TIME] else 0
             hn[x, HN_STALE] = 0
-            hprio[x] = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x)
+            hn[x, HN_BUCKET] = bucket_of(edges, age)
+            hprio[x] = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, hn[x, HN_BUCKET])
+            hn[x, HN_DUE] = -1
+            schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x)
+        else:
+            j = 0
+            while j + 1 < hsc[H_NSEG0 + s] and age >= segedge[s, j + 1]:
+                j += 1
+            seg_push(hn, sg, s, j, x)
         x = node[x, N_GNEXT]
     if rank == HAZARD:
         rebuild_tree(node, hprio, htree, hsc, sc[SC_GHEAD])

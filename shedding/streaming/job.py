@@ -96,7 +96,7 @@ def check_params(job: StreamJob) -> None:
         stored = folder / PARAMS
         if stored.exists():
             old = json.loads(stored.read_text())
-            old.setdefault("state_layout", 1)  # recorded from layout 2 on
+            old.setdefault("state_layout", 1)  # recorded since layouts were; what came before is layout 1
             check_layout(old["state_layout"], f"{what} {folder}")
             diff = differences(old, job.params)
             if diff:

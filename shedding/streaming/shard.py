@@ -59,9 +59,10 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 #: and what their columns mean. A change to them must raise it, so that a checkpoint written before
 #: is refused on restart (by ``shed stream-join`` before the query starts, and by
 #: :meth:`ShardJoin.from_bytes`) instead of being read with the new meaning;
-#: tests/streaming/test_shard.py fingerprints the arrays' shapes and fields to catch a change
-#: made without it. State pickled before the layout was recorded is layout 1.
-STATE_LAYOUT = 1
+#: tests/streaming/test_state_layout.py fingerprints the arrays' shapes and fields to catch a change
+#: made without it. State pickled before the layout was recorded is layout 1; layout 2 gave HAZARD
+#: its wheel of falling priorities (shedding.online.agememory) instead of age segments.
+STATE_LAYOUT = 2
 
 METRICS = ("arrivals", "outputs", "shed", "late", "bad", "held", "memory_r", "memory_s", "budget_r", "budget_s",
            "released_until", "ended")

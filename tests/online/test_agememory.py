@@ -1,9 +1,11 @@
 """HAZARD's memory structures (shedding.online.agememory) against a brute force after every step:
-each memory tuple's value in the tree never exceeds its priority in its present state and equals it
-unless marked stale, its bucket is the one of its age, it is matched exactly when its key arrived
-on the other side after it, and each tree's root is the minimum of its side's memory by (value,
-time, side, sequence number). Together these make the checked victim the true minimum of the drop
-order (Das, Gehrke, Riedewald 2003, §2.1; docs/semantics.md)."""
+each memory tuple's value in the tree never exceeds its priority in its present state (in the
+bucket of its age) and equals it unless it rose since it was placed (marked stale, or in a later
+bucket than the one it was placed in), it is matched exactly when its key arrived on the other side
+after it, it waits in the wheel exactly at the first later age at which its priority falls below
+its value (and nowhere when it never does), and each tree's root is the minimum of its side's
+memory by (value, time, side, sequence number). Together these make the checked victim the true
+minimum of the drop order (Das, Gehrke, Riedewald 2003, §2.1; docs/semantics.md)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from shedding.datasets import zipf_workload
 from shedding.datasets.age import age_workload
 from shedding.online import JoinOperator, OnlineEstimator
 from shedding.online import agememory as H
-from shedding.online.hazard import H_LEAVES, H_NSEG0, H_SHAPED0, K_LAST
+from shedding.online.hazard import H_LEAVES, H_SHAPED0, K_LAST
 from shedding.online.tuning import HazardTuning
 from shedding.online.kinds import HAZARD
 from shedding.online.layout import N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, SC_GHEAD, SC_RANK
@@ -31,24 +33,43 @@ def memory_of(op: JoinOperator) -> list[int]:
     return out
 
 
+def wheel_of(a, s: int) -> dict[int, int]:
+    """Every tuple listed in side s's wheel, with its slot (following each slot's links)."""
+    listed = {}
+    for slot in range(a.sg.shape[1]):
+        x = int(a.sg[s, slot, 0])
+        while x >= 0:
+            assert x not in listed
+            listed[x] = slot
+            x = int(a.hn[x, H.HN_SNEXT])
+    return listed
+
+
 def check(op: JoinOperator, t: int) -> int:
     """Assert the invariants at time t; returns how many tuples were checked while ranking by age."""
     if op._sc[SC_RANK] != HAZARD:
         return 0
     a, node = op._aged, op._node
-    seg = a.segedge
+    edges = a.edges
+    nb = len(edges) - 1
     mem = memory_of(op)
+    listed = {s: wheel_of(a, s) for s in range(2)}
     for x in mem:
         s, k = int(node[x, N_SIDE]), int(node[x, N_KEY])
-        age = t - node[x, N_TIME]
-        j = int(np.searchsorted(seg[s, :a.hsc[H_NSEG0 + s] + 1], age, side="right") - 1)
-        assert a.hn[x, H.HN_SEG] == min(j, a.hsc[H_NSEG0 + s] - 1)
+        j = min(int(np.searchsorted(edges, t - node[x, N_TIME], side="right")) - 1, nb - 1)
         matched = bool(a.hsc[H_SHAPED0 + s]) and a.hk[1 - s, k, K_LAST] > node[x, N_TIME]
         assert a.hn[x, H.HN_C] == matched
-        true = H.tuple_prio(node, op._cnt, a.hn, a.hsc, a.hf, a.hk, a.eg, a.th, a.memo, a.lens, x)
+        true = H.tuple_prio(node, op._cnt, a.hn, a.hsc, a.hf, a.hk, a.eg, a.th, a.memo, a.lens, x, j)
         assert a.hprio[x] <= true
-        if a.hn[x, H.HN_STALE] == 0:
+        shaped = bool(a.hsc[H_SHAPED0 + s])
+        if a.hn[x, H.HN_STALE] == 0 and (a.hn[x, H.HN_BUCKET] == j or not shaped):
             assert a.hprio[x] == true
+        later = [b for b in range(j + 1, nb) if shaped and H.tuple_prio(
+            node, op._cnt, a.hn, a.hsc, a.hf, a.hk, a.eg, a.th, a.memo, a.lens, x, b) < a.hprio[x]]
+        due = int(node[x, N_TIME] + edges[later[0]]) if later else -1
+        assert a.hn[x, H.HN_DUE] == due
+        assert listed[s].pop(x, None) == (None if due < 0 else due % a.sg.shape[1])
+    assert not listed[0] and not listed[1]  # no tuple outside memory
     for s in range(2):
         side = [x for x in mem if node[x, N_SIDE] == s]
         root = int(a.htree[s, 1])

@@ -20,7 +20,7 @@ from shedding.streaming.shard import R, S, STATE_LAYOUT, JoinSpec, ShardJoin
 from shedding.streaming.sources import inspect_source, write_zipf_sources
 
 #: the fingerprint of each layout's arrays (see :func:`fingerprint`); a new layout adds its own
-FINGERPRINTS = {1: "7b8a90fdeb22"}
+FINGERPRINTS = {1: "7b8a90fdeb22", 2: "7c6e88bfb55f"}
 
 
 def fed_shard(policy: str = "hazard") -> ShardJoin:
