@@ -260,7 +260,8 @@ class JoinOperator:
             raise ShedError("the schedule is shorter than the stream; pass a schedule for every tuple")
         state, aged, pos = self._state(), self._aged.state(), np.zeros(K.POS_FIELDS, dtype=np.int64)
         while True:
-            err = K.process(state, aged, side, time, ids, groups, seq, draws, self._sched, dep, share, pairs, pos)
+            err = K.process(True if self._aged.active else None, state, aged, side, time, ids, groups, seq, draws,
+                            self._sched, dep, share, pairs, pos)
             if err == K.PAUSE_PAIRS:
                 grown = np.zeros((max(int(pos[K.POS_NEED]), 2 * len(pairs)), 2), dtype=np.int64)
                 grown[:pos[K.POS_PAIRS]] = pairs[:pos[K.POS_PAIRS]]
