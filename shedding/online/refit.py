@@ -2,7 +2,7 @@
 :mod:`~shedding.online.agememory`: the shadow sample takes its share of a step's arrivals
 (:mod:`~shedding.online.hazard`), the model is refitted when due (HAZARD's rates and model test, or
 AGE's hold ages from the estimated age curve, :mod:`~shedding.online.ageing`), and the memory is
-re-sorted into segments (and HAZARD's priorities) after a refit.
+re-sorted after a refit (AGE's segments, or HAZARD's priorities, trees and wheel).
 
 Refits come after the first step, then at twice as many arrivals each time (from ``refit_first``)
 up to every ``refit_every`` arrivals: a deterministic schedule of the arrivals alone, so feeding
@@ -63,8 +63,8 @@ def refit_due(hsc):
 @njit(cache=True)
 def refit(node, cnt, fsc, sc, hz, t, kind):
     """New arrival rates and beta factors, HAZARD's model (and the rank it implies: PROB while no
-    side is shaped) or AGE's hold ages, and the memory re-sorted into segments (and HAZARD's
-    priorities). Returns True when HAZARD goes back to ranking as PROB (the key trees need rebuilding)."""
+    side is shaped) or AGE's hold ages, and the memory re-sorted (AGE's segments, or HAZARD's
+    priorities, trees and wheel). Returns True when HAZARD goes back to ranking as PROB (the key trees need rebuilding)."""
     (hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, fall, edges, lens) = hz
     w = sc[P_W]
     shadow_account_all(sh, hsc, edges, ex, t, w)
