@@ -26,17 +26,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from shedding.errors import ShedError
 from shedding.band.exact import fenwick_add, fenwick_prefix
 from shedding.band.predicate import BandWorkload
+from shedding.jit import njit
 
 DEFAULT_BINS = 1024
 ESTIMATORS = ("static", "online")
 
 
-@njit(cache=True)
+@njit
 def band_mass(fen, lo, width, v, eps):
     """``sum_bins count * |[v - eps, v + eps] ∩ bin|`` over the integer points of each bin."""
     n_bins = fen.shape[0] - 1
@@ -53,7 +53,7 @@ def band_mass(fen, lo, width, v, eps):
     return float(count_a * (lo + (ba + 1) * width - a) + count_b * (b - lo - bb * width + 1) + width * inner)
 
 
-@njit(cache=True)
+@njit
 def band_numerator(fen, lo, width, side, row, eps):
     """Priority numerator of a tuple of ``side`` with scaled attributes ``row``: the product over
     attributes of the other side's mass within eps."""
@@ -63,7 +63,7 @@ def band_numerator(fen, lo, width, side, row, eps):
     return out
 
 
-@njit(cache=True)
+@njit
 def band_denominator(width, seen):
     """Denominator for a partner side that has ``seen`` tuples: ``prod_attrs width * seen``."""
     out = 1.0
@@ -72,7 +72,7 @@ def band_denominator(width, seen):
     return out
 
 
-@njit(cache=True)
+@njit
 def add_to_bins(fen, lo, width, side, row):
     """Count one arrival of ``side`` in every attribute's histogram (outside values: end bins)."""
     n_bins = fen.shape[2] - 1
@@ -80,7 +80,7 @@ def add_to_bins(fen, lo, width, side, row):
         fenwick_add(fen[side, c], min(max((row[c] - lo[c]) // width[c], 0), n_bins - 1), 1)
 
 
-@njit(cache=True)
+@njit
 def _numerators(fen, lo, width, side, values, eps):
     out = np.empty(side.shape[0], dtype=np.float64)
     for i in range(side.shape[0]):

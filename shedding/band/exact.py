@@ -19,15 +19,15 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from numba import njit
 
 from shedding.errors import ShedError
+from shedding.jit import njit
 from shedding.model import INT64_MAX, R, Schedule
 from shedding.online.kernel import batch_end
 from shedding.band.predicate import BandWorkload
 
 
-@njit(cache=True)
+@njit
 def fenwick_add(tree, i, v):
     """Add v to entry i of a Fenwick tree (``tree[0]`` unused)."""
     i += 1
@@ -36,7 +36,7 @@ def fenwick_add(tree, i, v):
         i += i & (-i)
 
 
-@njit(cache=True)
+@njit
 def fenwick_prefix(tree, i):
     """Sum of entries [0, i)."""
     s = 0
@@ -46,7 +46,7 @@ def fenwick_prefix(tree, i):
     return s
 
 
-@njit(cache=True)
+@njit
 def _sweep_count(side, time, rank, lo, hi, n_r, n_s, w, warmup):
     """The Fenwick sweep of the module docstring; ``rank[i]`` is tuple i's position in its side's
     value order, ``[lo[i], hi[i])`` its partners' rank range in the other side's value order."""
@@ -74,7 +74,7 @@ def _sweep_count(side, time, rank, lo, hi, n_r, n_s, w, warmup):
     return total
 
 
-@njit(cache=True)
+@njit
 def _scan(time, values, eps, warmup, g_order, g_lo, g_hi, out):
     """Count (``out`` empty) or write (``out`` rows (later, earlier)) the counted band pairs:
     the candidates of tuple ``x = g_order[p]`` are ``g_order[g_lo[k, p]:g_hi[k, p]]`` for its
@@ -103,7 +103,7 @@ def _scan(time, values, eps, warmup, g_order, g_lo, g_hi, out):
     return k
 
 
-@njit(cache=True)
+@njit
 def _grid_ranges(codes, side, time, rank, cell, cells, span, w, g_lo, g_hi):
     """Per tuple and neighbouring cell (k = 0, 1, 2 for cell - 1, cell, cell + 1): the range of
     ``codes`` holding the other side's tuples of that cell in the tuple's time window. Every array

@@ -23,8 +23,8 @@ the histogram learns each batch after the join and every held tuple's numerator 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from shedding.jit import njit
 from shedding.online.kernel import (F_TOT_R, P_KIND, P_M, P_MR, P_ONLINE, P_VARIABLE, P_W, P_WARMUP, RAND,
                              SCHEDULE, tuple_before, batch_end)
 from shedding.band.estimator import add_to_bins, band_denominator, band_numerator
@@ -35,7 +35,7 @@ B_USED, B_HELD_R, B_SEEN_R = 0, 1, 3
 BS_FIELDS = 5
 
 
-@njit(cache=True, inline="always")
+@njit
 def _matches(a, b, eps):
     for c in range(eps.shape[0]):
         if abs(a[c] - b[c]) > eps[c]:
@@ -43,7 +43,7 @@ def _matches(a, b, eps):
     return True
 
 
-@njit(cache=True)
+@njit
 def _take(mem, vals, cnt, bs, p, left, admitted, dep, n_dep):
     """Record slot p's departure (seq, left, admitted) and free it (the last slot moves in)."""
     dep[n_dep, 0] = mem[M_SEQ, p]
@@ -58,7 +58,7 @@ def _take(mem, vals, cnt, bs, p, left, admitted, dep, n_dep):
     return n_dep + 1
 
 
-@njit(cache=True)
+@njit
 def _expire(mem, vals, cnt, bs, w, limit, dep, n_dep):
     """Expire every slot whose window ends at or before ``limit``."""
     p = 0
@@ -71,7 +71,7 @@ def _expire(mem, vals, cnt, bs, w, limit, dep, n_dep):
     return n_dep
 
 
-@njit(cache=True)
+@njit
 def _victim(mem, cnt, fsc, sc, bs, part, t, u):
     """The slot to drop next from partition ``part`` (a side, or all slots when variable)."""
     variable = sc[P_VARIABLE]
@@ -94,7 +94,7 @@ def _victim(mem, cnt, fsc, sc, bs, part, t, u):
     return best
 
 
-@njit(cache=True)
+@njit
 def band_process(st, side, time, values, seq, draws, sched_left, dep, pairs):
     """Run the band join over a feed of whole arrival batches sorted by time.
 
@@ -183,7 +183,7 @@ def band_process(st, side, time, values, seq, draws, sched_left, dep, pairs):
     return outputs, n_dep, n_pairs, pairs, ERR_NONE
 
 
-@njit(cache=True)
+@njit
 def band_flush(st, dep):
     """End of stream: every tuple still in memory is kept until it expires."""
     mem, vals, cnt, eps, sc, fsc, bs = st[:7]

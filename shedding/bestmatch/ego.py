@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from shedding.errors import ShedError
 from shedding.bestmatch.skyline import offer, within
+from shedding.jit import njit
 
 MAX_CELLS = 1 << 24
 
@@ -65,7 +65,7 @@ def cell_ids(X: np.ndarray, width: np.ndarray, base: np.ndarray, shape: np.ndarr
     return ids
 
 
-@njit(cache=True)
+@njit
 def probe_grid(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int | None, R: np.ndarray,
                S: np.ndarray, a0: int, a1: int, b0: int, b1: int, eps: np.ndarray, sign: np.ndarray,
                alive_r: np.ndarray, alive_s: np.ndarray, width: np.ndarray, base: np.ndarray, shape: np.ndarray,

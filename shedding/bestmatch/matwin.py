@@ -23,10 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from shedding.bestmatch.ego import Grid, build_grid, probe_grid
 from shedding.bestmatch.skyline import emit, grow, new_buffer, probe
+from shedding.jit import njit
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class MatWinStats:
     dropped: int
 
 
-@njit(cache=True)
+@njit
 def _shed(alive_r: np.ndarray, alive_s: np.ndarray, R: np.ndarray, S: np.ndarray, rlo: int, rhi: int, slo: int,
           shi: int, excess: int, prio_r: np.ndarray, prio_s: np.ndarray, ahead: bool, eps1: int,
           max_rs: int) -> None:
@@ -73,7 +73,7 @@ def _shed(alive_r: np.ndarray, alive_s: np.ndarray, R: np.ndarray, S: np.ndarray
             alive_s[j - nr] = False
 
 
-@njit(cache=True)
+@njit
 def _update(buf, count, n_slots, s_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s,  # noqa
             ego, grid):
     """Update(O, R[a0:a1], S[b0:b1]) of Algorithm 2; returns the buffer and the pairs tested."""
@@ -88,7 +88,7 @@ def _update(buf, count, n_slots, s_slots, R, S, a0, a1, b0, b1, eps, sign, alive
     return buf, k
 
 
-@njit(cache=True)
+@njit
 def matwin_kernel(R, S, eps, sign, left_outer, n_slots, s_slots, literal, buf, count, memory, prio_r,  # noqa
                   prio_s, ahead, ego, grid):
     """Algorithm 2. Returns rows (r, s, stamp), stamp = input tuples read when the pair was output,
@@ -184,7 +184,7 @@ def matwin_kernel(R, S, eps, sign, left_outer, n_slots, s_slots, literal, buf, c
     return out[:n_out], stats
 
 
-@njit(cache=True)
+@njit
 def widest_window(y1: np.ndarray, eps1: int) -> int:
     """The most sorted values in any closed interval of length eps_1 (room for W_R's slots)."""
     best = 0

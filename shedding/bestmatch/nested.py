@@ -13,12 +13,12 @@ computed").
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from shedding.bestmatch.skyline import emit, grow, new_buffer, probe
+from shedding.jit import njit
 
 
-@njit(cache=True)
+@njit
 def nested_kernel(R: np.ndarray, S: np.ndarray, eps: np.ndarray, sign: np.ndarray, left_outer: bool, n_slots: int,
                   s_slots: int | None, literal: bool, buf: np.ndarray, count: np.ndarray
                   ) -> tuple[np.ndarray, int, int]:

@@ -16,9 +16,9 @@ pair the literal reading could keep, and :func:`emit` removes such ties when it 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from shedding.errors import ShedError
+from shedding.jit import njit
 
 ORDERS = {"minattrdist": 1, "maxattrdist": -1}  # f_i sign: smaller resp. larger |r.y_i - s.y_i| is better
 UNBOUNDED = np.int64(2**62)  # eps of an unconstrained operator: every pair qualifies
@@ -34,7 +34,7 @@ def is_literal(dominance: str) -> bool:
     return key == "literal"
 
 
-@njit(cache=True)
+@njit
 def within(R: np.ndarray, S: np.ndarray, r: int, s: int, eps: np.ndarray) -> bool:
     """d(r, s) <= eps (§2.3): every |r.y_i - s.y_i| <= eps_i."""
     for i in range(R.shape[1]):
@@ -43,7 +43,7 @@ def within(R: np.ndarray, S: np.ndarray, r: int, s: int, eps: np.ndarray) -> boo
     return True
 
 
-@njit(cache=True, inline="always")
+@njit
 def insert(buf: np.ndarray, count: np.ndarray, slot: int, R: np.ndarray, S: np.ndarray, r: int, s: int,
            sign: np.ndarray) -> bool:
     """Offer (r x s) to buffer ``slot``: it is dropped if a buffered pair dominates it (or is it),
@@ -92,7 +92,7 @@ def insert(buf: np.ndarray, count: np.ndarray, slot: int, R: np.ndarray, S: np.n
     return True
 
 
-@njit(cache=True)
+@njit
 def grow(buf: np.ndarray) -> np.ndarray:
     """The buffer with twice the room per slot."""
     slots, width, cols = buf.shape
@@ -101,7 +101,7 @@ def grow(buf: np.ndarray) -> np.ndarray:
     return bigger
 
 
-@njit(cache=True)
+@njit
 def drop_ties(buf: np.ndarray, count: np.ndarray, slot: int, R: np.ndarray, S: np.ndarray) -> None:
     """The literal reading of §2.1 on a slot's skyline: remove every pair whose distance vector
     equals another pair's while the two differ on the join attributes (each dominates the other)."""
@@ -132,7 +132,7 @@ def drop_ties(buf: np.ndarray, count: np.ndarray, slot: int, R: np.ndarray, S: n
     count[slot] = keep
 
 
-@njit(cache=True)
+@njit
 def emit(buf: np.ndarray, count: np.ndarray, slot: int, out: np.ndarray, n_out: int, stamp: int, R: np.ndarray,
          S: np.ndarray, literal: bool) -> tuple[np.ndarray, int]:
     """Append the pairs of ``slot`` to ``out`` (rows r, s, stamp), empty the slot; returns (out,
@@ -158,7 +158,7 @@ def new_buffer(slots: int, dims: int, width: int = 8) -> tuple[np.ndarray, np.nd
     return np.empty((slots, width, 2 + dims), dtype=np.int64), np.zeros(slots, dtype=np.int64)
 
 
-@njit(cache=True)
+@njit
 def offer(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int | None, R: np.ndarray, S: np.ndarray,
           r: int, s: int, sign: np.ndarray) -> bool:
     """Offer (r x s) to the slot of r (``r % n_slots``; none when ``n_slots`` is 0) and to the slot
@@ -172,7 +172,7 @@ def offer(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int | None,
     return insert(buf, count, n_slots + s % s_slots, R, S, r, s, sign)
 
 
-@njit(cache=True)
+@njit
 def probe(buf: np.ndarray, count: np.ndarray, n_slots: int, s_slots: int | None, R: np.ndarray, S: np.ndarray,
           a0: int, a1: int, b0: int, b1: int, eps: np.ndarray, sign: np.ndarray, alive_r: np.ndarray,
           alive_s: np.ndarray) -> int:

@@ -11,15 +11,15 @@ dominating pair has just expired must appear again. Each evaluation is the neste
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from shedding.errors import ShedError
 from shedding.bestmatch.matwin import widest_window
 from shedding.bestmatch.skyline import emit, grow, is_literal, new_buffer, probe
 from shedding.bestmatch.values import BestmatchInput
+from shedding.jit import njit
 
 
-@njit(cache=True)
+@njit
 def _reevaluate(R, S, tr, ts, times, horizon, eps, sign, n_slots, literal, buf, count):  # noqa: ANN001
     out = np.empty((16, 3), dtype=np.int64)
     n_out = 0

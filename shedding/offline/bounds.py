@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from shedding.exact import KeyedStreams, exact_count
+from shedding.jit import njit
 from shedding.model import Schedule, Workload
 from shedding.offline.network import groups_of, later_counted_ranges, same_time_pairs
 from shedding.offline.flow import heap_pop, heap_push
@@ -62,7 +63,7 @@ class Bounds:
                 "allocation": self.allocation, "iterations": self.iterations, "seconds": round(self.seconds, 4)}
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(nogil=True, parallel=True)
 def _relaxed(lo, hi, event_of_pos, start, group, prefix, choice, worth):
     """Every tuple's best exit under the prices whose prefix sums are ``prefix[g, i]`` (sum of
     the prices of events ``< i``): writes its exit event (-1: not held) and value to ``choice``
@@ -82,7 +83,7 @@ def _relaxed(lo, hi, event_of_pos, start, group, prefix, choice, worth):
         choice[x], worth[x] = exit_at, best
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _held(group, start, exits, n_groups, n_events):
     """Tuples of each group held after each event: +1 at a tuple's start event, -1 at its exit
     event, summed along the events."""
@@ -96,7 +97,7 @@ def _held(group, start, exits, n_groups, n_events):
     return held
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _gains(lo, hi, event_of_pos, exits):
     """Sum over tuples of their counted partners at events ``<= exits[x]`` (binary search in
     each tuple's time-sorted partner range)."""
@@ -113,7 +114,7 @@ def _gains(lo, hi, event_of_pos, exits):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _repair(start, choice, worth, group, caps, n_events):
     """A feasible schedule from the relaxed choices: events in time order; tuples leave at their
     chosen exit; when a group holds more than its cap after an event's admissions, the held

@@ -16,13 +16,13 @@ primal-dual method from warm potentials) are built from these; :mod:`.bounds` us
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from shedding.jit import njit
 
 INF = np.int64(1) << 60
 BUCKETS = 1024  # reduced distances below this go to buckets, larger ones to a binary heap
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def weak_components(n, tails, heads):
     """Weakly connected component root of every node (union-find with path halving)."""
     parent = np.arange(n)
@@ -44,7 +44,7 @@ def weak_components(n, tails, heads):
     return parent
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _arc(e, n, tails, heads, caps, costs, supply_nodes, supplies):
     """Input arc ``e`` of the residual network: the network's arcs, then one arc per supply
     (super source ``n`` -> supply node, or demand node -> super sink ``n + 1``)."""
@@ -57,7 +57,7 @@ def _arc(e, n, tails, heads, caps, costs, supply_nodes, supplies):
     return supply_nodes[e - m0], n + 1, -s, 0
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def residual(n, tails, heads, caps, costs, supply_nodes, supplies):
     """The residual network with a super source ``n`` and super sink ``n + 1``, arcs grouped by
     tail (CSR, int32 to halve memory traffic): returns (start, to, res, cost, rev, first) where
@@ -88,7 +88,7 @@ def residual(n, tails, heads, caps, costs, supply_nodes, supplies):
     return start, to, res, cost, rev, first
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def heap_push(hk, hv, size, key, val):
     """Push (``key``, ``val``) on the binary min-heap held in ``hk`` (keys) and ``hv`` (values)
     with ``size`` entries; returns the new size."""
@@ -103,7 +103,7 @@ def heap_push(hk, hv, size, key, val):
     return size + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def heap_pop(hk, hv, size):
     """Pop the entry of smallest key from the binary min-heap ``hk``, ``hv`` of ``size`` entries;
     returns (key, value, new size)."""
@@ -126,7 +126,7 @@ def heap_pop(hk, hv, size):
     return key, val, size
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def dijkstra(start, to, res, cost, pot, balance, need, w):
     """Reduced-cost Dijkstra from every node of positive ``balance`` (the excess) at distance 0
     until the settled nodes of negative balance (the deficits) cover ``need`` units, or until
@@ -204,7 +204,7 @@ def dijkstra(start, to, res, cost, pot, balance, need, w):
     return found
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def route_admissible(n, start, to, res, cost, rev, pot, excess, w):
     """Send the positive ``excess`` of nodes ``0 .. n-1`` to nodes of negative excess along
     admissible slots (residual, reduced cost 0), one depth-first search per path, updating

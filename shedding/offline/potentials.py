@@ -11,9 +11,9 @@ optimal prices leave :mod:`.primal_dual` little to route.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from shedding.exact import KeyedStreams
+from shedding.jit import njit
 from shedding.model import Workload
 from shedding.offline.bounds import Relaxation, lagrangian_upper_bound
 from shedding.offline.flow import INF
@@ -42,7 +42,7 @@ def timeline_potentials(n_nodes: int, timeline: tuple[np.ndarray, np.ndarray], e
     return pot
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _value_to_go(n, n_known, tails, heads, costs, pot):
     """``pot[u] = max over arcs u -> v of pot[v] - cost`` for ``u >= n_known``, heads before tails
     (Kahn's order on the reversed arcs). A node without arcs out keeps its potential."""

@@ -35,12 +35,12 @@ network stays with :mod:`.ssp`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from shedding.jit import njit
 from shedding.offline.flow import BUCKETS, INF, dijkstra, residual, route_admissible
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _saturate_negative(n, start, to, res, cost, rev, pot, excess):
     """Step 1: saturate every residual slot of negative reduced cost (only forward slots have
     residual capacity at the start), updating the excesses."""
@@ -55,7 +55,7 @@ def _saturate_negative(n, start, to, res, cost, rev, pot, excess):
                 excess[to[p]] += c
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def solve_warm(n, tails, heads, caps, costs, supply_nodes, supplies, pot):
     """Min-cost flow of one component from the potentials ``pot`` (changed in place), the same
     contract as the cold solver of :mod:`.ssp`: returns (status, flows), status 0 optimal, -2 the supplies
@@ -69,7 +69,7 @@ def solve_warm(n, tails, heads, caps, costs, supply_nodes, supplies, pot):
     return status, flows
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _route_all(n, start, to, res, cost, rev, supply_nodes, supplies, pot):
     """Steps 1-3 on the residual network (:func:`.flow.residual`, built without supply arcs).
     Returns 0 when every excess is routed, -2 when some cannot be."""

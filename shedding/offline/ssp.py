@@ -32,13 +32,13 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit
 
+from shedding.jit import njit
 from shedding.offline import primal_dual
 from shedding.offline.flow import BUCKETS, INF, dijkstra, residual, route_admissible, weak_components
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _initial_potentials(n, start, to, res, cost, source):
     """Shortest distances from ``source`` over the residual arcs of a DAG, in Kahn order;
     unreachable nodes get 0 (no residual arc will ever lead there). Returns (pot, acyclic)."""
@@ -72,7 +72,7 @@ def _initial_potentials(n, start, to, res, cost, source):
     return dist, tail == n
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _augment_tree(res, rev, to, pred, source, sink, limit):
     """Send up to ``limit`` units along the sink's path in the shortest-path tree ``pred``."""
     push = limit
@@ -89,7 +89,7 @@ def _augment_tree(res, rev, to, pred, source, sink, limit):
     return push
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _solve(n, tails, heads, caps, costs, supply_nodes, supplies):
     """Primal-dual min-cost flow of one component. Returns (status, flows): status 0 optimal,
     -1 the network has a cycle, -2 the supplies cannot be routed."""

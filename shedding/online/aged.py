@@ -8,17 +8,41 @@ signature for all kinds.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from shedding.errors import ShedError
 from shedding.online import agememory as H, hazard as Z, refit as R
-from shedding.online.kinds import AGE, HAZARD
+from shedding.online.kinds import AGE, HAZARD, is_age_aware
 from shedding.online.layout import INF
 from shedding.online.tuning import HazardTuning
 
-_INDEX = {name: i for i, name in enumerate(
-    ("hsc", "hf", "hn", "hprio", "htree", "hk", "sg", "segedge", "sh", "ev", "ex", "eg", "th", "ep",
-     "memo", "fall", "edges", "lens"))}
+
+
+class AgedArrays(NamedTuple):
+    """The arrays of the age-aware kinds, as the compiled join takes them, by name. C: node
+    capacity, D: keys, G: payload groups, B: age buckets (:mod:`~shedding.online.hazard` and
+    :mod:`~shedding.online.agememory` define the columns)."""
+
+    hsc: np.ndarray  #: int64 [H_FIELDS]: the learner's and the memory's counters (``H_*``)
+    hf: np.ndarray  #: float64 [HF_FIELDS]: its float parameters (``HF_*``)
+    hn: np.ndarray  #: int64 [C, HN_FIELDS]: per node its list, group, matched flag, bucket, due time
+    hprio: np.ndarray  #: float64 [C]: per node its value in the tree
+    htree: np.ndarray  #: int64 [2, 2L]: per side the tournament tree over the nodes
+    hk: np.ndarray  #: int64 [2, D, KEY_FIELDS]: per side and key its last arrival and sample list (``K_*``)
+    sg: np.ndarray  #: int64 [2, S, 2]: per side AGE's segments or HAZARD's wheel slots (head, tail)
+    segedge: np.ndarray  #: int64 [2, 3]: AGE's segment edges (ages) per side
+    sh: np.ndarray  #: int64 [2, shadow, SH_FIELDS]: the shadow sample (``SH_*``)
+    ev: np.ndarray  #: int64 [2, G, 2, B, Q]: events per side, group, matched, bucket, beta bin
+    ex: np.ndarray  #: int64 [2, G, 2, B, Q]: exposure in the same cells
+    eg: np.ndarray  #: float64 [2, G, 2, B]: the fitted age curve e
+    th: np.ndarray  #: float64 [2, 2, B]: the fitted key factor theta
+    ep: np.ndarray  #: float64 [2, 2, B]: the pooled curve the groups shrink towards
+    memo: np.ndarray  #: float64 [2, G, 2, B, P]: priorities looked up per state and beta bin
+    fall: np.ndarray  #: int64 [2, G, 2, B, P]: the bucket where that priority next falls
+    edges: np.ndarray  #: int64 [B + 1]: the age buckets' edges
+    lens: np.ndarray  #: float64 [B]: their lengths
 
 
 def _pow2(n: int) -> int:
@@ -33,7 +57,7 @@ class AgedState:
     def __init__(self, kind: int, window: int, budgets: tuple[int, int], variable: bool, tuning: HazardTuning,
                  curves: np.ndarray | None = None, rates: np.ndarray | None = None) -> None:
         self.kind, self.window = kind, window
-        self.active = kind in (AGE, HAZARD)
+        self.active = is_age_aware(kind)
         self._group_keys = np.zeros(0, dtype=np.int64)  # sorted raw group values
         self._group_ids = np.zeros(0, dtype=np.int64)
         self.grouped: bool | None = None  # decided by the first feed
@@ -91,16 +115,16 @@ class AgedState:
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:
-            return self.__dict__["arrays"][_INDEX[name]]
-        except KeyError:
+            return self.__dict__["arrays"][AgedArrays._fields.index(name)]
+        except (KeyError, ValueError):
             raise AttributeError(name) from None
 
     def _set(self, name: str, value: np.ndarray) -> None:
-        self.arrays[_INDEX[name]] = value
+        self.arrays[AgedArrays._fields.index(name)] = value
 
-    def state(self) -> tuple:
-        """The arrays in the order the compiled join takes them."""
-        return tuple(self.arrays)
+    def state(self) -> AgedArrays:
+        """The arrays, named, as the compiled join takes them."""
+        return AgedArrays(*self.arrays)
 
     # ------------------------------------------------------------------ growth
 

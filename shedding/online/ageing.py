@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from shedding.exact import exact_pairs
+from shedding.jit import njit
 from shedding.model import Workload
 
 #: splits of M tried by AGE's variable split
@@ -48,7 +48,7 @@ def known_curves(wl: Workload) -> tuple[np.ndarray, np.ndarray]:
     return pair_age_curves(wl), np.array([wl.n_r, wl.n_s], dtype=np.float64) / span
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def _cum_at(knots, cum, n):
     """F(n) from its values at the knots (linear in between)."""
     i = np.searchsorted(knots, n, side="right") - 1
@@ -58,7 +58,7 @@ def _cum_at(knots, cum, n):
     return cum[i] + (cum[i + 1] - cum[i]) * (n - knots[i]) / span
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def hold_age(knots, cum, rate, slots):
     """AGE's hold age N >= 1 and its gain per step min(rate, slots / N) * F(N), for F given at the
     ``knots`` (ages 0 = knots[0] < ... , F linear in between). The best N is a knot or where
@@ -83,7 +83,7 @@ def hold_age(knots, cum, rate, slots):
     return best_n, best_gain
 
 
-@njit(cache=True)
+@njit
 def age_plan(knots, cum, rate, budgets, variable, hold, density):
     """AGE's hold ages ``hold[s]`` and gains per slot ``density[s]`` = F_s(N_s) / N_s for the age
     curves F (``cum[s]`` at ``knots``), arrival ``rate[s]`` and the memory ``budgets`` (M_R, M_S),

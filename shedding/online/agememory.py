@@ -34,8 +34,7 @@ key has one or two tuples in memory. The next victim and the admission test read
 in :mod:`~shedding.online.agevictim`."""
 
 
-from numba import njit
-
+from shedding.jit import njit
 from shedding.online.hazard import (H_GROUPS, H_KNOWN, H_LEAVES, H_NSEG0, H_SHAPED0, H_WHEEL_NEXT, HF_FAC0, K_LAST,
                                     K_Q, Q_PRIO_OCTAVE, bin_beta, bucket_of, index, key_bin, shadow_events)
 from shedding.online.kinds import AGE, HAZARD
@@ -61,7 +60,7 @@ def wheel_slots(window: int) -> int:
 # ---------------------------------------------------------------- segment lists
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def seg_push(hn, sg, s, j, x):
     tail = sg[s, j, 1]
     hn[x, HN_SEG] = j
@@ -74,7 +73,7 @@ def seg_push(hn, sg, s, j, x):
     sg[s, j, 1] = x
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _seg_unlink(hn, sg, s, x):
     j = hn[x, HN_SEG]
     p, nx = hn[x, HN_SPREV], hn[x, HN_SNEXT]
@@ -91,7 +90,7 @@ def _seg_unlink(hn, sg, s, x):
 # ---------------------------------------------------------------- priorities and the trees
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, j):
     """HAZARD's priority of a tuple of side s, key k in state (g, c, j): beta (PROB's order) on a
     side ranked like PROB, else the index of its state at its key's beta bin (``key_bin``; the
@@ -106,20 +105,20 @@ def prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, j):
     return v
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def group_of(hn, hsc, s, x):
     """The payload group HAZARD ranks tuple x by (0 unless side s is shaped and ranked by groups)."""
     return hn[x, HN_GROUP] if hsc[H_SHAPED0 + s] and hsc[H_GROUPS] else 0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j):
     """The priority of memory tuple x in its present state, in age bucket j."""
     s = node[x, N_SIDE]
     return prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, node[x, N_KEY], group_of(hn, hsc, s, x), hn[x, HN_C], j)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def falls_at(node, cnt, hn, hsc, hf, hk, eg, th, memo, fall, lens, x, j, p):
     """The first age bucket after j in which tuple x's priority (in its present state) is below p,
     the number of buckets if none; with p its priority in bucket j, looked up once per state, bucket
@@ -136,7 +135,7 @@ def falls_at(node, cnt, hn, hsc, hf, hk, eg, th, memo, fall, lens, x, j, p):
     return _falls_scan(cnt, hsc, hf, hk, eg, th, memo, fall, lens, s, k, g, c, j, p)
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def _falls_scan(cnt, hsc, hf, hk, eg, th, memo, fall, lens, s, k, g, c, j, p):
     """:func:`falls_at` when ``fall`` does not know it yet: look along the buckets (and remember
     the answer when p is the priority in bucket j)."""
@@ -149,7 +148,7 @@ def _falls_scan(cnt, hsc, hf, hk, eg, th, memo, fall, lens, s, k, g, c, j, p):
     return b
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def before(node, hprio, a, b):
     """Whether tuple a is dropped before tuple b (-1: none): priority, then :func:`ties_before`."""
     if a < 0:
@@ -162,7 +161,7 @@ def before(node, hprio, a, b):
                        node[b, N_SEQ])
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _leaf(node, hprio, htree, hsc, x, present):
     """Tuple x entered, left (``present`` False) or changed its priority: refresh its leaf and the
     path up, as far as the winners change (the tree is consistent for every other tuple)."""
@@ -179,7 +178,7 @@ def _leaf(node, hprio, htree, hsc, x, present):
         n //= 2
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _schedule(node, hn, sg, hsc, edges, x, b):
     """Tuple x's priority falls below its value in the tree when it enters age bucket b (never,
     when b is past the last bucket): list it in the wheel slot of that time."""
@@ -194,7 +193,7 @@ def _schedule(node, hn, sg, hsc, edges, x, b):
         hsc[H_WHEEL_NEXT] = min(hsc[H_WHEEL_NEXT], due)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x):
     """Tuple x, just placed in the tree at its priority in bucket ``HN_BUCKET``, waits in the wheel
     for the first later bucket below it."""
@@ -202,7 +201,7 @@ def schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, fall, lens, ed
                                                     hn[x, HN_BUCKET], hprio[x]))
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j, p):
     """Tuple x, in age bucket j, takes its priority p there as its value in the tree now, and
     waits in the wheel for the first later bucket below p."""
@@ -213,7 +212,7 @@ def place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens
     schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _settle(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j):
     """Tuple x changed its state (matched, or its key's beta bin moved) in age bucket j: a fall of
     its priority goes into the tree now, a raise waits (stale) until x is the minimum; either way
@@ -227,7 +226,7 @@ def _settle(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, le
                                                     hprio[x]))
 
 
-@njit(cache=True)
+@njit
 def rebuild_tree(node, hprio, htree, hsc, head):
     """Both trees from the memory tuples (the global list from ``head``), after a refit or after
     the node pool grew."""
@@ -246,7 +245,7 @@ def rebuild_tree(node, hprio, htree, hsc, head):
 # ---------------------------------------------------------------- the kernel's hooks
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, kind):
     """Tuple x entered memory (age 0, not matched; the kernel has set its payload group): AGE's
     first segment, HAZARD's tree at its priority in bucket 0."""
@@ -259,7 +258,7 @@ def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, len
           tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, 0))
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def remove(node, hn, hprio, htree, sg, hsc, x, kind):
     """Tuple x left memory."""
     if kind == AGE:
@@ -270,7 +269,7 @@ def remove(node, hn, hprio, htree, sg, hsc, x, kind):
     _leaf(node, hprio, htree, hsc, x, False)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, fall, lens, o, k, t,
             last, w, rank):
     """An arrival of key k on side o at time t (after the estimator counted it): the shadow's
@@ -299,7 +298,7 @@ def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg
         x = node[x, N_CPREV]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def cross(node, hn, sg, segedge, hsc, t, due0, due1):
     """AGE: move every tuple that reached the first age of its next segment (oldest first).
 
@@ -330,13 +329,13 @@ def cross(node, hn, sg, segedge, hsc, t, due0, due1):
     return due0, due1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def due_after_insert(segedge, hsc, s, t, due):
     """:func:`cross`'s time for side s after an arrival at t entered its first segment."""
     return min(due, t + segedge[s, 1]) if hsc[H_NSEG0 + s] > 1 else due
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, t):
     """HAZARD: tuple x came due in the wheel by time t: it takes its priority in the bucket it
     fell in, and again in each later one it fell in by t (a step may pass several edges)."""
@@ -346,7 +345,7 @@ def _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens
               tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j))
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, t):
     """HAZARD: the wheel's slots from the first that holds a tuple (``H_WHEEL_NEXT``, no tuple is
     due before it) up to t come due, each slot once at most (a longer window's lists hold later

@@ -9,15 +9,15 @@ the minimum of its trees, checked first: a tuple whose priority rose above its v
 looked up again, so the checked minimum is the true one.
 """
 
-from numba import njit
 
+from shedding.jit import njit
 from shedding.online.agememory import HN_BUCKET, HN_SPREV, HN_STALE, before, place, prio, tuple_prio
 from shedding.online.hazard import H_GROUPS, H_HOLD0, H_SHAPED0, HF_DENS0, bucket_of
 from shedding.online.kinds import AGE
 from shedding.online.layout import N_SEQ, N_SIDE, N_TIME, P_VARIABLE
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def age_before(hsc, hf, variable, sa, ta, qa, sb, tb, qb, t):
     """AGE's drop order of tuple a (side, time, seq) before b at time t: past the hold age first
     (oldest first); then, under the variable split, the side with the lower gain per slot; then
@@ -39,7 +39,7 @@ def age_before(hsc, hf, variable, sa, ta, qa, sb, tb, qb, t):
     return qa < qb
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def _age_side_min(node, hn, sg, s):
     """AGE's next victim of side s: the oldest past the hold age, else the first of the youngest."""
     if sg[s, 1, 0] >= 0:
@@ -52,7 +52,7 @@ def _age_side_min(node, hn, sg, s):
     return y
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _top(node, hprio, htree, variable, part):
     """HAZARD's minimum tuple of partition ``part`` as the trees hold it (-1: empty)."""
     if not variable:
@@ -61,7 +61,7 @@ def _top(node, hprio, htree, variable, part):
     return b if before(node, hprio, b, a) else a
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _fresh(node, hn, hsc, edges, x, t):
     """Whether HAZARD's value of tuple x in the tree is its priority at t: not raised since it was
     placed, and still in the bucket it was placed in (or on a side ranked like PROB)."""
@@ -71,7 +71,7 @@ def _fresh(node, hn, hsc, edges, x, t):
     return hsc[H_SHAPED0 + node[x, N_SIDE]] == 0 or j + 2 >= edges.shape[0] or t - node[x, N_TIME] < edges[j + 1]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t, kind):
     """The memory tuple dropped next from partition ``part`` (a side, or both under the variable
     split), -1 when it is empty: most of the time HAZARD's minimum as its tree holds it, unless its
@@ -83,7 +83,7 @@ def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, len
     return _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t, kind)
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t, kind):
     """:func:`victim`'s search: AGE's candidates, or HAZARD's minimum after placing anew the
     tuples that reach the top with a priority above their value."""
@@ -110,7 +110,7 @@ def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, le
         place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j, p)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s, k, group, t, seq, kind):
     """Whether an arrival (side s, key k, ``group``, sequence number ``seq``) would be dropped
     before the memory tuple v, the partition's next victim."""

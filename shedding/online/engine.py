@@ -19,6 +19,7 @@ from shedding.model import as_int_array, check_arrivals, check_memory, check_win
 from shedding.online import kernel as K
 from shedding.online.aged import AgedState
 from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator, make_estimator
+from shedding.online.layout import JoinState
 from shedding.online.policies import Policy, get_policy
 from shedding.online.tuning import HazardTuning
 
@@ -191,9 +192,9 @@ class JoinOperator:
         """The budgets AGE plans its hold ages for: (M, M_S) under the variable split, else (M_R, M_S)."""
         return (self.memory if self.policy.variable else self.memory_r, self.memory_s)
 
-    def _state(self) -> tuple:
-        return (self._node, self._cls, self._cnt, self._tree, self._bag, self._free, self._sc, self._fsc,
-                self._bcnt, self._bhead, self._bnext, self._stack)
+    def _state(self) -> JoinState:
+        return JoinState(self._node, self._cls, self._cnt, self._tree, self._bag, self._free, self._sc, self._fsc,
+                         self._bcnt, self._bhead, self._bnext, self._stack)
 
     def _map_keys(self, raw: np.ndarray) -> np.ndarray:
         """Class id of each raw key; keys never seen get new, empty classes."""

@@ -42,9 +42,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from shedding.errors import ShedError
+from shedding.jit import njit
 
 # the hazard's integer scalars
 (H_NB, H_NG, H_LEAVES, H_SHAPED0, H_SHAPED1, H_NSEG0, H_NSEG1, H_NEXT_REFIT, H_ARRIVALS,
@@ -101,7 +101,7 @@ def age_buckets(window: int, first: int = 8, ratio: float = 1.3) -> np.ndarray:
 _QUARTERS = (2.0 ** 0.25, 2.0 ** 0.5, 2.0 ** 0.75)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def beta_bin(beta, per_octave, bins):
     """The bin of beta: 0 for beta = 0, else 1 + its octave (times ``per_octave``, 1 or 4) above
     2^-16, that is 1 + floor((log2(beta) + 16) * per_octave). From beta's binary exponent and, for
@@ -117,7 +117,7 @@ def beta_bin(beta, per_octave, bins):
     return min(max(q, 1), bins - 1)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def bin_beta(q, per_octave):
     """The beta a bin stands for: its geometric centre (0 for bin 0)."""
     if q == 0:
@@ -125,20 +125,20 @@ def bin_beta(q, per_octave):
     return 2.0 ** (LOG2_LO + (q - 0.5) / per_octave)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def bucket_of(edges, age):
     """The bucket holding ``age`` (ages past the last edge belong to the last bucket)."""
     j = np.searchsorted(edges, age, side="right") - 1
     return min(max(j, 0), edges.shape[0] - 2)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def key_bin(cnt, hf, hk, s, k):
     """Keep the priority bin of key k's beta for side s (after its count or the factor moved)."""
     hk[s, k, K_Q] = beta_bin(cnt[1 - s, k] * hf[HF_FAC0 + 1 - s], Q_PRIO_OCTAVE, Q_PRIO)
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def key_bins(cnt, hf, hk):
     """Every key's priority bins (after a refit or a rescale of the counts)."""
     for s in range(2):
@@ -149,7 +149,7 @@ def key_bins(cnt, hf, hk):
 # ---------------------------------------------------------------- the shadow sample
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def shadow_events(sh, hk, hsc, edges, ev, o, k, t, w):
     """An arrival of key k on side ``o`` at time t: an event for every shadow entry of the other
     side with that key inside its window, in the cell of the entry's state before it. The entries
@@ -175,7 +175,7 @@ def shadow_events(sh, hk, hsc, edges, ev, o, k, t, w):
         hsc[H_DISTINCT0 + s] += 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _account(sh, edges, ex, s, e, upto):
     """Add the steps ``SH_ACC .. upto - 1`` of entry e (ages a, each the step to a + 1) to the
     exposure: unmatched before its first partner's age, matched from it on."""
@@ -198,13 +198,13 @@ def _account(sh, edges, ex, s, e, upto):
     sh[s, e, SH_ACC] = upto
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def shadow_ended(sh, hsc, s, t, w):
     """Whether the oldest open entry of side s has a window that ended before t."""
     return hsc[H_RN0 + s] > 0 and sh[s, hsc[H_RHEAD0 + s], SH_TIME] + w - 1 < t
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def shadow_expire(sh, hk, hsc, edges, ex, t, w):
     """Close the entries whose window ended before t (their whole exposure is counted)."""
     cap = sh.shape[1]
@@ -220,7 +220,7 @@ def shadow_expire(sh, hk, hsc, edges, ex, t, w):
             hsc[H_RN0 + s] -= 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def shadow_add(sh, hk, hsc, s, k, g, beta, t):
     """An arrival of side s, its key's rate ``beta``: every ``sample``-th one joins the sample
     while there is room (in the statistics' bin of beta, binned only then: a log per arrival
@@ -243,7 +243,7 @@ def shadow_add(sh, hk, hsc, s, k, g, beta, t):
     hk[s, k, K_STAIL] = e
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def shadow_account_all(sh, hsc, edges, ex, t, w):
     """Count the exposure the open entries have lived so far (at a refit)."""
     cap = sh.shape[1]
@@ -256,7 +256,7 @@ def shadow_account_all(sh, hsc, edges, ex, t, w):
 # ---------------------------------------------------------------- the fit
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def _em_cell(evq, exq, betas, e, th, iters, prior, tol=0.0):
     """EM for lambda_q = e + th * beta_q on one cell's events ``evq`` and exposure ``exq`` per
     beta bin; returns (e, th) with th shrunk towards 1 by ``prior`` of beta-weighted exposure.
@@ -291,7 +291,7 @@ def _em_cell(evq, exq, betas, e, th, iters, prior, tol=0.0):
     return e, th
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def _deviance(evq, exq, betas, e1, th1, e0, th0):
     """2 * (log-likelihood of the rates e1 + th1 * beta over e0 + th0 * beta) on one cell."""
     d = 0.0
@@ -306,7 +306,7 @@ def _deviance(evq, exq, betas, e1, th1, e0, th0):
     return 2.0 * d
 
 
-@njit(cache=True)
+@njit
 def fit(hsc, hf, ev, ex, eg, th, ep):
     """Refit the model of both sides from the shadow's counts (see the module docstring): theta
     ``th[s, c, j]``, the pooled curve ``ep[s, c, j]`` (EM starts from the last fit), the groups'
@@ -371,7 +371,7 @@ def fit(hsc, hf, ev, ex, eg, th, ep):
     hsc[H_REFITS] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def index(eg, th, lens, s, g, c, j, beta):
     """The priority of a tuple in state (s, g, c) at the start of bucket j, its key's rate beta:
     the best mean rate of partners per step over a horizon of whole buckets j..n."""
@@ -405,7 +405,7 @@ def index(eg, th, lens, s, g, c, j, beta):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def pooled_rates(ev, ex, hsc, s, out):
     """Partners per step of side s per bucket, pooled over groups, states and keys: the age
     curve AGE estimates online (``out[j]``)."""

@@ -31,13 +31,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from shedding.jit import njit
 from shedding.online import agememory as H, agevictim as V, refit as R
 from shedding.online.hazard import HF_FAC0, key_bins
 from shedding.online.order import ties_before
 # the policy kinds (SURV and DUAL rank like PROB and LIFE, with float values; AGE and HAZARD by age)
-from shedding.online.kinds import AGE, DUAL, HAZARD, LIFE, PROB, RAND, SCHEDULE, SURV  # noqa: F401 (K.PROB, ...)
+from shedding.online.kinds import (  # noqa: F401 (K.PROB, ...)
+    AGE, DUAL, HAZARD, LIFE, PROB, RAND, SCHEDULE, SURV, is_age_aware, is_keyed, is_valued)
 
 from shedding.online.layout import (  # noqa: F401 (the layout, for K.N_SEQ, ...)
     C_HEAD, C_HSEQ, C_HTIME, C_SIZE, C_TAIL, CLS_FIELDS, F_ALPHA, F_H0, F_LOGG, F_N0, F_TH0, F_TOT_R, F_TOT_S,
@@ -60,33 +61,26 @@ ERR_NONE, ERR_SCHEDULE_OVERFULL, PAUSE_PAIRS, PAUSE_REFIT, PAUSE_PARAMS = 0, 1, 
 POS_I, POS_PHASE, POS_OUT, POS_DEP, POS_SHARE, POS_PAIRS, POS_NEED = range(7)
 POS_FIELDS = 7
 
-# The state tuple, in this order (see ``JoinOperator._state``):
-# node[C, 9], cls[2, D, 5], cnt[2, D] (float), tree[2, 2, 2P], bag[2, C], free[C], sc[19],
-# fsc[4] (float), bcnt[2, D], bhead[2, D], bnext[C], stack[4P].
-# Helpers take the arrays they need, never the tuple: a call passing a tuple of arrays costs
-# a reference-count update per array, which dominated the run time. ``process`` is compiled
-# without reference counting (it pauses for the work that allocates), and its per-arrival helpers
-# are inlined into it: a call passes each array as 7 + 2 x ndim words, and in a function compiled
-# with reference counting each array an inlined helper binds is counted in and out (NRT_incref /
-# NRT_decref were 15% of HAZARD's time on the flights when it was).
+# The state: ``st`` is a :class:`~shedding.online.layout.JoinState` (its fields, shapes and columns
+# are defined there, once) and ``hz`` an :class:`~shedding.online.aged.AgedArrays` (the age-aware
+# kinds'). The entry points read both by name; the helpers take the arrays they need, never the
+# tuples: a call passes each array as 7 + 2 x ndim words, and a tuple passes all of them
+# (tests/online/test_call_names.py checks that every call passes each array to the parameter of its
+# name, so that a swap cannot go unnoticed). ``process`` is compiled without reference counting (it
+# pauses for the work that allocates).
 
 
 # ---------------------------------------------------------------- priorities and order
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def keyed(kind):
-    """Whether a kind ranks the classes (side, key) in the tournament trees: PROB, LIFE, SURV, DUAL."""
-    return kind != RAND and kind != SCHEDULE and kind < AGE
+#: the kinds' predicates (:mod:`~shedding.online.kinds`), compiled: which kinds rank the classes in
+#: the tournament trees (PROB, LIFE, SURV, DUAL), by float values (SURV, DUAL), by age (AGE, HAZARD)
+keyed = njit(_nrt=False)(is_keyed)
+valued = njit(_nrt=False)(is_valued)
+age_aware = njit(_nrt=False)(is_age_aware)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def valued(kind):
-    """Whether a kind ranks by float values that fall with time (SURV, DUAL)."""
-    return kind == SURV or kind == DUAL
-
-
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def batch_end(time, i):
     """End (exclusive) of the arrival batch that starts at index ``i``: the arrivals of one time
     step, which every join here processes together."""
@@ -96,7 +90,7 @@ def batch_end(time, i):
     return j
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _before(cls, cnt, fsc, sc, side, ci, cj, t):
     """True if the head of class ci is dropped before the head of class cj (same side).
 
@@ -123,7 +117,7 @@ def _before(cls, cnt, fsc, sc, side, ci, cj, t):
     return cls[side, ci, C_HSEQ] < cls[side, cj, C_HSEQ]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _value(cnt, fsc, sc, side, k, htime, t):
     """SURV and DUAL: the value of keeping a tuple of class (side, k) that arrived at ``htime``.
 
@@ -143,7 +137,7 @@ def _value(cnt, fsc, sc, side, k, htime, t):
     return a * rem if a > 0.0 else a
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _slope(cnt, fsc, sc, side, k, htime, t):
     """(value lost per step from t on, first time > t the slope may change; INF if never)."""
     n = fsc[F_N0 + 1 - side]
@@ -158,7 +152,7 @@ def _slope(cnt, fsc, sc, side, k, htime, t):
     return (a, INF) if a > 0.0 else (0.0, INF)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _value_crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
     """SURV, DUAL: an early bound on the first time > t at which ``lose_c`` may overtake ``win_c``.
 
@@ -179,7 +173,7 @@ def _value_crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
     return max(c, t + 1)
 
 
-@njit(cache=True)
+@njit
 def _fluid_price(cnt, fsc, sc, part, t):
     """The fluid price of a memory slot per step for partition ``part`` (a side, or both when
     variable): rank the classes by partner probability p; each class needs c_own(k) / N_own *
@@ -208,14 +202,14 @@ def _fluid_price(cnt, fsc, sc, part, t):
     return 0.0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def param_step(step):
     """Whether SURV and DUAL update their parameters at this step (0, 1, 2, 4, ..., then every
     PARAM_EVERY): often while the rates settle, rarely after."""
     return (step & (step - 1)) == 0 or step % PARAM_EVERY == 0
 
 
-@njit(cache=True)
+@njit
 def _update_params(node, cls, cnt, fsc, tree, sc, t):
     """SURV's horizons and DUAL's prices from the arrival rates seen so far, and the totals both
     divide by, at the steps of :func:`param_step`; the trees are rebuilt when any of them moved."""
@@ -245,7 +239,7 @@ def _update_params(node, cls, cnt, fsc, tree, sc, t):
         _rebuild(node, cls, cnt, fsc, tree, sc, t)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
     """LIFE: an early bound on the first time > t at which ``lose_c`` may overtake ``win_c``.
 
@@ -268,7 +262,7 @@ def _crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
     return tc
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _recompute(cls, cnt, fsc, tree, sc, side, n, t):
     a = tree[T_WIN, side, 2 * n]
     b = tree[T_WIN, side, 2 * n + 1]
@@ -285,7 +279,7 @@ def _recompute(cls, cnt, fsc, tree, sc, side, n, t):
     tree[T_CERT, side, n] = c
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t):
     """Class (side, k) changed its head or its weight: refresh its leaf and the path up."""
     h = cls[side, k, C_HEAD]
@@ -302,7 +296,7 @@ def _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t):
         n //= 2
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def _advance(cls, cnt, fsc, tree, stack, sc, side, t):
     """Bring the tree of ``side`` to time t: recompute every node whose certificate failed,
     children before parents."""
@@ -326,7 +320,7 @@ def _advance(cls, cnt, fsc, tree, stack, sc, side, t):
         _recompute(cls, cnt, fsc, tree, sc, side, stack[half + i], t)
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def _rebuild(node, cls, cnt, fsc, tree, sc, t):
     leaves = sc[P_LEAVES]
     n_keys = cls.shape[1]
@@ -342,13 +336,13 @@ def _rebuild(node, cls, cnt, fsc, tree, sc, t):
             _recompute(cls, cnt, fsc, tree, sc, side, n, t)
 
 
-@njit(cache=True)
+@njit
 def rebuild_trees(st, t):
     """Recompute both tournament trees from their leaves (after resizing or rescaling)."""
-    _rebuild(st[0], st[1], st[2], st[7], st[3], st[6], t)
+    _rebuild(st.node, st.cls, st.cnt, st.fsc, st.tree, st.sc, t)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time_b, seq_b, t):
     """True if tuple a is dropped before tuple b, on any sides (the drop order of the join
     semantics, docs/semantics.md).
@@ -380,7 +374,7 @@ def tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time
     return ties_before(time_a, side_a, seq_a, time_b, side_b, seq_b)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _min_candidate(cls, cnt, fsc, tree, sc, part, t):
     """(side, class) of the memory tuple to drop next from partition ``part`` (PROB, LIFE);
     side -1 when the partition is empty."""
@@ -399,7 +393,7 @@ def _min_candidate(cls, cnt, fsc, tree, sc, part, t):
     return 1, ks
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _displaces(cls, cnt, fsc, tree, sc, part, s, k, t, seq):
     """PROB, LIFE, SURV, DUAL: the memory tuple an arrival (side s, key k, sequence number ``seq``)
     displaces from its full partition ``part`` (the head of the lowest class, which the arrival
@@ -413,7 +407,7 @@ def _displaces(cls, cnt, fsc, tree, sc, part, s, k, t, seq):
 # ---------------------------------------------------------------- memory operations
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t):
     """Put an arrival into memory as a candidate (it may be evicted in the same step); returns its
     node. The age-aware kinds add it to their own structures after (``agememory.insert``): passing
@@ -458,7 +452,7 @@ def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_si
     return x
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged):
     """Take node x out of memory (expiry or eviction) and free it (``aged``: None where
     :func:`process` is compiled without the age-aware kinds)."""
@@ -496,13 +490,13 @@ def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg
     elif keyed(rank):
         if cp < 0:
             _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t)
-    elif aged is not None and rank >= AGE:
+    elif aged is not None and age_aware(rank):
         H.remove(node, hn, hprio, htree, sg, hsc, x, rank)
     free[sc[SC_FREETOP]] = x
     sc[SC_FREETOP] += 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_dep, t, hn, hprio, htree, sg,
             hsc, aged):
     """Record a departure (seq, left, admitted) and remove the node."""
@@ -514,7 +508,7 @@ def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_
     return n_dep + 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged):
     """Expire every memory tuple whose window ends at or before ``limit`` (oldest first)."""
     w = sc[P_W]
@@ -528,7 +522,7 @@ def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, 
     return n_dep
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _count(node, cls, cnt, tree, fsc, sc, side, k, inc, t):
     """Online estimator: one more arrival of key k on ``side``; its weight moves the other
     side's class (side', k)."""
@@ -538,7 +532,7 @@ def _count(node, cls, cnt, tree, fsc, sc, side, k, inc, t):
         _leaf_update(node, cls, cnt, fsc, tree, sc, 1 - side, k, t)
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def _decay_increment(node, cls, cnt, tree, fsc, sc, t):
     """Weight of an arrival at time t under exponential decay, kept as growing increments so
     that old counts need no update; rescaled (and trees rebuilt) before overflow."""
@@ -557,7 +551,7 @@ def _decay_increment(node, cls, cnt, tree, fsc, sc, t):
     return inc
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, u):
     """The memory node to drop next from partition ``part`` (a side, or 0 = all when variable)."""
     if sc[P_KIND] == RAND:
@@ -568,7 +562,7 @@ def _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, u):
     return cls[vs, vk, C_HEAD]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _over_budget(sc, part, extra):
     """Whether partition ``part`` (0 under the variable split) would hold more than its budget
     with ``extra`` more tuples."""
@@ -580,7 +574,7 @@ def _over_budget(sc, part, extra):
 # ---------------------------------------------------------------- the loop
 
 
-@njit(cache=True, _nrt=False)
+@njit(_nrt=False)
 def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, share, pairs, pos):
     """Run the join over a feed of arrivals sorted by time (whole batches only).
 
@@ -602,8 +596,11 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
     with the same ``pos``, which holds where to go on (batch start, phase) and the counts so far
     (outputs, departures, share rows, pair rows). Returns ERR_NONE at the end of the feed.
     """
-    node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
-    hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, fall, edges, lens = hz
+    node, cls, cnt, tree, bag, free = st.node, st.cls, st.cnt, st.tree, st.bag, st.free
+    sc, fsc, bcnt, bhead, bnext, stack = st.sc, st.fsc, st.bcnt, st.bhead, st.bnext, st.stack
+    hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
+    sg, segedge, sh, ev, ex, eg = hz.sg, hz.segedge, hz.sh, hz.ev, hz.ex, hz.eg
+    th, memo, fall, edges, lens = hz.th, hz.memo, hz.fall, hz.edges, hz.lens
     w = sc[P_W]
     warmup = sc[P_WARMUP]
     kind = sc[P_KIND]
@@ -716,7 +713,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
             loses = w == 1  # expires at once
             v = -1  # the partition's minimum, when it is full
             if not loses and ranked and _over_budget(sc, part, 1):
-                if aged is not None and rank >= AGE:
+                if aged is not None and age_aware(rank):
                     v = V.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc,
                                  part, t, rank)
                     loses = v < 0 or V.loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
@@ -734,7 +731,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
             y = _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t)
             if aged is not None and kind == HAZARD:  # also while it ranks as PROB: a later refit ranks by it
                 hn[y, H.HN_GROUP] = group[x]
-            if aged is not None and rank >= AGE:
+            if aged is not None and age_aware(rank):
                 H.insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, y, rank)
             if aged is not None and rank == AGE:
                 if s_ == 0:
@@ -779,42 +776,45 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
     return ERR_NONE
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def _save(pos, i, phase, outputs, n_dep, n_share, n_pairs):
     """Where :func:`process` goes on (batch start, phase) and its counts so far."""
     pos[POS_I], pos[POS_PHASE] = i, phase
     pos[POS_OUT], pos[POS_DEP], pos[POS_SHARE], pos[POS_PAIRS] = outputs, n_dep, n_share, n_pairs
 
 
-@njit(cache=True)
+@njit
 def refit_step(st, hz, t):
     """:func:`process` paused for a refit of the age-aware kinds at time t (it allocates)."""
-    node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
+    node, cls, cnt, tree, sc, fsc = st.node, st.cls, st.cnt, st.tree, st.sc, st.fsc
     if R.refit(node, cnt, fsc, sc, hz, t, sc[P_KIND]):
         _rebuild(node, cls, cnt, fsc, tree, sc, t)  # HAZARD ranks as PROB again
 
 
-@njit(cache=True)
+@njit
 def params_step(st, t):
     """:func:`process` paused for SURV's and DUAL's parameters at time t (they allocate)."""
-    node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
+    node, cls, cnt, tree, sc, fsc = st.node, st.cls, st.cnt, st.tree, st.sc, st.fsc
     _update_params(node, cls, cnt, fsc, tree, sc, t)
 
 
-@njit(cache=True)
+@njit
 def shrink(st, hz, draws, dep):
     """Evict down to the budgets, lowered between feeds, at the last processed time t: lowest
     priority first (RAND uniformly, its j-th eviction drawing ``draws[j]``; the age-aware kinds by
     their own victim), so memory holds what the admission at t would have kept under the new
     budgets."""
-    node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
-    hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, fall, edges, lens = hz
+    node, cls, cnt, tree, bag, free = st.node, st.cls, st.cnt, st.tree, st.bag, st.free
+    sc, fsc = st.sc, st.fsc
+    hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
+    sg, eg, th, memo, fall, edges = hz.sg, hz.eg, hz.th, hz.memo, hz.fall, hz.edges
+    lens = hz.lens
     t = sc[SC_LAST_T]
     rank = sc[SC_RANK]
     n_dep = 0
     for part in range(1 if sc[P_VARIABLE] else 2):
         while _over_budget(sc, part, 0):
-            if rank >= AGE:
+            if age_aware(rank):
                 v = V.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t,
                              rank)
             else:
@@ -825,11 +825,12 @@ def shrink(st, hz, draws, dep):
     return n_dep
 
 
-@njit(cache=True)
+@njit
 def flush(st, hz, dep):
     """End of stream: every tuple still in memory is kept until it expires."""
-    node, cls, cnt, tree, bag, free, sc, fsc, bcnt, bhead, bnext, stack = st
-    hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, fall, edges, lens = hz
+    node, cls, cnt, tree, bag, free = st.node, st.cls, st.cnt, st.tree, st.bag, st.free
+    sc, fsc = st.sc, st.fsc
+    hsc, hn, hprio, htree, sg = hz.hsc, hz.hn, hz.hprio, hz.htree, hz.sg
     w = sc[P_W]
     n_dep = 0
     while sc[SC_GHEAD] >= 0:

@@ -11,6 +11,25 @@ by its age as well (:mod:`~shedding.online.agememory`).
 
 PROB, LIFE, RAND, SCHEDULE, SURV, DUAL, AGE, HAZARD = range(8)
 
+# What a kind does is said by these predicates, each naming its kinds, never by the kinds' numeric
+# order: a kind added later is added to the predicates it satisfies. The compiled kernel compiles
+# the same functions (``kernel.keyed``, ...), so each is defined once.
+
+
+def is_keyed(kind: int) -> bool:
+    """Whether ``kind`` ranks the classes (side, key) in the kernel's tournament trees."""
+    return kind == PROB or kind == LIFE or kind == SURV or kind == DUAL
+
+
+def is_valued(kind: int) -> bool:
+    """Whether ``kind`` ranks by float values that fall with time (SURV, DUAL)."""
+    return kind == SURV or kind == DUAL
+
+
+def is_age_aware(kind: int) -> bool:
+    """Whether ``kind`` ranks each tuple by its age as well (AGE, HAZARD)."""
+    return kind == AGE or kind == HAZARD
+
 
 def learns(kind: int, known: bool) -> bool:
     """Whether a kind learns from the shadow sample: HAZARD always, AGE unless its curve is

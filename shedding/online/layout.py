@@ -6,6 +6,8 @@ kinds (:mod:`~shedding.online.agememory`) index the same arrays, so the indices 
 place. Das, Gehrke, Riedewald (SIGMOD 2003), §2.1, is the join these arrays hold the state of.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 # node columns
@@ -28,3 +30,23 @@ FSC_FIELDS = 11
 
 #: a time later than any arrival (and "never" for the certificates of the kinetic trees)
 INF = np.int64(2**62)
+
+
+class JoinState(NamedTuple):
+    """The join operator's state, as the compiled join takes it: one array per field, by name.
+
+    C is the node pool's capacity, D the number of key classes, P the leaves of a tournament tree
+    (the power of two at or above D). The compiled code reads the fields by name (``st.node``)."""
+
+    node: np.ndarray  #: int64 [C, NODE_FIELDS]: the memory tuples and their links (``N_*`` columns)
+    cls: np.ndarray  #: int64 [2, D, CLS_FIELDS]: per side and key, the FIFO of its memory tuples (``C_*``)
+    cnt: np.ndarray  #: float64 [2, D]: the estimator's count of each key per side
+    tree: np.ndarray  #: int64 [2, 2, 2P]: per plane (winner, certificate) and side, the tournament tree
+    bag: np.ndarray  #: int64 [2, C]: RAND's bag of candidates per partition
+    free: np.ndarray  #: int64 [C]: the stack of free nodes
+    sc: np.ndarray  #: int64 [SC_FIELDS]: parameters and counters (``P_*``, ``SC_*``)
+    fsc: np.ndarray  #: float64 [FSC_FIELDS]: the estimator's totals and SURV's and DUAL's parameters (``F_*``)
+    bcnt: np.ndarray  #: int64 [2, D]: the current batch's arrivals per side and key
+    bhead: np.ndarray  #: int64 [2, D]: the first of them (index into the batch)
+    bnext: np.ndarray  #: int64 [C]: the next arrival of the same side and key in the batch
+    stack: np.ndarray  #: int64 [4P]: scratch for advancing the kinetic trees

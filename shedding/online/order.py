@@ -3,10 +3,10 @@ SIGMOD 2003, §2.1 leaves it open; docs/semantics.md fixes it): the older tuple 
 tuple, then the lower sequence number. The compiled join (:mod:`~shedding.online.kernel`) and
 HAZARD's per-tuple priorities (:mod:`~shedding.online.agememory`) both break their ties here."""
 
-from numba import njit
+from shedding.jit import njit
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def ties_before(time_a, side_a, seq_a, time_b, side_b, seq_b):
     """Whether tuple a is dropped before tuple b when their priorities are equal."""
     if time_a != time_b:

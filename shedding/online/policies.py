@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shedding.errors import ShedError
-from shedding.online.kinds import AGE, DUAL, HAZARD, LIFE, PROB, RAND, SCHEDULE, SURV
+from shedding.online.kinds import AGE, DUAL, HAZARD, LIFE, PROB, RAND, SCHEDULE, SURV, is_age_aware
 
 #: DUAL's price as a multiple of the fluid price, learned from OPT on training seeds
 #: (benchmarks/train_dual.py; fixed and variable split)
@@ -39,7 +39,7 @@ class Policy:
         """Whether the policy takes a :class:`~shedding.online.tuning.HazardTuning`: HAZARD, and AGE,
         which uses it when it estimates its age curve (whether a run learns at all is
         :func:`shedding.online.kinds.learns`)."""
-        return self.kind in (AGE, HAZARD)
+        return is_age_aware(self.kind)
 
 
 POLICIES: dict[str, Policy] = {

@@ -14,8 +14,8 @@ as they were, so priorities move only at known events.
 import math
 
 import numpy as np
-from numba import njit
 
+from shedding.jit import njit
 from shedding.online.agememory import (HN_BUCKET, HN_C, HN_DUE, HN_STALE, rebuild_tree, schedule, seg_push,
                                        tuple_prio)
 from shedding.online.ageing import age_plan
@@ -28,7 +28,7 @@ from shedding.online.layout import (F_TOT_R, INF, N_GNEXT, N_KEY, N_SIDE, N_TIME
                                     SC_RANK)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def begin_step(sh, hk, hsc, edges, ex, t, w):
     """Before a step's arrivals: close the shadow entries whose window ended."""
     if hsc[H_T0] < 0:
@@ -37,7 +37,7 @@ def begin_step(sh, hk, hsc, edges, ex, t, w):
         shadow_expire(sh, hk, hsc, edges, ex, t, w)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t):
     """After a step's arrivals were joined and counted: count them, and let the shadow sample
     take its share."""
@@ -50,7 +50,7 @@ def take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t):
             shadow_add(sh, hk, hsc, s, k, group[x] if hsc[H_GROUPS] else 0, beta, t)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(_nrt=False)
 def refit_due(hsc):
     """Whether the learner refits now (and when it refits next)."""
     if hsc[H_KNOWN] != 0 or hsc[H_ARRIVALS] < hsc[H_NEXT_REFIT]:
@@ -60,12 +60,14 @@ def refit_due(hsc):
     return True
 
 
-@njit(cache=True)
+@njit
 def refit(node, cnt, fsc, sc, hz, t, kind):
     """New arrival rates and beta factors, HAZARD's model (and the rank it implies: PROB while no
     side is shaped) or AGE's hold ages, and the memory re-sorted (AGE's segments, or HAZARD's
     priorities, trees and wheel). Returns True when HAZARD goes back to ranking as PROB (the key trees need rebuilding)."""
-    (hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, fall, edges, lens) = hz
+    hsc, hf, segedge, sh, ev, ex = hz.hsc, hz.hf, hz.segedge, hz.sh, hz.ev, hz.ex
+    eg, th, ep, memo, fall, edges = hz.eg, hz.th, hz.ep, hz.memo, hz.fall, hz.edges
+    lens = hz.lens
     w = sc[P_W]
     shadow_account_all(sh, hsc, edges, ex, t, w)
     steps = max(t - hsc[H_T0] + 1, 1)
@@ -97,7 +99,7 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
     return False
 
 
-@njit(cache=True)
+@njit
 def set_hold(hsc, hf, segedge, knots, cum, budgets, variable, w):
     """AGE's hold ages and gains per slot from the age curves (``cum`` at ``knots``) and the
     arrival rates, and its two segments per side: within and past the hold age."""
@@ -112,12 +114,14 @@ def set_hold(hsc, hf, segedge, knots, cum, budgets, variable, w):
         segedge[s, 2] = max(w, hold[s] + 2)
 
 
-@njit(cache=True)
+@njit
 def rebuild(node, cnt, sc, hz, t, rank):
     """Re-sort the memory after a refit: AGE's segments, or (when HAZARD ranks by age, ``rank``)
     every tuple's state, its priority in the bucket of its age as its value in the trees, and the
     wheel of the times they fall."""
-    (hsc, hf, hn, hprio, htree, hk, sg, segedge, sh, ev, ex, eg, th, ep, memo, fall, edges, lens) = hz
+    hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
+    sg, segedge, eg, th, memo, fall = hz.sg, hz.segedge, hz.eg, hz.th, hz.memo, hz.fall
+    edges, lens = hz.edges, hz.lens
     sg[:] = -1
     if rank == HAZARD:
         key_bins(cnt, hf, hk)

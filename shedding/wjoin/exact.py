@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from shedding.errors import ShedError
+from shedding.jit import njit
 from shedding.wjoin.predicates import check_key_band
 from shedding.wjoin.streams import Streams, check_compatible
 from shedding.wjoin.windows import WindowSpec
@@ -127,7 +127,7 @@ def _product(index: StreamIndex, n: int, w: int) -> int:
     return total
 
 
-@njit(cache=True)
+@njit
 def _sweep(stream, rank, time, codes, key, n_keys, span, lower, upper, n, band):  # pragma: no cover - compiled
     total = 0
     others = np.empty(n - 1, dtype=np.int64)

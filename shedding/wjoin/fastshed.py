@@ -24,9 +24,9 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from numba import njit
 
 from shedding.errors import ShedError
+from shedding.jit import njit
 from shedding.wjoin.loadshed import check_policy, fixed_split, prob_priorities, shed_wjoin
 from shedding.wjoin.streams import Streams, check_compatible
 from shedding.wjoin.windows import WindowSpec
@@ -75,7 +75,7 @@ def shed_outputs(streams: Streams, windows: WindowSpec, memory: int, policy: str
     return res.outputs, res.dropped
 
 
-@njit(cache=True)
+@njit
 def _run(ev_stream, ev_time, ev_rank, ev_seq, n, n_keys, w, kind, variable, caps, memory, prio, seed):  # pragma: no cover
     np.random.seed(seed)
     size = memory + 1
@@ -158,7 +158,7 @@ def _run(ev_stream, ev_time, ev_rank, ev_seq, n, n_keys, w, kind, variable, caps
     return outputs, dropped
 
 
-@njit(cache=True, inline="always")
+@njit
 def _remove(x, time, strm, rank, c_prev, c_next, s_prev, s_next, pos, c_head, c_tail, c_size, s_head, s_tail,
             held, slots, free, n_free, n_keys, act, act_n, apos):  # pragma: no cover - compiled
     j = strm[x]
@@ -179,7 +179,7 @@ def _remove(x, time, strm, rank, c_prev, c_next, s_prev, s_next, pos, c_head, c_
     return n_free + 1
 
 
-@njit(cache=True, inline="always")
+@njit
 def _append(x, lst, prev, nxt, head, tail):  # pragma: no cover - compiled
     """Append node x to the doubly linked list ``lst``."""
     prev[x], nxt[x] = tail[lst], -1
@@ -190,7 +190,7 @@ def _append(x, lst, prev, nxt, head, tail):  # pragma: no cover - compiled
     tail[lst] = x
 
 
-@njit(cache=True, inline="always")
+@njit
 def _unlink(x, lst, prev, nxt, head, tail):  # pragma: no cover - compiled
     """Take node x out of the doubly linked list ``lst``."""
     if prev[x] >= 0:

@@ -1,0 +1,108 @@
+"""How the compiled engines are compiled and cached: ``njit`` with numba's on-disk cache keyed by
+the content of every module a compiled function can call.
+
+numba's own cache checks only the file a function is defined in, so an edit to a module the join
+kernel calls (``agememory.py``, say) would leave a stale ``kernel.process`` in the cache. Here every
+cached function of the package carries one stamp instead: a hash of the source of every module of
+the layers that hold compiled code (everything but ``shedding.cli``, ``shedding.streaming`` and
+``shedding.studies``, which the layers contract keeps out of the engines' reach, so no compiled
+function can call into them). Any edit below those layers recompiles everything on its next use,
+which takes seconds (``docs/benchmarks.md``, "First run").
+
+Where the cache lives: ``NUMBA_CACHE_DIR`` when set (an empty folder gives a cold start), else the
+``__pycache__`` beside the module when it is writable, else ``~/.cache/shedding/numba`` (or
+``$XDG_CACHE_HOME/shedding/numba``), as for an installation in a read-only site-packages.
+
+Nothing is inlined at numba's level (``inline="always"``): that inlining types each callee again
+at every call site, and the join kernel's nested helpers grew into one function that took minutes
+to compile; LLVM inlines the small helpers anyway.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from numba import config, njit as _numba_njit
+from numba.core import caching
+from numba.core.caching import _CacheLocator
+
+PACKAGE = Path(__file__).resolve().parent
+#: the packages above the compiled layers (the layers contract in pyproject.toml keeps the
+#: engines from importing them), left out of the stamp so that an edit there keeps the cache
+_ABOVE = ("cli", "streaming", "studies")
+
+
+@functools.lru_cache(maxsize=1)
+def source_stamp() -> str:
+    """A hash of the source of every module a compiled function can reach (read once per process)."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] in _ABOVE:
+            continue
+        digest.update(str(rel).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _user_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "shedding" / "numba"
+
+
+class PackageCacheLocator(_CacheLocator):
+    """numba's cache locator for this package's functions: one stamp for all (:func:`source_stamp`)."""
+
+    def __init__(self, py_func: Callable, py_file: str, path: str) -> None:
+        self._lineno = py_func.__code__.co_firstlineno
+        self._path = path
+
+    def get_cache_path(self) -> str:
+        return self._path
+
+    def get_source_stamp(self) -> str:
+        return source_stamp()
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func: Callable, py_file: str) -> PackageCacheLocator | None:
+        try:
+            Path(py_file).resolve().relative_to(PACKAGE)
+        except ValueError:
+            return None  # not ours: numba's own locators decide
+        if config.CACHE_DIR:
+            candidates = [os.path.join(config.CACHE_DIR, cls.get_suitable_cache_subpath(py_file))]
+        else:
+            candidates = [os.path.join(os.path.dirname(py_file), "__pycache__"),
+                          str(_user_cache() / cls.get_suitable_cache_subpath(py_file))]
+        for path in candidates:
+            locator = cls(py_func, py_file, path)
+            try:
+                locator.ensure_cache_path()
+            except OSError:
+                continue
+            return locator
+        return None
+
+
+# numba 0.68 renamed _CacheImpl to CacheImpl
+_LOCATORS = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
+if PackageCacheLocator not in _LOCATORS._locator_classes:
+    _LOCATORS._locator_classes.insert(0, PackageCacheLocator)
+
+
+def njit(func: Callable | None = None, /, **options: Any) -> Any:
+    """numba's ``njit`` with the package's cache (``cache=True``); use as ``@njit`` or
+    ``@njit(_nrt=False)``. ``inline`` is refused (see the module's docstring)."""
+    if "inline" in options:
+        raise TypeError("shedding.jit.njit: numba-level inlining is not used here (see shedding/jit.py)")
+    options.setdefault("cache", True)
+    if func is None:
+        return _numba_njit(**options)
+    return _numba_njit(**options)(func)
