@@ -13,9 +13,18 @@ Where the cache lives: ``NUMBA_CACHE_DIR`` when set (an empty folder gives a col
 ``__pycache__`` beside the module when it is writable, else ``~/.cache/shedding/numba`` (or
 ``$XDG_CACHE_HOME/shedding/numba``), as for an installation in a read-only site-packages.
 
-Nothing is inlined at numba's level (``inline="always"``): that inlining types each callee again
-at every call site, and the join kernel's nested helpers grew into one function that took minutes
-to compile; LLVM inlines the small helpers anyway.
+Two habits of numba that multiplied the compile time are turned off:
+
+* inlining at numba's level (``inline="always"``) types each callee again at every call site: the
+  join kernel's nested helpers grew into one function that took minutes to compile. LLVM inlines
+  the small helpers anyway;
+* a call from compiled code with a constant argument (``_depart(..., 1, ...)``) compiles the callee
+  again for that literal value. Here a compiled function is compiled once per argument *type*.
+
+Instead LLVM inlines: its inlining threshold is raised from 225 to :data:`INLINE_THRESHOLD` (LLVM's
+``-inline-threshold``, an option of the process's LLVM, which numba's other users in the process
+share). At 225 the kernel's per-arrival helpers stayed calls, and PROB ran at half the speed of
+the loop inlined by numba; at :data:`INLINE_THRESHOLD` it runs as fast (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -26,11 +35,15 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
+from llvmlite import binding as llvm
 from numba import config, njit as _numba_njit
-from numba.core import caching
+from numba.core import caching, types
 from numba.core.caching import _CacheLocator
 
 PACKAGE = Path(__file__).resolve().parent
+#: LLVM's inlining threshold for everything compiled in the process (its default is 225)
+INLINE_THRESHOLD = 3000
+llvm.set_option("", f"-inline-threshold={INLINE_THRESHOLD}")
 #: the packages above the compiled layers (the layers contract in pyproject.toml keeps the
 #: engines from importing them), left out of the stamp so that an edit there keeps the cache
 _ABOVE = ("cli", "streaming", "studies")
@@ -97,12 +110,23 @@ if PackageCacheLocator not in _LOCATORS._locator_classes:
     _LOCATORS._locator_classes.insert(0, PackageCacheLocator)
 
 
+def _per_type(dispatcher: Any) -> Any:
+    """Make calls from compiled code compile ``dispatcher`` per argument type, not per literal value."""
+    template = dispatcher.get_call_template
+
+    def get_call_template(args: tuple, kws: dict) -> Any:
+        return template(tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
+
 def njit(func: Callable | None = None, /, **options: Any) -> Any:
-    """numba's ``njit`` with the package's cache (``cache=True``); use as ``@njit`` or
-    ``@njit(_nrt=False)``. ``inline`` is refused (see the module's docstring)."""
+    """numba's ``njit`` with the package's cache (``cache=True``), compiled once per argument type;
+    use as ``@njit`` or ``@njit(_nrt=False)``. ``inline`` is refused (see the module's docstring)."""
     if "inline" in options:
         raise TypeError("shedding.jit.njit: numba-level inlining is not used here (see shedding/jit.py)")
     options.setdefault("cache", True)
     if func is None:
-        return _numba_njit(**options)
-    return _numba_njit(**options)(func)
+        return lambda f: _per_type(_numba_njit(**options)(f))
+    return _per_type(_numba_njit(**options)(func))

@@ -78,12 +78,18 @@ def online_bound_row(wl: Workload, memory: int, bound: dict) -> dict:
 
 def warm_up(names: list[str]) -> None:
     """Run the join engine (and OPT's solver) once on a tiny workload, so that no policy's
-    ``seconds`` includes loading their compiled code."""
+    ``seconds`` includes loading their compiled code: the engine of the age-aware kinds (compiled
+    apart, :func:`shedding.online.kernel.process`) only when one of them is chosen, the others'
+    only when one of those is."""
     from shedding.model import Workload
+    from shedding.online.policies import POLICIES
     from shedding.run import run_policy
 
     tiny = Workload.synchronous([0, 0], [0, 0], window=2, warmup=0)
-    if set(names) - set(REFERENCES):
+    chosen = [POLICIES[n] for n in names if n in POLICIES]
+    if any(not p.age_aware for p in chosen):
         run_policy(tiny, "prob", 1)
+    if any(p.age_aware for p in chosen):
+        run_policy(tiny, "hazard", 1)
     if {"opt", "optv"} & set(names):
         run_policy(tiny, "opt", 2)

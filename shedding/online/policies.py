@@ -35,11 +35,17 @@ class Policy:
     replay: bool = False  # replays a given schedule (OPT's, §3.2) instead of choosing
 
     @property
+    def age_aware(self) -> bool:
+        """Whether the policy ranks each tuple by its age as well (AGE, HAZARD), in the kernel's
+        loop compiled apart for them (:func:`shedding.online.kernel.process`)."""
+        return is_age_aware(self.kind)
+
+    @property
     def tunable(self) -> bool:
         """Whether the policy takes a :class:`~shedding.online.tuning.HazardTuning`: HAZARD, and AGE,
         which uses it when it estimates its age curve (whether a run learns at all is
         :func:`shedding.online.kinds.learns`)."""
-        return is_age_aware(self.kind)
+        return self.age_aware
 
 
 POLICIES: dict[str, Policy] = {
