@@ -192,6 +192,12 @@ class JoinOperator:
         """The budgets AGE plans its hold ages for: (M, M_S) under the variable split, else (M_R, M_S)."""
         return (self.memory if self.policy.variable else self.memory_r, self.memory_s)
 
+    @property
+    def _aged_flag(self) -> bool | None:
+        """The first argument of the kernel's entry points: True for the age-aware kinds, None for
+        the others, whose loop numba compiles without the age-aware work."""
+        return True if self._aged.active else None
+
     def _state(self) -> JoinState:
         return JoinState(self._node, self._cls, self._cnt, self._tree, self._bag, self._free, self._sc, self._fsc,
                          self._bcnt, self._bhead, self._bnext, self._stack)
@@ -261,7 +267,7 @@ class JoinOperator:
             raise ShedError("the schedule is shorter than the stream; pass a schedule for every tuple")
         state, aged, pos = self._state(), self._aged.state(), np.zeros(K.POS_FIELDS, dtype=np.int64)
         while True:
-            err = K.process(True if self._aged.active else None, state, aged, side, time, ids, groups, seq, draws,
+            err = K.process(self._aged_flag, state, aged, side, time, ids, groups, seq, draws,
                             self._sched, dep, share, pairs, pos)
             if err == K.PAUSE_PAIRS:
                 grown = np.zeros((max(int(pos[K.POS_NEED]), 2 * len(pairs)), 2), dtype=np.int64)
@@ -298,12 +304,12 @@ class JoinOperator:
             return _EMPTY_ROWS
         draws = self._rng.random(over) if self.policy.kind == K.RAND else np.zeros(over)
         dep = np.zeros((over, 3), dtype=np.int64)
-        n_dep = K.shrink(self._state(), self._aged.state(), draws, dep)
+        n_dep = K.shrink(self._aged_flag, self._state(), self._aged.state(), draws, dep)
         return dep[:n_dep]
 
     def finish(self) -> np.ndarray:
         """End of stream: the tuples still in memory stay until they expire. Returns their
         departure rows (seq, left, admitted)."""
         dep = np.zeros((self._capacity, 3), dtype=np.int64)
-        n_dep = K.flush(self._state(), self._aged.state(), dep)
+        n_dep = K.flush(self._aged_flag, self._state(), self._aged.state(), dep)
         return dep[:n_dep]

@@ -799,11 +799,11 @@ def params_step(st, t):
 
 
 @njit
-def shrink(st, hz, draws, dep):
+def shrink(aged, st, hz, draws, dep):
     """Evict down to the budgets, lowered between feeds, at the last processed time t: lowest
     priority first (RAND uniformly, its j-th eviction drawing ``draws[j]``; the age-aware kinds by
     their own victim), so memory holds what the admission at t would have kept under the new
-    budgets."""
+    budgets. ``aged``: as for :func:`process`."""
     node, cls, cnt, tree, bag, free = st.node, st.cls, st.cnt, st.tree, st.bag, st.free
     sc, fsc = st.sc, st.fsc
     hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
@@ -814,20 +814,21 @@ def shrink(st, hz, draws, dep):
     n_dep = 0
     for part in range(1 if sc[P_VARIABLE] else 2):
         while _over_budget(sc, part, 0):
-            if age_aware(rank):
+            if aged is not None and age_aware(rank):
                 v = V.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t,
                              rank)
             else:
                 v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep])
             adm = 1 if node[v, N_TIME] < t else 0
             n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio, htree,
-                                sg, hsc, True)
+                                sg, hsc, aged)
     return n_dep
 
 
 @njit
-def flush(st, hz, dep):
-    """End of stream: every tuple still in memory is kept until it expires."""
+def flush(aged, st, hz, dep):
+    """End of stream: every tuple still in memory is kept until it expires. ``aged``: as for
+    :func:`process` (so that the other kinds' flush needs none of the age-aware code)."""
     node, cls, cnt, tree, bag, free = st.node, st.cls, st.cnt, st.tree, st.bag, st.free
     sc, fsc = st.sc, st.fsc
     hsc, hn, hprio, htree, sg = hz.hsc, hz.hn, hz.hprio, hz.htree, hz.sg
@@ -836,5 +837,5 @@ def flush(st, hz, dep):
     while sc[SC_GHEAD] >= 0:
         x = sc[SC_GHEAD]
         n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, node[x, N_TIME] + w - 1, 1, dep, n_dep,
-                        sc[SC_LAST_T], hn, hprio, htree, sg, hsc, True)
+                        sc[SC_LAST_T], hn, hprio, htree, sg, hsc, aged)
     return n_dep
