@@ -66,7 +66,7 @@ def cpu_seconds(argv: list[str], env: dict, cwd: Path) -> float:
 def first_batch(shed: str, env: dict, work: Path) -> tuple[float, float]:
     """(seconds of the first micro-batch's handler, which compiles the join in Spark's Python
     worker when the cache is cold; wall seconds of the whole command) of a small bounded run."""
-    import pandas as pd
+    from shedding.streaming.results import read_table
 
     out = work / "out"
     argv = [shed, "stream-join", "--r", "zipf:1:40", "--s", "zipf:1:40", "--length", "4000", "--files", "4",
@@ -77,7 +77,7 @@ def first_batch(shed: str, env: dict, work: Path) -> tuple[float, float]:
     wall = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"{' '.join(argv)} failed:\n{done.stderr[-2000:]}")
-    metrics = pd.read_parquet(out / "metrics")
+    metrics = read_table(out, "metrics")
     first = metrics[metrics["batch"] == metrics["batch"].min()]
     return float(first["handler_ms"].max()) / 1000, wall
 
@@ -85,7 +85,8 @@ def first_batch(shed: str, env: dict, work: Path) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--only", default=",".join(COMMANDS), help="comma list of: " + ", ".join(COMMANDS))
+    ap.add_argument("--only", default=",".join(COMMANDS),
+                    help="comma list of: " + ", ".join(COMMANDS) + " (empty: only --stream)")
     ap.add_argument("--shed", default=str(Path(sys.executable).parent / "shed"))
     ap.add_argument("--stream", action="store_true", help="also the streaming join's first micro-batch")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")

@@ -11,16 +11,14 @@ and eviction scans for the minimum (O(M) per victim). It reuses the keyed kernel
 :func:`~shedding.online.kernel.tuple_before` (priority by cross-multiplication, then older first,
 then R before S, then sequence number), so the drop order is the same code.
 
-State (``BandJoinOperator._state``): per slot ``seq, side, time`` (``mem[3, C]``), the attribute
-values ``vals[C, d]``, the priority numerator ``cnt[1 - side, slot]`` (float), the keyed kernel's
-scalar arrays ``sc`` (window, kind, warmup, budgets, online flag) and ``fsc`` (the per-side
-denominators), ``bs = [slots used, R held, S held, R seen, S seen]`` and the histogram of
-:mod:`.estimator` (``h_lo``, ``h_width``, Fenwick counts ``h_fen``). With the online estimator
+State: a :class:`BandState` (``BandJoinOperator._state``), read by name. With the online estimator
 the histogram learns each batch after the join and every held tuple's numerator is recomputed
 (O(M d log bins) per step). It can be pickled between feeds.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,6 +33,19 @@ B_USED, B_HELD_R, B_SEEN_R = 0, 1, 3
 BS_FIELDS = 5
 
 
+class BandState(NamedTuple):
+    """The band join's state, as the compiled join takes it (C slots, d attributes), by name."""
+
+    mem: np.ndarray  #: int64 [3, C]: per slot seq, side, time
+    vals: np.ndarray  #: int64 [C, d]: per slot its attribute values (scaled integers)
+    cnt: np.ndarray  #: float64 [2, C]: per slot its priority numerator (``cnt[1 - side, slot]``)
+    eps: np.ndarray  #: int64 [d]: the band width of each attribute (scaled)
+    sc: np.ndarray  #: int64: the keyed kernel's scalars (window, kind, warmup, budgets, online flag)
+    fsc: np.ndarray  #: float64: the keyed kernel's float scalars (the per-side denominators)
+    bs: np.ndarray  #: int64 [5]: slots used, R held, S held, R seen, S seen (``B_*``)
+    h_lo: np.ndarray  #: int64 [d]: the histogram's lower edges (:mod:`.estimator`)
+    h_width: np.ndarray  #: int64 [d]: its bin widths
+    h_fen: np.ndarray  #: the Fenwick counts of its bins
 @njit
 def _matches(a, b, eps):
     for c in range(eps.shape[0]):
@@ -103,7 +114,8 @@ def band_process(st, side, time, values, seq, draws, sched_left, dep, pairs):
     non-empty) rows (r seq, s seq) of counted outputs, grown as needed.
     Returns (outputs, departures, pair rows, pairs array, error code).
     """
-    mem, vals, cnt, eps, sc, fsc, bs, h_lo, h_width, h_fen = st
+    mem, vals, cnt, eps, sc, fsc = st.mem, st.vals, st.cnt, st.eps, st.sc, st.fsc
+    bs, h_lo, h_width, h_fen = st.bs, st.h_lo, st.h_width, st.h_fen
     w, warmup, kind, variable = sc[P_W], sc[P_WARMUP], sc[P_KIND], sc[P_VARIABLE]
     want = pairs.shape[0] > 0
     n = time.shape[0]
@@ -186,7 +198,7 @@ def band_process(st, side, time, values, seq, draws, sched_left, dep, pairs):
 @njit
 def band_flush(st, dep):
     """End of stream: every tuple still in memory is kept until it expires."""
-    mem, vals, cnt, eps, sc, fsc, bs = st[:7]
+    mem, vals, cnt, eps, sc, fsc, bs = st.mem, st.vals, st.cnt, st.eps, st.sc, st.fsc, st.bs
     n_dep = 0
     while bs[B_USED] > 0:
         n_dep = _take(mem, vals, cnt, bs, 0, mem[M_TIME, 0] + sc[P_W] - 1, 1, dep, n_dep)

@@ -84,8 +84,8 @@ class BandJoinOperator:
             mem[:, :used], vals[:used], cnt[:, :used] = self._mem[:, :used], self._vals[:used], self._cnt[:, :used]
         self._mem, self._vals, self._cnt = mem, vals, cnt
 
-    def _state(self) -> tuple:
-        return (self._mem, self._vals, self._cnt, self.eps, self._sc, self._fsc, self._bs, *self._hist)
+    def _state(self) -> BK.BandState:
+        return BK.BandState(self._mem, self._vals, self._cnt, self.eps, self._sc, self._fsc, self._bs, *self._hist)
 
     @property
     def in_memory(self) -> tuple[int, int]:
