@@ -40,9 +40,12 @@ td.key { text-align: left; background: #fcfcfc; }
 .verdict.disagrees { background: #fbd9d6; color: #7b1d14; }
 .verdict.partly-agrees { background: #fff0c2; color: #6b5000; }
 .verdict.not-checked { background: #e6e6e6; color: #444; }
+.verdict.not-decidable-at-this-scale { background: #dfe8f5; color: #24426b; }
 li.check.pass::marker { content: "\\2713  "; color: #1e7a34; }
 li.check.fail::marker { content: "\\2717  "; color: #b03a2e; }
 li.check.unknown::marker { content: "?  "; color: #777; }
+li.check.undecided::marker { content: "~  "; color: #24426b; }
+.undecided { color: #24426b; }
 .empty { color: #8a5300; font-weight: 600; }
 .cause { color: #7b1d14; }
 .convention, .rule { color: #444; font-size: .9rem; }
