@@ -103,13 +103,17 @@ def suite_json(study: Study, plan: Plan, where: str, info: dict) -> dict:
 
 
 def _here(plan: Plan, store: ResultsStore, pending: list, console: Console) -> None:
-    """The pending runs one after another in this process, one part per batch (:attr:`Plan.batch`)."""
+    """The pending runs one after another in this process, one part per batch (:attr:`Plan.batch`),
+    a batch at once where the plan times its runs together (:attr:`Plan.run_batch`)."""
     shared = plan.share(None, pending)
     finished = len(plan.runs) - len(pending)
     try:
         for _, batch in itertools.groupby(pending, key=plan.batch):
             specs = list(batch)
-            store.write_part([row for spec in specs for row in plan.task(asdict(spec), shared)])
+            if plan.run_batch is not None:
+                store.write_part(plan.run_batch([asdict(spec) for spec in specs], shared))
+            else:
+                store.write_part([row for spec in specs for row in plan.task(asdict(spec), shared)])
             finished += len(specs)
             console.print(f"{plan.suite.name}: {finished}/{len(plan.runs)} runs done ({plan.label(specs[0])})",
                           highlight=False, markup=False)

@@ -1,15 +1,17 @@
 """The W-join report's verdict rules on tiny results tables, on both sides of every threshold, with
-failures inside the seed range."""
+failures inside the seed range, and timed comparisons decided only outside the spread of their
+rounds."""
 
 from __future__ import annotations
+
+import json
 
 import pandas as pd
 import pytest
 
 from shedding.studies.page.verdicts import verdict_word
-from shedding.studies.wjoin.checks import (
-    path_checks, service_checks, shedding_checks, slow_checks, windows_checks,
-)
+from shedding.studies.wjoin.checks import path_checks, service_checks, slow_checks, windows_checks
+from shedding.studies.wjoin.shed import shedding_checks
 
 
 def timed(rows: list[tuple], columns=("streams", "rates", "seed", "policy", "us_per_tuple")) -> pd.DataFrame:
@@ -37,7 +39,7 @@ def test_9a_passes_above_ten_at_every_n_with_hw_fastest_at_the_largest():
 def test_9a_order_of_magnitude_on_both_sides_of_ten(ratio, ok):
     rows = service("variable", {n: {"nlw": [ratio], "mw-paper": [1.0]} for n in (2, 3)})
     first = service_checks(rows, {})[0]
-    assert first.ok is ok and "NLW / MW > 10 in every seed" in first.text and bool(first.cause) is not ok
+    assert first.ok is ok and "NLW / MW > 10)" in first.text and bool(first.cause) is not ok
 
 
 def test_9a_failure_outside_the_seed_range_somewhere_is_not_inside_it():
@@ -54,7 +56,8 @@ def test_9a_failure_inside_the_seed_range_says_so():
     first, kept = service_checks(rows, {})
     assert first.ok is False and "inside the seed range (at N = 3, 1 of 2 seeds meet it)" in first.text
     assert "10.00 (8.00\u201312.00) at N = 3" in first.text
-    assert kept.ok is False and "inside the seed range (1 of 2 seeds meet it)" in kept.text
+    # above 10 inside the seed range, but in no seed at least half of N = 2's 30: outside it
+    assert kept.ok is False and first.within_seeds and not kept.within_seeds and "seed range" not in kept.text
 
 
 @pytest.mark.parametrize("last,ok", [(16.0, True), (14.0, False)])
@@ -131,15 +134,23 @@ def slow(changes: dict[str, list[float]]) -> pd.DataFrame:
 def test_9c_greatly_improved_means_at_least_halved_in_every_seed(mw, ok):
     checks = slow_checks(slow({"mw-paper": mw, "nlw": [1.0, 1.1, 0.9]}), {})
     assert oks(checks) == [ok, True, None]  # the last: "reacts rapidly" is not tested
-    assert "switching / comparable <= 0.5 in every seed" in checks[0].text and "over 3 seed(s)" in checks[0].text
+    assert "switching / comparable <= 0.5)" in checks[0].text and "over 3 seed(s)" in checks[0].text
+
+
+def test_9c_one_seed_of_three_may_miss_where_the_mean_meets():
+    checks = slow_checks(slow({"mw-paper": [0.45, 0.55, 0.4], "mw": [0.9, 0.8, 1.0], "nlw": [1.2, 1.3, 1.0]}), {})
+    improved, nlw, _ = checks
+    assert improved.ok is True and "0.47 (0.40\u20130.55)" in improved.text
+    assert "MW (optimised: key filter + product): 0.90 (0.80\u20131.00)" in improved.text
+    assert nlw.ok is True  # mean 1.17, one seed of three at 1.3
 
 
 def test_9c_a_failure_inside_the_seed_range_says_so():
-    checks = slow_checks(slow({"mw-paper": [0.45, 0.55, 0.4], "mw": [0.9, 0.8, 1.0], "nlw": [1.2, 1.3, 1.0]}), {})
-    improved, nlw, _ = checks
+    improved = slow_checks(slow({"mw-paper": [0.45, 0.62, 0.45]}), {})[0]  # mean 0.507 misses, one seed misses
     assert improved.ok is False and "inside the seed range (2 of 3 seeds meet it)" in improved.text
-    assert "MW (optimised: key filter + product): 0.90 (0.80\u20131.00)" in improved.text
-    assert nlw.ok is False and "inside the seed range (2 of 3 seeds meet it)" in nlw.text and nlw.cause
+    assert improved.within_seeds and improved.cause
+    outside = slow_checks(slow({"mw-paper": [0.45, 0.6, 0.6]}), {})[0]  # two of three miss
+    assert outside.ok is False and not outside.within_seeds and "seed range" not in outside.text
 
 
 @pytest.mark.parametrize("change,ok", [(1.24, True), (0.76, True), (1.26, False), (0.74, False)])
@@ -164,6 +175,7 @@ def test_13_lca_outperforms_gca_at_each_window_setting_seed_by_seed():
     assert small_variation.within_seeds  # so the one rule counts it as a near miss
     assert large.ok is True and "other windows 1, A-B 10" in large.text
     assert verdict_word([small_variation, large]) == "partly agrees"
+    assert small_variation.cause
 
 
 @pytest.mark.parametrize("lca_variable,ok", [(5.0, True), (15.0, False)])
@@ -196,11 +208,42 @@ def test_life_only_marginally_beats_rand_within_five_points(life, ok):
 
 def test_life_far_from_marginal_gives_its_cause():
     check = shedding_checks(shed({"rand": [0.4, 0.4], "life": [0.7, 0.8]}), {})[0]
-    assert check.ok is False and "within that band at 0 of 2 points" in check.text and "PROB-N" in check.cause
+    assert check.ok is False and "from 30.0 to 40.0 points" in check.text and "PROB-N" in check.cause
 
 
 @pytest.mark.parametrize("probv,ok", [([0.6, 0.7], True), ([0.6, 0.6], False), ([0.5, 0.9], False)])
 def test_the_variable_split_gains_with_variable_rates(probv, ok):
     checks = shedding_checks(shed({"prob": [0.6, 0.6], "probv": probv}, "variable"), {})
-    assert oks(checks) == [ok]
-    assert ("behind by up to 10.0 points, at N = 3, M = 4" in checks[0].text) is (probv[0] < 0.6)
+    assert oks(checks) == [ok] and bool(checks[0].cause) is not ok
+    # behind at M = 4 over N = 3 streams: a memory of at most 4 tuples per stream, said in the cause
+    assert ("N = 3, variable, M = 4 (-10.0 points)" in checks[0].cause) is (probv[0] < 0.6)
+
+
+# -- timed comparisons: rounds, their spread, and "not decidable at this scale" -------------------------
+def rounds_rows(times: dict[str, list[list[float]]], small: int = 8) -> pd.DataFrame:
+    """times[line] = per seed, the service time of each round (Figure 13's GCA and LCA)."""
+    return pd.DataFrame([(small, 10, seed, p, float(pd.Series(rs).median()), json.dumps(rs))
+                         for p, seeds in times.items() for seed, rs in enumerate(seeds)],
+                        columns=["small", "window", "seed", "policy", "us_per_tuple", "rounds"])
+
+
+def test_a_difference_inside_the_spread_of_the_rounds_is_not_decidable():
+    noisy = [1.0, 1.3, 0.8, 1.2, 0.9]  # GCA / LCA round by round: 1.1, 0.8, 1.3, 0.9, 1.2
+    rows = rounds_rows({"gca": [[11.0, 10.4, 10.4, 10.8, 10.8]] * 3, "lca": [[10.0 * n for n in noisy]] * 3})
+    check = windows_checks(rows, {})[0]
+    assert check.ok is None and check.undecided and check.state == "undecided"
+    assert verdict_word([check]) == "not decidable at this scale"
+
+
+def test_rounds_under_the_same_load_are_compared_round_by_round():
+    load = [1.0, 3.0, 1.5, 6.0, 2.0]  # the machine's load moves both lines alike, round by round
+    rows = rounds_rows({"gca": [[12.0 * x for x in load]] * 3, "lca": [[10.0 * x for x in load]] * 3})
+    check = windows_checks(rows, {})[0]
+    assert check.ok is True and "1.20" in check.text
+    assert verdict_word([check]) == "agrees"
+
+
+def test_a_slower_line_beyond_the_spread_is_decided():
+    rows = rounds_rows({"gca": [[9.0, 9.1, 8.9, 9.2, 9.0]] * 3, "lca": [[10.0, 10.2, 9.9, 10.1, 10.0]] * 3})
+    check = windows_checks(rows, {})[0]
+    assert check.ok is False and not check.undecided and check.cause

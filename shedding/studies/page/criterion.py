@@ -110,3 +110,15 @@ def judge(values: pd.Series, criterion: Criterion, low: pd.Series | None = None,
         return Judgement(None, False, met, tuple(failing), tuple(undecided))
     # fails even at the ends nearest the criterion: inside the seed range only if at the far ends too
     return Judgement(worst[0] == PASS, worst[1] == INSIDE, met, tuple(failing), tuple(undecided))
+
+
+def combined(*judgements: Judgement) -> Judgement:
+    """A check with several criteria: it fails where any fails (inside the seed range only if
+    every failing one is), is not decidable where none fails and some is not, else passes."""
+    failed = [j for j in judgements if j.ok is False]
+    ok = False if failed else None if any(j.ok is None for j in judgements) else True
+    # a point's seeds as the failing criterion counts them, where one fails there
+    met = {k: v for j in sorted(judgements, key=lambda j: j.ok is False) for k, v in j.met.items()}
+    return Judgement(ok, bool(failed) and all(j.inside for j in failed), met,
+                     tuple(dict.fromkeys(p for j in judgements for p in j.failing)),
+                     tuple(dict.fromkeys(p for j in judgements for p in j.undecided)))

@@ -99,10 +99,12 @@ def verdict_word(checks: Sequence[Check]) -> str:
 
 @dataclass(frozen=True)
 class Verdict:
-    """Whether a study's runs agree with a claim, from its checks (:func:`verdict_word`)."""
+    """Whether a study's runs agree with a claim, from its checks (:func:`verdict_word`);
+    ``source`` says whose claim it is (the paper's, or the project's own hypothesis)."""
 
     claim: str
     checks: tuple[Check, ...]
+    source: str = "Paper"
 
     @property
     def word(self) -> str:

@@ -20,9 +20,13 @@ from shedding.studies.page.page import banner, data_links, header, page, provena
 from shedding.studies.page.sections import Section, contents, data_link, findings_section, section_head
 from shedding.studies.page.tables import runs_section, table_html
 from shedding.studies.page.verdicts import Verdict
-from shedding.studies.wjoin.checks import CHECKS
+from shedding.studies.wjoin.checks import path_checks, service_checks, slow_checks, windows_checks
+from shedding.studies.wjoin.shed import shedding_checks
 from shedding.studies.wjoin.figures import FACETS, FIELD_NAMES, X_FIELDS, label, summary, wjoin_figure
 
+CHECKS = {"service": service_checks, "slow": slow_checks, "shedding": shedding_checks, "windows": windows_checks,
+          "path": path_checks}
+HYPOTHESIS = "Project's hypothesis (the W-join paper does not shed)"
 #: per figure, the ratios of two lines' mean service times the numbers table shows
 RATIOS = {"service": (("nlw", "mw-paper"), ("nlw", "mw")), "slow": (("nlw", "mw-paper"), ("nlw", "mw")),
           "windows": (("gca", "lca"),), "path": (("lca", "pipeline"),)}
@@ -77,7 +81,8 @@ def wjoin_section(index: int, exp: dict, rows: pd.DataFrame, folder: Path) -> Se
     """One experiment: title, claim and verdict, figure, caption, the numbers and their CSV."""
     title = str(exp.get("title", exp.get("id", "")))
     checks = CHECKS[exp["figure"]](rows, exp) if not rows.empty else []
-    verdict = Verdict(str(exp.get("claim", "")), tuple(checks))
+    verdict = (Verdict(str(exp["hypothesis"]), tuple(checks), HYPOTHESIS) if exp.get("hypothesis") else
+               Verdict(str(exp.get("claim", "")), tuple(checks)))
     parts = section_head(index, str(exp.get("id", "")), title, verdict)
     figure = ""
     if rows.empty:
