@@ -10,6 +10,7 @@ page-level error handler writes JavaScript errors into ``<pre id="js-errors">``,
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from functools import cache
 from html import escape
 from importlib import resources
@@ -159,6 +160,20 @@ def data_links(about_suite_json: str = "") -> str:
 
 
 def provenance_facts(info: dict) -> dict[str, str]:
-    """The command and the shedding version and commit of a stored provenance."""
+    """The command and the shedding version and commit of a stored provenance, where and on what
+    machine it ran, and when."""
+    memory = f", {info['memory_gib']:g} GiB memory" if info.get("memory_gib") else ""
     return {"Command": info.get("command") or "-",
-            "shedding": f"{info.get('shedding', '-')}, commit {info.get('commit', '-')}"}
+            "shedding": f"{info.get('shedding', '-')}, commit {info.get('commit', '-')}",
+            "Working folder": str(info.get("working_folder", "-")), "Results folder": str(info.get("out", "-")),
+            "Machine": f"{info.get('cpu', '-')}, {info.get('cores', '-')} cores{memory}",
+            "Started": str(info.get("started", "-")), "Finished": str(info.get("finished", "- (unfinished)")),
+            "Page generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")}
+
+
+def seeds_fact(suite: dict) -> str:
+    """Seeds per point: the suite's, with each experiment that runs another number
+    ("3 (shedding: 1)")."""
+    own = {e: n for e, n in suite.get("seeds_by_experiment", {}).items() if n != suite.get("seeds")}
+    extra = ", ".join(f"{e}: {n}" for e, n in own.items())
+    return str(suite.get("seeds", "-")) + (f" ({extra})" if extra else "")

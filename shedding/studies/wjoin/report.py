@@ -16,7 +16,7 @@ import pandas as pd
 
 from shedding.studies.page.figures import figure_html, has_data
 from shedding.studies.page.format import pct
-from shedding.studies.page.page import banner, data_links, header, page, provenance_facts
+from shedding.studies.page.page import banner, data_links, header, page, provenance_facts, seeds_fact
 from shedding.studies.page.sections import Section, contents, data_link, findings_section, section_head
 from shedding.studies.page.tables import runs_section, table_html
 from shedding.studies.page.verdicts import Verdict
@@ -145,8 +145,8 @@ def report_header(suite: dict, results: pd.DataFrame, complete: bool) -> str:
     total = suite.get("total_runs")
     load = " to ".join(", ".join(f"{v:g}" for v in info[k]) for k in ("load_before", "load_after") if info.get(k))
     facts = {"Runs": f"{runs:,}" + (f" of {total:,}" if isinstance(total, int) else ""),
-             "Seeds per point": str(suite.get("seeds", "-")), "Where": str(suite.get("master", "-")),
-             **provenance_facts(info), "Python": str(info.get("python", "-")), "Cores": str(info.get("cores", "-")),
+             "Seeds per point": seeds_fact(suite), "Where": str(suite.get("master", "-")),
+             **provenance_facts(info), "Python": str(info.get("python", "-")),
              "Load average (1, 5, 15 min)": (load + " (before to after)") if load else "-",
              "Wall time": f"{info['wall_seconds']:,.1f} s" if "wall_seconds" in info else "- (unfinished)"}
     return header(f"Multi-way window joins: {suite.get('name', '')}", str(suite.get("description", "")),
