@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.studies.wjoin.spec import WJoinRun, rates_of
+from shedding.studies.wjoin.spec import BUDGET, MAX_ROUNDS, WJoinRun, rates_of
 from shedding.wjoin.operator import WJoinOperator
 from shedding.wjoin.streams import Streams
 from shedding.wjoin.windows import WindowSpec
@@ -122,10 +122,6 @@ def service(run: WJoinRun, streams: Streams) -> tuple[int, float, list[float]]:
     if seen % run.block:
         blocks.append(1e6 * (now - mark) / (seen % run.block))
     return outputs, now - started, blocks
-
-
-BUDGET = 0.2  # seconds each timed run is timed for at least, over its rounds
-MAX_ROUNDS = 60  # the most rounds of one batch and seed
 
 
 def _workload(run: WJoinRun) -> tuple[Streams, int]:
