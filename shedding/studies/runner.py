@@ -114,6 +114,7 @@ def _here(plan: Plan, store: ResultsStore, pending: list, console: Console) -> N
     a batch at once where the plan times its runs together (:attr:`Plan.run_batch`)."""
     shared = plan.share(None, pending)
     finished = len(plan.runs) - len(pending)
+    started, ran = time.perf_counter(), 0
     try:
         for _, batch in itertools.groupby(pending, key=plan.batch):
             specs = list(batch)
@@ -122,7 +123,10 @@ def _here(plan: Plan, store: ResultsStore, pending: list, console: Console) -> N
             else:
                 store.write_part([row for spec in specs for row in plan.task(asdict(spec), shared)])
             finished += len(specs)
-            console.print(f"{plan.suite.name}: {finished}/{len(plan.runs)} runs done ({plan.label(specs[0])})",
+            ran += len(specs)
+            left = (time.perf_counter() - started) / ran * (len(pending) - ran)
+            console.print(f"{plan.suite.name}: {finished}/{len(plan.runs)} runs done ({plan.label(specs[0])}), "
+                          f"{time.perf_counter() - started:.0f} s so far, about {left:.0f} s left at this pace",
                           highlight=False, markup=False)
     except KeyboardInterrupt:
         raise ShedError(f"interrupted; {runs_in(store.read_parts())} runs kept, continue with --resume") from None

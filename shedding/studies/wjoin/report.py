@@ -81,7 +81,7 @@ def _ratios(rows: pd.DataFrame, keys: list[str], figure: str, pairs: list[tuple[
     out = {}
     for a, b in pairs:
         value = Timed.of(rounds[a] / rounds[b]).value
-        for key, part in value.groupby(level=list(range(len(keys)))):
+        for key, part in value.groupby(level=list(range(len(keys))) if len(keys) > 1 else 0):
             out[(key if isinstance(key, tuple) else (key,), a, b)] = float(part.mean())
     return out
 

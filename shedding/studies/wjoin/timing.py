@@ -45,7 +45,8 @@ class Timed:
     def of(cls, rounds: pd.Series) -> Timed:
         """From a series indexed (point levels..., seed, round)."""
         rounds = rounds.replace([np.inf, -np.inf], np.nan).dropna()
-        by = rounds.groupby(level=list(range(rounds.index.nlevels - 1)), sort=True)
+        levels = list(range(rounds.index.nlevels - 1))
+        by = rounds.groupby(level=levels if len(levels) > 1 else levels[0], sort=True)
         return cls(by.median(), by.quantile(0.25), by.quantile(0.75))
 
     def judge(self, criterion: Criterion) -> Judgement:
