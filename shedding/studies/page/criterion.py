@@ -10,11 +10,12 @@ At a point, with the seeds' values v_1..v_n:
 * *fail*: more than half of the seeds miss it.
 
 A check passes when every point passes; it fails inside the seed range when its worst point does.
-A timed value is not one number but its repeats' spread (``low`` to ``high``, the middle half of
-its rounds): the judgment is made twice, with every value moved to the end of its spread nearest
-the criterion and to the end farthest from it; where the two differ, the difference lies inside
-the timing spread and the check is *not decidable at this scale*. Numbers without a spread (counts
-of outputs) are always decided. :data:`CRITERION` states this on every page.
+A timed value is not one number but its spread (``low`` to ``high``; for the W-join timings the
+middle half of its rounds, at least 10% either side: :mod:`shedding.studies.wjoin.timing`). The
+judgment is made twice, with every value moved to the end of its spread nearest the criterion and
+to the end farthest from it; where the two differ, the difference lies inside the timing spread
+and the check is *not decidable at this scale*. Numbers without a spread (counts of outputs) are
+always decided. :data:`CRITERION` states this on every page.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ PASS, INSIDE, FAIL = 2, 1, 0  # a point's outcome, best first
 CRITERION = ("A check's criterion is met at a point when the mean over seeds meets it and at most a third of the "
              "seeds (rounded down; none of one or two) miss it; a failure lies inside the seed range when at every "
              "failing point at most half of the seeds miss it. A timed number is the median of repeated rounds "
-             "(after a discarded warm-up) with the middle half of its rounds as its spread: a check is decided only "
-             "where the judgment is the same at both ends of every spread, else it is 'not decidable at this scale'.")
+             "(after a discarded warm-up) with a spread: the middle half of its rounds, and at least 10% either side "
+             "(what separate runs moved); a check is decided only where the judgment is the same at both ends of "
+             "every spread, else it is 'not decidable at this scale'.")
 
 
 @dataclass(frozen=True)

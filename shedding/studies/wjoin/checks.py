@@ -5,8 +5,9 @@ their order on N streams.
 
 Each part of a claim is one check with its criterion stated, judged by the one pass criterion of
 :mod:`shedding.studies.page.criterion`. Timed lines are compared round by round (:mod:`.timing`):
-a seed's value is the median of its rounds, and a check is decided only where the middle half of
-the rounds lies on one side of its criterion, else it is not decidable at this scale. Where a
+a seed's value is the median of its rounds, and a check is decided only where its spread (the
+middle half of the rounds, and at least 10% either side) lies on one side of its criterion, else
+it is not decidable at this scale. Where a
 figure has both MWs, the paper's MW carries the claim about MW and the optimised MW's numbers are
 given beside it.
 """
@@ -129,7 +130,7 @@ def _converge_checks(t: pd.DataFrame) -> list[Check]:
         ratio = Timed.of(rounds)
         first, last, at_first, at_last = _ends(rounds)
         band = Timed.of(at_last).judge(Criterion(1 / CONVERGED, CONVERGED))
-        closer = Timed.of(np.abs(np.log(at_first)) - np.abs(np.log(at_last))).judge(Criterion(low=0.0))
+        closer = Timed.of(np.abs(np.log(at_first)) - np.abs(np.log(at_last)), log=True).judge(Criterion(low=0.0))
         j = combined(band, closer)
         checks.append(checked(j, f"NLW and {label(mw)} converge as N grows (NLW / MW moves toward 1 from the smallest "
                                  f"N to the largest, and ends within a factor {CONVERGED:g} of 1): "

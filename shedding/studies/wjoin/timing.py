@@ -4,9 +4,13 @@
 A timed run stores the service time of every round (``rounds``, µs per tuple; :mod:`.execute`),
 and runs timed together share their rounds. A comparison of two lines (a ratio, a lead) is made
 round by round, so both sides of it saw the same load, and summed up per seed by its median and
-the middle half of its rounds (the spread the pass criterion decides against,
-:func:`shedding.studies.page.criterion.judge`). Rows without rounds (stored before rounds were)
-count as one round.
+its spread (which the pass criterion decides against,
+:func:`shedding.studies.page.criterion.judge`): the middle half of its rounds, widened to at least
+:data:`RESOLUTION` either side of the median. The rounds of one process do not show how far a
+ratio moves between two processes (another memory layout, hash seed, load): two runs of the
+``wjoin`` suite in a row moved NLW's switching / comparable from 1.26 to 1.24 and GCA / LCA from
+1.05 to 1.09, while each run's middle half of rounds was narrower. Rows without rounds (stored
+before rounds were) count as one round.
 """
 
 from __future__ import annotations
@@ -18,6 +22,10 @@ import numpy as np
 import pandas as pd
 
 from shedding.studies.page.criterion import Criterion, Judgement, judge
+
+#: the least spread of a timed ratio either side of its median (10%: a factor 1.1), the resolution
+#: of timings on a shared machine between two processes (see the module docstring)
+RESOLUTION = 0.10
 
 
 def per_round(rows: pd.DataFrame, keys: list[str], column: str = "policy") -> pd.DataFrame:
@@ -42,12 +50,17 @@ class Timed:
     high: pd.Series
 
     @classmethod
-    def of(cls, rounds: pd.Series) -> Timed:
-        """From a series indexed (point levels..., seed, round)."""
+    def of(cls, rounds: pd.Series, log: bool = False) -> Timed:
+        """From a series indexed (point levels..., seed, round): a ratio of two times, or with
+        ``log`` a difference of logarithms of ratios (its resolution is then log 1.1 either way)."""
         rounds = rounds.replace([np.inf, -np.inf], np.nan).dropna()
         levels = list(range(rounds.index.nlevels - 1))
         by = rounds.groupby(level=levels if len(levels) > 1 else levels[0], sort=True)
-        return cls(by.median(), by.quantile(0.25), by.quantile(0.75))
+        value, low, high = by.median(), by.quantile(0.25), by.quantile(0.75)
+        if log:
+            step = np.log1p(RESOLUTION)
+            return cls(value, np.minimum(low, value - step), np.maximum(high, value + step))
+        return cls(value, np.minimum(low, value / (1 + RESOLUTION)), np.maximum(high, value * (1 + RESOLUTION)))
 
     def judge(self, criterion: Criterion) -> Judgement:
         """The pass criterion on these values and their spreads."""
@@ -63,13 +76,13 @@ class Timed:
 
     def text(self, point: object = None) -> str:
         """The mean over seeds of the medians, with the lowest and highest seed when they differ and
-        the spread of the rounds ("1.20 (1.10-1.30; rounds 0.95-1.40)")."""
+        the widest spread ("1.20 (1.10-1.30; spread 0.95-1.40)")."""
         part = self if point is None else self.at(point)
         v = part.value.to_numpy()
         mean, lo, hi = (f"{x:.2f}" for x in (v.mean(), v.min(), v.max()))
         seeds = "" if lo == hi else f"{lo}\u2013{hi}"
         low, high = f"{part.low.min():.2f}", f"{part.high.max():.2f}"
-        spread = "" if low == high or (low, high) == (lo, hi) else f"rounds {low}\u2013{high}"
+        spread = "" if low == high or (low, high) == (lo, hi) else f"spread {low}\u2013{high}"
         inner = "; ".join(x for x in (seeds, spread) if x)
         return mean + (f" ({inner})" if inner else "")
 
