@@ -128,6 +128,24 @@ def test_the_runner_keeps_parts_resumes_and_counts_what_it_ran(tmp_path):
     assert pd.read_csv(tmp_path / "out" / "results.csv").value.tolist() == [0, 1, 2, 3, 4]
 
 
+def test_the_provenance_names_the_machine_the_folders_and_the_times(tmp_path, monkeypatch):
+    from shedding.studies.page.page import provenance_facts, seeds_fact
+
+    monkeypatch.chdir(tmp_path)
+    run_study(fake_study(), SuiteBase("steps", "a fake suite", (), seeds=2), "out", command="shed compare x")
+    stored = json.loads((tmp_path / "out" / "suite.json").read_text())
+    info = stored["provenance"]
+    assert info["working_folder"] == str(tmp_path) and info["out"] == str(tmp_path / "out")  # a relative --out
+    assert info["cpu"] and info["cores"] >= 1 and info["memory_gib"] > 0
+    assert info["started"].endswith("UTC") and info["finished"] >= info["started"]
+    facts = provenance_facts(info)
+    assert facts["Machine"].startswith(info["cpu"]) and f"{info['cores']} cores" in facts["Machine"]
+    assert facts["Command"] == "shed compare x" and facts["Results folder"] == str(tmp_path / "out")
+    assert stored["seeds_by_experiment"] == {}  # the fake plan's runs have no seed
+    assert seeds_fact({"seeds": 3, "seeds_by_experiment": {"fig9a": 3, "shedding": 1}}) == "3 (shedding: 1)"
+    assert seeds_fact({"seeds": 3, "seeds_by_experiment": {"fig9a": 3}}) == "3"
+
+
 def test_a_failure_before_any_run_is_stored_leaves_no_folder(tmp_path):
     suite = SuiteBase("steps", "a fake suite", (), seeds=4)
     with pytest.raises(ShedError, match="this run fails"):

@@ -56,6 +56,7 @@ streams = 3
 rates = "variable"
 memory = [0, 3, 1000]
 policies = ["rand", "prob", "probv"]
+hypothesis = "PROB keeps more than RAND on N streams"
 [[experiment]]
 id = "win"
 figure = "windows"
@@ -195,6 +196,9 @@ def test_report_has_every_figure_table_and_csv(tiny_out):
     assert set(slow.rates) == {"comparable", "switching"} and (slow.tuples % 50 == 0).sum() >= len(slow) - 4
     suite = json.loads((out / "suite.json").read_text())
     assert len(suite["provenance"]["load_after"]) == 3
+    assert suite["seeds_by_experiment"] == {"svc": 1, "slow": 1, "shed": 1, "win": 1, "path": 2}
+    assert "<dt>Seeds per point</dt><dd>1 (path: 2)</dd>" in html
+    assert "Project&#x27;s hypothesis (the W-join paper does not shed)" in html
     assert "MW (optimised: key filter + product)" in html and "GCA (paper MW) / LCA (paper MW)" in html
     assert "DWINDOW" in html and "LCA (paper MW) / NLW (pipeline)" in html
     walmart = "its Figure 9(b) joined real streams (Wal-Mart"  # said once, under the comparable-rate figure

@@ -163,9 +163,10 @@ def provenance_facts(info: dict) -> dict[str, str]:
     """The command and the shedding version and commit of a stored provenance, where and on what
     machine it ran, and when."""
     memory = f", {info['memory_gib']:g} GiB memory" if info.get("memory_gib") else ""
+    out = {"Results folder": str(info["out"])} if "out" in info else {}
     return {"Command": info.get("command") or "-",
             "shedding": f"{info.get('shedding', '-')}, commit {info.get('commit', '-')}",
-            "Working folder": str(info.get("working_folder", "-")), "Results folder": str(info.get("out", "-")),
+            "Working folder": str(info.get("working_folder", "-")), **out,
             "Machine": f"{info.get('cpu', '-')}, {info.get('cores', '-')} cores{memory}",
             "Started": str(info.get("started", "-")), "Finished": str(info.get("finished", "- (unfinished)")),
             "Page generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")}
