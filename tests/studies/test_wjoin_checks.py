@@ -11,7 +11,16 @@ import pytest
 
 from shedding.studies.page.verdicts import verdict_word
 from shedding.studies.wjoin.checks import path_checks, service_checks, slow_checks, windows_checks
+from shedding.studies.wjoin import timing
 from shedding.studies.wjoin.shed import shedding_checks
+
+SHIPPED = timing.RESOLUTION
+
+
+@pytest.fixture(autouse=True)
+def resolution(monkeypatch):
+    """The checks' numbers below are set against a timing resolution of 10%, whatever the shipped one."""
+    monkeypatch.setattr(timing, "RESOLUTION", 0.10)
 
 
 def timed(rows: list[tuple], columns=("streams", "rates", "seed", "policy", "us_per_tuple")) -> pd.DataFrame:
@@ -245,6 +254,15 @@ def test_rounds_under_the_same_load_are_compared_round_by_round():
     check = windows_checks(rows, {})[0]
     assert check.ok is True and "1.20" in check.text
     assert verdict_word([check]) == "agrees"
+
+
+@pytest.mark.parametrize("factor, ok", [(1 + 2 * SHIPPED, True), (1 + SHIPPED / 2, None), (1 / (1 + SHIPPED / 2), None),
+                                        (1 / (1 + 2 * SHIPPED), False)])
+def test_the_shipped_resolution_leaves_a_difference_within_it_undecided(monkeypatch, factor, ok):
+    monkeypatch.setattr(timing, "RESOLUTION", SHIPPED)
+    rows = rounds_rows({"gca": [[10.0 * factor] * 5] * 3, "lca": [[10.0] * 5] * 3})  # no spread in the rounds
+    check = windows_checks(rows, {})[0]
+    assert check.ok is ok and check.undecided is (ok is None)
 
 
 def test_a_slower_line_beyond_the_spread_is_decided():

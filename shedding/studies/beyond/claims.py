@@ -64,9 +64,9 @@ def _per_seed(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 
 def _setting(point: object, keys: list[str]) -> str:
-    """A setting's fields ("lag_spread = 5, background = 0")."""
+    """A setting's fields ("lag_spread = 5, background = 0"; an empty value, such as no group, as "none")."""
     values = point if isinstance(point, tuple) else (point,)
-    return ", ".join(f"{k} = {v}" for k, v in zip(keys, values)) or "the one setting"
+    return ", ".join(f"{k} = {v if v != '' else 'none'}" for k, v in zip(keys, values)) or "the one setting"
 
 
 def closes_check(rows: pd.DataFrame, keys: list[str], x: str, share: float, over: str, base_of) -> Check:

@@ -55,8 +55,8 @@ RATE_SETS = {
     "comparable": lambda n: [1.0] * n,
     "switching": lambda n: [1.0] * (n - 1) + [(0.01, 1.0)],
 }
-BUDGET = 0.2  # seconds each timed run is timed for at least, over its rounds
-MAX_ROUNDS = 60  # the most rounds of one batch and seed
+BUDGET = 1.0  # seconds each timed run is timed for at least, over its rounds
+MAX_ROUNDS = 200  # the most rounds of one batch and seed
 GRID_FIELDS = ("streams", "rates", "length", "window", "small", "domain", "skew", "memory", "block", "repeats")
 
 

@@ -25,7 +25,7 @@ from shedding.studies.page.criterion import Criterion, Judgement, judge
 
 #: the least spread of a timed ratio either side of its median (10%: a factor 1.1), the resolution
 #: of timings on a shared machine between two processes (see the module docstring)
-RESOLUTION = 0.10
+RESOLUTION = 0.20
 
 
 def per_round(rows: pd.DataFrame, keys: list[str], column: str = "policy") -> pd.DataFrame:
