@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from shedding.studies.dgr.findings.stats import (gain, paired, per_seed, prefix, same_shape, seed_mean, seed_range,
-                                                 step_changes, windows_by_memory)
+                                                 step_changes, windows_by_memory, without)
 from shedding.studies.dgr.findings.thresholds import MOVES, TOLERANCE, VARIABLE, VARIABLE_GAIN
 from shedding.studies.dgr.summary import Layout, facet_parts, memory_label
 from shedding.studies.page.criterion import Criterion, judge
@@ -40,7 +40,8 @@ def variable_checks(rows: pd.DataFrame, lay: Layout, results: pd.DataFrame | Non
                                 f"{over} of {len(seeds)} runs above +{100 * VARIABLE_GAIN:.0f}%; criterion: between 0% "
                                 f"and +{100 * VARIABLE_GAIN:.0f}% at every M ('never exceeded 10%'), on {n} seed"
                                 f"{'s' if n != 1 else ' only'}.", cause, j.inside))
-        checks += _growth_checks(prefix(label), evidence)
+    for label, part in facet_parts(rows, without(lay.facets, "skew_s")):  # across the pairs: once, not per pair
+        checks += _growth_checks(prefix(label), _by_difference(results, part))
     if checks:
         checks.append(Check(None, "The memory-share part of the claim is checked by the share figure."))
     return checks
