@@ -11,7 +11,7 @@ At a point, with the seeds' values v_1..v_n:
 
 A check passes when every point passes; it fails inside the seed range when its worst point does.
 A timed value is not one number but its spread (``low`` to ``high``; for the W-join timings the
-middle half of its rounds, at least 10% either side: :mod:`shedding.studies.wjoin.timing`). The
+middle half of its rounds, at least 25% either side: :mod:`shedding.studies.wjoin.timing`). The
 judgment is made twice, with every value moved to the end of its spread nearest the criterion and
 to the end farthest from it; where the two differ, the difference lies inside the timing spread
 and the check is *not decidable at this scale*. Numbers without a spread (counts of outputs) are
@@ -32,8 +32,8 @@ PASS, INSIDE, FAIL = 2, 1, 0  # a point's outcome, best first
 CRITERION = ("A check's criterion is met at a point when the mean over seeds meets it and at most a third of the "
              "seeds (rounded down; none of one or two) miss it; a failure lies inside the seed range when at every "
              "failing point at most half of the seeds miss it. A timed number is the median of repeated rounds "
-             "(after a discarded warm-up) with a spread: the middle half of its rounds, and at least 10% either side "
-             "(what separate runs moved); a check is decided only where the judgment is the same at both ends of "
+             "(after a discarded warm-up) with a spread: the middle half of its rounds, widened to the timing "
+             "resolution its page states (what separate runs moved); a check is decided only where the judgment is the same at both ends of "
              "every spread, else it is 'not decidable at this scale'.")
 
 

@@ -6,7 +6,7 @@ their order on N streams.
 Each part of a claim is one check with its criterion stated, judged by the one pass criterion of
 :mod:`shedding.studies.page.criterion`. Timed lines are compared round by round (:mod:`.timing`):
 a seed's value is the median of its rounds, and a check is decided only where its spread (the
-middle half of the rounds, and at least 10% either side) lies on one side of its criterion, else
+middle half of the rounds, and at least :data:`~.timing.RESOLUTION` either side) lies on one side of its criterion, else
 it is not decidable at this scale. Where a
 figure has both MWs, the paper's MW carries the claim about MW and the optimised MW's numbers are
 given beside it.

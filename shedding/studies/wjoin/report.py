@@ -24,7 +24,7 @@ from shedding.studies.wjoin.checks import path_checks, service_checks, slow_chec
 from shedding.studies.wjoin.figures import FACETS, FIELD_NAMES, X_FIELDS, label, summary, wjoin_figure
 from shedding.studies.wjoin.shed import shedding_checks
 from shedding.studies.wjoin.spec import BUDGET
-from shedding.studies.wjoin.timing import Timed, per_round
+from shedding.studies.wjoin.timing import RESOLUTION, Timed, per_round
 
 CHECKS = {"service": service_checks, "slow": slow_checks, "shedding": shedding_checks, "windows": windows_checks,
           "path": path_checks}
@@ -146,14 +146,16 @@ def caption(exp: dict, rows: pd.DataFrame) -> str:
     elif exp["figure"] == "shedding":
         text += f" Memory M = {vals('memory')} tuples over all streams; fixed split M // N per stream, V = variable."
     else:
-        text += " Tuples are fed in timestamp order; service time is the whole run's time over its arrivals."
+        text += " Tuples are fed in timestamp order; service time is a round's time over its arrivals."
     if exp["figure"] == "service" and "comparable" in set(rows["rates"]):
         text += (" The comparable-rate streams are synthetic, not the paper's: its Figure 9(b) joined real streams "
                  "(Wal-Mart transactions, about 5,000 per hour over all streams).")
     if exp["figure"] != "shedding":
         text += (f" Each timed run is timed after a discarded warm-up in at least {vals('repeats')} rounds, the lines "
                  f"of a point interleaved round by round, until each run has been timed for {BUDGET:g} s; the median "
-                 "round counts, and the checks compare lines round by round.")
+                 f"round counts, and the checks compare lines round by round, deciding only beyond the middle half "
+                 f"of the rounds and at least {RESOLUTION:.0%} either side of the median (the timing resolution: how "
+                 f"far a ratio moved between two runs).")
     extra = str(exp.get("caption", ""))
     return text + (f" {extra}" if extra else "")
 

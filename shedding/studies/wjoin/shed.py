@@ -38,8 +38,8 @@ def _small_memory_cause(lead: pd.Series, who: str, whom: str) -> str:
         return ""
     per_stream = [m / n for (n, _, m) in behind.index]
     if max(per_stream) <= 4:
-        return (f"{who} falls behind {whom} only where M leaves at most {max(per_stream):g} tuples per stream "
-                f"({_where(lead)}): there a few keys' tuples fill the memory, and which of them are shed moves the "
+        return (f"{who} falls behind {whom} only where M leaves at most {max(per_stream):.3g} tuples per stream, "
+                f"at {_where(lead)}: there a few keys' tuples fill the memory, and which of them are shed moves the "
                 "outputs by more than the policies' ranking does")
     return (f"{who} falls behind {whom} at {_where(lead)}; the suite has no runs that test why (a larger memory per "
             "stream, or more seeds, would)")
