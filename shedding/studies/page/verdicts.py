@@ -35,7 +35,7 @@ RULE = (CRITERION + " Verdicts: a claim is split into checks, each with its crit
         "checked are left out. 'agrees': every check passes. 'partly agrees': some check passes, and either more "
         "than half of the checks pass or every failed check fails inside the seed range. 'disagrees': otherwise. "
         "'not decidable at this scale': some check is not decidable, and the word would differ were it to pass "
-        "or to fail. 'not checked': no check could be checked.")
+        "or to fail outside the seed range. 'not checked': no check could be checked.")
 
 
 @dataclass(frozen=True)
