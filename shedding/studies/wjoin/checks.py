@@ -1,26 +1,21 @@
 """The W-join paper's claims against a run (Hammad, Aref, Elmagarmid 2002, §4.3 and §5.3): MW
 against NLW and HW (Figures 9(a) and 9(b)), the slow stream (Figure 9(c)), GCA against LCA
-(Figure 13), the path W-join (Figure 14), and the project's hypothesis that DGR's policies keep
-their order on N streams.
+(Figure 13) and the path W-join (Figure 14); the shedding study's checks are in :mod:`.shed`.
 
 Each part of a claim is one check with its criterion stated, judged by the one pass criterion of
 :mod:`shedding.studies.page.criterion`. Timed lines are compared round by round (:mod:`.timing`):
 a seed's value is the median of its rounds, and a check is decided only where its spread (the
-middle half of the rounds, and at least :data:`~.timing.RESOLUTION` either side) lies on one side of its criterion, else
-it is not decidable at this scale. Where a
-figure has both MWs, the paper's MW carries the claim about MW and the optimised MW's numbers are
-given beside it.
+middle half of the rounds, and at least :data:`~.timing.RESOLUTION` either side) lies on one
+side of its criterion, else it is not decidable at this scale. Where a figure has both MWs, the
+paper's MW carries the claim about MW and the optimised MW's numbers are given beside it.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
-from shedding.studies.page.criterion import Criterion, Judgement, combined, judge
-from shedding.studies.page.format import pct
+from shedding.studies.page.criterion import Criterion, Judgement, combined
 from shedding.studies.page.verdicts import Check, checked
 from shedding.studies.wjoin.figures import label
 from shedding.studies.wjoin.timing import Timed, per_round
@@ -30,8 +25,6 @@ MAINTAINED = 2.0  # "maintained as N grows": at the largest N still > 10, and at
 CONVERGED = 1.5  # "converges": NLW / MW ends within a factor 1.5 of 1, closer to 1 than at the smallest N
 GREATLY = 0.5  # "greatly improved": the service time at least halves
 NO_CHANGE = 0.25  # "not changed significantly": the service time changes by at most 25%
-FAR = 0.10  # "far outperforms": never behind, and ahead by at least 10 points of exact on average
-MARGINAL = 0.05  # "only marginally beats": ahead by 0 to 5 points of exact at every point
 SPEED_CAUSE = ("the operators here are pure Python, so a fixed per-tuple cost (the call, the clock, the queues, "
                "MW's sweep) bounds the speed-up, and NLW purges against the newest tuple of every stream, so it "
                "scans few tuples outside the window (the Benchmarks page, W-join, has the numbers)")
@@ -49,9 +42,6 @@ PATH_CAUSE = ("MW's bookkeeping per tuple (input queues, the sweep, one Mode 2 p
               "Python than the scans of the slow streams' sparse buffers it saves the pipeline")
 MW_SLOW_CAUSE = ("MW's per-tuple cost here is mostly fixed bookkeeping (the queues and the sweep) that a slow stream "
                  "does not remove; only the Mode 2 joins it saves shrink")
-LIFE_CAUSE = ("LIFE-N multiplies PROB-N's priority by the remaining lifetime, and over N streams PROB-N's "
-              "priorities (products of N - 1 key frequencies) span orders of magnitude, so LIFE-N ranks tuples "
-              "almost as PROB-N does")
 SLOW_CAUSES = {"hw": "HW stops probing as soon as one stream has no tuple of the key, which the slow stream's sparse "
                      "buffer makes common, so HW gains from a slow stream too",
                "nlw": "NLW's buffers are purged against the newest tuple of every stream, so a slow stream changes "
