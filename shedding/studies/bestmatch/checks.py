@@ -25,7 +25,8 @@ NOT_MEASURED = ("Not checked: the paper's Figures 11 and 12 time MatWin with its
                 "The suite builds neither: its MatWin keeps the windows in memory and its nested loops keeps r's best "
                 "pairs (|R| x |S|), so its times, shown in the figure, measure other algorithms than the claim's, and "
                 "a verdict on them would judge the paper by what it did not run.")
-SEED_CAUSE = "at most half of the seeds miss the criterion at each failing point, so these seeds cannot tell; more would"
+SEED_CAUSE = ("at most half of the seeds miss the criterion at each failing point, so these seeds cannot tell; "
+              "more would")
 
 
 def size_checks(rows: pd.DataFrame, exp: dict) -> list[Check]:
@@ -155,8 +156,8 @@ def _ahead_checks(recall: pd.Series) -> list[Check]:
     if j.ok is False:
         text += " Not above: " + _listed(j, lambda p: f"{p[0].upper()} at M = {p[1]:g} x peak") + "."
     return [checked(j, text, SEED_CAUSE if j.inside else
-                    "the tuples on the window's lower bound were too few to shed, so AHEAD shed fresh tuples by density, "
-                    "as PROB does")]
+                    "the tuples on the window's lower bound were too few to shed, so AHEAD shed fresh tuples by "
+                    "density, as PROB does")]
 
 CHECKS = {"time-size": size_checks, "time-dims": dims_checks, "propagated": propagation_checks,
           "shedding": shedding_checks}

@@ -200,8 +200,8 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
         sections.append("\n".join(parts) + "\n</section>")
     info = suite.get("provenance", {})
     load = " to ".join(", ".join(f"{v:g}" for v in info[k]) for k in ("load_before", "load_after") if info.get(k))
-    facts = {"Runs": f"{runs_in(results):,}" + (f" of {suite['total_runs']:,}" if isinstance(suite.get("total_runs"), int)
-                                                 else ""),
+    total = suite.get("total_runs")
+    facts = {"Runs": f"{runs_in(results):,}" + (f" of {total:,}" if isinstance(total, int) else ""),
              "Seeds per point": seeds_fact(suite),
              **provenance_facts(info), "Load average (1, 5, 15 min)": f"{load} (before to after)" if load else "-",
              "Wall time": f"{info['wall_seconds']:,.1f} s" if "wall_seconds" in info else "- (unfinished)"}
