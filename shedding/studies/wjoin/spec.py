@@ -11,8 +11,9 @@ W-join by the pipelined NLW against LCA for streams of comparable and of variabl
 (:mod:`shedding.wjoin.loadshed`) and plots outputs / exact against the memory M.
 
 A suite is a TOML file with ``kind = "wjoin"``, ``[defaults]`` and ``[[experiment]]`` tables (the
-format of :mod:`shedding.studies.suite`), with the fields below; any grid field may be a list. Shipped:
-``wjoin`` (small, about a minute and a half) and ``wjoin-full`` (the study at full size).
+format of :mod:`shedding.studies.suite`), with the fields below; any grid field may be a list.
+Shipped: ``wjoin`` (small, about ten minutes on a busy 2-core machine) and ``wjoin-full`` (the
+study at full size).
 
 * ``figure``: ``service`` (x = streams, one line per algorithm), ``slow`` (x = tuples processed,
   service time per block of ``block`` tuples), ``windows`` (Figure 13: x = ``small``, the window of
@@ -25,9 +26,10 @@ format of :mod:`shedding.studies.suite`), with the fields below; any grid field 
 * ``algorithms`` (service, slow: ``nlw``, ``hw``, ``mw``, ``mw-paper``; windows and path: see
   above) or ``policies`` (shedding);
 * ``repeats`` (timed figures; default 5): the least number of timed rounds of each run, after a
-  discarded warm-up; more rounds follow until each run has been timed for a fifth of a second
-  (:mod:`.execute`); the median round counts and the middle half of the rounds is the spread the
-  checks decide against (§4.3: "We repeated the experiment multiple times");
+  discarded warm-up; more rounds follow until each run has been timed for :data:`BUDGET` seconds
+  (:mod:`.execute`); the median round counts, and the middle half of the rounds, widened to the
+  timing resolution, is the spread the checks decide against (:mod:`.timing`; §4.3: "We repeated
+  the experiment multiple times");
 * ``claim``, the paper's claim the experiment checks, or ``hypothesis``, the project's own where the
   paper says nothing (the shedding study: the W-join paper does not shed);
 * ``seeds`` (optional): this experiment's seeds per point instead of the suite's (``--seeds``
