@@ -11,7 +11,6 @@ tables and figures).
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from shedding.studies.explain import Explanation
 from shedding.studies.page.figures import figure_html
 from shedding.studies.page.page import facts, page, provenance_facts
 from shedding.studies.page.tables import table_html
-from shedding.studies.store import provenance
+from shedding.studies.store import now, provenance
 
 HEATMAP_KEYS = 30
 KEY_COLUMNS = (("key", "key"), ("net lost", "net_lost"), ("lost", "lost"), ("gained", "gained"),
@@ -117,8 +116,8 @@ def write_explain_html(ex: Explanation, path: Path | str, top: int = 20, command
     versions)."""
     s = ex.summary
     policy, against = s["policy"].upper(), s["against"].upper()
-    info = provenance(command)
-    items = {"Generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), **provenance_facts(info),
+    info = {**provenance(command), "finished": now()}  # the explanation is made; the page follows at once
+    items = {**provenance_facts(info),
              "Versions": f"Python {info['python']}, numpy {info['numpy']}, plotly {info['plotly']}",
              "Workload": f"{s['workload']}: {s['tuples']:,} tuples, w = {s['window']}, warmup = {s['warmup']}, "
                          f"M = {s['memory']}",

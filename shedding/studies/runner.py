@@ -28,7 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from shedding.errors import ShedError
 from shedding.spark import spark_session
-from shedding.studies.store import ResultsStore, load_average, provenance, runs_in, select
+from shedding.studies.store import ResultsStore, load_average, now, provenance, runs_in, select
 from shedding.studies.study import Plan, Study
 
 #: where the runs of a study that does not use Spark execute (``master`` in suite.json)
@@ -53,7 +53,8 @@ def run_study(study: Study, suite: Any, out: Path | str, *, master: str = "local
     ``master``: the Spark master (default embedded ``local[*]``); ``spark``: an existing
     SparkSession to use instead (it is left running); ``jobs``: runs in flight at once (default
     Spark's parallelism). ``command``: the command line, for the provenance (with the versions,
-    cores and this invocation's wall time, in ``suite.json``). ``inputs``: what the study's plan
+    machine, the working folder, start and end time and this invocation's wall time, in
+    ``suite.json``). ``inputs``: what the study's plan
     takes (``seeds`` and the study's own inputs, :attr:`Study.inputs`)."""
     unknown = sorted(set(inputs) - set(study.inputs))
     if unknown:
@@ -64,7 +65,7 @@ def run_study(study: Study, suite: Any, out: Path | str, *, master: str = "local
     store = ResultsStore(out)
     created = not store.out.exists()
     store.prepare(plan.suite.name, resume)
-    info = {**provenance(command), **plan.provenance}
+    info = {**provenance(command), "out": str(Path(out).resolve()), **plan.provenance}
     if not study.spark:
         info["load_before"] = load_average()
     where = master if study.spark else HERE
@@ -89,29 +90,43 @@ def run_study(study: Study, suite: Any, out: Path | str, *, master: str = "local
     if not study.spark:
         info["load_after"] = load_average()
     info["wall_seconds"] = round(time.perf_counter() - invoked, 1)
+    info["finished"] = now()
     store.write_suite(suite_json(study, plan, where, info))
     return Outcome(results, runs_in(results) == len(plan.runs), len(pending))
 
 
 def suite_json(study: Study, plan: Plan, where: str, info: dict) -> dict:
     """The suite as run, with its provenance ``info`` (``shed report`` rebuilds the page from it
-    and the parts)."""
+    and the parts) and the seeds each experiment runs per point (an experiment may run its own)."""
     suite = plan.suite
+    seeds: dict[str, set] = {}
+    for run in plan.runs:
+        if hasattr(run, "experiment") and hasattr(run, "seed"):
+            seeds.setdefault(run.experiment, set()).add(run.seed)
     return {"kind": study.kind, "name": suite.name, "description": suite.description, "seeds": plan.seeds,
+            "seeds_by_experiment": {e: len(s) for e, s in seeds.items()},
             "total_runs": len(plan.runs), "master": where, "provenance": info,
             "run_ids": [s.run_id for s in plan.runs], "experiments": [asdict(e) for e in suite.experiments]}
 
 
 def _here(plan: Plan, store: ResultsStore, pending: list, console: Console) -> None:
-    """The pending runs one after another in this process, one part per batch (:attr:`Plan.batch`)."""
+    """The pending runs one after another in this process, one part per batch (:attr:`Plan.batch`),
+    a batch at once where the plan times its runs together (:attr:`Plan.run_batch`)."""
     shared = plan.share(None, pending)
     finished = len(plan.runs) - len(pending)
+    started, ran = time.perf_counter(), 0
     try:
         for _, batch in itertools.groupby(pending, key=plan.batch):
             specs = list(batch)
-            store.write_part([row for spec in specs for row in plan.task(asdict(spec), shared)])
+            if plan.run_batch is not None:
+                store.write_part(plan.run_batch([asdict(spec) for spec in specs], shared))
+            else:
+                store.write_part([row for spec in specs for row in plan.task(asdict(spec), shared)])
             finished += len(specs)
-            console.print(f"{plan.suite.name}: {finished}/{len(plan.runs)} runs done ({plan.label(specs[0])})",
+            ran += len(specs)
+            left = (time.perf_counter() - started) / ran * (len(pending) - ran)
+            console.print(f"{plan.suite.name}: {finished}/{len(plan.runs)} runs done ({plan.label(specs[0])}), "
+                          f"{time.perf_counter() - started:.0f} s so far, about {left:.0f} s left at this pace",
                           highlight=False, markup=False)
     except KeyboardInterrupt:
         raise ShedError(f"interrupted; {runs_in(store.read_parts())} runs kept, continue with --resume") from None

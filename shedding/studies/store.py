@@ -2,8 +2,8 @@
 
 ``parts/`` holds the finished runs, one Parquet file per batch written at once, so an interrupted
 suite loses nothing and ``--resume`` skips what is there; ``suite.json`` holds the suite as run
-(its kind, grid, seeds, run ids) with its provenance (the command, versions, commit, cores, wall
-time); ``results.parquet`` and ``results.csv`` hold every run's rows, sorted stably. Every study
+(its kind, grid, seeds, run ids) with its provenance (the command and its folder, versions,
+commit, the machine, start and end time, wall time); ``results.parquet`` and ``results.csv`` hold every run's rows, sorted stably. Every study
 keeps its results here; a run may have several rows (all with its ``run_id``).
 """
 
@@ -14,6 +14,7 @@ import os
 import platform
 import subprocess
 from collections.abc import Callable
+from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
@@ -137,8 +138,9 @@ def runs_in(results: pd.DataFrame) -> int:
 
 
 def provenance(command: str) -> dict:
-    """What produced a suite's results: the command, shedding's version and git commit (when run
-    from a checkout), the Python, Spark, numba, plotly, pandas and numpy versions, and the cores."""
+    """What produced a suite's results: the command and the folder it ran in, shedding's version
+    and git commit (when run from a checkout), the Python, Spark, numba, plotly, pandas and numpy
+    versions, the machine (:func:`machine`) and the start time (UTC)."""
     def version(name: str) -> str:
         try:
             return metadata.version(name)
@@ -157,7 +159,28 @@ def provenance(command: str) -> dict:
     return {"command": command, "shedding": version("shedding"), "commit": commit or "unknown (not a git checkout)",
             "python": platform.python_version(), "spark": version("pyspark"), "numba": version("numba"),
             "plotly": version("plotly"), "pandas": version("pandas"), "numpy": version("numpy"),
-            "cores": os.cpu_count() or 1}
+            "working_folder": os.getcwd(), "started": now(), **machine()}
+
+
+def now() -> str:
+    """The time now, UTC, to the second."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def machine() -> dict:
+    """The machine the runs execute on: ``cpu`` (the model, from /proc/cpuinfo where there is one),
+    ``cores``, ``memory_gib`` and ``platform``."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            cpu = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    try:
+        memory = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - platforms without sysconf
+        memory = None
+    return {"cpu": cpu, "cores": os.cpu_count() or 1, "memory_gib": memory, "platform": platform.platform()}
 
 
 def load_average() -> list[float]:

@@ -30,7 +30,9 @@ class Plan:
     it gets the Spark session, or None in this process, and the pending runs). ``first`` orders
     the pending runs; ``batch`` groups the runs of this process into parts (runs whose key is
     equal and adjacent share a part) and ``label`` names a batch in the progress lines.
-    ``provenance`` adds to the stored provenance.
+    ``provenance`` adds to the stored provenance. ``run_batch``, for runs in this process: executes
+    a whole batch at once (runs timed against each other, interleaved round by round) instead of
+    ``task`` run by run.
     """
 
     suite: Any
@@ -42,6 +44,7 @@ class Plan:
     batch: Callable[[Any], Any] = lambda spec: spec.run_id
     label: Callable[[Any], str] = lambda spec: spec.run_id
     provenance: dict = field(default_factory=dict)
+    run_batch: Callable[[list[dict], Any], list[dict]] | None = None
 
 
 @dataclass(frozen=True)

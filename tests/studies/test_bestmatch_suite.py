@@ -130,36 +130,17 @@ def _states(checks) -> list:  # noqa: ANN001
     return [c.ok for c in checks]
 
 
-def test_size_checks_thresholds():
-    from shedding.studies.bestmatch.checks import size_checks
+@pytest.mark.parametrize("figure", ["time-size", "time-dims"])
+def test_figures_11_and_12_are_not_checked_whatever_the_times(figure):
+    from shedding.studies.bestmatch.checks import CHECKS, NOT_MEASURED
+    from shedding.studies.page.verdicts import verdict_word
 
-    def run(nested: float, ego: float):  # noqa: ANN202 (checks at n = 1, 2: matwin 1 s, the others as given)
-        return size_checks(_timed("n", {n: {"nested": nested, "matwin": 1.0, "matwin-ego": ego} for n in (1, 2)}), {})
-
-    assert _states(run(2.0, 0.99)) == [True, True, True, None]  # twice as fast is "significantly"
-    checks = run(1.99, 1.0)
-    assert _states(checks) == [False, False, False, None]
-    assert "1.99 at n = 1" in checks[0].text and "20.0% of nested's at n = 2" in checks[0].cause
-    assert "5.0% of nested's" in checks[1].cause and "25.0% of matwin's" in checks[2].cause
-    assert checks[3].text.startswith("Not measured")
-
-
-def test_dims_checks_thresholds():
-    from shedding.studies.bestmatch.checks import dims_checks
-
-    def run(gain2: float, gain5: float, spread: float, nested: float):  # noqa: ANN202
-        times = {d: {"nested": nested, "matwin": 1.0, "matwin-ego": 1.0} for d in (1, 2, 5)}
-        times[2]["matwin-ego"], times[5]["matwin-ego"] = 1 / gain2, 1 / gain5
-        times[5]["matwin"] = spread  # matwin's slowest over its fastest
-        times[5]["matwin-ego"] = spread / gain5
-        times[5]["nested"] = nested * max(spread / gain5, 1.0)
-        return dims_checks(_timed("dims", times), {})
-
-    assert _states(run(1.01, 0.99, 1.25, 1.01)) == [True, True, True, True]
-    checks = run(1.0, 1.0, 1.26, 0.99)
-    assert _states(checks) == [False, False, False, False] and all(c.cause for c in checks)
-    assert "measured 1.00" in checks[0].text and "slowest / fastest = 1.26" in checks[2].text
-    assert not run(1.2, 1.3, 1.0, 2.0)[1].ok  # below 1 is not enough: the gain must also fall
+    x = "n" if figure == "time-size" else "dims"
+    for nested in (0.5, 100.0):  # nested loops far slower, or faster: the claim is still not judged
+        checks = CHECKS[figure](_timed(x, {v: {"nested": nested, "matwin": 1.0, "matwin-ego": 0.5} for v in (1, 2)}), {})
+        assert [c.ok for c in checks] == [None] and checks[0].text == NOT_MEASURED
+        assert verdict_word(checks) == "not checked"
+    assert "on disk" in NOT_MEASURED and "|R| x |S|^2" in NOT_MEASURED
 
 
 def _propagated(steps: dict[str, tuple[int | None, int, float]]) -> pd.DataFrame:
@@ -215,25 +196,25 @@ def test_shedding_checks_thresholds():
 
     assert states() == [True, True, True, True]
     assert states(**{"prob@1": {"symdiff": [1]}}) == [False, True, True, True]  # not exact at the peak
-    # false pairs: every seed below 1, or exact on one seed only (inside the seed range), or exact
+    # false pairs: exact on one seed of two (inside the seed range), or on the only seed (outside it)
     checks = shedding_checks(_shed(**{"rand@0.5": {"precision": [0.99, 1.0]}}), {})
-    assert checks[1].ok is False and "inside the seed range" in checks[1].text and checks[1].cause == SEED_CAUSE
+    assert checks[1].ok is False and "RAND at M = 0.5 x peak (1 of 2 seeds meet it)" in checks[1].text
+    assert checks[1].within_seeds and checks[1].cause == SEED_CAUSE
     checks = shedding_checks(_shed(**{"ahead@0.5": {"precision": [1.0]}}), {})
-    assert checks[1].ok is False and "AHEAD exact at M = 0.5" in checks[1].text and checks[1].cause != SEED_CAUSE
-    # falling with M: RAND's recall 0.21-0.23 at 0.25 overlaps 0.22-0.24 at 0.5: lower mean, inside the range
-    checks = shedding_checks(_shed(**{"rand@0.5": {"recall": [0.22, 0.24]}, "rand@0.25": {"recall": [0.21, 0.23]}}), {})
-    assert checks[2].ok is False and "inside the seed range only: RAND recall" in checks[2].text
+    assert checks[1].ok is False and "AHEAD at M = 0.5 x peak (0 of 1 seed meets it)" in checks[1].text
+    assert not checks[1].within_seeds and checks[1].cause != SEED_CAUSE
+    # falling with M, seed by seed: RAND's recall rises in one seed of two (inside), PROB's precision rises
+    checks = shedding_checks(_shed(**{"rand@0.5": {"recall": [0.22, 0.24]}, "rand@0.25": {"recall": [0.21, 0.25]}}), {})
+    assert checks[2].ok is False and "RAND recall from 0.5 to 0.25 x peak (1 of 2 seeds meet it)" in checks[2].text
     assert checks[2].cause == SEED_CAUSE
-    checks = shedding_checks(_shed(**{"prob@0.25": {"precision": [0.81]}}), {})  # PROB's precision rises
+    checks = shedding_checks(_shed(**{"prob@0.25": {"precision": [0.81]}}), {})
     assert checks[2].ok is False and "Does not fall: PROB precision" in checks[2].text and checks[2].cause != SEED_CAUSE
-    # AHEAD above RAND's highest seed and PROB; inside RAND's range; below
-    checks = shedding_checks(_shed(**{"rand@0.25": {"recall": [0.6, 0.75]}}), {})  # AHEAD's 0.7 inside RAND's range
-    assert checks[3].ok is False and "Inside the seed range: RAND at M = 0.25" in checks[3].text
-    assert checks[3].cause == SEED_CAUSE and "Not above" not in checks[3].text
+    # AHEAD above every other policy seed by seed; below RAND in one seed of two; below PROB and RAND
+    two = {"ahead@0.25": {"precision": [0.98, 0.98], "recall": [0.7, 0.7]}}  # AHEAD on two seeds too
+    checks = shedding_checks(_shed(**two, **{"rand@0.25": {"recall": [0.6, 0.75]}}), {})  # 0.7 against 0.6, 0.75
+    assert checks[3].ok is False and "RAND at M = 0.25 x peak (1 of 2 seeds meet it)" in checks[3].text
+    assert checks[3].cause == SEED_CAUSE
     checks = shedding_checks(_shed(**{"ahead@0.5": {"recall": [0.5]}}), {})
-    assert checks[3].ok is False and "Not above: PROB at M = 0.5 x peak, RAND at M = 0.5 x peak" in checks[3].text
+    assert checks[3].ok is False and "PROB at M = 0.5 x peak" in checks[3].text and "RAND at M = 0.5" in checks[3].text
     assert checks[3].cause != SEED_CAUSE
-    near = {"prob@0.5": {"recall": [0.3]}, "ahead@0.25": {"recall": [0.5]}}  # AHEAD against RAND's 0.50-0.52 at 0.5
-    assert states(**near, **{"ahead@0.5": {"recall": [0.5201]}}) == [True, True, True, True]
-    assert states(**near, **{"ahead@0.5": {"recall": [0.52]}}) == [True, True, True, False]
     assert _states(shedding_checks(_shed()[lambda d: d.fraction == 1], {})) == [True, None]

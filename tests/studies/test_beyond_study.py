@@ -44,9 +44,20 @@ def test_compare_runs_the_quick_suite(shed, tmp_path):
     age_rows = rows[rows.experiment == "age"]
     assert (age_rows.online_bound >= age_rows[age_rows.policy.isin(["prob", "probv"])].outputs.min()).all()
     assert "BOUND / OPT" in page and "BOUNDV / OPT" in page and "the most any online policy can get" in page
+    # the goals are claims with verdicts under the one rule, and the header has the full provenance
+    assert page.count("Goal (the project") == 2 and page.count('<span class="verdict ') == 2
+    assert "at most a third of the seeds" in page and "No claim: shown as an observation" in page
+    for fact in ("Working folder", "Machine", "Started", "Finished", "Seeds per point", "shedding"):
+        assert f"<dt>{fact}</dt>" in page
 
 
 @pytest.mark.parametrize("extra, match", [
+    ("claim = 'x'\nchecks = [{kind = 'beats'}]\n", "unknown check kind 'beats'"),
+    ("claim = 'x'\nchecks = [{kind = 'closes', share = 2}]\n", "share, a number in"),
+    ("claim = 'x'\nchecks = [{kind = 'closes', share = 0.5, over = 'all'}]\n", "over = 'all'"),
+    ("claim = 'x'\nchecks = [{kind = 'not-below', policy = 'hazard', base = 'prob'}]\n", "policy = 'hazard' is not"),
+    ("claim = 'x'\nchecks = [{kind = 'not-below', policy = 'prob', base = 'prob', by = 1}]\n", "by are no fields"),
+    ("checks = [{kind = 'closes', share = 0.5}]\n", "checks need the claim"),
     ("lag_spread = 3.0\n", "lag_spread are no parameters of the drift generator"),
     ("x = 'months'\n", "x = 'months' is no grid field"),
     ("split = 'train'\n", "split = 'train' is not one of tuning, held-out"),
@@ -277,3 +288,52 @@ def _workload(run):
 
     return generate(run.generator, json.loads(run.params), window=run.window, warmup=None, length=run.length,
                     seed=run.seed)
+
+
+def claim_rows(fractions: dict[str, dict[int, list[float]]]) -> pd.DataFrame:
+    """fractions[policy][lag_spread] = fraction of OPT per seed."""
+    return pd.DataFrame([{"experiment": "e", "policy": p, "lag_spread": x, "seed": s, "fraction": f}
+                         for p, by_x in fractions.items() for x, fs in by_x.items() for s, f in enumerate(fs)])
+
+
+@pytest.mark.parametrize("hazard, ok, inside", [
+    ({5: [0.9, 0.9, 0.9], 20: [0.85, 0.8, 0.9]}, True, False),  # closes 80%, 60-80%
+    ({5: [0.9, 0.9, 0.9], 20: [0.9, 0.9, 0.7]}, True, False),   # one seed of three short: mean 73%
+    ({5: [0.9, 0.9, 0.9], 20: [0.8, 0.8, 0.55]}, False, True),   # mean 48%, one seed of three short
+    ({5: [0.9, 0.9, 0.9], 20: [0.6, 0.6, 0.9]}, False, False),   # two seeds of three short
+])
+def test_a_closes_check_on_both_sides_of_its_share(hazard, ok, inside):
+    from shedding.studies.beyond.claims import claim_checks
+    from shedding.studies.beyond.report import base_of
+
+    rows = claim_rows({"prob": {5: [0.5] * 3, 20: [0.5] * 3}, "hazard": hazard, "age": {5: [0.6] * 3, 20: [0.6] * 3}})
+    exp = {"x": "lag_spread", "checks": [{"kind": "closes", "share": 0.5, "over": "every"}]}
+    check, = claim_checks(rows, exp, ["lag_spread"], base_of)
+    assert (check.ok, check.within_seeds) == (ok, inside) and check.text.startswith("HAZARD, the best online policy")
+    assert bool(check.cause) is (not ok)
+    over_x = {**exp, "checks": [{"kind": "closes", "share": 0.5, "over": "x"}]}
+    averaged, = claim_checks(rows, over_x, ["lag_spread"], base_of)
+    assert averaged.ok is True and "averaged over lag_spread" in averaged.text  # 20's shortfall is made up at 5
+
+
+@pytest.mark.parametrize("hazard, ok", [([0.5, 0.497, 0.496], True), ([0.49, 0.5, 0.5], True),  # one seed may miss
+                                        ([0.49, 0.49, 0.5], False), ([0.5, 0.5, 0.48], False)])
+def test_a_not_below_check_on_both_sides_of_its_margin(hazard, ok):
+    from shedding.studies.beyond.claims import claim_checks
+    from shedding.studies.beyond.report import base_of
+    from shedding.studies.page.verdicts import verdict_word
+
+    rows = claim_rows({"prob": {5: [0.5] * 3}, "hazard": {5: hazard}})
+    exp = {"x": "lag_spread", "checks": [{"kind": "not-below", "policy": "hazard", "base": "prob", "within": 0.005}]}
+    checks = claim_checks(rows, exp, ["lag_spread"], base_of)
+    assert [c.ok for c in checks] == [ok] and verdict_word(checks) == ("agrees" if ok else "disagrees")
+
+
+def test_a_claim_the_runs_cannot_judge_is_not_checked_never_agrees():
+    from shedding.studies.beyond.claims import claim_checks
+    from shedding.studies.beyond.report import base_of
+    from shedding.studies.page.verdicts import verdict_word
+
+    rows = claim_rows({"prob": {5: [1.0, 1.0]}, "hazard": {5: [1.0, 1.0]}})  # PROB at OPT: no gap to close
+    exp = {"x": "lag_spread", "checks": [{"kind": "closes", "share": 0.5, "over": "every"}]}
+    assert verdict_word(claim_checks(rows, exp, ["lag_spread"], base_of)) == "not checked"

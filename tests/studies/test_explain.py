@@ -134,7 +134,7 @@ def test_cli_json_and_page(shed, tmp_path):
     doc = json.loads(out)
     assert doc["summary"]["against"] == "optv" and len(doc["keys"]) == 3
     page = (tmp_path / "ex" / "explain.html").read_text()
-    for fact in ("Generated", "Command", "shedding", "Versions"):  # provenance, as a suite's page
+    for fact in ("Page generated", "Command", "shedding", "Versions", "Machine", "Working folder"):  # as a suite's page
         assert f"<dt>{fact}</dt>" in page
     assert ", commit " in page
     assert "<dd>shed explain --length 900 --window 60 --domain 15 --json --top 3 --out " in page

@@ -18,7 +18,7 @@ from shedding.studies.study import Plan, Study
 from shedding.studies.suite import Run, SuiteBase
 
 
-# "b": a failure inside the seed range (the mean misses the criterion, some seed meets it)
+# "b": a failure inside the seed range (at most half of the seeds miss the criterion); "u": not decidable
 @pytest.mark.parametrize("oks, word", [
     ((), "not checked"), ((None, None), "not checked"), ((True, None), "agrees"), ((True, True), "agrees"),
     ((True, True, False), "partly agrees"),  # more than half pass
@@ -30,12 +30,20 @@ from shedding.studies.suite import Run, SuiteBase
     ((True, True, "b", False), "disagrees"),
     (("b", "b"), "disagrees"),  # nothing passed
     ((False, False, None), "disagrees"),
+    (("u",), "not decidable at this scale"), ((True, "u"), "not decidable at this scale"),
+    ((True, True, "u"), "not decidable at this scale"),  # agrees if it passes, partly agrees if it fails
+    ((True, True, True, "u"), "not decidable at this scale"),
+    ((False, False, "u"), "disagrees"),  # disagrees whichever way it goes
+    ((True, False, False, False, "u"), "disagrees"),
+    (("u", None), "not decidable at this scale"),
 ])
 def test_the_verdict_rule(oks, word):
     checks = tuple(Check(False, f"check {i}", "seed noise", within_seeds=True) if ok == "b" else
+                   Check(None, f"check {i}", undecided=True) if ok == "u" else
                    Check(ok, f"check {i}") for i, ok in enumerate(oks))
     assert verdict_word(checks) == Verdict("claim", checks).word == word
-    assert [c.state for c in checks] == ["unknown" if ok is None else "pass" if ok is True else "fail" for ok in oks]
+    states = {None: "unknown", True: "pass", False: "fail", "b": "fail", "u": "undecided"}
+    assert [c.state for c in checks] == [states[ok] for ok in oks]
 
 
 def test_the_rule_is_stated_and_a_failure_inside_the_seed_range_says_so():
@@ -44,12 +52,13 @@ def test_the_rule_is_stated_and_a_failure_inside_the_seed_range_says_so():
 
     inside = Check(False, "within 10%: 10.6% (seeds 6.1% to 14.0%)", "the online bound", within_seeds=True)
     outside = Check(False, "within 10%: 25.4%", "the online bound")
-    assert "Disagrees inside the seed range (some seed meets the criterion); likely cause: the online bound" in \
-        check_item(inside)
+    assert ("Disagrees inside the seed range (at most half of the seeds miss the criterion); likely cause: the online "
+            "bound") in check_item(inside)
+    assert "Not decidable at this scale" in check_item(Check(None, "timed", undecided=True))
     assert "Disagrees; likely cause: the online bound" in check_item(outside) and "seed range" not in check_item(outside)
     assert "likely cause" not in check_item(Check(True, "fine", "unused"))
     page = findings_section([Section(0, "t", "", [], Verdict("claim", (inside,)), False)])
-    assert RULE in page.replace("&#x27;", "'") and "more than half" in RULE
+    assert RULE in page.replace("&#x27;", "'") and "more than half" in RULE and "at most a third of the seeds" in RULE
 
 
 def test_a_run_with_several_rows_is_read_back_once(tmp_path):
@@ -117,6 +126,24 @@ def test_the_runner_keeps_parts_resumes_and_counts_what_it_ran(tmp_path):
     stored = json.loads((tmp_path / "out" / "suite.json").read_text())
     assert stored["kind"] == "fake" and stored["total_runs"] == 5 and len(stored["provenance"]["load_after"]) == 3
     assert pd.read_csv(tmp_path / "out" / "results.csv").value.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_the_provenance_names_the_machine_the_folders_and_the_times(tmp_path, monkeypatch):
+    from shedding.studies.page.page import provenance_facts, seeds_fact
+
+    monkeypatch.chdir(tmp_path)
+    run_study(fake_study(), SuiteBase("steps", "a fake suite", (), seeds=2), "out", command="shed compare x")
+    stored = json.loads((tmp_path / "out" / "suite.json").read_text())
+    info = stored["provenance"]
+    assert info["working_folder"] == str(tmp_path) and info["out"] == str(tmp_path / "out")  # a relative --out
+    assert info["cpu"] and info["cores"] >= 1 and info["memory_gib"] > 0
+    assert info["started"].endswith("UTC") and info["finished"] >= info["started"]
+    facts = provenance_facts(info)
+    assert facts["Machine"].startswith(info["cpu"]) and f"{info['cores']} cores" in facts["Machine"]
+    assert facts["Command"] == "shed compare x" and facts["Results folder"] == str(tmp_path / "out")
+    assert stored["seeds_by_experiment"] == {}  # the fake plan's runs have no seed
+    assert seeds_fact({"seeds": 3, "seeds_by_experiment": {"fig9a": 3, "shedding": 1}}) == "3 (shedding: 1)"
+    assert seeds_fact({"seeds": 3, "seeds_by_experiment": {"fig9a": 3}}) == "3"
 
 
 def test_a_failure_before_any_run_is_stored_leaves_no_folder(tmp_path):

@@ -152,8 +152,8 @@ def test_figures_take_the_papers_forms(quick):
     assert fig9["data"][1]["y"][1] == pytest.approx((1 - prob / opt).mean())
     # the variable split plots the ratio its claim is about, with the claim's 0% and 10%
     variable = page.figures[f"fig-{kinds['variable']}"]
-    gains = {t["name"]: t["y"] for t in variable["data"]}
-    runs = results[(results.experiment == "variable") & (results.memory == 100)]
+    gains = {t["name"]: t["y"] for t in variable["data"]}  # the last subplot's: S's largest skew
+    runs = results[(results.experiment == "variable") & (results.memory == 100) & (results.skew_s == 1.25)]
     probv, prob = (runs[runs.policy == p].set_index("seed").outputs for p in ("probv", "prob"))
     assert gains["PROBV"][-1] == pytest.approx((probv / prob - 1).mean())
     assert gains["no gain"] == [0.0] * 3 and gains["paper: never exceeded 10% (4.3)"] == [0.1] * 3
@@ -294,12 +294,12 @@ def test_findings_agree_with_papers_shapes(quick):
     notes = [t for c, t in page.items if c == "finding"]
     assert any(re.match(r"PROB reaches \d+\.\d% of OPT at M = 100 \(1w\)", n) for n in notes)
     assert any(n.startswith("RAND output grows linearly with M (R^2 = 1.00") for n in notes)
-    assert any(re.match(r"PROBV is \+3\.\d% \(M = .*against PROB; never below it\.", n) for n in notes)
+    assert any(re.search(r"PROBV is \+3\.\d% \(M = .*against PROB; never below it\.", n) for n in notes)
     share = next(i for i, e in enumerate(suite["experiments"]) if e["figure"] == "share")
     peak = next(r for r in page.tables[f"table-{share}"] if r["policy"] == "OPTV")["max R share"]
     assert peak.startswith("7") and f"max R share of OPTV memory: {peak} " in "\n".join(notes)
     checks = [t for c, t in page.items if c.startswith("check")]
-    assert any("PROB is the best online policy at 5 of 5 memories" in c for c in checks)
+    assert any("PROB is the best online policy (ties within 0.5%) at 5 of 5 memories" in c for c in checks)
     assert 'id="findings"' in text
 
 
@@ -315,7 +315,7 @@ def test_findings_say_disagrees_when_the_data_does(tmp_path):
     assert words["fig3"] == "disagrees"
     assert words["share"] == "partly agrees"
     checks = [t for c, t in page.items if c == "check fail"]
-    assert any("PROB is the best online policy at 0 of 5 memories" in c for c in checks)
+    assert any("PROB is the best online policy (ties within 0.5%) at 0 of 5 memories" in c for c in checks)
     assert any("OPTV: the more skewed stream R holds 5.0% of memory" in c for c in checks)
 
 

@@ -58,6 +58,15 @@ def test_paper_suite_runs_five_seeds_by_default():
     assert paper.with_cell_size(1.0).seeds == 5
 
 
+def test_an_experiment_runs_its_own_seeds_unless_the_command_says_otherwise():
+    suite = load_suite("quick")
+    seeds = {}
+    for r in suite.runs():
+        seeds.setdefault(r.experiment, set()).add(r.seed)
+    assert seeds["variable"] == seeds["share"] == {0, 1, 2} and seeds["fig3"] == {0}  # the variable split on 3
+    assert {r.seed for r in suite.runs(2)} == {0, 1}  # --seeds overrides every experiment's
+
+
 def test_seeds_multiply_runs_and_ids_are_stable():
     suite = load_suite("quick")
     one, three = suite.runs(1), suite.runs(3)
@@ -78,6 +87,8 @@ def test_seeds_multiply_runs_and_ids_are_stable():
     ("[[experiment]]\nid = 'a'\nwindows = 3\npolicies = ['prob']\n", "unknown field"),
     ("window = 3\n[[experiment]]\nid = 'a'\npolicies = ['prob']\n", "unknown top-level key.* window"),
     ("seeds = 0\n[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
+     "seeds = 0 is not an integer >= 1"),
+    ("[[experiment]]\nid = 'a'\nseeds = 0\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
      "seeds = 0 is not an integer >= 1"),
     ("[[experiment]]\nid = 'a'\ny = 'ratio_opt'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
      "needs opt"),

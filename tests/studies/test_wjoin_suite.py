@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import subprocess
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -15,10 +16,15 @@ from helpers import shed_in_process
 
 from shedding.errors import ShedError
 from shedding.studies.registry import load_suite
-from shedding.studies.wjoin.execute import execute, streams_of
+from shedding.studies.wjoin.execute import run_batch, streams_of
 from shedding.studies.wjoin.figures import summary, wjoin_figure
 from shedding.studies.wjoin.spec import WJoinRun
 from shedding.wjoin import PathSpec, WindowSpec, brute_count, path_brute_results, synthetic_streams
+
+def execute(run: WJoinRun) -> dict:
+    """One run's row, as the runner makes it (a batch of one)."""
+    return run_batch([asdict(run)])[0]
+
 
 TINY = """
 kind = "wjoin"
@@ -50,6 +56,7 @@ streams = 3
 rates = "variable"
 memory = [0, 3, 1000]
 policies = ["rand", "prob", "probv"]
+hypothesis = "PROB keeps more than RAND on N streams"
 [[experiment]]
 id = "win"
 figure = "windows"
@@ -102,7 +109,7 @@ def test_shipped_suites_load_with_every_figure():
         shedding = next(e for e in suite.experiments if e.figure == "shedding")
         assert shedding.grid["streams"] == [3, 4] and len(shedding.policies) == 6
     assert small.runs()[0].length < full.runs()[0].length and full.seeds == small.seeds == 3
-    assert {r.repeats for r in small.runs() if r.figure != "shedding"} == {1}  # 3 seeds of one timed run each
+    assert {r.repeats for r in small.runs() if r.figure != "shedding"} == {5}  # at least 5 rounds per timed run
     slow_runs = [r for r in small.runs() if r.experiment == "fig9c"]
     assert {r.seed for r in slow_runs} == {0, 1, 2}  # Figure 9(c) is judged on the spread over seeds
     assert {r.seed for r in small.runs(seeds=1) if r.experiment == "fig9c"} == {0}  # --seeds overrides it
@@ -189,6 +196,9 @@ def test_report_has_every_figure_table_and_csv(tiny_out):
     assert set(slow.rates) == {"comparable", "switching"} and (slow.tuples % 50 == 0).sum() >= len(slow) - 4
     suite = json.loads((out / "suite.json").read_text())
     assert len(suite["provenance"]["load_after"]) == 3
+    assert suite["seeds_by_experiment"] == {"svc": 1, "slow": 1, "shed": 1, "win": 1, "path": 2}
+    assert "<dt>Seeds per point</dt><dd>1 (path: 2)</dd>" in html
+    assert "Project&#x27;s hypothesis (the W-join paper does not shed)" in html
     assert "MW (optimised: key filter + product)" in html and "GCA (paper MW) / LCA (paper MW)" in html
     assert "DWINDOW" in html and "LCA (paper MW) / NLW (pipeline)" in html
     walmart = "its Figure 9(b) joined real streams (Wal-Mart"  # said once, under the comparable-rate figure
@@ -231,6 +241,43 @@ def test_slow_figure_plots_each_block():
     assert sorted(stats.tuples.unique()) == [10, 20, 25]  # the last block is partial
     fig = wjoin_figure(rows, exp)
     assert len(fig.data) == 4 and list(fig.data[0].x) == [10, 20, 25]
+
+
+def test_timed_runs_of_a_seed_are_warmed_up_then_timed_together_round_by_round(monkeypatch):
+    import shedding.studies.wjoin.execute as runner
+
+    calls: list[str] = []
+    real = runner.service
+
+    def counted(run, streams):  # noqa: ANN001, ANN202
+        calls.append(run.policy)
+        return real(run, streams)
+
+    monkeypatch.setattr(runner, "service", counted)
+    monkeypatch.setattr(runner, "BUDGET", 0.0)  # no time budget: exactly ``repeats`` rounds
+    runs = [WJoinRun("t", "svc", "service", 2, "comparable", 40, 3, 3, 1.0, seed, p, repeats=3)
+            for seed in (0, 1) for p in ("nlw", "mw")]
+    rows = run_batch([asdict(r) for r in runs])
+    assert len(calls) == 2 * (1 + 3) * 2  # per seed: a warm-up each, then 3 rounds of both lines
+    assert calls[:2] == ["nlw", "mw"] and calls[2:8] == ["nlw", "mw", "mw", "nlw", "nlw", "mw"]  # rotated
+    assert [len(json.loads(r["rounds"])) for r in rows] == [3] * 4
+    sets = {r["seed"]: r["round_set"] for r in rows}
+    assert len({r["round_set"] for r in rows}) == 2 and all(r["round_set"] == sets[r["seed"]] for r in rows)
+    for r in rows:  # the median round counts
+        assert r["us_per_tuple"] == pytest.approx(float(np.median(json.loads(r["rounds"]))))
+
+
+def test_a_timed_run_rounds_until_its_time_budget(monkeypatch):
+    import shedding.studies.wjoin.execute as runner
+
+    monkeypatch.setattr(runner, "service", lambda run, streams: (runner.exact_of(2, "comparable", 40, 3, 1.0, 0, 3),
+                                                                  0.01, [1.0]))
+    monkeypatch.setattr(runner, "BUDGET", 0.05)
+    row = execute(WJoinRun("t", "svc", "service", 2, "comparable", 40, 3, 3, 1.0, 0, "mw", repeats=2))
+    assert len(json.loads(row["rounds"])) == 5  # 2 rounds are not 0.05 s; 5 of 0.01 s are
+    monkeypatch.setattr(runner, "BUDGET", 100.0)
+    row = execute(WJoinRun("t", "svc", "service", 2, "comparable", 40, 3, 3, 1.0, 0, "mw", repeats=2))
+    assert len(json.loads(row["rounds"])) == runner.MAX_ROUNDS  # never more
 
 
 def test_a_timed_run_that_misses_n_tuples_is_an_error(monkeypatch):

@@ -1,117 +1,42 @@
 """The bestmatch paper's claims against a run (Kemper/Stegmaier 2002, §4: Figures 11-14), and the
-project's own hypothesis on shedding, as checks (:class:`~shedding.studies.page.verdicts.Check`).
+project's own hypothesis on shedding, as checks (:class:`~shedding.studies.page.verdicts.Check`)
+judged by the one pass criterion (:mod:`shedding.studies.page.criterion`).
 
-Figures 11 and 12 name three MatWin variants the suite does not build as such: the project's
-mapping times ``matwin`` (in-memory windows) for MatWin/Standard and ``matwin-ego`` (the in-memory
-probe through the eps-grid) for both MatWin/Standard/EGO and MatWin/Grid/EGO; the on-disk
-materializations and their I/O are not measured, so the claims about them are checked on that
-mapping or not at all. Each figure's checks take its rows as :mod:`.execute` writes them.
+Figures 11 and 12 are not checked (:data:`NOT_MEASURED`): the paper's claims there are about
+windows materialised on disk (their I/O, the eps-grid-order's page accesses) and Algorithm 1's
+comparisons as written, none of which the suite builds; their times are shown as what this
+implementation does, without a verdict. Each figure's checks take its rows as :mod:`.execute`
+writes them.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from shedding.studies.page.criterion import Criterion, Judgement, judge
 from shedding.studies.page.format import pct
-from shedding.studies.page.verdicts import Check
+from shedding.studies.page.verdicts import Check, checked
 
-SIGNIFICANT = 2.0  # "significantly better": at least twice as fast
-NO_CHANGE = 0.25  # "not affected": the slowest time at most 25% above the fastest
 STEP = 0.05  # a step: at least 5% of the result output at one moment while input remains
-GRID_FROM = 2  # the eps-grid covers y_2..y_d: with one dimension there is no grid
-
-BUFFER_CAUSE = ("both algorithms offer the same candidate pairs to the same best-pair buffer, and updating it is "
-                "most of the time; MatWin saves only the distance tests of pairs outside its window (the pairs it "
-                "tests are {share}). The paper's nested loops is Algorithm 1 as written, which compares "
-                "every pair with every pair of its r (|R| x |S|^2), the project's keeps r's best pairs (|R| x |S|), and "
-                "neither pays the paper's disk I/O here")
-GRID_CAUSE = ("the eps-grid cuts the pairs tested (to {share}) but not the candidate "
-              "pairs offered to the buffer, which cost most of the time, and its cell look-ups cost more than the "
-              "cheap distance tests they save on small inputs; the times are a few milliseconds to seconds on a "
-              "shared machine (see the load)")
-STANDARD_CAUSE = ("in memory the time follows the candidate pairs offered to the buffer, the pairs within eps in every "
-                  "dimension, and they thin out with every dimension added; the paper's standard materialization "
-                  "spends its time writing and merging the windows on disk, whose size does not depend on d")
-FEW_DIMS_CAUSE = ("without the on-disk grid there is no growth of the grid's pages to pay for: the in-memory probe "
-                  "reads 3^(d-1) cells per tuple, cheap next to the pairs it saves")
-NOT_BUILT = ("Not measured: the suite has no on-disk materialization (the project's mapping times the in-memory "
-             "MatWin and MatWin over the eps-grid), so the grid and the standard materialization are not compared.")
-SEED_CAUSE = "the difference lies inside RAND's seed range, so these seeds cannot tell the two apart"
-
-
-def _times(rows: pd.DataFrame, x: str) -> pd.DataFrame:
-    """Seconds per ``x`` (rows) and algorithm (columns)."""
-    return rows.pivot_table(index=x, columns="algorithm", values="seconds", aggfunc="mean").sort_index()
-
-
-def _listed(values: pd.Series, name: str) -> str:
-    return ", ".join(f"{v:.2f} at {name} = {k:g}" for k, v in values.items())
-
-
-def _tested_share(rows: pd.DataFrame, x: str, fewer: str, more: str) -> str:
-    """The pairs ``fewer`` tests as a share of ``more``'s, at the largest ``x`` (a phrase)."""
-    top = rows[x].max()
-    at = rows[rows[x] == top].groupby("algorithm")["tested"].mean()
-    share = pct(at[fewer] / at[more]) if {fewer, more} <= set(at.index) and at[more] else "-"
-    return f"{share} of {more}'s at {'d' if x == 'dims' else x} = {top:g}"
+MOVES = 1e-12  # precision or recall "falls" with a step down in M when it moves down at all
+NOT_MEASURED = ("Not checked: the paper's Figures 11 and 12 time MatWin with its windows materialised on disk (the "
+                "standard and the grid materialisation, their I/O scheduled by the eps-grid-order, section 3.3) "
+                "against Algorithm 1 as written, which compares every pair with every pair of its r (|R| x |S|^2). "
+                "The suite builds neither: its MatWin keeps the windows in memory and its nested loops keeps r's best "
+                "pairs (|R| x |S|), so its times, shown in the figure, measure other algorithms than the claim's, and "
+                "a verdict on them would judge the paper by what it did not run.")
+SEED_CAUSE = ("at most half of the seeds miss the criterion at each failing point, so these seeds cannot tell; "
+              "more would")
 
 
 def size_checks(rows: pd.DataFrame, exp: dict) -> list[Check]:
-    """Figure 11: every MatWin variant significantly faster than nested loops at every size, the
-    eps-grid faster still; the two materializations are not built."""
-    t = _times(rows, "n")
-    checks = []
-    for alg in ("matwin", "matwin-ego"):
-        if {"nested", alg} <= set(t.columns):
-            ratio = t["nested"] / t[alg]
-            ok = bool((ratio >= SIGNIFICANT).all())
-            checks.append(Check(ok, f"{alg} is significantly faster than nested loops: nested / {alg} >= "
-                                f"{SIGNIFICANT:g} at every size ({_listed(ratio, 'n')}).",
-                                "" if ok else BUFFER_CAUSE.format(share=_tested_share(rows, "n", alg, "nested"))))
-    if {"matwin", "matwin-ego"} <= set(t.columns):
-        gain = t["matwin"] / t["matwin-ego"]
-        ok = bool((gain > 1).all())
-        checks.append(Check(ok, f"The eps-Grid-Order makes MatWin faster at every size: matwin / matwin-ego > 1 "
-                            f"({_listed(gain, 'n')}).",
-                            "" if ok else GRID_CAUSE.format(share=_tested_share(rows, "n", "matwin-ego", "matwin"))))
-    return checks + [Check(None, NOT_BUILT)]
+    """Figure 11 (time against input size): not checked (:data:`NOT_MEASURED`)."""
+    return [Check(None, NOT_MEASURED)]
 
 
 def dims_checks(rows: pd.DataFrame, exp: dict) -> list[Check]:
-    """Figure 12 on the project's mapping (grid: matwin-ego; standard: matwin): the grid beats the
-    standard variant with few dimensions and its gain shrinks with more until it is slower; the
-    standard variant's time does not move; MatWin over the eps-grid beats nested loops at every d."""
-    t = _times(rows, "dims")
-    checks = []
-    if {"matwin", "matwin-ego"} <= set(t.columns):
-        gain = (t["matwin"] / t["matwin-ego"])[t.index >= GRID_FROM]
-        if len(gain) >= 2:
-            first, last = gain.iloc[0], gain.iloc[-1]
-            ok = bool(first > 1)
-            checks.append(Check(ok, f"With few dimensions the grid (mapped onto matwin-ego) performs better than the "
-                                f"standard variant (matwin): matwin / matwin-ego > 1 at d = {gain.index[0]}, the "
-                                f"fewest dimensions with a grid (measured {first:.2f}).",
-                                "" if ok else GRID_CAUSE.format(share=_tested_share(rows, "dims", "matwin-ego",
-                                                                                    "matwin"))))
-            ok = bool(last < 1 and last < first)
-            checks.append(Check(ok, f"With more dimensions the grid fares worse: matwin / matwin-ego falls from d = "
-                                f"{gain.index[0]} to d = {gain.index[-1]} and ends below 1 (measured {first:.2f} to "
-                                f"{last:.2f}).", "" if ok else FEW_DIMS_CAUSE))
-    if "matwin" in t.columns and len(t) >= 2:
-        spread = t["matwin"].max() / t["matwin"].min()
-        ok = bool(spread <= 1 + NO_CHANGE)
-        checks.append(Check(ok, f"The standard variant (matwin) is not affected by the dimensions: its slowest time "
-                            f"is at most {NO_CHANGE:.0%} above its fastest (slowest / fastest = {spread:.2f}; "
-                            f"{', '.join(f'{v:.4f} s at d = {k}' for k, v in t['matwin'].items())}).",
-                            "" if ok else STANDARD_CAUSE))
-    if {"nested", "matwin-ego"} <= set(t.columns):
-        ratio = t["nested"] / t["matwin-ego"]
-        ok = bool((ratio > 1).all())
-        checks.append(Check(ok, f"MatWin/Standard/EGO (matwin-ego) outperforms nested loops at every d: nested / "
-                            f"matwin-ego > 1 ({_listed(ratio, 'd')}).",
-                            "" if ok else BUFFER_CAUSE.format(share=_tested_share(rows, "dims", "matwin-ego",
-                                                                                  "nested"))))
-    return checks
+    """Figure 12 (time against dimensions): not checked (:data:`NOT_MEASURED`)."""
+    return [Check(None, NOT_MEASURED)]
 
 
 def _step_table(rows: pd.DataFrame) -> pd.DataFrame | None:
@@ -156,14 +81,19 @@ def propagation_checks(rows: pd.DataFrame, exp: dict) -> list[Check]:
     return checks
 
 
-def _spread(rows: pd.DataFrame, col: str) -> pd.DataFrame:
-    """Mean, lowest and highest seed of ``col`` per policy and memory fraction."""
-    return rows.groupby(["policy", "fraction"])[col].agg(["mean", "min", "max"])
+def _per_seed(rows: pd.DataFrame, col: str) -> pd.Series:
+    """``col`` per (policy, memory fraction, seed)."""
+    return rows.groupby(["policy", "fraction", "seed"])[col].mean()
+
+
+def _listed(j: Judgement, what: str) -> str:
+    """The failing points of a judgement ("RAND at M = 0.5 x peak (1 of 2 seeds meet it)")."""
+    return ", ".join(f"{what(p)} ({j.seeds_met(p)})" for p in j.failing)
 
 
 def shedding_checks(rows: pd.DataFrame, exp: dict) -> list[Check]:
-    """The project's hypothesis: exact at the peak; below it false pairs (precision < 1) on every
-    seed, precision and recall falling as M shrinks; AHEAD keeps the most of the exact result."""
+    """The project's hypothesis: exact at the peak; below it false pairs (precision < 1), precision
+    and recall falling as M shrinks; AHEAD keeps the most of the exact result."""
     peak, below = rows[rows["fraction"] >= 1], rows[rows["fraction"] < 1]
     checks = []
     if len(peak):
@@ -173,69 +103,61 @@ def shedding_checks(rows: pd.DataFrame, exp: dict) -> list[Check]:
                             f"symmetric difference {worst:,}.", "" if ok else "the windows shed although they fit"))
     if below.empty:
         return checks + [Check(None, "Needs runs with M below the peak.")]
-    precision, recall = _spread(below, "precision"), _spread(below, "recall")
-    exact = precision[precision["min"] >= 1]
-    mixed = precision[(precision["min"] < 1) & (precision["max"] >= 1)]
-    ok = exact.empty and mixed.empty
-    text = ("False pairs appear below the peak: precision < 1 for every policy at every M below it, on every seed "
-            f"(highest {precision['max'].max():.4f})")
-    if not ok:
-        text += "; " + "; ".join([*(f"{p.upper()} exact at M = {f:g} x peak" for p, f in exact.index),
-                                  *(f"{p.upper()} exact at M = {f:g} x peak on some seeds (inside the seed range)"
-                                    for p, f in mixed.index)])
-    checks.append(Check(ok, text + ".", "" if ok else SEED_CAUSE if exact.empty else
-                        "the policy shed only tuples that had met all their partners, so no best partner was lost"))
+    precision, recall = _per_seed(below, "precision"), _per_seed(below, "recall")
+    j = judge(precision, Criterion(high=1 - MOVES))
+    text = ("False pairs appear below the peak: precision < 1 for every policy at every M below it "
+            f"(highest {precision.max():.4f})")
+    if j.ok is False:
+        text += "; exact: " + _listed(j, lambda p: f"{p[0].upper()} at M = {p[1]:g} x peak")
+    checks.append(checked(j, text + ".", SEED_CAUSE if j.inside else
+                          "the policy shed only tuples that had met all their partners, so no best partner was lost"))
     checks.append(_falls_check(precision, recall))
     checks += _ahead_checks(recall)
     return checks
 
 
-def _falls_check(precision: pd.DataFrame, recall: pd.DataFrame) -> Check:
-    """Precision and recall of every policy fall with every step down in M, beyond the seed range
-    (the lower M's highest seed below the higher M's lowest)."""
-    lines, failed, inside = [], [], []
-    for col, table in (("precision", precision), ("recall", recall)):
-        for policy, part in table.groupby(level="policy", sort=False):
-            part = part.droplevel("policy").sort_index()
-            lines.append(f"{policy.upper()} {col} " + ", ".join(f"{v:.4f}" for v in part["mean"]) +
-                         f" at M = {', '.join(f'{f:g}' for f in part.index)} x peak")
-            for (small_m, small), (large_m, large) in zip(part.iterrows(), part.iloc[1:].iterrows()):
-                if small["max"] >= large["min"]:
-                    step = f"{policy.upper()} {col} from {large_m:g} to {small_m:g} x peak"
-                    (inside if small["mean"] < large["mean"] else failed).append(step)
-    ok = not failed and not inside
-    text = "Precision falls as well as recall with every step down in M, beyond the seed range: " + "; ".join(lines) + "."
-    text += f" Does not fall: {', '.join(failed)}." if failed else ""
-    text += f" Falls inside the seed range only: {', '.join(inside)}." if inside else ""
-    return Check(ok, text, "" if ok else SEED_CAUSE if not failed else
-                 "a policy's victims change with M, so a smaller M can shed fewer best partners")
+def _falls_check(precision: pd.Series, recall: pd.Series) -> Check:
+    """Precision and recall of every policy fall with every step down in M, seed by seed."""
+    steps, lines = [], []
+    for col, values in (("precision", precision), ("recall", recall)):
+        for policy, part in values.groupby(level="policy", sort=False):
+            table = part.droplevel("policy").unstack("seed").sort_index()  # fraction x seed
+            mean = table.mean(axis=1)
+            lines.append(f"{policy.upper()} {col} " + ", ".join(f"{v:.4f}" for v in mean) +
+                         f" at M = {', '.join(f'{f:g}' for f in table.index)} x peak")
+            for small, large in zip(table.index, table.index[1:]):
+                drop = (table.loc[large] - table.loc[small]).dropna()
+                steps.append(pd.Series(drop.to_numpy(), index=pd.MultiIndex.from_tuples(
+                    [(f"{policy.upper()} {col} from {large:g} to {small:g} x peak", s) for s in drop.index])))
+    if not steps:
+        return Check(None, "Precision and recall falling with M needs runs at two memories below the peak.")
+    j = judge(pd.concat(steps), Criterion(low=MOVES))
+    text = "Precision falls as well as recall with every step down in M: " + "; ".join(lines) + "."
+    if j.ok is False:
+        text += f" Does not fall: {_listed(j, str)}."
+    return checked(j, text, SEED_CAUSE if j.inside else
+                   "a policy's victims change with M, so a smaller M can shed fewer best partners")
 
 
-def _ahead_checks(recall: pd.DataFrame) -> list[Check]:
-    """AHEAD's recall above every other policy's highest seed at every M below the peak."""
-    policies = set(recall.index.get_level_values("policy"))
-    if "ahead" not in policies or len(policies) < 2:
+def _ahead_checks(recall: pd.Series) -> list[Check]:
+    """AHEAD's recall above every other policy's at every M below the peak, seed by seed."""
+    table = recall.unstack("policy")
+    if "ahead" not in table or len(table.columns) < 2:
         return []
-    lost, inside = [], []
-    for fraction, part in recall.groupby(level="fraction"):
-        part = part.droplevel("fraction")
-        if "ahead" not in part.index:
-            continue
-        mine = part.loc["ahead", "mean"]
-        for other, r in part.drop(index="ahead").iterrows():
-            if mine <= r["min"]:
-                lost.append(f"{other.upper()} at M = {fraction:g} x peak")
-            elif mine <= r["max"]:
-                inside.append(f"{other.upper()} at M = {fraction:g} x peak")
-    ok = not lost and not inside
-    kept = recall.xs("ahead", level="policy")["mean"]
-    text = ("AHEAD keeps more of the exact result than every other policy at every M below the peak: its recall is "
-            f"above their highest seed (AHEAD {', '.join(f'{v:.3f} at {f:g} x peak' for f, v in kept.items())}).")
-    text += f" Not above: {', '.join(lost)}." if lost else ""
-    text += f" Inside the seed range: {', '.join(inside)}." if inside else ""
-    return [Check(ok, text, "" if ok else SEED_CAUSE if not lost else
-                  "the tuples on the window's lower bound were too few to shed, so AHEAD shed fresh tuples by density, "
-                  "as PROB does")]
+    leads = [(table["ahead"] - table[other]).dropna().rename(other) for other in table.columns if other != "ahead"]
+    if not any(len(s) for s in leads):
+        return [Check(None, "AHEAD against the other policies needs runs of both on the same seeds.")]
+    lead = pd.concat([pd.Series(s.to_numpy(), index=pd.MultiIndex.from_tuples(
+        [(s.name, f, seed) for f, seed in s.index])) for s in leads])
+    j = judge(lead, Criterion(low=MOVES))
+    kept = table["ahead"].groupby(level="fraction").mean()
+    text = ("AHEAD keeps more of the exact result than every other policy at every M below the peak, seed by seed "
+            f"(AHEAD's recall {', '.join(f'{v:.3f} at {f:g} x peak' for f, v in kept.items())}).")
+    if j.ok is False:
+        text += " Not above: " + _listed(j, lambda p: f"{p[0].upper()} at M = {p[1]:g} x peak") + "."
+    return [checked(j, text, SEED_CAUSE if j.inside else
+                    "the tuples on the window's lower bound were too few to shed, so AHEAD shed fresh tuples by "
+                    "density, as PROB does")]
 
 CHECKS = {"time-size": size_checks, "time-dims": dims_checks, "propagated": propagation_checks,
           "shedding": shedding_checks}

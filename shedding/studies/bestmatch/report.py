@@ -14,11 +14,11 @@ import pandas as pd
 
 from shedding.studies.bestmatch.checks import CHECKS
 from shedding.studies.bestmatch.tables import table_name
-from shedding.studies.page.figures import figure_html
+from shedding.studies.page.figures import OKABE_ITO, figure_html
 from shedding.studies.page.format import pct
-from shedding.studies.page.page import banner, data_links, header, page, provenance_facts
+from shedding.studies.page.page import banner, data_links, header, page, provenance_facts, seeds_fact
 from shedding.studies.page.sections import data_link
-from shedding.studies.page.verdicts import CONVENTION, Check, Verdict, badge, check_item, verdict_word
+from shedding.studies.page.verdicts import CONVENTION, RULE, Check, Verdict, badge, check_item
 from shedding.studies.store import runs_in
 
 
@@ -46,7 +46,7 @@ def figure(exp: dict, rows: pd.DataFrame):  # noqa: ANN201 (a plotly Figure)
                 fig.add_trace(go.Scatter(x=part.fraction, y=part[col], name=policy.upper(), legendgroup=policy,
                                          showlegend=i == 0, mode="lines+markers"), 1, i + 1)
         fig.update_xaxes(title_text="memory / exact peak window memory")
-    fig.update_layout(title=exp["title"], height=420)
+    fig.update_layout(title=exp["title"], height=420, colorway=OKABE_ITO)
     return fig
 
 
@@ -78,10 +78,11 @@ def measured(exp: dict, rows: pd.DataFrame) -> str:
         for p in exp["policies"]) for f in exp["fractions"] if f < 1)
 
 
-def facts_of(info: dict) -> dict[str, str]:
-    """Provenance, with the cores and load the timings ran under."""
+def facts_of(suite: dict) -> dict[str, str]:
+    """Provenance, with the seeds and the load the timings ran under."""
+    info = suite.get("provenance", {})
     load = " to ".join(", ".join(f"{v:g}" for v in info[k]) for k in ("load_before", "load_after") if info.get(k))
-    return {**provenance_facts(info), "Cores": str(info.get("cores", "-")),
+    return {"Seeds per point": seeds_fact(suite), **provenance_facts(info),
             "Load average (1, 5, 15 min)": f"{load} (before to after)" if load else "-",
             "Wall time": f"{info['wall_seconds']:,.1f} s" if "wall_seconds" in info else "- (unfinished)"}
 
@@ -114,9 +115,9 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
                       data_link(table_name(exp["id"]))]
         sections.append("\n".join(parts) + "\n</section>")
     figures = sum('class="figure-data"' in s for s in sections)
-    rule = f'<p class="convention">Verdicts: {escape(" ".join((verdict_word.__doc__ or "").split()))} {escape(CONVENTION)}</p>'
+    rule = f'<p class="rule">{escape(RULE)}</p>\n<p class="convention">{escape(CONVENTION)}</p>'
     body = header(str(suite.get("name", "")), str(suite.get("description", "")),
-                  banner(runs_in(results), suite.get("total_runs"), complete), facts_of(suite.get("provenance", {})),
+                  banner(runs_in(results), suite.get("total_runs"), complete), facts_of(suite),
                   f"{data_links()}\n{rule}\n") + "\n".join(sections)
     path.write_text(page(str(suite.get("name", "suite")), body, figures, complete), encoding="utf-8")
     return path

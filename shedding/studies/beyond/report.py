@@ -4,7 +4,9 @@ every policy's fraction of OPT (Das, Gehrke, Riedewald 2003, §3.2) against the 
 field, with the share of PROB's gap to OPT each closes: (policy - PROB) / (OPT - PROB), PROBV
 for the variable split. On the age-based model the runs also record the online bound
 (:mod:`shedding.offline.agebound`), shown as the pseudo-policies BOUND and BOUNDV: the most any
-online policy can get in expectation, so its "gap closed" is the most any online policy can close."""
+online policy can get in expectation, so its "gap closed" is the most any online policy can close.
+An experiment's claim is judged by the checks its suite file names (:mod:`.claims`) under the one
+rule of every page (:data:`~shedding.studies.page.verdicts.RULE`)."""
 
 from __future__ import annotations
 
@@ -16,9 +18,11 @@ import pandas as pd
 
 from shedding.online.kinds import learns
 from shedding.online.policies import get_policy
+from shedding.studies.beyond.claims import claim_checks
 from shedding.studies.page.figures import figure_html, policy_style
-from shedding.studies.page.page import banner, data_links, header, page
+from shedding.studies.page.page import banner, data_links, header, page, provenance_facts, seeds_fact
 from shedding.studies.page.tables import table_html
+from shedding.studies.page.verdicts import CONVENTION, RULE, Check, Verdict, badge, check_item
 from shedding.studies.store import runs_in
 
 SPLIT = ("Split: the policies (HAZARD's learner, its buckets, shrinkage and model test; AGE's plan) were developed "
@@ -171,8 +175,15 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
     for i, exp in enumerate(suite.get("experiments", [])):
         rows = results[results["experiment"] == exp["id"]] if len(results) else results
         parts = [f"<section><h2>{i + 1}. {escape(exp['title'])}</h2>"]
+        checks = claim_checks(with_untuned(with_bounds(rows)), exp, [k for k in _varied(exp)[1:] if k in rows],
+                              base_of) if len(rows) else [Check(None, "No results yet.")]
         if exp.get("claim"):
-            parts.append(f"<p><b>Goal:</b> {escape(exp['claim'])}</p>")
+            verdict = Verdict(exp["claim"], tuple(checks if exp.get("checks") else
+                                                  [Check(None, "The suite file names no checks for this claim.")]))
+            parts.append(f'<p class="claim"><b>Goal (the project\'s):</b> {escape(verdict.claim)} {badge(verdict)}</p>')
+            parts.append(f'<ul class="checks">{"".join(check_item(c) for c in verdict.checks)}</ul>')
+        else:
+            parts.append("<p>No claim: shown as an observation beside the claims, without a verdict.</p>")
         if exp.get("caption"):
             parts.append(f"<p>{escape(exp['caption'])}</p>")
         if rows.empty:
@@ -187,9 +198,16 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
                       _table(exp["id"], frame, keys, [*exp["policies"], *bounds], note)]
             figures += 1
         sections.append("\n".join(parts) + "\n</section>")
-    command = suite.get("provenance", {}).get("command", "")
+    info = suite.get("provenance", {})
+    load = " to ".join(", ".join(f"{v:g}" for v in info[k]) for k in ("load_before", "load_after") if info.get(k))
+    total = suite.get("total_runs")
+    facts = {"Runs": f"{runs_in(results):,}" + (f" of {total:,}" if isinstance(total, int) else ""),
+             "Seeds per point": seeds_fact(suite),
+             **provenance_facts(info), "Load average (1, 5, 15 min)": f"{load} (before to after)" if load else "-",
+             "Wall time": f"{info['wall_seconds']:,.1f} s" if "wall_seconds" in info else "- (unfinished)"}
+    rules = f'<p class="rule">{escape(RULE)}</p>\n<p class="convention">{escape(CONVENTION)}</p>\n'
     body = header(str(suite.get("name", "")), str(suite.get("description", "")),
-                  banner(runs_in(results), suite.get("total_runs"), complete), {"Command": command or "-"},
-                  f"<p class=\"split\">{escape(SPLIT)}</p>\n{data_links()}\n") + "\n".join(sections)
+                  banner(runs_in(results), suite.get("total_runs"), complete), facts,
+                  f"<p class=\"split\">{escape(SPLIT)}</p>\n{data_links()}\n{rules}") + "\n".join(sections)
     path.write_text(page(str(suite.get("name", "suite")), body, figures, complete), encoding="utf-8")
     return path

@@ -15,7 +15,9 @@ A suite is a TOML file with ``kind = "beyond"`` and ``[[experiment]]`` tables (t
   (the page states it), and ``seed_offset``: the first seed drawn (held-out seeds start after the
   tuning seeds);
 * ``policies`` (the online policies; OPT or OPTV is always run) and ``x``, the grid field on the
-  figure's x axis.
+  figure's x axis;
+* ``claim``, the goal the experiment tests, with ``checks``, how (:mod:`.claims`); an experiment
+  without a claim is an observation and gets no verdict.
 
 A run is one point of the grid and one seed (the flights are read, not drawn: one seed); it runs
 every policy on the same workload. With a ``tuning`` grid the policies that learn nothing (PROB,
@@ -35,6 +37,7 @@ from shedding.errors import ShedError
 from shedding.online.kinds import learns
 from shedding.online.policies import POLICIES
 from shedding.online.tuning import HazardTuning
+from shedding.studies.beyond.claims import parse_checks
 from shedding.studies.suite import (TOP_FIELDS, ExperimentBase, Run, SuiteBase, check, check_values,
                                     experiment_fields, experiment_tables, integer_at_least, lines_of, number, one_of,
                                     points, seeds_of)
@@ -58,6 +61,7 @@ class BeyondExperiment(ExperimentBase):
     grid: dict = field(default_factory=dict)
     claim: str = ""
     caption: str = ""
+    checks: tuple = ()  # how the claim is checked (:mod:`.claims`)
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,7 @@ def _check_workloads(grid: dict, here: str) -> None:
 
 def parse_beyond_suite(data: dict, where: str) -> BeyondSuite:
     """Validate a beyond suite's TOML tables; every error names the file, the experiment and the fix."""
-    seeds, tables = experiment_tables(data, where, TOP_FIELDS, GRID_FIELDS, experiment_fields("policies", "x"),
+    seeds, tables = experiment_tables(data, where, TOP_FIELDS, GRID_FIELDS, experiment_fields("policies", "x", "checks"),
                                       FIGURES, "fraction")
     experiments = []
     for t in tables:
@@ -170,8 +174,10 @@ def parse_beyond_suite(data: dict, where: str) -> BeyondSuite:
         _check_workloads(grid, here)
         x = str(t.raw.get("x", "memory"))
         check(x in grid, here, f"x = {x!r} is no grid field of the experiment; name one it varies")
+        checks = parse_checks(t.raw.get("checks"), policies, here)
+        check(not checks or bool(t.raw.get("claim")), here, "checks need the claim they check: add claim = \"...\"")
         experiments.append(BeyondExperiment(t.id, str(t.raw.get("title", t.id)), t.figure, policies, x, grid,
-                                            str(t.raw.get("claim", "")), str(t.raw.get("caption", ""))))
+                                            str(t.raw.get("claim", "")), str(t.raw.get("caption", "")), checks))
     return BeyondSuite(str(data.get("name", Path(where).stem)), str(data.get("description", "")),
                        tuple(experiments), seeds)
 

@@ -12,7 +12,6 @@ page toolkit (:mod:`shedding.studies.page`).
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from shedding.studies.dgr.shares import share_curves
 from shedding.studies.dgr.summary import layout_of, summarize
 from shedding.studies.dgr.tables import line_table, runs_table, share_table
 from shedding.studies.page.figures import figure_html, has_data
-from shedding.studies.page.page import banner, data_links, header, page, provenance_facts
+from shedding.studies.page.page import banner, data_links, header, page, provenance_facts, seeds_fact
 from shedding.studies.page.sections import Section, contents, data_link, findings_section, section_head
 from shedding.studies.page.tables import table_html
 
@@ -52,7 +51,8 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     seeds = suite.get("seeds")
-    sections = [experiment_section(i, exp, results, seeds, path.parent)
+    sections = [experiment_section(i, exp, results, suite.get("seeds_by_experiment", {}).get(exp.get("id"), seeds),
+                                   path.parent)
                 for i, exp in enumerate(suite.get("experiments", []))]
     body = report_header(suite, results, complete) + contents(sections) + "".join(s.html for s in sections)
     body += findings_section(sections) + runs_table(results)
@@ -79,9 +79,8 @@ def report_header(suite: dict, results: pd.DataFrame, complete: bool) -> str:
     runs = int(results["run_id"].nunique()) if len(results) else 0
     total = suite.get("total_runs")
     info = suite.get("provenance", {})
-    facts = {"Generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-             "Runs": f"{runs:,}" + (f" of {total:,}" if isinstance(total, int) else ""),
-             "Seeds per point": str(suite.get("seeds", "-")),
+    facts = {"Runs": f"{runs:,}" + (f" of {total:,}" if isinstance(total, int) else ""),
+             "Seeds per point": seeds_fact(suite),
              "Experiments": str(len(suite.get("experiments", [])))}
     if suite.get("master"):
         facts["Spark master"] = str(suite["master"])
@@ -90,7 +89,6 @@ def report_header(suite: dict, results: pd.DataFrame, complete: bool) -> str:
     if info:
         facts |= {**provenance_facts(info),
                   "Versions": ", ".join(f"{name} {info.get(key, '-')}" for name, key in VERSIONS),
-                  "Cores": str(info.get("cores", "-")),
                   "Wall time": f"{info['wall_seconds']:,.1f} s (last shed compare)" if "wall_seconds" in info
                   else "- (unfinished)"}
     datasets = set(results["dataset"]) if len(results) else set()

@@ -1,8 +1,8 @@
 """The DGR suites: grids of (workload, window, memory, policy, seed) runs (kind ``dgr``).
 
 A suite has ``[defaults]``, an optional ``seeds`` (seeds per point when ``--seeds`` is not given;
-the paper suite has 5, so its figures and verdicts rest on a spread, not one draw) and a list of
-``[[experiment]]`` tables (the format of :mod:`shedding.studies.suite`). Any workload or run field
+the paper suite has 5, so its figures and verdicts rest on a spread, not one draw; an experiment's
+own ``seeds`` overrides it for that experiment) and a list of ``[[experiment]]`` tables (the format of :mod:`shedding.studies.suite`). Any workload or run field
 may be a list; an experiment expands to the product of its lists, times its policies, times the
 seeds. The shipped suites (``quick``, ``paper``) reproduce the synthetic experiments of Das,
 Gehrke, Riedewald (SIGMOD 2003), section 4.
@@ -71,6 +71,7 @@ class Experiment(ExperimentBase):
     claim: str = ""
     caption: str = ""
     like: str = ""  # the experiment whose figure this one's should resemble (Figure 4 like Figure 3)
+    seeds: int | None = None  # seeds per point instead of the suite's
 
 
 @dataclass(frozen=True)
@@ -89,13 +90,12 @@ class Suite(SuiteBase):
         return any("files" in e.grid["dataset"] for e in self.experiments)
 
     def runs(self, seeds: int | None = None, source: str = "") -> list[RunSpec]:
-        """Every run of the suite, seeds 0..seeds-1 per point (default: the suite's ``seeds``), in a
-        stable order. ``source`` names the files of dataset ``files``."""
-        seeds = seeds_of(seeds, self.seeds)
+        """Every run of the suite, seeds 0..seeds-1 per point (``seeds``, else the experiment's, else
+        the suite's), in a stable order. ``source`` names the files of dataset ``files``."""
         out: list[RunSpec] = []
         for exp in self.experiments:
             for params in points(exp.grid, sorted(exp.grid)):
-                for seed in range(seeds):
+                for seed in range(seeds_of(seeds, exp.seeds or self.seeds)):
                     for policy in exp.policies:
                         out.append(_spec(self.name, exp, params, seed, policy, source))
         return out
@@ -118,8 +118,7 @@ def _spec(suite: str, exp: Experiment, p: dict, seed: int, policy: str, source: 
 
 def parse_suite(data: dict, where: str) -> Suite:
     """Validate a DGR suite's TOML tables; every error names the file, the experiment and the fix."""
-    seeds, tables = experiment_tables(data, where, TOP_FIELDS, GRID_FIELDS, experiment_fields("y", "policies", "like"),
-                                      FIGURES, "memory")
+    seeds, tables = experiment_tables(data, where, TOP_FIELDS, GRID_FIELDS, experiment_fields("y", "policies", "like", "seeds"), FIGURES, "memory")
     experiments = []
     for t in tables:
         here, raw, grid = t.here, t.raw, t.grid
@@ -140,8 +139,12 @@ def parse_suite(data: dict, where: str) -> Suite:
                 check(key in grid, here, f"needs {key} for dataset zipf (in the experiment or in [defaults])")
         check("memory" not in grid or "memory_factor" not in grid, here, "give memory or memory_factor, not both")
         _check_values(grid, here)
+        exp_seeds = raw.get("seeds")
+        check(exp_seeds is None or (isinstance(exp_seeds, int) and not isinstance(exp_seeds, bool) and exp_seeds >= 1),
+              here, f"seeds = {exp_seeds!r} is not an integer >= 1")
         experiments.append(Experiment(t.id, str(raw.get("title", t.id)), t.figure, y, policies, grid,
-                                      str(raw.get("claim", "")), str(raw.get("caption", "")), str(raw.get("like", ""))))
+                                      str(raw.get("claim", "")), str(raw.get("caption", "")), str(raw.get("like", "")),
+                                      None if exp_seeds is None else int(exp_seeds)))
     ids = {e.id for e in experiments}
     for e in experiments:
         check(not e.like or e.like in ids, f"{where}, experiment {e.id}",

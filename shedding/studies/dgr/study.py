@@ -36,13 +36,13 @@ def plan(suite: Suite, seeds: int | None = None, *, files: tuple[Path, Path, str
 
         check_inputs(files[0], files[1], files[2], stations)
     source = "" if files is None else f"{Path(files[0]).resolve()}|{Path(files[1]).resolve()}|{files[2]}"
-    seeds = seeds_of(seeds, suite.seeds)
 
     def share(session, pending: list[RunSpec]) -> tuple[dict | None, int | None]:
         streams = prepare_files(session, pending, files, stations) if files is not None else None
         return streams, max_graph_bytes
 
-    return Plan(suite, seeds, suite.runs(seeds, source), task, share,
+    # seeds None: each experiment's own, else the suite's
+    return Plan(suite, seeds_of(seeds, suite.seeds), suite.runs(seeds, source), task, share,
                 # the slow OPT solves first, so the last wave is not one long straggler
                 first=lambda s: (s.policy not in ("opt", "optv"), -s.length * s.window),
                 provenance={} if max_graph_bytes is None else {"max_graph_gib": max_graph_bytes / 2**30})

@@ -24,6 +24,8 @@ STYLES = {"exact": ("#000000", "x", "dashdot"), "opt": ("#009E73", "diamond", "d
           "surv": ("#CC79A7", "star", "dot"), "survv": ("#CC79A7", "star-open", "2px,6px"),
           "dual": ("#56B4E9", "hexagon", "solid"), "dualv": ("#56B4E9", "hexagon-open", "6px,2px"),
           "fluid": ("#999999", "cross", "dash"), "fluidv": ("#999999", "cross-open", "4px,4px")}
+#: the Okabe-Ito palette, the colour order of figures whose lines are not policies
+OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 REFERENCE = "reference"  # the ``meta`` of reference-line traces, which :func:`has_data` ignores
 MAX_COLS = 3
 ROW_HEIGHT = 400

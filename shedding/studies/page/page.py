@@ -10,6 +10,7 @@ page-level error handler writes JavaScript errors into ``<pre id="js-errors">``,
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from functools import cache
 from html import escape
 from importlib import resources
@@ -40,9 +41,12 @@ td.key { text-align: left; background: #fcfcfc; }
 .verdict.disagrees { background: #fbd9d6; color: #7b1d14; }
 .verdict.partly-agrees { background: #fff0c2; color: #6b5000; }
 .verdict.not-checked { background: #e6e6e6; color: #444; }
+.verdict.not-decidable-at-this-scale { background: #dfe8f5; color: #24426b; }
 li.check.pass::marker { content: "\\2713  "; color: #1e7a34; }
 li.check.fail::marker { content: "\\2717  "; color: #b03a2e; }
 li.check.unknown::marker { content: "?  "; color: #777; }
+li.check.undecided::marker { content: "~  "; color: #24426b; }
+.undecided { color: #24426b; }
 .empty { color: #8a5300; font-weight: 600; }
 .cause { color: #7b1d14; }
 .convention, .rule { color: #444; font-size: .9rem; }
@@ -156,6 +160,21 @@ def data_links(about_suite_json: str = "") -> str:
 
 
 def provenance_facts(info: dict) -> dict[str, str]:
-    """The command and the shedding version and commit of a stored provenance."""
+    """The command and the shedding version and commit of a stored provenance, where and on what
+    machine it ran, and when."""
+    memory = f", {info['memory_gib']:g} GiB memory" if info.get("memory_gib") else ""
+    out = {"Results folder": str(info["out"])} if "out" in info else {}
     return {"Command": info.get("command") or "-",
-            "shedding": f"{info.get('shedding', '-')}, commit {info.get('commit', '-')}"}
+            "shedding": f"{info.get('shedding', '-')}, commit {info.get('commit', '-')}",
+            "Working folder": str(info.get("working_folder", "-")), **out,
+            "Machine": f"{info.get('cpu', '-')}, {info.get('cores', '-')} cores{memory}",
+            "Started": str(info.get("started", "-")), "Finished": str(info.get("finished", "- (unfinished)")),
+            "Page generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")}
+
+
+def seeds_fact(suite: dict) -> str:
+    """Seeds per point: the suite's, with each experiment that runs another number
+    ("3 (shedding: 1)")."""
+    own = {e: n for e, n in suite.get("seeds_by_experiment", {}).items() if n != suite.get("seeds")}
+    extra = ", ".join(f"{e}: {n}" for e, n in own.items())
+    return str(suite.get("seeds", "-")) + (f" ({extra})" if extra else "")

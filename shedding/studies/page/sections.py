@@ -23,10 +23,10 @@ class Section:
 
 def section_head(index: int, exp_id: str, title: str, verdict: Verdict, meta: str = "") -> list[str]:
     """The opening of an experiment's section: its number and title, ``meta`` (HTML, optional),
-    and the paper's claim with the verdict badge and a link to the checks."""
+    and the claim (the paper's, or the project's hypothesis) with the verdict badge and a link to the checks."""
     return [f'<section class="experiment" id="exp-{index}" data-experiment="{escape(exp_id)}">',
             f"<h2>{index + 1}. {escape(title)}</h2>", *([meta] if meta else []),
-            f'<p class="claim">Paper: {escape(verdict.claim)} {badge(verdict)} <a href="#findings-{index}">checks</a></p>']
+            f'<p class="claim">{escape(verdict.source)}: {escape(verdict.claim)} {badge(verdict)} <a href="#findings-{index}">checks</a></p>']
 
 
 def data_link(name: str) -> str:
@@ -53,7 +53,7 @@ def findings_section(sections: list[Section]) -> str:
         checks = "".join(check_item(c) for c in s.verdict.checks)
         notes = "".join(f'<li class="finding">{escape(n)}</li>' for n in s.notes)
         parts += [f'<div class="finding-group" id="findings-{s.index}"><h3>{s.index + 1}. {escape(s.title)}</h3>',
-                  f'<p class="verdict-line">{badge(s.verdict)} Paper: {escape(s.verdict.claim)}</p>',
+                  f'<p class="verdict-line">{badge(s.verdict)} {escape(s.verdict.source)}: {escape(s.verdict.claim)}</p>',
                   f'<ul class="checks">{checks}</ul>', f'<ul class="notes">{notes}</ul></div>' if notes else "</div>"]
     parts.append("</section>")
     return "\n".join(parts)

@@ -2,8 +2,15 @@
 
 Unlike the DGR suites, the runs execute one after another in this process, not on Spark: a
 figure of service times compares algorithms, and timed runs spread over parallel tasks would
-slow each other down by however the scheduler places them. The lines of one point run back to
-back (one part of the results store per point), so they see the same machine load; the load
+slow each other down by however the scheduler places them. The timed runs of one batch (a point,
+or the points a figure compares against each other) are timed together, seed by seed
+(:func:`time_together`): each run once as a discarded warm-up (the first run of an algorithm in a
+process costs up to twenty times the others), then round after round, each round timing every
+run once in a rotated order, at least ``repeats`` rounds and until every run has been timed for
+:data:`BUDGET` seconds (at most :data:`MAX_ROUNDS`). A run's service time is the median of its
+rounds; its rounds are stored (``rounds``), and runs timed in the same rounds share
+``round_set``, so that the checks compare two lines round by round, under the same load, and
+know the spread of the comparison (§4.3: "We repeated the experiment multiple times"). The load
 average before and after is stored with the provenance.
 
 Every timed run checks its N-tuples against the exact count (:func:`shedding.wjoin.exact_count`,
@@ -22,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.studies.wjoin.spec import WJoinRun, rates_of
+from shedding.studies.wjoin.spec import BUDGET, MAX_ROUNDS, WJoinRun, rates_of
 from shedding.wjoin.operator import WJoinOperator
 from shedding.wjoin.streams import Streams
 from shedding.wjoin.windows import WindowSpec
@@ -117,31 +124,78 @@ def service(run: WJoinRun, streams: Streams) -> tuple[int, float, list[float]]:
     return outputs, now - started, blocks
 
 
-def execute(run: WJoinRun) -> dict:
-    """One run, from its parameters to its results row."""
+def _workload(run: WJoinRun) -> tuple[Streams, int]:
+    """A run's streams and the exact number of its N-tuples."""
     point = (run.streams, run.rates, run.length, run.domain, run.skew, run.seed)
-    streams = streams_of(*point)
     exact = exact_of(*point, run.window, "service" if run.figure in ("slow", "shedding") else run.figure, run.small)
-    tuples = sum(streams.lengths())
-    blocks: list[float] = []
-    if run.figure == "shedding":
-        from shedding.wjoin.fastshed import shed_outputs
+    return streams_of(*point), exact
 
-        started = time.perf_counter()
-        outputs, _ = shed_outputs(streams, WindowSpec.uniform(run.streams, run.window), run.memory, run.policy,
-                                  seed=run.seed, exact=exact)
-        seconds = time.perf_counter() - started
-    else:
-        trials = sorted((service(run, streams) for _ in range(run.repeats)), key=lambda trial: trial[1])
-        outputs, seconds, blocks = trials[len(trials) // 2]
-        if outputs != exact:
-            raise ShedError(f"{run.policy} produced {outputs:,} N-tuples but the exact count is {exact:,} "
-                            f"({run.experiment}, {run.streams} streams); this is a bug, please report it")
+
+def _row(run: WJoinRun, streams: Streams, outputs: int, exact: int, seconds: float, **extra: object) -> dict:
+    tuples = sum(streams.lengths())
     return {**asdict(run), "run_id": run.run_id, "tuples": tuples, "outputs": int(outputs), "exact": int(exact),
             "ratio": outputs / exact if exact else 1.0, "seconds": seconds,
-            "us_per_tuple": 1e6 * seconds / tuples if tuples else 0.0, "blocks": json.dumps(blocks)}
+            "us_per_tuple": 1e6 * seconds / tuples if tuples else 0.0, **extra}
+
+
+def _timed(run: WJoinRun, streams: Streams, exact: int) -> tuple[float, list[float]]:
+    """One timing of a run (:func:`service`), its N-tuples checked against the exact count."""
+    outputs, seconds, blocks = service(run, streams)
+    if outputs != exact:
+        raise ShedError(f"{run.policy} produced {outputs:,} N-tuples but the exact count is {exact:,} "
+                        f"({run.experiment}, {run.streams} streams); this is a bug, please report it")
+    return seconds, blocks
+
+
+def time_together(runs: list[WJoinRun]) -> list[dict]:
+    """The rows of timed runs of one seed, timed together (see the module docstring): a discarded
+    warm-up each, then rounds in rotated order; each row holds the median round (its ``seconds``
+    and ``blocks``), every round's service time (``rounds``, µs per tuple) and the ``round_set``."""
+    work = [_workload(run) for run in runs]
+    for run, (streams, exact) in zip(runs, work):
+        _timed(run, streams, exact)  # warm-up, discarded
+    least = max(run.repeats for run in runs)
+    trials: list[list[tuple[float, list[float]]]] = [[] for _ in runs]
+    rounds = 0
+    while rounds < least or (rounds < MAX_ROUNDS and min(sum(t[0] for t in mine) for mine in trials) < BUDGET):
+        order = list(range(len(runs)))
+        turn = rounds % len(runs)
+        for i in order[turn:] + order[:turn]:
+            trials[i].append(_timed(runs[i], *work[i]))
+        rounds += 1
+    round_set = min(run.run_id for run in runs)  # names the rounds these runs share
+    rows = []
+    for run, (streams, exact), mine in zip(runs, work, trials):
+        seconds, blocks = sorted(mine, key=lambda trial: trial[0])[len(mine) // 2]
+        tuples = sum(streams.lengths())
+        rows.append(_row(run, streams, exact, exact, seconds, blocks=json.dumps(blocks), round_set=round_set,
+                         rounds=json.dumps([1e6 * t[0] / tuples if tuples else 0.0 for t in mine])))
+    return rows
+
+
+def shed(run: WJoinRun) -> dict:
+    """A shedding run's row: the N-tuples its policy keeps at memory M, counted as ``shed wjoin
+    --memory`` does."""
+    from shedding.wjoin.fastshed import shed_outputs
+
+    streams, exact = _workload(run)
+    started = time.perf_counter()
+    outputs, _ = shed_outputs(streams, WindowSpec.uniform(run.streams, run.window), run.memory, run.policy,
+                              seed=run.seed, exact=exact)
+    return _row(run, streams, outputs, exact, time.perf_counter() - started, blocks=json.dumps([]))
+
+
+def run_batch(specs: list[dict], shared: None = None) -> list[dict]:
+    """A batch of runs as the study runner executes it: shedding runs one by one, the timed runs
+    of each seed together (:func:`time_together`)."""
+    runs = [WJoinRun(**spec) for spec in specs]
+    rows = [shed(run) for run in runs if run.figure == "shedding"]
+    timed = [run for run in runs if run.figure != "shedding"]
+    for seed in dict.fromkeys(run.seed for run in timed):
+        rows += time_together([run for run in timed if run.seed == seed])
+    return rows
 
 
 def task(spec: dict, shared: None = None) -> list[dict]:
-    """A run as the study runner executes it."""
-    return [execute(WJoinRun(**spec))]
+    """One run alone (a batch of one)."""
+    return run_batch([spec], shared)

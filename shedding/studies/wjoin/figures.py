@@ -38,6 +38,8 @@ X_TITLES = {"service": "streams joined (N)", "slow": "arrivals processed", "shed
 Y_TITLES = {"service": "service time per tuple (µs, log scale)", "slow": "service time per tuple (µs)",
             "shedding": "fraction of the exact W-join's output", "windows": "service time per tuple (µs)",
             "path": "service time per tuple (µs)"}
+#: how a figure draws its lines: markers alone where x is a set of settings (Figures 13, 14)
+MODES = {"slow": "lines", "windows": "markers", "path": "markers"}
 FIELD_NAMES = {"streams": "N", "rates": "rates", "memory": "M", "small": "other windows"}
 
 
@@ -91,15 +93,17 @@ def wjoin_figure(rows: pd.DataFrame, exp: dict) -> go.Figure:
             value = "%{y:.1%}" if figure == "shedding" else "%{y:.2f} µs"
             fig.add_trace(go.Scatter(x=line[x].tolist(), y=line["mean"].tolist(), name=label(policy),
                                      legendgroup=policy, showlegend=index == 0, line=style, marker=marker,
-                                     mode="lines" if figure == "slow" else "lines+markers", error_y=bars,
+                                     mode=MODES.get(figure, "lines+markers"), error_y=bars,
                                      hovertemplate=f"{label(policy)}: {value} at {x} %{{x}}<extra></extra>"),
                           **cell(index))
     if figure == "shedding":
         fig.update_yaxes(tickformat=".0%", rangemode="tozero")
     else:
         fig.update_yaxes(**({"type": "log"} if figure == "service" else {"rangemode": "tozero"}))
-    if figure == "path":
-        fig.update_xaxes(type="category")
+    if figure in ("path", "windows"):
+        fig.update_xaxes(type="category")  # settings, not a scale: no lines between them, no ticks between
+    elif figure == "service":
+        fig.update_xaxes(dtick=1)  # N is a whole number
     fig.update_yaxes(title_text=Y_TITLES[figure], col=1)
     fig.update_xaxes(title_text=X_TITLES[figure])
     return titled(fig, exp)

@@ -16,13 +16,19 @@ import pandas as pd
 
 from shedding.studies.page.figures import figure_html, has_data
 from shedding.studies.page.format import pct
-from shedding.studies.page.page import banner, data_links, header, page, provenance_facts
+from shedding.studies.page.page import banner, data_links, header, page, provenance_facts, seeds_fact
 from shedding.studies.page.sections import Section, contents, data_link, findings_section, section_head
 from shedding.studies.page.tables import runs_section, table_html
 from shedding.studies.page.verdicts import Verdict
-from shedding.studies.wjoin.checks import CHECKS
+from shedding.studies.wjoin.checks import path_checks, service_checks, slow_checks, windows_checks
 from shedding.studies.wjoin.figures import FACETS, FIELD_NAMES, X_FIELDS, label, summary, wjoin_figure
+from shedding.studies.wjoin.shed import shedding_checks
+from shedding.studies.wjoin.spec import BUDGET
+from shedding.studies.wjoin.timing import RESOLUTION, Timed, per_round
 
+CHECKS = {"service": service_checks, "slow": slow_checks, "shedding": shedding_checks, "windows": windows_checks,
+          "path": path_checks}
+HYPOTHESIS = "Project's hypothesis (the W-join paper does not shed)"
 #: per figure, the ratios of two lines' mean service times the numbers table shows
 RATIOS = {"service": (("nlw", "mw-paper"), ("nlw", "mw")), "slow": (("nlw", "mw-paper"), ("nlw", "mw")),
           "windows": (("gca", "lca"),), "path": (("lca", "pipeline"),)}
@@ -42,6 +48,7 @@ def numbers_table(index: int, rows: pd.DataFrame, exp: dict) -> str:
         keys = [*FACETS[figure], X_FIELDS[figure]]
         stats = summary(rows, exp)
     counts = rows.groupby(keys)[["tuples", "exact"]].mean()
+    compared = _ratios(rows, keys, figure, [(a, b) for a, b in RATIOS.get(figure, ()) if {a, b} <= set(policies)])
     head = [FIELD_NAMES.get(k, k) for k in keys] + ["tuples", "exact N-tuples"] + [label(p) for p in policies]
     timing = figure != "shedding"
     ratios = [(a, b) for a, b in RATIOS.get(figure, ()) if {a, b} <= set(policies)]
@@ -55,13 +62,28 @@ def numbers_table(index: int, rows: pd.DataFrame, exp: dict) -> str:
         for p in policies:
             row.append((_cell_text(by.loc[p], timing) if p in by.index else "-", False))
         for a, b in ratios:
-            ok = {a, b} <= set(by.index)
-            row.append((f"{by.loc[a, 'mean'] / by.loc[b, 'mean']:.2f}" if ok else "-", False))
+            ratio = compared.get((key, a, b))
+            row.append((f"{ratio:.2f}" if ratio is not None else "-", False))
         body.append(row)
-    note = ("Service time per tuple in microseconds (the whole run's seconds over its arrivals), mean over seeds; "
-            "every algorithm's N-tuples equal the exact count; a ratio of two lines is of their means." if timing else
+    note = ("Service time per tuple in microseconds (the median round's seconds over the arrivals), mean over seeds; "
+            "every algorithm's N-tuples equal the exact count; a ratio of two lines is, as in the checks, the mean "
+            "over seeds of each seed's median round-by-round ratio." if timing else
             "Outputs as a fraction of the exact W-join's, mean over seeds (compiled count, Form 1).")
     return table_html(index, head, body, note + " In brackets the lowest and highest seed.")
+
+
+def _ratios(rows: pd.DataFrame, keys: list[str], figure: str, pairs: list[tuple[str, str]]) -> dict:
+    """(point, a, b) -> the statistic the checks use (:class:`~shedding.studies.wjoin.timing.Timed`):
+    the mean over seeds of each seed's median round-by-round a / b."""
+    if not pairs:
+        return {}
+    rounds = per_round(rows, keys)
+    out = {}
+    for a, b in pairs:
+        value = Timed.of(rounds[a] / rounds[b]).value
+        for key, part in value.groupby(level=list(range(len(keys))) if len(keys) > 1 else 0):
+            out[(key if isinstance(key, tuple) else (key,), a, b)] = float(part.mean())
+    return out
 
 
 def _cell_text(stat: pd.Series, timing: bool) -> str:
@@ -77,7 +99,8 @@ def wjoin_section(index: int, exp: dict, rows: pd.DataFrame, folder: Path) -> Se
     """One experiment: title, claim and verdict, figure, caption, the numbers and their CSV."""
     title = str(exp.get("title", exp.get("id", "")))
     checks = CHECKS[exp["figure"]](rows, exp) if not rows.empty else []
-    verdict = Verdict(str(exp.get("claim", "")), tuple(checks))
+    verdict = (Verdict(str(exp["hypothesis"]), tuple(checks), HYPOTHESIS) if exp.get("hypothesis") else
+               Verdict(str(exp.get("claim", "")), tuple(checks)))
     parts = section_head(index, str(exp.get("id", "")), title, verdict)
     figure = ""
     if rows.empty:
@@ -123,12 +146,16 @@ def caption(exp: dict, rows: pd.DataFrame) -> str:
     elif exp["figure"] == "shedding":
         text += f" Memory M = {vals('memory')} tuples over all streams; fixed split M // N per stream, V = variable."
     else:
-        text += " Tuples are fed in timestamp order; service time is the whole run's time over its arrivals."
+        text += " Tuples are fed in timestamp order; service time is a round's time over its arrivals."
     if exp["figure"] == "service" and "comparable" in set(rows["rates"]):
         text += (" The comparable-rate streams are synthetic, not the paper's: its Figure 9(b) joined real streams "
                  "(Wal-Mart transactions, about 5,000 per hour over all streams).")
     if exp["figure"] != "shedding":
-        text += f" Each timed run is repeated {vals('repeats')} times; the repeat with the median time counts."
+        text += (f" Each timed run is timed after a discarded warm-up in at least {vals('repeats')} rounds, the lines "
+                 f"of a point interleaved round by round, until each run has been timed for {BUDGET:g} s; the median "
+                 f"round counts, and the checks compare lines round by round, deciding only beyond the middle half "
+                 f"of the rounds and at least {RESOLUTION:.0%} either side of the median (the timing resolution: how "
+                 f"far a ratio moved between two runs).")
     extra = str(exp.get("caption", ""))
     return text + (f" {extra}" if extra else "")
 
@@ -140,8 +167,8 @@ def report_header(suite: dict, results: pd.DataFrame, complete: bool) -> str:
     total = suite.get("total_runs")
     load = " to ".join(", ".join(f"{v:g}" for v in info[k]) for k in ("load_before", "load_after") if info.get(k))
     facts = {"Runs": f"{runs:,}" + (f" of {total:,}" if isinstance(total, int) else ""),
-             "Seeds per point": str(suite.get("seeds", "-")), "Where": str(suite.get("master", "-")),
-             **provenance_facts(info), "Python": str(info.get("python", "-")), "Cores": str(info.get("cores", "-")),
+             "Seeds per point": seeds_fact(suite), "Where": str(suite.get("master", "-")),
+             **provenance_facts(info), "Python": str(info.get("python", "-")),
              "Load average (1, 5, 15 min)": (load + " (before to after)") if load else "-",
              "Wall time": f"{info['wall_seconds']:,.1f} s" if "wall_seconds" in info else "- (unfinished)"}
     return header(f"Multi-way window joins: {suite.get('name', '')}", str(suite.get("description", "")),

@@ -10,11 +10,12 @@ import pandas as pd
 from shedding.studies.dgr.findings.causes import (bound_cause, correlated_text, joined, life_position,
                                                   life_readings)
 from shedding.studies.dgr.findings.stats import (at_w, gain, paired, per_seed, prefix, seed_mean, seed_outputs,
-                                                 seed_range, within_seeds)
+                                                 seed_range)
 from shedding.studies.dgr.findings.thresholds import (BY_FAR, LIFE_MARGINAL, MEMORY_CLOSE, ONLINE, PROB_EXACT,
                                                       SIMILAR_W, TOLERANCE)
 from shedding.studies.dgr.spec import LIFE_READINGS
 from shedding.studies.dgr.summary import Layout, facet_parts, memory_label
+from shedding.studies.page.criterion import Criterion, judge
 from shedding.studies.page.format import pct
 from shedding.studies.page.verdicts import Check
 
@@ -28,7 +29,8 @@ def prob_exact_check(label: str, part: pd.DataFrame, results: pd.DataFrame | Non
         return []
     m, windows, ratio = found
     seeds = per_seed(part, "prob", "exact", ["memory"])
-    ok = bool(ratio[m] > PROB_EXACT)
+    j = judge(seeds[seeds.index.get_level_values("memory") == m], Criterion(low=PROB_EXACT))
+    ok = bool(j.ok)
     cause = ""
     opt = paired(part, "opt", "exact", ["memory"])
     if not ok and m in opt.index and opt[m] <= PROB_EXACT:
@@ -39,8 +41,7 @@ def prob_exact_check(label: str, part: pd.DataFrame, results: pd.DataFrame | Non
                        correlated_text(results, part, ["memory"], m, of="exact"))
     return [Check(ok, f"{prefix(label)}PROB produces {pct(ratio[m])}{seed_range(seeds, m)} of EXACT's output at "
                       f"M = {memory_label(m, windows[m])}; criterion: over {pct(PROB_EXACT)} (paper 4.5, 4.6: "
-                      "over 90% with 50% of the memory).", cause,
-                  within_seeds(seeds > PROB_EXACT, [m] if not ok else []))]
+                      "over 90% with 50% of the memory).", cause, j.inside)]
 
 
 def memory_notes(rows: pd.DataFrame, lay: Layout) -> list[str]:
@@ -83,24 +84,26 @@ def memory_checks(rows: pd.DataFrame, lay: Layout, results: pd.DataFrame | None 
 
 
 def _first_check(label: str, part: pd.DataFrame) -> list[Check]:
-    """PROB ranks first among the online policies at every M in every seed (ties within 0.5%)."""
+    """PROB ranks first among the online policies at every M (ties within 0.5%), by the one pass
+    criterion on PROB's output over the best rival's."""
     outputs = seed_outputs(part, ["memory", "seed"])
     online = [p for p in ONLINE if p in outputs]
     if "prob" not in outputs or len(online) < 2:
         return []
     rivals = outputs[[p for p in online if p != "prob"]].max(axis=1)
-    ahead = outputs["prob"] >= rivals * (1 - TOLERANCE)
-    lost = sorted(set(ahead[~ahead].index.get_level_values("memory")))
+    j = judge(outputs["prob"] / rivals.where(rivals > 0), Criterion(low=1 - TOLERANCE))
+    lost = list(j.failing)
     memories = outputs.index.get_level_values("memory").nunique()
     seeds = outputs.index.get_level_values("seed").nunique()
     margin = (outputs["prob"] / rivals.where(rivals > 0)).min()
     names = "/".join(p.upper() for p in online if p != "prob")
     cause = "" if not lost else ("the seeds disagree: PROB leads in some seeds at those M and not in others"
-                                 if within_seeds(ahead, lost) else
+                                 if j.inside else
                                  f"{names} keeps tuples that find more partners there in every seed")
-    return [Check(not lost, f"{prefix(label)}PROB is the best online policy at {memories - len(lost)} of {memories} "
-                  f"memories in every seed ({seeds})" + (f" (behind at M = {', '.join(map(str, lost))})" if lost else "")
-                  + f"; smallest lead over {names} in any seed: {gain(margin)}.", cause, within_seeds(ahead, lost))]
+    return [Check(not lost, f"{prefix(label)}PROB is the best online policy (ties within {pct(TOLERANCE)}) at "
+                  f"{memories - len(lost)} of {memories} memories over {seeds} seed(s)"
+                  + (f" (behind at M = {', '.join(map(str, lost))})" if lost else "")
+                  + f"; smallest lead over {names} in any seed: {gain(margin)}.", cause, j.inside)]
 
 
 def _by_far_checks(label: str, part: pd.DataFrame) -> list[Check]:
@@ -115,7 +118,8 @@ def _by_far_checks(label: str, part: pd.DataFrame) -> list[Check]:
             continue
         seeds = (prob - other).dropna()
         lead = seed_mean(seeds)
-        short = lead[lead < BY_FAR]
+        j = judge(seeds, Criterion(low=BY_FAR))
+        short = lead[list(j.failing)]
         worst = lead.idxmin()
         cause = ""
         if len(short) and rival == "life":
@@ -129,7 +133,7 @@ def _by_far_checks(label: str, part: pd.DataFrame) -> list[Check]:
         checks.append(Check(short.empty, f"{prefix(label)}PROB leads {rival.upper()} by {100 * lead.min():.1f} to "
                             f"{100 * lead.max():.1f} points of EXACT over M (least at M = {worst}"
                             f"{seed_range(seeds, worst, _points)}); criterion for 'by far outperforms' (4.1): at least "
-                            f"{100 * BY_FAR:.0f} points at every M.", cause, within_seeds(seeds >= BY_FAR, short.index)))
+                            f"{100 * BY_FAR:.0f} points at every M.", cause, j.inside))
     return checks
 
 
@@ -145,12 +149,13 @@ def _close_check(label: str, part: pd.DataFrame, results: pd.DataFrame | None) -
         return []
     mean = seed_mean(prob_opt)
     worst = mean.idxmin()
-    failing = mean.index[mean < 1 - MEMORY_CLOSE]
-    cause = "" if failing.empty else joined(bound_cause(part, ["memory"], worst, float(mean[worst]), 1 - MEMORY_CLOSE),
+    j = judge(prob_opt, Criterion(low=1 - MEMORY_CLOSE))
+    failing = list(j.failing)
+    cause = "" if not failing else joined(bound_cause(part, ["memory"], worst, float(mean[worst]), 1 - MEMORY_CLOSE),
                                              correlated_text(results, part, ["memory"], worst))
-    return [Check(failing.empty, f"{prefix(label)}PROB is at most {pct(1 - mean.min())} below OPT (at M = "
+    return [Check(not failing, f"{prefix(label)}PROB is at most {pct(1 - mean.min())} below OPT (at M = "
                   f"{worst}{seed_range(1 - prob_opt, worst)}); criterion: within {pct(MEMORY_CLOSE)} at every M.",
-                  cause, within_seeds(prob_opt >= 1 - MEMORY_CLOSE, failing))]
+                  cause, j.inside)]
 
 
 def _life_check(label: str, part: pd.DataFrame, results: pd.DataFrame | None) -> list[Check]:
@@ -161,12 +166,11 @@ def _life_check(label: str, part: pd.DataFrame, results: pd.DataFrame | None) ->
     if position.empty:
         return []
     mean = seed_mean(position)
-    failing = mean.index[mean > LIFE_MARGINAL]
-    return [Check(failing.empty, f"{prefix(label)}LIFE sits {pct(mean.min())} to {pct(mean.max())} of the way from "
+    j = judge(position, Criterion(high=LIFE_MARGINAL))
+    return [Check(bool(j.ok), f"{prefix(label)}LIFE sits {pct(mean.min())} to {pct(mean.max())} of the way from "
                   f"RAND (0%) to PROB (100%) over M (seeds {pct(position.min())} to {pct(position.max())}); criterion "
                   f"for 'only marginally better than RAND' (4.2): at most {pct(LIFE_MARGINAL)} at every M.",
-                  "" if failing.empty else _life_cause(results, part),
-                  within_seeds(position <= LIFE_MARGINAL, failing))]
+                  "" if j.ok else _life_cause(results, part), j.inside)]
 
 
 TIED = 0.05  # a LIFE reading at most this far below RAND (towards 0% of the way to PROB) is tied with it

@@ -7,9 +7,10 @@ import pandas as pd
 
 from shedding.studies.dgr.findings.causes import bound_cause, bound_fraction, correlated_text, joined
 from shedding.studies.dgr.findings.stats import (paired, path, per_seed, prefix, same_shape, seed_mean, seed_range,
-                                                 step_changes, within_seeds, without)
-from shedding.studies.dgr.findings.thresholds import CORRELATED_SAME, SKEW_HIGH, SKEW_PROB, SKEW_SAME
+                                                 step_changes, without)
+from shedding.studies.dgr.findings.thresholds import CORRELATED_SAME, MOVES, SKEW_HIGH, SKEW_PROB, SKEW_SAME
 from shedding.studies.dgr.summary import Layout, facet_parts, field_text, memory_label
+from shedding.studies.page.criterion import Criterion, Judgement, judge
 from shedding.studies.page.format import pct
 from shedding.studies.page.verdicts import Check
 
@@ -60,13 +61,13 @@ def _high_skew_check(where: str, sub: pd.DataFrame, results: pd.DataFrame | None
     if seeds.empty:
         return []
     mean = seed_mean(seeds)
-    failing = mean.index[mean < SKEW_PROB]
+    j = judge(seeds, Criterion(low=SKEW_PROB))
     worst = mean.idxmin()
-    cause = "" if failing.empty else joined(bound_cause(sub, ["skew"], worst, float(mean[worst]), SKEW_PROB),
+    cause = "" if j.ok else joined(bound_cause(sub, ["skew"], worst, float(mean[worst]), SKEW_PROB),
                                              correlated_text(results, sub, ["skew"], worst))
-    return [Check(failing.empty, f"{where}PROB reaches {pct(mean.min())} to {pct(mean.max())} of OPT for skew >= "
+    return [Check(bool(j.ok), f"{where}PROB reaches {pct(mean.min())} to {pct(mean.max())} of OPT for skew >= "
                   f"{SKEW_HIGH:g} (least at {worst:g}{seed_range(seeds, worst)}; {_memories(sub)}); criterion: >= "
-                  f"{pct(SKEW_PROB)} at every such skew.", cause, within_seeds(seeds >= SKEW_PROB, failing))]
+                  f"{pct(SKEW_PROB)} at every such skew.", cause, j.inside)]
 
 
 def _uniform_check(where: str, sub: pd.DataFrame, results: pd.DataFrame | None) -> list[Check]:
@@ -77,13 +78,13 @@ def _uniform_check(where: str, sub: pd.DataFrame, results: pd.DataFrame | None) 
         return []
     seeds = (prob - rand).dropna().xs(0.0, level="skew")
     gap = float(seeds.mean())
-    ok = abs(gap) <= SKEW_SAME
+    j = judge(seeds, Criterion(-SKEW_SAME, SKEW_SAME))
+    ok = bool(j.ok)
     cause = "" if ok else _uniform_cause(sub, results, gap)
     return [Check(ok, f"{where}at skew 0 PROB is {100 * gap:+.1f} points of OPT from RAND ("
                   f"{pct(seed_mean(prob)[0.0])} against {pct(seed_mean(rand)[0.0])}"
                   f"{seed_range(seeds, seeds.index[0], _points) if len(seeds) > 1 else ''}); criterion for "
-                  f"'essentially identical' (4.3): within {100 * SKEW_SAME:.0f} points.", cause,
-                  not ok and bool((seeds.abs() <= SKEW_SAME).any()))]
+                  f"'essentially identical' (4.3): within {100 * SKEW_SAME:.0f} points.", cause, j.inside)]
 
 
 def _points(value: float) -> str:
@@ -120,25 +121,22 @@ def _falls_behind_checks(where: str, sub: pd.DataFrame) -> list[Check]:
     for seeds, what, grows in (((prob - rand).dropna(), "PROB's lead over RAND (points of OPT)", True),
                                (rand, "RAND's fraction of OPT", False)):
         mean = seed_mean(seeds)
-        steps = step_changes(seeds)
-        moved = seed_mean(steps)
-        wrong = moved.index[moved <= 0] if grows else moved.index[moved >= 0]
+        j = judge(step_changes(seeds), Criterion(low=MOVES) if grows else Criterion(high=-MOVES))
+        wrong = list(j.failing)
         text = path(mean, _plain if grows else pct)
         at = ", ".join(f"{_before(mean, s):g} to {s:g}" for s in wrong)
-        right = steps > 0 if grows else steps < 0
-        cause = "" if wrong.empty else _trend_cause(sub, right, wrong, at, grows)
-        checks.append(Check(wrong.empty, f"{where}{what} over skew {', '.join(f'{s:g}' for s in mean.index)}: {text}"
+        cause = "" if not wrong else _trend_cause(sub, j, at, grows)
+        checks.append(Check(not wrong, f"{where}{what} over skew {', '.join(f'{s:g}' for s in mean.index)}: {text}"
                             + (f" (against the trend from skew {at})" if len(wrong) else "")
-                            + f"; criterion: {'grows' if grows else 'falls'} at every step.",
-                            cause, within_seeds(right, wrong)))
+                            + f"; criterion: {'grows' if grows else 'falls'} at every step.", cause, j.inside))
     return checks
 
 
-def _trend_cause(sub: pd.DataFrame, right: pd.Series, wrong: pd.Index, at: str, grows: bool) -> str:
+def _trend_cause(sub: pd.DataFrame, j: Judgement, at: str, grows: bool) -> str:
     """Why a step goes against the trend: the seeds' scatter, or (for RAND) OPT's share of EXACT,
     since RAND keeps about the same share of EXACT at every skew."""
-    if within_seeds(right, wrong):
-        return "inside the seeds' scatter: in some seed it moves the paper's way at every such step"
+    if j.inside:
+        return "inside the seeds' scatter: at every such step at most half of the seeds move against the paper's way"
     if grows or "ratio" not in sub:
         return f"in every seed it moves against the trend from skew {at}; the suite has no runs that test why"
     rand = sub[sub["policy"] == "rand"].groupby("skew")["ratio"].mean()
@@ -174,13 +172,13 @@ def _correlation_checks(where: str, part: pd.DataFrame) -> list[Check]:
             continue
         seeds = (a - b).dropna()
         mean = seed_mean(seeds)
-        failing = mean.index[mean.abs() > CORRELATED_SAME]
+        j = judge(seeds, Criterion(-CORRELATED_SAME, CORRELATED_SAME))
         worst = mean.abs().idxmax()
-        cause = "" if failing.empty else _correlation_cause(part, policy, worst, float(mean[worst]))
-        checks.append(Check(failing.empty, f"{where}correlated against uncorrelated streams: {policy.upper()}'s "
+        cause = "" if j.ok else _correlation_cause(part, policy, worst, float(mean[worst]))
+        checks.append(Check(bool(j.ok), f"{where}correlated against uncorrelated streams: {policy.upper()}'s "
                             f"fraction of OPT differs by up to {100 * mean[worst]:+.1f} points (at skew {worst:g}); "
                             f"criterion for 'almost identical' (4.3): within {100 * CORRELATED_SAME:.0f} points at every "
-                            "skew.", cause, within_seeds(seeds.abs() <= CORRELATED_SAME, failing)))
+                            "skew.", cause, j.inside))
     return checks
 
 

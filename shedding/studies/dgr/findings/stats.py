@@ -82,18 +82,6 @@ def at_w(part: pd.DataFrame, a: str, b: str) -> tuple[int, dict, pd.Series] | No
     return (m, windows, ratio) if m in ratio.index else None
 
 
-def within_seeds(passes: pd.Series, failing: object) -> bool:
-    """Whether a failure lies inside the seed range: at every key in ``failing`` (where the check
-    failed) some seed meets the criterion. ``passes`` says per key and seed (the last index level)
-    whether that seed meets it; one seed per key is never inside a range."""
-    failing = list(failing)
-    if not failing or passes.empty:
-        return False
-    levels = list(range(passes.index.nlevels - 1))
-    some = passes.groupby(level=levels).any() if levels else pd.Series([bool(passes.any())])
-    return bool(some.reindex(failing).fillna(False).all())
-
-
 #: the fields that make two experiments' runs the same workload (with the window and memory)
 SHAPE = ("dataset", "skew", "skew_s", "domain", "length", "correlation", "window", "warmup", "estimator",
          "cell_size")

@@ -25,6 +25,7 @@ SHARE_EVEN = 10.0       # 4.5: "more or less at the 50-50 mark": within this man
 PROB_EXACT = 0.90       # 4.5, 4.6: "over 90% of the output tuples ... with 50% of the memory"
 WEATHER_SAME = 0.02     # 4.5: PROB and PROBV "almost identical"
 TOLERANCE = 0.005       # relative ties, so that seed noise does not flip an ordering
+MOVES = 1e-12           # 4.3: a step of the skew "grows" or "falls" a quantity when it moves it at all
 #: said where a failure has no evidence in the suite for a more specific cause
 REFERENCE = ("the engine agrees tuple for tuple with the reference implementation (tests/reference.py) and OPT "
              "with exhaustive search, so this is not an engine error; the suite holds no runs that test a "

@@ -7,10 +7,11 @@ import pandas as pd
 
 from shedding.studies.dgr.findings.causes import bound_fraction, foresight_text, joined
 from shedding.studies.dgr.findings.memory import linearity
-from shedding.studies.dgr.findings.stats import gain, paired, prefix, seed_mean, seed_outputs, seed_range, within_seeds
+from shedding.studies.dgr.findings.stats import gain, paired, prefix, seed_mean, seed_outputs, seed_range
 from shedding.studies.dgr.findings.thresholds import ONLINE, UNIFORM_OPT_GAIN, UNIFORM_SPREAD
 from shedding.studies.dgr.summary import Layout, facet_parts
 from shedding.studies.page.format import pct
+from shedding.studies.page.criterion import Criterion, judge
 from shedding.studies.page.verdicts import Check
 
 
@@ -40,23 +41,21 @@ def uniform_checks(rows: pd.DataFrame, lay: Layout, results: pd.DataFrame | None
             top = outputs[online].max(axis=1)
             seeds = ((top - outputs[online].min(axis=1)) / top.where(top > 0)).fillna(0)
             spread = seed_mean(seeds)
-            failing = spread.index[spread > UNIFORM_SPREAD]
+            j = judge(seeds, Criterion(high=UNIFORM_SPREAD))
             worst = spread.idxmax()
-            checks.append(Check(failing.empty, f"{prefix(label)}{'/'.join(p.upper() for p in online)}: the worst is "
+            checks.append(Check(bool(j.ok), f"{prefix(label)}{'/'.join(p.upper() for p in online)}: the worst is "
                                 f"at most {pct(spread.max())} below the best (at M = {worst}{seed_range(seeds, worst)}"
                                 f"); criterion: within {pct(UNIFORM_SPREAD)} at every M.",
-                                "" if failing.empty else _spread_cause(part, outputs[online], bound, worst),
-                                within_seeds(seeds <= UNIFORM_SPREAD, failing)))
+                                "" if j.ok else _spread_cause(part, outputs[online], bound, worst), j.inside))
         if "opt" in outputs and online:
             lead = (outputs["opt"] / outputs[online].max(axis=1).where(lambda v: v > 0)).dropna()
             mean = seed_mean(lead)
-            failing = mean.index[mean > 1 + UNIFORM_OPT_GAIN]
+            j = judge(lead, Criterion(high=1 + UNIFORM_OPT_GAIN))
             top_m = mean.idxmax()
-            checks.append(Check(failing.empty, f"{prefix(label)}OPT is {gain(mean.min())} to {gain(mean.max())} above "
+            checks.append(Check(bool(j.ok), f"{prefix(label)}OPT is {gain(mean.min())} to {gain(mean.max())} above "
                                 f"the best online policy over M (largest at M = {top_m}{seed_range(lead, top_m, gain)}); "
                                 f"criterion for 'no major improvement' (4.2): at most {gain(1 + UNIFORM_OPT_GAIN)} "
-                                "at every M.", "" if failing.empty else _opt_cause(part, top_m),
-                                within_seeds(lead <= 1 + UNIFORM_OPT_GAIN, failing)))
+                                "at every M.", "" if j.ok else _opt_cause(part, top_m), j.inside))
     return checks
 
 
