@@ -1,7 +1,7 @@
 """The file sources of ``shed stream-join``: checked up front, and synthetic ones written out.
 
-Each stream is a directory of CSV or Parquet files (``time,key[,payload...]``) that the file
-source of Structured Streaming reads as files arrive. :func:`inspect_source` checks a directory
+Each stream is a directory of CSV or Parquet files (``time,key[,payload...]``) read as a stream
+in name order as files arrive (:mod:`~shedding.streaming.folder_source`). :func:`inspect_source` checks a directory
 before the query starts (it exists, holds files, has time and key columns with integers), so a
 wrong path or file is a one-line error, not a failed query; :func:`write_zipf_sources` writes the
 paper's synthetic workload (§4) as such directories.
@@ -9,7 +9,6 @@ paper's synthetic workload (§4) as such directories.
 
 from __future__ import annotations
 
-import os
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -46,16 +45,22 @@ class StreamSource:
             return ", ".join(f"{quoted(c)} string" for c in self.columns)
         return ", ".join(f"{quoted(c)} {self.types[c]}" for c in self.columns)
 
-    def reader(self, spark, max_files: int | None, stream: bool = True):
-        """The source as a streaming DataFrame (files in modification-time order, as Spark reads
-        them), with the column types of :attr:`types`; ``stream=False``: the files present now,
-        as one batch DataFrame read by the same rules."""
-        read = (spark.readStream if stream else spark.read).schema(self.ddl)
-        if max_files is not None and stream:
-            read = read.option("maxFilesPerTrigger", max_files)
+    def reader(self, spark, max_files: int | None, stream: bool = True, strict: bool = False):
+        """The source as a streaming DataFrame (files in name order,
+        :mod:`~shedding.streaming.folder_source`; a file named before one already read fails the
+        query with ``strict``), with the column types of :attr:`types`; ``stream=False``: the
+        files present now, as one batch DataFrame read by the same rules (Spark's own reader, so
+        that each row knows its file)."""
+        from shedding.streaming.folder_source import folder_stream
+
+        if stream:
+            frame = folder_stream(spark, self.path, self.fmt, self.ddl, max_files, strict)
+        elif self.fmt == "csv":
+            frame = spark.read.schema(self.ddl).option("header", True).option("mode", "PERMISSIVE").csv(str(self.path))
+        else:
+            frame = spark.read.schema(self.ddl).parquet(str(self.path))
         if self.fmt != "csv":
-            return read.parquet(str(self.path))
-        frame = read.option("header", True).option("mode", "PERMISSIVE").csv(str(self.path))
+            return frame
         return frame.selectExpr(*(f"{converted(quoted(c), self.types[c])} AS {quoted(c)}" for c in self.columns))
 
     def as_dict(self) -> dict:
@@ -76,12 +81,11 @@ def converted(col: str, kind: str) -> str:
 
 
 def source_files(path: Path, fmt: str) -> list[Path]:
-    """The files of format ``fmt`` in a source directory, in the order Spark's file source takes
-    them: by modification time, then name."""
-    exts = [e for e, f in FORMATS.items() if f == fmt]
-    found = [p for p in path.iterdir() if p.is_file() and not p.name.startswith((".", "_"))
-             and any(p.name.lower().endswith(e) for e in exts)]
-    return sorted(found, key=lambda p: (p.stat().st_mtime_ns, p.name))
+    """The files of format ``fmt`` in a source directory, in the order the stream takes them: by
+    name (:func:`~shedding.streaming.folder_source.file_names`)."""
+    from shedding.streaming.folder_source import file_names
+
+    return [path / name for name in file_names(path, fmt)]
 
 
 def _majority(values: pd.Series, test: pd.Series) -> bool:
@@ -118,7 +122,7 @@ def _sample(path: Path, fmt: str) -> tuple[list[str], dict | None, pd.DataFrame 
 def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...] = ("key",),
                    time: str = "time") -> StreamSource:
     """Check one source directory up front and learn its columns, as Spark's file source will
-    read it: the first file in Spark's order (:func:`source_files`) that has the ``time`` and
+    read it: the first file in name order (:func:`source_files`) that has the ``time`` and
     ``keys`` columns fixes them (a file that cannot be read is skipped: Spark reads it
     permissively, its rows are bad rows). CSV column types come from a sample of that file (most
     values decide, :func:`_text_type`); integer keys stay integers, other keys join as text."""
@@ -190,6 +194,5 @@ def write_zipf_sources(text_r: str, text_s: str, folder: Path, length: int, file
             target = d / f"part-{i:05d}.csv"
             if not target.exists():  # a restart finds the same files
                 pd.DataFrame({"time": times[idx], "key": keys[idx]}).to_csv(target, index=False)
-                os.utime(target, (1_000_000 + i, 1_000_000 + i))  # the file source reads in this order
         paths.append(d)
     return paths[0], paths[1]
