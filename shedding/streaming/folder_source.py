@@ -11,7 +11,7 @@ to that name there were, and a micro-batch takes the next files after that name 
 time order (``part-00000``, ``2024-05-01T10.csv``).
 
 A file that appears later with a name *before* the last one taken is never read: the offsets
-count it (``skipped``, summed over the run by :func:`skipped_files`), the job reports it, and
+count it (``skipped``, summed over the run by :func:`~shedding.streaming.recorded.skipped_files`), the job reports it, and
 with ``strict`` the query stops with an error naming it. Files whose names start with ``.`` or
 ``_`` are ignored, as Spark does.
 
@@ -53,6 +53,12 @@ def file_names(folder: str | Path, fmt: str) -> list[str]:
                       and e.name.lower().endswith(exts))
 
 
+def initial_offset(path: str, fmt: str) -> dict:
+    """The offset before the first file of the folder ``path`` (which the offsets name, so that a
+    checkpoint's offset log tells which files each micro-batch took, :mod:`~shedding.streaming.recorded`)."""
+    return {"path": str(path), "fmt": fmt, "last": "", "files": 0, "skipped": 0}
+
+
 def next_offset(names: list[str], start: dict, max_files: int | None) -> dict:
     """The offset after ``start`` given the folder's ``names`` now (name order): the next
     ``max_files`` files (all with None) after ``start["last"]``, and the files that appeared since
@@ -61,7 +67,8 @@ def next_offset(names: list[str], start: dict, max_files: int | None) -> dict:
     new = names[before:before + max_files] if max_files else names[before:]
     if not new:
         return start
-    return {"last": new[-1], "files": before + len(new), "skipped": start["skipped"] + max(0, before - start["files"])}
+    return start | {"last": new[-1], "files": before + len(new),
+                    "skipped": start["skipped"] + max(0, before - start["files"])}
 
 
 def batch_names(names: list[str], start: dict, end: dict) -> list[str]:
@@ -138,7 +145,7 @@ class FolderReader(DataSourceStreamReader):
         self.strict = options.get("strict", "false") == "true"
 
     def initialOffset(self) -> dict:
-        return {"last": "", "files": 0, "skipped": 0}
+        return initial_offset(self.path, self.fmt)
 
     def getDefaultReadLimit(self) -> ReadLimit:
         return ReadMaxFiles(self.max_files) if self.max_files else ReadAllAvailable()
@@ -147,10 +154,10 @@ class FolderReader(DataSourceStreamReader):
         names = file_names(self.path, self.fmt)
         end = next_offset(names, start, limit.max_files if isinstance(limit, ReadMaxFiles) else None)
         if self.strict and end["skipped"] > start["skipped"]:
-            late = [n for n in names if n <= start["last"]][-1]
-            raise ShedError(f"a file named before {start['last']!r}, the last file taken from {self.path}, arrived "
-                            f"after it (e.g. {late!r}) and would never be read; name new files after the ones "
-                            "before them, or run without strict to count and skip them")
+            raise ShedError(f"{end['skipped'] - start['skipped']} file(s) named before {start['last']!r}, the last "
+                            f"file read from {self.path}, arrived after it and would never be read; name new files "
+                            "so that they sort after the ones before them, or run without strict to count and skip "
+                            "them")
         return end
 
     def partitions(self, start: dict, end: dict) -> list[InputPartition]:
@@ -180,10 +187,10 @@ def folder_stream(spark, path: Path, fmt: str, ddl: str, max_files: int | None, 
             .option("maxFiles", str(max_files or 0)).option("strict", str(bool(strict)).lower()).load())
 
 
-def offsets_of(line: str) -> dict | None:
+def offset_of(line: str) -> dict | None:
     """A line of Spark's offset log as this source's offset, or None if it is another source's."""
     try:
         offset = json.loads(line)
     except ValueError:
         return None
-    return offset if isinstance(offset, dict) and {"last", "files", "skipped"} <= set(offset) else None
+    return offset if isinstance(offset, dict) and set(initial_offset("", "")) <= set(offset) else None

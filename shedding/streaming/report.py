@@ -61,10 +61,9 @@ def source_rows(spark, job: StreamJob) -> pd.DataFrame:
 
 def trigger_batches(rows: pd.DataFrame, job: StreamJob) -> list[pd.DataFrame]:
     """``rows`` cut into the micro-batches the query ran, as its checkpoint records them
-    (:func:`~shedding.streaming.recorded.recorded_files`: a restart may have joined two triggers'
-    files into one batch); when the checkpoint no longer records every batch, the batches of an
-    uninterrupted bounded run: ``max_files_per_trigger`` files of each stream per micro-batch, in
-    the order Spark's file source takes them (every file in the first with ``once`` or without a
+    (:func:`~shedding.streaming.recorded.recorded_files`); when the checkpoint no longer records
+    every batch, the batches of an uninterrupted bounded run: ``max_files_per_trigger`` files of
+    each stream per micro-batch, in name order (every file in the first with ``once`` or without a
     limit)."""
     batch_of = recorded_files(job.checkpoint / "spark")
     if batch_of is None:
