@@ -147,7 +147,9 @@ def check_keys(v: Values) -> None:
 
 
 def place(v: Values) -> str:
-    """Where the executors of these flags run (:func:`place_of`)."""
+    """Where the executors of these flags run (:func:`~shedding.streaming.paths.place_of`)."""
+    from shedding.streaming.paths import place_of
+
     return place_of(v.master, v.remote)
 
 
@@ -321,9 +323,9 @@ def stream_join(
 
     Example: shed stream-join --r zipf:1:650 --s zipf:1:650 --window 500 --memory 500 --shedding prob --out out/sj
     """
-    from shedding.streaming.event_time import TimeAxis, timeout_ms
+    from shedding.streaming.event_time import TimeAxis, kind_named, timeout_ms
     from shedding.streaming.job import StreamJob, job_sources, parse_trigger
-    from shedding.streaming.paths import shared_path
+    from shedding.streaming.paths import place_of, shared_path
     from shedding.streaming.shard import JoinSpec
     from shedding.streaming.sources import write_zipf_sources
 
@@ -338,9 +340,7 @@ def stream_join(
     src_r, src_s = job_sources(checkpoint_path, r_dir, s_dir, fmt, keys)
     pay_r, pay_s = _payload(payload, src_r, src_s, keys)
     step = None if time_step is None else time_amount("--time-step", time_step, 1)
-    kind = {"bigint": "integer", "timestamp": "timestamp", "date": "date"}.get(
-        next(t for c, t in src_r.types.items() if c.strip().lower() == "time"), "integer")
-    axis = TimeAxis.of(kind, step)
+    axis = TimeAxis.of(kind_named(next(t for c, t in src_r.types.items() if c.strip().lower() == "time"), step), step)
     w = axis.steps(time_amount("--window", window, 1), "window")
     lateness = axis.steps(time_amount("--allowed-lateness", allowed_lateness, 0), "allowed_lateness")
     split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
@@ -355,15 +355,6 @@ def stream_join(
         print(json.dumps(summary))
         return
     _print(summary, f"{escape(spec.shedding.upper())}: w = {w}, M = {m}, {shards} shard(s)")
-
-
-def place_of(master: str, remote: str | None) -> str:
-    """Where the executors run: the master (spark-submit's, under it) or the Spark Connect server."""
-    from shedding.spark import effective_master
-
-    if remote is not None:
-        return "local" if remote.startswith("local") else remote
-    return effective_master(master)
 
 
 def _run(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> dict:
@@ -389,10 +380,6 @@ def _run(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> dict
 
         return {"report": str(stream_report(spark, job, summary, None if table == "online" else table))}
 
-    def started(spark: Any) -> None:
-        if ui and getattr(spark, "sparkContext", None) is not None:
-            err.print(f"Spark UI: {spark.sparkContext.uiWebUrl}", highlight=False, soft_wrap=True)
-
     stop = threading.Event()
     stopped_by: list[str] = []
 
@@ -400,7 +387,18 @@ def _run(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> dict
         stopped_by.append(signal.Signals(number).name)
         stop.set()
 
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    def handle_signals() -> None:  # again once Spark is up: PySpark's context installs a SIGINT handler of its own
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous.setdefault(sig, signal.getsignal(sig))
+            signal.signal(sig, on_signal)
+
+    def started(spark: Any) -> None:
+        handle_signals()
+        if ui and getattr(spark, "sparkContext", None) is not None:
+            err.print(f"Spark UI: {spark.sparkContext.uiWebUrl}", highlight=False, soft_wrap=True)
+
+    previous: dict = {}
+    handle_signals()
     if status is not None:
         status.start()
     try:
@@ -411,8 +409,10 @@ def _run(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> dict
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if stopped_by:
-        err.print(f"stopped by {stopped_by[0]} after micro-batch {summary.get('batches', 0) - 1}; the committed "
-                  "micro-batches are kept, run the same command to continue", highlight=False, soft_wrap=True)
+        batches = summary.get("batches", 0)
+        where = f"after micro-batch {batches - 1}" if batches else "before the first micro-batch"
+        err.print(f"stopped by {stopped_by[0]} {where}; the committed micro-batches are kept, run the same command "
+                  "to continue", highlight=False, soft_wrap=True)
     return summary
 
 
@@ -429,6 +429,9 @@ def _print(summary: dict, title: str) -> None:
                          ("peak state", f"{g('peak_state_bytes', 0):,} bytes")):
         table.add_row(label, value)
     out.print(table)
+    if g("skipped_files"):
+        out.print(f"{g('skipped_files'):,} file(s) skipped: they arrived named before files already read; name new "
+                  "files so that they sort after the ones before them (--strict stops at the first)", highlight=False)
     out.print(f"pairs:   {escape(summary['pairs'])}", highlight=False)
     out.print(f"metrics: {escape(summary['metrics'])}  ({summary['seconds']:.1f} s)", highlight=False)
     if "report" in summary:

@@ -18,7 +18,7 @@ import json
 import re
 import threading
 import time as _time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -26,6 +26,7 @@ from shedding.errors import ShedError
 from shedding.online.estimators import StaticEstimator
 from shedding.streaming.end_of_input import (END_DIR, await_query, drop_marker, file_counts, marker_after,
                                              one_batch)
+from shedding.streaming.recorded import skipped_files
 from shedding.streaming.results import METRIC_TABLE, PAIRS, summarize
 from shedding.streaming.shard import STATE_LAYOUT, JoinSpec, check_layout
 from shedding.streaming.sources import StreamSource, inspect_source
@@ -74,6 +75,17 @@ class StreamJob:
         self.params = {"spec": self.spec.as_dict(), "r": str(self.r.path.resolve()), "s": str(self.s.path.resolve()),
                        "format": [self.r.fmt, self.s.fmt], "estimator": self.estimator, "key": list(self.key),
                        "time": self.time, "step": self.step, "state_layout": STATE_LAYOUT}
+
+
+def placed(job: StreamJob, place: str) -> StreamJob:
+    """``job`` with every folder (sources, output, checkpoint) as a path the executors of ``place``
+    (a master) share: ``file:`` URIs and relative paths resolved, a relative path refused on a
+    cluster (:func:`~shedding.streaming.paths.library_path`)."""
+    from shedding.streaming.paths import library_path
+
+    return replace(job, r=replace(job.r, path=library_path(job.r.path, place, "r")),
+                   s=replace(job.s, path=library_path(job.s.path, place, "s")),
+                   out=library_path(job.out, place, "out"), checkpoint=library_path(job.checkpoint, place, "checkpoint"))
 
 
 def job_sources(checkpoint: Path, r: Path, s: Path, fmt: str | None, key: tuple[str, ...] = ("key",),
@@ -149,7 +161,9 @@ def run(job: StreamJob, progress: Callable[[dict], None] | None = None,
     between micro-batches (see :func:`~shedding.streaming.end_of_input.await_query`);
     ``on_start(spark)`` is called once the session is up."""
     from shedding.spark import spark_session
+    from shedding.streaming.paths import place_of
 
+    job = placed(job, place_of(job.master, job.remote))
     check_params(job)
     started = _time.perf_counter()
     with spark_session(job.master, "shed stream-join", jvm_log=job.checkpoint / "spark.log", ui=job.ui,
@@ -158,7 +172,7 @@ def run(job: StreamJob, progress: Callable[[dict], None] | None = None,
             on_start(spark)
         queried = _time.perf_counter()
         table = query(spark, job, progress, stop=stop)
-        summary = summarize(job.out) | {"seconds": round(_time.perf_counter() - started, 2),
+        summary = job_summary(job) | {"seconds": round(_time.perf_counter() - started, 2),
                                         "query_seconds": round(_time.perf_counter() - queried, 2)}
         if after is not None:
             summary |= after(spark, summary, table)
@@ -169,9 +183,18 @@ def run_on(spark, job: StreamJob, progress: Callable[[dict], None] | None = None
            trace: dict | None = None) -> dict:
     """Run the job on an existing Spark session (which stays open) and return its summary. A
     ``trace`` dict receives the query's progress reports."""
+    from shedding.streaming.paths import session_place
+
+    job = placed(job, session_place(spark))
     check_params(job)
     query(spark, job, progress, trace)
-    return summarize(job.out)
+    return job_summary(job)
+
+
+def job_summary(job: StreamJob) -> dict:
+    """The job's totals (:func:`~shedding.streaming.results.summarize`) and the files its sources
+    skipped for arriving named before a file already read."""
+    return summarize(job.out) | {"skipped_files": skipped_files(job.checkpoint / "spark")}
 
 
 def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
@@ -200,7 +223,7 @@ def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
     ahead = marker_after(job.checkpoint, max_files, files)  # before one_batch's marker: it records the first start
     if bounded and one_batch(job.checkpoint, max_files, files):
         drop_marker(end_dir)
-    r, s = job.r.reader(spark, max_files), job.s.reader(spark, max_files)
+    r, s = (src.reader(spark, max_files, strict=spec.strict) for src in (job.r, job.s))
     axis = TimeAxis.of(time_kind(r.schema[job.time].dataType, job.step), job.step)
     joined = semantic_window_join(
         r, s, key=list(job.key), time=job.time, step=job.step, window=axis.units(spec.window), memory=spec.memory,
