@@ -67,6 +67,16 @@ def timeout_ms(value: object, param: str) -> int:
     return ms
 
 
+def kind_named(type_name: str, step: object) -> str:
+    """The time kind of a column whose Spark type is named ``type_name`` (``bigint``,
+    ``timestamp_ntz``, as a file source's types name them): timestamps with or without a time zone,
+    dates, text as timestamps when ``step`` is a length of time, and numbers and other text as
+    integers."""
+    if type_name in ("timestamp", "timestamp_ntz") or type_name == "string" and isinstance(step, str):
+        return TIMESTAMP
+    return DATE if type_name == "date" else INTEGER
+
+
 @dataclass(frozen=True)
 class TimeAxis:
     """How a time column becomes steps: its ``kind`` and the ``step`` (time units for integers,
@@ -81,6 +91,9 @@ class TimeAxis:
         if kind == INTEGER:
             if step is None:
                 return cls(kind, 1)
+            if isinstance(step, str):
+                raise ShedError(f"{{param}} {step!r} is a length of time, but the time column holds integers; give "
+                                "an integer step (time units), or a timestamp time column", param="step")
             if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1:
                 raise ShedError(f"{{param}} must be an integer >= 1 for an integer time column, got {step!r}",
                                 param="step")
