@@ -26,6 +26,9 @@ SHEDDING = ("none", *(name for name in POLICY_NAMES if name not in REFERENCES))
 SHEDDING_HELP = ("none (the exact window join), prob, life, rand, surv, dual, fluid (fixed R/S split) or "
                  "probv, lifev, randv, survv, dualv, fluidv (variable split); see shed simulate --help.")
 FORMATS = ("csv", "parquet")
+#: the most columns --payload all carries per stream; wider sources name their payload columns (a
+#: CSV of 5,000 columns carried whole ran for more than 10 minutes)
+MAX_ALL_PAYLOAD = 100
 
 
 def zipf_source(flag: str, text: str) -> tuple[float, int] | None:
@@ -77,7 +80,8 @@ def time_amount(flag: str, text: str, low: int) -> int | str:
     from shedding.streaming.event_time import parse_interval
 
     try:
-        parse_interval(value, flag)
+        if parse_interval(value, flag, zero=low == 0) == 0:
+            return 0  # none, in any unit
     except ShedError:
         raise ShedError(f"{flag} {text!r} is neither an integer (time units of an integer time column) nor a "
                         "length of time such as '10 minutes' (timestamps)") from None
@@ -102,7 +106,7 @@ def check_timeout(flag: str, text: str) -> str:
 
 def check_remote(flag: str, text: str) -> str:
     """A Spark Connect URL, ``sc://HOST[:PORT]``, or ``local[N]`` for a server in this process."""
-    if not re.fullmatch(r"sc://[^/:;\s]+(:\d+)?(/;\S*)?|local(\[(\d+|\*)\])?", text.strip()):
+    if not re.fullmatch(r"sc://[^/:;\s]+(:\d+)?(/;\S*)?|local(\[([1-9]\d*|\*)\])?", text.strip()):
         raise ShedError(f"{flag} {text!r} is not a Spark Connect address; give sc://HOST:PORT (e.g. "
                         "sc://localhost:15002) or local[2] for a server in this process")
     return text.strip()
@@ -167,6 +171,24 @@ def check_places(v: Values) -> None:
             shared_path(v.of(flag), where, name)
 
 
+def check_apart(v: Values) -> None:
+    """The output and the checkpoint are not inside a source folder, whose files the job reads."""
+    from shedding.streaming.paths import shared_path
+
+    if synthetic(v):
+        return
+    where = place(v)
+    out = shared_path(v.of("--out"), where, "out")
+    targets = {"--out": out, "--checkpoint": out / "checkpoint" if v.checkpoint is None else
+               shared_path(v.checkpoint, where, "checkpoint")}
+    for source in ("--r", "--s"):
+        folder = shared_path(v.of(source), where, source.lstrip("-"))
+        for flag, target in targets.items():
+            if target == folder or target.is_relative_to(folder):
+                raise ShedError(f"{flag} {target} is inside {source} {folder}: the job would read the files it "
+                                f"writes as input; give a {flag} folder outside the sources")
+
+
 def check_master_name(flag: str, text: str) -> str:
     """A master Spark knows: local[*], local[N], spark://HOST:PORT, yarn, k8s://..., mesos://..."""
     from shedding.spark import check_master
@@ -225,6 +247,7 @@ RULES = (
     Holds(check_time),
     Holds(bounded_for_report),
     Holds(check_places),
+    Holds(check_apart),
     Exists(("--r", "--s"), folder=True, when=lambda v: not synthetic(v)),
     Creatable(("--out", "--checkpoint"), folder=True),
     Holds(check_cluster),
@@ -238,6 +261,11 @@ def _payload(text: str, src_r: Any, src_s: Any, keys: tuple[str, ...]) -> tuple[
     extra = [tuple(c for c in src.columns if c.strip().lower() not in taken) for src in (src_r, src_s)]
     t = text.strip()
     if t.lower() == "all":
+        wide = max(extra, key=len)
+        if len(wide) > MAX_ALL_PAYLOAD:
+            raise ShedError(f"--payload all would carry {len(wide):,} columns of stream "
+                            f"{'RS'[extra.index(wide)]} into every pair (more than {MAX_ALL_PAYLOAD}); name the "
+                            "columns you need (--payload a,b) or give --payload none")
         return extra[0], extra[1]
     if t.lower() == "none":
         return (), ()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 import sys
 from contextlib import contextmanager
@@ -33,6 +34,9 @@ def _cache() -> Path:
 def check_master(master: str, reach: bool = True) -> None:
     """Refuse an unknown master (and with ``reach`` an unreachable one) with a one-line error."""
     if master.startswith("local"):
+        m = re.fullmatch(r"local(?:\[(\*|\d+)(?:,\s*(\d+))?\])?", master)
+        if not m or m.group(1) not in (None, "*") and int(m.group(1)) < 1:
+            raise ShedError(f"unknown Spark master {master!r}; use local, local[*] or local[N] with N >= 1 threads")
         return
     url = urlparse(master)
     if url.scheme not in ("spark", "yarn", "k8s", "mesos") and master != "yarn":

@@ -21,7 +21,7 @@ from pyspark.sql.types import (DataType, DateType, DecimalType, FractionalType, 
                                StringType, StructField, StructType, TimestampNTZType, TimestampType)
 
 from shedding.errors import ShedError
-from shedding.streaming.event_time import DATE, INTEGER, TIMESTAMP, TimeAxis, whole_number_sql
+from shedding.streaming.event_time import DATE, INTEGER, TIME_LIMIT, TIMESTAMP, TimeAxis, whole_number_sql
 from shedding.streaming.shard import BAD, END, KEY_VALUE, TIME_VALUE, JoinSpec
 
 #: the column of the tagged rows with the micro-batch's processing time (for idle sources)
@@ -146,7 +146,8 @@ def tagged(df: DataFrame, side: int, spec: JoinSpec, inputs: Inputs, idle: bool,
     value = inputs.value_sql(side)
     t = inputs.axis.step_sql(value)
     k, valid = inputs.key_sql(side)
-    bad = " OR ".join([f"({value}) IS NULL", *(f"NOT ({v})" for v in valid)])
+    bad = " OR ".join([f"({value}) IS NULL", f"({value}) < 0", f"({value}) >= {TIME_LIMIT}",
+                       *(f"NOT ({v})" for v in valid)])
     out = [f"CAST(CASE WHEN {bad} THEN {BAD} ELSE {side} END AS INT) AS side",
            f"COALESCE({t}, 0) AS time",
            f"COALESCE({k}, 0) AS key",

@@ -95,9 +95,30 @@ def job_sources(checkpoint: Path, r: Path, s: Path, fmt: str | None, key: tuple[
     (:func:`~shedding.streaming.sources.inspect_source`)."""
     kept = checkpoint / SOURCES
     if kept.is_file():
-        stored = json.loads(kept.read_text())
-        return StreamSource.from_dict(stored["r"]), StreamSource.from_dict(stored["s"])
+        stored = stored_json(kept, "checkpoint", ("r", "s"))
+        try:
+            return StreamSource.from_dict(stored["r"]), StreamSource.from_dict(stored["s"])
+        except (KeyError, TypeError, ValueError):
+            raise damaged(kept, "checkpoint") from None
     return inspect_source(r, fmt, "stream R", key, time), inspect_source(s, fmt, "stream S", key, time)
+
+
+def damaged(path: Path, param: str) -> ShedError:
+    """The error for a damaged file the job keeps in the folder ``param`` names."""
+    return ShedError(f"{{param}}: {path} is damaged (not the JSON this job writes there); restore it, or start "
+                     "with a new {param} folder", param=param)
+
+
+def stored_json(path: Path, param: str, keys: tuple[str, ...]) -> dict:
+    """A JSON object the job wrote into the folder ``param`` names, holding ``keys``; a damaged one
+    (cut short by a full disk, edited by hand) is a one-line error naming the parameter."""
+    try:
+        stored = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        raise damaged(path, param) from None
+    if not isinstance(stored, dict) or not all(k in stored for k in keys):
+        raise damaged(path, param)
+    return stored
 
 
 def check_params(job: StreamJob) -> None:
@@ -107,7 +128,7 @@ def check_params(job: StreamJob) -> None:
             raise ShedError(f"{what} {folder} is a file; give a folder (it is made if missing)")
         stored = folder / PARAMS
         if stored.exists():
-            old = json.loads(stored.read_text())
+            old = stored_json(stored, what.lstrip("-"), ("spec",))
             old.setdefault("state_layout", 1)  # recorded since layouts were; what came before is layout 1
             check_layout(old["state_layout"], f"{what} {folder}")
             diff = differences(old, job.params)

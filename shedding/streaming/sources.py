@@ -19,7 +19,7 @@ import pandas as pd
 
 from shedding.datasets.files import FORMATS
 from shedding.errors import ShedError
-from shedding.streaming.event_time import whole_number_sql, whole_numbers
+from shedding.streaming.event_time import TIME_LIMIT, whole_number_sql, whole_numbers
 from shedding.streaming.inputs import quoted
 
 
@@ -160,6 +160,12 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
                         f"{','.join(wanted)}[,payload...]", param="key" if timed else None)
     if types is None:
         types = {c: _text_type(sample[c]) for c in columns}
+        if types[lower[time.lower()]] == "bigint":
+            check_time_range(whole_numbers(sample[lower[time.lower()]]), what, file)
+    elif types[lower[time.lower()]] in ("tinyint", "smallint", "int", "bigint"):
+        import pyarrow.parquet as pq
+
+        check_time_range(pq.read_table(file, columns=[lower[time.lower()]]).column(0).to_pandas(), what, file)
         for k in keys:  # a key is an integer or text
             types[lower[k.lower()]] = "bigint" if types[lower[k.lower()]] == "bigint" else "string"
         if types[lower[time.lower()]] not in ("bigint", "timestamp"):
@@ -167,6 +173,15 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
                             f"(first value {sample[lower[time.lower()]].dropna().astype(str).head(1).tolist()}); "
                             "times must be integers or timestamps")
     return StreamSource(path, fmt, tuple(columns), types)
+
+
+def check_time_range(times: pd.Series, what: str, file: Path) -> None:
+    """Refuse a source whose first file has integer times outside 0 to
+    :data:`~shedding.streaming.event_time.TIME_LIMIT` - 1 (the query would count them as bad rows)."""
+    outside = times[(times < 0) | (times >= TIME_LIMIT)].dropna()
+    if len(outside):
+        raise ShedError(f"{what} file {file} has time {outside.iloc[0]}: integer times must be 0 to 2^61 - 1 "
+                        "(the join counts non-negative steps); shift them so the first is 0")
 
 
 def write_zipf_sources(text_r: str, text_s: str, folder: Path, length: int, files: int, seed: int) -> tuple[Path, Path]:
