@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from shedding import Workload, simulate, zipf_workload
-from shedding.streaming.event_time import INTEGER, TimeAxis, whole_numbers
+from shedding.errors import ShedError
+from shedding.streaming.event_time import INTEGER, TimeAxis, kind_named, whole_numbers
 from shedding.streaming.shard import END, JoinSpec, ShardJoin
 
 END_ROW = pd.DataFrame({"side": [END], "time": [0], "key": [0]})
@@ -94,6 +96,18 @@ def test_whole_numbers_are_one_rule():
     assert stamps.steps("10 minutes", "window") == 600
     # steps and units round-trip, no lateness included: the job hands the query its lateness in units
     assert [stamps.steps(stamps.units(n), "allowed_lateness") for n in (0, 30)] == [0, 30]
+
+
+def test_zero_lateness_in_any_unit_and_the_kinds_of_named_types():
+    stamps, integers = TimeAxis.of("timestamp", "1 second"), TimeAxis.of(INTEGER, 1)
+    assert [a.steps(v, "allowed_lateness") for a in (stamps, integers) for v in ("0 seconds", "0.0 min", 0)] == [0] * 6
+    with pytest.raises(ShedError, match="'0 parsecs' is not a length of time"):
+        stamps.steps("0 parsecs", "allowed_lateness")
+    with pytest.raises(ShedError, match="step '1 second' is a length of time, but the time column holds integers"):
+        TimeAxis.of(INTEGER, "1 second")
+    assert [kind_named(t, None) for t in ("timestamp_ntz", "timestamp", "date", "bigint", "string")] == \
+        ["timestamp", "timestamp", "date", "integer", "integer"]
+    assert kind_named("string", "1 second") == "timestamp"
 
 
 def test_a_workload_in_steps_of_several_units_equals_the_simulator():

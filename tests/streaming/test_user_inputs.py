@@ -19,6 +19,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 
 from helpers import assert_one_line_error
 from shedding.errors import ShedError
+from shedding.streaming.event_time import TIME_LIMIT
 from shedding.streaming.folder_source import FolderReader, initial_offset, next_offset
 from shedding.streaming.job import StreamJob, run_on
 from shedding.streaming.paths import library_path
@@ -124,3 +125,14 @@ def test_a_relative_output_folder_is_refused_on_a_cluster_and_resolved_locally(t
     assert library_path("runs/pairs", "local[2]", "pairs_dir") == tmp_path / "runs" / "pairs"
     assert library_path("/shared/a b", "spark://10.0.0.1:7077", "pairs_dir") == Path("/shared/a b")
     assert library_path("file:///shared/a%20b", "spark://10.0.0.1:7077", "pairs_dir") == Path("/shared/a b")
+
+
+@pytest.mark.spark
+def test_times_up_to_the_limit_join_and_beyond_it_are_bad_rows(spark):
+    top = TIME_LIMIT - 1
+    r = spark.createDataFrame(pd.DataFrame({"time": [top - 2, top - 1, top, 2**63 - 5, -1], "key": [1] * 5}))
+    s = spark.createDataFrame(pd.DataFrame({"time": [top - 1, top, 2**62, -3], "key": [1] * 4}))
+    rows = semantic_window_join(r, s, window=2, memory=0, shedding="none", with_metrics=True).collect()
+    assert sorted((p["r_time"], p["s_time"]) for p in rows if p["metrics"] is None) == [
+        (top - 2, top - 1), (top - 1, top - 1), (top - 1, top), (top, top - 1), (top, top)]
+    assert sum(json.loads(p["metrics"])["bad"] for p in rows if p["metrics"] is not None) == 4
