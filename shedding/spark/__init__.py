@@ -144,15 +144,13 @@ def _connect_session(remote: str, app_name: str, jvm_log: Path | None) -> Iterat
 
     check_remote(remote)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # an in-process server's Python workers
-    builder = SparkSession.builder.remote(remote).appName(app_name)
-    log = None
-    if remote.startswith("local"):
-        log = jvm_log or _cache() / "spark-jvm.log"
-        builder = builder.config("spark.ui.showConsoleProgress", "false").config("spark.driver.extraJavaOptions",
-                                                                                 LOG_OPTION)
+    local = remote.startswith("local")
     try:
-        with _stderr_to(log):
-            spark = builder.getOrCreate()
+        with _stderr_to((jvm_log or _cache() / "spark-jvm.log") if local else None):
+            if local:
+                spark = _local_connect(remote, app_name)
+            else:
+                spark = SparkSession.builder.remote(remote).appName(app_name).getOrCreate()
     except Exception as exc:  # grpc and py4j failures come in many types
         raise ShedError(f"cannot start a Spark Connect session on {remote} ({' '.join(str(exc).split())[:200]})") \
             from None
@@ -160,6 +158,24 @@ def _connect_session(remote: str, app_name: str, jvm_log: Path | None) -> Iterat
         yield spark
     finally:
         spark.stop()
+
+
+def _local_connect(master: str, app_name: str):
+    """A Spark Connect server on ``master`` (``local[N]``) started in this process, and a session
+    on it. pyspark's own ``remote("local[N]")`` binds the server to port 15002 and fails when that
+    port is taken (by another server, or another user's run); this one binds port 0, so the
+    system picks a free port, and connects to that port (as pyspark does in its own tests)."""
+    from pyspark import SparkContext
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    os.environ["SPARK_LOCAL_REMOTE"] = "1"  # pyspark's mark of an in-process server: stopping the session stops it
+    ConnectSession._start_connect_server(master, {
+        "spark.connect.grpc.binding.port": "0", "spark.app.name": app_name,
+        "spark.ui.showConsoleProgress": "false", "spark.driver.extraJavaOptions": LOG_OPTION})
+    service = getattr(SparkContext._jvm, "org.apache.spark.sql.connect.service.SparkConnectService$")
+    port = getattr(service, "MODULE$").localPort()
+    os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"
+    return ConnectSession.builder.remote(f"sc://localhost:{port}").appName(app_name).getOrCreate()
 
 
 @contextmanager
