@@ -298,6 +298,10 @@ def stream_join(
     idle_timeout: Optional[str] = typer.Option(None, "--idle-timeout", callback=value_check(check_timeout),
                                                show_default=False, help="A stream that sends nothing for this long "
                                                "(30, 30 seconds) stops holding the other one back."),
+    max_held: Optional[int] = typer.Option(None, "--max-held", callback=integer(0), show_default=False,
+                                           help="At most this many tuples held back over all shards (default: no "
+                                           "cap): the oldest held steps are joined early, their later tuples are "
+                                           "late (--strict stops instead). State: M plus this."),
     budget: str = typer.Option("shared", "--budget", callback=choice(listed_in("shedding.streaming.budget", "BUDGETS")),
                                help="shared (M re-divided over the shards every micro-batch by their load and "
                                "value) or even (M/P each)."),
@@ -375,14 +379,15 @@ def stream_join(
     m = w if memory is None else memory
     spec = JoinSpec(w, m, shedding, split, shards, "online" if estimator == "online" else "static", decay, seed,
                     warmup, strict, pay_r, pay_s, budget, lateness,
-                    None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"), tuning=tuning or "")
+                    None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"), tuning=tuning or "",
+                    max_held=max_held)
     job = StreamJob(src_r, src_s, out_path, checkpoint_path, spec, estimator, trigger, max_files, master, keys, "time",
                     step, ui, remote)
     summary = _run(job, parse_trigger(trigger)[1], report, as_json, ui)
     if as_json:
         print(json.dumps(summary))
         return
-    _print(summary, f"{escape(spec.shedding.upper())}: w = {w}, M = {m}, {shards} shard(s)")
+    _print(summary, title(spec))
 
 
 def _run(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> dict:
@@ -442,6 +447,13 @@ def _run(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> dict
         err.print(f"stopped by {stopped_by[0]} {where}; the committed micro-batches are kept, run the same command "
                   "to continue", highlight=False, soft_wrap=True)
     return summary
+
+
+def title(spec: Any) -> str:
+    """The summary's title: the policy, w, M (none has no memory bound: it holds what the window
+    needs) and the shards."""
+    bound = "no memory bound (the exact join)" if spec.shedding == "none" else f"M = {spec.memory}"
+    return f"{escape(spec.shedding.upper())}: w = {spec.window}, {bound}, {spec.shards} shard(s)"
 
 
 def _print(summary: dict, title: str) -> None:

@@ -253,7 +253,7 @@ def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
         idle_timeout=None if spec.idle_timeout_ms is None else spec.idle_timeout_ms / 1000,
         payload={"r": spec.payload_r, "s": spec.payload_s}, seed=spec.seed, warmup=spec.warmup, decay=spec.decay,
         strict=spec.strict, end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True,
-        metrics_dir=job.out / METRIC_TABLE, pairs_dir=job.out / PAIRS, tuning=spec.tuning)
+        metrics_dir=job.out / METRIC_TABLE, pairs_dir=job.out / PAIRS, tuning=spec.tuning, max_held=spec.max_held)
     running = (joined.writeStream.queryName("shed_stream_join").format("noop")
                .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
     trace["progress"] += await_query(running, progress, end_dir if bounded else None, ahead if bounded else None,

@@ -82,6 +82,7 @@ def semantic_window_join(
     metrics_dir: str | Path | None = None,
     pairs_dir: str | Path | None = None,
     tuning: str | HazardTuning | None = None,
+    max_held: int | None = None,
 ) -> DataFrame:
     """Join streams ``r`` and ``s`` over a window of ``window`` in at most ``memory`` tuples.
 
@@ -100,7 +101,10 @@ def semantic_window_join(
     micro-batch by their load and value (:mod:`~shedding.streaming.budget`), ``even`` splits it
     evenly once. ``allowed_lateness`` lets tuples that far behind the frontier still join;
     ``idle_timeout`` (seconds, or ``"30 seconds"``) stops an input that sent nothing for that long
-    from holding the frontier back (:mod:`~shedding.streaming.shard`). ``payload`` names columns
+    from holding the frontier back, and ``max_held`` caps the tuples held back over all shards (when
+    more would be, the oldest held steps are joined early and their later tuples are late, or with
+    ``strict`` the query stops), so that the state is at most M plus ``max_held`` tuples
+    (:mod:`~shedding.streaming.shard`). ``payload`` names columns
     carried into the pairs as ``r_<c>`` and ``s_<c>`` (a list for both streams, or
     ``{"r": [...], "s": [...]}``), with their types. ``tuning`` sets the learner of ``hazard``,
     ``hazardv``, ``age`` and ``agev`` (a :class:`~shedding.online.tuning.HazardTuning` or its
@@ -151,7 +155,7 @@ def semantic_window_join(
                     kind, decay, seed, warmup, strict, payload_r, payload_s, budget,
                     inputs.axis.steps(allowed_lateness, "allowed_lateness"), timeout, inputs.axis.carried,
                     tuple(f.name for f in inputs.key_fields) if inputs.hashed else (),
-                    tuning.spec if isinstance(tuning, HazardTuning) else (tuning or ""))
+                    tuning.spec if isinstance(tuning, HazardTuning) else (tuning or ""), max_held)
     if isinstance(end_of_input, EndOfInput):
         end_of_input = end_of_input.frame(spark, session_place(spark))
     elif end_of_input is None and not (r.isStreaming or s.isStreaming):

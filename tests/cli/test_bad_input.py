@@ -314,6 +314,7 @@ CASES = {
         (["--r", "{negative}", "--s", "{src}", "--out", "{root}/o4"], "--r"),  # was a 30-line PythonException
         (["--r", "{src}", "--s", "{huge}", "--out", "{root}/o5"], "--s"),  # was a pair silently lost
         (["--r", "{wide}", "--s", "{wide}", "--out", "{root}/o6"], "--payload"),  # ran for more than 10 minutes
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--max-held", "-1"], "--max-held"),
     ],
     "wjoin": [
         (["--window", BIG], "--window"),  # was a traceback

@@ -119,3 +119,24 @@ def test_a_workload_in_steps_of_several_units_equals_the_simulator():
     expected = simulate(Workload(wl.side, wl.time, wl.key, 25, 0), "prob", 25, estimator="online", pairs=True).pairs
     assert sorted(zip(pairs["key"], pairs["r_time"], pairs["s_time"])) == sorted(
         zip(wl.key[expected[:, 0]], wl.time[expected[:, 0]] * 60 + 7, wl.time[expected[:, 1]] * 60 + 7))
+
+
+def test_a_cap_on_held_back_tuples_joins_the_oldest_steps_early_or_is_refused_when_strict():
+    def stalled(spec: JoinSpec, shard: int = 0) -> tuple[list[int], int]:
+        join = ShardJoin(spec, shard)
+        join.push(frame([0, 1], [0, 0], [1, 1]))
+        held = [join.push(frame([0] * 10, np.arange(10 * i, 10 * i + 10), [1] * 10))[1]["held"]
+                for i in range(1, 20)]
+        return held, join.push(frame([1], [5], [1]))[1]["late"]  # S comes back with an old time
+
+    held, late = stalled(JoinSpec(10, 10, "prob"))
+    assert held[-1] == 192 and late == 0  # no cap: S stalled at time 0 holds every tuple back
+    held, late = stalled(JoinSpec(10, 10, "prob", max_held=25))
+    assert max(held) <= 25 and held[-1] >= 20 and late == 1  # whole steps of 1 tuple: 25 stay, the rest joined
+    held, _ = stalled(JoinSpec(10, 10, "prob", shards=2, max_held=25), shard=1)
+    assert max(held) <= 12  # shard 1's share: 25 // 2
+    with pytest.raises(ShedError) as exc:
+        stalled(JoinSpec(10, 10, "prob", max_held=25, strict=True))
+    assert "more than its share 25 of max_held" in str(exc.value) and "\n" not in str(exc.value)
+    with pytest.raises(ShedError, match="max_held must be an integer >= 0"):
+        JoinSpec(10, 10, "prob", max_held=-1)
