@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shedding.cli.stream_join import title
+from shedding.cli.stream_output import title
 from shedding.streaming.shard import JoinSpec
 
 
