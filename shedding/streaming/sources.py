@@ -158,20 +158,21 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
                         f"{'{param} column(s) ' + ', '.join(keys) if timed else 'columns ' + ', '.join(wanted)} "
                         f"({'; '.join(seen[:2]) or 'none could be read'}); sources need "
                         f"{','.join(wanted)}[,payload...]", param="key" if timed else None)
+    column = lower[time.lower()]
     if types is None:
         types = {c: _text_type(sample[c]) for c in columns}
-        if types[lower[time.lower()]] == "bigint":
-            check_time_range(whole_numbers(sample[lower[time.lower()]]), what, file)
-    elif types[lower[time.lower()]] in ("tinyint", "smallint", "int", "bigint"):
-        import pyarrow.parquet as pq
-
-        check_time_range(pq.read_table(file, columns=[lower[time.lower()]]).column(0).to_pandas(), what, file)
         for k in keys:  # a key is an integer or text
             types[lower[k.lower()]] = "bigint" if types[lower[k.lower()]] == "bigint" else "string"
-        if types[lower[time.lower()]] not in ("bigint", "timestamp"):
+        if types[column] not in ("bigint", "timestamp"):
             raise ShedError(f"{what} column {time} in {file.name} holds neither whole numbers nor timestamps "
-                            f"(first value {sample[lower[time.lower()]].dropna().astype(str).head(1).tolist()}); "
+                            f"(first value {sample[column].dropna().astype(str).head(1).tolist()}); "
                             "times must be integers or timestamps")
+        if types[column] == "bigint":
+            check_time_range(whole_numbers(sample[column]), what, file)
+    elif types[column] in ("tinyint", "smallint", "int", "bigint"):
+        import pyarrow.parquet as pq
+
+        check_time_range(pq.read_table(file, columns=[column]).column(0).to_pandas(), what, file)
     return StreamSource(path, fmt, tuple(columns), types)
 
 

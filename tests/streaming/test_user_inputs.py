@@ -136,3 +136,11 @@ def test_times_up_to_the_limit_join_and_beyond_it_are_bad_rows(spark):
     assert sorted((p["r_time"], p["s_time"]) for p in rows if p["metrics"] is None) == [
         (top - 2, top - 1), (top - 1, top - 1), (top - 1, top), (top, top - 1), (top, top)]
     assert sum(json.loads(p["metrics"])["bad"] for p in rows if p["metrics"] is not None) == 4
+
+
+def test_a_parquet_source_with_negative_integer_times_is_refused_up_front(tmp_path):
+    (tmp_path / "r").mkdir()
+    pd.DataFrame({"time": [-3, 4], "key": [1, 2]}).to_parquet(tmp_path / "r" / "a.parquet")
+    with pytest.raises(ShedError) as exc:
+        inspect_source(tmp_path / "r", None, "stream R")
+    assert_one_line_error(exc, "a.parquet has time -3", "0 to 2^61 - 1")
