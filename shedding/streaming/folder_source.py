@@ -30,7 +30,7 @@ import json
 import os
 from bisect import bisect_right
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxFiles
@@ -125,24 +125,26 @@ def read_parquet(path: str, columns: list[str]):
     return pa.table({c: table.column(c) if c in have else pa.nulls(table.num_rows) for c in columns})
 
 
-def read_file(path: str, fmt: str, schema) -> Iterator:
-    """The rows of one file as Arrow record batches of the Spark ``schema`` (its column names, in
-    order, are the source's columns)."""
+def read_file(path: str, fmt: str, schema, columns: list[str] | None = None) -> Iterator:
+    """The rows of one file as Arrow record batches of the Spark ``schema``: its columns, among the
+    source's ``columns`` (all, in order, by default; a CSV file's fields are taken by position in
+    them)."""
     target = arrow_schema(schema)
-    table = (read_csv if fmt == "csv" else read_parquet)(path, list(schema.names))
+    table = (read_csv if fmt == "csv" else read_parquet)(path, columns or list(schema.names)).select(schema.names)
     table = table.cast(target, safe=False)  # nanoseconds to microseconds truncate; other casts as Spark's
     yield from table.to_batches(max_chunksize=BATCH_ROWS)
 
 
 class FolderReader(DataSourceStreamReader):
     """The stream of one folder (module docstring); options ``path``, ``fmt``, ``maxFiles`` (0: no
-    limit) and ``strict``."""
+    limit), ``strict`` and ``columns`` (the files' columns as JSON, when the schema reads fewer)."""
 
     def __init__(self, options: dict, schema) -> None:
         options = {k.lower(): v for k, v in options.items()}
         self.path, self.fmt, self.schema = options["path"], options["fmt"], schema
         self.max_files = int(options.get("maxfiles", "0")) or None
         self.strict = options.get("strict", "false") == "true"
+        self.columns = json.loads(options.get("columns", "null"))
 
     def initialOffset(self) -> dict:
         return initial_offset(self.path, self.fmt)
@@ -165,7 +167,7 @@ class FolderReader(DataSourceStreamReader):
                                                                                  start, end)]
 
     def read(self, partition: InputPartition) -> Iterator:
-        return read_file(partition.value, self.fmt, self.schema)
+        return read_file(partition.value, self.fmt, self.schema, self.columns)
 
 
 class FolderSource(DataSource):
@@ -180,11 +182,14 @@ class FolderSource(DataSource):
         return FolderReader(dict(self.options), schema)
 
 
-def folder_stream(spark, path: Path, fmt: str, ddl: str, max_files: int | None, strict: bool = False):
-    """The folder ``path`` as a streaming DataFrame with the schema ``ddl``, files in name order."""
+def folder_stream(spark, path: Path, fmt: str, ddl: str, max_files: int | None, strict: bool = False,
+                  columns: Sequence[str] | None = None):
+    """The folder ``path`` as a streaming DataFrame with the schema ``ddl``, files in name order;
+    ``columns``: the files' columns, when ``ddl`` reads only some of them."""
     spark.dataSource.register(FolderSource)
-    return (spark.readStream.format(FORMAT).schema(ddl).option("path", str(path)).option("fmt", fmt)
-            .option("maxFiles", str(max_files or 0)).option("strict", str(bool(strict)).lower()).load())
+    read = (spark.readStream.format(FORMAT).schema(ddl).option("path", str(path)).option("fmt", fmt)
+            .option("maxFiles", str(max_files or 0)).option("strict", str(bool(strict)).lower()))
+    return read.option("columns", json.dumps(list(columns))).load() if columns is not None else read.load()
 
 
 def offset_of(line: str) -> dict | None:

@@ -244,7 +244,9 @@ def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
     ahead = marker_after(job.checkpoint, max_files, files)  # before one_batch's marker: it records the first start
     if bounded and one_batch(job.checkpoint, max_files, files):
         drop_marker(end_dir)
-    r, s = (src.reader(spark, max_files, strict=spec.strict) for src in (job.r, job.s))
+    used = {job.time.lower(), *(k.lower() for k in job.key)}
+    r, s = (src.reader(spark, max_files, strict=spec.strict, keep=used | {c.lower() for c in payload})
+            for src, payload in ((job.r, spec.payload_r), (job.s, spec.payload_s)))
     axis = TimeAxis.of(time_kind(r.schema[job.time].dataType, job.step), job.step)
     joined = semantic_window_join(
         r, s, key=list(job.key), time=job.time, step=job.step, window=axis.units(spec.window), memory=spec.memory,

@@ -42,7 +42,8 @@ def stepped(spark, job: StreamJob, stream: bool = False) -> tuple:
 
     from shedding.streaming.inputs import Inputs, tagged
 
-    frames = [src.reader(spark, job.max_files_per_trigger, stream) for src in (job.r, job.s)]
+    used = {job.time.lower(), *(k.lower() for k in job.key)}
+    frames = [src.reader(spark, job.max_files_per_trigger, stream, keep=used) for src in (job.r, job.s)]
     inputs = Inputs.of(*frames, list(job.key), job.time, job.step)
     spec = replace(job.spec, payload_r=(), payload_s=(), carry_time=False)
     out = []

@@ -41,27 +41,34 @@ class StreamSource:
     @property
     def ddl(self) -> str:
         """The file source's schema."""
-        if self.fmt == "csv":
-            return ", ".join(f"{quoted(c)} string" for c in self.columns)
-        return ", ".join(f"{quoted(c)} {self.types[c]}" for c in self.columns)
+        return self.ddl_of(self.columns)
 
-    def reader(self, spark, max_files: int | None, stream: bool = True, strict: bool = False):
+    def ddl_of(self, columns) -> str:
+        """The schema of ``columns`` as the file source reads them (text for CSV)."""
+        if self.fmt == "csv":
+            return ", ".join(f"{quoted(c)} string" for c in columns)
+        return ", ".join(f"{quoted(c)} {self.types[c]}" for c in columns)
+
+    def reader(self, spark, max_files: int | None, stream: bool = True, strict: bool = False,
+               keep: set[str] | None = None):
         """The source as a streaming DataFrame (files in name order,
         :mod:`~shedding.streaming.folder_source`; a file named before one already read fails the
         query with ``strict``), with the column types of :attr:`types`; ``stream=False``: the
         files present now, as one batch DataFrame read by the same rules (Spark's own reader, so
-        that each row knows its file)."""
+        that each row knows its file). ``keep`` (lower-case names): only these columns are read
+        and converted (a source of thousands of columns costs a conversion each otherwise)."""
         from shedding.streaming.folder_source import folder_stream
 
+        used = [c for c in self.columns if keep is None or c.strip().lower() in keep]
         if stream:
-            frame = folder_stream(spark, self.path, self.fmt, self.ddl, max_files, strict)
+            frame = folder_stream(spark, self.path, self.fmt, self.ddl_of(used), max_files, strict, self.columns)
         elif self.fmt == "csv":
             frame = spark.read.schema(self.ddl).option("header", True).option("mode", "PERMISSIVE").csv(str(self.path))
         else:
             frame = spark.read.schema(self.ddl).parquet(str(self.path))
         if self.fmt != "csv":
-            return frame
-        return frame.selectExpr(*(f"{converted(quoted(c), self.types[c])} AS {quoted(c)}" for c in self.columns))
+            return frame.select(*used)
+        return frame.selectExpr(*(f"{converted(quoted(c), self.types[c])} AS {quoted(c)}" for c in used))
 
     def as_dict(self) -> dict:
         return {"path": str(self.path), "fmt": self.fmt, "columns": list(self.columns), "types": self.types}

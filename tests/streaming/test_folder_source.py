@@ -9,8 +9,8 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType, Tim
 from shedding.streaming.folder_source import file_names, read_file
 
 
-def rows(path, fmt, schema) -> list[dict]:
-    return [row for batch in read_file(str(path), fmt, schema) for row in batch.to_pylist()]
+def rows(path, fmt, schema, columns=None) -> list[dict]:
+    return [row for batch in read_file(str(path), fmt, schema, columns) for row in batch.to_pylist()]
 
 
 def test_csv_fields_by_position_short_rows_padded_long_rows_cut(tmp_path):
@@ -19,6 +19,9 @@ def test_csv_fields_by_position_short_rows_padded_long_rows_cut(tmp_path):
     got = sorted(rows(tmp_path / "a.csv", "csv", schema), key=lambda r: r["time"])
     assert got == [{"time": "1", "key": "5", "note": "x"}, {"time": "2", "key": "6", "note": None},
                    {"time": "3", "key": "7", "note": "y"}, {"time": "4", "key": None, "note": None}]
+    narrow = StructType([StructField("note", StringType()), StructField("time", StringType())])  # two of three
+    got = rows(tmp_path / "a.csv", "csv", narrow, ["time", "key", "note"])
+    assert sorted(got, key=lambda r: r["time"])[0] == {"note": "x", "time": "1"}
     (tmp_path / "empty.csv").write_text("")
     assert rows(tmp_path / "empty.csv", "csv", schema) == []
 
