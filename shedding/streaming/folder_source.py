@@ -7,7 +7,8 @@ ones arrive late (and are dropped). This source, a Spark Python data source
 (:class:`FolderSource`, format :data:`FORMAT`), takes a folder's files in *name* order whatever
 their times: a micro-batch's offset is the name of the last file it took and how many files up
 to that name there were, and a micro-batch takes the next files after that name (at most
-``max_files_per_trigger``, one Spark task per file). Name the files so that their names sort in
+``max_files_per_trigger``, read by as many Spark tasks as the session has cores, each a run of
+consecutive files). Name the files so that their names sort in
 time order (``part-00000``, ``2024-05-01T10.csv``).
 
 A file that appears later with a name *before* the last one taken is never read: the offsets
@@ -75,6 +76,15 @@ def batch_names(names: list[str], start: dict, end: dict) -> list[str]:
     """The files of the micro-batch from offset ``start`` to ``end``: the names after
     ``start["last"]`` up to ``end["last"]``."""
     return names[bisect_right(names, start["last"]):bisect_right(names, end["last"])]
+
+
+def grouped(paths: list[str], tasks: int | None) -> list[list[str]]:
+    """``paths`` in at most ``tasks`` runs of consecutive files, as even as can be (None: one file
+    each). A Spark task costs a Python worker's round trip, so a batch of many small files read one
+    per task spends most of its time starting tasks."""
+    count = len(paths) if tasks is None else min(len(paths), tasks)
+    bounds = [len(paths) * i // count for i in range(count + 1)] if count else [0]
+    return [paths[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
 def arrow_schema(schema):
@@ -145,6 +155,7 @@ class FolderReader(DataSourceStreamReader):
         self.max_files = int(options.get("maxfiles", "0")) or None
         self.strict = options.get("strict", "false") == "true"
         self.columns = json.loads(options.get("columns", "null"))
+        self.tasks = int(options.get("tasks", "0")) or None
 
     def initialOffset(self) -> dict:
         return initial_offset(self.path, self.fmt)
@@ -163,11 +174,13 @@ class FolderReader(DataSourceStreamReader):
         return end
 
     def partitions(self, start: dict, end: dict) -> list[InputPartition]:
-        return [InputPartition(os.path.join(self.path, n)) for n in batch_names(file_names(self.path, self.fmt),
-                                                                                 start, end)]
+        names = batch_names(file_names(self.path, self.fmt), start, end)
+        paths = [os.path.join(self.path, n) for n in names]
+        return [InputPartition(list(part)) for part in grouped(paths, self.tasks)]
 
     def read(self, partition: InputPartition) -> Iterator:
-        return read_file(partition.value, self.fmt, self.schema, self.columns)
+        for path in partition.value:
+            yield from read_file(path, self.fmt, self.schema, self.columns)
 
 
 class FolderSource(DataSource):
@@ -184,12 +197,24 @@ class FolderSource(DataSource):
 
 def folder_stream(spark, path: Path, fmt: str, ddl: str, max_files: int | None, strict: bool = False,
                   columns: Sequence[str] | None = None):
-    """The folder ``path`` as a streaming DataFrame with the schema ``ddl``, files in name order;
-    ``columns``: the files' columns, when ``ddl`` reads only some of them."""
+    """The folder ``path`` as a streaming DataFrame with the schema ``ddl``, files in name order,
+    each micro-batch's files read by as many tasks as the session has cores (its default
+    parallelism; 2 where a Spark Connect session does not tell); ``columns``: the files' columns,
+    when ``ddl`` reads only some of them."""
     spark.dataSource.register(FolderSource)
+    tasks = int(spark.conf.get("spark.default.parallelism", "0") or 0) or default_parallelism(spark)
     read = (spark.readStream.format(FORMAT).schema(ddl).option("path", str(path)).option("fmt", fmt)
-            .option("maxFiles", str(max_files or 0)).option("strict", str(bool(strict)).lower()))
+            .option("maxFiles", str(max_files or 0)).option("strict", str(bool(strict)).lower())
+            .option("tasks", str(tasks)))
     return read.option("columns", json.dumps(list(columns))).load() if columns is not None else read.load()
+
+
+def default_parallelism(spark) -> int:
+    """The cores a classic session's tasks run on; 2 for a Spark Connect session (no context)."""
+    try:
+        return max(1, int(spark.sparkContext.defaultParallelism))
+    except Exception:  # Spark Connect sessions have no sparkContext (an error of pyspark's own type)
+        return 2
 
 
 def offset_of(line: str) -> dict | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 from pyspark.sql.types import LongType, StringType, StructField, StructType, TimestampNTZType
 
-from shedding.streaming.folder_source import file_names, read_file
+from shedding.streaming.folder_source import file_names, grouped, read_file
 
 
 def rows(path, fmt, schema, columns=None) -> list[dict]:
@@ -40,3 +40,10 @@ def test_files_in_name_order_without_hidden_ones(tmp_path):
     for name in ("b.csv", "a.csv", "_SUCCESS", ".a.csv.crc", "c.parquet", "A.CSV"):
         (tmp_path / name).write_text("")
     assert file_names(tmp_path, "csv") == ["A.CSV", "a.csv", "b.csv"]
+
+
+def test_a_batchs_files_go_to_at_most_one_task_per_core_in_name_order():
+    paths = [f"p{i}" for i in range(7)]
+    assert grouped(paths, 3) == [["p0", "p1"], ["p2", "p3"], ["p4", "p5", "p6"]]
+    assert grouped(paths, None) == [[p] for p in paths] and grouped(paths[:2], 8) == [["p0"], ["p1"]]
+    assert grouped([], 4) == []
