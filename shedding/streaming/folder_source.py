@@ -8,13 +8,16 @@ ones arrive late (and are dropped). This source, a Spark Python data source
 their times: a micro-batch's offset is the name of the last file it took and how many files up
 to that name there were, and a micro-batch takes the next files after that name (at most
 ``max_files_per_trigger``, read by as many Spark tasks as the session has cores, each a run of
-consecutive files). Name the files so that their names sort in
-time order (``part-00000``, ``2024-05-01T10.csv``).
+consecutive files). Name the files so that their names sort in time order (``part-00000``,
+``2024-05-01T10.csv``).
 
 A file that appears later with a name *before* the last one taken is never read: the offsets
-count it (``skipped``, summed over the run by :func:`~shedding.streaming.recorded.skipped_files`), the job reports it, and
-with ``strict`` the query stops with an error naming it. Files whose names start with ``.`` or
-``_`` are ignored, as Spark does.
+count it (``skipped``, summed over the run by
+:func:`~shedding.streaming.recorded.skipped_files`), the job reports it, and with ``strict`` the
+query stops with an error naming the last file read. A micro-batch replayed after a crash reads
+the files then present between its two offsets' names: the same ones, unless a file arrived
+named between them in the meantime (the replay reads it, and it is not counted as skipped).
+Files whose names start with ``.`` or ``_`` are ignored, as Spark does.
 
 Files are read with pyarrow by the rules of Spark's readers: a CSV file's first line is its header
 and its fields are taken by position as text (a row with fewer fields gets nulls, extra fields are
