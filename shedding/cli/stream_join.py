@@ -9,15 +9,13 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_integers,
                                  parsed, split_list, value_check)
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, tuning_rules
-from shedding.cli.output import err, out
 from shedding.cli.rows import REFERENCES
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
+from shedding.cli.stream_output import print_summary, run_job, title
 from shedding.cli.workload import fixed_split
 from shedding.errors import ShedError
 from shedding.run import POLICY_NAMES
@@ -26,6 +24,9 @@ SHEDDING = ("none", *(name for name in POLICY_NAMES if name not in REFERENCES))
 SHEDDING_HELP = ("none (the exact window join), prob, life, rand, surv, dual, fluid (fixed R/S split) or "
                  "probv, lifev, randv, survv, dualv, fluidv (variable split); see shed simulate --help.")
 FORMATS = ("csv", "parquet")
+#: the most columns --payload all carries per stream; wider sources name their payload columns (a
+#: CSV of 5,000 columns carried whole ran for more than 10 minutes)
+MAX_ALL_PAYLOAD = 100
 
 
 def zipf_source(flag: str, text: str) -> tuple[float, int] | None:
@@ -77,7 +78,8 @@ def time_amount(flag: str, text: str, low: int) -> int | str:
     from shedding.streaming.event_time import parse_interval
 
     try:
-        parse_interval(value, flag)
+        if parse_interval(value, flag, zero=low == 0) == 0:
+            return 0  # none, in any unit
     except ShedError:
         raise ShedError(f"{flag} {text!r} is neither an integer (time units of an integer time column) nor a "
                         "length of time such as '10 minutes' (timestamps)") from None
@@ -102,7 +104,7 @@ def check_timeout(flag: str, text: str) -> str:
 
 def check_remote(flag: str, text: str) -> str:
     """A Spark Connect URL, ``sc://HOST[:PORT]``, or ``local[N]`` for a server in this process."""
-    if not re.fullmatch(r"sc://[^/:;\s]+(:\d+)?(/;\S*)?|local(\[(\d+|\*)\])?", text.strip()):
+    if not re.fullmatch(r"sc://[^/:;\s]+(:\d+)?(/;\S*)?|local(\[([1-9]\d*|\*)\])?", text.strip()):
         raise ShedError(f"{flag} {text!r} is not a Spark Connect address; give sc://HOST:PORT (e.g. "
                         "sc://localhost:15002) or local[2] for a server in this process")
     return text.strip()
@@ -147,7 +149,9 @@ def check_keys(v: Values) -> None:
 
 
 def place(v: Values) -> str:
-    """Where the executors of these flags run (:func:`place_of`)."""
+    """Where the executors of these flags run (:func:`~shedding.streaming.paths.place_of`)."""
+    from shedding.streaming.paths import place_of
+
     return place_of(v.master, v.remote)
 
 
@@ -163,6 +167,24 @@ def check_places(v: Values) -> None:
     for flag, name in FOLDERS.items():
         if v.of(flag) is not None and not (flag in ("--r", "--s") and synthetic(v)):
             shared_path(v.of(flag), where, name)
+
+
+def check_apart(v: Values) -> None:
+    """The output and the checkpoint are not inside a source folder, whose files the job reads."""
+    from shedding.streaming.paths import shared_path
+
+    if synthetic(v):
+        return
+    where = place(v)
+    out = shared_path(v.of("--out"), where, "out")
+    targets = {"--out": out, "--checkpoint": out / "checkpoint" if v.checkpoint is None else
+               shared_path(v.checkpoint, where, "checkpoint")}
+    for source in ("--r", "--s"):
+        folder = shared_path(v.of(source), where, source.lstrip("-"))
+        for flag, target in targets.items():
+            if target == folder or target.is_relative_to(folder):
+                raise ShedError(f"{flag} {target} is inside {source} {folder}: the job would read the files it "
+                                f"writes as input; give a {flag} folder outside the sources")
 
 
 def check_master_name(flag: str, text: str) -> str:
@@ -223,6 +245,7 @@ RULES = (
     Holds(check_time),
     Holds(bounded_for_report),
     Holds(check_places),
+    Holds(check_apart),
     Exists(("--r", "--s"), folder=True, when=lambda v: not synthetic(v)),
     Creatable(("--out", "--checkpoint"), folder=True),
     Holds(check_cluster),
@@ -236,6 +259,11 @@ def _payload(text: str, src_r: Any, src_s: Any, keys: tuple[str, ...]) -> tuple[
     extra = [tuple(c for c in src.columns if c.strip().lower() not in taken) for src in (src_r, src_s)]
     t = text.strip()
     if t.lower() == "all":
+        wide = max(extra, key=len)
+        if len(wide) > MAX_ALL_PAYLOAD:
+            raise ShedError(f"--payload all would carry {len(wide):,} columns of stream "
+                            f"{'RS'[extra.index(wide)]} into every pair (more than {MAX_ALL_PAYLOAD}); name the "
+                            "columns you need (--payload a,b) or give --payload none")
         return extra[0], extra[1]
     if t.lower() == "none":
         return (), ()
@@ -268,6 +296,10 @@ def stream_join(
     idle_timeout: Optional[str] = typer.Option(None, "--idle-timeout", callback=value_check(check_timeout),
                                                show_default=False, help="A stream that sends nothing for this long "
                                                "(30, 30 seconds) stops holding the other one back."),
+    max_held: Optional[int] = typer.Option(None, "--max-held", callback=integer(0), show_default=False,
+                                           help="At most this many tuples held back over all shards (default: no "
+                                           "cap): the oldest held steps are joined early, their later tuples are "
+                                           "late (--strict stops instead). State: M plus this."),
     budget: str = typer.Option("shared", "--budget", callback=choice(listed_in("shedding.streaming.budget", "BUDGETS")),
                                help="shared (M re-divided over the shards every micro-batch by their load and "
                                "value) or even (M/P each)."),
@@ -321,9 +353,9 @@ def stream_join(
 
     Example: shed stream-join --r zipf:1:650 --s zipf:1:650 --window 500 --memory 500 --shedding prob --out out/sj
     """
-    from shedding.streaming.event_time import TimeAxis, timeout_ms
+    from shedding.streaming.event_time import TimeAxis, kind_named, timeout_ms
     from shedding.streaming.job import StreamJob, job_sources, parse_trigger
-    from shedding.streaming.paths import shared_path
+    from shedding.streaming.paths import place_of, shared_path
     from shedding.streaming.shard import JoinSpec
     from shedding.streaming.sources import write_zipf_sources
 
@@ -338,98 +370,19 @@ def stream_join(
     src_r, src_s = job_sources(checkpoint_path, r_dir, s_dir, fmt, keys)
     pay_r, pay_s = _payload(payload, src_r, src_s, keys)
     step = None if time_step is None else time_amount("--time-step", time_step, 1)
-    kind = {"bigint": "integer", "timestamp": "timestamp", "date": "date"}.get(
-        next(t for c, t in src_r.types.items() if c.strip().lower() == "time"), "integer")
-    axis = TimeAxis.of(kind, step)
+    axis = TimeAxis.of(kind_named(next(t for c, t in src_r.types.items() if c.strip().lower() == "time"), step), step)
     w = axis.steps(time_amount("--window", window, 1), "window")
     lateness = axis.steps(time_amount("--allowed-lateness", allowed_lateness, 0), "allowed_lateness")
     split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
     m = w if memory is None else memory
     spec = JoinSpec(w, m, shedding, split, shards, "online" if estimator == "online" else "static", decay, seed,
                     warmup, strict, pay_r, pay_s, budget, lateness,
-                    None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"), tuning=tuning or "")
+                    None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"), tuning=tuning or "",
+                    max_held=max_held)
     job = StreamJob(src_r, src_s, out_path, checkpoint_path, spec, estimator, trigger, max_files, master, keys, "time",
                     step, ui, remote)
-    summary = _run(job, parse_trigger(trigger)[1], report, as_json, ui)
+    summary = run_job(job, parse_trigger(trigger)[1], report, as_json, ui)
     if as_json:
         print(json.dumps(summary))
         return
-    _print(summary, f"{escape(spec.shedding.upper())}: w = {w}, M = {m}, {shards} shard(s)")
-
-
-def place_of(master: str, remote: str | None) -> str:
-    """Where the executors run: the master (spark-submit's, under it) or the Spark Connect server."""
-    from shedding.spark import effective_master
-
-    if remote is not None:
-        return "local" if remote.startswith("local") else remote
-    return effective_master(master)
-
-
-def _run(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> dict:
-    """Run the job with a spinner (bounded input, on a terminal) or a progress line per micro-batch
-    (unbounded input); SIGINT and SIGTERM stop it after a committed micro-batch."""
-    import signal
-    import threading
-
-    from shedding.streaming.job import run
-    from shedding.streaming.results import observed, progress_line
-
-    status = err.status("starting Spark...", spinner="dots") if err.is_terminal and bounded else None
-
-    def progress(p: dict) -> None:
-        if status is not None:
-            rows = sum(src["numInputRows"] for src in p["sources"])
-            status.update(f"batch {p['batchId']}: {rows:,} rows in, {observed(p).get('outputs', 0):,} pairs out")
-        elif not bounded and not as_json and observed(p):  # a batch ran (not an idle trigger's report)
-            err.print(progress_line(p), highlight=False, soft_wrap=True)
-
-    def write_report(spark: Any, summary: dict, table: Any) -> dict:
-        from shedding.streaming.report import stream_report
-
-        return {"report": str(stream_report(spark, job, summary, None if table == "online" else table))}
-
-    def started(spark: Any) -> None:
-        if ui and getattr(spark, "sparkContext", None) is not None:
-            err.print(f"Spark UI: {spark.sparkContext.uiWebUrl}", highlight=False, soft_wrap=True)
-
-    stop = threading.Event()
-    stopped_by: list[str] = []
-
-    def on_signal(number: int, _frame: Any) -> None:
-        stopped_by.append(signal.Signals(number).name)
-        stop.set()
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    if status is not None:
-        status.start()
-    try:
-        summary = run(job, progress, write_report if report else None, stop, started)
-    finally:
-        if status is not None:
-            status.stop()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    if stopped_by:
-        err.print(f"stopped by {stopped_by[0]} after micro-batch {summary.get('batches', 0) - 1}; the committed "
-                  "micro-batches are kept, run the same command to continue", highlight=False, soft_wrap=True)
-    return summary
-
-
-def _print(summary: dict, title: str) -> None:
-    g = summary.get
-    table = Table(show_edge=False, show_header=False, title=title)
-    table.add_column("", justify="left")
-    table.add_column("", justify="right")
-    for label, value in (("micro-batches", f"{g('batches', 0):,}"), ("tuples in", f"{g('arrivals', 0):,}"),
-                         ("pairs out", f"{g('outputs', 0):,}"), ("tuples shed", f"{g('shed', 0):,}"),
-                         ("late tuples (dropped)", f"{g('late', 0):,}"), ("bad rows (skipped)", f"{g('bad', 0):,}"),
-                         ("peak join memory", f"{g('peak_memory', 0):,} tuples"),
-                         ("peak held back", f"{g('peak_held', 0):,} tuples"),
-                         ("peak state", f"{g('peak_state_bytes', 0):,} bytes")):
-        table.add_row(label, value)
-    out.print(table)
-    out.print(f"pairs:   {escape(summary['pairs'])}", highlight=False)
-    out.print(f"metrics: {escape(summary['metrics'])}  ({summary['seconds']:.1f} s)", highlight=False)
-    if "report" in summary:
-        out.print(f"report:  {escape(summary['report'])}", highlight=False)
+    print_summary(summary, title(spec))

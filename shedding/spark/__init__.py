@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 import sys
 from contextlib import contextmanager
@@ -33,6 +34,9 @@ def _cache() -> Path:
 def check_master(master: str, reach: bool = True) -> None:
     """Refuse an unknown master (and with ``reach`` an unreachable one) with a one-line error."""
     if master.startswith("local"):
+        m = re.fullmatch(r"local(?:\[(\*|\d+)(?:,\s*(\d+))?\])?", master)
+        if not m or m.group(1) not in (None, "*") and int(m.group(1)) < 1:
+            raise ShedError(f"unknown Spark master {master!r}; use local, local[*] or local[N] with N >= 1 threads")
         return
     url = urlparse(master)
     if url.scheme not in ("spark", "yarn", "k8s", "mesos") and master != "yarn":
@@ -140,15 +144,13 @@ def _connect_session(remote: str, app_name: str, jvm_log: Path | None) -> Iterat
 
     check_remote(remote)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # an in-process server's Python workers
-    builder = SparkSession.builder.remote(remote).appName(app_name)
-    log = None
-    if remote.startswith("local"):
-        log = jvm_log or _cache() / "spark-jvm.log"
-        builder = builder.config("spark.ui.showConsoleProgress", "false").config("spark.driver.extraJavaOptions",
-                                                                                 LOG_OPTION)
+    local = remote.startswith("local")
     try:
-        with _stderr_to(log):
-            spark = builder.getOrCreate()
+        with _stderr_to((jvm_log or _cache() / "spark-jvm.log") if local else None):
+            if local:
+                spark = _local_connect(remote, app_name)
+            else:
+                spark = SparkSession.builder.remote(remote).appName(app_name).getOrCreate()
     except Exception as exc:  # grpc and py4j failures come in many types
         raise ShedError(f"cannot start a Spark Connect session on {remote} ({' '.join(str(exc).split())[:200]})") \
             from None
@@ -156,6 +158,24 @@ def _connect_session(remote: str, app_name: str, jvm_log: Path | None) -> Iterat
         yield spark
     finally:
         spark.stop()
+
+
+def _local_connect(master: str, app_name: str):
+    """A Spark Connect server on ``master`` (``local[N]``) started in this process, and a session
+    on it. pyspark's own ``remote("local[N]")`` binds the server to port 15002 and fails when that
+    port is taken (by another server, or another user's run); this one binds port 0, so the
+    system picks a free port, and connects to that port (as pyspark does in its own tests)."""
+    from pyspark import SparkContext
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    os.environ["SPARK_LOCAL_REMOTE"] = "1"  # pyspark's mark of an in-process server: stopping the session stops it
+    ConnectSession._start_connect_server(master, {
+        "spark.connect.grpc.binding.port": "0", "spark.app.name": app_name,
+        "spark.ui.showConsoleProgress": "false", "spark.driver.extraJavaOptions": LOG_OPTION})
+    service = getattr(SparkContext._jvm, "org.apache.spark.sql.connect.service.SparkConnectService$")
+    port = getattr(service, "MODULE$").localPort()
+    os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"
+    return ConnectSession.builder.remote(f"sc://localhost:{port}").appName(app_name).getOrCreate()
 
 
 @contextmanager

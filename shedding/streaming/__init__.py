@@ -17,5 +17,25 @@
   paths a cluster shares (:mod:`~shedding.streaming.paths`) and the tables it writes
   (:mod:`~shedding.streaming.results`).
 
-Nothing is imported here, so that ``shed --help`` does not load Spark.
+The public names are imported on first use (``from shedding.streaming import
+semantic_window_join``), so that importing the package, and ``shed --help``, do not load Spark:
+:func:`semantic_window_join`, :func:`configure_session`, :class:`EndOfInput`, and
+:func:`observed`, which reads a progress report's ``shedding`` totals by name on a classic and
+on a Spark Connect session alike.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+
+#: the public names, by the module that defines them
+_PUBLIC = {"semantic_window_join": "spark_join", "configure_session": "spark_join", "metric": "spark_join",
+           "EndOfInput": "end_of_input", "observed": "results"}
+__all__ = list(_PUBLIC)
+
+
+def __getattr__(name: str):
+    """A public name, imported from its module on first use."""
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_PUBLIC[name]}"), name)

@@ -38,10 +38,15 @@ class EndOfInput:
     call :meth:`finish`. ``folder`` (empty, one per query, beside its checkpoint) takes the marker."""
 
     def __init__(self, folder: str | Path) -> None:
+        self.given = folder
         self.folder = Path(folder)
 
-    def frame(self, spark):
-        """The marker's stream (a text file source on ``folder``)."""
+    def frame(self, spark, place: str):
+        """The marker's stream (a text file source on ``folder``, a path or ``file:`` URI the
+        executors of ``place``, a master, share: :func:`~shedding.streaming.paths.library_path`)."""
+        from shedding.streaming.paths import library_path
+
+        self.folder = library_path(self.given, place, "end_of_input")
         self.folder.mkdir(parents=True, exist_ok=True)
         return spark.readStream.format("text").load(str(self.folder))
 
@@ -172,12 +177,11 @@ def one_batch(checkpoint: Path, max_files: int | None, files: list[int]) -> bool
 def marker_after(checkpoint: Path, max_files: int | None, files: list[int]) -> Path | None:
     """The offset-log entry after which the end-of-input marker joins the last data files, or None.
 
-    With ``max_files`` k, the file sources take the next k files of each stream (in modification
-    time order) into every micro-batch, and this query runs no micro-batch without data (it has no
-    watermark and no timers). So D = ceil(max(F_R, F_S) / k) micro-batches take the F_R and F_S
-    files present at the first start, batch b the files b k to (b + 1) k - 1 (a restart may
-    put more into one batch, :mod:`~shedding.streaming.recorded`; the marker then comes one
-    batch after the last files, as without this).
+    With ``max_files`` k, the folder sources take the next k files of each stream (in name order,
+    :mod:`~shedding.streaming.folder_source`) into every micro-batch, and this query runs no
+    micro-batch without data (it has no watermark and no timers). So D = ceil(max(F_R, F_S) / k)
+    micro-batches take the F_R and F_S files present at the first start, batch b the files b k to
+    (b + 1) k - 1.
     Once Spark has written the offsets of batch D - 2, every file left goes into batch D - 1: a
     marker dropped then arrives with them, and the end costs no micro-batch of its own (when Spark
     has already planned batch D - 1, the marker arrives one batch later, as without this).

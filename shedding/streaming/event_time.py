@@ -12,7 +12,8 @@ steps, one arrival batch per step). A time column becomes steps by a *step*:
 ``window`` and ``allowed_lateness`` are given in the same unit as the time (an integer, or a
 length such as ``"10 minutes"``) and must be whole multiples of the step. Tuples r and s are
 window partners iff their steps differ by at most w - 1, w = window / step. A value that is not
-a whole number (``12.5``, ``"x"``, empty) or not a time is a *bad row*: counted and skipped, by
+a whole number (``12.5``, ``"x"``, empty) or not a time, or outside 0 to :data:`TIME_LIMIT` - 1
+(negative integers, instants before 1970), is a *bad row*: counted and skipped, by
 one rule (:func:`whole_number_sql`, :func:`whole_numbers`) wherever a time or key is parsed.
 """
 
@@ -33,10 +34,16 @@ _UNITS = {"us": 1, "microsecond": 1, "ms": 1_000, "millisecond": 1_000, "s": 1_0
           "w": 604_800_000_000, "week": 604_800_000_000}
 #: the time kinds
 INTEGER, TIMESTAMP, DATE = "integer", "timestamp", "date"
+#: times (integers, microseconds since 1970 for timestamps, days for dates) are 0 to this, less
+#: one: the join operator counts non-negative steps and keeps 2^62 as its "never" (a time beyond
+#: would be joined wrongly); a row outside is a bad row, and a source whose first file has one is
+#: refused up front
+TIME_LIMIT = 2**61
 
 
-def parse_interval(value: object, param: str) -> int:
-    """A length of time in microseconds: ``"10 minutes"``, ``"1.5 s"``, ``"500 ms"`` or a timedelta."""
+def parse_interval(value: object, param: str, zero: bool = False) -> int:
+    """A length of time in microseconds: ``"10 minutes"``, ``"1.5 s"``, ``"500 ms"`` or a timedelta;
+    positive, or with ``zero`` also none (``"0 seconds"``)."""
     if isinstance(value, dt.timedelta):
         micros = value // dt.timedelta(microseconds=1)
     else:
@@ -45,7 +52,7 @@ def parse_interval(value: object, param: str) -> int:
             raise ShedError(f"{{param}} {value!r} is not a length of time; write e.g. '1 second', '10 minutes', "
                             "'500 ms' (units us, ms, s, min, h, d, week)", param=param)
         micros = round(float(m.group(1)) * _UNITS[m.group(2)])
-    if micros <= 0:
+    if micros < 0 or micros == 0 and not zero:
         raise ShedError(f"{{param}} must be a positive length of time, got {value!r}", param=param)
     return int(micros)
 
@@ -67,6 +74,16 @@ def timeout_ms(value: object, param: str) -> int:
     return ms
 
 
+def kind_named(type_name: str, step: object) -> str:
+    """The time kind of a column whose Spark type is named ``type_name`` (``bigint``,
+    ``timestamp_ntz``, as a file source's types name them): timestamps with or without a time zone,
+    dates, text as timestamps when ``step`` is a length of time, and numbers and other text as
+    integers."""
+    if type_name in ("timestamp", "timestamp_ntz") or type_name == "string" and isinstance(step, str):
+        return TIMESTAMP
+    return DATE if type_name == "date" else INTEGER
+
+
 @dataclass(frozen=True)
 class TimeAxis:
     """How a time column becomes steps: its ``kind`` and the ``step`` (time units for integers,
@@ -81,6 +98,9 @@ class TimeAxis:
         if kind == INTEGER:
             if step is None:
                 return cls(kind, 1)
+            if isinstance(step, str):
+                raise ShedError(f"{{param}} {step!r} is a length of time, but the time column holds integers; give "
+                                "an integer step (time units), or a timestamp time column", param="step")
             if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1:
                 raise ShedError(f"{{param}} must be an integer >= 1 for an integer time column, got {step!r}",
                                 param="step")
@@ -92,7 +112,10 @@ class TimeAxis:
         return cls(kind, parse_interval(default if step is None else step, "step"))
 
     def steps(self, value: object, param: str) -> int:
-        """``value`` (window or lateness, in the time's unit) as a whole number of steps."""
+        """``value`` (window or lateness, in the time's unit) as a whole number of steps; zero in any
+        unit (``0``, ``"0 seconds"``) is none."""
+        if isinstance(value, str) and re.fullmatch(r"\s*0+(\.0*)?\s*[a-z]+\s*", value.lower()):
+            return parse_interval(value, param, zero=True)  # zero of a known unit: 0 steps of any time
         if self.kind == INTEGER:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
                 raise ShedError(f"{{param}} must be an integer >= 0 in the time column's unit, got {value!r}",
@@ -104,7 +127,7 @@ class TimeAxis:
                     return 0  # none, in any unit
                 raise ShedError(f"{{param}} for a {self.kind} time column is a length of time such as "
                                 f"'10 minutes', got {value!r}", param=param)
-            units = parse_interval(value, param)
+            units = parse_interval(value, param, zero=True)
         if units % self.step:
             raise ShedError(f"{{param}} {value!r} is not a whole number of steps ({self.describe()}); "
                             "make it a multiple of the step", param=param)

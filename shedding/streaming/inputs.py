@@ -18,10 +18,10 @@ from typing import Mapping, Sequence
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import (DataType, DateType, DecimalType, FractionalType, IntegralType, LongType,
-                               StringType, StructField, StructType, TimestampType)
+                               StringType, StructField, StructType, TimestampNTZType, TimestampType)
 
 from shedding.errors import ShedError
-from shedding.streaming.event_time import DATE, INTEGER, TIMESTAMP, TimeAxis, whole_number_sql
+from shedding.streaming.event_time import DATE, INTEGER, TIME_LIMIT, TIMESTAMP, TimeAxis, whole_number_sql
 from shedding.streaming.shard import BAD, END, KEY_VALUE, TIME_VALUE, JoinSpec
 
 #: the column of the tagged rows with the micro-batch's processing time (for idle sources)
@@ -64,12 +64,12 @@ def time_kind(kind: DataType, step: object) -> str:
         return INTEGER
     if isinstance(kind, StringType):
         return TIMESTAMP if isinstance(step, str) else INTEGER
-    if isinstance(kind, TimestampType):
+    if isinstance(kind, (TimestampType, TimestampNTZType)):
         return TIMESTAMP
     if isinstance(kind, DateType):
         return DATE
-    raise ShedError(f"{{param}} column has type {kind.simpleString()}; use integers, a timestamp (with time zone) "
-                    "or a date", param="time")
+    raise ShedError(f"{{param}} column has type {kind.simpleString()}; use integers, a timestamp or a date",
+                    param="time")
 
 
 @dataclass(frozen=True)
@@ -92,9 +92,9 @@ class Inputs:
         times = tuple(column(df, time, what, "time") for df, what in frames)
         types = tuple(df.schema[t].dataType for (df, _), t in zip(frames, times))
         kinds = [time_kind(t, step) for t in types]
-        if kinds[0] != kinds[1]:
+        if kinds[0] != kinds[1] or isinstance(types[0], TimestampNTZType) != isinstance(types[1], TimestampNTZType):
             raise ShedError(f"{{param}} is {types[0].simpleString()} in R but {types[1].simpleString()} in S; "
-                            "cast one so both are integers, timestamps or dates", param="time")
+                            "cast one so both are integers, timestamps (both with or both without a time zone) or dates", param="time")
         keys = tuple(tuple(column(df, k, what, "key") for k in names) for df, what in frames)
         key_types = [[df.schema[k].dataType for k in ks] for (df, _), ks in zip(frames, keys)]
         hashed = len(names) > 1 or not all(isinstance(t[0], IntegralType) for t in key_types)
@@ -111,7 +111,10 @@ class Inputs:
 
     @property
     def time_type(self) -> DataType:
-        """The type of the pairs' ``r_time`` and ``s_time``: the original times'."""
+        """The type of the pairs' ``r_time`` and ``s_time``: the original times' (a timestamp
+        without a time zone stays one)."""
+        if isinstance(self.time_types[0], TimestampNTZType):
+            return TimestampNTZType()
         return {INTEGER: LongType(), TIMESTAMP: TimestampType(), DATE: DateType()}[self.axis.kind]
 
     def value_sql(self, side: int) -> str:
@@ -121,6 +124,8 @@ class Inputs:
             return whole_number_sql(col, kind.simpleString())
         if self.axis.kind == DATE:
             return f"CAST(unix_date({col}) AS BIGINT)"
+        if isinstance(kind, TimestampNTZType):  # a wall-clock time, read as the same time in UTC
+            return f"timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', {col})"
         return f"unix_micros({col})" if isinstance(kind, TimestampType) else f"unix_micros(TRY_CAST({col} AS TIMESTAMP))"
 
     def key_sql(self, side: int) -> tuple[str, list[str]]:
@@ -141,7 +146,8 @@ def tagged(df: DataFrame, side: int, spec: JoinSpec, inputs: Inputs, idle: bool,
     value = inputs.value_sql(side)
     t = inputs.axis.step_sql(value)
     k, valid = inputs.key_sql(side)
-    bad = " OR ".join([f"({value}) IS NULL", *(f"NOT ({v})" for v in valid)])
+    bad = " OR ".join([f"({value}) IS NULL", f"({value}) < 0", f"({value}) >= {TIME_LIMIT}",
+                       *(f"NOT ({v})" for v in valid)])
     out = [f"CAST(CASE WHEN {bad} THEN {BAD} ELSE {side} END AS INT) AS side",
            f"COALESCE({t}, 0) AS time",
            f"COALESCE({k}, 0) AS key",

@@ -18,7 +18,7 @@ import json
 import re
 import threading
 import time as _time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -26,6 +26,7 @@ from shedding.errors import ShedError
 from shedding.online.estimators import StaticEstimator
 from shedding.streaming.end_of_input import (END_DIR, await_query, drop_marker, file_counts, marker_after,
                                              one_batch)
+from shedding.streaming.recorded import skipped_files
 from shedding.streaming.results import METRIC_TABLE, PAIRS, summarize
 from shedding.streaming.shard import STATE_LAYOUT, JoinSpec, check_layout
 from shedding.streaming.sources import StreamSource, inspect_source
@@ -76,6 +77,17 @@ class StreamJob:
                        "time": self.time, "step": self.step, "state_layout": STATE_LAYOUT}
 
 
+def placed(job: StreamJob, place: str) -> StreamJob:
+    """``job`` with every folder (sources, output, checkpoint) as a path the executors of ``place``
+    (a master) share: ``file:`` URIs and relative paths resolved, a relative path refused on a
+    cluster (:func:`~shedding.streaming.paths.library_path`)."""
+    from shedding.streaming.paths import library_path
+
+    return replace(job, r=replace(job.r, path=library_path(job.r.path, place, "r")),
+                   s=replace(job.s, path=library_path(job.s.path, place, "s")),
+                   out=library_path(job.out, place, "out"), checkpoint=library_path(job.checkpoint, place, "checkpoint"))
+
+
 def job_sources(checkpoint: Path, r: Path, s: Path, fmt: str | None, key: tuple[str, ...] = ("key",),
                 time: str = "time") -> tuple[StreamSource, StreamSource]:
     """The two sources: as the first start of this checkpoint found them (a restart reads no file,
@@ -83,9 +95,30 @@ def job_sources(checkpoint: Path, r: Path, s: Path, fmt: str | None, key: tuple[
     (:func:`~shedding.streaming.sources.inspect_source`)."""
     kept = checkpoint / SOURCES
     if kept.is_file():
-        stored = json.loads(kept.read_text())
-        return StreamSource.from_dict(stored["r"]), StreamSource.from_dict(stored["s"])
+        stored = stored_json(kept, "checkpoint", ("r", "s"))
+        try:
+            return StreamSource.from_dict(stored["r"]), StreamSource.from_dict(stored["s"])
+        except (KeyError, TypeError, ValueError):
+            raise damaged(kept, "checkpoint") from None
     return inspect_source(r, fmt, "stream R", key, time), inspect_source(s, fmt, "stream S", key, time)
+
+
+def damaged(path: Path, param: str) -> ShedError:
+    """The error for a damaged file the job keeps in the folder ``param`` names."""
+    return ShedError(f"{{param}}: {path} is damaged (not the JSON this job writes there); restore it, or start "
+                     "with a new {param} folder", param=param)
+
+
+def stored_json(path: Path, param: str, keys: tuple[str, ...]) -> dict:
+    """A JSON object the job wrote into the folder ``param`` names, holding ``keys``; a damaged one
+    (cut short by a full disk, edited by hand) is a one-line error naming the parameter."""
+    try:
+        stored = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        raise damaged(path, param) from None
+    if not isinstance(stored, dict) or not all(k in stored for k in keys):
+        raise damaged(path, param)
+    return stored
 
 
 def check_params(job: StreamJob) -> None:
@@ -95,7 +128,7 @@ def check_params(job: StreamJob) -> None:
             raise ShedError(f"{what} {folder} is a file; give a folder (it is made if missing)")
         stored = folder / PARAMS
         if stored.exists():
-            old = json.loads(stored.read_text())
+            old = stored_json(stored, what.lstrip("-"), ("spec",))
             old.setdefault("state_layout", 1)  # recorded since layouts were; what came before is layout 1
             check_layout(old["state_layout"], f"{what} {folder}")
             diff = differences(old, job.params)
@@ -149,7 +182,9 @@ def run(job: StreamJob, progress: Callable[[dict], None] | None = None,
     between micro-batches (see :func:`~shedding.streaming.end_of_input.await_query`);
     ``on_start(spark)`` is called once the session is up."""
     from shedding.spark import spark_session
+    from shedding.streaming.paths import place_of
 
+    job = placed(job, place_of(job.master, job.remote))
     check_params(job)
     started = _time.perf_counter()
     with spark_session(job.master, "shed stream-join", jvm_log=job.checkpoint / "spark.log", ui=job.ui,
@@ -158,7 +193,7 @@ def run(job: StreamJob, progress: Callable[[dict], None] | None = None,
             on_start(spark)
         queried = _time.perf_counter()
         table = query(spark, job, progress, stop=stop)
-        summary = summarize(job.out) | {"seconds": round(_time.perf_counter() - started, 2),
+        summary = job_summary(job) | {"seconds": round(_time.perf_counter() - started, 2),
                                         "query_seconds": round(_time.perf_counter() - queried, 2)}
         if after is not None:
             summary |= after(spark, summary, table)
@@ -169,9 +204,18 @@ def run_on(spark, job: StreamJob, progress: Callable[[dict], None] | None = None
            trace: dict | None = None) -> dict:
     """Run the job on an existing Spark session (which stays open) and return its summary. A
     ``trace`` dict receives the query's progress reports."""
+    from shedding.streaming.paths import session_place
+
+    job = placed(job, session_place(spark))
     check_params(job)
     query(spark, job, progress, trace)
-    return summarize(job.out)
+    return job_summary(job)
+
+
+def job_summary(job: StreamJob) -> dict:
+    """The job's totals (:func:`~shedding.streaming.results.summarize`) and the files its sources
+    skipped for arriving named before a file already read."""
+    return summarize(job.out) | {"skipped_files": skipped_files(job.checkpoint / "spark")}
 
 
 def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
@@ -200,7 +244,9 @@ def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
     ahead = marker_after(job.checkpoint, max_files, files)  # before one_batch's marker: it records the first start
     if bounded and one_batch(job.checkpoint, max_files, files):
         drop_marker(end_dir)
-    r, s = job.r.reader(spark, max_files), job.s.reader(spark, max_files)
+    used = {job.time.lower(), *(k.lower() for k in job.key)}
+    r, s = (src.reader(spark, max_files, strict=spec.strict, keep=used | {c.lower() for c in payload})
+            for src, payload in ((job.r, spec.payload_r), (job.s, spec.payload_s)))
     axis = TimeAxis.of(time_kind(r.schema[job.time].dataType, job.step), job.step)
     joined = semantic_window_join(
         r, s, key=list(job.key), time=job.time, step=job.step, window=axis.units(spec.window), memory=spec.memory,
@@ -209,7 +255,7 @@ def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
         idle_timeout=None if spec.idle_timeout_ms is None else spec.idle_timeout_ms / 1000,
         payload={"r": spec.payload_r, "s": spec.payload_s}, seed=spec.seed, warmup=spec.warmup, decay=spec.decay,
         strict=spec.strict, end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True,
-        metrics_dir=job.out / METRIC_TABLE, pairs_dir=job.out / PAIRS, tuning=spec.tuning)
+        metrics_dir=job.out / METRIC_TABLE, pairs_dir=job.out / PAIRS, tuning=spec.tuning, max_held=spec.max_held)
     running = (joined.writeStream.queryName("shed_stream_join").format("noop")
                .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
     trace["progress"] += await_query(running, progress, end_dir if bounded else None, ahead if bounded else None,

@@ -194,13 +194,15 @@ class ShedProcessor(StatefulProcessor):
 
 def typed_pairs(pairs: pd.DataFrame, schema: StructType) -> pd.DataFrame:
     """The pairs with their times as the output's types: original timestamps (microseconds since
-    the epoch) as UTC datetimes, dates (days) as dates; integer times stay."""
+    the epoch) as UTC datetimes (without a time zone: as the wall-clock times they were), dates
+    (days) as dates; integer times stay."""
     import pandas as pd
-    from pyspark.sql.types import DateType, TimestampType
+    from pyspark.sql.types import DateType, TimestampNTZType, TimestampType
 
     for f in schema.fields:
-        if f.name in ("r_time", "s_time") and isinstance(f.dataType, TimestampType):
-            pairs[f.name] = pd.to_datetime(pairs[f.name].to_numpy(), unit="us", utc=True)
+        if f.name in ("r_time", "s_time") and isinstance(f.dataType, (TimestampType, TimestampNTZType)):
+            pairs[f.name] = pd.to_datetime(pairs[f.name].to_numpy(), unit="us",
+                                           utc=isinstance(f.dataType, TimestampType))
         elif f.name in ("r_time", "s_time") and isinstance(f.dataType, DateType):
             pairs[f.name] = pd.to_datetime(pairs[f.name].to_numpy(), unit="D").date
     return pairs

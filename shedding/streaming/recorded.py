@@ -1,30 +1,23 @@
 """The micro-batches a query really ran: which files each one took, read from its checkpoint.
 
-A bounded run with ``max_files_per_trigger`` k usually takes files b k to (b + 1) k - 1 of each
-stream into micro-batch b, but a restart may cut the batches otherwise. Spark's file source writes
-the files it chose for the next batch into its own log (``sources/i/N``) *before* the query writes
-that batch's offsets (``offsets/B``); a kill between the two leaves files logged by the source
-for a batch the query never recorded, and the restart puts them into its next batch together with
-k new ones. Every tuple is still read once; only the batch boundaries move. Results that depend
-on them (the shared budget re-divides M once per micro-batch, :mod:`~shedding.streaming.budget`)
-are those of the batches recorded here, which a replayed batch repeats exactly.
-
-The offset log's line i (after the version and the batch metadata) is source i's offset, the
-source whose own log is ``sources/i``; a file source's offset is ``{"logOffset": n}`` and its log
-lists each file with the ``batchId`` n that took it (compacted into ``N.compact`` files every ten
-entries). Spark keeps the offset log of the last 100 batches only (``minBatchesToRetain``): for a
-longer run the early batches are no longer recorded and :func:`recorded_files` returns None.
+A bounded run with ``max_files_per_trigger`` k takes files b k to (b + 1) k - 1 of each stream
+(in name order) into micro-batch b. The offset log tells exactly: line i of ``offsets/B`` (after
+the version and the batch metadata) is source i's offset after batch B, and a folder's offset
+(:mod:`~shedding.streaming.folder_source`) names the folder and the last file taken, so batch B
+took the files named after batch B - 1's last file up to its own. Spark keeps the offset log of
+the last 100 batches only (``minBatchesToRetain``): for a longer run the early batches are no
+longer recorded and :func:`recorded_files` returns None.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from shedding.errors import ShedError
+from shedding.streaming.folder_source import batch_names, file_names, initial_offset, offset_of
 
-#: the version line of the offset and file-source logs this reader knows
+#: the version line of the offset log this reader knows
 LOG_VERSION = "v1"
 
 
@@ -42,45 +35,38 @@ def _lines(path: Path) -> list[str]:
 
 
 def _numbered(folder: Path) -> dict[int, Path]:
-    """The log files of ``folder`` by number (``N`` and ``N.compact``)."""
+    """The log files of ``folder`` by number."""
     out = {}
     for path in folder.iterdir() if folder.is_dir() else ():
-        stem = path.name.removesuffix(".compact")
-        if stem.isdigit():
-            out[int(stem)] = path
+        if path.name.isdigit():
+            out[int(path.name)] = path
     return out
 
 
-def source_log(folder: Path) -> dict[int, list[str]]:
-    """A file source's log: per log offset, the local paths of the files it took."""
-    taken: dict[int, set[str]] = {}
-    for path in _numbered(folder).values():
-        for line in _lines(path):
-            if line.strip():
-                entry = json.loads(line)
-                taken.setdefault(int(entry["batchId"]), set()).add(local_path(entry["path"]))
-    return {n: sorted(files) for n, files in taken.items()}
+def folder_offsets(path: Path) -> list[dict]:
+    """The folder sources' offsets in one offset log file (other sources' lines are left out)."""
+    return [o for o in map(offset_of, _lines(path)[1:]) if o is not None]
 
 
 def recorded_files(spark_checkpoint: Path) -> dict[str, int] | None:
-    """Each file the query's file sources took, by local path, with the micro-batch that took it;
+    """Each file the query's folder sources took, by local path, with the micro-batch that took it;
     None when the offset log no longer starts at batch 0 (or holds no batch)."""
     offsets = _numbered(spark_checkpoint / "offsets")
     if 0 not in offsets:
         return None
-    logs: dict[int, dict[int, list[str]]] = {}
-    done: dict[int, int] = {}  # per source: the last log offset taken by an earlier batch
     batch_of: dict[str, int] = {}
+    before: dict[str, dict] = {}  # per folder: its offset after the batch before
     for batch in sorted(offsets):
-        for i, line in enumerate(_lines(offsets[batch])[1:]):
-            if "logOffset" not in line:
-                continue  # a source without an offset yet ("-"), or not a file source
-            end = int(json.loads(line)["logOffset"])
-            if i not in logs:  # each source's log is read once
-                logs[i] = source_log(spark_checkpoint / "sources" / str(i))
-            log = logs[i]
-            for n in range(done.get(i, -1) + 1, end + 1):
-                for path in log.get(n, ()):
-                    batch_of.setdefault(path, batch)
-            done[i] = max(done.get(i, -1), end)
+        for end in folder_offsets(offsets[batch]):
+            start = before.get(end["path"], initial_offset(end["path"], end["fmt"]))
+            for name in batch_names(file_names(end["path"], end["fmt"]), start, end):
+                batch_of.setdefault(local_path(str(Path(end["path"]) / name)), batch)
+            before[end["path"]] = end
     return batch_of
+
+
+def skipped_files(spark_checkpoint: Path) -> int:
+    """How many files the folder sources skipped so far: they arrived named before a file already
+    read (:mod:`~shedding.streaming.folder_source`); 0 before the first batch."""
+    offsets = _numbered(spark_checkpoint / "offsets")
+    return sum(o["skipped"] for o in folder_offsets(offsets[max(offsets)])) if offsets else 0

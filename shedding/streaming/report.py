@@ -42,7 +42,8 @@ def stepped(spark, job: StreamJob, stream: bool = False) -> tuple:
 
     from shedding.streaming.inputs import Inputs, tagged
 
-    frames = [src.reader(spark, job.max_files_per_trigger, stream) for src in (job.r, job.s)]
+    used = {job.time.lower(), *(k.lower() for k in job.key)}
+    frames = [src.reader(spark, job.max_files_per_trigger, stream, keep=used) for src in (job.r, job.s)]
     inputs = Inputs.of(*frames, list(job.key), job.time, job.step)
     spec = replace(job.spec, payload_r=(), payload_s=(), carry_time=False)
     out = []
@@ -61,10 +62,9 @@ def source_rows(spark, job: StreamJob) -> pd.DataFrame:
 
 def trigger_batches(rows: pd.DataFrame, job: StreamJob) -> list[pd.DataFrame]:
     """``rows`` cut into the micro-batches the query ran, as its checkpoint records them
-    (:func:`~shedding.streaming.recorded.recorded_files`: a restart may have joined two triggers'
-    files into one batch); when the checkpoint no longer records every batch, the batches of an
-    uninterrupted bounded run: ``max_files_per_trigger`` files of each stream per micro-batch, in
-    the order Spark's file source takes them (every file in the first with ``once`` or without a
+    (:func:`~shedding.streaming.recorded.recorded_files`); when the checkpoint no longer records
+    every batch, the batches of an uninterrupted bounded run: ``max_files_per_trigger`` files of
+    each stream per micro-batch, in name order (every file in the first with ``once`` or without a
     limit)."""
     batch_of = recorded_files(job.checkpoint / "spark")
     if batch_of is None:

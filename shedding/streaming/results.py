@@ -8,6 +8,7 @@ replaces its own files, so the tables hold every committed batch exactly once.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -55,11 +56,23 @@ def observed(progress) -> dict:
     return {k: v or 0 for k, v in values.items()}
 
 
+def skipped_in(progress) -> int:
+    """The files the folder sources skipped so far, as a progress report's end offsets tell: they
+    arrived named before a file already read (:mod:`~shedding.streaming.folder_source`)."""
+    from shedding.streaming.folder_source import offset_of
+
+    offsets = (src["endOffset"] for src in progress["sources"])
+    return sum((offset_of(o if isinstance(o, str) else json.dumps(o)) or {"skipped": 0})["skipped"] for o in offsets)
+
+
 def progress_line(progress) -> str:
-    """One line on a micro-batch for a running job: input rate, state, and what was shed and late."""
+    """One line on a micro-batch for a running job: input rate, state, what was shed and late, and
+    the files skipped for arriving out of name order (if any)."""
     o = observed(progress)
     rate = progress.get("processedRowsPerSecond") or 0.0
+    skipped = skipped_in(progress)
     return (f"batch {progress['batchId']}: {sum(src['numInputRows'] for src in progress['sources']):,} rows "
             f"({rate:,.0f} rows/s), {o.get('outputs', 0):,} pairs; state {o.get('memory_r', 0) + o.get('memory_s', 0):,} "
             f"tuples ({o.get('state_bytes', 0):,} bytes), held {o.get('held', 0):,}, shed {o.get('shed', 0):,}, "
-            f"late {o.get('late', 0):,}, bad {o.get('bad', 0):,}")
+            f"late {o.get('late', 0):,}, bad {o.get('bad', 0):,}"
+            + (f"; {skipped:,} file(s) skipped: they arrived named before files already read" if skipped else ""))

@@ -9,7 +9,7 @@ released once it is below it), then feeds them, in a canonical order, to the one
 frontier already released is *late*: counted and dropped (or refused in strict mode), never joined
 out of order. At the end of the input every held step is released.
 
-Lateness and idle sources (both off by default):
+Lateness, idle sources and a cap on held-back tuples (all off by default):
 
 * ``lateness`` L: a step is released only once both inputs are more than L steps past it, so a
   tuple up to L steps behind the frontier still joins, in order; the held-back tuples are those of
@@ -18,7 +18,11 @@ Lateness and idle sources (both off by default):
   time of the micro-batches, which Spark keeps in its offset log, so a replayed batch sees the
   same time) no longer holds the frontier back: the other input's steps are released as they
   pass. Held-back tuples are then at most those that arrived within the timeout (plus L steps);
-  tuples the idle input sends later, below the released frontier, are late.
+  tuples the idle input sends later, below the released frontier, are late;
+* ``max_held`` H: at most H tuples are held back over all shards (each shard its share): when
+  more would be, the oldest held steps are joined at once, the frontier moving past them, and
+  tuples of those steps that arrive later are late (with ``strict`` the query stops instead).
+  The state is then at most M tuples in the join plus H held back.
 
 Within a time step tuples are ordered by side (R first), key, original time, then payload, so the
 result does not depend on file or micro-batch boundaries, nor on the order Spark delivers rows in.
@@ -85,7 +89,8 @@ class JoinSpec:
     the rows carry their original time (column :data:`TIME_VALUE`) for the pairs, and
     ``key_names`` the pairs' key columns when the rows carry original keys (columns ``_k0``,
     ``_k1``, ...; empty: the integer key is the key), and ``tuning`` the learner of HAZARD or AGE
-    (:meth:`~shedding.online.tuning.HazardTuning.parse`'s text; empty: the defaults).
+    (:meth:`~shedding.online.tuning.HazardTuning.parse`'s text; empty: the defaults), and
+    ``max_held`` the most tuples held back over all shards (None: no cap; module docstring).
     """
 
     window: int
@@ -106,6 +111,7 @@ class JoinSpec:
     carry_time: bool = False
     key_names: tuple[str, ...] = field(default=())
     tuning: str = ""
+    max_held: int | None = None
 
     def __post_init__(self) -> None:
         check_window(self.window)
@@ -129,6 +135,9 @@ class JoinSpec:
         if self.idle_timeout_ms is not None and (isinstance(self.idle_timeout_ms, bool) or
                                                  not isinstance(self.idle_timeout_ms, int) or self.idle_timeout_ms < 1):
             raise ShedError(f"idle_timeout must be at least a millisecond, got {self.idle_timeout_ms!r} ms")
+        if self.max_held is not None and (isinstance(self.max_held, bool) or not isinstance(self.max_held, int)
+                                          or self.max_held < 0):
+            raise ShedError(f"{{param}} must be an integer >= 0 (tuples), got {self.max_held!r}", param="max_held")
         if self.memory_split is not None:
             object.__setattr__(self, "memory_split", tuple(int(v) for v in self.memory_split))
         object.__setattr__(self, "key_names", tuple(self.key_names))
@@ -162,6 +171,8 @@ class JoinSpec:
         d["payload_r"], d["payload_s"], d["key_names"] = list(self.payload_r), list(self.payload_s), list(self.key_names)
         if not self.tuning:
             del d["tuning"]  # the parameters of a checkpoint made before the field existed
+        if self.max_held is None:
+            del d["max_held"]  # likewise
         return d
 
 
@@ -276,6 +287,8 @@ class ShardJoin:
         else:
             ready = held["time"].to_numpy() < frontier
             self.released_until = frontier if self.released_until is None else max(self.released_until, frontier)
+        if not end:
+            ready = self._cap_held(held["time"].to_numpy(), ready)
         pairs, joined_shed = self._join(held[ready])
         shed += joined_shed
         self._held = held[~ready].reset_index(drop=True)
@@ -294,6 +307,29 @@ class ShardJoin:
         metrics["held"] = len(self._held)
         metrics["released_until"] = -1 if self.released_until is None else self.released_until
         return pairs, metrics
+
+    @property
+    def held_cap(self) -> int | None:
+        """This shard's share of ``max_held`` (the shards' shares add up to it), or None."""
+        cap, shards = self.spec.max_held, self.spec.shards
+        return None if cap is None else cap // shards + (self.shard < cap % shards)
+
+    def _cap_held(self, times: np.ndarray, ready: np.ndarray) -> np.ndarray:
+        """``ready`` (over the held rows of ``times``) widened to whole steps from the oldest held
+        one on, until at most :attr:`held_cap` tuples stay held: those steps are joined early, and
+        later tuples of them are late. With ``strict`` a cap that binds is refused instead."""
+        cap = self.held_cap
+        waiting = times[~ready]
+        if cap is None or len(waiting) <= cap:
+            return ready
+        if self.spec.strict:
+            raise ShedError(f"{len(waiting)} tuples are held back in shard {self.shard}, more than its share {cap} of "
+                            "max_held; raise max_held, lower the allowed lateness or the idle timeout, or drop strict "
+                            "mode to join the oldest held steps early")
+        k = len(waiting) - cap  # at least this many leave: the steps up to the k-th oldest tuple's
+        until = int(np.partition(waiting, k - 1)[k - 1]) + 1
+        self.released_until = until if self.released_until is None else max(self.released_until, until)
+        return times < self.released_until
 
     def _frontier(self, now: int | None) -> int | None:
         """The step below which every step is released now: the inputs' latest times, less the

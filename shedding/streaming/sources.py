@@ -1,7 +1,7 @@
 """The file sources of ``shed stream-join``: checked up front, and synthetic ones written out.
 
-Each stream is a directory of CSV or Parquet files (``time,key[,payload...]``) that the file
-source of Structured Streaming reads as files arrive. :func:`inspect_source` checks a directory
+Each stream is a directory of CSV or Parquet files (``time,key[,payload...]``) read as a stream
+in name order as files arrive (:mod:`~shedding.streaming.folder_source`). :func:`inspect_source` checks a directory
 before the query starts (it exists, holds files, has time and key columns with integers), so a
 wrong path or file is a one-line error, not a failed query; :func:`write_zipf_sources` writes the
 paper's synthetic workload (§4) as such directories.
@@ -9,7 +9,6 @@ paper's synthetic workload (§4) as such directories.
 
 from __future__ import annotations
 
-import os
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ import pandas as pd
 
 from shedding.datasets.files import FORMATS
 from shedding.errors import ShedError
-from shedding.streaming.event_time import whole_number_sql, whole_numbers
+from shedding.streaming.event_time import TIME_LIMIT, whole_number_sql, whole_numbers
 from shedding.streaming.inputs import quoted
 
 
@@ -42,21 +41,34 @@ class StreamSource:
     @property
     def ddl(self) -> str:
         """The file source's schema."""
-        if self.fmt == "csv":
-            return ", ".join(f"{quoted(c)} string" for c in self.columns)
-        return ", ".join(f"{quoted(c)} {self.types[c]}" for c in self.columns)
+        return self.ddl_of(self.columns)
 
-    def reader(self, spark, max_files: int | None, stream: bool = True):
-        """The source as a streaming DataFrame (files in modification-time order, as Spark reads
-        them), with the column types of :attr:`types`; ``stream=False``: the files present now,
-        as one batch DataFrame read by the same rules."""
-        read = (spark.readStream if stream else spark.read).schema(self.ddl)
-        if max_files is not None and stream:
-            read = read.option("maxFilesPerTrigger", max_files)
+    def ddl_of(self, columns) -> str:
+        """The schema of ``columns`` as the file source reads them (text for CSV)."""
+        if self.fmt == "csv":
+            return ", ".join(f"{quoted(c)} string" for c in columns)
+        return ", ".join(f"{quoted(c)} {self.types[c]}" for c in columns)
+
+    def reader(self, spark, max_files: int | None, stream: bool = True, strict: bool = False,
+               keep: set[str] | None = None):
+        """The source as a streaming DataFrame (files in name order,
+        :mod:`~shedding.streaming.folder_source`; a file named before one already read fails the
+        query with ``strict``), with the column types of :attr:`types`; ``stream=False``: the
+        files present now, as one batch DataFrame read by the same rules (Spark's own reader, so
+        that each row knows its file). ``keep`` (lower-case names): only these columns are read
+        and converted (a source of thousands of columns costs a conversion each otherwise)."""
+        from shedding.streaming.folder_source import folder_stream
+
+        used = [c for c in self.columns if keep is None or c.strip().lower() in keep]
+        if stream:
+            frame = folder_stream(spark, self.path, self.fmt, self.ddl_of(used), max_files, strict, self.columns)
+        elif self.fmt == "csv":
+            frame = spark.read.schema(self.ddl).option("header", True).option("mode", "PERMISSIVE").csv(str(self.path))
+        else:
+            frame = spark.read.schema(self.ddl).parquet(str(self.path))
         if self.fmt != "csv":
-            return read.parquet(str(self.path))
-        frame = read.option("header", True).option("mode", "PERMISSIVE").csv(str(self.path))
-        return frame.selectExpr(*(f"{converted(quoted(c), self.types[c])} AS {quoted(c)}" for c in self.columns))
+            return frame.select(*used)
+        return frame.selectExpr(*(f"{converted(quoted(c), self.types[c])} AS {quoted(c)}" for c in used))
 
     def as_dict(self) -> dict:
         return {"path": str(self.path), "fmt": self.fmt, "columns": list(self.columns), "types": self.types}
@@ -76,12 +88,11 @@ def converted(col: str, kind: str) -> str:
 
 
 def source_files(path: Path, fmt: str) -> list[Path]:
-    """The files of format ``fmt`` in a source directory, in the order Spark's file source takes
-    them: by modification time, then name."""
-    exts = [e for e, f in FORMATS.items() if f == fmt]
-    found = [p for p in path.iterdir() if p.is_file() and not p.name.startswith((".", "_"))
-             and any(p.name.lower().endswith(e) for e in exts)]
-    return sorted(found, key=lambda p: (p.stat().st_mtime_ns, p.name))
+    """The files of format ``fmt`` in a source directory, in the order the stream takes them: by
+    name (:func:`~shedding.streaming.folder_source.file_names`)."""
+    from shedding.streaming.folder_source import file_names
+
+    return [path / name for name in file_names(path, fmt)]
 
 
 def _majority(values: pd.Series, test: pd.Series) -> bool:
@@ -118,7 +129,7 @@ def _sample(path: Path, fmt: str) -> tuple[list[str], dict | None, pd.DataFrame 
 def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...] = ("key",),
                    time: str = "time") -> StreamSource:
     """Check one source directory up front and learn its columns, as Spark's file source will
-    read it: the first file in Spark's order (:func:`source_files`) that has the ``time`` and
+    read it: the first file in name order (:func:`source_files`) that has the ``time`` and
     ``keys`` columns fixes them (a file that cannot be read is skipped: Spark reads it
     permissively, its rows are bad rows). CSV column types come from a sample of that file (most
     values decide, :func:`_text_type`); integer keys stay integers, other keys join as text."""
@@ -154,15 +165,31 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
                         f"{'{param} column(s) ' + ', '.join(keys) if timed else 'columns ' + ', '.join(wanted)} "
                         f"({'; '.join(seen[:2]) or 'none could be read'}); sources need "
                         f"{','.join(wanted)}[,payload...]", param="key" if timed else None)
+    column = lower[time.lower()]
     if types is None:
         types = {c: _text_type(sample[c]) for c in columns}
         for k in keys:  # a key is an integer or text
             types[lower[k.lower()]] = "bigint" if types[lower[k.lower()]] == "bigint" else "string"
-        if types[lower[time.lower()]] not in ("bigint", "timestamp"):
+        if types[column] not in ("bigint", "timestamp"):
             raise ShedError(f"{what} column {time} in {file.name} holds neither whole numbers nor timestamps "
-                            f"(first value {sample[lower[time.lower()]].dropna().astype(str).head(1).tolist()}); "
+                            f"(first value {sample[column].dropna().astype(str).head(1).tolist()}); "
                             "times must be integers or timestamps")
+        if types[column] == "bigint":
+            check_time_range(whole_numbers(sample[column]), what, file)
+    elif types[column] in ("tinyint", "smallint", "int", "bigint"):
+        import pyarrow.parquet as pq
+
+        check_time_range(pq.read_table(file, columns=[column]).column(0).to_pandas(), what, file)
     return StreamSource(path, fmt, tuple(columns), types)
+
+
+def check_time_range(times: pd.Series, what: str, file: Path) -> None:
+    """Refuse a source whose first file has integer times outside 0 to
+    :data:`~shedding.streaming.event_time.TIME_LIMIT` - 1 (the query would count them as bad rows)."""
+    outside = times[(times < 0) | (times >= TIME_LIMIT)].dropna()
+    if len(outside):
+        raise ShedError(f"{what} file {file} has time {outside.iloc[0]}: integer times must be 0 to 2^61 - 1 "
+                        "(the join counts non-negative steps); shift them so the first is 0")
 
 
 def write_zipf_sources(text_r: str, text_s: str, folder: Path, length: int, files: int, seed: int) -> tuple[Path, Path]:
@@ -190,6 +217,5 @@ def write_zipf_sources(text_r: str, text_s: str, folder: Path, length: int, file
             target = d / f"part-{i:05d}.csv"
             if not target.exists():  # a restart finds the same files
                 pd.DataFrame({"time": times[idx], "key": keys[idx]}).to_csv(target, index=False)
-                os.utime(target, (1_000_000 + i, 1_000_000 + i))  # the file source reads in this order
         paths.append(d)
     return paths[0], paths[1]

@@ -27,6 +27,7 @@ from shedding.streaming.end_of_input import EndOfInput
 from shedding.streaming.event_time import timeout_ms
 from shedding.streaming.frequencies import load_frequency_table
 from shedding.streaming.inputs import Inputs, output_schema, payload_names, tagged_union
+from shedding.streaming.paths import library_path, session_place
 from shedding.streaming.processor import PACKED, Packer, ShedProcessor
 from shedding.streaming.results import GAUGES, TOTALS
 from shedding.streaming.shard import JoinSpec
@@ -81,6 +82,7 @@ def semantic_window_join(
     metrics_dir: str | Path | None = None,
     pairs_dir: str | Path | None = None,
     tuning: str | HazardTuning | None = None,
+    max_held: int | None = None,
 ) -> DataFrame:
     """Join streams ``r`` and ``s`` over a window of ``window`` in at most ``memory`` tuples.
 
@@ -99,7 +101,10 @@ def semantic_window_join(
     micro-batch by their load and value (:mod:`~shedding.streaming.budget`), ``even`` splits it
     evenly once. ``allowed_lateness`` lets tuples that far behind the frontier still join;
     ``idle_timeout`` (seconds, or ``"30 seconds"``) stops an input that sent nothing for that long
-    from holding the frontier back (:mod:`~shedding.streaming.shard`). ``payload`` names columns
+    from holding the frontier back, and ``max_held`` caps the tuples held back over all shards (when
+    more would be, the oldest held steps are joined early and their later tuples are late, or with
+    ``strict`` the query stops), so that the state is at most M plus ``max_held`` tuples
+    (:mod:`~shedding.streaming.shard`). ``payload`` names columns
     carried into the pairs as ``r_<c>`` and ``s_<c>`` (a list for both streams, or
     ``{"r": [...], "s": [...]}``), with their types. ``tuning`` sets the learner of ``hazard``,
     ``hazardv``, ``age`` and ``agev`` (a :class:`~shedding.online.tuning.HazardTuning` or its
@@ -119,7 +124,9 @@ def semantic_window_join(
     ``metrics`` column (JSON; read it with :func:`metric`). ``metrics_dir``, a folder every
     executor can write to, also gets each micro-batch's metrics rows as a table
     (``metrics_dir/batch=N``, one Parquet file per shard, written by the shard's task; a replayed
-    batch replaces its own). ``pairs_dir``, likewise, gets the pairs as a table in the same layout
+    batch replaces its own). Both folders, and an ``EndOfInput``'s, are paths or ``file:///`` URIs;
+    on a master whose executors run on other machines a relative path is refused (give a folder
+    every worker sees at the same place, :func:`~shedding.streaming.paths.library_path`). ``pairs_dir``, likewise, gets the pairs as a table in the same layout
     (``pairs_dir/batch=N/shard-K.parquet``), and the returned DataFrame holds only the metrics
     rows: the pairs then never pass through the JVM, and the query needs no sink of its own
     (``format("noop")`` will do).
@@ -148,16 +155,19 @@ def semantic_window_join(
                     kind, decay, seed, warmup, strict, payload_r, payload_s, budget,
                     inputs.axis.steps(allowed_lateness, "allowed_lateness"), timeout, inputs.axis.carried,
                     tuple(f.name for f in inputs.key_fields) if inputs.hashed else (),
-                    tuning.spec if isinstance(tuning, HazardTuning) else (tuning or ""))
+                    tuning.spec if isinstance(tuning, HazardTuning) else (tuning or ""), max_held)
     if isinstance(end_of_input, EndOfInput):
-        end_of_input = end_of_input.frame(spark)
+        end_of_input = end_of_input.frame(spark, session_place(spark))
     elif end_of_input is None and not (r.isStreaming or s.isStreaming):
         end_of_input = spark.range(1)  # a batch input ends with itself
     union, payload_fields = tagged_union(r, s, spec, inputs, timeout is not None, end_of_input)
     if spec.shards == 1:  # one partition already groups every row: no shuffle, one stage per batch
         union = union.coalesce(1)
     schema = output_schema(inputs, payload_fields)
-    processor = ShedProcessor(spec, table, schema, *(None if d is None else str(d) for d in (metrics_dir, pairs_dir)))
+    place = session_place(spark)
+    folders = [None if d is None else str(library_path(d, place, name))
+               for d, name in ((metrics_dir, "metrics_dir"), (pairs_dir, "pairs_dir"))]
+    processor = ShedProcessor(spec, table, schema, *folders)
     packed = union.mapInArrow(Packer(spec.shards, spec.shares_budget), PACKED)
     joined = packed.groupBy("shard").transformWithStateInPandas(processor, schema, "Append", "None")
     joined = joined.observe("shedding", *[metric(m, total=True) for m in (*TOTALS, *GAUGES)])

@@ -49,6 +49,15 @@ def files(tmp_path_factory) -> dict[str, Path]:
     garbage.mkdir()
     (garbage / "suite.json").write_text(json.dumps({"name": "quick", "run_ids": ["a"], "total_runs": 1, "seeds": 1}))
     (garbage / "results.parquet").write_text("not parquet either")
+    for name, text in (("negative", "time,key\n-5,1\n-4,2\n"), ("huge", "time,key\n9223372036854775000,1\n")):
+        (root / name).mkdir()
+        (root / name / "part-0.csv").write_text(text)
+    (root / "wide").mkdir()  # 30 rows of 5,000 columns
+    (root / "wide" / "part-0.csv").write_text("\n".join([",".join(["time", "key", *(f"c{i}" for i in range(4998))]),
+                                                         *(",".join([str(t), "1", *("0" * 4998)]) for t in range(30))]))
+    for name, part in (("badjob", "shedding-job.json"), ("badck", "sources.json")):
+        (root / name).mkdir()
+        (root / name / part).write_text('{"spec": {"window"')  # cut short, as a full disk leaves it
     return {p.name: p for p in root.iterdir()} | {"root": root}
 
 
@@ -296,6 +305,16 @@ CASES = {
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--remote", "local[2]", "--ui"], "--ui"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "file://{root}/o", "--remote", "sc://127.0.0.1:1"],
          "--remote"),
+        # the traps of issue 37
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--master", "local[0]"], "--master"),
+        (["--r", "{src}", "--s", "{src}", "--out", "{src}/out"], "--out"),  # would read its own files
+        (["--r", "{src}", "--s", "{src}", "--out", "{root}/o2", "--checkpoint", "{src}"], "--checkpoint"),
+        (["--r", "{src}", "--s", "{src}", "--out", "{badjob}"], "--out"),  # was a traceback
+        (["--r", "{src}", "--s", "{src}", "--out", "{root}/o3", "--checkpoint", "{badck}"], "--checkpoint"),
+        (["--r", "{negative}", "--s", "{src}", "--out", "{root}/o4"], "--r"),  # was a 30-line PythonException
+        (["--r", "{src}", "--s", "{huge}", "--out", "{root}/o5"], "--s"),  # was a pair silently lost
+        (["--r", "{wide}", "--s", "{wide}", "--out", "{root}/o6"], "--payload"),  # ran for more than 10 minutes
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--max-held", "-1"], "--max-held"),
     ],
     "wjoin": [
         (["--window", BIG], "--window"),  # was a traceback

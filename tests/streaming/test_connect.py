@@ -5,6 +5,7 @@ simulator pair for pair."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import textwrap
@@ -52,13 +53,21 @@ def test_the_join_runs_on_spark_connect_and_equals_the_exact_join():
 
 @pytest.mark.slow
 def test_shed_stream_join_runs_on_a_remote_session(tmp_path):
+    """--remote local[2] with Spark Connect's default port 15002 taken: the in-process server binds
+    a free port."""
     from shedding import simulate, zipf_workload
     from shedding.streaming.results import PAIRS, read_table
 
-    done = subprocess.run([sys.executable, "-m", "shedding.cli", "stream-join", "--r", "zipf:1:40", "--s", "zipf:1:40",
-                           "--length", "800", "--files", "4", "--max-files-per-trigger", "2", "--window", "40",
-                           "--memory", "40", "--remote", "local[2]", "--out", str(tmp_path / "out"), "--json"],
-                          capture_output=True, text=True, timeout=900)
+    with socket.socket() as taken:
+        try:
+            taken.bind(("", 15002))
+            taken.listen()
+        except OSError:  # taken already, as the test wants
+            pass
+        done = subprocess.run([sys.executable, "-m", "shedding.cli", "stream-join", "--r", "zipf:1:40", "--s",
+                               "zipf:1:40", "--length", "800", "--files", "4", "--max-files-per-trigger", "2",
+                               "--window", "40", "--memory", "40", "--remote", "local[2]", "--out",
+                               str(tmp_path / "out"), "--json"], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     wl = zipf_workload(1.0, 40, 800, seed=0, correlation="independent", window=40, warmup=0)

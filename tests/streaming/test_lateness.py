@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from shedding import Workload, simulate, zipf_workload
-from shedding.streaming.event_time import INTEGER, TimeAxis, whole_numbers
+from shedding.errors import ShedError
+from shedding.streaming.event_time import INTEGER, TimeAxis, kind_named, whole_numbers
 from shedding.streaming.shard import END, JoinSpec, ShardJoin
 
 END_ROW = pd.DataFrame({"side": [END], "time": [0], "key": [0]})
@@ -96,6 +98,18 @@ def test_whole_numbers_are_one_rule():
     assert [stamps.steps(stamps.units(n), "allowed_lateness") for n in (0, 30)] == [0, 30]
 
 
+def test_zero_lateness_in_any_unit_and_the_kinds_of_named_types():
+    stamps, integers = TimeAxis.of("timestamp", "1 second"), TimeAxis.of(INTEGER, 1)
+    assert [a.steps(v, "allowed_lateness") for a in (stamps, integers) for v in ("0 seconds", "0.0 min", 0)] == [0] * 6
+    with pytest.raises(ShedError, match="'0 parsecs' is not a length of time"):
+        stamps.steps("0 parsecs", "allowed_lateness")
+    with pytest.raises(ShedError, match="step '1 second' is a length of time, but the time column holds integers"):
+        TimeAxis.of(INTEGER, "1 second")
+    assert [kind_named(t, None) for t in ("timestamp_ntz", "timestamp", "date", "bigint", "string")] == \
+        ["timestamp", "timestamp", "date", "integer", "integer"]
+    assert kind_named("string", "1 second") == "timestamp"
+
+
 def test_a_workload_in_steps_of_several_units_equals_the_simulator():
     wl = zipf_workload(1.0, 20, 500, seed=1, window=25, warmup=0)
     join = ShardJoin(JoinSpec(25, 25, "prob", carry_time=True))
@@ -105,3 +119,24 @@ def test_a_workload_in_steps_of_several_units_equals_the_simulator():
     expected = simulate(Workload(wl.side, wl.time, wl.key, 25, 0), "prob", 25, estimator="online", pairs=True).pairs
     assert sorted(zip(pairs["key"], pairs["r_time"], pairs["s_time"])) == sorted(
         zip(wl.key[expected[:, 0]], wl.time[expected[:, 0]] * 60 + 7, wl.time[expected[:, 1]] * 60 + 7))
+
+
+def test_a_cap_on_held_back_tuples_joins_the_oldest_steps_early_or_is_refused_when_strict():
+    def stalled(spec: JoinSpec, shard: int = 0) -> tuple[list[int], int]:
+        join = ShardJoin(spec, shard)
+        join.push(frame([0, 1], [0, 0], [1, 1]))
+        held = [join.push(frame([0] * 10, np.arange(10 * i, 10 * i + 10), [1] * 10))[1]["held"]
+                for i in range(1, 20)]
+        return held, join.push(frame([1], [5], [1]))[1]["late"]  # S comes back with an old time
+
+    held, late = stalled(JoinSpec(10, 10, "prob"))
+    assert held[-1] == 192 and late == 0  # no cap: S stalled at time 0 holds every tuple back
+    held, late = stalled(JoinSpec(10, 10, "prob", max_held=25))
+    assert max(held) <= 25 and held[-1] >= 20 and late == 1  # whole steps of 1 tuple: 25 stay, the rest joined
+    held, _ = stalled(JoinSpec(10, 10, "prob", shards=2, max_held=25), shard=1)
+    assert max(held) <= 12  # shard 1's share: 25 // 2
+    with pytest.raises(ShedError) as exc:
+        stalled(JoinSpec(10, 10, "prob", max_held=25, strict=True))
+    assert "more than its share 25 of max_held" in str(exc.value) and "\n" not in str(exc.value)
+    with pytest.raises(ShedError, match="max_held must be an integer >= 0"):
+        JoinSpec(10, 10, "prob", max_held=-1)

@@ -1,13 +1,11 @@
 """Exactly once under kill -9: ``shed stream-join`` killed mid-stream and started again with the same
 command writes exactly the pairs and metrics totals of an uninterrupted run (the simulator's), or with
-P = 2 shards sharing one budget, those of the shards fed the micro-batches the checkpoint records (a
-restart may cut them otherwise than an uninterrupted run: :mod:`shedding.streaming.recorded`); a
-SIGTERM stops it cleanly."""
+P = 2 shards sharing one budget, those of the shards fed the micro-batches the checkpoint records
+(:mod:`shedding.streaming.recorded`); a SIGTERM stops it cleanly."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -42,8 +40,8 @@ def start(base: Path, shards: int = 1) -> subprocess.Popen:
 
 
 def recorded_plan(base: Path, shards: int) -> list[tuple]:
-    """The pairs of the shards fed the micro-batches the query ran, as its checkpoint records them
-    (a restart may have put two triggers' files into one batch): what the job must have written."""
+    """The pairs of the shards fed the micro-batches the query ran, as its checkpoint records them:
+    what the job must have written."""
     batch_of = recorded_files(base / "out" / "checkpoint" / "spark")
     rows = pd.concat([pd.read_csv(path).assign(side=side, batch=batch_of[str(path.resolve())])
                       for side, name in ((0, "r"), (1, "s"))
@@ -104,38 +102,10 @@ def test_kill_9_mid_stream_then_restart_loses_and_duplicates_nothing(tmp_path, s
 
 
 @pytest.mark.spark
-def test_a_restart_that_puts_two_triggers_files_into_one_batch_writes_that_batchs_pairs(tmp_path):
-    """The checkpoint a kill leaves between Spark's file sources logging the files of batch 3 and
-    the query logging batch 3's offsets (made here from a finished run's checkpoint, cut back to
-    that moment): the restart's batch 3 takes files 3 and 4 of each stream, and with P = 2 shards
-    sharing one budget the job writes the pairs of the batches it ran."""
-    files, cut = 6, 3
-    assert subprocess.run(command(tmp_path, 2, files), capture_output=True, timeout=900).returncode == 0
-    spark = tmp_path / "out" / "checkpoint" / "spark"
-
-    def after(folder: Path, first: int) -> list[Path]:  # a log's or table's entries from number first on
-        heads = {p: p.name.lstrip(".").removeprefix("batch=").split(".")[0] for p in folder.iterdir()}
-        return [p for p, head in heads.items() if head.isdigit() and int(head) >= first]  # with their .crc
-
-    doomed = [*after(spark / "offsets", cut), *after(spark / "commits", cut), *(spark / "sources" / "2").iterdir(),
-              *(p for i in (0, 1) for p in after(spark / "sources" / str(i), cut + 1)),
-              *(p for part in (spark / "state" / "0").glob("[0-9]*") for p in after(part, cut + 1)),
-              tmp_path / "out" / "checkpoint" / "end-of-input" / "end.txt"]
-    for path in doomed:
-        path.unlink()
-    for table in (PAIRS, METRIC_TABLE):
-        for folder in after(tmp_path / "out" / table, cut):
-            shutil.rmtree(folder)
-    again = subprocess.run(command(tmp_path, 2, files), capture_output=True, text=True, timeout=900)
-    assert again.returncode == 0, again.stderr[-2000:]
-    batch_of = recorded_files(spark)
-    folded = sorted(Path(p).name for p, b in batch_of.items() if b == cut and "sources" in Path(p).parts[-3:])
-    assert folded == ["part-00003.csv", "part-00003.csv", "part-00004.csv", "part-00004.csv"], folded
-    assert_recorded_batches_written(tmp_path, 2)
-
-
-@pytest.mark.spark
-def test_sigterm_stops_after_a_committed_batch_with_exit_0_and_the_same_command_continues(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_after_a_committed_batch_with_exit_0_and_the_same_command_continues(tmp_path, sig):
+    """SIGTERM, and SIGINT as Ctrl-C sends it: to the whole process group (the JVM and Python's
+    workers too), after Spark installed its own SIGINT handler."""
     interval = [*command(tmp_path), "--trigger", "interval:1"]
     interval.remove("--json")
     with open(tmp_path / "run.log", "w") as log:
@@ -144,15 +114,15 @@ def test_sigterm_stops_after_a_committed_batch_with_exit_0_and_the_same_command_
         deadline = time.monotonic() + 600
         while commits(tmp_path) < 2 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
-        os.kill(proc.pid, signal.SIGTERM)
-        assert proc.wait(timeout=120) == 0
+        (os.killpg if sig == signal.SIGINT else os.kill)(proc.pid, sig)  # Ctrl-C reaches the whole group
+        assert proc.wait(timeout=120) == 0, (tmp_path / "run.log").read_text()[-2000:]
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
     lines = (tmp_path / "run.log").read_text().strip().splitlines()
-    assert lines[-1].startswith("stopped by SIGTERM after micro-batch ") and "run the same command" in lines[-1]
+    assert lines[-1].startswith(f"stopped by {sig.name} after micro-batch ") and "run the same command" in lines[-1]
     assert lines[0].startswith("batch 0: ") and "rows/s" in lines[0] and "held" in lines[0]  # the live progress
     again = subprocess.run([*command(tmp_path), "--trigger", "available-now"], capture_output=True, text=True,
                            timeout=900)

@@ -1,0 +1,229 @@
+"""A folder of CSV or Parquet files as a stream whose files are taken in name order.
+
+Spark's own file source takes new files in modification-time order. Files written in a loop,
+copied with ``cp`` or extracted from an archive have equal or arbitrary modification times, so
+with ``max_files_per_trigger`` a later file could be read first and the tuples of the earlier
+ones arrive late (and are dropped). This source, a Spark Python data source
+(:class:`FolderSource`, format :data:`FORMAT`), takes a folder's files in *name* order whatever
+their times: a micro-batch's offset is the name of the last file it took and how many files up
+to that name there were, and a micro-batch takes the next files after that name (at most
+``max_files_per_trigger``, read by as many Spark tasks as the session has cores, each a run of
+consecutive files). Name the files so that their names sort in time order (``part-00000``,
+``2024-05-01T10.csv``).
+
+A file that appears later with a name *before* the last one taken is never read: the offsets
+count it (``skipped``, summed over the run by
+:func:`~shedding.streaming.recorded.skipped_files`), the job reports it, and with ``strict`` the
+query stops with an error naming the last file read. A micro-batch replayed after a crash reads
+the files then present between its two offsets' names: the same ones, unless a file arrived
+named between them in the meantime (the replay reads it, and it is not counted as skipped).
+Files whose names start with ``.`` or ``_`` are ignored, as Spark does.
+
+Files are read with pyarrow by the rules of Spark's readers: a CSV file's first line is its header
+and its fields are taken by position as text (a row with fewer fields gets nulls, extra fields are
+dropped, an empty field is null); a Parquet file's columns are taken by name (a missing one is
+null) and cast to the source's types (a timestamp of any unit, pandas' nanoseconds included, to
+Spark's microseconds, truncated).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from bisect import bisect_right
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxFiles
+
+from shedding.datasets.files import FORMATS
+from shedding.errors import ShedError
+
+#: the format name the source is registered under
+FORMAT = "shedding_folder"
+#: rows per Arrow batch handed to Spark
+BATCH_ROWS = 100_000
+
+
+def file_names(folder: str | Path, fmt: str) -> list[str]:
+    """The names of the files of format ``fmt`` in ``folder``, in name order (the order this source
+    takes them); names starting with ``.`` or ``_`` are left out, as Spark's sources do."""
+    exts = tuple(e for e, f in FORMATS.items() if f == fmt)
+    with os.scandir(folder) as entries:
+        return sorted(e.name for e in entries if e.is_file() and not e.name.startswith((".", "_"))
+                      and e.name.lower().endswith(exts))
+
+
+def initial_offset(path: str, fmt: str) -> dict:
+    """The offset before the first file of the folder ``path`` (which the offsets name, so that a
+    checkpoint's offset log tells which files each micro-batch took, :mod:`~shedding.streaming.recorded`)."""
+    return {"path": str(path), "fmt": fmt, "last": "", "files": 0, "skipped": 0}
+
+
+def next_offset(names: list[str], start: dict, max_files: int | None) -> dict:
+    """The offset after ``start`` given the folder's ``names`` now (name order): the next
+    ``max_files`` files (all with None) after ``start["last"]``, and the files that appeared since
+    ``start`` with a name before it, counted in ``skipped`` (a total over the run)."""
+    before = bisect_right(names, start["last"])
+    new = names[before:before + max_files] if max_files else names[before:]
+    if not new:
+        return start
+    return start | {"last": new[-1], "files": before + len(new),
+                    "skipped": start["skipped"] + max(0, before - start["files"])}
+
+
+def batch_names(names: list[str], start: dict, end: dict) -> list[str]:
+    """The files of the micro-batch from offset ``start`` to ``end``: the names after
+    ``start["last"]`` up to ``end["last"]``."""
+    return names[bisect_right(names, start["last"]):bisect_right(names, end["last"])]
+
+
+def grouped(paths: list[str], tasks: int | None) -> list[list[str]]:
+    """``paths`` in at most ``tasks`` runs of consecutive files, as even as can be (None: one file
+    each). A Spark task costs a Python worker's round trip, so a batch of many small files read one
+    per task spends most of its time starting tasks."""
+    count = len(paths) if tasks is None else min(len(paths), tasks)
+    bounds = [len(paths) * i // count for i in range(count + 1)] if count else [0]
+    return [paths[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def arrow_schema(schema):
+    """The Arrow schema Spark expects for the Spark ``schema`` (timestamps in UTC)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(schema, timezone="UTC")
+
+
+def read_csv(path: str, columns: list[str]):
+    """A CSV file as an Arrow table of text columns ``columns``, by position as Spark's permissive
+    CSV reader takes them: the header line is skipped, a short row gets nulls, extra fields are
+    dropped, an empty field is null."""
+    import pyarrow as pa
+    from pyarrow import csv as pacsv
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        header = next(csv.reader(f), [])
+    if not header:  # an empty file: no rows
+        return pa.table({c: pa.array([], pa.string()) for c in columns})
+    width = max(len(header), 1)
+    odd: list[list[str]] = []  # rows with another number of fields, taken by position below
+
+    def keep(row) -> str:
+        odd.append(next(csv.reader(io.StringIO(row.text)), []))
+        return "skip"
+
+    names = [f"c{i}" for i in range(width)]
+    table = pacsv.read_csv(path, read_options=pacsv.ReadOptions(column_names=names, skip_rows=1),
+                           parse_options=pacsv.ParseOptions(invalid_row_handler=keep),
+                           convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()),
+                                                                strings_can_be_null=True))
+    out = {}
+    for i, name in enumerate(columns):
+        values = table.column(i) if i < width else pa.nulls(table.num_rows, pa.string())
+        extra = [row[i] if i < len(row) and row[i] != "" else None for row in odd]
+        out[name] = pa.concat_arrays([*values.chunks, pa.array(extra, pa.string())]) if odd else values
+    return pa.table(out) if out else table
+
+
+def read_parquet(path: str, columns: list[str]):
+    """A Parquet file's columns ``columns`` by name (a missing one as nulls, cast below)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    have = set(pq.read_schema(path).names)
+    table = pq.read_table(path, columns=[c for c in columns if c in have])
+    return pa.table({c: table.column(c) if c in have else pa.nulls(table.num_rows) for c in columns})
+
+
+def read_file(path: str, fmt: str, schema, columns: list[str] | None = None) -> Iterator:
+    """The rows of one file as Arrow record batches of the Spark ``schema``: its columns, among the
+    source's ``columns`` (all, in order, by default; a CSV file's fields are taken by position in
+    them)."""
+    target = arrow_schema(schema)
+    table = (read_csv if fmt == "csv" else read_parquet)(path, columns or list(schema.names)).select(schema.names)
+    table = table.cast(target, safe=False)  # nanoseconds to microseconds truncate; other casts as Spark's
+    yield from table.to_batches(max_chunksize=BATCH_ROWS)
+
+
+class FolderReader(DataSourceStreamReader):
+    """The stream of one folder (module docstring); options ``path``, ``fmt``, ``maxFiles`` (0: no
+    limit), ``strict`` and ``columns`` (the files' columns as JSON, when the schema reads fewer)."""
+
+    def __init__(self, options: dict, schema) -> None:
+        options = {k.lower(): v for k, v in options.items()}
+        self.path, self.fmt, self.schema = options["path"], options["fmt"], schema
+        self.max_files = int(options.get("maxfiles", "0")) or None
+        self.strict = options.get("strict", "false") == "true"
+        self.columns = json.loads(options.get("columns", "null"))
+        self.tasks = int(options.get("tasks", "0")) or None
+
+    def initialOffset(self) -> dict:
+        return initial_offset(self.path, self.fmt)
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        return ReadMaxFiles(self.max_files) if self.max_files else ReadAllAvailable()
+
+    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
+        names = file_names(self.path, self.fmt)
+        end = next_offset(names, start, limit.max_files if isinstance(limit, ReadMaxFiles) else None)
+        if self.strict and end["skipped"] > start["skipped"]:
+            raise ShedError(f"{end['skipped'] - start['skipped']} file(s) named before {start['last']!r}, the last "
+                            f"file read from {self.path}, arrived after it and would never be read; name new files "
+                            "so that they sort after the ones before them, or run without strict to count and skip "
+                            "them")
+        return end
+
+    def partitions(self, start: dict, end: dict) -> list[InputPartition]:
+        names = batch_names(file_names(self.path, self.fmt), start, end)
+        paths = [os.path.join(self.path, n) for n in names]
+        return [InputPartition(list(part)) for part in grouped(paths, self.tasks)]
+
+    def read(self, partition: InputPartition) -> Iterator:
+        for path in partition.value:
+            yield from read_file(path, self.fmt, self.schema, self.columns)
+
+
+class FolderSource(DataSource):
+    """The Spark Python data source :data:`FORMAT` (module docstring); its schema comes from the
+    reader's ``.schema()``."""
+
+    @classmethod
+    def name(cls) -> str:
+        return FORMAT
+
+    def streamReader(self, schema) -> FolderReader:
+        return FolderReader(dict(self.options), schema)
+
+
+def folder_stream(spark, path: Path, fmt: str, ddl: str, max_files: int | None, strict: bool = False,
+                  columns: Sequence[str] | None = None):
+    """The folder ``path`` as a streaming DataFrame with the schema ``ddl``, files in name order,
+    each micro-batch's files read by as many tasks as the session has cores (its default
+    parallelism; 2 where a Spark Connect session does not tell); ``columns``: the files' columns,
+    when ``ddl`` reads only some of them."""
+    spark.dataSource.register(FolderSource)
+    tasks = int(spark.conf.get("spark.default.parallelism", "0") or 0) or default_parallelism(spark)
+    read = (spark.readStream.format(FORMAT).schema(ddl).option("path", str(path)).option("fmt", fmt)
+            .option("maxFiles", str(max_files or 0)).option("strict", str(bool(strict)).lower())
+            .option("tasks", str(tasks)))
+    return read.option("columns", json.dumps(list(columns))).load() if columns is not None else read.load()
+
+
+def default_parallelism(spark) -> int:
+    """The cores a classic session's tasks run on; 2 for a Spark Connect session (no context)."""
+    try:
+        return max(1, int(spark.sparkContext.defaultParallelism))
+    except Exception:  # Spark Connect sessions have no sparkContext (an error of pyspark's own type)
+        return 2
+
+
+def offset_of(line: str) -> dict | None:
+    """A line of Spark's offset log as this source's offset, or None if it is another source's."""
+    try:
+        offset = json.loads(line)
+    except ValueError:
+        return None
+    return offset if isinstance(offset, dict) and set(initial_offset("", "")) <= set(offset) else None
