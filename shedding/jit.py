@@ -17,7 +17,11 @@ Two habits of numba that multiplied the compile time are turned off:
 
 * inlining at numba's level (``inline="always"``) types each callee again at every call site: the
   join kernel's nested helpers grew into one function that took minutes to compile. LLVM inlines
-  the small helpers anyway;
+  the helpers instead. ``inline="always"`` stays only on small *leaf* helpers that call no other
+  compiled function but another inlined leaf (tests/online/test_call_names.py holds this): the
+  W-join's list operations, called from a loop compiled with reference counting, where a real
+  call counts references on every array it passes (PROB ran 1.3x slower without it), and the
+  bestmatch skyline's insert (1.5x);
 * a call from compiled code with a constant argument (``_depart(..., 1, ...)``) compiles the callee
   again for that literal value. Here a compiled function is compiled once per argument *type*.
 
@@ -123,9 +127,8 @@ def _per_type(dispatcher: Any) -> Any:
 
 def njit(func: Callable | None = None, /, **options: Any) -> Any:
     """numba's ``njit`` with the package's cache (``cache=True``), compiled once per argument type;
-    use as ``@njit`` or ``@njit(_nrt=False)``. ``inline`` is refused (see the module's docstring)."""
-    if "inline" in options:
-        raise TypeError("shedding.jit.njit: numba-level inlining is not used here (see shedding/jit.py)")
+    use as ``@njit`` or ``@njit(_nrt=False)`` (``inline="always"`` only on leaf helpers: see the
+    module's docstring)."""
     options.setdefault("cache", True)
     if func is None:
         return lambda f: _per_type(_numba_njit(**options)(f))

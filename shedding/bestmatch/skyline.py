@@ -43,7 +43,7 @@ def within(R: np.ndarray, S: np.ndarray, r: int, s: int, eps: np.ndarray) -> boo
     return True
 
 
-@njit
+@njit(inline="always")
 def insert(buf: np.ndarray, count: np.ndarray, slot: int, R: np.ndarray, S: np.ndarray, r: int, s: int,
            sign: np.ndarray) -> bool:
     """Offer (r x s) to buffer ``slot``: it is dropped if a buffered pair dominates it (or is it),

@@ -158,7 +158,7 @@ def _run(ev_stream, ev_time, ev_rank, ev_seq, n, n_keys, w, kind, variable, caps
     return outputs, dropped
 
 
-@njit
+@njit(inline="always")
 def _remove(x, time, strm, rank, c_prev, c_next, s_prev, s_next, pos, c_head, c_tail, c_size, s_head, s_tail,
             held, slots, free, n_free, n_keys, act, act_n, apos):  # pragma: no cover - compiled
     j = strm[x]
@@ -179,7 +179,7 @@ def _remove(x, time, strm, rank, c_prev, c_next, s_prev, s_next, pos, c_head, c_
     return n_free + 1
 
 
-@njit
+@njit(inline="always")
 def _append(x, lst, prev, nxt, head, tail):  # pragma: no cover - compiled
     """Append node x to the doubly linked list ``lst``."""
     prev[x], nxt[x] = tail[lst], -1
@@ -190,7 +190,7 @@ def _append(x, lst, prev, nxt, head, tail):  # pragma: no cover - compiled
     tail[lst] = x
 
 
-@njit
+@njit(inline="always")
 def _unlink(x, lst, prev, nxt, head, tail):  # pragma: no cover - compiled
     """Take node x out of the doubly linked list ``lst``."""
     if prev[x] >= 0:

@@ -85,8 +85,3 @@ def test_constants_passed_from_compiled_code_compile_the_callee_once() -> None:
 
     assert caller(np.arange(3)) == 1 + 2 + 3
     assert len(helper.signatures) == 1  # not one per literal 0, 1 and the int64 expression
-
-
-def test_numba_level_inlining_is_refused() -> None:
-    with pytest.raises(TypeError, match="inlining"):
-        jit.njit(inline="always")

@@ -124,6 +124,25 @@ def test_every_compiled_call_passes_each_array_by_its_name() -> None:
     assert _violations() == []
 
 
+def _inlined(fn: ast.FunctionDef) -> bool:
+    """Whether numba inlines ``fn`` at its level (``@njit(inline="always")``)."""
+    return any(isinstance(dec, ast.Call) and any(k.arg == "inline" for k in dec.keywords) for dec in fn.decorator_list)
+
+
+def test_numba_inlines_only_leaf_helpers() -> None:
+    """numba types an inlined function again at every call site, so a chain of inlined helpers
+    multiplies the compile time (the join loop took minutes): an ``inline="always"`` function
+    calls no compiled function that is not itself inlined (shedding/jit.py)."""
+    modules = _modules()
+    compiled = _compiled(modules)
+    inlined = {(name, fn.name) for name, tree in modules.items() for fn in tree.body
+               if isinstance(fn, ast.FunctionDef) and _is_compiled(fn) and _inlined(fn)}
+    assert inlined, "the W-join's list helpers are inlined (shedding/jit.py)"
+    chains = [f"{name}.{fn.name} calls {target[0]}.{target[1]}" for name, fn, _, target in _calls(modules, compiled)
+              if (name, fn.name) in inlined and target not in inlined]
+    assert chains == []
+
+
 def test_the_check_finds_a_swap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The check is not vacuous: a call that swaps two arrays is reported."""
     pkg = tmp_path / "shedding"
