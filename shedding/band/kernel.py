@@ -46,6 +46,8 @@ class BandState(NamedTuple):
     h_lo: np.ndarray  #: int64 [d]: the histogram's lower edges (:mod:`.estimator`)
     h_width: np.ndarray  #: int64 [d]: its bin widths
     h_fen: np.ndarray  #: the Fenwick counts of its bins
+
+
 @njit
 def _matches(a, b, eps):
     for c in range(eps.shape[0]):

@@ -19,7 +19,6 @@ from shedding.online.layout import INF
 from shedding.online.tuning import HazardTuning
 
 
-
 class AgedArrays(NamedTuple):
     """The arrays of the age-aware kinds, as the compiled join takes them, by name. C: node
     capacity, D: keys, G: payload groups, B: age buckets (:mod:`~shedding.online.hazard` and
@@ -43,6 +42,10 @@ class AgedArrays(NamedTuple):
     fall: np.ndarray  #: int64 [2, G, 2, B, P]: the bucket where that priority next falls
     edges: np.ndarray  #: int64 [B + 1]: the age buckets' edges
     lens: np.ndarray  #: float64 [B]: their lengths
+
+
+#: a field's position in :class:`AgedArrays` (and in ``AgedState.arrays``)
+_INDEX = {name: i for i, name in enumerate(AgedArrays._fields)}
 
 
 def _pow2(n: int) -> int:
@@ -115,12 +118,12 @@ class AgedState:
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:
-            return self.__dict__["arrays"][AgedArrays._fields.index(name)]
-        except (KeyError, ValueError):
+            return self.__dict__["arrays"][_INDEX[name]]
+        except KeyError:
             raise AttributeError(name) from None
 
     def _set(self, name: str, value: np.ndarray) -> None:
-        self.arrays[AgedArrays._fields.index(name)] = value
+        self.arrays[_INDEX[name]] = value
 
     def state(self) -> AgedArrays:
         """The arrays, named, as the compiled join takes them."""

@@ -6,9 +6,9 @@ given schedule (for OPT, §3.2), under the exact semantics of docs/semantics.md.
 join the batch with memory and with itself, expire, then admit the batch and evict the
 lowest-priority candidates until each memory partition fits.
 
-State is O(M + batch + domain) and lives in plain numpy arrays (the ``State`` tuple below), so the
-same code serves the batch simulator, the OPT schedule replay and the Spark streaming job, and the
-state can be pickled between micro-batches.
+State is O(M + batch + domain) and lives in plain numpy arrays (a
+:class:`~shedding.online.layout.JoinState`), so the same code serves the batch simulator, the OPT
+schedule replay and the Spark streaming job, and the state can be pickled between micro-batches.
 
 Data structures (all O(1) or O(log D) per arrival):
 
