@@ -33,8 +33,8 @@ CRITERION = ("A check's criterion is met at a point when the mean over seeds mee
              "seeds (rounded down; none of one or two) miss it; a failure lies inside the seed range when at every "
              "failing point at most half of the seeds miss it. A timed number is the median of repeated rounds "
              "(after a discarded warm-up) with a spread: the middle half of its rounds, widened to the timing "
-             "resolution its page states (what separate runs moved); a check is decided only where the judgment is the same at both ends of "
-             "every spread, else it is 'not decidable at this scale'.")
+             "resolution its page states (what separate runs moved); a check is decided only where the judgment "
+             "is the same at both ends of every spread, else it is 'not decidable at this scale'.")
 
 
 @dataclass(frozen=True)
