@@ -2,7 +2,7 @@
 the content of every module a compiled function can call.
 
 numba's own cache checks only the file a function is defined in, so an edit to a module the join
-kernel calls (``agememory.py``, say) would leave a stale ``kernel.process`` in the cache. Here every
+kernel calls (``hazardmemory.py``, say) would leave a stale ``kernel.process`` in the cache. Here every
 cached function of the package carries one stamp instead: a hash of the source of every module of
 the layers that hold compiled code (everything but ``shedding.cli``, ``shedding.streaming`` and
 ``shedding.studies``, which the layers contract keeps out of the engines' reach, so no compiled

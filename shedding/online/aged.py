@@ -1,5 +1,5 @@
 """The state of the age-aware kinds, AGE and HAZARD, beside the join operator's own: its arrays
-(:mod:`~shedding.online.agememory`, :mod:`~shedding.online.hazard`), how they grow with the node
+(:mod:`~shedding.online.ageing`, :mod:`~shedding.online.hazard`, :mod:`~shedding.online.hazardmemory`), how they grow with the node
 pool, the keys and the payload groups, and AGE's plan from a known age curve.
 
 Every other kind carries the same arrays at size one, unused, so that the compiled join has one
@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.online import agememory as H, hazard as Z, refit as R
+from shedding.online import agedlayout as L, agehooks as A, ageing as AG, hazard as Z, hazardmemory as HM
 from shedding.online.kinds import AGE, HAZARD, is_age_aware
 from shedding.online.layout import INF
 from shedding.online.tuning import HazardTuning
@@ -21,8 +21,8 @@ from shedding.online.tuning import HazardTuning
 
 class AgedArrays(NamedTuple):
     """The arrays of the age-aware kinds, as the compiled join takes them, by name. C: node
-    capacity, D: keys, G: payload groups, B: age buckets (:mod:`~shedding.online.hazard` and
-    :mod:`~shedding.online.agememory` define the columns)."""
+    capacity, D: keys, G: payload groups, B: age buckets (:mod:`~shedding.online.agedlayout` defines the
+    columns)."""
 
     hsc: np.ndarray  #: int64 [H_FIELDS]: the learner's and the memory's counters (``H_*``)
     hf: np.ndarray  #: float64 [HF_FIELDS]: its float parameters (``HF_*``)
@@ -67,33 +67,33 @@ class AgedState:
         edges = Z.age_buckets(window, tuning.first, tuning.ratio) if self.active else np.array([0, 1], np.int64)
         nb = len(edges) - 1
         shadow = tuning.shadow if self.active else 1
-        hsc = np.zeros(Z.H_FIELDS, dtype=np.int64)
-        hf = np.zeros(Z.HF_FIELDS)
-        hsc[Z.H_NB], hsc[Z.H_NG], hsc[Z.H_T0], hsc[Z.H_NEXT_REFIT] = nb, 1, -1, 1
-        hsc[Z.H_SAMPLE0] = hsc[Z.H_SAMPLE0 + 1] = 1
-        hsc[Z.H_TEST], hsc[Z.H_EVERY], hsc[Z.H_FIRST], hsc[Z.H_ITERS] = (int(tuning.test), tuning.refit_every,
+        hsc = np.zeros(L.H_FIELDS, dtype=np.int64)
+        hf = np.zeros(L.HF_FIELDS)
+        hsc[L.H_NB], hsc[L.H_NG], hsc[L.H_T0], hsc[L.H_NEXT_REFIT] = nb, 1, -1, 1
+        hsc[L.H_SAMPLE0] = hsc[L.H_SAMPLE0 + 1] = 1
+        hsc[L.H_TEST], hsc[L.H_EVERY], hsc[L.H_FIRST], hsc[L.H_ITERS] = (int(tuning.test), tuning.refit_every,
                                                                          tuning.refit_first, tuning.iters)
-        hf[Z.HF_KAPPA], hf[Z.HF_EVIDENCE] = tuning.kappa, tuning.evidence
+        hf[L.HF_KAPPA], hf[L.HF_EVIDENCE] = tuning.kappa, tuning.evidence
         segs = 2  # AGE's segments
         segedge = np.full((2, segs + 1), max(window, 1) + 1, dtype=np.int64)
         segedge[:, 0] = 0
         segedge[:, 1] = max(window, 1)
-        hsc[Z.H_NSEG0] = hsc[Z.H_NSEG0 + 1] = 2 if kind == AGE else 1
-        hsc[Z.H_HOLD0] = hsc[Z.H_HOLD0 + 1] = max(window - 1, 1)
+        hsc[L.H_NSEG0] = hsc[L.H_NSEG0 + 1] = 2 if kind == AGE else 1
+        hsc[L.H_HOLD0] = hsc[L.H_HOLD0 + 1] = max(window - 1, 1)
         lens = np.diff(edges).astype(np.float64)
-        self.arrays = [hsc, hf, np.zeros((0, H.HN_FIELDS), np.int64), np.zeros(0), np.full((2, 2), -1, np.int64),
-                       np.zeros((2, 0, Z.KEY_FIELDS), np.int64),
-                       np.full((2, H.wheel_slots(window) if kind == HAZARD else segs, 2), -1, np.int64), segedge,
-                       np.zeros((2, shadow, Z.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens]
+        self.arrays = [hsc, hf, np.zeros((0, L.HN_FIELDS), np.int64), np.zeros(0), np.full((2, 2), -1, np.int64),
+                       np.zeros((2, 0, L.KEY_FIELDS), np.int64),
+                       np.full((2, HM.wheel_slots(window) if kind == HAZARD else segs, 2), -1, np.int64), segedge,
+                       np.zeros((2, shadow, L.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens]
         self._capacity = 0
         self._n_keys = 0
         self._plan: tuple[np.ndarray, np.ndarray] | None = None  # AGE's known curve: its knots and cumulative sums
         if kind == AGE and curves is not None:
-            hsc[Z.H_KNOWN] = 1
-            hf[Z.HF_RHO0:Z.HF_RHO0 + 2] = rates
+            hsc[L.H_KNOWN] = 1
+            hf[L.HF_RHO0:L.HF_RHO0 + 2] = rates
             cum = np.cumsum(np.asarray(curves, dtype=np.float64), axis=1)
             self._plan = (np.arange(cum.shape[1], dtype=np.int64), cum)
-            R.set_hold(hsc, hf, segedge, *self._plan, np.array(budgets, dtype=np.int64), variable, window)
+            AG.set_hold(hsc, hf, segedge, *self._plan, np.array(budgets, dtype=np.int64), variable, window)
 
     def set_budgets(self, budgets: tuple[int, int], variable: bool, node: np.ndarray, cnt: np.ndarray,
                     sc: np.ndarray, t: int) -> None:
@@ -103,9 +103,9 @@ class AgedState:
         depend on M."""
         if self._plan is None:
             return
-        R.set_hold(self.hsc, self.hf, self.segedge, *self._plan, np.array(budgets, dtype=np.int64), variable,
+        AG.set_hold(self.hsc, self.hf, self.segedge, *self._plan, np.array(budgets, dtype=np.int64), variable,
                    self.window)
-        R.rebuild(node, cnt, sc, self.state(), t, AGE)
+        A.rebuild(node, cnt, sc, self.state(), t, AGE)
 
     def _stats(self, nb: int, ng: int) -> list[np.ndarray]:
         """Fresh statistics and model for ``ng`` groups: ev, ex, eg, th, ep, memo, fall."""
@@ -138,20 +138,20 @@ class AgedState:
             return
         old = self._capacity
         if capacity > old:
-            hn = np.zeros((capacity, H.HN_FIELDS), np.int64)
+            hn = np.zeros((capacity, L.HN_FIELDS), np.int64)
             hprio = np.zeros(capacity)
             hn[:old], hprio[:old] = self.hn, self.hprio
             leaves = _pow2(capacity)
-            self.hsc[Z.H_LEAVES] = leaves
+            self.hsc[L.H_LEAVES] = leaves
             for name, value in (("hn", hn), ("hprio", hprio), ("htree", np.full((2, 2 * leaves), -1, np.int64))):
                 self._set(name, value)
             self._capacity = capacity
             if self.kind == HAZARD:
-                H.rebuild_tree(node, self.hprio, self.htree, self.hsc, head)
+                HM.rebuild_tree(node, self.hprio, self.htree, self.hsc, head)
         if n_keys > self._n_keys:
-            hk = np.full((2, n_keys, Z.KEY_FIELDS), -1, np.int64)
-            hk[:, :, Z.K_LAST] = -INF
-            hk[:, :, Z.K_Q] = 0
+            hk = np.full((2, n_keys, L.KEY_FIELDS), -1, np.int64)
+            hk[:, :, L.K_LAST] = -INF
+            hk[:, :, L.K_Q] = 0
             hk[:, :self._n_keys] = self.hk
             self._set("hk", hk)
             self._n_keys = n_keys
@@ -163,7 +163,7 @@ class AgedState:
             return np.zeros(n, np.int64)
         if self.grouped is None:
             self.grouped = group is not None
-            self.hsc[Z.H_GROUPS] = int(self.grouped)
+            self.hsc[L.H_GROUPS] = int(self.grouped)
         if (group is not None) != self.grouped:
             raise ShedError("the operator's first feed decided whether it ranks by payload group; give group with "
                             "every feed or with none")
@@ -187,21 +187,21 @@ class AgedState:
         return self._group_ids[pos]
 
     def _grow_groups(self, ng: int) -> None:
-        old = int(self.hsc[Z.H_NG])
+        old = int(self.hsc[L.H_NG])
         if ng <= old:
             return
-        ev, ex, eg, th, ep, memo, fall = self._stats(int(self.hsc[Z.H_NB]), ng)
+        ev, ex, eg, th, ep, memo, fall = self._stats(int(self.hsc[L.H_NB]), ng)
         ev[:, :old], ex[:, :old], eg[:, :old] = self.ev, self.ex, self.eg
         memo[:, :old], fall[:, :old] = self.memo, self.fall
         th[:], ep[:] = self.th, self.ep
         # a group first seen now has no events yet: the last fit would have given it the pooled
         # curve, shrunk by nothing (the same arithmetic as hazard.fit, so a stream fed in pieces
         # ranks as one fed whole)
-        kappa = float(self.hf[Z.HF_KAPPA])
+        kappa = float(self.hf[L.HF_KAPPA])
         eg[:, old:] = (0.0 + kappa * ep[:, None]) / (0.0 + kappa) if kappa > 0.0 else ep[:, None]
         for name, value in (("ev", ev), ("ex", ex), ("eg", eg), ("th", th), ("ep", ep), ("memo", memo), ("fall", fall)):
             self._set(name, value)
-        self.hsc[Z.H_NG] = ng
+        self.hsc[L.H_NG] = ng
 
     @property
     def nbytes(self) -> int:

@@ -45,26 +45,10 @@ import numpy as np
 
 from shedding.errors import ShedError
 from shedding.jit import njit
-
-# the hazard's integer scalars
-(H_NB, H_NG, H_LEAVES, H_SHAPED0, H_SHAPED1, H_NSEG0, H_NSEG1, H_NEXT_REFIT, H_ARRIVALS,
- H_ARR0, H_ARR1, H_T0, H_SAMPLE0, H_SAMPLE1, H_SEEN0, H_SEEN1, H_RHEAD0, H_RHEAD1, H_RN0, H_RN1,
- H_EVENTS0, H_EVENTS1, H_DISTINCT0, H_DISTINCT1, H_HOLD0, H_HOLD1, H_KNOWN, H_TEST, H_GROUPS, H_CAP,
- H_EVERY, H_FIRST, H_ITERS, H_REFITS, H_WHEEL_NEXT) = range(35)
-H_FIELDS = 35
-# the hazard's float scalars: beta per count of the other side's key, arrival rates, AGE's gain
-# per slot, the fit's shrinkage and evidence factor, the last model test per side
-(HF_FAC0, HF_FAC1, HF_RHO0, HF_RHO1, HF_DENS0, HF_DENS1, HF_KAPPA, HF_EVIDENCE, HF_DEV0, HF_DEV1,
- HF_PEN0, HF_PEN1) = range(12)
-HF_FIELDS = 12
-# shadow entry columns: arrival time, key, group, beta bin, age of the first partner (-1: none
-# yet), exposure accounted so far (steps), next entry of the same key
-SH_TIME, SH_KEY, SH_GROUP, SH_Q, SH_FIRST, SH_ACC, SH_NEXT = range(7)
-SH_FIELDS = 7
-# per (side, key): its last arrival time, its shadow entries (FIFO), the priority bin of its beta
-# (while HAZARD ranks by age)
-K_LAST, K_SHEAD, K_STAIL, K_Q = range(4)
-KEY_FIELDS = 4
+from shedding.online.agedlayout import (HF_DEV0, HF_EVIDENCE, HF_FAC0, HF_KAPPA, HF_PEN0, H_DISTINCT0, H_EVENTS0,
+                                        H_ITERS, H_NB, H_NG, H_REFITS, H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0,
+                                        H_TEST, K_Q, K_SHEAD, K_STAIL, SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT,
+                                        SH_Q, SH_TIME)
 
 #: beta bins: 0 for beta = 0, then one per octave (statistics) or a quarter octave (priorities)
 #: from 2^-16 arrivals per step up, the last one open-ended

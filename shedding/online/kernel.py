@@ -33,8 +33,9 @@ import math
 import numpy as np
 
 from shedding.jit import njit
-from shedding.online import agememory as H, agevictim as V, refit as R
-from shedding.online.hazard import HF_FAC0, key_bins
+from shedding.online import agehooks as A, ageing as AG, hazardmemory as HM
+from shedding.online.agedlayout import H_WHEEL_NEXT, HF_FAC0, HN_GROUP
+from shedding.online.hazard import key_bins
 from shedding.online.order import ties_before
 # the policy kinds (SURV and DUAL rank like PROB and LIFE, with float values; AGE and HAZARD by age)
 from shedding.online.kinds import (  # noqa: F401 (K.PROB, ...)
@@ -410,7 +411,7 @@ def _displaces(cls, cnt, fsc, tree, sc, part, s, k, t, seq):
 @njit(_nrt=False)
 def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t):
     """Put an arrival into memory as a candidate (it may be evicted in the same step); returns its
-    node. The age-aware kinds add it to their own structures after (``agememory.insert``): passing
+    node. The age-aware kinds add it to their own structures after (``agehooks.insert``): passing
     their arrays through here would cost every kind a copy of them per call."""
     top = sc[SC_FREETOP] - 1
     x = free[top]
@@ -491,7 +492,7 @@ def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg
         if cp < 0:
             _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t)
     elif aged is not None and age_aware(rank):
-        H.remove(node, hn, hprio, htree, sg, hsc, x, rank)
+        A.remove(node, hn, hprio, htree, sg, hsc, x, rank)
     free[sc[SC_FREETOP]] = x
     sc[SC_FREETOP] += 1
 
@@ -583,7 +584,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
     the branches on ``aged is not None`` before it types them): compiled together, the other kinds
     ran 6% slower on the flights and the Zipf point (the loop kept the age-aware arrays at hand).
 
-    ``hz``: the state of the age-aware kinds (:mod:`~shedding.online.agememory`; tiny and unused
+    ``hz``: the state of the age-aware kinds (:mod:`~shedding.online.aged`; tiny and unused
     for the others). ``side, time, key, group, seq``: the arrivals (key already mapped to class
     ids, group to payload group ids for HAZARD, seq = global tuple number). ``draws``: one uniform number per arrival (RAND; the j-th eviction of a step uses the
     j-th draw of that step's batch). ``sched_left``: for SCHEDULE, the scheduled left time of
@@ -674,15 +675,15 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                     _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t)
             # the age-aware kinds: what the arrivals teach the sample and whom they match
             if aged is not None:
-                R.begin_step(sh, hk, hsc, edges, ex, t, w)
+                A.begin_step(sh, hk, hsc, edges, ex, t, w)
                 for x in range(i, j):
-                    H.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, fall,
+                    A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, fall,
                               lens, side[x], key[x], t, sc[SC_LAST_T], w, sc[SC_RANK])
             # (2) expire what cannot meet a future arrival
             n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged)
             if aged is not None:
-                R.take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t)
-                if R.refit_due(hsc):
+                A.take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t)
+                if A.refit_due(hsc):
                     _save(pos, i, 1, outputs, n_dep, n_share, n_pairs)
                     return PAUSE_REFIT
             elif valued(kind):
@@ -700,9 +701,9 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
         # minimum of a full partition is dropped without touching the trees.
         rank = sc[SC_RANK]
         if aged is not None and rank == AGE:
-            due0, due1 = H.cross(node, hn, sg, segedge, hsc, t, due0, due1)
-        elif aged is not None and rank == HAZARD and hsc[H.H_WHEEL_NEXT] <= t:
-            H.turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, t)
+            due0, due1 = AG.cross(node, hn, sg, segedge, hsc, t, due0, due1)
+        elif aged is not None and rank == HAZARD and hsc[H_WHEEL_NEXT] <= t:
+            HM.turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, t)
         ranked = rank != RAND and rank != SCHEDULE
         if keyed(rank):
             _advance(cls, cnt, fsc, tree, stack, sc, 0, t)
@@ -714,9 +715,9 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
             v = -1  # the partition's minimum, when it is full
             if not loses and ranked and _over_budget(sc, part, 1):
                 if aged is not None and age_aware(rank):
-                    v = V.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc,
+                    v = A.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc,
                                  part, t, rank)
-                    loses = v < 0 or V.loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
+                    loses = v < 0 or A.loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
                                              key[x], group[x], t, seq[x], rank)
                 else:
                     v = _displaces(cls, cnt, fsc, tree, sc, part, s_, key[x], t, seq[x])
@@ -730,14 +731,14 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                 continue
             y = _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t)
             if aged is not None and kind == HAZARD:  # also while it ranks as PROB: a later refit ranks by it
-                hn[y, H.HN_GROUP] = group[x]
+                hn[y, HN_GROUP] = group[x]
             if aged is not None and age_aware(rank):
-                H.insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, y, rank)
+                A.insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, y, rank)
             if aged is not None and rank == AGE:
                 if s_ == 0:
-                    due0 = H.due_after_insert(segedge, hsc, 0, t, due0)
+                    due0 = AG.due_after_insert(segedge, hsc, 0, t, due0)
                 else:
-                    due1 = H.due_after_insert(segedge, hsc, 1, t, due1)
+                    due1 = AG.due_after_insert(segedge, hsc, 1, t, due1)
             if v >= 0:  # the arrival ranks above v, the minimum before it came: v is still the minimum
                 adm = 1 if node[v, N_TIME] < t else 0
                 n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio, htree,
@@ -787,7 +788,7 @@ def _save(pos, i, phase, outputs, n_dep, n_share, n_pairs):
 def refit_step(st, hz, t):
     """:func:`process` paused for a refit of the age-aware kinds at time t (it allocates)."""
     node, cls, cnt, tree, sc, fsc = st.node, st.cls, st.cnt, st.tree, st.sc, st.fsc
-    if R.refit(node, cnt, fsc, sc, hz, t, sc[P_KIND]):
+    if A.refit(node, cnt, fsc, sc, hz, t, sc[P_KIND]):
         _rebuild(node, cls, cnt, fsc, tree, sc, t)  # HAZARD ranks as PROB again
 
 
@@ -815,7 +816,7 @@ def shrink(aged, st, hz, draws, dep):
     for part in range(1 if sc[P_VARIABLE] else 2):
         while _over_budget(sc, part, 0):
             if aged is not None and age_aware(rank):
-                v = V.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t,
+                v = A.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t,
                              rank)
             else:
                 v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep])

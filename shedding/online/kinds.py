@@ -6,7 +6,7 @@ PROB and LIFE are Das, Gehrke, Riedewald (SIGMOD 2003) §3.3.1 and §3.3.2, RAND
 baseline, SCHEDULE the replay of a given (OPT) schedule (§3.2); AGE is Srivastava and Widom's
 policy for the age-based model (VLDB 2004); SURV, DUAL and HAZARD are the project's own
 (``docs/policies.md``). PROB, LIFE, SURV and DUAL rank a tuple by its key's class; AGE and HAZARD
-by its age as well (:mod:`~shedding.online.agememory`).
+by its age as well (:mod:`~shedding.online.agehooks`).
 """
 
 PROB, LIFE, RAND, SCHEDULE, SURV, DUAL, AGE, HAZARD = range(8)

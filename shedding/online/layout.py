@@ -2,7 +2,7 @@
 and the scalar arrays holds what.
 
 The compiled join (:mod:`~shedding.online.kernel`) and the memory structures of the age-aware
-kinds (:mod:`~shedding.online.agememory`) index the same arrays, so the indices live here, in one
+kinds (:mod:`~shedding.online.agehooks`) index the same arrays, so the indices live here, in one
 place. Das, Gehrke, Riedewald (SIGMOD 2003), §2.1, is the join these arrays hold the state of.
 """
 

@@ -1,7 +1,7 @@
 """The drop order of the join semantics among tuples of equal priority (Das, Gehrke, Riedewald,
 SIGMOD 2003, §2.1 leaves it open; docs/semantics.md fixes it): the older tuple first, then the R
 tuple, then the lower sequence number. The compiled join (:mod:`~shedding.online.kernel`) and
-HAZARD's per-tuple priorities (:mod:`~shedding.online.agememory`) both break their ties here."""
+HAZARD's per-tuple priorities (:mod:`~shedding.online.hazardmemory`) both break their ties here."""
 
 from shedding.jit import njit
 

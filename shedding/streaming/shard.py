@@ -65,7 +65,7 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 #: :meth:`ShardJoin.from_bytes`) instead of being read with the new meaning;
 #: tests/streaming/test_state_layout.py fingerprints the arrays' shapes and fields to catch a change
 #: made without it. State pickled before the layout was recorded is layout 1; layout 2 gave HAZARD
-#: its wheel of falling priorities (shedding.online.agememory) instead of age segments.
+#: its wheel of falling priorities (shedding.online.hazardmemory) instead of age segments.
 STATE_LAYOUT = 2
 
 METRICS = ("arrivals", "outputs", "shed", "late", "bad", "held", "memory_r", "memory_s", "budget_r", "budget_s",

@@ -11,7 +11,7 @@ from shedding import jit
 
 
 def _tree(root: Path) -> None:
-    for rel in ("online/kernel.py", "online/agememory.py", "cli/simulate.py", "studies/suite.py",
+    for rel in ("online/kernel.py", "online/hazardmemory.py", "cli/simulate.py", "studies/suite.py",
                 "streaming/job.py", "model.py"):
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -27,9 +27,9 @@ def _stamp(monkeypatch: pytest.MonkeyPatch, root: Path) -> str:
         jit.source_stamp.cache_clear()
 
 
-@pytest.mark.parametrize("edited", ["online/agememory.py", "model.py"])
+@pytest.mark.parametrize("edited", ["online/hazardmemory.py", "model.py"])
 def test_an_edit_to_any_module_below_the_cli_changes_every_function_s_stamp(tmp_path, monkeypatch, edited) -> None:
-    """numba's own stamp covers only the defining file: an edit to agememory.py kept a stale kernel."""
+    """numba's own stamp covers only the defining file: an edit to hazardmemory.py kept a stale kernel."""
     _tree(tmp_path)
     before = _stamp(monkeypatch, tmp_path)
     (tmp_path / edited).write_text("# edited\n")

@@ -17,7 +17,8 @@ from shedding.exact import exact_count, exact_pairs
 from shedding.offline import solve_opt
 from shedding.online import POLICIES, JoinOperator, OnlineEstimator, StaticEstimator
 from shedding.online.ageing import hold_age, pair_age_curves
-from shedding.online.hazard import H_HOLD0, MAX_BUCKETS, age_buckets
+from shedding.online.agedlayout import H_HOLD0
+from shedding.online.hazard import MAX_BUCKETS, age_buckets
 from shedding.online.tuning import HazardTuning
 from shedding.run import run_policy
 from strategies import workloads

@@ -14,7 +14,7 @@ import pytest
 from helpers import assert_one_line_error
 from shedding import zipf_workload
 from shedding.errors import ShedError
-from shedding.online import agememory, hazard, layout
+from shedding.online import agedlayout, layout
 from shedding.streaming.job import PARAMS, StreamJob, check_params
 from shedding.streaming.shard import R, S, STATE_LAYOUT, JoinSpec, ShardJoin
 from shedding.streaming.sources import inspect_source, write_zipf_sources
@@ -34,8 +34,8 @@ def fingerprint(join: ShardJoin) -> str:
     """The kernel's field counts, every array's dtype and rank, and the attributes of the pickled
     objects: what a restart reads back."""
     op = join.op
-    parts = [layout.NODE_FIELDS, layout.CLS_FIELDS, layout.SC_FIELDS, layout.FSC_FIELDS, agememory.HN_FIELDS,
-             hazard.H_FIELDS, hazard.HF_FIELDS, hazard.SH_FIELDS, hazard.KEY_FIELDS]
+    parts = [layout.NODE_FIELDS, layout.CLS_FIELDS, layout.SC_FIELDS, layout.FSC_FIELDS, agedlayout.HN_FIELDS,
+             agedlayout.H_FIELDS, agedlayout.HF_FIELDS, agedlayout.SH_FIELDS, agedlayout.KEY_FIELDS]
     parts += [(a.dtype.str, a.ndim) for a in (*op._state(), *op._aged.state())]
     parts += [sorted(vars(obj)) for obj in (join, op, op._aged)]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:12]

@@ -1,15 +1,13 @@
-"""The memory structures of the age-aware kinds, AGE and HAZARD: age segments, per-tuple
-priorities, their tournament trees and a wheel of the times they fall, compiled for the join
-kernel (:mod:`~shedding.online.kernel`).
+"""HAZARD in memory: its per-tuple priorities, their tournament trees, the wheel of the times
+they fall, the next victim and the admission test, compiled for the join kernel
+(:mod:`~shedding.online.kernel`, through :mod:`~shedding.online.agehooks`); the priorities come
+from HAZARD's learner (:mod:`~shedding.online.hazard`).
 
-A tuple's priority under AGE or HAZARD depends on its age, so it changes while the tuple sits in
-memory; it stays constant between events whose times are known, and these structures turn each
-event into O(log M) work:
+A tuple's priority under HAZARD depends on its age, so it changes while the tuple sits in memory;
+it stays constant between events whose times are known, and these structures turn each event into
+O(log M) work (AGE's own, its age segments, are in :mod:`~shedding.online.ageing`):
 
-* AGE's *age segments*: per side a list of its memory tuples in arrival order within and past
-  the hold age. At every step the tuples that reached the next segment's first age are the
-  oldest of theirs, so *crossing* pops them from one head and appends them to the next tail;
-* HAZARD's *state* of a tuple: its side, key, payload group, whether it met a partner yet
+* the *state* of a tuple: its side, key, payload group, whether it met a partner yet
   (*matched*) and its age bucket; its priority is that of its state (the index of
   :mod:`~shedding.online.hazard`, looked up per state and beta bin). An arrival of the key on
   the other side *matches* the key's unmatched tuples, the youngest of the key's FIFO in the
@@ -30,22 +28,23 @@ event into O(log M) work:
   bucket edge, as age segments do, was a quarter of HAZARD's time on the flights.
 
 One leaf per tuple, not per class of tuples of one state: on the streams where the age matters a
-key has one or two tuples in memory. The next victim and the admission test read these structures
-in :mod:`~shedding.online.agevictim`."""
+key has one or two tuples in memory. The next victim is the minimum of the trees, checked first:
+a tuple whose priority rose above its value in the tree (stale, or in a later age bucket than the
+one it was placed in) is placed anew and the minimum looked up again, so the checked minimum is the
+true one.
+"""
 
+import numpy as np
 
 from shedding.jit import njit
-from shedding.online.hazard import (H_GROUPS, H_KNOWN, H_LEAVES, H_NSEG0, H_SHAPED0, H_WHEEL_NEXT, HF_FAC0, K_LAST,
-                                    K_Q, Q_PRIO_OCTAVE, bin_beta, bucket_of, index, key_bin, shadow_events)
-from shedding.online.kinds import AGE, HAZARD
-from shedding.online.layout import C_TAIL, INF, N_CPREV, N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME
+from shedding.online.agedlayout import (HF_FAC0, HN_BUCKET, HN_C, HN_DUE, HN_GROUP, HN_SNEXT, HN_STALE, H_GROUPS,
+                                        H_LEAVES, H_SHAPED0, H_WHEEL_NEXT, K_LAST, K_Q)
+from shedding.online.agelists import seg_push, seg_unlink
+from shedding.online.hazard import Q_PRIO_OCTAVE, bin_beta, bucket_of, fit, index, key_bin, key_bins
+from shedding.online.kinds import HAZARD, PROB
+from shedding.online.layout import C_TAIL, INF, N_CPREV, N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, P_VARIABLE
 from shedding.online.order import ties_before
 
-# node columns of the age-aware kinds: the list it is in (AGE: its segment; HAZARD: its wheel slot,
-# -1 for none) and its links there, payload group, matched, stale (its priority rose above its
-# value in the tree), and HAZARD's bucket of that value and the time its priority falls below it
-HN_SEG, HN_SPREV, HN_SNEXT, HN_GROUP, HN_C, HN_STALE, HN_BUCKET, HN_DUE = range(8)
-HN_FIELDS = 8
 #: the most slots of HAZARD's wheel (one per step of a window up to that; a longer window's lists
 #: hold later turns too, passed over until due), so that a shard's state stays small
 WHEEL_SLOTS = 1024
@@ -55,36 +54,6 @@ def wheel_slots(window: int) -> int:
     """Slots of HAZARD's wheel for a window of w steps: the power of two at or above w, at most
     :data:`WHEEL_SLOTS`."""
     return min(1 << max(0, (max(window, 1) - 1).bit_length()), WHEEL_SLOTS)
-
-
-# ---------------------------------------------------------------- segment lists
-
-
-@njit(_nrt=False)
-def seg_push(hn, sg, s, j, x):
-    tail = sg[s, j, 1]
-    hn[x, HN_SEG] = j
-    hn[x, HN_SPREV] = tail
-    hn[x, HN_SNEXT] = -1
-    if tail >= 0:
-        hn[tail, HN_SNEXT] = x
-    else:
-        sg[s, j, 0] = x
-    sg[s, j, 1] = x
-
-
-@njit(_nrt=False)
-def _seg_unlink(hn, sg, s, x):
-    j = hn[x, HN_SEG]
-    p, nx = hn[x, HN_SPREV], hn[x, HN_SNEXT]
-    if p >= 0:
-        hn[p, HN_SNEXT] = nx
-    else:
-        sg[s, j, 0] = nx
-    if nx >= 0:
-        hn[nx, HN_SPREV] = p
-    else:
-        sg[s, j, 1] = p
 
 
 # ---------------------------------------------------------------- priorities and the trees
@@ -184,7 +153,7 @@ def _schedule(node, hn, sg, hsc, edges, x, b):
     when b is past the last bucket): list it in the wheel slot of that time."""
     s = node[x, N_SIDE]
     if hn[x, HN_DUE] >= 0:
-        _seg_unlink(hn, sg, s, x)
+        seg_unlink(hn, sg, s, x)
         hn[x, HN_DUE] = -1
     if b < edges.shape[0] - 1:
         due = node[x, N_TIME] + edges[b]
@@ -242,16 +211,47 @@ def rebuild_tree(node, hprio, htree, hsc, head):
             htree[s, n] = b if before(node, hprio, b, a) else a
 
 
+# ---------------------------------------------------------------- the wheel
+
+
+@njit(_nrt=False)
+def _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, t):
+    """Tuple x came due in the wheel by time t: it takes its priority in the bucket it
+    fell in, and again in each later one it fell in by t (a step may pass several edges)."""
+    while 0 <= hn[x, HN_DUE] <= t:
+        j = bucket_of(edges, hn[x, HN_DUE] - node[x, N_TIME])
+        place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j,
+              tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j))
+
+
+@njit(_nrt=False)
+def turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, t):
+    """The wheel's slots from the first that holds a tuple (``H_WHEEL_NEXT``, no tuple is
+    due before it) up to t come due, each slot once at most (a longer window's lists hold later
+    turns too); then the next slot that holds a tuple is found for the next step."""
+    slots = sg.shape[1]
+    first = hsc[H_WHEEL_NEXT]
+    for s in range(2):
+        for tau in range(first, min(t, first + slots - 1) + 1):
+            x = sg[s, tau & (slots - 1), 0]
+            while x >= 0:
+                nxt = hn[x, HN_SNEXT]
+                _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, t)
+                x = nxt
+    hsc[H_WHEEL_NEXT] = INF
+    for tau in range(t + 1, t + slots + 1):
+        if sg[0, tau & (slots - 1), 0] >= 0 or sg[1, tau & (slots - 1), 0] >= 0:
+            hsc[H_WHEEL_NEXT] = tau
+            break
+
+
 # ---------------------------------------------------------------- the kernel's hooks
 
 
 @njit(_nrt=False)
-def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, kind):
-    """Tuple x entered memory (age 0, not matched; the kernel has set its payload group): AGE's
-    first segment, HAZARD's tree at its priority in bucket 0."""
-    if kind == AGE:
-        seg_push(hn, sg, node[x, N_SIDE], 0, x)
-        return
+def admit(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x):
+    """Tuple x entered memory (age 0, not matched; the kernel has set its payload group): its tree
+    at its priority in bucket 0."""
     hn[x, HN_C] = 0
     hn[x, HN_DUE] = -1
     place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, 0,
@@ -259,29 +259,20 @@ def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, len
 
 
 @njit(_nrt=False)
-def remove(node, hn, hprio, htree, sg, hsc, x, kind):
-    """Tuple x left memory."""
-    if kind == AGE:
-        _seg_unlink(hn, sg, node[x, N_SIDE], x)
-        return
+def leave(node, hn, hprio, htree, sg, hsc, x):
+    """Tuple x left memory: out of the wheel and the tree."""
     if hn[x, HN_DUE] >= 0:
-        _seg_unlink(hn, sg, node[x, N_SIDE], x)
+        seg_unlink(hn, sg, node[x, N_SIDE], x)
     _leaf(node, hprio, htree, hsc, x, False)
 
 
 @njit(_nrt=False)
-def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, fall, lens, o, k, t,
-            last, w, rank):
-    """An arrival of key k on side o at time t (after the estimator counted it): the shadow's
-    events; while HAZARD ranks by age (``rank``), the other side's tuples of k are matched now, and
-    take k's new beta, in the age bucket of the last step (``last``: the buckets move on at this
-    step's admission). The key's FIFO (the kernel's key class) holds them in arrival order, and the
-    unmatched ones are its youngest, so a beta bin that did not move touches only those."""
-    if hsc[H_KNOWN] == 0:
-        shadow_events(sh, hk, hsc, edges, ev, o, k, t, w)
-    hk[o, k, K_LAST] = t
-    if rank != HAZARD:
-        return
+def match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, eg, th, memo, fall, lens, o, k, last):
+    """An arrival of key k on side o (after the estimator counted it), while HAZARD ranks by age:
+    the other side's tuples of k are matched now, and take k's new beta, in the age bucket of the
+    last step (``last``: the buckets move on at this step's admission). The key's FIFO (the
+    kernel's key class) holds them in arrival order, and the unmatched ones are its youngest, so a
+    beta bin that did not move touches only those."""
     s = 1 - o
     q = hk[s, k, K_Q]
     key_bin(cnt, hf, hk, s, k)
@@ -299,68 +290,98 @@ def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg
 
 
 @njit(_nrt=False)
-def cross(node, hn, sg, segedge, hsc, t, due0, due1):
-    """AGE: move every tuple that reached the first age of its next segment (oldest first).
-
-    ``due0``, ``due1``: per side a time no later than its next crossing (0: unknown). A side is
-    not looked at before it; after a look it is the first crossing of the segments' heads, which
-    only evictions and expiries change, and they can only delay it (arrivals lower it, see
-    :func:`due_after_insert`). Returns the two times for the next step."""
-    for s in range(2):
-        due = due0 if s == 0 else due1
-        if t < due:
-            continue
-        due = INF
-        for j in range(hsc[H_NSEG0 + s] - 1):
-            edge = segedge[s, j + 1]
-            while True:
-                x = sg[s, j, 0]
-                if x < 0:
-                    break
-                if t - node[x, N_TIME] < edge:
-                    due = min(due, node[x, N_TIME] + edge)
-                    break
-                _seg_unlink(hn, sg, s, x)
-                seg_push(hn, sg, s, j + 1, x)
-        if s == 0:
-            due0 = due
-        else:
-            due1 = due
-    return due0, due1
+def _top(node, hprio, htree, variable, part):
+    """The minimum tuple of partition ``part`` as the trees hold it (-1: empty)."""
+    if not variable:
+        return htree[part, 1]
+    a, b = htree[0, 1], htree[1, 1]
+    return b if before(node, hprio, b, a) else a
 
 
 @njit(_nrt=False)
-def due_after_insert(segedge, hsc, s, t, due):
-    """:func:`cross`'s time for side s after an arrival at t entered its first segment."""
-    return min(due, t + segedge[s, 1]) if hsc[H_NSEG0 + s] > 1 else due
+def _fresh(node, hn, hsc, edges, x, t):
+    """Whether the value of tuple x in the tree is its priority at t: not raised since it was
+    placed, and still in the bucket it was placed in (or on a side ranked like PROB)."""
+    if hn[x, HN_STALE]:
+        return False
+    j = hn[x, HN_BUCKET]
+    return hsc[H_SHAPED0 + node[x, N_SIDE]] == 0 or j + 2 >= edges.shape[0] or t - node[x, N_TIME] < edges[j + 1]
 
 
 @njit(_nrt=False)
-def _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, t):
-    """HAZARD: tuple x came due in the wheel by time t: it takes its priority in the bucket it
-    fell in, and again in each later one it fell in by t (a step may pass several edges)."""
-    while 0 <= hn[x, HN_DUE] <= t:
-        j = bucket_of(edges, hn[x, HN_DUE] - node[x, N_TIME])
-        place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j,
-              tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j))
+def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t):
+    """The memory tuple dropped next from partition ``part`` (a side, or both under the variable
+    split), -1 when it is empty: most of the time the minimum as its tree holds it, unless its
+    priority rose above that value (:func:`_search`)."""
+    x = _top(node, hprio, htree, sc[P_VARIABLE], part)
+    if x < 0 or _fresh(node, hn, hsc, edges, x, t):
+        return x
+    return _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t)
 
 
 @njit(_nrt=False)
-def turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, t):
-    """HAZARD: the wheel's slots from the first that holds a tuple (``H_WHEEL_NEXT``, no tuple is
-    due before it) up to t come due, each slot once at most (a longer window's lists hold later
-    turns too); then the next slot that holds a tuple is found for the next step."""
-    slots = sg.shape[1]
-    first = hsc[H_WHEEL_NEXT]
-    for s in range(2):
-        for tau in range(first, min(t, first + slots - 1) + 1):
-            x = sg[s, tau & (slots - 1), 0]
-            while x >= 0:
-                nxt = hn[x, HN_SNEXT]
-                _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, t)
-                x = nxt
+def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t):
+    """:func:`victim`'s search: the minimum after placing anew the tuples that reach the top with a
+    priority above their value."""
+    variable = sc[P_VARIABLE]
+    while True:
+        x = _top(node, hprio, htree, variable, part)
+        if x < 0 or _fresh(node, hn, hsc, edges, x, t):
+            return x
+        j = bucket_of(edges, t - node[x, N_TIME])
+        p = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j)
+        if p == hprio[x]:  # its priority is its value again
+            hn[x, HN_STALE] = 0
+            hn[x, HN_BUCKET] = j
+            return x
+        place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j, p)
+
+
+@njit(_nrt=False)
+def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, v, s, k, group, t, seq):
+    """Whether an arrival (side s, key k, ``group``, sequence number ``seq``) would be dropped
+    before the memory tuple v, the partition's next victim: its priority in bucket 0, then the
+    kernel's tie order."""
+    sv, tv, qv = node[v, N_SIDE], node[v, N_TIME], node[v, N_SEQ]
+    shaped = hsc[H_SHAPED0 + s]
+    p = prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, group if shaped and hsc[H_GROUPS] else 0, 0, 0)
+    pv = hprio[v]
+    if p != pv:
+        return p < pv
+    if t != tv:
+        return t < tv
+    if s != sv:
+        return s < sv
+    return seq < qv
+
+
+@njit
+def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, head, t):
+    """Re-sort the memory (the global list from ``head``) after a refit: every tuple's state, its
+    priority in the bucket of its age as its value in the trees, and the wheel of the times they
+    fall."""
+    sg[:] = -1
+    key_bins(cnt, hf, hk)
     hsc[H_WHEEL_NEXT] = INF
-    for tau in range(t + 1, t + slots + 1):
-        if sg[0, tau & (slots - 1), 0] >= 0 or sg[1, tau & (slots - 1), 0] >= 0:
-            hsc[H_WHEEL_NEXT] = tau
-            break
+    x = head
+    while x >= 0:
+        s, k = node[x, N_SIDE], node[x, N_KEY]
+        age = t - node[x, N_TIME]
+        hn[x, HN_C] = 1 if hsc[H_SHAPED0 + s] and hk[1 - s, k, K_LAST] > node[x, N_TIME] else 0
+        hn[x, HN_STALE] = 0
+        hn[x, HN_BUCKET] = bucket_of(edges, age)
+        hprio[x] = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, hn[x, HN_BUCKET])
+        hn[x, HN_DUE] = -1
+        schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x)
+        x = node[x, N_GNEXT]
+    rebuild_tree(node, hprio, htree, hsc, head)
+
+
+@njit
+def refit(hsc, hf, ev, ex, eg, th, ep, memo, fall):
+    """HAZARD's model fitted anew (:func:`~shedding.online.hazard.fit`) and the priorities it
+    implies forgotten; returns the kind it ranks as now: PROB while no side is shaped."""
+    fit(hsc, hf, ev, ex, eg, th, ep)
+    memo[:] = np.nan
+    fall[:] = -1
+    return HAZARD if hsc[H_SHAPED0] or hsc[H_SHAPED0 + 1] else PROB

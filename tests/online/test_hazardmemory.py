@@ -1,4 +1,4 @@
-"""HAZARD's memory structures (shedding.online.agememory) against a brute force after every step:
+"""HAZARD's memory structures (shedding.online.hazardmemory) against a brute force after every step:
 each memory tuple's value in the tree never exceeds its priority in its present state (in the
 bucket of its age) and equals it unless it rose since it was placed (marked stale, or in a later
 bucket than the one it was placed in), it is matched exactly when its key arrived on the other side
@@ -15,8 +15,8 @@ import pytest
 from shedding.datasets import zipf_workload
 from shedding.datasets.age import age_workload
 from shedding.online import JoinOperator, OnlineEstimator
-from shedding.online import agememory as H
-from shedding.online.hazard import H_LEAVES, H_SHAPED0, K_LAST
+from shedding.online import agedlayout as L, hazardmemory as H
+from shedding.online.agedlayout import H_LEAVES, H_SHAPED0, K_LAST
 from shedding.online.tuning import HazardTuning
 from shedding.online.kinds import HAZARD
 from shedding.online.layout import N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, SC_GHEAD, SC_RANK
@@ -41,7 +41,7 @@ def wheel_of(a, s: int) -> dict[int, int]:
         while x >= 0:
             assert x not in listed
             listed[x] = slot
-            x = int(a.hn[x, H.HN_SNEXT])
+            x = int(a.hn[x, L.HN_SNEXT])
     return listed
 
 
@@ -58,16 +58,16 @@ def check(op: JoinOperator, t: int) -> int:
         s, k = int(node[x, N_SIDE]), int(node[x, N_KEY])
         j = min(int(np.searchsorted(edges, t - node[x, N_TIME], side="right")) - 1, nb - 1)
         matched = bool(a.hsc[H_SHAPED0 + s]) and a.hk[1 - s, k, K_LAST] > node[x, N_TIME]
-        assert a.hn[x, H.HN_C] == matched
+        assert a.hn[x, L.HN_C] == matched
         true = H.tuple_prio(node, op._cnt, a.hn, a.hsc, a.hf, a.hk, a.eg, a.th, a.memo, a.lens, x, j)
         assert a.hprio[x] <= true
         shaped = bool(a.hsc[H_SHAPED0 + s])
-        if a.hn[x, H.HN_STALE] == 0 and (a.hn[x, H.HN_BUCKET] == j or not shaped):
+        if a.hn[x, L.HN_STALE] == 0 and (a.hn[x, L.HN_BUCKET] == j or not shaped):
             assert a.hprio[x] == true
         later = [b for b in range(j + 1, nb) if shaped and H.tuple_prio(
             node, op._cnt, a.hn, a.hsc, a.hf, a.hk, a.eg, a.th, a.memo, a.lens, x, b) < a.hprio[x]]
         due = int(node[x, N_TIME] + edges[later[0]]) if later else -1
-        assert a.hn[x, H.HN_DUE] == due
+        assert a.hn[x, L.HN_DUE] == due
         assert listed[s].pop(x, None) == (None if due < 0 else due % a.sg.shape[1])
     assert not listed[0] and not listed[1]  # no tuple outside memory
     for s in range(2):
