@@ -17,11 +17,15 @@ Two habits of numba that multiplied the compile time are turned off:
 
 * inlining at numba's level (``inline="always"``) types each callee again at every call site: the
   join kernel's nested helpers grew into one function that took minutes to compile. LLVM inlines
-  the helpers instead. ``inline="always"`` stays only on small *leaf* helpers that call no other
-  compiled function but another inlined leaf (tests/online/test_call_names.py holds this): the
-  W-join's list operations, called from a loop compiled with reference counting, where a real
-  call counts references on every array it passes (PROB ran 1.3x slower without it), and the
-  bestmatch skyline's insert (1.5x);
+  the helpers instead. ``inline="always"`` stays on small helpers whose inlined callees inline
+  nothing further (no chain of three: tests/online/test_call_names.py holds this); their other
+  callees are compiled once, whatever the number of sites. It is used where LLVM's inlining does
+  not do: the W-join's list operations, called from a loop compiled with reference counting,
+  where a real call counts references on every array it passes (PROB ran 1.3x slower without
+  it); the bestmatch skyline's insert (1.5x); and the age-aware kinds' hooks
+  (shedding/online/agehooks.py), which only pass a call on to AGE's or HAZARD's module (as a
+  compiled level of their own they made LLVM compile those modules' code once more: 3 s of
+  HAZARD's first run);
 * a call from compiled code with a constant argument (``_depart(..., 1, ...)``) compiles the callee
   again for that literal value. Here a compiled function is compiled once per argument *type*.
 
@@ -127,7 +131,7 @@ def _per_type(dispatcher: Any) -> Any:
 
 def njit(func: Callable | None = None, /, **options: Any) -> Any:
     """numba's ``njit`` with the package's cache (``cache=True``), compiled once per argument type;
-    use as ``@njit`` or ``@njit(_nrt=False)`` (``inline="always"`` only on leaf helpers: see the
+    use as ``@njit`` or ``@njit(_nrt=False)`` (``inline="always"`` only without chains: see the
     module's docstring)."""
     options.setdefault("cache", True)
     if func is None:

@@ -30,7 +30,7 @@ from shedding.online.kinds import AGE, HAZARD, PROB
 from shedding.online.layout import F_TOT_R, N_SEQ, N_SIDE, N_TIME, P_VARIABLE, P_W, SC_GHEAD, SC_RANK
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, kind):
     """Tuple x entered memory (age 0, not matched; the kernel has set its payload group): AGE's
     first segment, HAZARD's tree at its priority in bucket 0."""
@@ -40,7 +40,7 @@ def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, len
     HM.admit(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def remove(node, hn, hprio, htree, sg, hsc, x, kind):
     """Tuple x left memory."""
     if kind == AGE:
@@ -49,7 +49,7 @@ def remove(node, hn, hprio, htree, sg, hsc, x, kind):
     HM.leave(node, hn, hprio, htree, sg, hsc, x)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, fall, lens, o, k, t,
             last, w, rank):
     """An arrival of key k on side o at time t (after the estimator counted it): the shadow's
@@ -62,7 +62,7 @@ def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg
         HM.match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, eg, th, memo, fall, lens, o, k, last)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t, kind):
     """The memory tuple dropped next from partition ``part`` (a side, or both under the variable
     split), -1 when it is empty."""
@@ -71,7 +71,7 @@ def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, len
     return HM.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s, k, group, t, seq, kind):
     """Whether an arrival (side s, key k, ``group``, sequence number ``seq``) would be dropped
     before the memory tuple v, the partition's next victim."""
@@ -139,7 +139,7 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
     return False
 
 
-@njit
+@njit(inline="always")
 def rebuild(node, cnt, sc, hz, t, rank):
     """Re-sort the memory after a refit: AGE's segments, or (when HAZARD ranks by age, ``rank``)
     every tuple's priority, the trees and the wheel."""

@@ -377,7 +377,7 @@ def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, le
     rebuild_tree(node, hprio, htree, hsc, head)
 
 
-@njit
+@njit(inline="always")
 def refit(hsc, hf, ev, ex, eg, th, ep, memo, fall):
     """HAZARD's model fitted anew (:func:`~shedding.online.hazard.fit`) and the priorities it
     implies forgotten; returns the kind it ranks as now: PROB while no side is shaped."""
