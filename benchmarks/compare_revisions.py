@@ -7,7 +7,9 @@ test of ``bench_opt.py``), and the streaming join's input rows per second (``she
 PROB, P = 1, 2 x 200,000 Zipf(1) tuples over 40 CSV files per stream, 4 files per trigger, w = M =
 500: the setting of ``bench_stream_join.py``, timed from the query's start to its end, the JVM's
 start excluded), and the bestmatch kernels' CPU seconds on MatWin's and the bestmatch suite's shapes
-(best of 5 per round: ``probe_bestmatch``; ``--only bestmatch`` runs them alone).
+(best of 5 per round: ``probe_bestmatch``; ``--only bestmatch`` runs them alone), and the CPU
+seconds of the first ``shed simulate`` with PROB and with HAZARD from an empty compile cache
+(``--only first-run``).
 
 Each revision is checked out into a temporary git worktree and measured by a fresh child process
 of this interpreter with ``PYTHONPATH`` pointing at that checkout, so both run on the same
@@ -31,7 +33,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PROBES = ("engine", "opt", "stream", "bestmatch")
+PROBES = ("engine", "opt", "stream", "bestmatch", "first-run")
 
 
 def probe_engine() -> dict:
@@ -118,8 +120,30 @@ def probe_bestmatch() -> dict:
     return out
 
 
+#: the commands whose first run ``probe_first_run`` times (``shed`` arguments)
+FIRST_RUNS = {"prob": ["simulate", "--policy", "prob", "--json"],
+              "hazard": ["simulate", "--policy", "hazard", "--estimator", "online", "--json"]}
+
+
+def probe_first_run() -> dict:
+    """CPU seconds of each :data:`FIRST_RUNS` command in a new process with an empty compile cache
+    (``NUMBA_CACHE_DIR``), as ``bench_first_run.py`` times them for one installation."""
+    import resource
+
+    out = {}
+    for name, args in FIRST_RUNS.items():
+        with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, "-m", "shedding.cli", *args], env={**os.environ, "NUMBA_CACHE_DIR": cache},
+                           check=True, capture_output=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out[f"first run {name} CPU s"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return out
+
+
 def child(name: str) -> None:
-    result = {"engine": probe_engine, "opt": probe_opt, "stream": probe_stream, "bestmatch": probe_bestmatch}[name]()
+    result = {"engine": probe_engine, "opt": probe_opt, "stream": probe_stream, "bestmatch": probe_bestmatch,
+              "first-run": probe_first_run}[name]()
     print("RESULT " + json.dumps(result), flush=True)
 
 
