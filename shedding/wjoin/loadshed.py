@@ -31,20 +31,27 @@ from typing import Sequence
 import numpy as np
 
 from shedding.errors import ShedError
+from shedding.online.policies import POLICIES as REGISTRY
+from shedding.online.policies import WJOIN, names_for, require
 from shedding.wjoin.hw import HWJoin
 from shedding.wjoin.operator import Entry
 from shedding.wjoin.streams import Streams, as_rows, check_compatible
 from shedding.wjoin.windows import WindowSpec
 
-POLICIES = ("rand", "prob", "life", "randv", "probv", "lifev")
+#: the policies of the registry (:mod:`shedding.online.policies`) that run on the W-join
+POLICIES = names_for(WJOIN)
 
 
 def check_policy(name: str, also: Sequence[str] = ()) -> tuple[str, bool]:
-    """(kind, variable split) of a policy name; ``also`` names more choices for the error message."""
-    key = name.strip().lower()
+    """(kind, variable split) of a policy name, the kind being its fixed-split name (rand, prob or
+    life); ``also`` names more choices for the error message. A registry policy the W-join does
+    not implement is refused naming the families it runs on."""
+    key = name.strip().lower() if isinstance(name, str) else name
     if key not in POLICIES:
+        if key in REGISTRY and not REGISTRY[key].replay:
+            require(REGISTRY[key], WJOIN)
         raise ShedError(f"unknown {{param}} {name!r}; choose from {', '.join((*POLICIES, *also))}", param="policy")
-    return key.rstrip("v"), key.endswith("v")
+    return REGISTRY[key].family, REGISTRY[key].variable
 
 
 def fixed_split(memory: int, n: int, split: Sequence[int] | None = None) -> list[int]:
