@@ -127,7 +127,8 @@ class ShedWJoin(HWJoin):
         self.policy = policy.strip().lower()
         self.caps = fixed_split(memory, self.n, memory_split)
         self.memory = sum(self.caps)
-        if self.kind != "rand" and priorities is None:
+        self.seeded = REGISTRY[self.policy].seed  # draws its victims at random (RAND)
+        if not self.seeded and priorities is None:
             raise ShedError(f"policy {policy} needs key priorities; pass priorities=prob_priorities(streams, windows)")
         self._prio = priorities
         self._reach_of = [windows.reach(i) for i in range(self.n)]
@@ -189,7 +190,7 @@ class ShedWJoin(HWJoin):
             self.dropped += 1
 
     def _victim(self, scope: Sequence[int], held: int) -> tuple[int, Entry]:
-        if self.kind == "rand":
+        if self.seeded:
             r = int(self._rng.integers(held))
             for i in scope:
                 for bucket in self.buckets[i].values():
@@ -224,7 +225,7 @@ def shed_wjoin(streams: Streams, windows: WindowSpec, memory: int, policy: str =
 
     check_compatible(streams, windows.n)
     kind, variable = check_policy(policy)
-    prio = None if kind == "rand" else prob_priorities(streams, windows)
+    prio = None if REGISTRY[policy.strip().lower()].seed else prob_priorities(streams, windows)
     op = ShedWJoin(windows, memory, policy, memory_split=memory_split, priorities=prio, seed=seed)
     rows = run(op, streams)
     total = exact_count(streams, windows) if exact is None else exact

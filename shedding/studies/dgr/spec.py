@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from shedding.run import POLICY_NAMES
+from shedding.run import POLICY_NAMES, fixed_form, variable_split
 from shedding.studies.suite import (TOP_FIELDS, ExperimentBase, Run, SuiteBase, check, check_values, experiment_fields,
                                     experiment_tables, integer_at_least, lines_of, number, number_at_least, one_of,
                                     points, seeds_of)
@@ -128,7 +128,7 @@ def parse_suite(data: dict, where: str) -> Suite:
         if y == "ratio_opt":
             check("opt" in policies or "optv" in policies, here, "y = ratio_opt needs opt among the policies")
         if y == "gain":
-            check(any(p.endswith("v") and p[:-1] in policies for p in policies), here,
+            check(any(variable_split(p) and fixed_form(p) in policies for p in policies), here,
                   "y = gain needs a variable split and its fixed split among the policies (e.g. prob and probv)")
         grid.setdefault("dataset", ["zipf"])
         grid.setdefault("correlation", ["independent"])
