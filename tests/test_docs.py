@@ -99,3 +99,24 @@ def test_shed_examples_name_real_commands_and_flags(path: Path) -> None:
             if arg.startswith("-") and not re.fullmatch(r"-\d.*", arg):
                 name = arg.split("=", 1)[0]
                 assert name in flags, f"{_rel(path)}: shed {argv[1]} has no flag {name} ({' '.join(argv)})"
+
+
+def test_the_policies_table_is_the_registry() -> None:
+    """docs/policies.md shows the registry's table (``python -m shedding.online.policies`` prints it)."""
+    from shedding.online.policies import markdown_table
+
+    text = (ROOT / "docs" / "policies.md").read_text()
+    block = re.search(r"<!-- registry:policies -->\n(.*?)<!-- /registry:policies -->", text, re.S)
+    assert block is not None, "docs/policies.md lost its <!-- registry:policies --> block"
+    assert block.group(1) == markdown_table(), ("docs/policies.md's table is not the registry's; paste the output of "
+                                                "python -m shedding.online.policies between its markers")
+
+
+@pytest.mark.parametrize("page", ["index.md", "semantics.md"])
+def test_pages_listing_policies_name_every_one(page: str) -> None:
+    """The pages that list the policies in prose name every family of the registry."""
+    from shedding.online.policies import POLICIES
+
+    text = (ROOT / "docs" / page).read_text()
+    missing = [p.family.upper() for p in POLICIES.values() if not p.replay and p.family.upper() not in text]
+    assert not missing, f"docs/{page} does not name {', '.join(dict.fromkeys(missing))}"

@@ -205,3 +205,31 @@ def check_group(name: str, group: str | None, band: bool = False) -> None:
         owners = " and ".join(dict.fromkeys(POLICIES[n].family.upper() for n in grouped))
         raise ShedError(f"{{param}} is {owners}'s payload column on an equi-join ({', '.join(grouped)}), not "
                         f"{name}'s{' on a band join' if band else ''}; leave it out", param="group")
+
+
+#: the column headers of :func:`markdown_table`, and what each family is called in it
+_TABLE_FAMILIES = {EQUI: "equi", BAND: "band", WJOIN: "W-join", BESTMATCH: "bestmatch", STREAM: "streaming"}
+_USES = {"seed": "a seed", "group": "a payload group (equi)", "tuning": "a learner tuning"}
+
+
+def markdown_table() -> str:
+    """The registry as the docs show it (docs/policies.md, "The registry"): one row per policy
+    family with its variable form, what it drops first, what it uses and the join families that
+    run it (a tests/test_docs.py check holds the page to it)."""
+    lines = ["| policy | variable split | drops first / keeps | uses | runs on |", "|---|---|---|---|---|"]
+    for name, pol in POLICIES.items():
+        if pol.replay or pol.variable:
+            continue
+        var = [n for n, p in POLICIES.items() if p.variable and p.family == name]
+        used = ", ".join(text for cap, text in _USES.items() if getattr(pol, cap)) or "-"
+        runs = ", ".join(_TABLE_FAMILIES[f] for f in FAMILIES if pol.runs_on(f))
+        var_runs = {f for v in var for f in POLICIES[v].families}
+        if var and var_runs != set(pol.families):
+            only = [_TABLE_FAMILIES[f] for f in FAMILIES if f in pol.families and f not in var_runs]
+            runs += f" (`{name}` only on {', '.join(only)})"
+        lines.append(f"| `{name}` | {', '.join(f'`{v}`' for v in var) or '-'} | {pol.brief} | {used} | {runs} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # python -m shedding.online.policies: the table for docs/policies.md
+    print(markdown_table(), end="")
