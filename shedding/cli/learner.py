@@ -19,6 +19,14 @@ TUNING_HELP = ("HAZARD's learner (and AGE's when it estimates its age curve): fi
                "evidence (1), test (true); e.g. ratio=2,shadow=128 trades some quality for speed.")
 
 
+def _learners() -> str:
+    """The policies that take a tuning, those that always learn first: ``hazard, hazardv, age or agev``."""
+    from shedding.online.policies import POLICIES
+
+    names = sorted(uses("tuning"), key=lambda n: not POLICIES[n].learns(True) or not POLICIES[n].learns(False))
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
 def tunable(name: str) -> bool:
     """Whether policy ``name`` takes ``--tuning`` at all (:attr:`~shedding.online.policies.Policy.tunable`)."""
     from shedding.online.policies import POLICIES
@@ -62,7 +70,7 @@ def tuning_rules(policies: Callable[[Values], list[str]], flag: str = "--policy"
     static estimator of ``shed simulate`` and ``shed explain``; without ``known`` AGE always
     learns, as with ``shed stream-join``'s frequency tables, which hold no curve)."""
     rules = (Ignored(("--tuning",), lambda v: any(tunable(name) for name in policies(v)),
-                     f"applies to the learning policies only ({flag} {' or '.join(uses('tuning'))})"),)
+                     f"applies to the learning policies only ({flag} {_learners()})"),)
     if known is None:
         return rules
     return (*rules, Ignored(("--tuning",), lambda v: any(learns(name, known(v)) for name in policies(v)),

@@ -14,7 +14,7 @@ from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, learn
 from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values
-from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, WORKLOAD_RULES, check_group, check_split,
+from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, SOURCES, WORKLOAD_RULES, check_group, check_split,
                                    fixed_split, generated, takes_workload)
 from shedding.errors import ShedError
 from shedding.online.policies import BAND, grouped, listing, names_for, seeded, uses
@@ -72,7 +72,7 @@ RULES = (
     Holds(check_family),
     *tuning_rules(lambda v: policy_list(v.policy), known=lambda v: v.estimator == "static"),
     Holds(check_buckets),
-    Ignored(("--bound",), lambda v: v.generator == "age" and v.predicate == "equi" and generated(v),
+    Ignored(("--bound",), lambda v: SOURCES[v.generator].bound == "age" and v.predicate == "equi" and generated(v),
             "applies to the age-based model only (it bounds online policies from the model's own draws)",
             "add --generator age or drop it"),
     Holds(check_split),
