@@ -120,3 +120,17 @@ def test_pages_listing_policies_name_every_one(page: str) -> None:
     text = (ROOT / "docs" / page).read_text()
     missing = [p.family.upper() for p in POLICIES.values() if not p.replay and p.family.upper() not in text]
     assert not missing, f"docs/{page} does not name {', '.join(dict.fromkeys(missing))}"
+
+
+def test_the_shipped_suites_table_lists_every_suite() -> None:
+    """docs/commands/compare.md's table of shipped suites has one row per suite of the registry
+    (``shedding.studies.suite.SHIPPED``), which is the suite files that ship."""
+    from shedding.studies.suite import SHIPPED
+
+    files = {p.stem for p in (ROOT / "shedding" / "studies" / "suite_files").glob("*.toml")}
+    assert set(SHIPPED) == files
+    text = (ROOT / "docs" / "commands" / "compare.md").read_text()
+    table = text.split("## The shipped suites", 1)[1].split("\n## ", 1)[0]
+    listed = {name for row in table.splitlines() if row.startswith("| `")
+              for name in re.findall(r"`([a-z-]+)`", row.split("|")[1])}
+    assert listed == set(SHIPPED), f"docs/commands/compare.md lists {sorted(listed)}, the registry {sorted(SHIPPED)}"
