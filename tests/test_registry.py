@@ -31,6 +31,8 @@ def test_styles_are_distinct_and_families_have_distinct_colours():
     from shedding.studies.page.figures import STYLES
 
     assert len(set(STYLES.values())) == len(STYLES)
+    # markers and dashes apart on their own, so that any lines of one figure differ in each (grey print)
+    assert len({v[1] for v in STYLES.values()}) == len({v[2] for v in STYLES.values()}) == len(STYLES)
     colour = {POLICIES[n].family: STYLES[n][0] for n in NAMED}
     assert len(set(colour.values())) == len(colour)
     assert not set(colour.values()) & {STYLES["exact"][0], STYLES["opt"][0]}

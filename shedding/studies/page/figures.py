@@ -3,8 +3,8 @@
 The shared look of the study figures: a grid of subplots (at most :data:`MAX_COLS` per row), the
 experiment's title inside the figure (so that an exported PNG keeps it), and one colour, marker
 and dash per policy, derived from the policy registry (a colour and marker per family, safe for
-colour-blind readers; a variable split has its fixed split's colour with open markers and a dashed
-line), the same in every study that plots the policies.
+colour-blind readers; a variable split has its fixed split's colour with open markers; every line
+its own dash), the same in every study that plots the policies.
 """
 
 from __future__ import annotations
@@ -25,13 +25,17 @@ FAMILY_COLOURS = ("#D55E00", "#0072B2", "#E69F00", "#CC79A7", "#56B4E9", "#88225
 #: one marker per family, in the same order; the variable split draws it open
 FAMILY_MARKERS = ("triangle-up", "circle", "square", "star", "hexagon", "cross", "triangle-down", "pentagon",
                   "hourglass", "bowtie", "star-diamond")
-#: the dash of a fixed-split policy and of its variable form
-FIXED_DASH, VARIABLE_DASH = "solid", "6px,3px"
+#: one dash per family for the fixed split and one for the variable split, in the same order, each
+#: used once (nor by the references), so that a figure printed in grey still tells every line apart
+FAMILY_DASHES = ("longdash", "solid", "dot", "10px,2px,2px,2px", "5px,5px", "2px,3px", "14px,3px", "9px,3px,3px,3px",
+                 "1px,2px", "20px,5px", "7px,2px,1px,2px")
+VARIABLE_DASHES = ("12px,4px,2px,4px", "6px,2px", "2px,6px", "2px,4px,8px,4px", "4px,2px,4px,8px", "4px,4px",
+                   "1px,4px", "16px,4px,4px,4px,4px,4px", "3px,6px", "8px,8px", "12px,2px")
 
 
 def registry_styles() -> dict[str, tuple[str, str, str]]:
-    """(colour, marker, dash) of every policy of the registry a user can name: its family's colour
-    and marker, the marker open and the line dashed for the variable split."""
+    """(colour, marker, dash) of every policy of the registry a user can name: its family's colour,
+    marker and dash, the marker open and another dash for the variable split."""
     families = list(dict.fromkeys(p.family for p in POLICIES.values() if not p.replay))
     if len(families) > len(FAMILY_COLOURS):
         raise ValueError(f"{len(families)} policy families, {len(FAMILY_COLOURS)} colours: add colours")
@@ -41,7 +45,7 @@ def registry_styles() -> dict[str, tuple[str, str, str]]:
             continue
         i = families.index(pol.family)
         out[name] = (FAMILY_COLOURS[i], FAMILY_MARKERS[i] + ("-open" if pol.variable else ""),
-                     VARIABLE_DASH if pol.variable else FIXED_DASH)
+                     (VARIABLE_DASHES if pol.variable else FAMILY_DASHES)[i])
     return out
 
 
