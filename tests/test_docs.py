@@ -134,3 +134,19 @@ def test_the_shipped_suites_table_lists_every_suite() -> None:
     listed = {name for row in table.splitlines() if row.startswith("| `")
               for name in re.findall(r"`([a-z-]+)`", row.split("|")[1])}
     assert listed == set(SHIPPED), f"docs/commands/compare.md lists {sorted(listed)}, the registry {sorted(SHIPPED)}"
+
+
+def test_the_workloads_table_names_every_generator_and_its_parameters() -> None:
+    """docs/studies/beyond.md's table of workloads has a row per generator of the workload registry
+    beyond the paper's Zipf streams, naming each of its own parameters and its function."""
+    from shedding.datasets.generators import GENERATORS, own_params
+
+    text = (ROOT / "docs" / "studies" / "beyond.md").read_text()
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `([a-z]+)` \|.*$", text, re.M)}
+    for name, source in GENERATORS.items():
+        if name == "zipf":  # the paper's streams: docs/studies/paper.md and shed simulate's flags
+            continue
+        assert name in rows, f"docs/studies/beyond.md has no row for the {name} generator"
+        missing = [p for p in own_params(name) if f"`{p}`" not in rows[name]]
+        assert not missing, f"docs/studies/beyond.md's {name} row does not name {', '.join(missing)}"
+        assert f"{source.module}.{source.function}" in rows[name]
