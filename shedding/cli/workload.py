@@ -68,10 +68,7 @@ WORKLOAD_FLAGS = (
     _flag("window", "int", typer.Option(400, "--window", "-w", callback=integer(1),
                                         help="Window size w in time steps.")),
     _flag("warmup", "Optional[int]", typer.Option(None, "--warmup", callback=integer(0), show_default=False,
-                                                  help="First time step whose outputs count (default: 2w; 0 for the "
-                                                  "generators that read their tuples (" + ", ".join(
-                                                      n for n, s in SOURCES.items() if not s.drawn)
-                                                  + "), which count from the first one).")),
+                                                  help="First time step whose outputs count (default: 2w; 0 for the flights, which count from the first departure).")),
     _flag("r_path", "Optional[Path]", typer.Option(
         None, "--r", help="Stream R from a file (with --s): NDP-026B cloud reports, Meteo-France SYNOP, or "
         "CSV/Parquet with columns time,key.", show_default=False)),
