@@ -32,6 +32,20 @@ OFFLINE = {"opt": "fixed", "optv": "variable"}
 POLICY_NAMES: tuple[str, ...] = ("exact", *(name for name, p in POLICIES.items() if not p.replay), *OFFLINE)
 
 
+def variable_split(name: str) -> bool:
+    """Whether policy ``name`` (one of :data:`POLICY_NAMES`) splits memory freely between R and S:
+    OPTV and the registry's variable forms (EXACT holds everything)."""
+    return OFFLINE.get(name) == "variable" or (name in POLICIES and POLICIES[name].variable)
+
+
+def fixed_form(name: str) -> str:
+    """The fixed-split policy of ``name`` (``probv`` -> ``prob``, ``optv`` -> ``opt``; any other name
+    as given)."""
+    if OFFLINE.get(name) == "variable":
+        return next(n for n, split in OFFLINE.items() if split == "fixed")
+    return POLICIES[name].family if name in POLICIES else name
+
+
 def check_policies(names: str | list[str], param: str = "policy") -> list[str]:
     """Policy names from a comma list (any case), each one of :data:`POLICY_NAMES`; ``param``
     names the parameter in the error."""

@@ -99,3 +99,54 @@ def test_shed_examples_name_real_commands_and_flags(path: Path) -> None:
             if arg.startswith("-") and not re.fullmatch(r"-\d.*", arg):
                 name = arg.split("=", 1)[0]
                 assert name in flags, f"{_rel(path)}: shed {argv[1]} has no flag {name} ({' '.join(argv)})"
+
+
+def test_the_policies_table_is_the_registry() -> None:
+    """docs/policies.md shows the registry's table (``python -m shedding.online.policies`` prints it)."""
+    from shedding.online.policies import markdown_table
+
+    text = (ROOT / "docs" / "policies.md").read_text()
+    block = re.search(r"<!-- registry:policies -->\n(.*?)<!-- /registry:policies -->", text, re.S)
+    assert block is not None, "docs/policies.md lost its <!-- registry:policies --> block"
+    assert block.group(1) == markdown_table(), ("docs/policies.md's table is not the registry's; paste the output of "
+                                                "python -m shedding.online.policies between its markers")
+
+
+@pytest.mark.parametrize("page", ["index.md", "semantics.md"])
+def test_pages_listing_policies_name_every_one(page: str) -> None:
+    """The pages that list the policies in prose name every family of the registry."""
+    from shedding.online.policies import POLICIES
+
+    text = (ROOT / "docs" / page).read_text()
+    missing = [p.family.upper() for p in POLICIES.values() if not p.replay and p.family.upper() not in text]
+    assert not missing, f"docs/{page} does not name {', '.join(dict.fromkeys(missing))}"
+
+
+def test_the_shipped_suites_table_lists_every_suite() -> None:
+    """docs/commands/compare.md's table of shipped suites has one row per suite of the registry
+    (``shedding.studies.suite.SHIPPED``), which is the suite files that ship."""
+    from shedding.studies.suite import SHIPPED
+
+    files = {p.stem for p in (ROOT / "shedding" / "studies" / "suite_files").glob("*.toml")}
+    assert set(SHIPPED) == files
+    text = (ROOT / "docs" / "commands" / "compare.md").read_text()
+    table = text.split("## The shipped suites", 1)[1].split("\n## ", 1)[0]
+    listed = {name for row in table.splitlines() if row.startswith("| `")
+              for name in re.findall(r"`([a-z-]+)`", row.split("|")[1])}
+    assert listed == set(SHIPPED), f"docs/commands/compare.md lists {sorted(listed)}, the registry {sorted(SHIPPED)}"
+
+
+def test_the_workloads_table_names_every_generator_and_its_parameters() -> None:
+    """docs/studies/beyond.md's table of workloads has a row per generator of the workload registry
+    beyond the paper's Zipf streams, naming each of its own parameters and its function."""
+    from shedding.datasets.generators import GENERATORS, own_params
+
+    text = (ROOT / "docs" / "studies" / "beyond.md").read_text()
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `([a-z]+)` \|.*$", text, re.M)}
+    for name, source in GENERATORS.items():
+        if name == "zipf":  # the paper's streams: docs/studies/paper.md and shed simulate's flags
+            continue
+        assert name in rows, f"docs/studies/beyond.md has no row for the {name} generator"
+        missing = [p for p in own_params(name) if f"`{p}`" not in rows[name]]
+        assert not missing, f"docs/studies/beyond.md's {name} row does not name {', '.join(missing)}"
+        assert f"{source.module}.{source.function}" in rows[name]

@@ -1,8 +1,9 @@
 """The band join operator: fed arrival batches, it holds at most M tuples (Das, Gehrke,
 Riedewald 2003, §2.1, with the band predicate of :mod:`.predicate`).
 
-The band counterpart of :class:`shedding.online.engine.JoinOperator`: the same policies
-(:mod:`shedding.online.policies`), the same :class:`~shedding.online.engine.FeedResult`, a state of
+The band counterpart of :class:`shedding.online.engine.JoinOperator`: the policies of
+:mod:`shedding.online.policies` that run on the band join (PROB, LIFE, RAND, their variable forms
+and the schedule replay; the others are refused), the same :class:`~shedding.online.engine.FeedResult`, a state of
 plain numpy arrays that can be pickled between feeds, and the compiled loop of :mod:`.kernel`.
 Values arrive already scaled to integers (:class:`~.predicate.BandWorkload`); PROB and LIFE take
 their priorities from a :class:`~.estimator.BandHistogram`, counted in advance (static) or
@@ -17,7 +18,7 @@ from shedding.errors import ShedError
 from shedding.model import as_int_array, check_memory, check_window
 from shedding.online import kernel as K
 from shedding.online.engine import FeedResult, check_feed
-from shedding.online.policies import Policy, get_policy
+from shedding.online.policies import BAND, Policy, get_policy, require
 from shedding.band import kernel as BK
 from shedding.band.estimator import BandHistogram
 
@@ -44,9 +45,7 @@ class BandJoinOperator:
             raise ShedError(f"{{param}} must be >= 0, got {warmup}", param="warmup")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ShedError(f"the policy seed ({{param}}) must be an integer >= 0, got {seed!r}", param="seed")
-        if self.policy.kind in (K.AGE, K.HAZARD):
-            raise ShedError(f"policy {self.policy.name} ranks tuples by their age and key; the band join ranks by "
-                            "histograms only: choose prob, life, rand or their variable forms", param="policy")
+        require(self.policy, BAND)  # the kernel ranks by histograms (PROB, LIFE), at random or by a schedule
         if histogram is None:
             if self.policy.kind in (K.PROB, K.LIFE):
                 raise ShedError(f"policy {self.policy.name} ranks tuples by a histogram; pass one")
@@ -111,7 +110,7 @@ class BandJoinOperator:
         seq = np.arange(self._next_seq, self._next_seq + n, dtype=np.int64)
         if self.policy.kind == K.SCHEDULE and seq[-1] >= len(self._sched):
             raise ShedError("the schedule is shorter than the stream; pass a schedule for every tuple")
-        draws = self._rng.random(n) if self.policy.kind == K.RAND else np.zeros(1)
+        draws = self._rng.random(n) if self.policy.seed else np.zeros(1)
         dep = np.zeros((n + self._mem.shape[1], 3), dtype=np.int64)
         pairs = np.zeros((max(16, n), 2), dtype=np.int64) if self.want_pairs else np.zeros((0, 2), dtype=np.int64)
         outputs, n_dep, n_pairs, pairs, err = BK.band_process(self._state(), side, time, values, seq, draws,

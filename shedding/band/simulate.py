@@ -17,7 +17,7 @@ from shedding.errors import ShedError
 from shedding.exact import exact_memory
 from shedding.model import RunResult, Schedule, check_memory
 from shedding.online import kernel as K
-from shedding.online.policies import get_policy
+from shedding.online.policies import BAND, get_policy, require
 from shedding.band.estimator import DEFAULT_BINS, ESTIMATORS, BandHistogram
 from shedding.band.operator import BandJoinOperator
 from shedding.band.exact import BandIndex, archive_metric, exact_pairs
@@ -52,7 +52,7 @@ def simulate_band(
     estimator: str = "static",
     reference: BandReference | None = None,
 ) -> RunResult:
-    """Run ``policy`` (exact, prob, life, rand, probv, lifev, randv, or opt-schedule /
+    """Run ``policy`` (exact, a policy of the registry that runs on the band join, or opt-schedule /
     optv-schedule with ``schedule``) with ``memory`` tuples on the band join ``bw``. The
     priorities come from a histogram with ``bins`` bins per attribute: ``static`` counts the whole
     workload in advance, ``online`` the arrivals so far."""
@@ -70,7 +70,7 @@ def simulate_band(
         res.pairs = ref.pairs if pairs else None
         res.seconds = _time.perf_counter() - started
         return res
-    pol = get_policy(name)
+    pol = require(get_policy(name), BAND)  # before the histogram is counted
     if pol.kind == K.SCHEDULE and schedule is None:
         raise ShedError(f"policy {pol.name} needs a schedule to replay")
     online = estimator == "online"
@@ -89,5 +89,5 @@ def simulate_band(
         pol.name, int(outputs), ref.exact, archive_metric(bw, run_schedule, ref.pairs), m, split_r, split_s,
         schedule=run_schedule, pairs=fed.pairs if pairs else None,
         seconds=_time.perf_counter() - started,
-        params=params | ({"seed": seed} if pol.name.startswith("rand") else {}),
+        params=params | ({"seed": seed} if pol.seed else {}),
     )

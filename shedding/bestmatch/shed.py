@@ -26,21 +26,34 @@ import numpy as np
 import pandas as pd
 
 from shedding.errors import ShedError
+from shedding.online.policies import BESTMATCH, names_for, require
+from shedding.online.policies import POLICIES as REGISTRY
 from shedding.bestmatch.ego import MAX_CELLS
 from shedding.bestmatch.join import BestmatchResult, check_choice, order_signs, result_of
 from shedding.bestmatch.matwin import matwin
 from shedding.bestmatch.skyline import is_literal
 from shedding.bestmatch.values import BestmatchInput
 
-POLICIES = ("rand", "prob", "ahead")
+#: the policies of the registry (:mod:`shedding.online.policies`) that run on the bestmatch join,
+#: and ``ahead``, this family's own (no other family has a window top to look ahead of)
+OWN = ("ahead",)
+POLICIES = (*names_for(BESTMATCH), *OWN)
 
 
 def check_policy(name: str) -> str:
-    """The policy name, lowercased; unknown names raise a one-line ShedError."""
+    """The policy name, lowercased; unknown names raise a one-line ShedError, and a registry policy
+    the bestmatch join does not implement one naming the families it runs on."""
     key = name.strip().lower()
     if key not in POLICIES:
+        if key in REGISTRY and not REGISTRY[key].replay:
+            require(REGISTRY[key], BESTMATCH, OWN)
         raise ShedError(f"unknown bestmatch {{param}} {name!r}; choose from {', '.join(POLICIES)}", param="policy")
     return key
+
+
+def seeded(policy: str) -> bool:
+    """Whether ``policy`` draws random priorities, so that its seed matters (the registry's RAND)."""
+    return policy in REGISTRY and REGISTRY[policy].seed
 
 
 def partner_density(X: np.ndarray, Y: np.ndarray, eps: np.ndarray) -> np.ndarray:
@@ -68,7 +81,7 @@ def partner_density(X: np.ndarray, Y: np.ndarray, eps: np.ndarray) -> np.ndarray
 def priorities(data: BestmatchInput, policy: str, seed: int) -> tuple[np.ndarray, np.ndarray, bool]:
     """(priorities of R, of S, scale by the remaining range) of ``policy``."""
     policy = check_policy(policy)
-    if policy == "rand":
+    if seeded(policy):
         rng = np.random.default_rng(seed)
         return rng.random(len(data.r)), rng.random(len(data.s)), False
     return partner_density(data.r, data.s, data.eps), partner_density(data.s, data.r, data.eps), policy == "ahead"
@@ -108,7 +121,7 @@ def shedding_study(data: BestmatchInput, fractions: list[float], policies: list[
     for fraction in fractions:
         memory = int(round(fraction * exact_stats.peak_memory))
         for policy in policies:
-            for seed in range(seeds if policy == "rand" else 1):
+            for seed in range(seeds if seeded(check_policy(policy)) else 1):
                 res = shed_bestmatch(data, memory, policy, seed=seed, ego=ego)
                 rows.append({"fraction": fraction, "memory": memory, "peak": exact_stats.peak_memory,
                              "policy": policy, "seed": seed, "dropped": res.stats.dropped,

@@ -16,6 +16,7 @@ import typer
 from shedding.cli.checks import choice, columns, decimals, integer, listed_in, names, parse_decimals
 from shedding.cli.rules import Exists, Holds, Ignored, SameCount, Together, Values
 from shedding.errors import ShedError
+from shedding.online.policies import BESTMATCH, names_for, seeded, uses
 
 ORDERS = ("minattrdist", "maxattrdist")
 VARIANTS = listed_in("shedding.bestmatch.join", "VARIANTS")
@@ -50,8 +51,9 @@ RULES = (
     Ignored(("--memory",), lambda v: v.time_col is None, "sheds on MatWin, but --time re-evaluates the exact join",
             "drop --time or --memory"),
     Ignored(("--policy",), lambda v: v.memory is not None, "applies when shedding", "add --memory M or drop it"),
-    Ignored(("--seed",), lambda v: v.memory is not None and "rand" in v.policy.split(","),
-            "seeds RAND's choices (--policy rand with --memory) only"),
+    Ignored(("--seed",), lambda v: v.memory is not None and any(map(seeded, v.policy.split(","))),
+            f"seeds the random choices of {' and '.join(n for n in uses('seed') if n in names_for(BESTMATCH))} "
+            "(with --memory) only"),
     Ignored(("--limit",), lambda v: not v.as_json, "sets the rows of the table; --json prints them all"),
     Holds(check_mode),
     SameCount("--eps", "--attrs", "attribute"),
@@ -116,7 +118,9 @@ def bmj(
                                          help="Shed: at most M tuples in MatWin's two windows; compares with the "
                                          "exact result."),
     policy: str = typer.Option("prob", "--policy", "-p", callback=names(POLICIES),
-                               help="With --memory: comma list of rand, prob, ahead."),
+                               help="With --memory: comma list of " + ", ".join((*names_for(BESTMATCH), "ahead"))
+                               + " (ahead, the bestmatch join's own: prob's density times the share of the "
+                               "partner range still ahead)."),
     seed: int = typer.Option(0, "--seed", callback=integer(0), help="Seed of RAND's choices."),
     dominance: Optional[str] = typer.Option(None, "--dominance", callback=choice(DOMINANCE), show_default=False,
                                             help="How a pair dominates another (section 2.1): pareto (at least as "

@@ -18,6 +18,7 @@ from shedding.cli.rows import REFERENCES, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Values
 from shedding.cli.workload import (ESTIMATORS, WORKLOAD_RULES, check_group, check_split, fixed_split,
                                    takes_workload)
+from shedding.online.policies import grouped, seeded, uses
 from shedding.run import POLICY_NAMES
 
 if TYPE_CHECKING:
@@ -43,14 +44,14 @@ def against_of(v: Values) -> str:
 RULES = (
     Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only",
             "add --estimator online or drop it"),
-    Ignored(("--policy-seed",), lambda v: v.policy.startswith("rand"), "applies to RAND's choices only "
-            "(--policy rand or randv)"),
+    Ignored(("--policy-seed",), lambda v: seeded(v.policy),
+            f"applies to the random choices of {' and '.join(uses('seed'))} only"),
     Ignored(("--memory-split",), lambda v: fixed_split(v.policy) or against_of(v) == "opt",
             "applies to a fixed-split policy or OPT only; the others split memory freely"),
     Ignored(("--max-graph-gib",), lambda v: against_of(v) != "exact", "applies to OPT and OPTV only, not to "
             "--against exact"),
-    Ignored(("--group",), lambda v: v.policy.startswith("hazard"), "applies to HAZARD only (--policy hazard or "
-            "hazardv)"),
+    Ignored(("--group",), lambda v: grouped(v.policy),
+            f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
     Holds(check_group),
     *tuning_rules(lambda v: [v.policy], known=lambda v: v.estimator == "static"),
     Holds(check_buckets),

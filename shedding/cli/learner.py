@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 from shedding.cli.checks import parsed
 from shedding.cli.rules import Ignored, Values
+from shedding.online.policies import uses
 
 if TYPE_CHECKING:
     from shedding.online.tuning import HazardTuning
@@ -16,6 +17,14 @@ TUNING_HELP = ("HAZARD's learner (and AGE's when it estimates its age curve): fi
                "first age bucket, 8), ratio (each next bucket this much wider, 1.3), shadow (sample size per side, "
                "256), refit_first (64), refit_every (arrivals between refits, 4096), iters (EM steps, 8), kappa (100), "
                "evidence (1), test (true); e.g. ratio=2,shadow=128 trades some quality for speed.")
+
+
+def _learners() -> str:
+    """The policies that take a tuning, those that always learn first: ``hazard, hazardv, age or agev``."""
+    from shedding.online.policies import POLICIES
+
+    names = sorted(uses("tuning"), key=lambda n: not POLICIES[n].learns(True) or not POLICIES[n].learns(False))
+    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def tunable(name: str) -> bool:
@@ -28,10 +37,9 @@ def tunable(name: str) -> bool:
 def learns(name: str, known: bool) -> bool:
     """Whether policy ``name`` learns in a run, so that ``--tuning`` changes it: HAZARD always,
     AGE unless it is told its age curve (``known``; :func:`shedding.online.kinds.learns`)."""
-    from shedding.online.kinds import learns as kind_learns
     from shedding.online.policies import POLICIES
 
-    return name in POLICIES and kind_learns(POLICIES[name].kind, known)
+    return name in POLICIES and POLICIES[name].learns(known)
 
 
 def parse_tuning(text: str) -> HazardTuning:
@@ -62,7 +70,7 @@ def tuning_rules(policies: Callable[[Values], list[str]], flag: str = "--policy"
     static estimator of ``shed simulate`` and ``shed explain``; without ``known`` AGE always
     learns, as with ``shed stream-join``'s frequency tables, which hold no curve)."""
     rules = (Ignored(("--tuning",), lambda v: any(tunable(name) for name in policies(v)),
-                     f"applies to the learning policies only ({flag} hazard, hazardv, age or agev)"),)
+                     f"applies to the learning policies only ({flag} {_learners()})"),)
     if known is None:
         return rules
     return (*rules, Ignored(("--tuning",), lambda v: any(learns(name, known(v)) for name in policies(v)),

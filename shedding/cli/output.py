@@ -49,7 +49,10 @@ def warn_static_lookahead(wl: Workload, estimator: str, names: list[str]) -> Non
     from shedding.online.kinds import DUAL, HAZARD, LIFE, PROB, SURV
     from shedding.online.policies import POLICIES
 
-    if estimator != "static" or wl.meta.get("generator") not in ("age", "flights"):
+    from shedding.datasets.generators import GENERATORS
+
+    source = GENERATORS.get(wl.meta.get("generator"))
+    if estimator != "static" or source is None or source.estimator != "online":
         return
     keyed = [n for n in names if n in POLICIES and POLICIES[n].kind in (PROB, LIFE, SURV, DUAL, HAZARD)]
     if keyed:

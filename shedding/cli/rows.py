@@ -48,10 +48,13 @@ def workload_params(wl: Workload) -> dict:
 
 def online_options(name: str, estimator: str, decay: float | None, seed: int) -> dict:
     """The options a row records for policy ``name``: none for EXACT and OPT; the estimator, its
-    decay (``None`` where it does not apply) and RAND's seed for the online policies."""
+    decay (``None`` where it does not apply) and the seed of a policy that draws (RAND) for the
+    online policies."""
+    from shedding.online.policies import seeded
+
     if name in REFERENCES:
         return {}
-    return {"estimator": estimator, "decay": decay, "policy_seed": seed if name.startswith("rand") else None}
+    return {"estimator": estimator, "decay": decay, "policy_seed": seed if seeded(name) else None}
 
 
 def row(wl: Workload, memory: int, result: dict, **options: Any) -> dict:

@@ -14,8 +14,10 @@ from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, learn
 from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values
-from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, WORKLOAD_RULES, check_group, check_split,
+from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, SOURCES, WORKLOAD_RULES, check_group, check_split,
                                    fixed_split, generated, takes_workload)
+from shedding.errors import ShedError
+from shedding.online.policies import BAND, grouped, listing, names_for, seeded, uses
 from shedding.run import POLICY_NAMES
 
 PREDICATES = ("equi", "band")
@@ -33,6 +35,18 @@ def online(v: Values) -> bool:
     return any(name not in REFERENCES for name in policy_list(v.policy))
 
 
+def check_family(v: Values) -> None:
+    """With --predicate band, every online policy chosen runs on the band join (the registry's
+    families): the others are refused before any data is read, not run with parameters the band
+    kernel never sets."""
+    if v.predicate != "band":
+        return
+    refused = [n for n in policy_list(v.policy) if n not in REFERENCES and n not in names_for(BAND)]
+    if refused:
+        raise ShedError(f"--policy {refused[0]} does not run on the band join (--predicate band); choose from "
+                        f"{', '.join(('exact', *names_for(BAND), 'opt', 'optv'))}")
+
+
 RULES = (
     Needs("--eps", lambda v: v.predicate == "band",
           "--predicate band needs --eps, one band width per attribute, e.g. --eps 0.5"),
@@ -44,20 +58,21 @@ RULES = (
     Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only",
             "add --estimator online or drop it"),
     Ignored(("--estimator",), online, "applies to the online policies only, not to exact, opt or optv"),
-    Ignored(("--policy-seed",), lambda v: any(n.startswith("rand") for n in policy_list(v.policy)),
-            "applies to RAND's choices only (--policy rand or randv)"),
+    Ignored(("--policy-seed",), lambda v: any(map(seeded, policy_list(v.policy))),
+            f"applies to the random choices of {' and '.join(uses('seed'))} only"),
     Ignored(("--memory-split",), lambda v: any(map(fixed_split, policy_list(v.policy))),
             "applies to the fixed-split policies (opt and the online policies without a v suffix) only; the "
             "others split memory freely"),
     Ignored(("--max-graph-gib",), lambda v: v.predicate == "equi" and {"opt", "optv"} & set(policy_list(v.policy)),
             "applies to OPT and OPTV on equi-joins only"),
-    Ignored(("--group",), lambda v: any(name.startswith("hazard") for name in policy_list(v.policy)),
-            "applies to HAZARD only (--policy hazard or hazardv)"),
+    Ignored(("--group",), lambda v: any(map(grouped, policy_list(v.policy))),
+            f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
     Ignored(("--group",), lambda v: v.predicate == "equi", "applies to equi-joins only"),
     Holds(check_group),
+    Holds(check_family),
     *tuning_rules(lambda v: policy_list(v.policy), known=lambda v: v.estimator == "static"),
     Holds(check_buckets),
-    Ignored(("--bound",), lambda v: v.generator == "age" and v.predicate == "equi" and generated(v),
+    Ignored(("--bound",), lambda v: SOURCES[v.generator].bound == "age" and v.predicate == "equi" and generated(v),
             "applies to the age-based model only (it bounds online policies from the model's own draws)",
             "add --generator age or drop it"),
     Holds(check_split),
@@ -70,11 +85,9 @@ RULES = (
 def simulate(
     load: Callable[[], Workload],
     policy: str = typer.Option("exact,rand,prob,life", "--policy", "-p", callback=names(POLICY_NAMES),
-                               help="Comma list of: " + ", ".join(POLICY_NAMES) + ". surv: expected output over "
-                               "the realistic survival; dual: surplus over a memory price learned from OPT; fluid: "
-                               "the same at the fluid price; age: hold each tuple to the age that catches the most "
-                               "partners per slot; hazard: the partner rate learned by age, match and key (a v "
-                               "suffix = variable split)."),
+                               help="Comma list of: " + ", ".join(POLICY_NAMES) + ". exact: the full window join; "
+                               + listing(POLICY_NAMES) + "; opt, optv: the offline optimum. --predicate band runs "
+                               + ", ".join(names_for(BAND)) + " and the references."),
     memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
                                          help="Join memory M in tuples (default: w, half of what EXACT needs)."),
     memory_split: Optional[str] = typer.Option(
@@ -155,13 +168,13 @@ def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[in
     rows = []
     with busy("running the policies..."):
         for name in chosen:
-            grouped = group if name.startswith("hazard") else None
+            grouping = group if grouped(name) else None
             tuned = learned if learns(name, known=estimator == "static") else None  # AGE is told its curve
             res = run_policy(wl, name, memory, memory_split=split, estimator=estimator, decay=decay, seed=seed,
-                             reference=ref, max_graph_bytes=max_graph_bytes, group=grouped, tuning=tuned)
+                             reference=ref, max_graph_bytes=max_graph_bytes, group=grouping, tuning=tuned)
             options = online_options(name, estimator, decay if estimator == "online" else None, seed)
-            if grouped is not None:
-                options["group"] = grouped
+            if grouping is not None:
+                options["group"] = grouping
             if tuned is not None and tuned.spec:
                 options["tuning"] = tuned.spec
             rows.append(row(wl, memory, res.as_dict(), **options))

@@ -13,16 +13,16 @@ import typer
 from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_integers,
                                  parsed, split_list, value_check)
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, tuning_rules
-from shedding.cli.rows import REFERENCES
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
 from shedding.cli.stream_output import print_summary, run_job, title
 from shedding.cli.workload import fixed_split
 from shedding.errors import ShedError
-from shedding.run import POLICY_NAMES
+from shedding.online.policies import POLICIES, STREAM, names_for, seeded
 
-SHEDDING = ("none", *(name for name in POLICY_NAMES if name not in REFERENCES))
-SHEDDING_HELP = ("none (the exact window join), prob, life, rand, surv, dual, fluid (fixed R/S split) or "
-                 "probv, lifev, randv, survv, dualv, fluidv (variable split); see shed simulate --help.")
+SHEDDING = ("none", *names_for(STREAM))
+SHEDDING_HELP = ("none (the exact window join), " + ", ".join(n for n in SHEDDING[1:] if not POLICIES[n].variable)
+                 + " (fixed R/S split) or " + ", ".join(n for n in SHEDDING[1:] if POLICIES[n].variable)
+                 + " (variable split); see shed simulate --help.")
 FORMATS = ("csv", "parquet")
 #: the most columns --payload all carries per stream; wider sources name their payload columns (a
 #: CSV of 5,000 columns carried whole ran for more than 10 minutes)
@@ -228,10 +228,10 @@ RULES = (
     Ignored(("--format",), lambda v: not synthetic(v), "applies to source directories only, not to zipf sources"),
     Ignored(("--key",), lambda v: not synthetic(v), "applies to source directories only; zipf sources have the "
             "columns time,key"),
-    Ignored(("--seed",), lambda v: synthetic(v) or v.shedding.startswith("rand"),
+    Ignored(("--seed",), lambda v: synthetic(v) or seeded(v.shedding),
             "seeds RAND's choices and zipf sources only"),
     Ignored(("--memory-split",), lambda v: fixed_split(v.shedding), "applies to the fixed-split policies "
-            "(prob, life, rand, surv, dual, fluid) only"),
+            f"({', '.join(n for n in SHEDDING if n in POLICIES and not POLICIES[n].variable)}) only"),
     Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only"),
     *tuning_rules(lambda v: [v.shedding], "--shedding"),  # AGE learns: a frequency table holds no age curve
     Ignored(("--estimator",), lambda v: v.shedding != "none", "applies to shedding policies only, not to "

@@ -18,11 +18,15 @@ from shedding.cli.checks import (choice, integer, integers, listed_in, named, na
 from shedding.cli.output import out, say, write_file
 from shedding.cli.rules import Conflicts, Creatable, Exists, Fits, Holds, Ignored, Values
 from shedding.errors import ShedError
+from shedding.online.policies import POLICIES as REGISTRY
+from shedding.online.policies import WJOIN, listing, names_for, seeded, uses
 
 OPTIMA = ("opt", "optv")
 ALGORITHMS = listed_in("shedding.wjoin.algorithms", "OPERATORS", "all")
 APPROACHES = listed_in("shedding.wjoin.operator", "APPROACHES")
 POLICIES = listed_in("shedding.wjoin.loadshed", "POLICIES", *OPTIMA)
+#: the fixed-split policies of the W-join
+FIXED = tuple(n for n in names_for(WJOIN) if not REGISTRY[n].variable)
 SYNTHETIC_FLAGS = ("--n-streams", "--length", "--rates", "--zipf-skew", "--domain", "--seed")
 #: bytes a synthetic W-join takes per pair of streams (bound matrices and the N^2 per-pair work of
 #: the exact count) and per tuple (times, keys, the sorted index): an estimate
@@ -108,10 +112,12 @@ RULES = (
     Ignored(("--approach",), lambda v: v.windows is not None and v.memory is None,
             "applies to per-pair windows (--windows) on the exact join only"),
     Ignored(("--policy",), lambda v: v.memory is not None, "applies when shedding", "add --memory M or drop it"),
-    Ignored(("--memory-split",), lambda v: any(not p.endswith("v") for p in chosen(v)),
-            "applies to the fixed-split policies (rand, prob, life, opt) with --memory only"),
-    Ignored(("--policy-seed",), lambda v: any(p.startswith("rand") for p in chosen(v)),
-            "applies to RAND's choices (--policy rand or randv with --memory) only"),
+    Ignored(("--memory-split",), lambda v: any(p == "opt" or (p in REGISTRY and not REGISTRY[p].variable)
+                                               for p in chosen(v)),
+            f"applies to the fixed-split policies ({', '.join(FIXED)}, opt) with --memory only"),
+    Ignored(("--policy-seed",), lambda v: any(map(seeded, chosen(v))),
+            f"applies to the random choices of {' and '.join(n for n in uses('seed') if n in names_for(WJOIN))} "
+            "(with --memory) only"),
     Ignored(("--opt-seconds",), lambda v: set(OPTIMA) & set(chosen(v)),
             "applies to the optimum (--policy opt or optv with --memory) only"),
     Ignored(("--predicate",), lambda v: v.memory is None or not band_of(v),
@@ -151,8 +157,8 @@ def wjoin(
     memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
                                          help="Shed to at most M tuples in all buffers."),
     policy: str = typer.Option("prob", "--policy", "-p", callback=names(POLICIES),
-                               help="With --memory: comma list of rand, prob, life, randv, probv, lifev, opt (CP-SAT "
-                               "optimum, small inputs), optv."),
+                               help="With --memory: comma list of " + ", ".join(names_for(WJOIN)) + ", opt (CP-SAT "
+                               "optimum, small inputs), optv; " + listing(names_for(WJOIN)) + "."),
     memory_split: Optional[str] = typer.Option(None, "--memory-split", callback=integers(), show_default=False,
                                                help="Fixed split M_1,...,M_N (default M//N each, the remainder "
                                                "first)."),

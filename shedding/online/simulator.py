@@ -19,7 +19,7 @@ from shedding.model import RunResult, Schedule, Workload, check_memory
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import check_estimator, make_estimator
 from shedding.online.kinds import AGE
-from shedding.online.policies import check_group, get_policy
+from shedding.online.policies import EQUI, check_group, get_policy, require
 from shedding.online.tuning import HazardTuning
 
 
@@ -78,9 +78,9 @@ def simulate(
             res.pairs = exact_pairs(wl, ref.ks)
         res.seconds = _time.perf_counter() - started
         return res
-    pol = get_policy(name)
+    pol = require(get_policy(name), EQUI)
     groups = payload_groups(wl, group)
-    if "schedule" in pol.name and schedule is None:
+    if pol.replay and schedule is None:
         raise ShedError(f"policy {pol.name} needs a schedule to replay")
     n_steps = int(np.count_nonzero(np.diff(wl.time))) + 1 if len(wl) else 0  # time is sorted
     op = JoinOperator(
@@ -104,7 +104,7 @@ def simulate(
         schedule=schedule,
         pairs=fed.pairs if pairs else None,
         seconds=_time.perf_counter() - started,
-        params=params | ({"seed": seed} if pol.name.startswith("rand") else {})
+        params=params | ({"seed": seed} if pol.seed else {})
         | ({"group": group} if group is not None else {}),
     )
 

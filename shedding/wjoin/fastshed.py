@@ -27,6 +27,7 @@ import numpy as np
 
 from shedding.errors import ShedError
 from shedding.jit import njit
+from shedding.online.policies import POLICIES as REGISTRY
 from shedding.wjoin.loadshed import check_policy, fixed_split, prob_priorities, shed_wjoin
 from shedding.wjoin.streams import Streams, check_compatible
 from shedding.wjoin.windows import WindowSpec
@@ -53,7 +54,7 @@ def shed_count(streams: Streams, windows: WindowSpec, memory: int, policy: str =
     ev_rank = rank.reshape(-1)[offsets[stream] + seq].astype(np.int64)
     ev_time = np.concatenate(streams.times)[offsets[stream] + seq].astype(np.int64)
     prio = np.zeros((n, max(len(values), 1)), dtype=np.float64)
-    if kind != "rand":
+    if not REGISTRY[policy.strip().lower()].seed:  # RAND draws; the others rank by PROB-N's priorities
         for i, table in enumerate(prob_priorities(streams, windows)):
             for r, v in enumerate(values.tolist()):
                 prio[i, r] = float(table.get(v, 0))

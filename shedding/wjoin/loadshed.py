@@ -31,20 +31,27 @@ from typing import Sequence
 import numpy as np
 
 from shedding.errors import ShedError
+from shedding.online.policies import POLICIES as REGISTRY
+from shedding.online.policies import WJOIN, names_for, require
 from shedding.wjoin.hw import HWJoin
 from shedding.wjoin.operator import Entry
 from shedding.wjoin.streams import Streams, as_rows, check_compatible
 from shedding.wjoin.windows import WindowSpec
 
-POLICIES = ("rand", "prob", "life", "randv", "probv", "lifev")
+#: the policies of the registry (:mod:`shedding.online.policies`) that run on the W-join
+POLICIES = names_for(WJOIN)
 
 
 def check_policy(name: str, also: Sequence[str] = ()) -> tuple[str, bool]:
-    """(kind, variable split) of a policy name; ``also`` names more choices for the error message."""
-    key = name.strip().lower()
+    """(kind, variable split) of a policy name, the kind being its fixed-split name (rand, prob or
+    life); ``also`` names more choices for the error message. A registry policy the W-join does
+    not implement is refused naming the families it runs on."""
+    key = name.strip().lower() if isinstance(name, str) else name
     if key not in POLICIES:
+        if key in REGISTRY and not REGISTRY[key].replay:
+            require(REGISTRY[key], WJOIN)
         raise ShedError(f"unknown {{param}} {name!r}; choose from {', '.join((*POLICIES, *also))}", param="policy")
-    return key.rstrip("v"), key.endswith("v")
+    return REGISTRY[key].family, REGISTRY[key].variable
 
 
 def fixed_split(memory: int, n: int, split: Sequence[int] | None = None) -> list[int]:
@@ -120,7 +127,8 @@ class ShedWJoin(HWJoin):
         self.policy = policy.strip().lower()
         self.caps = fixed_split(memory, self.n, memory_split)
         self.memory = sum(self.caps)
-        if self.kind != "rand" and priorities is None:
+        self.seeded = REGISTRY[self.policy].seed  # draws its victims at random (RAND)
+        if not self.seeded and priorities is None:
             raise ShedError(f"policy {policy} needs key priorities; pass priorities=prob_priorities(streams, windows)")
         self._prio = priorities
         self._reach_of = [windows.reach(i) for i in range(self.n)]
@@ -182,7 +190,7 @@ class ShedWJoin(HWJoin):
             self.dropped += 1
 
     def _victim(self, scope: Sequence[int], held: int) -> tuple[int, Entry]:
-        if self.kind == "rand":
+        if self.seeded:
             r = int(self._rng.integers(held))
             for i in scope:
                 for bucket in self.buckets[i].values():
@@ -217,7 +225,7 @@ def shed_wjoin(streams: Streams, windows: WindowSpec, memory: int, policy: str =
 
     check_compatible(streams, windows.n)
     kind, variable = check_policy(policy)
-    prio = None if kind == "rand" else prob_priorities(streams, windows)
+    prio = None if REGISTRY[policy.strip().lower()].seed else prob_priorities(streams, windows)
     op = ShedWJoin(windows, memory, policy, memory_split=memory_split, priorities=prio, seed=seed)
     rows = run(op, streams)
     total = exact_count(streams, windows) if exact is None else exact

@@ -17,8 +17,9 @@ from shedding.datasets import zipf_workload
 from shedding.exact import exact_memory
 from shedding.model import Workload
 from shedding.online import simulate
+from shedding.online.policies import BAND, names_for
 
-POLICIES = ["prob", "life", "rand", "probv", "lifev", "randv"]
+POLICIES = list(names_for(BAND))  # the registry's policies that run on the band join
 
 
 @pytest.mark.parametrize("estimator", ["static", "online"])

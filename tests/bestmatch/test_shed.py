@@ -134,5 +134,6 @@ def test_study_rows_and_bad_policy():
     assert (full.precision == 1).all() and (full.recall == 1).all() and (full.symdiff == 0).all()
     part = df[df.fraction == 0.3]
     assert (part.symdiff == part["false"] + part.missed).all() and (part.dropped > 0).all()
-    with pytest.raises(ShedError, match="unknown bestmatch policy 'life'"):
+    with pytest.raises(ShedError, match="^policy life runs on the equi-join, the band join, the W-join and the "
+                       "streaming join, not on the bestmatch join; choose from rand, prob, ahead$"):
         shed_bestmatch(data, 10, "life")

@@ -85,6 +85,9 @@ def test_the_table_names_the_predicate(shed) -> None:
     ([], ["needs --eps"]),
     (["--eps", "1", "--attrs", "x"], ["unknown attribute 'x'"]),
     (["--eps", "1", "--estimator", "online", "--decay", "0.9"], ["--decay applies to equi-joins only"]),
+    # the band kernel never sets SURV's, DUAL's or FLUID's parameters (they ran as first-in first-out)
+    *[(["--eps", "0.5", "--policy", f"prob,{name}"], [f"--policy {name} does not run on the band join"])
+      for name in ("surv", "dualv", "fluid", "age", "hazardv")],
 ])
 def test_bad_band_input_is_one_line(shed, args: list[str], needles: list[str]) -> None:
     assert_error_line(shed("simulate", "--predicate", "band", "--length", "100", "--window", "10", *args), *needles)

@@ -320,7 +320,7 @@ def test_tuning_text_must_be_a_text():
 def test_the_band_join_refuses_them():
     from shedding.band.operator import BandJoinOperator
 
-    with pytest.raises(ShedError, match="ranks tuples by their age"):
+    with pytest.raises(ShedError, match="^policy hazard runs on the equi-join and the streaming join, not on the band join; choose from rand, "):
         BandJoinOperator(10, 4, "hazard", np.array([1]))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 
-from shedding.datasets.generators import generate
+from shedding.datasets.generators import GENERATORS, generate
 from shedding.offline.agebound import age_bound
 from shedding.offline.opt import solve_opt
 from shedding.online.kinds import HAZARD
@@ -59,7 +59,7 @@ def _optimum(wl, run: BeyondRun, variable: bool) -> tuple[int, float]:
     key = (run.generator, run.params, run.window, run.length, run.seed, run.memory, variable)
     if key not in _OPTIMA:
         opt = solve_opt(wl, run.memory, allocation="variable" if variable else "fixed").outputs
-        bound = age_bound(wl, run.memory, variable=variable) if run.generator == "age" else math.nan
+        bound = age_bound(wl, run.memory, variable=variable) if GENERATORS[run.generator].bound == "age" else math.nan
         if len(_OPTIMA) >= 1024:
             _OPTIMA.clear()
         _OPTIMA[key] = (int(opt), bound)

@@ -19,7 +19,8 @@ A suite is a TOML file with ``kind = "beyond"`` and ``[[experiment]]`` tables (t
 * ``claim``, the goal the experiment tests, with ``checks``, how (:mod:`.claims`); an experiment
   without a claim is an observation and gets no verdict.
 
-A run is one point of the grid and one seed (the flights are read, not drawn: one seed); it runs
+A run is one point of the grid and one seed (a generator that reads its tuples, as the flights, has
+one seed: :attr:`~shedding.datasets.generators.Source.drawn`); it runs
 every policy on the same workload. With a ``tuning`` grid the policies that learn nothing (PROB,
 AGE told its curve by the static estimator: :func:`~shedding.online.kinds.learns`) run apart, with
 the empty tuning, so that they run once for all the tuning values, not once per value.
@@ -31,8 +32,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shedding.datasets.flights import PAYLOAD
-from shedding.datasets.generators import GENERATORS, check_params, own_params
+from shedding.datasets.generators import GENERATORS, check_params, own_params, with_payload
 from shedding.errors import ShedError
 from shedding.online.kinds import learns
 from shedding.online.policies import POLICIES
@@ -102,7 +102,7 @@ class BeyondSuite(SuiteBase):
                     parts = [("", tuple(n for n in exp.policies if n not in learning)), (p["tuning"], learning)]
                 else:
                     parts = [("", exp.policies)]
-                for i in range(1 if p["generator"] == "flights" else seeds):
+                for i in range(seeds if GENERATORS[p["generator"]].drawn else 1):
                     out += [BeyondRun(self.name, exp.id, p["generator"], json.dumps(own, sort_keys=True),
                                       int(p.get("length", 5600)), int(p["window"]), int(p["memory"]), estimator,
                                       p.get("group", ""), tuning, p["split"], int(p.get("seed_offset", 0)) + i,
@@ -142,10 +142,11 @@ def _check_workloads(grid: dict, here: str) -> None:
                 check_params(name, p, window=window)
             except ShedError as exc:
                 raise ShedError(f"{here}: {exc}") from None
+        payload = GENERATORS[name].payload_columns()
         for group in grid.get("group", []):
-            check(not group or name == "flights", here, f"group = {group!r} needs the flights' payload, not the "
-                  f"{name} generator; leave group out (or \"\")")
-            check(group in ("", *PAYLOAD), here, f"group = {group!r} is not one of {', '.join(PAYLOAD)} (the flights' "
+            check(not group or bool(payload), here, f"group = {group!r} needs the "
+                  f"{' or '.join(with_payload())}' payload, not the {name} generator; leave group out (or \"\")")
+            check(group in ("", *payload), here, f"group = {group!r} is not one of {', '.join(payload)} (the {name} "
                   "payload columns) or \"\" for none")
 
 

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from shedding.model import Workload
-from shedding.studies.dgr.spec import LIFE_READINGS, RunSpec
+from shedding.datasets.generators import GENERATORS
+from shedding.studies.dgr.spec import LIFE_READINGS, SHARED_PARAMS, RunSpec, generator_params
 
 if TYPE_CHECKING:
     from shedding.offline.opt import OptResult
@@ -32,12 +33,14 @@ SHARE_SAMPLES = 400
 
 
 def workload_of(s: RunSpec, streams: dict | None = None) -> Workload:
-    """The run's workload: Zipf from its seed, the bundled SYNOP sample, or (dataset ``files``)
-    the streams the driver prepared on Spark, per cell size."""
-    if s.dataset == "zipf":
-        from shedding.datasets import zipf_workload
-
-        return zipf_workload(s.skew, s.domain, s.length, s.seed, s.correlation, s.window, s.warmup, skew_s=s.skew_s)
+    """The run's workload: a generated one (Zipf, or any of the registry's generators, from its
+    seed), the bundled SYNOP sample, or (dataset ``files``) the streams the driver prepared on
+    Spark, per cell size."""
+    if s.dataset in GENERATORS:
+        source = GENERATORS[s.dataset]
+        drawn = {"length": s.length, "seed": s.seed} if source.drawn else {}
+        params = generator_params(s.dataset, {k: getattr(s, k) for k in SHARED_PARAMS})
+        return source.generator()(window=s.window, warmup=s.warmup, **drawn, **params)
     if s.dataset == "synop-sample":
         from shedding.datasets.weather import synop_sample_workload
 
@@ -83,7 +86,7 @@ def life_reading(wl: Workload, policy: str, memory: int) -> int:
 def bound_of(s: RunSpec, wl: Workload) -> float:
     """The online bound at an OPT run's point on the paper's i.i.d. Zipf streams (the most any
     online policy can expect there); NaN for other runs and data."""
-    if s.policy != "opt" or s.dataset != "zipf":
+    if s.policy != "opt" or s.dataset not in GENERATORS or GENERATORS[s.dataset].bound != "iid":
         return math.nan
     from shedding.online.bound import online_bound
 

@@ -9,17 +9,18 @@ import json
 
 import pandas as pd
 
+from shedding.run import variable_split
 from shedding.studies.dgr.summary import Layout
 
 
 def share_curves(rows: pd.DataFrame, lay: Layout) -> pd.DataFrame:
     """R tuples in memory after admission at each sampled time step (``share_t``, ``share_r``),
     mean over seeds, and R's percentage of the tuples held (``share_s`` holds S's count; without
-    it, of M) (Figure 8). Only the variable splits' runs (every name ending in v): a fixed
+    it, of M) (Figure 8). Only the variable splits' runs (:func:`~shedding.run.variable_split`): a fixed
     split holds M/2 of each stream."""
     keys = _share_keys(lay)
     frames = []
-    for _, run in rows[rows["policy"].astype(str).str.endswith("v")].iterrows():
+    for _, run in rows[rows["policy"].astype(str).map(variable_split).astype(bool)].iterrows():
         if not isinstance(run.get("share_t"), str) or not run["share_t"]:
             continue
         t, r = json.loads(run["share_t"]), json.loads(run["share_r"])

@@ -11,9 +11,12 @@ Gehrke, Riedewald (SIGMOD 2003), section 4.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from inspect import signature
 from pathlib import Path
 
-from shedding.run import POLICY_NAMES
+from shedding.datasets.generators import GENERATORS, check_params
+from shedding.errors import ShedError
+from shedding.run import POLICY_NAMES, fixed_form, variable_split
 from shedding.studies.suite import (TOP_FIELDS, ExperimentBase, Run, SuiteBase, check, check_values, experiment_fields,
                                     experiment_tables, integer_at_least, lines_of, number, number_at_least, one_of,
                                     points, seeds_of)
@@ -28,7 +31,11 @@ Y_AXES = ("outputs", "ratio_opt", "ratio", "gain")
 LIFE_READINGS = {"life-own": "LIFE weighted by its own stream's probability",
                  "life-flat": "LIFE by remaining lifetime alone"}
 POLICIES = (*POLICY_NAMES, *LIFE_READINGS)  # the one registry (shedding.run) and LIFE's readings
-DATASETS = ("zipf", "synop-sample", "files")  # files: --r/--s given to shed compare
+#: the generated workloads of the one registry (shedding.datasets.generators), the bundled SYNOP
+#: sample, and files (--r/--s given to shed compare)
+DATASETS = (*GENERATORS, "synop-sample", "files")
+#: the run fields a generator takes as its own parameters, where its signature has them
+SHARED_PARAMS = ("skew", "skew_s", "domain", "correlation")
 CORRELATIONS = ("independent", "same", "reversed")
 # fields of a run that may be given per suite, per experiment, and as lists
 GRID_FIELDS = ("dataset", "skew", "skew_s", "domain", "length", "correlation", "window", "warmup",
@@ -128,15 +135,15 @@ def parse_suite(data: dict, where: str) -> Suite:
         if y == "ratio_opt":
             check("opt" in policies or "optv" in policies, here, "y = ratio_opt needs opt among the policies")
         if y == "gain":
-            check(any(p.endswith("v") and p[:-1] in policies for p in policies), here,
+            check(any(variable_split(p) and fixed_form(p) in policies for p in policies), here,
                   "y = gain needs a variable split and its fixed split among the policies (e.g. prob and probv)")
         grid.setdefault("dataset", ["zipf"])
         grid.setdefault("correlation", ["independent"])
         grid.setdefault("estimator", ["static"])
         check("window" in grid, here, "needs window (in the experiment or in [defaults])")
-        if "zipf" in grid["dataset"]:
-            for key in ("skew", "domain", "length"):
-                check(key in grid, here, f"needs {key} for dataset zipf (in the experiment or in [defaults])")
+        for name in grid["dataset"]:
+            if name in GENERATORS:
+                _check_generator(name, grid, here)
         check("memory" not in grid or "memory_factor" not in grid, here, "give memory or memory_factor, not both")
         _check_values(grid, here)
         exp_seeds = raw.get("seeds")
@@ -151,6 +158,29 @@ def parse_suite(data: dict, where: str) -> Suite:
               f"like = {e.like!r} names no experiment of the suite; choose from {', '.join(sorted(ids))}")
     return Suite(str(data.get("name", Path(where).stem)), str(data.get("description", "")), tuple(experiments),
                  seeds)
+
+
+def generator_params(name: str, values: dict) -> dict:
+    """The own parameters generator ``name`` takes from a run's ``values`` (:data:`SHARED_PARAMS`)."""
+    takes = set(signature(GENERATORS[name].generator()).parameters)
+    return {k: values[k] for k in SHARED_PARAMS if k in takes and k in values}
+
+
+def _check_generator(name: str, grid: dict, here: str) -> None:
+    """A generated dataset gets its length (when drawn) and the shared parameters it takes from the
+    grid, which must give them; each point's are checked as the generator checks them, before any
+    run, without drawing (:func:`~shedding.datasets.generators.check_params`)."""
+    need = [k for k in SHARED_PARAMS if k != "skew_s" and k != "correlation"
+            and k in generator_params(name, dict.fromkeys(SHARED_PARAMS))]
+    for key in (*need, *(("length",) if GENERATORS[name].drawn else ())):
+        check(key in grid, here, f"needs {key} for dataset {name} (in the experiment or in [defaults])")
+    if name == "zipf":  # the paper's streams: checked by the fields' own checks below
+        return
+    for p in points({**grid, "dataset": [name]}, [*need, "correlation", "window"]):
+        try:
+            check_params(name, generator_params(name, p), window=int(p["window"]))
+        except ShedError as exc:
+            raise ShedError(f"{here}: dataset {name}: {exc}") from None
 
 
 def _check_values(grid: dict, here: str) -> None:

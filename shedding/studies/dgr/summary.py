@@ -27,7 +27,7 @@ Y_TITLES = {"outputs": "output tuples", "ratio_opt": "fraction of OPT's output",
             "ratio": "fraction of EXACT's output", "share": "R share of tuples in memory (%)",
             "gain": "variable over fixed split - 1"}
 #: a variable split and the fixed split its gain is measured against (y = "gain")
-FIXED_OF = {"probv": "prob", "optv": "opt", "randv": "rand", "lifev": "life"}
+FIXED_OF = {"probv": "prob", "optv": "opt", "randv": "rand", "lifev": "life"}  # the DGR suites' policies
 @dataclass(frozen=True)
 class Layout:
     """What a figure plots: x and y fields, the fields splitting lines, and the subplot fields."""

@@ -2,8 +2,9 @@
 
 The shared look of the study figures: a grid of subplots (at most :data:`MAX_COLS` per row), the
 experiment's title inside the figure (so that an exported PNG keeps it), and one colour, marker
-and dash per policy (Okabe-Ito, safe for colour-blind readers; a variable split has its fixed
-split's colour with open markers), the same in every study that plots the policies.
+and dash per policy, derived from the policy registry (a colour and marker per family, safe for
+colour-blind readers; a variable split has its fixed split's colour with open markers; every line
+its own dash), the same in every study that plots the policies.
 """
 
 from __future__ import annotations
@@ -14,16 +15,44 @@ from html import escape
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-# policy: (Okabe-Ito colour, marker, dash)
+from shedding.online.policies import POLICIES
+
+#: one colour per policy family (a fixed-split policy and its v form), in the registry's order of
+#: the families (:data:`shedding.online.policies.POLICIES`): the Okabe-Ito colours first, then Paul
+#: Tol's muted ones, all safe for colour-blind readers and apart from EXACT's black and OPT's green
+FAMILY_COLOURS = ("#D55E00", "#0072B2", "#E69F00", "#CC79A7", "#56B4E9", "#882255", "#332288", "#999933",
+                  "#44AA99", "#DDCC77", "#AA4499")
+#: one marker per family, in the same order; the variable split draws it open
+FAMILY_MARKERS = ("triangle-up", "circle", "square", "star", "hexagon", "cross", "triangle-down", "pentagon",
+                  "hourglass", "bowtie", "star-diamond")
+#: one dash per family for the fixed split and one for the variable split, in the same order, each
+#: used once (nor by the references), so that a figure printed in grey still tells every line apart
+FAMILY_DASHES = ("longdash", "solid", "dot", "10px,2px,2px,2px", "5px,5px", "2px,3px", "14px,3px", "9px,3px,3px,3px",
+                 "1px,2px", "20px,5px", "7px,2px,1px,2px")
+VARIABLE_DASHES = ("12px,4px,2px,4px", "6px,2px", "2px,6px", "2px,4px,8px,4px", "4px,2px,4px,8px", "4px,4px",
+                   "1px,4px", "16px,4px,4px,4px,4px,4px", "3px,6px", "8px,8px", "12px,2px")
+
+
+def registry_styles() -> dict[str, tuple[str, str, str]]:
+    """(colour, marker, dash) of every policy of the registry a user can name: its family's colour,
+    marker and dash, the marker open and another dash for the variable split."""
+    families = list(dict.fromkeys(p.family for p in POLICIES.values() if not p.replay))
+    if len(families) > len(FAMILY_COLOURS):
+        raise ValueError(f"{len(families)} policy families, {len(FAMILY_COLOURS)} colours: add colours")
+    out = {}
+    for name, pol in POLICIES.items():
+        if pol.replay:
+            continue
+        i = families.index(pol.family)
+        out[name] = (FAMILY_COLOURS[i], FAMILY_MARKERS[i] + ("-open" if pol.variable else ""),
+                     (VARIABLE_DASHES if pol.variable else FAMILY_DASHES)[i])
+    return out
+
+
+# policy: (colour, marker, dash): the registry's policies, the references and the study-only lines
 STYLES = {"exact": ("#000000", "x", "dashdot"), "opt": ("#009E73", "diamond", "dash"),
-          "optv": ("#009E73", "diamond-open", "longdashdot"), "prob": ("#0072B2", "circle", "solid"),
-          "probv": ("#0072B2", "circle-open", "6px,2px"), "life": ("#E69F00", "square", "dot"),
-          "lifev": ("#E69F00", "square-open", "2px,6px"), "life-own": ("#E69F00", "square-x-open", "3px,3px"),
-          "life-flat": ("#E69F00", "square-dot", "8px,3px,2px,3px"), "rand": ("#D55E00", "triangle-up", "longdash"),
-          "randv": ("#D55E00", "triangle-up-open", "12px,4px,2px,4px"),
-          "surv": ("#CC79A7", "star", "dot"), "survv": ("#CC79A7", "star-open", "2px,6px"),
-          "dual": ("#56B4E9", "hexagon", "solid"), "dualv": ("#56B4E9", "hexagon-open", "6px,2px"),
-          "fluid": ("#999999", "cross", "dash"), "fluidv": ("#999999", "cross-open", "4px,4px")}
+          "optv": ("#009E73", "diamond-open", "longdashdot"), **registry_styles(),
+          "life-own": ("#E69F00", "square-x-open", "3px,3px"), "life-flat": ("#E69F00", "square-dot", "8px,3px,2px,3px")}
 #: the Okabe-Ito palette, the colour order of figures whose lines are not policies
 OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 REFERENCE = "reference"  # the ``meta`` of reference-line traces, which :func:`has_data` ignores

@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from shedding.online.policies import WJOIN, names_for
 from shedding.studies.suite import (TOP_FIELDS, ExperimentBase, Run, SuiteBase, check, check_values, experiment_fields,
                                     experiment_tables, integer_at_least, lines_of, number_at_least, one_of, points,
                                     seeds_of, whole)
@@ -49,7 +50,7 @@ WJOIN_FIGURES = ("service", "slow", "shedding", "windows", "path")
 ALGORITHMS = ("nlw", "hw", "mw", "mw-paper")
 #: the lines each timed figure takes
 LINES = {"service": ALGORITHMS, "slow": ALGORITHMS, "windows": ("gca", "lca"), "path": ("pipeline", "lca", "gca")}
-SHED_POLICIES = ("rand", "prob", "life", "randv", "probv", "lifev")
+SHED_POLICIES = names_for(WJOIN)  # the registry's policies that run on the W-join
 # rates in tuples per time unit, per stream i of n (§4.2-4.3: "between 1000 and 100 tuples/sec"; the
 # slow stream D alternates between 10 and 1000 tuples/s, here 0.01 and 1, every 100 tuples)
 RATE_SETS = {
