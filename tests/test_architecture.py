@@ -4,7 +4,8 @@
   import circle between the modules of a package) are kept;
 * no module imports another module's private (``_``-prefixed) name;
 * no module is over 450 lines but the compiled kernel;
-* no module cites a file outside the repository, or an issue number.
+* no module cites a file outside the repository, or an issue number;
+* no module outside the command line names a CLI flag.
 """
 
 from __future__ import annotations
@@ -63,3 +64,58 @@ def test_no_module_cites_an_outside_file_or_an_issue(path: Path) -> None:
     for pattern in (r"DESIGN\.md", r"\.\./shared", r"\bissue \d+", r"\bissues? #\d+"):
         found = re.search(pattern, text, flags=re.IGNORECASE)
         assert found is None, f"{_name(path)} cites {found.group(0)!r}: cite the paper or docs/ instead"
+
+
+#: a flag as a message would name it (``--memory``), not a command quoted whole (``shed compare --out``)
+FLAG = re.compile(r"(?<![\w-])--[a-z]")
+QUOTED = re.compile(r"\bshed [a-z-]+ (?:[^-]\S* )*--[a-z]")
+#: modules outside this change's reach that still name a flag (the streaming shard's state-layout error)
+FLAG_PENDING = {PACKAGE / "streaming" / "shard.py"}
+
+
+def _flag_strings(path: Path) -> list[str]:
+    """The string constants of ``path`` that name a CLI flag: not docstrings, not the items of an
+    argument list (a subprocess's argv, a script's argparse), not a quoted ``shed`` command."""
+    tree = ast.parse(path.read_text())
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            skip.add(id(body[0].value))
+        if isinstance(node, ast.List):
+            skip.update(id(e) for e in node.elts)
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_argument":
+            skip.update(id(a) for a in node.args)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            text = QUOTED.sub("", node.value)
+            if FLAG.search(text):
+                found.append(f"line {node.lineno}: {node.value!r}")
+    return found
+
+
+LIBRARY = [p for p in MODULES if (PACKAGE / "cli") not in p.parents and p not in FLAG_PENDING]
+
+
+@pytest.mark.parametrize("path", LIBRARY, ids=[_name(p) for p in LIBRARY])
+def test_the_library_never_names_a_flag(path: Path) -> None:
+    """The library names its parameters (``ShedError("{param} ...", param=...)``); the command
+    line maps each to its flag (docs/architecture.md, "Errors")."""
+    found = _flag_strings(path)
+    assert not found, f"{_name(path)} names a CLI flag: {found[:3]}; write {{param}} and pass param="
+
+
+def test_the_flag_scan_sees_a_flag(tmp_path: Path) -> None:
+    import textwrap
+
+    source = textwrap.dedent('''
+        def f(x):
+            """--docstring is fine"""
+            subprocess.run(["git", "--porcelain"])
+            note = "see shed compare --max-graph-gib"
+            raise ShedError(f"--memory must be >= 1, got {x}")
+    ''')
+    probe = tmp_path / "probe.py"
+    probe.write_text(source)
+    assert [line.split(":")[0] for line in _flag_strings(probe)] == ["line 6"]

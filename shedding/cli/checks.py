@@ -227,6 +227,18 @@ def named(error: ShedError, flag: str) -> str:
     return str(error) if flag in str(error) else f"{flag}: {error}"
 
 
+def spark_master(flag: str, text: str) -> str:
+    """A master Spark knows: local[*], local[N] with N >= 1, spark://HOST:PORT, yarn, k8s://...,
+    mesos://... (checked here, so that a bad one never reaches the JVM and its exception text)."""
+    from shedding.spark import check_master
+
+    try:
+        check_master(text.strip(), reach=False)
+    except ShedError as exc:
+        raise ShedError(named(exc, flag)) from None
+    return text.strip()
+
+
 def parsed(parse: Callable[[str], Any]) -> Callable:
     """The value's syntax as the library reads it (``parse`` raises ShedError); the text is kept."""
 

@@ -129,7 +129,8 @@ def _here(plan: Plan, store: ResultsStore, pending: list, console: Console) -> N
                           f"{time.perf_counter() - started:.0f} s so far, about {left:.0f} s left at this pace",
                           highlight=False, markup=False)
     except KeyboardInterrupt:
-        raise ShedError(f"interrupted; {runs_in(store.read_parts())} runs kept, continue with --resume") from None
+        raise ShedError(f"interrupted; {runs_in(store.read_parts())} runs kept, continue them with {{param}}",
+                        param="resume") from None
 
 
 def _on_spark(plan: Plan, store: ResultsStore, pending: list, master: str, jobs: int | None, console: Console,
@@ -171,7 +172,8 @@ def _collect_interruptibly(sc, plan: Plan, chunk: list[dict], slices: int, share
         except KeyboardInterrupt:
             sc.cancelAllJobs()
             wait([wave])  # its job fails as cancelled; the waves already written are the result
-            raise ShedError(f"interrupted; {runs_in(store.read_parts())} runs kept, continue with --resume") from None
+            raise ShedError(f"interrupted; {runs_in(store.read_parts())} runs kept, continue them with {{param}}",
+                        param="resume") from None
 
 
 def _collect(sc, plan: Plan, chunk: list[dict], slices: int, shared) -> list[dict]:
@@ -184,4 +186,4 @@ def _collect(sc, plan: Plan, chunk: list[dict], slices: int, shared) -> list[dic
         cause = next((line for line in reversed(lines) if "Error:" in line and "at " not in line[:3]),
                      lines[-1] if lines else "")
         raise ShedError(f"a run failed on Spark: {cause[:300]}; finished runs are kept, "
-                        "fix it and use --resume") from None
+                        "fix it and continue them with {param}", param="resume") from None

@@ -36,21 +36,23 @@ class ResultsStore:
         continues the same suite's."""
         out = self.out
         if out.exists() and not out.is_dir():
-            raise ShedError(f"--out {out} is a file; give a folder (it will hold report.html and the results)")
+            raise ShedError(f"{{param}} {out} is a file; give a folder (it will hold report.html and the results)",
+                            param="out")
         if resume and self.suite_json.is_file():
             stored = self._suite_data().get("name")
             if stored != name:
                 raise ShedError(f"{out} holds the results of suite {stored!r}, not {name!r}; "
-                                f"resume that suite or choose another --out")
+                                "resume that suite or choose another {param}", param="out")
         try:
             out.mkdir(parents=True, exist_ok=True)
             probe = out / ".write-test"
             probe.write_text("")
             probe.unlink()
         except OSError as exc:
-            raise ShedError(f"cannot write to {out} ({exc.strerror}); choose a writable --out folder") from None
+            raise ShedError(f"cannot write to {out} ({exc.strerror}); choose a writable {{param}} folder",
+                            param="out") from None
         if (self.has_parts() or (out / "results.parquet").exists()) and not resume:
-            raise ShedError(f"{out} already holds results; pass --resume to continue them or choose another --out")
+            raise ShedError(f"{out} already holds results; resume them or choose another {{param}}", param="out")
 
     def has_parts(self) -> bool:
         """Whether some finished runs are stored."""
