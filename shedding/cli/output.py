@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from shedding.atomic import write_atomically
 from shedding.errors import ShedError
 
 if TYPE_CHECKING:
@@ -94,6 +95,6 @@ def write_file(path: Path, flag: str, write: Callable[[Path], None]) -> None:
     """Write an output file with ``write``; an unwritable path is a one-line error naming ``flag``."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write(path)
+        write_atomically(path, write)
     except OSError as exc:
         raise ShedError(f"cannot write {path}: {exc.strerror}; choose a writable {flag} path") from None

@@ -25,6 +25,7 @@ from typing import NoReturn, Sequence
 import numpy as np
 import pandas as pd
 
+from shedding.atomic import write_atomically
 from shedding.errors import ShedError
 from shedding.model import R, S, SIDE_NAMES, Workload, check_window, default_warmup
 
@@ -253,11 +254,8 @@ def write_workload(wl: Workload, path: str | os.PathLike) -> Path:
         "time": wl.time.astype(np.int64),
         "key": wl.key.astype(np.int64),
     })
-    if fmt == "csv":
-        frame.to_csv(path, index=False)
-    else:
-        frame.to_parquet(path, index=False)
-    return path
+    return write_atomically(path, lambda tmp: frame.to_csv(tmp, index=False) if fmt == "csv" else
+                            frame.to_parquet(tmp, index=False))
 
 
 def read_keys(path: str | os.PathLike) -> np.ndarray:

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from shedding.atomic import write_atomically
 from shedding.datasets.files import check_file, format_of
 from shedding.errors import ShedError
 from shedding.online.estimators import StaticEstimator
@@ -70,5 +71,6 @@ def counted_table(spark, r: StreamSource, s: StreamSource, kept: Path) -> Static
             return df.select(key.try_cast("long").alias("key")).dropna().groupBy("key").agg(F.count("*").alias(name))
 
         table = counts(r, "count_r").join(counts(s, "count_s"), "key", "outer").fillna(0).toPandas()
-        table.sort_values("key").to_parquet(kept, index=False)
+        table = table.sort_values("key")
+        write_atomically(kept, lambda tmp: table.to_parquet(tmp, index=False))
     return load_frequency_table(str(kept))

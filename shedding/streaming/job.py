@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+from shedding.atomic import write_json
 from shedding.errors import ShedError
 from shedding.online.estimators import StaticEstimator
 from shedding.streaming.end_of_input import (END_DIR, await_query, drop_marker, file_counts, marker_after,
@@ -142,13 +143,13 @@ def check_params(job: StreamJob) -> None:
     for folder in (job.checkpoint, job.out):
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / PARAMS).write_text(json.dumps(job.params, indent=1, sort_keys=True))
+            write_json(folder / PARAMS, job.params, indent=1, sort_keys=True)
         except OSError as exc:
             raise ShedError(f"cannot write to {folder} ({exc.strerror or exc}); give a folder you can write to") \
                 from None
     kept = job.checkpoint / SOURCES
     if not kept.exists():
-        kept.write_text(json.dumps({"r": job.r.as_dict(), "s": job.s.as_dict()}, indent=1))
+        write_json(kept, {"r": job.r.as_dict(), "s": job.s.as_dict()}, indent=1)
 
 
 def differences(old: dict, new: dict, prefix: str = "") -> list[str]:

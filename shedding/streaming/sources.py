@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from shedding.atomic import write_atomically
 from shedding.datasets.files import FORMATS
 from shedding.errors import ShedError
 from shedding.streaming.event_time import TIME_LIMIT, whole_number_sql, whole_numbers
@@ -218,6 +219,7 @@ def write_zipf_sources(text_r: str, text_s: str, folder: Path, length: int, file
         for i, idx in enumerate(np.array_split(np.arange(len(times)), files)):
             target = d / f"part-{i:05d}.csv"
             if not target.exists():  # a restart finds the same files
-                pd.DataFrame({"time": times[idx], "key": keys[idx]}).to_csv(target, index=False)
+                frame = pd.DataFrame({"time": times[idx], "key": keys[idx]})
+                write_atomically(target, lambda tmp, frame=frame: frame.to_csv(tmp, index=False))
         paths.append(d)
     return paths[0], paths[1]

@@ -71,6 +71,10 @@ def run_study(study: Study, suite: Any, out: Path | str, *, master: str = "local
     where = master if study.spark else HERE
     try:
         store.write_suite(suite_json(study, plan, where, info))
+        for part in store.set_aside_damaged():
+            console.print(f"warning: {part} is damaged (cut short or changed since it was written); set aside as "
+                          f"{part.name}.damaged, its runs run again", markup=False, highlight=False, emoji=False,
+                          soft_wrap=True)
         done = store.done()
         pending = [s for s in plan.runs if s.run_id not in done]
         if plan.first is not None:

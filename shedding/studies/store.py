@@ -1,7 +1,12 @@
 """The results store of a suite: one folder that ``shed compare`` writes and ``shed report`` reads.
 
-``parts/`` holds the finished runs, one Parquet file per batch written at once, so an interrupted
-suite loses nothing and ``--resume`` skips what is there; ``suite.json`` holds the suite as run
+``parts/`` holds the finished runs, one Parquet file per batch, so an interrupted suite loses
+nothing and a resumed one skips what is there. Every file here is written whole or not at all
+(:mod:`shedding.atomic`: a temporary file, then a rename), so a crash never leaves a part cut
+short; a part is named by the runs it holds (``part-00003-<id>.parquet``: the order it was written
+in, then a hash of its run ids), never by a count of the files, so a resumed suite never writes
+over a stored part. A part that cannot be read (damaged by hand or by a disk) is set aside as
+``*.damaged`` when the suite resumes, and its runs run again. ``suite.json`` holds the suite as run
 (its kind, grid, seeds, run ids) with its provenance (the command and its folder, versions,
 commit, the machine, start and end time, wall time); ``results.parquet`` and ``results.csv`` hold every run's rows, sorted stably. Every study
 keeps its results here; a run may have several rows (all with its ``run_id``).
@@ -9,9 +14,11 @@ keeps its results here; a run may have several rows (all with its ``run_id``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
+import re
 import subprocess
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -20,7 +27,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from shedding.atomic import write_atomically, write_json
 from shedding.errors import ShedError
+
+#: a part's name: its place in the order of writing, then the id of the runs it holds
+PART = re.compile(r"part-(\d+)(?:-[0-9a-f]+)?\.parquet")
 
 
 class ResultsStore:
@@ -56,13 +67,40 @@ class ResultsStore:
 
     def has_parts(self) -> bool:
         """Whether some finished runs are stored."""
-        return any(self.parts.glob("part-*.parquet"))
+        return bool(self.part_paths())
+
+    def part_paths(self) -> list[Path]:
+        """The stored parts in the order they were written."""
+        found = [(int(m.group(1)), p) for p in self.parts.glob("part-*.parquet") if (m := PART.fullmatch(p.name))]
+        return [p for _, p in sorted(found)]
+
+    def read_part(self, path: Path) -> pd.DataFrame:
+        """One part; a part that cannot be read is a one-line error naming the file."""
+        try:
+            return pd.read_parquet(path)
+        except Exception as exc:  # pyarrow's errors come in many types: all mean the file is damaged
+            reason = " ".join(str(exc).split())[:120]
+            raise ShedError(f"{path} is damaged ({reason}); resume the suite to set it aside and run its runs "
+                            "again") from None
+
+    def set_aside_damaged(self) -> list[Path]:
+        """Rename every part that cannot be read to ``*.damaged`` (its runs are then not done, so
+        a resumed suite runs them again); the paths set aside."""
+        aside = []
+        for path in self.part_paths():
+            try:
+                self.read_part(path)
+            except ShedError:
+                target = path.with_name(path.name + ".damaged")
+                os.replace(path, target)
+                aside.append(path)
+        return aside
 
     def part_frames(self) -> list[pd.DataFrame]:
         """Every part as written, less the rows of runs an earlier part already holds."""
         frames, seen = [], set()
-        for path in sorted(self.parts.glob("part-*.parquet")):
-            frame = pd.read_parquet(path)
+        for path in self.part_paths():
+            frame = self.read_part(path)
             if "run_id" in frame:
                 frame = frame[~frame["run_id"].isin(seen)].reset_index(drop=True)
                 seen |= set(frame["run_id"])
@@ -82,15 +120,20 @@ class ResultsStore:
         """The run ids finished so far."""
         return set(self.read_parts().get("run_id", pd.Series(dtype=str)))
 
-    def write_part(self, rows: list[dict]) -> None:
-        """Store a batch of finished runs' rows at once, as the next part."""
+    def write_part(self, rows: list[dict]) -> Path:
+        """Store a batch of finished runs' rows whole, as the next part: named by its place after
+        every part stored (damaged ones set aside included), then by a hash of its run ids."""
         self.parts.mkdir(exist_ok=True)
-        number = len(list(self.parts.glob("part-*.parquet")))
-        pd.DataFrame(rows).to_parquet(self.parts / f"part-{number:05d}.parquet", index=False)
+        numbers = [int(m.group(1)) for p in self.parts.iterdir() if (m := PART.match(p.name))]
+        ids = sorted({str(row.get("run_id", "")) for row in rows})
+        run = hashlib.sha1("\n".join(ids).encode()).hexdigest()[:12]
+        frame = pd.DataFrame(rows)
+        path = self.parts / f"part-{max(numbers, default=-1) + 1:05d}-{run}.parquet"
+        return write_atomically(path, lambda tmp: frame.to_parquet(tmp, index=False))
 
     def write_suite(self, data: dict) -> None:
         """``suite.json``: the suite as run and its provenance."""
-        self.suite_json.write_text(json.dumps(data, indent=1))
+        write_json(self.suite_json, data, indent=1)
 
     def read_suite(self) -> dict:
         """The stored ``suite.json``, with the run ids and the total a page needs."""
@@ -116,8 +159,8 @@ class ResultsStore:
         """``results.parquet`` and ``results.csv``, sorted stably by ``sort``."""
         if not results.empty and sort:
             results = results.sort_values(list(sort), kind="stable").reset_index(drop=True)
-        results.to_parquet(self.out / "results.parquet", index=False)
-        results.to_csv(self.out / "results.csv", index=False)
+        write_atomically(self.out / "results.parquet", lambda tmp: results.to_parquet(tmp, index=False))
+        write_atomically(self.out / "results.csv", lambda tmp: results.to_csv(tmp, index=False))
 
     def read_results(self, finish: Callable[[pd.DataFrame], pd.DataFrame] | None = None) -> pd.DataFrame:
         """The stored rows: the parts as written (with the columns ``finish`` derives from them),
