@@ -19,7 +19,7 @@ from typing import Any, Optional
 import typer
 from rich.markup import escape
 
-from shedding.cli.checks import choice, integer, named, number, spark_master, value_check
+from shedding.cli.checks import choice, gib, integer, named, number, spark_master, value_check
 from shedding.cli.output import err, out
 from shedding.cli.rules import Creatable, Exists, Fits, Holds, Together, Values
 from shedding.errors import ShedError
@@ -109,7 +109,7 @@ def compare(
                                               "suites (default: the suite's)."),
     stations: Optional[Path] = typer.Option(None, "--stations", help="SYNOP: the station table postesSynop.csv "
                                             "(default: next to the --r file).", show_default=False),
-    max_graph_gib: Optional[float] = typer.Option(None, "--max-graph-gib", callback=number(0, above=True),
+    max_graph_gib: Optional[float] = typer.Option(None, "--max-graph-gib", callback=gib(),
                                                   help=MAX_GRAPH_HELP, show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary of the run and where its files went."),
 ) -> None:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional
 import typer
 
 from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_integers,
-                                 parsed, spark_master, split_list, value_check)
+                                 named, parsed, spark_master, split_list, value_check)
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, tuning_rules
 from shedding.cli.rows import REFERENCES
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
@@ -63,6 +63,12 @@ def check_estimator(flag: str, text: str) -> str:
         return text.strip().lower()
     if not Path(text).is_file():
         raise ShedError(f"{flag} {text!r} is neither online, static nor a frequency table file")
+    from shedding.streaming.frequencies import load_frequency_table
+
+    try:  # read whole now, before any folder is made: a table that cannot be read is refused up front
+        load_frequency_table(str(Path(text)))
+    except ShedError as exc:
+        raise ShedError(named(exc, flag)) from None
     return str(Path(text).resolve())
 
 

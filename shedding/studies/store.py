@@ -49,6 +49,7 @@ class ResultsStore:
         if out.exists() and not out.is_dir():
             raise ShedError(f"{{param}} {out} is a file; give a folder (it will hold report.html and the results)",
                             param="out")
+        self.check_files()
         if resume and self.suite_json.is_file():
             stored = self._suite_data().get("name")
             if stored != name:
@@ -65,6 +66,20 @@ class ResultsStore:
         if (self.has_parts() or (out / "results.parquet").exists()) and not resume:
             raise ShedError(f"{out} already holds results; resume them or choose another {{param}}", param="out")
 
+    #: the files of a results folder, written whole (a folder in their place could never be replaced)
+    FILES = ("suite.json", "results.parquet", "results.csv", "report.html")
+
+    def check_files(self) -> None:
+        """Every file the store writes can be written: no folder stands where one goes (and
+        ``parts`` is a folder), checked before any run."""
+        for name in self.FILES:
+            if (self.out / name).is_dir():
+                raise ShedError(f"{{param}} {self.out}: {name} is a folder where the file {name} goes; move it away "
+                                "or choose another folder", param="out")
+        if self.parts.exists() and not self.parts.is_dir():
+            raise ShedError(f"{{param}} {self.out}: parts is a file where the folder of finished runs goes; move it "
+                            "away or choose another folder", param="out")
+
     def has_parts(self) -> bool:
         """Whether some finished runs are stored."""
         return bool(self.part_paths())
@@ -78,10 +93,9 @@ class ResultsStore:
         """One part; a part that cannot be read is a one-line error naming the file."""
         try:
             return pd.read_parquet(path)
-        except Exception as exc:  # pyarrow's errors come in many types: all mean the file is damaged
-            reason = " ".join(str(exc).split())[:120]
-            raise ShedError(f"{path} is damaged ({reason}); resume the suite to set it aside and run its runs "
-                            "again") from None
+        except Exception:  # pyarrow's errors come in many types: all mean the file is damaged
+            raise ShedError(f"{path} is damaged (not a whole Parquet file); resume the suite to set it aside and "
+                            "run its runs again") from None
 
     def set_aside_damaged(self) -> list[Path]:
         """Rename every part that cannot be read to ``*.damaged`` (its runs are then not done, so
@@ -143,6 +157,15 @@ class ResultsStore:
         data = self._suite_data()
         if not isinstance(data.get("run_ids"), list) or not isinstance(data.get("total_runs"), int):
             raise ShedError(f"{self.suite_json} is damaged (no run_ids or total_runs); run shed compare again")
+        shapes = {"run_ids": (list, str), "experiments": (list, dict), "name": (str, None), "kind": (str, None),
+                  "description": (str, None), "provenance": (dict, None), "seeds_by_experiment": (dict, None)}
+        for key, (kind, item) in shapes.items():
+            value = data.get(key)
+            if value is not None and (not isinstance(value, kind) or
+                                      (item is not None and not all(isinstance(x, item) for x in value))):
+                what = f"a list of {'texts' if item is str else 'objects'}" if item else \
+                    "a JSON object" if kind is dict else "a text"
+                raise ShedError(f"{self.suite_json} is damaged ({key} is not {what}); run shed compare again")
         return data
 
     def _suite_data(self) -> dict:
