@@ -188,6 +188,8 @@ def load_workload(path: str | os.PathLike, window: int, warmup: int | None = Non
     ``warmup`` defaults to 2w. An empty file with the right header gives an empty workload.
     """
     window = check_window(window)
+    if not isinstance(path, (str, os.PathLike)):
+        raise ShedError(f"{{param}} must be a file path, got {type(path).__name__} {path!r}", param="path")
     path = Path(path)
     frame = read_table(path, ("stream", "time", "key"))
     stream = frame["stream"]
