@@ -80,8 +80,9 @@ def _flag_strings(path: Path) -> list[str]:
     skip: set[int] = set()
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-            skip.add(id(body[0].value))
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            skip.add(id(first.value))
         if isinstance(node, ast.List):
             skip.update(id(e) for e in node.elts)
         if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_argument":

@@ -94,7 +94,8 @@ MAX_GRAPH_HELP = ("OPT/OPTV runs: solve exactly when the network's estimated pea
 def compare(
     suite: str = typer.Option("quick", "--suite", help=SUITE_HELP),
     out_dir: Path = typer.Option(..., "--out", help="Folder for report.html, results.parquet and results.csv."),
-    master: str = typer.Option("local[*]", "--master", callback=value_check(spark_master), help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
+    master: str = typer.Option("local[*]", "--master", callback=value_check(spark_master),
+                               help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
     resume: bool = typer.Option(False, "--resume", help="Keep the runs already in --out and run only the rest."),
     seeds: Optional[int] = typer.Option(None, "--seeds", callback=integer(1), show_default=False,
                                         help=SEEDS_HELP),

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import choice, gib, integer, integers, listed_in, number, parse_integers, table_file, value_check
+from shedding.cli.checks import (choice, gib, integer, integers, listed_in, number, parse_integers, table_file,
+                                 value_check)
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, write_file
 from shedding.cli.rows import bounds_row, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored
