@@ -182,15 +182,20 @@ def _merged(
     return wl
 
 
+def check_path(path: object, param: str) -> Path:
+    """``path`` (text or a path-like object) as a Path, else a ShedError naming ``param``."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ShedError(f"{{param}} must be a file path, got {type(path).__name__} {path!r}", param=param)
+    return Path(path)
+
+
 def load_workload(path: str | os.PathLike, window: int, warmup: int | None = None) -> Workload:
     """One CSV/Parquet file with columns ``stream`` (R/S), ``time``, ``key`` -> Workload.
 
     ``warmup`` defaults to 2w. An empty file with the right header gives an empty workload.
     """
     window = check_window(window)
-    if not isinstance(path, (str, os.PathLike)):
-        raise ShedError(f"{{param}} must be a file path, got {type(path).__name__} {path!r}", param="path")
-    path = Path(path)
+    path = check_path(path, "path")
     frame = read_table(path, ("stream", "time", "key"))
     stream = frame["stream"]
     missing = stream.isna().to_numpy()
@@ -225,7 +230,7 @@ def load_two_streams(
     """
     window = check_window(window)
     parts = []
-    for which, path in ((R, Path(r_path)), (S, Path(s_path))):
+    for which, path in ((R, check_path(r_path, "r_path")), (S, check_path(s_path, "s_path"))):
         time, key = read_stream(path)
         rows = np.arange(len(time), dtype=np.int64)
         parts.append((np.full(len(time), which, dtype=np.int8), time, key, rows))

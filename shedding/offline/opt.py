@@ -260,6 +260,7 @@ def bound_opt(
     """Lower and upper bounds on OPT / OPTV without solving the flow network (:mod:`.bounds`:
     the best online policy's output and a Lagrangian relaxation of the memory limits); any
     workload size, O(counted partners) per subgradient iteration."""
+    check_workload(wl)
     check_options(allocation, "compact", "ssp")
     m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
     ks = KeyedStreams.of(wl)

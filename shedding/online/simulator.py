@@ -73,6 +73,9 @@ def simulate(
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise ShedError(f"{{param}} must be an integer >= 1 (how often the R share is sampled), got {samples!r}",
                         param="samples")
+    for value, kind, what in ((reference, Reference, "reference"), (schedule, Schedule, "schedule")):
+        if value is not None and not isinstance(value, kind):
+            raise ShedError(f"{{param}} must be a {kind.__name__} or None, got {type(value).__name__}", param=what)
     ref = reference or Reference.of(wl)
     check_group(name, group)
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shedding import ShedError, Workload, exact_count, exact_pairs, load_workload, run_policy, simulate, zipf_workload
-from shedding.offline import solve_opt
+from shedding import (ShedError, Workload, exact_count, exact_pairs, load_two_streams, load_workload, run_policy,
+                      simulate, zipf_workload)
+from shedding.offline import bound_opt, solve_opt
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +38,10 @@ CASES = [
     ("policy", lambda wl: run_policy(wl, None, 10)),
     ("estimator", lambda wl: simulate(wl, "prob", 10, estimator=3)),
     ("path", lambda wl: load_workload(3, 10)),
+    ("r_path", lambda wl: load_two_streams(3, "s.csv", 10)),
+    ("wl", lambda wl: bound_opt("wl", 10)),
+    ("reference", lambda wl: simulate(wl, "prob", 10, reference="x")),
+    ("schedule", lambda wl: simulate(wl, "opt-schedule", 10, schedule="x")),
 ]
 
 
