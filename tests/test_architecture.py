@@ -5,7 +5,8 @@
 * no module imports another module's private (``_``-prefixed) name;
 * no module is over 450 lines but the compiled kernel;
 * no module cites a file outside the repository, or an issue number;
-* no module outside the command line names a CLI flag.
+* no module outside the command line names a CLI flag;
+* every file is written whole (a temporary file, then a rename: `shedding.atomic`).
 """
 
 from __future__ import annotations
@@ -120,3 +121,49 @@ def test_the_flag_scan_sees_a_flag(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
     probe.write_text(source)
     assert [line.split(":")[0] for line in _flag_strings(probe)] == ["line 6"]
+
+
+#: the calls that write a file, and where each takes the file it writes
+WRITES = {"to_csv": "arg", "to_parquet": "arg", "write_text": "self", "write_bytes": "self"}
+#: names that are a temporary file already, a write probe, or a scratch file in a temporary folder
+SCRATCH = {"tmp", "probe", "src"}
+
+
+def _unguarded_writes(path: Path) -> list[str]:
+    """File writes in ``path`` that do not go through :func:`shedding.atomic.write_atomically`: a
+    write is guarded when it writes the parameter of the function it is handed in (the
+    temporary path), or a scratch file."""
+    tree = ast.parse(path.read_text())
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in WRITES):
+            continue
+        target = node.func.value if WRITES[node.func.attr] == "self" else (node.args[0] if node.args else None)
+        if isinstance(target, ast.Name):
+            if target.id in SCRATCH:
+                continue
+            scope = parents.get(id(node))
+            while scope is not None and not isinstance(scope, (ast.Lambda, ast.FunctionDef)):
+                scope = parents.get(id(scope))
+            if isinstance(scope, ast.Lambda) and target.id in {a.arg for a in scope.args.args}:
+                continue
+        found.append(f"line {node.lineno}: {ast.unparse(node)[:80]}")
+    return found
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[_name(p) for p in MODULES])
+def test_every_file_is_written_whole(path: Path) -> None:
+    """Every write goes through the one helper, a temporary file then a rename (docs/commands/
+    compare.md, "Whole files only"), so a crash never leaves a file cut short."""
+    found = _unguarded_writes(path)
+    assert not found, f"{_name(path)} writes in place: {found[:3]}; use shedding.atomic.write_atomically"
+
+
+def test_the_write_scan_sees_a_write_in_place(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f(frame, out):\n"
+                     "    write_atomically(out, lambda tmp: frame.to_csv(tmp))\n"
+                     "    frame.to_parquet(out / 'x.parquet')\n"
+                     "    (out / 'suite.json').write_text('{}')\n")
+    assert [line.split(":")[0] for line in _unguarded_writes(probe)] == ["line 3", "line 4"]
