@@ -36,6 +36,7 @@ _EXPORTS = {
     "ShedError": "errors", "Workload": "model", "Schedule": "model", "RunResult": "model",
     "exact_count": "exact", "exact_pairs": "exact", "JoinOperator": "online", "simulate": "online",
     "zipf_workload": "datasets", "load_workload": "datasets", "load_two_streams": "datasets",
+    "run_policy": "run", "POLICY_NAMES": "run",
 }
 __all__ = list(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import INT64_MAX, R, Workload
+from shedding.model import INT64_MAX, R, Workload, check_workload
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,7 @@ def _counted_ranges(wl: Workload, ks: KeyedStreams) -> tuple[np.ndarray, np.ndar
 
 def exact_count(wl: Workload, ks: KeyedStreams | None = None) -> int:
     """Number of window pairs whose later member arrives at ``t >= warmup``."""
+    check_workload(wl)
     if len(wl) == 0:
         return 0
     _, lo, hi = _counted_ranges(wl, ks or KeyedStreams.of(wl))
@@ -108,6 +109,7 @@ def exact_count(wl: Workload, ks: KeyedStreams | None = None) -> int:
 def exact_pairs(wl: Workload, ks: KeyedStreams | None = None) -> np.ndarray:
     """The counted window pairs as an ``(n, 2)`` array of workload indices ``(r_index, s_index)``,
     sorted lexicographically."""
+    check_workload(wl)
     if len(wl) == 0:
         return np.zeros((0, 2), dtype=np.int64)
     ks = ks or KeyedStreams.of(wl)

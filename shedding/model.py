@@ -179,8 +179,26 @@ class Workload:
         return keys, counts_r, counts_s
 
 
+def check_workload(wl: Any, param: str = "wl") -> "Workload":
+    """``wl`` if it is a :class:`Workload`, else a ShedError naming ``param`` (not an
+    AttributeError from deep inside a run)."""
+    if not isinstance(wl, Workload):
+        raise ShedError(f"{{param}} must be a Workload (zipf_workload, load_workload or Workload(side, time, key, "
+                        f"window)), got {type(wl).__name__}", param=param)
+    return wl
+
+
+def check_name(name: Any, param: str) -> str:
+    """A name given as text (a policy, an estimator), stripped and in lower case."""
+    if not isinstance(name, str):
+        raise ShedError(f"{{param}} must be a name (text), got {type(name).__name__} {name!r}", param=param)
+    return name.strip().lower()
+
+
 def check_window(window: Any) -> int:
-    """Validate a window size (w >= 1)."""
+    """Validate a window size (w >= 1; an integer, not True or a fraction)."""
+    if isinstance(window, bool):
+        raise ShedError(f"{{param}} must be a positive integer, got {window!r}", param="window")
     try:
         w = int(window)
     except (TypeError, ValueError):
@@ -205,9 +223,12 @@ def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[
     if split is None:
         return m, m // 2, m - m // 2
     try:
-        m_r, m_s = (int(v) for v in split)
-    except (TypeError, ValueError):
-        raise ShedError(f"{{param}} must be two integers M_R,M_S, got {split!r}", param="memory_split") from None
+        parts = tuple(split)
+    except TypeError:
+        parts = ()
+    if len(parts) != 2 or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in parts):
+        raise ShedError(f"{{param}} must be two integers M_R,M_S, got {split!r}", param="memory_split")
+    m_r, m_s = (int(v) for v in parts)
     if m_r < 0 or m_s < 0:
         raise ShedError(f"{{param}} parts must be >= 0, got {m_r},{m_s}", param="memory_split")
     if m_r + m_s != m:

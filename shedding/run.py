@@ -49,7 +49,9 @@ def fixed_form(name: str) -> str:
 def check_policies(names: str | list[str], param: str = "policy") -> list[str]:
     """Policy names from a comma list (any case), each one of :data:`POLICY_NAMES`; ``param``
     names the parameter in the error."""
-    items = names.split(",") if isinstance(names, str) else list(names)
+    items = names.split(",") if isinstance(names, str) else list(names) if isinstance(names, (list, tuple)) else [names]
+    if not all(isinstance(n, str) for n in items):
+        raise ShedError(f"{{param}} must be policy names (text), got {names!r}", param=param)
     chosen = [n.strip().lower() for n in items if n.strip()]
     if not chosen:
         raise ShedError(f"{{param}} is empty; give one or more of {', '.join(POLICY_NAMES)}", param=param)
@@ -91,8 +93,15 @@ def run_policy(
     from shedding.band.predicate import BandWorkload
     from shedding.online.estimators import check_estimator  # numpy: not at import, where `shed --help` reads this
 
+    from shedding.model import Workload
+    from shedding.online.simulator import check_tuning
+
+    if not isinstance(wl, (Workload, BandWorkload)):
+        raise ShedError(f"{{param}} must be a Workload (or a band join's BandWorkload), got {type(wl).__name__}",
+                        param="wl")
     name = check_policies([policy])[0]
     estimator = check_estimator(estimator, decay)  # as the online policies check it, also for EXACT and OPT
+    check_tuning(name, tuning)  # for EXACT and OPT too, which would ignore it
     band = isinstance(wl, BandWorkload)
     check_group(name, group, band)
     if band:

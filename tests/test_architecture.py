@@ -4,7 +4,9 @@
   import circle between the modules of a package) are kept;
 * no module imports another module's private (``_``-prefixed) name;
 * no module is over 450 lines but the compiled kernel;
-* no module cites a file outside the repository, or an issue number.
+* no module cites a file outside the repository, or an issue number;
+* no module outside the command line names a CLI flag;
+* every file is written whole (a temporary file, then a rename: `shedding.atomic`).
 """
 
 from __future__ import annotations
@@ -63,3 +65,105 @@ def test_no_module_cites_an_outside_file_or_an_issue(path: Path) -> None:
     for pattern in (r"DESIGN\.md", r"\.\./shared", r"\bissue \d+", r"\bissues? #\d+"):
         found = re.search(pattern, text, flags=re.IGNORECASE)
         assert found is None, f"{_name(path)} cites {found.group(0)!r}: cite the paper or docs/ instead"
+
+
+#: a flag as a message would name it (``--memory``), not a command quoted whole (``shed compare --out``)
+FLAG = re.compile(r"(?<![\w-])--[a-z]")
+QUOTED = re.compile(r"\bshed [a-z-]+ (?:[^-]\S* )*--[a-z]")
+#: modules outside this change's reach that still name a flag (the streaming shard's state-layout error)
+FLAG_PENDING = {PACKAGE / "streaming" / "shard.py"}
+
+
+def _flag_strings(path: Path) -> list[str]:
+    """The string constants of ``path`` that name a CLI flag: not docstrings, not the items of an
+    argument list (a subprocess's argv, a script's argparse), not a quoted ``shed`` command."""
+    tree = ast.parse(path.read_text())
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            skip.add(id(first.value))
+        if isinstance(node, ast.List):
+            skip.update(id(e) for e in node.elts)
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_argument":
+            skip.update(id(a) for a in node.args)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            text = QUOTED.sub("", node.value)
+            if FLAG.search(text):
+                found.append(f"line {node.lineno}: {node.value!r}")
+    return found
+
+
+LIBRARY = [p for p in MODULES if (PACKAGE / "cli") not in p.parents and p not in FLAG_PENDING]
+
+
+@pytest.mark.parametrize("path", LIBRARY, ids=[_name(p) for p in LIBRARY])
+def test_the_library_never_names_a_flag(path: Path) -> None:
+    """The library names its parameters (``ShedError("{param} ...", param=...)``); the command
+    line maps each to its flag (docs/architecture.md, "Errors")."""
+    found = _flag_strings(path)
+    assert not found, f"{_name(path)} names a CLI flag: {found[:3]}; write {{param}} and pass param="
+
+
+def test_the_flag_scan_sees_a_flag(tmp_path: Path) -> None:
+    import textwrap
+
+    source = textwrap.dedent('''
+        def f(x):
+            """--docstring is fine"""
+            subprocess.run(["git", "--porcelain"])
+            note = "see shed compare --max-graph-gib"
+            raise ShedError(f"--memory must be >= 1, got {x}")
+    ''')
+    probe = tmp_path / "probe.py"
+    probe.write_text(source)
+    assert [line.split(":")[0] for line in _flag_strings(probe)] == ["line 6"]
+
+
+#: the calls that write a file, and where each takes the file it writes
+WRITES = {"to_csv": "arg", "to_parquet": "arg", "write_text": "self", "write_bytes": "self"}
+#: names that are a temporary file already, a write probe, or a scratch file in a temporary folder
+SCRATCH = {"tmp", "probe", "src"}
+
+
+def _unguarded_writes(path: Path) -> list[str]:
+    """File writes in ``path`` that do not go through :func:`shedding.atomic.write_atomically`: a
+    write is guarded when it writes the parameter of the function it is handed in (the
+    temporary path), or a scratch file."""
+    tree = ast.parse(path.read_text())
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in WRITES):
+            continue
+        target = node.func.value if WRITES[node.func.attr] == "self" else (node.args[0] if node.args else None)
+        if isinstance(target, ast.Name):
+            if target.id in SCRATCH:
+                continue
+            scope = parents.get(id(node))
+            while scope is not None and not isinstance(scope, (ast.Lambda, ast.FunctionDef)):
+                scope = parents.get(id(scope))
+            if isinstance(scope, ast.Lambda) and target.id in {a.arg for a in scope.args.args}:
+                continue
+        found.append(f"line {node.lineno}: {ast.unparse(node)[:80]}")
+    return found
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[_name(p) for p in MODULES])
+def test_every_file_is_written_whole(path: Path) -> None:
+    """Every write goes through the one helper, a temporary file then a rename (docs/commands/
+    compare.md, "Whole files only"), so a crash never leaves a file cut short."""
+    found = _unguarded_writes(path)
+    assert not found, f"{_name(path)} writes in place: {found[:3]}; use shedding.atomic.write_atomically"
+
+
+def test_the_write_scan_sees_a_write_in_place(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f(frame, out):\n"
+                     "    write_atomically(out, lambda tmp: frame.to_csv(tmp))\n"
+                     "    frame.to_parquet(out / 'x.parquet')\n"
+                     "    (out / 'suite.json').write_text('{}')\n")
+    assert [line.split(":")[0] for line in _unguarded_writes(probe)] == ["line 3", "line 4"]

@@ -214,10 +214,11 @@ def _time_window(data, r_frame, s_frame, time_col: str, horizon: str, orders, do
 
 
 def _print(report: dict, limit: int) -> None:
-    from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    out = Console()
+    from shedding.cli.output import out
+
     eps = f" with eps {report['eps']}" if report["eps"] else " (unconstrained)"
     reading = f", {report['dominance']} dominance" if "dominance" in report else ""
     out.print(f"{report['variant']} bestmatch join of R ({report['r_rows']:,} rows) and S ({report['s_rows']:,} "
@@ -247,7 +248,7 @@ def _print(report: dict, limit: int) -> None:
     for col in columns:
         table.add_column(col, justify="right")
     for row in rows[:limit]:
-        table.add_row(*(f"{v:g}" if isinstance(v, float) else str(v) for v in row))
+        table.add_row(*(Text(f"{v:g}" if isinstance(v, float) else str(v)) for v in row))
     if rows[:limit]:
         out.print(table)
     if len(rows) > limit:

@@ -10,6 +10,9 @@ so a value is refused before the command starts, in one line that names the flag
 * :func:`integers`: a comma list of 64-bit integers >= 0 (memory splits);
 * :func:`decimals`: a comma list of finite decimals >= 0 that an exact 64-bit grid can hold;
 * :func:`columns`: a comma list of distinct column names;
+* :func:`gib`: a size in GiB whose bytes fit a 64-bit integer;
+* :func:`table_file`: the name of a CSV or Parquet file to write (the extension picks the format);
+* :func:`spark_master`: a Spark master checked before the JVM sees it;
 * :func:`parsed`: a library parser of the value's syntax, its errors named with the flag;
 * :func:`value_check`: any other ``check(flag, value)``.
 
@@ -90,6 +93,26 @@ def number(low: float | None = None, *, above: bool = False, high: float | None 
         return value
 
     return value_check(check)
+
+
+#: the largest size in GiB a flag takes: its bytes still fit a 64-bit integer (4 EiB)
+MAX_GIB = float(2**32)
+
+
+def gib() -> Callable:
+    """A size in GiB > 0 whose bytes (the library counts bytes) fit a 64-bit integer."""
+    return number(0, above=True, high=MAX_GIB)
+
+
+def table_file(flag: str, text: str) -> str:
+    """The name of a CSV or Parquet file to write: its extension picks the format, so a name
+    that names neither is refused rather than written in a format it does not promise."""
+    from pathlib import Path
+
+    from shedding.datasets.files import format_of
+
+    format_of(Path(text), f"give {flag} a name ending in .csv, .csv.gz, .parquet or .pq")
+    return text
 
 
 def listed_in(module: str, name: str, *more: str) -> Callable[[], tuple[str, ...]]:
@@ -225,6 +248,18 @@ def named(error: ShedError, flag: str) -> str:
     if error.param is not None:
         return error.naming(flag)
     return str(error) if flag in str(error) else f"{flag}: {error}"
+
+
+def spark_master(flag: str, text: str) -> str:
+    """A master Spark knows: local[*], local[N] with N >= 1, spark://HOST:PORT, yarn, k8s://...,
+    mesos://... (checked here, so that a bad one never reaches the JVM and its exception text)."""
+    from shedding.spark import check_master
+
+    try:
+        check_master(text.strip(), reach=False)
+    except ShedError as exc:
+        raise ShedError(named(exc, flag)) from None
+    return text.strip()
 
 
 def parsed(parse: Callable[[str], Any]) -> Callable:

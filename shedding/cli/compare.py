@@ -19,7 +19,7 @@ from typing import Any, Optional
 import typer
 from rich.markup import escape
 
-from shedding.cli.checks import choice, integer, named, number
+from shedding.cli.checks import choice, gib, integer, named, number, spark_master, value_check
 from shedding.cli.output import err, out
 from shedding.cli.rules import Creatable, Exists, Fits, Holds, Together, Values
 from shedding.errors import ShedError
@@ -79,7 +79,7 @@ RULES = (
     Creatable(("--out",), folder=True),
     Fits(("--seeds",), planned_bytes, "the planned runs", when=lambda v: v.seeds is not None),
 )
-ALIASES = {"max_graph_bytes": "--max-graph-gib"}
+ALIASES = {"max_graph_bytes": "--max-graph-gib", "out": "--out", "files": "--r/--s"}
 SUITE_HELP = ("quick, paper, weather-sample, weather (with --r/--s), policies, wjoin, wjoin-full (W-join), "
               "bestmatch, beyond-iid, beyond-iid-quick (AGE and HAZARD beyond i.i.d. streams), or the path of a "
               "suite TOML file.")
@@ -94,7 +94,8 @@ MAX_GRAPH_HELP = ("OPT/OPTV runs: solve exactly when the network's estimated pea
 def compare(
     suite: str = typer.Option("quick", "--suite", help=SUITE_HELP),
     out_dir: Path = typer.Option(..., "--out", help="Folder for report.html, results.parquet and results.csv."),
-    master: str = typer.Option("local[*]", "--master", help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
+    master: str = typer.Option("local[*]", "--master", callback=value_check(spark_master),
+                               help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
     resume: bool = typer.Option(False, "--resume", help="Keep the runs already in --out and run only the rest."),
     seeds: Optional[int] = typer.Option(None, "--seeds", callback=integer(1), show_default=False,
                                         help=SEEDS_HELP),
@@ -109,7 +110,7 @@ def compare(
                                               "suites (default: the suite's)."),
     stations: Optional[Path] = typer.Option(None, "--stations", help="SYNOP: the station table postesSynop.csv "
                                             "(default: next to the --r file).", show_default=False),
-    max_graph_gib: Optional[float] = typer.Option(None, "--max-graph-gib", callback=number(0, above=True),
+    max_graph_gib: Optional[float] = typer.Option(None, "--max-graph-gib", callback=gib(),
                                                   help=MAX_GRAPH_HELP, show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary of the run and where its files went."),
 ) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import typer
 from rich.markup import escape
 
-from shedding.cli.checks import choice, integer, integers, listed_in, number, parse_integers
+from shedding.cli.checks import choice, gib, integer, integers, listed_in, number, parse_integers
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, parse_tuning, tuning_rules
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, warm_up
@@ -83,7 +83,7 @@ def explain(
     buckets: int = typer.Option(40, "--buckets", callback=integer(1, 1000),
                                 help="Time buckets of the per-key tables and figures."),
     top: int = typer.Option(15, "--top", callback=integer(1), help="Keys shown in the ranked table."),
-    max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", callback=number(0, above=True),
+    max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", callback=gib(),
                                         help="Refuse OPT networks estimated above this size."),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="Folder for explain.html and explain.json.",
                                            show_default=False),

@@ -14,7 +14,7 @@ import typer
 
 from shedding.cli import bmj, compare, explain, opt, report, simulate, static, stream_join, wjoin, workload
 from shedding.cli.checks import flag_name
-from shedding.cli.output import err
+from shedding.cli.output import err, one_line, warn
 from shedding.cli.rules import register
 from shedding.errors import ShedError
 
@@ -89,8 +89,25 @@ def _usage(exc: Any) -> str:
 USAGE_ERRORS = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
+def _warning_line(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+    """A Python warning (numpy's RuntimeWarning, a library's DeprecationWarning) as one
+    ``warning: ...`` line, not the two lines with a source file that Python prints."""
+    warn(f"{' '.join(str(message).split())} ({getattr(category, '__name__', 'warning')})")
+
+
 def main() -> None:
     """Entry point: runs the app; bad input ends with one line, ``error: ...``, and exit code 2."""
+    import warnings
+
+    shown = warnings.showwarning
+    warnings.showwarning = _warning_line
+    try:
+        _main()
+    finally:
+        warnings.showwarning = shown
+
+
+def _main() -> None:
     try:
         code = app(standalone_mode=False)
     except ShedError as exc:
@@ -107,5 +124,5 @@ def main() -> None:
 
 
 def _fail(message: str) -> None:
-    err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    err.print(f"error: {one_line(message)}", markup=False, highlight=False, emoji=False, soft_wrap=True)
     sys.exit(2)

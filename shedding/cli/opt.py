@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import choice, integer, integers, listed_in, number, parse_integers
+from shedding.cli.checks import (choice, gib, integer, integers, listed_in, parse_integers, table_file,
+                                 value_check)
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, write_file
 from shedding.cli.rows import bounds_row, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored
@@ -51,10 +52,11 @@ def opt(
     solver: str = typer.Option("ssp", "--solver", callback=choice(SOLVERS),
                                help="ssp (specialized exact solver) or ortools (OR-Tools SimpleMinCostFlow, the "
                                "reference)."),
-    max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", callback=number(0, above=True), help=MAX_GRAPH_HELP),
+    max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", callback=gib(), help=MAX_GRAPH_HELP),
     schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", show_default=False,
+                                                callback=value_check(table_file),
                                                 help="Write the optimal schedule (per tuple: admitted, left) as "
-                                                "Parquet."),
+                                                "CSV or Parquet, by the file's extension."),
     bounds: bool = typer.Option(False, "--bounds", help="Print a lower and an upper bound on OPT and their gap "
                                 "instead of solving it exactly (any workload size; docs/bounds.md)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
@@ -119,6 +121,10 @@ def _print_bounds(wl: Workload, memory: int, split: Optional[tuple[int, ...]], a
 def _write_schedule(path: Path, wl: Workload, schedule: Schedule) -> None:
     import pandas as pd
 
+    from shedding.datasets.files import format_of
+
     frame = pd.DataFrame({"seq": range(len(wl)), "stream": pd.Categorical.from_codes(wl.side, ["R", "S"]),
                           "time": wl.time, "key": wl.key, "admitted": schedule.admitted, "left": schedule.left})
-    write_file(path, "--schedule-out", lambda target: frame.to_parquet(target, index=False))
+    csv = format_of(path) == "csv"  # the extension, checked by the flag, picks the format
+    write_file(path, "--schedule-out", lambda target: frame.to_csv(target, index=False) if csv else
+               frame.to_parquet(target, index=False))

@@ -1,5 +1,7 @@
 """What ``shed`` prints and writes: the consoles, tables that never cut a number, a spinner for
-long steps, and output files whose errors name the flag. Every path printed is escaped for rich."""
+long steps, and output files whose errors name the flag. Every path printed is escaped for rich,
+emoji codes are never replaced (a path with ``:smile:`` in it is printed as it is), and a message
+is one line whatever its values hold (:func:`one_line`)."""
 
 from __future__ import annotations
 
@@ -11,14 +13,22 @@ from typing import TYPE_CHECKING, Callable
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
+from shedding.atomic import write_atomically
 from shedding.errors import ShedError
 
 if TYPE_CHECKING:
     from shedding.model import Workload
 
-out = Console()
-err = Console(stderr=True)
+out = Console(emoji=False)
+err = Console(stderr=True, emoji=False)
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: a newline, tab or other control character in a value (a path with a
+    newline in it) is written as its escape (``\\n``), so an error or a warning stays one line."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 
 def say(text: str) -> None:
@@ -32,7 +42,7 @@ def busy(text: str) -> AbstractContextManager:
 
 
 def warn(text: str) -> None:
-    err.print(f"warning: {text}", markup=False, highlight=False, soft_wrap=True)
+    err.print(f"warning: {one_line(text)}", markup=False, highlight=False, emoji=False, soft_wrap=True)
 
 
 def warn_past_end(wl: Workload) -> None:
@@ -81,7 +91,7 @@ def print_fitted(columns: list[tuple[str, str]], rows: list[list[str]], optional
             if name in shown:
                 table.add_column(name, justify=justify, overflow="fold")
         for row in rows:
-            table.add_row(*(cell for (name, _), cell in zip(columns, row) if name in shown))
+            table.add_row(*(Text(str(cell)) for (name, _), cell in zip(columns, row) if name in shown))
         droppable = [name for name in optional if name in shown]
         natural = out.measure(table, options=out.options.update_width(sys.maxsize)).maximum
         if not droppable or natural <= out.width:
@@ -97,6 +107,6 @@ def write_file(path: Path, flag: str, write: Callable[[Path], None]) -> None:
     """Write an output file with ``write``; an unwritable path is a one-line error naming ``flag``."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write(path)
+        write_atomically(path, write)
     except OSError as exc:
         raise ShedError(f"cannot write {path}: {exc.strerror}; choose a writable {flag} path") from None

@@ -22,6 +22,8 @@ def check_stored(v: Values) -> None:
     fix = f"run shed compare --out {folder} again (with --resume to keep the finished runs)"
     if not folder.is_dir():
         raise ShedError(f"DIR {folder} is not a folder written by shed compare; {fix}")
+    if (folder / "report.html").is_dir():
+        raise ShedError(f"DIR {folder}: report.html is a folder where the report goes; move it away")
     suite = folder / "suite.json"
     if suite.exists():
         try:
@@ -53,5 +55,11 @@ def report(out_dir: Path = typer.Argument(..., metavar="DIR", help="A folder wri
     from shedding.studies.registry import build_report, load_results
 
     results, suite_dict, complete = load_results(out_dir)
-    path = build_report(results, suite_dict, complete, out_dir / "report.html")
+    try:
+        path = build_report(results, suite_dict, complete, out_dir / "report.html")
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:  # a suite.json edited out of shape
+        if isinstance(exc, ShedError):
+            raise
+        raise ShedError(f"DIR {out_dir}: suite.json does not describe its results as shed compare writes it "
+                        f"({type(exc).__name__}); run shed compare --out {out_dir} again") from None
     out.print(f"report: {escape(str(path))}" + ("" if complete else " (INCOMPLETE results)"))

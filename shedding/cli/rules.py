@@ -172,7 +172,9 @@ def _paths(v: Values, flags: tuple[str, ...], split: bool) -> list[tuple[str, Pa
         value = v.of(flag)
         if value is None or not v.given(flag):
             continue
-        items = [p.strip() for p in str(value).split(",") if p.strip()] if split else [value]
+        items = [p.strip() for p in str(value).split(",")] if split else [value]
+        if split and not all(items):  # a stray comma would drop an input without a word
+            raise ShedError(f"{flag} {str(value)!r} has an empty item; give paths separated by single commas")
         out += [(flag, local_path(item)) for item in items]
     return out
 
@@ -293,9 +295,23 @@ class Fits:
             return
         need, have = float(self.need(v)), machine_memory()
         if need > have:
-            given = " ".join(f"{f} {v.of(f)}" for f in self.flags if v.given(f)) or " and ".join(self.flags)
+            shown = [(f, v.of(f)) for f in self.flags if v.given(f)]
+            given = " ".join(f"{f} {' '.join(map(str, x)) if isinstance(x, (list, tuple)) else x}" for f, x in shown) \
+                or " and ".join(self.flags)
             raise ShedError(f"{given}: {self.what} would take about {size_text(need)}, more than this machine's "
                             f"{size_text(have)} (not enough memory); give a smaller {' or '.join(self.flags)}")
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (the same resolved path, or one file by two names)."""
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except (OSError, RuntimeError):
+        return False
+
+
+def _takes_value(param: Any) -> bool:
+    return isinstance(param, typer.core.TyperOption) and not param.is_flag and not param.count
 
 
 class Checked(typer.core.TyperCommand):
@@ -321,11 +337,78 @@ class Checked(typer.core.TyperCommand):
         named = (rule.naming(values, message) for rule in self.rules if isinstance(rule, Exists))
         return next((text for text in named if text is not None), message)
 
+    def path_flags(self) -> set[str]:
+        """The flags (and DIR-like arguments) that name a file or folder: typed as a path, or read
+        or written by a rule of this command."""
+        flags = {f for rule in self.rules if isinstance(rule, (Exists, Creatable)) for f in rule.flags}
+        for param in self.params:
+            if "Path" in repr(getattr(getattr(param, "type_descriptor", None), "annotation", None)):
+                flags.add(flag_name(param))
+        return flags
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:
+            self.check_tokens(list(args))
+        return super().parse_args(ctx, args)
+
+    def check_tokens(self, args: list[str]) -> None:
+        """What the parser would take silently, refused on the raw command line: a flag of one
+        value given twice (the last would win) and an empty path (it would name the current folder)."""
+        options = {o: p for p in self.params if isinstance(p, typer.core.TyperOption) for o in p.opts}
+        paths, seen, positional = self.path_flags(), {}, []
+        i = 0
+        while i < len(args):
+            token, value, inline = args[i], None, False
+            i += 1
+            if token == "--":
+                positional += args[i:]
+                break
+            if token.startswith("--") and "=" in token:
+                token, _, value = token.partition("=")
+                inline = True
+            elif token[:1] == "-" and token[:2] in options and len(token) > 2 and not token.startswith("--"):
+                token, value, inline = token[:2], token[2:], True
+            param = options.get(token)
+            if param is None:
+                if not token.startswith("-") or token == "-":
+                    positional.append(token)
+                continue
+            if not _takes_value(param):
+                continue
+            if not inline:
+                value = args[i] if i < len(args) else None
+                i += 1
+            flag = flag_name(param)
+            if not param.multiple and param.name in seen:
+                raise ShedError(f"{flag} is given twice ({seen[param.name]!r}, then {value!r}); it takes one value, "
+                                "give it once")
+            seen[param.name] = value
+            if value is not None and not value.strip() and flag in paths:
+                raise ShedError(f"{flag} is empty; give a path (an empty one would name the current folder)")
+        arguments = [p for p in self.params if isinstance(p, typer.core.TyperArgument)]
+        for param, value in zip(arguments, positional):
+            if not value.strip():
+                raise ShedError(f"{flag_name(param)} is empty; give a path (an empty one would name the current "
+                                "folder)")
+
+    def check_apart(self, v: Values) -> None:
+        """No output path is one of the command's inputs: writing it would destroy the input."""
+        inputs = [(flag, path) for rule in self.rules if isinstance(rule, Exists) and rule.when(v)
+                  for flag, path in _paths(v, rule.flags, rule.split)]
+        for rule in self.rules:
+            if isinstance(rule, Creatable):
+                for flag, path in _paths(v, rule.flags, False):
+                    for source, read in inputs:
+                        if same_file(path, read):
+                            raise ShedError(f"{flag} {path} is the input file of {source}; writing it would overwrite "
+                                            f"the input, choose another {flag} path")
+
     def invoke(self, ctx: typer.Context) -> Any:
         values = Values(ctx)
         try:
             for rule in self.rules:
                 rule.check(values)
+            self.check_apart(values)
         except ShedError as exc:
             raise ShedError(self.naming(exc)) from None
         try:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import choice, columns, decimals, integer, integers, names, number, parse_integers
+from shedding.cli.checks import choice, columns, decimals, gib, integer, integers, names, number, parse_integers
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, learns, parse_tuning, tuning_rules
 from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
@@ -99,7 +99,7 @@ def simulate(
     decay: float = typer.Option(1.0, "--decay", callback=number(0, above=True, high=1),
                                 help="Online estimator: weight an arrival keeps per time step."),
     policy_seed: int = typer.Option(0, "--policy-seed", callback=integer(0), help="Seed of RAND's choices."),
-    max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", callback=number(0, above=True), help=MAX_GRAPH_HELP),
+    max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", callback=gib(), help=MAX_GRAPH_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per policy instead of a table."),
     out_path: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON rows to this file.",
                                             show_default=False),

@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional
 import typer
 
 from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_integers,
-                                 parsed, split_list, value_check)
+                                 named, parsed, spark_master, split_list, value_check)
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, tuning_rules
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
 from shedding.cli.stream_output import print_summary, run_job, title
@@ -63,6 +63,12 @@ def check_estimator(flag: str, text: str) -> str:
         return text.strip().lower()
     if not Path(text).is_file():
         raise ShedError(f"{flag} {text!r} is neither online, static nor a frequency table file")
+    from shedding.streaming.frequencies import load_frequency_table
+
+    try:  # read whole now, before any folder is made: a table that cannot be read is refused up front
+        load_frequency_table(str(Path(text)))
+    except ShedError as exc:
+        raise ShedError(named(exc, flag)) from None
     return str(Path(text).resolve())
 
 
@@ -187,17 +193,6 @@ def check_apart(v: Values) -> None:
                                 f"writes as input; give a {flag} folder outside the sources")
 
 
-def check_master_name(flag: str, text: str) -> str:
-    """A master Spark knows: local[*], local[N], spark://HOST:PORT, yarn, k8s://..., mesos://..."""
-    from shedding.spark import check_master
-
-    try:
-        check_master(text.strip(), reach=False)
-    except ShedError as exc:
-        raise ShedError(f"{flag}: {exc}") from None
-    return text.strip()
-
-
 def check_cluster(v: Values) -> None:
     """A master or Spark Connect server that answers (under spark-submit, spark-submit's master rules)."""
     import os
@@ -312,7 +307,7 @@ def stream_join(
                                              "command to continue after a crash."),
     fmt: Optional[str] = typer.Option(None, "--format", callback=choice(FORMATS), show_default=False,
                                       help="csv or parquet (default: from the files)."),
-    master: str = typer.Option("local[*]", "--master", callback=value_check(check_master_name),
+    master: str = typer.Option("local[*]", "--master", callback=value_check(spark_master),
                                help="Spark master: local[*] (embedded) or spark://HOST:PORT."),
     remote: Optional[str] = typer.Option(None, "--remote", callback=value_check(check_remote), show_default=False,
                                          help="Run on a Spark Connect server (sc://HOST:PORT) instead of --master."),

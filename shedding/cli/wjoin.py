@@ -167,7 +167,7 @@ def wjoin(
                                       help="Time limit of the CP-SAT optimum; the output says whether optimality was "
                                       "proven."),
     n_streams: int = typer.Option(3, "--n-streams", callback=integer(2), help="Synthetic: number of streams."),
-    length: int = typer.Option(1000, "--length", callback=integer(0), help="Synthetic: tuples per stream."),
+    length: int = typer.Option(1000, "--length", callback=integer(1), help="Synthetic: tuples per stream."),
     rate_list: Optional[str] = typer.Option(None, "--rates", callback=parsed(rates), show_default=False,
                                             help="Synthetic: tuples per time unit per stream, e.g. 1,1,0.1; 0.01/1 "
                                             "switches between two rates every 100 tuples."),

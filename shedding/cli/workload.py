@@ -129,9 +129,18 @@ def file_format(v: Values) -> str | None:
     """The format of --r/--s: --format, else the one the extension names (None without --r)."""
     if v.r_path is None:
         return None
-    if v.fmt is not None:
-        return v.fmt
     from shedding.datasets.files import format_of
+
+    if v.fmt is not None:
+        for flag, path in (("--r", v.r_path), ("--s", v.s_path)):
+            try:
+                named = format_of(path) if path is not None else None
+            except ShedError:
+                continue  # an extension that names no format (weather files): --format decides
+            if named != v.fmt and not (v.fmt == "synop" and named == "csv"):  # SYNOP files are .csv text
+                raise ShedError(f"--format {v.fmt} contradicts {flag} {path}, whose extension says {named}; drop "
+                                "--format or give a file of that format")
+        return v.fmt
 
     try:
         return format_of(v.r_path)
@@ -161,8 +170,22 @@ def check_split(v: Values) -> None:
 
 
 def zipf_bytes(v: Values) -> float:
-    """About what a run on the generated workload allocates."""
-    return 2.0 * v.length * TUPLE_BYTES + float(v.domain) * VALUE_BYTES
+    """About what a run on the generated workload allocates: its tuples and its key domain. A
+    generator beyond Zipf draws ``rate`` tuples per step (``rate_high`` in a burst) over ``length``
+    steps, and the age model's S stream adds its background traffic (a share ``background`` of S),
+    so its size counts those parameters too, not ``--length`` alone."""
+    if v.generator == "zipf":
+        return 2.0 * v.length * TUPLE_BYTES + float(v.domain) * VALUE_BYTES
+    if v.generator == "flights":  # read, not drawn: sized by its months
+        return 0.0
+    from shedding.datasets.generators import own_params, parse_params
+
+    params = {**own_params(v.generator), **parse_params(v.generator, v.param or [])}
+    number = {k: float(x) for k, x in params.items() if isinstance(x, (int, float)) and not isinstance(x, bool)}
+    per_step = max([1.0] + [x for k, x in number.items() if k.startswith("rate")])
+    background = min(max(number.get("background", 0.0), 0.0), 0.999999)
+    tuples = v.length * per_step * (1.0 + 1.0 / (1.0 - background))
+    return tuples * TUPLE_BYTES + max(number.get("domain", 0.0), 0.0) * VALUE_BYTES
 
 
 #: the rules of the workload flags, in the order they are checked
@@ -185,7 +208,7 @@ WORKLOAD_RULES = (
     Ignored(("--stations",), lambda v: file_format(v) == "synop",
             "applies to SYNOP files only (--r/--s with --format synop)"),
     Exists(("--workload", "--r", "--s", "--stations")),
-    Fits(("--length", "--domain"), zipf_bytes, "the generated workload and its runs", when=generated),
+    Fits(("--length", "--domain", "--param"), zipf_bytes, "the generated workload and its runs", when=generated),
 )
 
 

@@ -25,6 +25,7 @@ from typing import NoReturn, Sequence
 import numpy as np
 import pandas as pd
 
+from shedding.atomic import write_atomically
 from shedding.errors import ShedError
 from shedding.model import R, S, SIDE_NAMES, Workload, check_window, default_warmup
 
@@ -181,13 +182,20 @@ def _merged(
     return wl
 
 
+def check_path(path: object, param: str) -> Path:
+    """``path`` (text or a path-like object) as a Path, else a ShedError naming ``param``."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ShedError(f"{{param}} must be a file path, got {type(path).__name__} {path!r}", param=param)
+    return Path(path)
+
+
 def load_workload(path: str | os.PathLike, window: int, warmup: int | None = None) -> Workload:
     """One CSV/Parquet file with columns ``stream`` (R/S), ``time``, ``key`` -> Workload.
 
     ``warmup`` defaults to 2w. An empty file with the right header gives an empty workload.
     """
     window = check_window(window)
-    path = Path(path)
+    path = check_path(path, "path")
     frame = read_table(path, ("stream", "time", "key"))
     stream = frame["stream"]
     missing = stream.isna().to_numpy()
@@ -222,7 +230,7 @@ def load_two_streams(
     """
     window = check_window(window)
     parts = []
-    for which, path in ((R, Path(r_path)), (S, Path(s_path))):
+    for which, path in ((R, check_path(r_path, "r_path")), (S, check_path(s_path, "s_path"))):
         time, key = read_stream(path)
         rows = np.arange(len(time), dtype=np.int64)
         parts.append((np.full(len(time), which, dtype=np.int8), time, key, rows))
@@ -253,11 +261,8 @@ def write_workload(wl: Workload, path: str | os.PathLike) -> Path:
         "time": wl.time.astype(np.int64),
         "key": wl.key.astype(np.int64),
     })
-    if fmt == "csv":
-        frame.to_csv(path, index=False)
-    else:
-        frame.to_parquet(path, index=False)
-    return path
+    return write_atomically(path, lambda tmp: frame.to_csv(tmp, index=False) if fmt == "csv" else
+                            frame.to_parquet(tmp, index=False))
 
 
 def read_keys(path: str | os.PathLike) -> np.ndarray:

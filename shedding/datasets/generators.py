@@ -125,9 +125,15 @@ def _value(param: str, default: Any, text: str) -> Any:
                 raise ValueError(text)
             return text.lower() in _TRUE
         if isinstance(default, int):
-            return int(text)
+            value = int(text)
+            if -2**63 <= value < 2**63:  # what numpy and the engines hold
+                return value
+            raise OverflowError(text)
         if isinstance(default, float) or default is None:
             return float(text)
+    except OverflowError:
+        raise ShedError(f"{{param}} {param}={text} does not fit in 64-bit integers; give at most {2**63 - 1}",
+                        param="params") from None
     except ValueError:
         what = "a month range" if param == "months" else "true or false" if isinstance(default, bool) else "a number"
         raise ShedError(f"{{param}} {param}={text!r} is not {what}; e.g. {param}={'7-12' if param == 'months' else default}",

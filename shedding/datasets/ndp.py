@@ -40,6 +40,7 @@ import pandas as pd
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from shedding.atomic import write_atomically
 from shedding.errors import ShedError
 from shedding.datasets.files import check_file
 
@@ -355,5 +356,4 @@ def write_ndp(table: pd.DataFrame, path: str | os.PathLike) -> Path:
         data = gzip.compress(data)
     elif path.name.endswith(".Z"):
         data = ncompress.compress(data)
-    path.write_bytes(data)
-    return path
+    return write_atomically(path, lambda tmp: tmp.write_bytes(data))

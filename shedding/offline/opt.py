@@ -21,7 +21,7 @@ from ortools.graph.python.min_cost_flow import SimpleMinCostFlow
 from shedding.errors import ShedError
 from shedding.exact import KeyedStreams, exact_count
 from shedding.metrics import archive_metric
-from shedding.model import Optimum, Schedule, Workload, check_memory
+from shedding.model import Optimum, Schedule, Workload, check_memory, check_workload
 from shedding.offline.bounds import Bounds, opt_bounds
 from shedding.offline.compact import build_compact, estimate_compact
 from shedding.offline.keyed import build_keyed, estimate_keyed
@@ -216,6 +216,7 @@ def solve_opt(
     Refuses, before building anything, a network whose estimated size exceeds
     ``max_graph_bytes``.
     """
+    check_workload(wl)
     check_options(allocation, graph, solver)
     m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
     variable = allocation == "variable"
@@ -259,6 +260,7 @@ def bound_opt(
     """Lower and upper bounds on OPT / OPTV without solving the flow network (:mod:`.bounds`:
     the best online policy's output and a Lagrangian relaxation of the memory limits); any
     workload size, O(counted partners) per subgradient iteration."""
+    check_workload(wl)
     check_options(allocation, "compact", "ssp")
     m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
     ks = KeyedStreams.of(wl)

@@ -60,6 +60,8 @@ Estimator = StaticEstimator | OnlineEstimator
 def check_estimator(name: str, decay: float = 1.0) -> str:
     """The estimator's name (``static`` or ``online``, any case) if it and ``decay`` go together,
     else a ShedError; callers can check before they read a workload."""
+    if not isinstance(name, str):
+        raise ShedError(f"{{param}} must be static or online, got {type(name).__name__} {name!r}", param="estimator")
     name = name.strip().lower()
     if name not in ("static", "online"):
         raise ShedError(f"unknown {{param}} {name!r}; choose static or online", param="estimator")

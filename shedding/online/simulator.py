@@ -15,11 +15,11 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.exact import KeyedStreams, PartnerProfile, exact_count, exact_memory, exact_pairs, partner_profile
 from shedding.metrics import archive_metric
-from shedding.model import RunResult, Schedule, Workload, check_memory
+from shedding.model import RunResult, Schedule, Workload, check_memory, check_name, check_workload
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import check_estimator, make_estimator
 from shedding.online.kinds import AGE
-from shedding.online.policies import EQUI, check_group, get_policy, require
+from shedding.online.policies import EQUI, POLICIES, check_group, get_policy, require
 from shedding.online.tuning import HazardTuning
 
 
@@ -64,11 +64,19 @@ def simulate(
     Returns outputs, EXACT, their ratio, ArM, the schedule the policy followed (per tuple:
     admitted, left) and the R share of memory sampled about ``samples`` times.
     """
+    check_workload(wl)
+    name = check_name(policy, "policy")
     m, m_r, m_s = check_memory(memory, memory_split)
     estimator = check_estimator(estimator, decay)  # also for EXACT, which uses no estimator
+    check_tuning(name, tuning)
     tuning = HazardTuning.of(tuning)  # before EXACT's reference is computed
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+        raise ShedError(f"{{param}} must be an integer >= 1 (how often the R share is sampled), got {samples!r}",
+                        param="samples")
+    for value, kind, what in ((reference, Reference, "reference"), (schedule, Schedule, "schedule")):
+        if value is not None and not isinstance(value, kind):
+            raise ShedError(f"{{param}} must be a {kind.__name__} or None, got {type(value).__name__}", param=what)
     ref = reference or Reference.of(wl)
-    name = policy.strip().lower()
     check_group(name, group)
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}
     started = _time.perf_counter()
@@ -107,6 +115,15 @@ def simulate(
         params=params | ({"seed": seed} if pol.seed else {})
         | ({"group": group} if group is not None else {}),
     )
+
+
+def check_tuning(name: str, tuning: object) -> None:
+    """``tuning`` is given only for a policy that learns (HAZARD, AGE and their variable forms,
+    :attr:`~shedding.online.policies.Policy.tunable`): for any other it would be ignored."""
+    if tuning is not None and not (name in POLICIES and POLICIES[name].tunable):
+        learners = ", ".join(n for n, p in POLICIES.items() if p.tunable)
+        raise ShedError(f"{{param}} applies to the learning policies only ({learners}), not to {name}; leave it out",
+                        param="tuning")
 
 
 def payload_groups(wl: Workload, column: str | None) -> np.ndarray | None:

@@ -36,11 +36,13 @@ def check_master(master: str, reach: bool = True) -> None:
     if master.startswith("local"):
         m = re.fullmatch(r"local(?:\[(\*|\d+)(?:,\s*(\d+))?\])?", master)
         if not m or m.group(1) not in (None, "*") and int(m.group(1)) < 1:
-            raise ShedError(f"unknown Spark master {master!r}; use local, local[*] or local[N] with N >= 1 threads")
+            raise ShedError(f"unknown Spark master {master!r} ({{param}}); use local, local[*] or local[N] with N >= 1 "
+                            "threads", param="master")
         return
     url = urlparse(master)
     if url.scheme not in ("spark", "yarn", "k8s", "mesos") and master != "yarn":
-        raise ShedError(f"unknown Spark master {master!r}; use local[*], local[N] or spark://HOST:PORT")
+        raise ShedError(f"unknown Spark master {master!r} ({{param}}); use local[*], local[N] or spark://HOST:PORT",
+                        param="master")
     if url.scheme == "spark" and reach:
         host, port = url.hostname, url.port or 7077
         try:
@@ -48,7 +50,7 @@ def check_master(master: str, reach: bool = True) -> None:
                 pass
         except OSError as exc:
             raise ShedError(f"cannot reach the Spark master at {host}:{port} ({exc.strerror or exc}); "
-                            "start it or check --master") from None
+                            "start it or check {param}", param="master") from None
 
 
 def check_remote(remote: str) -> None:
@@ -60,7 +62,7 @@ def check_remote(remote: str) -> None:
                 pass
         except OSError as exc:
             raise ShedError(f"cannot reach the Spark Connect server at {url.hostname}:{url.port or 15002} "
-                            f"({exc.strerror or exc}); start it or check --remote") from None
+                            f"({exc.strerror or exc}); start it or check {{param}}", param="remote") from None
 
 
 def effective_master(master: str) -> str:
@@ -121,7 +123,7 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
             spark = builder.getOrCreate()
     except Exception as exc:  # py4j/Java start-up failures come in many types
         raise ShedError(f"cannot start Spark on {master} ({' '.join(str(exc).split())[:200]}); "
-                        f"check Java 17+ and --master (the JVM's output is in {jvm_log})") from None
+                        f"check Java 17+ and {{param}} (the JVM's output is in {jvm_log})", param="master") from None
     if submitted:
         spark.sparkContext.setLogLevel("WARN")
     try:

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from shedding.atomic import write_atomically
 from shedding.datasets.files import check_file, format_of
 from shedding.errors import ShedError
 from shedding.online.estimators import StaticEstimator
@@ -24,7 +25,13 @@ def load_frequency_table(path: str) -> StaticEstimator:
     """A static frequency table: a CSV or Parquet file with columns key, count_r, count_s."""
     p = Path(path)
     check_file(p, "a frequency table (key, count_r, count_s)")
-    frame = pd.read_csv(p) if format_of(p) == "csv" else pd.read_parquet(p)
+    fmt = format_of(p)
+    try:
+        frame = pd.read_csv(p) if fmt == "csv" else pd.read_parquet(p)
+    except Exception:  # pandas' and pyarrow's errors come in many types: the file is not a table
+        kind = "CSV text" if fmt == "csv" else "a Parquet file"
+        raise ShedError(f"frequency table {p} is not {kind} (damaged, or of another format); give a "
+                        f"{fmt.upper()} file with columns key, count_r, count_s") from None
     frame.columns = [str(c).strip().lower() for c in frame.columns]
     missing = {"key", "count_r", "count_s"} - set(frame.columns)
     if missing:
@@ -70,5 +77,6 @@ def counted_table(spark, r: StreamSource, s: StreamSource, kept: Path) -> Static
             return df.select(key.try_cast("long").alias("key")).dropna().groupBy("key").agg(F.count("*").alias(name))
 
         table = counts(r, "count_r").join(counts(s, "count_s"), "key", "outer").fillna(0).toPandas()
-        table.sort_values("key").to_parquet(kept, index=False)
+        table = table.sort_values("key")
+        write_atomically(kept, lambda tmp: table.to_parquet(tmp, index=False))
     return load_frequency_table(str(kept))

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+from shedding.atomic import write_json
 from shedding.errors import ShedError
 from shedding.online.estimators import StaticEstimator
 from shedding.streaming.end_of_input import (END_DIR, await_query, drop_marker, file_counts, marker_after,
@@ -47,7 +48,8 @@ def parse_trigger(text: str) -> tuple[dict, bool]:
     m = re.fullmatch(r"interval:(\d+(?:\.\d+)?)", t)
     if m and float(m.group(1)) > 0:
         return {"processingTime": f"{float(m.group(1))} seconds"}, False
-    raise ShedError(f"unknown --trigger {text!r}; use available-now, once or interval:SECONDS (e.g. interval:5)")
+    raise ShedError(f"unknown {{param}} {text!r}; use available-now, once or interval:SECONDS (e.g. interval:5)",
+                    param="trigger")
 
 
 @dataclass
@@ -100,7 +102,8 @@ def job_sources(checkpoint: Path, r: Path, s: Path, fmt: str | None, key: tuple[
             return StreamSource.from_dict(stored["r"]), StreamSource.from_dict(stored["s"])
         except (KeyError, TypeError, ValueError):
             raise damaged(kept, "checkpoint") from None
-    return inspect_source(r, fmt, "stream R", key, time), inspect_source(s, fmt, "stream S", key, time)
+    return (inspect_source(r, fmt, "stream R", key, time, param="r"),
+            inspect_source(s, fmt, "stream S", key, time, param="s"))
 
 
 def damaged(path: Path, param: str) -> ShedError:
@@ -123,30 +126,30 @@ def stored_json(path: Path, param: str, keys: tuple[str, ...]) -> dict:
 
 def check_params(job: StreamJob) -> None:
     """Refuse a checkpoint or output folder made with other parameters; record them on a first start."""
-    for folder, what in ((job.checkpoint, "--checkpoint"), (job.out, "--out")):
+    for folder, what in ((job.checkpoint, "checkpoint"), (job.out, "out")):
         if folder.exists() and not folder.is_dir():
-            raise ShedError(f"{what} {folder} is a file; give a folder (it is made if missing)")
+            raise ShedError(f"{{param}} {folder} is a file; give a folder (it is made if missing)", param=what)
         stored = folder / PARAMS
         if stored.exists():
-            old = stored_json(stored, what.lstrip("-"), ("spec",))
+            old = stored_json(stored, what, ("spec",))
             old.setdefault("state_layout", 1)  # recorded since layouts were; what came before is layout 1
             check_layout(old["state_layout"], f"{what} {folder}")
             diff = differences(old, job.params)
             if diff:
-                raise ShedError(f"{what} {folder} was made by a run with other parameters ({'; '.join(diff[:3])}); "
-                                f"use a new {what} or the same parameters")
+                raise ShedError(f"{{param}} {folder} was made by a run with other parameters "
+                                f"({'; '.join(diff[:3])}); use a new {{param}} or the same parameters", param=what)
         elif any((folder / part).exists() for part in (PAIRS, METRIC_TABLE, "spark")):
-            raise ShedError(f"{what} {folder} holds results of another job; give a new folder")
+            raise ShedError(f"{{param}} {folder} holds results of another job; give a new folder", param=what)
     for folder in (job.checkpoint, job.out):
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / PARAMS).write_text(json.dumps(job.params, indent=1, sort_keys=True))
+            write_json(folder / PARAMS, job.params, indent=1, sort_keys=True)
         except OSError as exc:
             raise ShedError(f"cannot write to {folder} ({exc.strerror or exc}); give a folder you can write to") \
                 from None
     kept = job.checkpoint / SOURCES
     if not kept.exists():
-        kept.write_text(json.dumps({"r": job.r.as_dict(), "s": job.s.as_dict()}, indent=1))
+        write_json(kept, {"r": job.r.as_dict(), "s": job.s.as_dict()}, indent=1)
 
 
 def differences(old: dict, new: dict, prefix: str = "") -> list[str]:

@@ -21,6 +21,7 @@ from typing import Iterable
 import pandas as pd
 import plotly.graph_objects as go
 
+from shedding.atomic import write_atomically, write_text
 from shedding.exact import exact_count
 from shedding.model import Workload
 from shedding.streaming.job import StreamJob
@@ -118,7 +119,7 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
         {"join": "Spark native join", "outputs": native["outputs"], "seconds": round(native["seconds"], 2)},
     ])
     results["of EXACT"] = results["outputs"] / exact if exact else 1.0
-    results.to_csv(job.out / "report.csv", index=False)
+    write_atomically(job.out / "report.csv", lambda tmp: results.to_csv(tmp, index=False))
     figures = [
         go.Figure(go.Bar(x=results["join"], y=results["outputs"], text=results["outputs"].map("{:,}".format)),
                   layout=dict(title="join output", yaxis_title="pairs")),
@@ -154,5 +155,5 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
             + f"<section>{table}</section>\n"
             + "".join(f"<section>{figure_html(i, fig)}</section>\n" for i, fig in enumerate(figures)))
     path = job.out / "report.html"
-    path.write_text(page("stream-join", html, len(figures)), encoding="utf-8")
+    write_text(path, page("stream-join", html, len(figures)))
     return path

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from shedding.atomic import write_atomically
 from shedding.datasets.files import FORMATS
 from shedding.errors import ShedError
 from shedding.streaming.event_time import TIME_LIMIT, whole_number_sql, whole_numbers
@@ -127,24 +128,25 @@ def _sample(path: Path, fmt: str) -> tuple[list[str], dict | None, pd.DataFrame 
 
 
 def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...] = ("key",),
-                   time: str = "time") -> StreamSource:
+                   time: str = "time", param: str = "r") -> StreamSource:
     """Check one source directory up front and learn its columns, as Spark's file source will
     read it: the first file in name order (:func:`source_files`) that has the ``time`` and
     ``keys`` columns fixes them (a file that cannot be read is skipped: Spark reads it
     permissively, its rows are bad rows). CSV column types come from a sample of that file (most
-    values decide, :func:`_text_type`); integer keys stay integers, other keys join as text."""
+    values decide, :func:`_text_type`); integer keys stay integers, other keys join as text.
+    ``param`` names the parameter that gave ``path`` in errors (``r`` or ``s``)."""
     if not path.exists():
         raise ShedError(f"source directory not found: {path}; give the directory the {what} files arrive in")
     if not path.is_dir():
-        raise ShedError(f"{path} is not a directory; --r and --s take a directory of CSV or Parquet files")
+        raise ShedError(f"{path} is not a directory; {{param}} takes a directory of CSV or Parquet files", param=param)
     if fmt is None:
         found = {f for e, f in FORMATS.items() for p in path.iterdir() if p.name.lower().endswith(e)}
         if len(found) != 1:
             raise ShedError(f"cannot tell the format of {path} ({'mixed files' if found else 'no .csv or .parquet files'}); "
-                            "add --format csv or parquet")
+                            "add {param} csv or parquet", param="fmt")
         fmt = found.pop()
     if fmt not in ("csv", "parquet"):
-        raise ShedError(f"unknown --format {fmt!r}; choose csv or parquet")
+        raise ShedError(f"unknown {{param}} {fmt!r}; choose csv or parquet", param="fmt")
     files = source_files(path, fmt)
     if not files:
         raise ShedError(f"no {fmt} files in {path} yet; the first file fixes the columns, so add one before starting")
@@ -205,8 +207,9 @@ def write_zipf_sources(text_r: str, text_s: str, folder: Path, length: int, file
         parsed.append((float(m.group(1)), int(m.group(2))))
     if parsed[0][1] != parsed[1][1]:
         raise ShedError("synthetic R and S need the same domain (zipf:SKEW:DOMAIN); the skews may differ")
-    if files < 1 or length < 1:
-        raise ShedError(f"--length and --files must be >= 1, got {length} and {files}")
+    for name, value in (("length", length), ("files", files)):
+        if value < 1:
+            raise ShedError(f"{{param}} must be >= 1, got {value}", param=name)
     wl = zipf_workload(parsed[0][0], parsed[0][1], length, seed, "independent", 1, 0, skew_s=parsed[1][0])
     paths = []
     for side, name in ((0, "r"), (1, "s")):
@@ -216,6 +219,7 @@ def write_zipf_sources(text_r: str, text_s: str, folder: Path, length: int, file
         for i, idx in enumerate(np.array_split(np.arange(len(times)), files)):
             target = d / f"part-{i:05d}.csv"
             if not target.exists():  # a restart finds the same files
-                pd.DataFrame({"time": times[idx], "key": keys[idx]}).to_csv(target, index=False)
+                frame = pd.DataFrame({"time": times[idx], "key": keys[idx]})
+                write_atomically(target, lambda tmp, frame=frame: frame.to_csv(tmp, index=False))
         paths.append(d)
     return paths[0], paths[1]

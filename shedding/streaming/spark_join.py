@@ -134,6 +134,12 @@ def semantic_window_join(
     Spark's Python workers must import this package: the session's ``PYSPARK_PYTHON`` (or
     ``spark.pyspark.python``) must be an interpreter with ``shedding`` installed, checked here.
     """
+    for name, frame in (("r", r), ("s", s)):
+        if not hasattr(frame, "sparkSession"):
+            raise ShedError(f"{{param}} must be a Spark DataFrame, got {type(frame).__name__}", param=name)
+    if not isinstance(shedding, str):  # None would read as "none", the exact join
+        raise ShedError(f"{{param}} must be 'none' or a policy name such as 'prob', got {shedding!r}",
+                        param="shedding")
     spark = r.sparkSession
     check_worker_python(spark)
     if isinstance(estimator, StaticEstimator):

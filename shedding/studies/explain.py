@@ -90,14 +90,14 @@ def check_request(policy: str, against: str | None, buckets: int) -> tuple[str, 
     """The policy and reference names if they are valid (before any data is read)."""
     name = policy.strip().lower()
     if name in ("exact", "opt", "optv") or "schedule" in name:
-        raise ShedError(f"--policy {policy!r} is a reference, not an online policy; give one of the online policies "
-                        f"(e.g. prob) and name the reference with --against")
+        raise ShedError(f"{{param}} {policy!r} is a reference, not an online policy; give one of the online "
+                        "policies (e.g. prob) and name the reference as the one to compare against", param="policy")
     get_policy(name)
     against = default_against(name) if against is None else against.strip().lower()
     if against not in AGAINST:
-        raise ShedError(f"unknown --against {against!r}; choose opt, optv or exact")
+        raise ShedError(f"unknown {{param}} {against!r}; choose opt, optv or exact", param="against")
     if isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer)) or not 1 <= buckets <= 1000:
-        raise ShedError(f"--buckets must be an integer from 1 to 1000, got {buckets!r}")
+        raise ShedError(f"{{param}} must be an integer from 1 to 1000, got {buckets!r}", param="buckets")
     return name, against
 
 

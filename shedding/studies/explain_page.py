@@ -18,6 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from shedding.atomic import write_text
 from shedding.studies.explain import Explanation
 from shedding.studies.page.figures import figure_html
 from shedding.studies.page.page import facts, page, provenance_facts
@@ -137,5 +138,5 @@ def write_explain_html(ex: Explanation, path: Path | str, top: int = 20, command
             f"<section>{key_table(ex, top)}</section>\n{plots}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page(f"explain {policy} vs {against}", body, len(figures)), encoding="utf-8")
+    write_text(path, page(f"explain {policy} vs {against}", body, len(figures)))
     return path

@@ -71,6 +71,10 @@ def run_study(study: Study, suite: Any, out: Path | str, *, master: str = "local
     where = master if study.spark else HERE
     try:
         store.write_suite(suite_json(study, plan, where, info))
+        for part in store.set_aside_damaged():
+            console.print(f"warning: {part} is damaged (cut short or changed since it was written); set aside as "
+                          f"{part.name}.damaged, its runs run again", markup=False, highlight=False, emoji=False,
+                          soft_wrap=True)
         done = store.done()
         pending = [s for s in plan.runs if s.run_id not in done]
         if plan.first is not None:
@@ -129,7 +133,8 @@ def _here(plan: Plan, store: ResultsStore, pending: list, console: Console) -> N
                           f"{time.perf_counter() - started:.0f} s so far, about {left:.0f} s left at this pace",
                           highlight=False, markup=False)
     except KeyboardInterrupt:
-        raise ShedError(f"interrupted; {runs_in(store.read_parts())} runs kept, continue with --resume") from None
+        raise ShedError(f"interrupted; {runs_in(store.read_parts())} runs kept, continue them with {{param}}",
+                        param="resume") from None
 
 
 def _on_spark(plan: Plan, store: ResultsStore, pending: list, master: str, jobs: int | None, console: Console,
@@ -171,7 +176,8 @@ def _collect_interruptibly(sc, plan: Plan, chunk: list[dict], slices: int, share
         except KeyboardInterrupt:
             sc.cancelAllJobs()
             wait([wave])  # its job fails as cancelled; the waves already written are the result
-            raise ShedError(f"interrupted; {runs_in(store.read_parts())} runs kept, continue with --resume") from None
+            raise ShedError(f"interrupted; {runs_in(store.read_parts())} runs kept, continue them with {{param}}",
+                        param="resume") from None
 
 
 def _collect(sc, plan: Plan, chunk: list[dict], slices: int, shared) -> list[dict]:
@@ -184,4 +190,4 @@ def _collect(sc, plan: Plan, chunk: list[dict], slices: int, shared) -> list[dic
         cause = next((line for line in reversed(lines) if "Error:" in line and "at " not in line[:3]),
                      lines[-1] if lines else "")
         raise ShedError(f"a run failed on Spark: {cause[:300]}; finished runs are kept, "
-                        "fix it and use --resume") from None
+                        "fix it and continue them with {param}", param="resume") from None

@@ -78,7 +78,8 @@ def read_tables(name_or_path: str) -> tuple[dict, str]:
     else:
         path = Path(name_or_path)
         if path.is_dir():
-            raise ShedError(f"--suite {name_or_path} is a folder; give a suite TOML file or one of {', '.join(SHIPPED)}")
+            raise ShedError(f"{{param}} {name_or_path} is a folder; give a suite TOML file or one of "
+                            f"{', '.join(SHIPPED)}", param="suite")
         if not path.is_file():
             raise ShedError(f"unknown suite {name_or_path!r}: not one of {', '.join(SHIPPED)} and no such file")
         try:
@@ -109,7 +110,7 @@ def seeds_of(seeds: int | None, default: int) -> int:
     """The seeds per point to run: ``seeds``, or the suite's ``default`` when None."""
     seeds = default if seeds is None else seeds
     if seeds < 1:
-        raise ShedError(f"--seeds must be >= 1, got {seeds}")
+        raise ShedError(f"{{param}} must be >= 1, got {seeds}", param="seeds")
     return seeds
 
 

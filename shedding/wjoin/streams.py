@@ -117,12 +117,11 @@ def results_frame(streams: Streams, rows: np.ndarray) -> "pd.DataFrame":
 
 def write_results(streams: Streams, rows: np.ndarray, path: str | os.PathLike) -> Path:
     """Write the N-tuples (:func:`results_frame`) to ``path``: CSV or Parquet by its extension."""
+    from shedding.atomic import write_atomically
     from shedding.datasets.files import format_of
 
     path = Path(path)
     frame = results_frame(streams, rows)
-    if format_of(path) == "csv":
-        frame.to_csv(path, index=False)
-    else:
-        frame.to_parquet(path, index=False)
-    return path
+    fmt = format_of(path)
+    return write_atomically(path, lambda tmp: frame.to_csv(tmp, index=False) if fmt == "csv" else
+                            frame.to_parquet(tmp, index=False))

@@ -26,10 +26,15 @@ import numpy as np
 from shedding.errors import ShedError
 
 
+#: the widest window bound: the closure adds bounds along paths of up to N - 1 pairs, and every sum
+#: must stay a 64-bit integer (2^53 time units is beyond any stream's time range)
+MAX_BOUND = 2**53
+
+
 def check_bound(value: object, what: str) -> int:
-    """A window bound: an integer >= 0 (0 joins equal timestamps only)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ShedError(f"{what} must be an integer >= 0 (time units), got {value!r}")
+    """A window bound: an integer from 0 (equal timestamps only) to :data:`MAX_BOUND`."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= MAX_BOUND:
+        raise ShedError(f"{what} must be an integer >= 0 and <= {MAX_BOUND} (time units), got {value!r}")
     return int(value)
 
 

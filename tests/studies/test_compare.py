@@ -102,7 +102,7 @@ def test_resume_skips_finished_runs(spark, small_suite, tmp_path):
     assert missing > 0
     results, suite, complete = load_results(out)
     assert not complete
-    with pytest.raises(ShedError, match="--resume"):
+    with pytest.raises(ShedError, match="already holds results; resume them"):
         run_suite(small_suite, out, seeds=3, spark=spark)
     outcome = run_study(DGR, small_suite, out, resume=True, seeds=3, spark=spark)
     again, complete = outcome.results, outcome.complete
@@ -127,7 +127,7 @@ def test_ctrl_c_keeps_the_finished_waves(spark, small_suite, tmp_path, monkeypat
 
     monkeypatch.setattr(runner, "_collect", collect)
     out = tmp_path / "out"
-    with pytest.raises(ShedError, match=r"^interrupted; 16 runs kept, continue with --resume$"):
+    with pytest.raises(ShedError, match=r"^interrupted; 16 runs kept, continue them with resume$"):
         run_suite(small_suite, out, seeds=3, spark=spark)  # 48 runs in waves of 16
     monkeypatch.setattr(runner, "_collect", real)
     _, complete = run_suite(small_suite, out, seeds=3, spark=spark, resume=True)
@@ -259,7 +259,7 @@ def test_files_suite_reads_the_reports_once_on_spark(spark, tmp_path):
     path = tmp_path / "w.toml"
     path.write_text(WEATHER.format(dataset="files"))
     suite = suite_of(path)
-    with pytest.raises(ShedError, match="--r PATH --s PATH"):
+    with pytest.raises(ShedError, match="reads two report files; give them"):
         run_suite(suite, tmp_path / "none", spark=spark)
     results, complete = run_suite(suite, tmp_path / "out", spark=spark, files=(r_path, s_path, "ndp"))
     assert complete and len(results) == 6

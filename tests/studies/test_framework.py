@@ -160,3 +160,75 @@ def test_inputs_a_study_does_not_take_are_refused(tmp_path):
     with pytest.raises(ShedError, match="cell_size do not apply to the fake suite steps"):
         run_study(fake_study(), SuiteBase("steps", "", ()), tmp_path / "out", cell_size=1.0)
     assert not (tmp_path / "out").exists()
+
+
+def _cut_short(path) -> None:
+    """Leave ``path`` as a crash in the middle of writing it would have (its first bytes only)."""
+    path.write_bytes(path.read_bytes()[:40])
+
+
+def test_a_part_cut_short_is_set_aside_on_resume_and_its_runs_run_again(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    suite = SuiteBase("steps", "a fake suite", (), seeds=5)
+    run_study(fake_study(), suite, tmp_path / "out")  # batches {0, 1}, {2, 3}, {4}
+    parts = ResultsStore(tmp_path / "out").part_paths()
+    assert len(parts) == 3
+    _cut_short(parts[1])
+    with pytest.raises(ShedError, match="already holds results"):  # without resume: refused, nothing touched
+        run_study(fake_study(), suite, tmp_path / "out")
+    said = io.StringIO()
+    again = run_study(fake_study(), suite, tmp_path / "out", resume=True, console=Console(file=said, width=300))
+    assert again.complete and again.ran == 2 and sorted(again.results.value) == [0, 1, 2, 3, 4]
+    lines = [line for line in said.getvalue().splitlines() if line.startswith("warning:")]
+    assert len(lines) == 1 and str(parts[1]) in lines[0] and "run again" in lines[0]
+    assert parts[1].with_name(parts[1].name + ".damaged").is_file()
+
+
+def test_a_resumed_suite_never_writes_over_a_stored_part(tmp_path):
+    """Parts are not numbered by counting files: with a part gone, the next one takes a new name."""
+    store = ResultsStore(tmp_path)
+    first, second = store.write_part([{"run_id": "a", "x": 1}]), store.write_part([{"run_id": "b", "x": 2}])
+    first.unlink()
+    third = store.write_part([{"run_id": "c", "x": 3}])
+    assert third != second and second.is_file()
+    assert store.read_parts()[["run_id", "x"]].values.tolist() == [["b", 2], ["c", 3]]
+    assert all(p.name.startswith("part-") for p in tmp_path.joinpath("parts").iterdir())  # no temporary file left
+
+
+def test_a_damaged_part_is_one_line_naming_the_file(tmp_path):
+    store = ResultsStore(tmp_path)
+    part = store.write_part([{"run_id": "a", "x": 1}])
+    _cut_short(part)
+    with pytest.raises(ShedError, match="damaged") as info:
+        store.read_parts()
+    assert str(part) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_shed_report_names_a_damaged_part(tmp_path):
+    from helpers import assert_error_line, run_shed
+
+    run_study(fake_study(), SuiteBase("steps", "a fake suite", (), seeds=2), tmp_path / "out")
+    suite = json.loads((tmp_path / "out" / "suite.json").read_text())
+    (tmp_path / "out" / "suite.json").write_text(json.dumps({**suite, "kind": "bestmatch"}))  # a kind shed knows
+    part = ResultsStore(tmp_path / "out").part_paths()[0]
+    _cut_short(part)
+    assert_error_line(run_shed("report", tmp_path / "out"), part.name)
+
+
+def test_a_write_that_fails_leaves_the_file_as_it_was(tmp_path):
+    from shedding.atomic import write_atomically, write_text
+
+    target = write_text(tmp_path / "suite.json", "old")
+
+    def crash(tmp):
+        tmp.write_text("half of the ne")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(target, crash)
+    assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["suite.json"]
+    write_atomically(tmp_path / "t.csv.gz", lambda tmp: pd.DataFrame({"a": [1]}).to_csv(tmp, index=False))
+    assert pd.read_csv(tmp_path / "t.csv.gz").a.tolist() == [1]  # the format from the target's own name

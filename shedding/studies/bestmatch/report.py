@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from shedding.atomic import write_text
 from shedding.studies.bestmatch.checks import CHECKS
 from shedding.studies.bestmatch.tables import table_name
 from shedding.studies.page.figures import OKABE_ITO, figure_html
@@ -119,5 +120,5 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
     body = header(str(suite.get("name", "")), str(suite.get("description", "")),
                   banner(runs_in(results), suite.get("total_runs"), complete), facts_of(suite),
                   f"{data_links()}\n{rule}\n") + "\n".join(sections)
-    path.write_text(page(str(suite.get("name", "suite")), body, figures, complete), encoding="utf-8")
+    write_text(path, page(str(suite.get("name", "suite")), body, figures, complete))
     return path

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from shedding.atomic import write_atomically
 from shedding.studies.store import ResultsStore
 
 #: the columns every row carries for the store, left out of the per-experiment tables
@@ -21,7 +22,7 @@ def write_tables(store: ResultsStore, results: pd.DataFrame) -> None:
             by_experiment.setdefault(str(exp_id), []).append(rows)
     for exp_id, frames in by_experiment.items():
         table = pd.concat(frames, ignore_index=True).drop(columns=BOOKKEEPING)
-        table.to_csv(store.out / table_name(exp_id), index=False)
+        write_atomically(store.out / table_name(exp_id), lambda tmp, table=table: table.to_csv(tmp, index=False))
 
 
 def table_name(exp_id: str) -> str:

@@ -37,7 +37,8 @@ def execute(run: BeyondRun) -> list[dict]:
     for policy in run.policies:
         pol = get_policy(policy)
         group = run.group or None if pol.kind == HAZARD else None
-        res = run_policy(wl, policy, run.memory, estimator=run.estimator, reference=ref, group=group, tuning=learner)
+        res = run_policy(wl, policy, run.memory, estimator=run.estimator, reference=ref, group=group,
+                         tuning=learner if pol.tunable else None)
         opt = optimum[pol.variable]
         rows.append({"experiment": run.experiment, "run_id": run.run_id, **label, "policy": policy,
                      "outputs": int(res.outputs), "exact": int(ref.exact), "opt": int(opt),

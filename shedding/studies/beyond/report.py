@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from shedding.atomic import write_text
 from shedding.online.kinds import learns
 from shedding.online.policies import get_policy
 from shedding.studies.beyond.claims import claim_checks
@@ -209,5 +210,5 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
     body = header(str(suite.get("name", "")), str(suite.get("description", "")),
                   banner(runs_in(results), suite.get("total_runs"), complete), facts,
                   f"<p class=\"split\">{escape(SPLIT)}</p>\n{data_links()}\n{rules}") + "\n".join(sections)
-    path.write_text(page(str(suite.get("name", "suite")), body, figures, complete), encoding="utf-8")
+    write_text(path, page(str(suite.get("name", "suite")), body, figures, complete))
     return path

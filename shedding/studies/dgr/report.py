@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from shedding.atomic import write_atomically, write_text
 from shedding.studies.dgr.captions import caption
 from shedding.studies.dgr.figures import build_figure
 from shedding.studies.dgr.findings.registry import findings
@@ -56,8 +57,7 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
                 for i, exp in enumerate(suite.get("experiments", []))]
     body = report_header(suite, results, complete) + contents(sections) + "".join(s.html for s in sections)
     body += findings_section(sections) + runs_table(results)
-    path.write_text(page(suite.get("name", "suite"), body, sum(s.has_figure for s in sections), complete),
-                    encoding="utf-8")
+    write_text(path, page(suite.get("name", "suite"), body, sum(s.has_figure for s in sections), complete))
     return path
 
 
@@ -175,5 +175,5 @@ def figure_csv(rows: pd.DataFrame, exp: dict, folder: Path) -> str:
     frame = share_curves(rows, lay) if exp.get("figure") == "share" else summarize(rows, lay)
     name = f"figures/{exp.get('id', 'figure')}.csv"
     (folder / "figures").mkdir(exist_ok=True)
-    frame.to_csv(folder / name, index=False)
+    write_atomically(folder / name, lambda tmp: frame.to_csv(tmp, index=False))
     return data_link(name)

@@ -87,7 +87,8 @@ class Suite(SuiteBase):
 
     def with_cell_size(self, cell_size: float) -> "Suite":
         """The same suite with every experiment on grid cells of ``cell_size`` degrees."""
-        check(0 < cell_size <= 180, "--cell-size", f"{cell_size} is not a cell size in degrees (0 < size <= 180)")
+        if not 0 < cell_size <= 180:
+            raise ShedError(f"{{param}} {cell_size} is not a cell size in degrees (0 < size <= 180)", param="cell_size")
         exps = tuple(replace(e, grid={**e.grid, "cell_size": [float(cell_size)]}) for e in self.experiments)
         return replace(self, experiments=exps)
 

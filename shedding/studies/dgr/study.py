@@ -27,10 +27,10 @@ def plan(suite: Suite, seeds: int | None = None, *, files: tuple[Path, Path, str
     if cell_size is not None:
         suite = suite.with_cell_size(cell_size)
     if suite.reads_files and files is None:
-        raise ShedError(f"suite {suite.name} reads two report files; give them with --r PATH --s PATH")
+        raise ShedError(f"suite {suite.name} reads two report files; give them ({{param}})", param="files")
     if files is not None and not suite.reads_files:
-        raise ShedError(f"suite {suite.name} reads no report files; drop --r/--s or use a suite that reads them "
-                        f"(e.g. --suite weather)")
+        raise ShedError(f"suite {suite.name} reads no report files; drop {{param}} or use a suite that reads them "
+                        "(e.g. weather)", param="files")
     if files is not None:
         from shedding.datasets.weather import check_inputs
 

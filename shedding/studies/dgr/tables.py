@@ -63,9 +63,9 @@ def table_note(stats: pd.DataFrame, lay: Layout) -> str:
     if (stats["n"] > 1).any():
         spread = (" (in brackets the seeds' lowest and highest fraction of EXACT)" if lay.y == "outputs" else
                   " (in brackets the lowest and highest seed)")
-    bounds = (f" 'a\u2013b ({LABEL})': OPT was too large to solve exactly (above the --max-graph-gib limit), so "
-              "only its lower and upper bounds are known (docs/bounds.md); a and b are the means over seeds of the "
-              "two ends." if "bounded" in stats and stats["bounded"].any() else "")
+    bounds = (f" 'a\u2013b ({LABEL})': OPT was too large to solve exactly (above the size limit of "
+              "shed compare --max-graph-gib), so only its lower and upper bounds are known (docs/bounds.md); a and b "
+              "are the means over seeds of the two ends." if "bounded" in stats and stats["bounded"].any() else "")
     return f"{Y_TITLES[lay.y]}: mean over seeds{spread}; '-' where runs are missing or OPT's output is unknown.{bounds}"
 
 

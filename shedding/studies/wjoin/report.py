@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from shedding.atomic import write_atomically, write_text
 from shedding.studies.page.figures import figure_html, has_data
 from shedding.studies.page.format import pct
 from shedding.studies.page.page import banner, data_links, header, page, provenance_facts, seeds_fact
@@ -111,7 +112,8 @@ def wjoin_section(index: int, exp: dict, rows: pd.DataFrame, folder: Path) -> Se
             figure = figure_html(index, fig)
         name = f"figures/{exp.get('id', 'figure')}.csv"
         (folder / "figures").mkdir(exist_ok=True)
-        summary(rows, exp).to_csv(folder / name, index=False)
+        numbers = summary(rows, exp)
+        write_atomically(folder / name, lambda tmp: numbers.to_csv(tmp, index=False))
         parts += [figure, f'<p class="caption">{escape(caption(exp, rows))}</p>', numbers_table(index, rows, exp),
                   data_link(name)]
     parts.append("</section>\n")
@@ -202,6 +204,5 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
                               path.parent) for i, exp in enumerate(suite.get("experiments", []))]
     body = report_header(suite, results, complete) + contents(sections) + "".join(s.html for s in sections)
     body += findings_section(sections) + (runs_table(results) if len(results) else "")
-    path.write_text(page(suite.get("name", "suite"), body, sum(s.has_figure for s in sections), complete),
-                    encoding="utf-8")
+    write_text(path, page(suite.get("name", "suite"), body, sum(s.has_figure for s in sections), complete))
     return path
