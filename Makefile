@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test bench docs java clean
+.PHONY: demo test test-fast lint bench docs java clean
 
 # Spark (PySpark) needs Java 17 or newer.
 java:
@@ -26,12 +26,17 @@ demo: java $(STAMP)
 	rm -rf out/demo
 	$(BIN)/shed compare --suite quick --out out/demo
 
-test: java $(STAMP)
+# The static checks (pyproject.toml: [tool.ruff]): ruff on the whole repository
+lint: $(STAMP)
+	$(BIN)/ruff check --quiet .
+
+test: java lint
 	$(BIN)/python -m pytest -q
 
 # Without Spark and the slow tests, on every core (pytest-xdist): under 3 minutes on 2 cores, for the
 # edit-test loop (make test stays the full suite, serial: one Spark session per module).
 test-fast: $(STAMP)
+	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest -q -n auto -m "not spark and not slow"
 
 # The documentation site (MkDocs, Material theme), checked as the tests check it; open out/site/index.html

@@ -110,7 +110,7 @@ def solve_opt(streams: Streams, windows: WindowSpec, memory: int, *, memory_spli
                 present.setdefault(e, []).append((x[0], v))
             start = r + 1
         stay[x] = row
-    for e, items in present.items():
+    for items in present.values():
         if allocation == "variable":
             if len(items) > sum(caps):
                 model.Add(sum(v for _, v in items) <= sum(caps))
