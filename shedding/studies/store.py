@@ -58,7 +58,7 @@ class ResultsStore:
 
     def part_frames(self) -> list[pd.DataFrame]:
         """Every part as written, less the rows of runs an earlier part already holds."""
-        frames, seen = [], set()
+        frames, seen = [], set[str]()
         for path in sorted(self.parts.glob("part-*.parquet")):
             frame = pd.read_parquet(path)
             if "run_id" in frame:
