@@ -86,7 +86,7 @@ def _usage(exc: Any) -> str:
 
 
 #: the base class of typer's usage errors (click's ClickException, wherever this typer keeps it)
-USAGE_ERRORS: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+USAGE_ERRORS = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
 def main() -> None:
