@@ -231,7 +231,7 @@ def main() -> None:
     if args.out.exists():
         done = {json.dumps({k: v for k, v in json.loads(line).items() if k in ("label",)}) for line in args.out.open()}
     only = tuple(args.only.split(",")) if args.only else None
-    for label, make, memory, group_col in cases(args.kind, args):
+    for label, make, memory, _ in cases(args.kind, args):
         label = dict(label, memory=memory, estimator=args.estimator, variable=args.variable)
         if tunings[0] != HazardTuning():
             label["tuning"] = spec(tunings[0])

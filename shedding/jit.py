@@ -113,7 +113,7 @@ class PackageCacheLocator(_CacheLocator):
 
 
 # numba 0.68 renamed _CacheImpl to CacheImpl
-_LOCATORS = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
+_LOCATORS = getattr(caching, "CacheImpl", None) or caching._CacheImpl
 if PackageCacheLocator not in _LOCATORS._locator_classes:
     _LOCATORS._locator_classes.insert(0, PackageCacheLocator)
 

@@ -104,7 +104,7 @@ def run_policy(
     check_tuning(name, tuning)  # for EXACT and OPT too, which would ignore it
     band = isinstance(wl, BandWorkload)
     check_group(name, group, band)
-    if band:
+    if isinstance(wl, BandWorkload):  # as band, but narrows wl for the type checker
         return _run_band(wl, name, memory, memory_split, estimator, seed, reference, bins)
     if name in OFFLINE:
         from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, solve_opt

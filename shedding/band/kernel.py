@@ -200,7 +200,7 @@ def band_process(st, side, time, values, seq, draws, sched_left, dep, pairs):
 @njit
 def band_flush(st, dep):
     """End of stream: every tuple still in memory is kept until it expires."""
-    mem, vals, cnt, eps, sc, fsc, bs = st.mem, st.vals, st.cnt, st.eps, st.sc, st.fsc, st.bs
+    mem, vals, cnt, sc, bs = st.mem, st.vals, st.cnt, st.sc, st.bs
     n_dep = 0
     while bs[B_USED] > 0:
         n_dep = _take(mem, vals, cnt, bs, 0, mem[M_TIME, 0] + sc[P_W] - 1, 1, dep, n_dep)

@@ -34,6 +34,11 @@ class BandJoinOperator:
     steps in time order with :meth:`feed`; call :meth:`finish` at the end of the stream.
     """
 
+    #: the slots (:class:`.kernel.BandState`), (re)allocated by :meth:`_alloc`
+    _mem: np.ndarray
+    _vals: np.ndarray
+    _cnt: np.ndarray
+
     def __init__(self, window: int, memory: int, policy: str | Policy, eps: np.ndarray, *,
                  histogram: BandHistogram | None = None, memory_split: tuple[int, int] | None = None,
                  warmup: int = 0, seed: int = 0, pairs: bool = False, online: bool = False,

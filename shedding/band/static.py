@@ -87,7 +87,8 @@ def component_table(edges: list[tuple[int, int]], nodes: list[int], p_max: int,
     """C(p) for p = 0..p_max of one component (the most edges among p kept nodes), with a best
     node set per p, by CP-SAT: x_v (node kept), y_e <= x_u, y_e <= x_v, sum x = p, max sum y."""
     index = {v: i for i, v in enumerate(nodes)}
-    gains, chosen = np.zeros(p_max + 1, dtype=np.int64), [[] for _ in range(p_max + 1)]
+    gains = np.zeros(p_max + 1, dtype=np.int64)
+    chosen: list[list[int]] = [[] for _ in range(p_max + 1)]
     for p in range(1, p_max + 1):
         model = cp_model.CpModel()
         x = [model.new_bool_var(f"x{i}") for i in range(len(nodes))]
@@ -122,7 +123,8 @@ def static_truncation(a_cols: Sequence[Any], b_cols: Sequence[Any], eps: Any, ke
     graph.add_nodes_from(range(n_a + n_b))  # A tuple i is node i, B tuple j is node n_a + j
     graph.add_edges_from(zip(ea.tolist(), (eb + n_a).tolist()))
     comps = [sorted(c) for c in nx.connected_components(graph)]
-    tables, choices, shapes, bounds = [], [], [], []
+    tables, shapes, bounds = [], [], []
+    choices: list[list[list[int]] | None] = []  # a best node set per p (None: the closed form's)
     for nodes in comps:
         m = sum(1 for v in nodes if v < n_a)
         n, k = len(nodes) - m, graph.subgraph(nodes).number_of_edges()
@@ -145,9 +147,9 @@ def static_truncation(a_cols: Sequence[Any], b_cols: Sequence[Any], eps: Any, ke
     use = dp_over_tables(tables, sizes, keep)
     bound_use = dp_over_tables(bounds, sizes, keep)
     kept = np.zeros(n_a + n_b, dtype=bool)
-    for nodes, (m, n, _), q, chosen in zip(comps, shapes, use.tolist(), choices):
-        if chosen is not None:
-            kept[chosen[q]] = True
+    for nodes, (m, n, _), q, best in zip(comps, shapes, use.tolist(), choices):
+        if best is not None:
+            kept[best[q]] = True
             continue
         a_nodes, b_nodes = [v for v in nodes if v < n_a], [v for v in nodes if v >= n_a]
         ka, kb = (int(v) for v in best_split(m, n, q))

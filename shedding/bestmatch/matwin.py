@@ -74,7 +74,7 @@ def _shed(alive_r: np.ndarray, alive_s: np.ndarray, R: np.ndarray, S: np.ndarray
 
 
 @njit
-def _update(buf, count, n_slots, s_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s,  # noqa
+def _update(buf, count, n_slots, s_slots, R, S, a0, a1, b0, b1, eps, sign, alive_r, alive_s,
             ego, grid):
     """Update(O, R[a0:a1], S[b0:b1]) of Algorithm 2; returns the buffer and the pairs tested."""
     k = -1
@@ -89,7 +89,7 @@ def _update(buf, count, n_slots, s_slots, R, S, a0, a1, b0, b1, eps, sign, alive
 
 
 @njit
-def matwin_kernel(R, S, eps, sign, left_outer, n_slots, s_slots, literal, buf, count, memory, prio_r,  # noqa
+def matwin_kernel(R, S, eps, sign, left_outer, n_slots, s_slots, literal, buf, count, memory, prio_r,
                   prio_s, ahead, ego, grid):
     """Algorithm 2. Returns rows (r, s, stamp), stamp = input tuples read when the pair was output,
     and the statistics (steps, peak memory, pairs tested, tuples dropped). ``n_slots``: r's slots

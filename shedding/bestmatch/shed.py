@@ -78,13 +78,21 @@ def partner_density(X: np.ndarray, Y: np.ndarray, eps: np.ndarray) -> np.ndarray
     return total * (2.0 / 3.0) ** d
 
 
+def _eps(data: BestmatchInput) -> np.ndarray:
+    """The band widths MatWin needs (the input may have none: the unconstrained join)."""
+    if data.eps is None:
+        raise ShedError("shedding needs {param} (one maximum distance per attribute, e.g. {param} 0.1,0.1)",
+                        param="eps")
+    return data.eps
+
+
 def priorities(data: BestmatchInput, policy: str, seed: int) -> tuple[np.ndarray, np.ndarray, bool]:
     """(priorities of R, of S, scale by the remaining range) of ``policy``."""
     policy = check_policy(policy)
     if seeded(policy):
         rng = np.random.default_rng(seed)
         return rng.random(len(data.r)), rng.random(len(data.s)), False
-    return partner_density(data.r, data.s, data.eps), partner_density(data.s, data.r, data.eps), policy == "ahead"
+    return partner_density(data.r, data.s, _eps(data)), partner_density(data.s, data.r, _eps(data)), policy == "ahead"
 
 
 def shed_bestmatch(data: BestmatchInput, memory: int, policy: str, *, seed: int = 0, ego: bool = False,
@@ -97,7 +105,7 @@ def shed_bestmatch(data: BestmatchInput, memory: int, policy: str, *, seed: int 
     check_choice("constrained", algorithm, data)
     literal = is_literal(dominance)
     prio_r, prio_s, ahead = priorities(data, policy, seed)
-    rows, stats = matwin(data.r, data.s, data.eps, order_signs(orders, data.dims), True, literal=literal, ego=ego,
+    rows, stats = matwin(data.r, data.s, _eps(data), order_signs(orders, data.dims), True, literal=literal, ego=ego,
                          memory=memory, prio_r=prio_r, prio_s=prio_s, ahead=ahead)
     return result_of(rows, "constrained", algorithm, 0.0, stats.tested, stats, dominance.strip().lower())
 
@@ -115,7 +123,7 @@ def shedding_study(data: BestmatchInput, fractions: list[float], policies: list[
                    ego: bool = False) -> pd.DataFrame:
     """One row per (memory, policy, seed): memory = fraction of the exact run's peak window
     memory; precision, recall, symmetric difference against the exact constrained left-outer BMJ."""
-    exact_rows, exact_stats = matwin(data.r, data.s, data.eps, order_signs(None, data.dims), True, ego=ego)
+    exact_rows, exact_stats = matwin(data.r, data.s, _eps(data), order_signs(None, data.dims), True, ego=ego)
     exact = set(map(tuple, exact_rows[:, :2].tolist()))
     rows = []
     for fraction in fractions:
@@ -123,6 +131,7 @@ def shedding_study(data: BestmatchInput, fractions: list[float], policies: list[
         for policy in policies:
             for seed in range(seeds if seeded(check_policy(policy)) else 1):
                 res = shed_bestmatch(data, memory, policy, seed=seed, ego=ego)
+                assert res.stats is not None  # MatWin reports its statistics
                 rows.append({"fraction": fraction, "memory": memory, "peak": exact_stats.peak_memory,
                              "policy": policy, "seed": seed, "dropped": res.stats.dropped,
                              **quality(exact, res.as_set())})

@@ -128,7 +128,7 @@ def scale_columns(columns: Sequence[tuple[str, Sequence[Sequence[object]]]], eps
                     raise ShedError(f"{{param}} row {j + 1}, attribute {name!r}: {x} needs {places} decimal places at "
                                     f"this magnitude, more than 64-bit integers hold; round the column", param=_REL[k])
                 scaled[k][j, i] = v
-        if eps is not None:
+        if eps is not None and eps_out is not None:  # eps_out is None exactly when eps is
             e = int(eps[i] * factor)
             if e >= LIMIT:
                 raise ShedError(f"{{param}} value {i + 1} ({eps[i]}) is too large; give a smaller distance", param="eps")

@@ -73,7 +73,8 @@ def burst_workload(
         ranks = zipf_ranks(skew, domain, len(times), rng)
         streams += [times, to_value[(ranks + step_offset[times]) % domain]]
     name = f"bursts({skew:g}, D={domain}, {rate_low:g}/{rate_high:g} per step, {quiet:g}/{burst:g} steps, seed={seed})"
-    wl = Workload.from_streams(*streams, window, warmup, name)
+    r_time, r_key, s_time, s_key = streams
+    wl = Workload.from_streams(r_time, r_key, s_time, s_key, window, warmup, name)
     wl.meta.update(generator="bursts", skew=skew, domain=domain, length=length, rate_low=rate_low,
                    rate_high=rate_high, quiet=quiet, burst=burst, rotate=bool(rotate), correlation=correlation,
                    seed=seed, phase=phase)

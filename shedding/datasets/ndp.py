@@ -209,8 +209,7 @@ def finish(checked: DataFrame, path: Path, fmt: str, hint: str, first: int = 1) 
     a CSV header) and keep the first bad ones. No valid row -> ShedError; a damaged file too."""
     try:
         checked = checked.localCheckpoint(eager=True)
-        groups = checked.groupBy("_block", "problem").agg(F.count("*").alias("n"), F.min("_id").alias("lo"))
-        groups = groups.collect()
+        groups = checked.groupBy("_block", "problem").agg(F.count("*").alias("n"), F.min("_id").alias("lo")).collect()
     except Exception as exc:  # Spark/Py4J raise many types for unreadable input
         raise unreadable(path, exc) from None
     counts: dict[str | None, int] = {}
@@ -225,7 +224,8 @@ def finish(checked: DataFrame, path: Path, fmt: str, hint: str, first: int = 1) 
     if counts:
         bad = numbered.where(F.col("problem").isNotNull()).orderBy("_block", "_id").limit(FIRST_BAD)
         first_bad = tuple((row["line"], row["problem"]) for row in bad.select("line", "problem").collect())
-    report = ReadReport(str(path), fmt, valid + sum(counts.values()), valid, counts, first_bad)
+    dropped = {problem: n for problem, n in counts.items() if problem is not None}  # None (valid) was popped
+    report = ReadReport(str(path), fmt, valid + sum(dropped.values()), valid, dropped, first_bad)
     if not valid:
         where = "; ".join(f"line {line}: {reason}" for line, reason in first_bad[:3]) or "the file is empty"
         raise ShedError(f"no valid {hint} record in {path} ({report.records:,} read; {where}); "

@@ -21,7 +21,7 @@ MAX_RATE = 1e6
 def whole(value: Any, param: str, minimum: int = 0) -> int:
     """An integer >= ``minimum`` (an integral float such as 50.0 is accepted)."""
     ok = not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value) \
-        and (isinstance(value, Integral) or float(value).is_integer()) and int(value) >= minimum
+        and (isinstance(value, Integral) or float(value).is_integer()) and int(value) >= minimum  # type: ignore[call-overload]  # typeshed's numbers.Real has no __int__
     if not ok:
         raise ShedError(f"{{param}} must be an integer >= {minimum}, got {value!r}", param=param)
     return int(value)
@@ -30,7 +30,7 @@ def whole(value: Any, param: str, minimum: int = 0) -> int:
 def real(value: Any, param: str, low: float = 0.0, high: float | None = None) -> float:
     """A finite number in [low, high] (no upper bound when ``high`` is None)."""
     ok = not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value) \
-        and value >= low and (high is None or value <= high)
+        and value >= low and (high is None or value <= high)  # type: ignore[operator]  # typeshed's Real compares only to Real
     if not ok:
         bound = f">= {low:g}" if high is None else f"in [{low:g}, {high:g}]"
         raise ShedError(f"{{param}} must be a number {bound}, got {value!r}", param=param)

@@ -65,7 +65,7 @@ _EPS = 1e-9
 def check_cell_size(cell_size: Any) -> float:
     """A cell size in degrees, in (0, 180]."""
     if isinstance(cell_size, bool) or not isinstance(cell_size, Real) or not math.isfinite(cell_size) \
-            or not 0 < cell_size <= 180:
+            or not 0 < cell_size <= 180:  # type: ignore[operator]  # typeshed's Real compares only to Real
         raise ShedError(f"{{param}} must be a number of degrees in (0, 180], got {cell_size!r}; the paper uses 10",
                         param="cell_size")
     return float(cell_size)
@@ -169,8 +169,8 @@ def _counts(keyed: dict[str, DataFrame], cut: dict[str, tuple[int, int] | None])
     """Key counts per stream on Spark (one job), each stream up to its cut (time, line) if it has one."""
     parts = []
     for side, frame in keyed.items():
-        if cut[side] is not None:
-            last_t, last_l = cut[side]
+        if (last := cut[side]) is not None:
+            last_t, last_l = last
             frame = frame.where((F.col("time") < last_t) | ((F.col("time") == last_t) & (F.col("line") <= last_l)))
         parts.append(frame.select(F.lit(side).alias("side"), "key"))
     counts: dict[str, dict[int, int]] = {side: {} for side in keyed}
@@ -183,7 +183,7 @@ def _prepare(spark: SparkSession, paths: tuple[Path, Path], fmt: str, stations: 
              cell_size: float, land_only: bool) -> tuple[np.ndarray, np.ndarray, dict, dict]:
     """Parse, filter, grid, order, truncate and count both files: (r_keys, s_keys, freq, meta)."""
     prepared, reports = {}, {}
-    table = read_stations(spark, stations) if fmt == "synop" else None
+    table = read_stations(spark, stations) if stations is not None else None  # SYNOP's alone (check_inputs)
     for side, path in zip(("R", "S"), paths, strict=True):
         parsed = read_ndp(spark, path) if fmt == "ndp" else read_synop(spark, path, table)
         frame = parsed.frame.where(F.col("land")) if land_only else parsed.frame

@@ -32,9 +32,9 @@ def check_int(value: Any, name: str, minimum: int) -> int:
         raise ShedError(f"{{param}} must be an integer >= {minimum}, got {value!r}", param=name)
     if not isinstance(value, Integral) and not (math.isfinite(value) and float(value).is_integer()):
         raise ShedError(f"{{param}} must be an integer >= {minimum}, got {value!r}", param=name)
-    if int(value) < minimum:
+    if int(value) < minimum:  # type: ignore[call-overload]  # typeshed's numbers.Real has no __int__
         raise ShedError(f"{{param}} must be an integer >= {minimum}, got {value!r}", param=name)
-    return int(value)
+    return int(value)  # type: ignore[call-overload]  # as above
 
 
 def check_skew(value: Any, name: str) -> float:

@@ -103,7 +103,7 @@ def fast_budget_use(m: np.ndarray, n: np.ndarray, budget: int, deleting: bool) -
     weights = shapes.sum(1)
     full = shapes.prod(1) * (-1 if deleting else 1)  # gain of a fully used copy (offset form)
     check_cells(sum(len(_bundles(int(c))) for c in counts) * (budget + 1), "fast knapsack")
-    best = [NEG, 0, 0]  # value, shape, q of the designated copy
+    best: list[int] = [int(NEG), 0, 0]  # value, shape, q of the designated copy
 
     def leaf(g: int, table: np.ndarray) -> None:
         table = _add_copies(table, int(weights[g]), int(full[g]), int(counts[g]) - 1)

@@ -119,8 +119,8 @@ def retain_targets(inst: MultiInstance, drop: Any = None, keep: Any = None) -> n
     for i, (k, size) in enumerate(zip(ks, sizes.tolist())):
         if k > size:
             raise ShedError(f"{name}[{i}]={k} exceeds the {size} tuples of relation {i + 1}; use at most {size}")
-    ks = np.array(ks, dtype=np.int64)
-    return sizes - ks if name == "drop" else ks
+    counts = np.array(ks, dtype=np.int64)
+    return sizes - counts if name == "drop" else counts
 
 
 @dataclass(frozen=True)

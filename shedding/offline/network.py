@@ -81,7 +81,11 @@ def estimate_bytes(nodes: int, arcs: int, tuples: int = 0, solver: str = "ssp") 
     return int(tuples) * BYTES_PER_TUPLE + graph + work
 
 
-def concat_arcs(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, ...]:
+#: a group of arcs: tails, heads, caps, costs (caps and costs an array or one value for all)
+ArcGroup = tuple[np.ndarray, np.ndarray, "np.ndarray | int", "np.ndarray | int"]
+
+
+def concat_arcs(parts: list[ArcGroup]) -> tuple[np.ndarray, ...]:
     """Concatenate (tails, heads, caps, costs) groups into the four typed arc arrays."""
     tails = np.concatenate([p[0] for p in parts]).astype(np.int32)
     heads = np.concatenate([p[1] for p in parts]).astype(np.int32)

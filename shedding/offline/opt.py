@@ -116,8 +116,10 @@ def check_opt_memory(memory: object, split: object, allocation: str) -> tuple[in
 def group_caps(wl: Workload, m: int, m_r: int | None, m_s: int | None, variable: bool) -> np.ndarray:
     """The timeline capacities: ``[M]`` (variable split) or ``[M_R, M_S]``, each cut to the tuples
     of its group (no schedule holds more, so a larger M changes nothing)."""
-    sizes = [len(wl)] if variable else [wl.n_r, wl.n_s]
-    return np.minimum([m] if variable else [m_r, m_s], sizes).astype(np.int64)
+    if variable:
+        return np.minimum([m], [len(wl)]).astype(np.int64)
+    assert m_r is not None and m_s is not None, "the fixed allocation has a split (check_opt_memory)"
+    return np.minimum([m_r, m_s], [wl.n_r, wl.n_s]).astype(np.int64)
 
 
 def solve_ortools(graph: FlowGraph) -> tuple[int, np.ndarray]:
@@ -264,5 +266,5 @@ def bound_opt(
     check_options(allocation, "compact", "ssp")
     m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
     ks = KeyedStreams.of(wl)
-    split = None if allocation == "variable" else (m_r, m_s)
+    split = None if m_r is None or m_s is None else (m_r, m_s)  # None exactly for the variable allocation
     return opt_bounds(wl, m, split, allocation, group_caps(wl, m, m_r, m_s, allocation == "variable"), ks, iterations)

@@ -38,7 +38,7 @@ import numpy as np
 
 from shedding.model import Schedule, Workload
 from shedding.exact import KeyedStreams, ranges_to_positions
-from shedding.offline.network import FlowGraph, concat_arcs, groups_of, same_time_partners
+from shedding.offline.network import ArcGroup, FlowGraph, concat_arcs, groups_of, same_time_partners
 
 
 def _node_ranges(wl: Workload, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,7 +103,7 @@ def build_paper(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variable
     r_hi = np.searchsorted(held_code, arrival_code, side="right")
     r_y, r_pos = ranges_to_positions(r_lo, r_hi)
 
-    parts = [
+    parts: list[ArcGroup] = [
         (idle[group, first], arrival_node, 1, 0),
         (node[survive], node[survive] + 1, 1, -gain),
         (node[held], idle[g[held], pos[held]], 1, 0),

@@ -92,6 +92,7 @@ def lagrangian_potentials(wl: Workload, ks: KeyedStreams, graph: FlowGraph, caps
     """Warm potentials for ``graph`` (a network with a free-slot timeline) from the Lagrangian
     prices of :func:`.bounds.lagrangian_upper_bound` after ``iterations`` subgradient steps, the
     Polyak target raised by repaired relaxed schedules (:meth:`.bounds.Relaxation.repaired`)."""
+    assert graph.timeline is not None, "a network with a free-slot timeline"
     relax = Relaxation.of(wl, ks, caps, variable)
     prices = lagrangian_upper_bound(relax, 0.0, iterations,
                                     lambda choice, worth: relax.repaired(wl, choice, worth)[1])[3]

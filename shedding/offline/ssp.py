@@ -174,7 +174,7 @@ def solve_dag_flow(n_nodes: int, tails: np.ndarray, heads: np.ndarray, caps: np.
         local[nodes] = np.arange(len(nodes))
         arcs = np.flatnonzero(root[tails] == r)
         sup = root[supply_nodes] == r
-        part = (len(nodes), local[tails[arcs]], local[heads[arcs]], caps[arcs].astype(np.int32),
+        part: tuple = (len(nodes), local[tails[arcs]], local[heads[arcs]], caps[arcs].astype(np.int32),
                 costs[arcs].astype(np.int32), local[supply_nodes[sup]], supplies[sup].astype(np.int32))
         if potentials is not None:
             part = (*part, potentials[nodes].astype(np.int64))

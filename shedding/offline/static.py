@@ -284,4 +284,5 @@ def static_truncation(
             raise ShedError(f"{{param}} {drop} exceeds the {comps.nodes} tuples in the components; use {{param}} <= "
                             f"{comps.nodes}", param="drop")
         keep = comps.nodes - drop
+    assert keep is not None  # exactly one of keep and drop was given
     return (best_keep_fast if method == "fast" else best_keep_dp)(comps, keep)

@@ -5,7 +5,7 @@ take them. No numba here, so that the command line reads them without loading th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import Field, dataclass, fields
 
 import numpy as np
 
@@ -23,6 +23,11 @@ MAX_KAPPA = 1e12
 #: what each field's type must be, by the type of its default
 _KINDS = {bool: ("True or False", (bool, np.bool_)), int: ("an integer", (int, np.integer)),
           float: ("a number", (int, float, np.integer, np.floating))}
+
+
+def _kind(f: Field) -> type:
+    """A field's type, bool, int or float, read from its default (every field has one)."""
+    return type(f.default)
 
 
 @dataclass(frozen=True)
@@ -46,7 +51,7 @@ class HazardTuning:
 
     def __post_init__(self) -> None:
         for f in fields(self):  # the type first (a text or a bool is no number), then made canonical
-            value, kind = getattr(self, f.name), type(f.default)
+            value, kind = getattr(self, f.name), _kind(f)
             what, types = _KINDS[kind]
             if not isinstance(value, types) or (kind is not bool and isinstance(value, (bool, np.bool_))):
                 raise ShedError(f"{{param}} must be {what}, got {value!r}", param=f.name)
@@ -89,7 +94,7 @@ class HazardTuning:
         defaults; an empty text is the defaults."""
         if not isinstance(text, str):
             raise ShedError(f"{{param}} must be a text field=value,... such as 'ratio=2', got {text!r}", param="tuning")
-        types = {f.name: type(f.default) for f in fields(cls)}
+        types = {f.name: _kind(f) for f in fields(cls)}
         values: dict = {}
         for item in (part.strip() for part in text.split(",")):
             if not item:

@@ -14,12 +14,15 @@ import sys
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 from urllib.parse import urlparse
 
 from shedding.errors import ShedError
 from shedding.spark.local_fs import NIO_FS, nio_fs_jar
 from shedding.spark.workers import worker_python
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 #: the JVM option that points log4j at this package's configuration (warnings and errors only)
@@ -76,7 +79,7 @@ def effective_master(master: str) -> str:
 
 @contextmanager
 def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log: Path | None = None,
-                  ui: bool = False, remote: str | None = None) -> Iterator["object"]:
+                  ui: bool = False, remote: str | None = None) -> Iterator[SparkSession]:
     """A SparkSession on ``master`` whose Python workers use this interpreter; stopped on exit.
 
     ``jvm_log``: the file that takes everything the JVM it starts writes to stderr, instead of the
@@ -132,7 +135,7 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
         spark.stop()
 
 
-def _connect_session(remote: str, app_name: str, jvm_log: Path | None) -> Iterator["object"]:
+def _connect_session(remote: str, app_name: str, jvm_log: Path | None) -> Iterator[SparkSession]:
     """A Spark Connect session on ``remote`` (for ``local[N]``, a server in this process whose JVM
     writes to ``jvm_log``); stopped on exit."""
     try:

@@ -123,7 +123,7 @@ def explain(wl: Workload, policy: str, memory: int, *, against: str | None = Non
     ex = compare_schedules(wl, mine, other, buckets, memory=m)
     # what produced the policy's schedule, as simulate's rows say it
     ex.summary.update(estimator=estimator, decay=decay if estimator == "online" else None, seed=seed, group=group,
-                      tuning=tuning.spec if tuning is not None and tuning.spec else None)
+                      tuning=HazardTuning.of(tuning).spec or None)
     return ex
 
 

@@ -112,7 +112,7 @@ class ResultsStore:
 
     def part_frames(self) -> list[pd.DataFrame]:
         """Every part as written, less the rows of runs an earlier part already holds."""
-        frames, seen = [], set()
+        frames, seen = [], set[str]()
         for path in self.part_paths():
             frame = self.read_part(path)
             if "run_id" in frame:

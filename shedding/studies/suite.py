@@ -103,7 +103,7 @@ def kind_of(data: dict, where: str, kinds: tuple[str, ...]) -> str:
 
 def stable_id(spec: object) -> str:
     """A stable id of a run's parameters (a dataclass), the key that ``--resume`` skips by."""
-    return hashlib.sha1(json.dumps(asdict(spec), sort_keys=True).encode()).hexdigest()[:16]  # type: ignore[arg-type]
+    return hashlib.sha1(json.dumps(asdict(spec), sort_keys=True).encode()).hexdigest()[:16]  # type: ignore[call-overload]
 
 
 def seeds_of(seeds: int | None, default: int) -> int:
@@ -180,10 +180,10 @@ def _check_experiment(raw: object, i: int, where: str, seen: set[str], fields: t
     """An [[experiment]] table's keys and id (new to ``seen``, which it joins); returns (where
     it is, for messages, and its id)."""
     check(isinstance(raw, dict), where, f"experiment {i + 1} must be a table")
-    here = f"{where}, experiment {raw.get('id', i + 1)!r}"  # type: ignore[union-attr]
-    unknown = set(raw) - set(fields)  # type: ignore[arg-type]
+    here = f"{where}, experiment {raw.get('id', i + 1)!r}"  # type: ignore[attr-defined]
+    unknown = set(raw) - set(fields)  # type: ignore[call-overload]
     check(not unknown, here, f"unknown field(s) {', '.join(sorted(unknown))}; known: {', '.join(fields)}")
-    exp_id = str(raw.get("id", ""))  # type: ignore[union-attr]
+    exp_id = str(raw.get("id", ""))  # type: ignore[attr-defined]
     check(bool(exp_id) and exp_id.replace("-", "").replace("_", "").isalnum(), here,
           "needs an id of letters, digits, - or _")
     check(exp_id not in seen, here, "duplicate experiment id")

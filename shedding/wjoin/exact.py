@@ -97,6 +97,7 @@ def exact_count(streams: Streams, windows: WindowSpec, method: str = "auto", key
     if method == "sweep" or (method == "auto" and (w is None or band)):
         bounds = windows.bounds.astype(np.int64)
         return count_between(streams, -bounds, bounds, band)
+    assert w is not None, "the product count was refused above without one window for every pair"
     return _product(StreamIndex.of(streams, windows.widest), streams.n, int(w))
 
 

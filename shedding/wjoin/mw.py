@@ -70,7 +70,7 @@ class MWJoin(WJoinOperator):
                 if any(last is None for last in self._last):
                     return []
                 self._started = True
-            mark = min(self._last)  # type: ignore[type-var]
+            mark = min(last for last in self._last if last is not None)  # none is None once started
         out: list[tuple[int, ...]] = []
         queue = self._queue
         while queue and queue[0][0] <= mark:

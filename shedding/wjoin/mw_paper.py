@@ -204,7 +204,7 @@ class PaperMWJoin(WJoinOperator):
                     waiting = 0
                     continue
                 closed[j] = True
-            elif self._ended or (self._last[j] is not None and self._last[j] > low + w[j]):
+            elif self._ended or ((last := self._last[j]) is not None and last > low + w[j]):
                 closed[j] = True
             waiting += 1
         return all(closed)

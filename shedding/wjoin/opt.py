@@ -102,32 +102,32 @@ def solve_opt(streams: Streams, windows: WindowSpec, memory: int, *, memory_spli
     for x, events in needs.items():
         prev, row, start = None, {}, tl.event_of[x[0]][x[1]] + 1
         for r in sorted(set(events)):
-            v = model.NewBoolVar("")
+            v = model.new_bool_var("")
             if prev is not None:
-                model.Add(v <= prev)
+                model.add(v <= prev)
             row[r] = prev = v
             for e in range(start, r + 1):
                 present.setdefault(e, []).append((x[0], v))
             start = r + 1
         stay[x] = row
-    for e, items in present.items():
+    for items in present.values():
         if allocation == "variable":
             if len(items) > sum(caps):
-                model.Add(sum(v for _, v in items) <= sum(caps))
+                model.add(sum(v for _, v in items) <= sum(caps))
         else:
             for i in range(streams.n):
                 mine = [v for j, v in items if j == i]
                 if len(mine) > caps[i]:
-                    model.Add(sum(mine) <= caps[i])
+                    model.add(sum(mine) <= caps[i])
     gains = []
     for members in tl.results.tolist():
         last = max(members)
-        y = model.NewBoolVar("")
+        y = model.new_bool_var("")
         for e_x in members:
             if e_x != last:
-                model.Add(y <= stay[(stream_of_event[e_x], seq_of_event[e_x])][last])
+                model.add(y <= stay[(stream_of_event[e_x], seq_of_event[e_x])][last])
         gains.append(y)
-    model.Maximize(sum(gains))
+    model.maximize(sum(gains))
     solver, optimal = solve(model, time_limit, workers, "raise the time limit or shrink the instance")
     leave = [[max([e_x] + [r for r, v in stay.get((i, s), {}).items() if solver.value(v)])
               for s, e_x in enumerate(events)] for i, events in enumerate(tl.event_of)]

@@ -85,12 +85,12 @@ def read_streams(paths: Sequence[str | os.PathLike]) -> Streams:
     """N files (CSV/Parquet with columns ``time``, ``key``), named by their file stems."""
     from shedding.datasets.files import read_stream
 
-    paths = [Path(p) for p in paths]
-    names = [p.name.split(".")[0] for p in paths]
+    files = [Path(p) for p in paths]
+    names = [p.name.split(".")[0] for p in files]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise ShedError(f"two stream files are both named {dup!r}; streams are named by file name, rename one")
-    data = [read_stream(p) for p in paths]
+    data = [read_stream(p) for p in files]
     return Streams.of([d[0] for d in data], [d[1] for d in data], names)
 
 

@@ -115,7 +115,7 @@ class WindowSpec:
 def _check_names(names: Sequence[str] | int) -> tuple[str, ...]:
     if isinstance(names, (int, np.integer)) and not isinstance(names, bool):
         names = stream_names(int(names))
-    names = tuple(str(n) for n in names)
+    names = tuple(str(n) for n in names)  # type: ignore[union-attr]  # a bool fails here, as any non-iterable
     if len(names) < 2:
         raise ShedError(f"a W-join needs at least 2 streams, got {len(names)}; give two or more streams")
     if len(set(names)) != len(names):
@@ -154,7 +154,7 @@ def _closure(names: tuple[str, ...], given: Mapping[tuple[int, int], int]) -> np
 
 def parse_windows(text: str, names: Sequence[str]) -> WindowSpec:
     """``"a-b:5,b-c:3"`` -> a :class:`WindowSpec` over ``names``; errors name the text ``windows``."""
-    pairs: dict[tuple[str, str], int] = {}
+    pairs: dict[tuple[str | int, str | int], int] = {}
     seen: set[frozenset[str]] = set()
     for part in (p.strip() for p in text.split(",")):
         if not part:

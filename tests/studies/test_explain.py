@@ -91,6 +91,9 @@ def test_hazard_is_explained_with_the_learner_it_is_given():
         assert summary["policy_outputs"] == outputs
         assert (summary["estimator"], summary["decay"], summary["group"]) == ("online", 1.0, None)
         assert summary["tuning"] == (None if t is None else "first=4,ratio=1.5")
+    # the learner's text, as simulate takes it (the summary read .spec off the text before)
+    text = explain(wl, "hazard", 20, estimator="online", tuning="first=4,ratio=1.5").summary
+    assert (text["policy_outputs"], text["tuning"]) == (runs[tuning], "first=4,ratio=1.5")
 
 
 def test_page_is_self_contained(tmp_path):

@@ -139,12 +139,12 @@ def exhaustive(streams: Streams, windows: WindowSpec, memory: int, variable: boo
     for leave in itertools.product(*(range(at[x], end + 1) for x, end in zip(tuples, ends))):
         ok = True
         for e in range(len(ev)):
-            here = [x[0] for x, l in zip(tuples, leave) if at[x] < e <= l]
+            here = [x[0] for x, left in zip(tuples, leave) if at[x] < e <= left]
             if (variable and len(here) > memory) or (not variable and any(here.count(i) > caps[i] for i in range(n))):
                 ok = False
                 break
         if ok:
-            stays = {at[x]: l for x, l in zip(tuples, leave)}
+            stays = {at[x]: left for x, left in zip(tuples, leave)}
             best = max(best, sum(all(stays[e] >= max(r) for e in r if e != max(r)) for r in rows))
     return best
 

@@ -11,6 +11,8 @@ writes them.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import pandas as pd
 
 from shedding.studies.page.criterion import Criterion, Judgement, judge
@@ -86,7 +88,7 @@ def _per_seed(rows: pd.DataFrame, col: str) -> pd.Series:
     return rows.groupby(["policy", "fraction", "seed"])[col].mean()
 
 
-def _listed(j: Judgement, what: str) -> str:
+def _listed(j: Judgement, what: Callable[[Any], str]) -> str:
     """The failing points of a judgement ("RAND at M = 0.5 x peak (1 of 2 seeds meet it)")."""
     return ", ".join(f"{what(p)} ({j.seeds_met(p)})" for p in j.failing)
 

@@ -99,7 +99,7 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
     """Write the page of a bestmatch suite's ``results`` to ``path``; returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    sections = []
+    sections: list[str] = []
     for exp in suite.get("experiments", []):
         rows = results[results["experiment"] == exp["id"]] if len(results) else results
         checks = CHECKS[exp["figure"]](rows, exp) if not rows.empty else [Check(None, "No results yet.")]

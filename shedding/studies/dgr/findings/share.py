@@ -49,7 +49,7 @@ def share_checks(rows: pd.DataFrame, lay: Layout, results: pd.DataFrame | None =
     peaks = {(str(s["policy"]), difference): _skewed_share(s, stream)[1]
              for _, part, stream, difference in parts if stream is not None for _, s in part.iterrows()}
     checks = []
-    for label, part, stream, difference in parts:
+    for label, part, stream, _ in parts:
         for _, s in part.iterrows():
             checks += _share_check(prefix(label) + str(s["policy"]).upper(), stream, s,
                                    {d: v for (p, d), v in peaks.items() if p == s["policy"]})
