@@ -162,7 +162,7 @@ def test_a_python_warning_is_one_line(shed, monkeypatch):
     from shedding.cli import group
 
     def noisy(*args, **kwargs):
-        warnings.warn("divide by zero encountered\nin log", RuntimeWarning)
+        warnings.warn("divide by zero encountered\nin log", RuntimeWarning, stacklevel=2)
         return 0
 
     monkeypatch.setattr(group, "app", noisy)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 
 from shedding.atomic import write_atomically
@@ -22,7 +24,7 @@ def write_tables(store: ResultsStore, results: pd.DataFrame) -> None:
             by_experiment.setdefault(str(exp_id), []).append(rows)
     for exp_id, frames in by_experiment.items():
         table = pd.concat(frames, ignore_index=True).drop(columns=BOOKKEEPING)
-        write_atomically(store.out / table_name(exp_id), lambda tmp, table=table: table.to_csv(tmp, index=False))
+        write_atomically(store.out / table_name(exp_id), partial(table.to_csv, index=False))
 
 
 def table_name(exp_id: str) -> str:
