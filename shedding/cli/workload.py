@@ -176,9 +176,10 @@ def zipf_bytes(v: Values) -> float:
     so its size counts those parameters too, not ``--length`` alone."""
     if v.generator == "zipf":
         return 2.0 * v.length * TUPLE_BYTES + float(v.domain) * VALUE_BYTES
-    if v.generator == "flights":  # read, not drawn: sized by its months
+    from shedding.datasets.generators import own_params, parse_params, source
+
+    if not source(v.generator).drawn:  # read, not drawn (the flights): sized by what it reads
         return 0.0
-    from shedding.datasets.generators import own_params, parse_params
 
     params = {**own_params(v.generator), **parse_params(v.generator, v.param or [])}
     number = {k: float(x) for k, x in params.items() if isinstance(x, (int, float)) and not isinstance(x, bool)}
