@@ -103,8 +103,9 @@ def print_fitted(columns: list[tuple[str, str]], rows: list[list[str]], optional
         say(f"({', '.join(left_out)} left out to fit {out.width} columns; --json gives every field)")
 
 
-def write_file(path: Path, flag: str, write: Callable[[Path], None]) -> None:
-    """Write an output file with ``write``; an unwritable path is a one-line error naming ``flag``."""
+def write_file(path: Path, flag: str, write: Callable[[Path], object]) -> None:
+    """Write an output file with ``write`` (what it returns is ignored); an unwritable path is a
+    one-line error naming ``flag``."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, write)

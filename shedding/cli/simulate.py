@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import choice, columns, decimals, gib, integer, integers, names, number, parse_integers
+from shedding.cli.checks import choice, columns, decimals, gib, integer, integers, names, number, parse_split
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, learns, parse_tuning, tuning_rules
 from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
@@ -127,7 +127,7 @@ def simulate(
     Example: shed simulate --policy exact,rand,prob,life --window 400 --memory 200
     """
     chosen = policy_list(policy)
-    split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
+    split = None if memory_split is None else parse_split("--memory-split", memory_split)
     wl = load()
     warn_past_end(wl)
     warn_static_lookahead(wl, estimator, chosen)
@@ -204,7 +204,7 @@ def _bound_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tu
     return rows
 
 
-def _band_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]], eps: str,
+def _band_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, int]], eps: str,
                attrs: Optional[str], bins: int, estimator: str, seed: int) -> list[dict]:
     from shedding.cli.band import band_results
 
