@@ -53,7 +53,7 @@ def check_sources(v: Values) -> None:
     r, s = zipf_source("--r", v.r), zipf_source("--s", v.s)
     if (r is None) != (s is None):
         raise ShedError("give zipf:SKEW:DOMAIN for both --r and --s, or a directory for both")
-    if r is not None and r[1] != s[1]:
+    if r is not None and s is not None and r[1] != s[1]:
         raise ShedError(f"--r {v.r} and --s {v.s} need the same domain (zipf:SKEW:DOMAIN); the skews may differ")
 
 
