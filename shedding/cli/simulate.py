@@ -63,7 +63,7 @@ RULES = (
     Ignored(("--memory-split",), lambda v: any(map(fixed_split, policy_list(v.policy))),
             "applies to the fixed-split policies (opt and the online policies without a v suffix) only; the "
             "others split memory freely"),
-    Ignored(("--max-graph-gib",), lambda v: v.predicate == "equi" and {"opt", "optv"} & set(policy_list(v.policy)),
+    Ignored(("--max-graph-gib",), lambda v: v.predicate == "equi" and bool({"opt", "optv"} & set(policy_list(v.policy))),
             "applies to OPT and OPTV on equi-joins only"),
     Ignored(("--group",), lambda v: any(map(grouped, policy_list(v.policy))),
             f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
@@ -133,6 +133,7 @@ def simulate(
     warn_static_lookahead(wl, estimator, chosen)
     m = wl.window if memory is None else memory
     if predicate == "band":
+        assert eps is not None  # RULES: --predicate band needs --eps
         rows = _band_rows(wl, m, chosen, split, eps, attrs, bins, estimator, policy_seed)
     else:
         rows = _rows(wl, m, chosen, split, estimator, decay, policy_seed, int(max_graph_gib * 2**30), group,
@@ -156,7 +157,7 @@ def simulate(
         say(f"results written to {out_path}")
 
 
-def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]], estimator: str,
+def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, int]], estimator: str,
           decay: float, seed: int, max_graph_bytes: int, group: Optional[str] = None,
           tuning: Optional[str] = None) -> list[dict]:
     from shedding.online import Reference
@@ -181,7 +182,7 @@ def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[in
     return rows
 
 
-def _bound_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]],
+def _bound_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, int]],
                 max_graph_bytes: int, exact: int) -> list[dict]:
     """The online bound (:mod:`shedding.offline.agebound`) for each split of the chosen online
     policies (the fixed split when there are none); ``exact`` is EXACT's count of the policies' rows."""
