@@ -98,7 +98,7 @@ def opt(
         say(f"schedule written to {schedule_out}")
 
 
-def _print_bounds(wl: Workload, memory: int, split: Optional[tuple[int, ...]], allocation: str,
+def _print_bounds(wl: Workload, memory: int, split: Optional[tuple[int, int]], allocation: str,
                   as_json: bool) -> None:
     """``shed opt --bounds``: lower and upper bound on OPT / OPTV and their gap (docs/bounds.md)."""
     from shedding.offline import bound_opt
