@@ -346,7 +346,8 @@ class Checked(typer.core.TyperCommand):
                 flags.add(flag_name(param))
         return flags
 
-    # the base class takes click's Context (typer.Context's base, in a module private to this typer)
+    # ctx is click's Context (typer.Context's base; typer >= 0.12 keeps click in a private module or
+    # another package): the annotation names the public subclass, whose used attributes are the base's
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
         if not ctx.resilient_parsing:
             self.check_tokens(list(args))
