@@ -58,7 +58,7 @@ def attribute_columns(wl: Workload, attrs: tuple[str, ...]) -> list[np.ndarray]:
 
 
 def band_results(wl: Workload, attrs: tuple[str, ...], eps: str, bins: int, estimator: str, names: list[str],
-                 memory: int, split: tuple[int, ...] | None, seed: int) -> list[dict[str, Any]]:
+                 memory: int, split: tuple[int, int] | None, seed: int) -> list[dict[str, Any]]:
     """One result dict per policy (exact, online policies, opt, optv) on the band join
     ``|r.a - s.a| <= eps_a`` for every ``a`` of ``attrs``; ``options`` holds a row's online options."""
     from shedding.band.simulate import BandReference

@@ -152,6 +152,7 @@ def bmj(
             "r_rows": len(data.r), "s_rows": len(data.s), **({} if dominance is None else {"dominance": dominance})}
     reading = dominance or "pareto"
     if time_col is not None:
+        assert horizon is not None  # RULES: --time and --horizon come together
         report = _time_window(data, r_frame, s_frame, time_col, horizon, order_names, reading)
     elif memory is not None:
         report = _shed(data, memory, policy, seed, algo, order_names, reading)
@@ -182,12 +183,14 @@ def _shed(data, memory: int, policy: str, seed: int, algo: str, orders, dominanc
     from shedding.bestmatch.shed import quality, shed_bestmatch
 
     exact = bestmatch(data, "constrained", algo, orders, dominance)
+    assert exact.stats is not None  # check_mode: shedding runs on MatWin, which reports its statistics
     truth = exact.as_set()
     runs = []
     for name in policy.split(","):
         started = time.perf_counter()
         res = shed_bestmatch(data, memory, name, seed=seed, ego=algo == "matwin-ego", orders=orders,
                              dominance=dominance)
+        assert res.stats is not None  # MatWin reports its statistics
         runs.append({"policy": name, **quality(truth, res.as_set()), "dropped": res.stats.dropped,
                      "seconds": round(time.perf_counter() - started, 4), "pairs_found": _pairs(res)})
     return {"memory": memory, "peak_memory": exact.stats.peak_memory, "count": len(truth), "runs": runs}
@@ -204,8 +207,10 @@ def _time_window(data, r_frame, s_frame, time_col: str, horizon: str, orders, do
                             f"{', '.join(map(str, frame.columns))}")
     [limit] = parse_decimals("--horizon", horizon, several=False)
     with _values_named("--horizon"):
-        (tr, ts), [t_horizon], [t_scale] = scale_columns([(time_col, [r_frame[time_col].tolist(),
-                                                                      s_frame[time_col].tolist()])], [limit])
+        (tr, ts), t_horizons, [t_scale] = scale_columns([(time_col, [r_frame[time_col].tolist(),
+                                                                     s_frame[time_col].tolist()])], [limit])
+    assert t_horizons is not None  # the horizon was passed as the eps to scale, so it comes back scaled
+    [t_horizon] = t_horizons
     started = time.perf_counter()
     rows = time_window_bestmatch(data, tr[:, 0], ts[:, 0], int(t_horizon), order_signs(orders, data.dims), dominance)
     seconds = time.perf_counter() - started
@@ -239,6 +244,7 @@ def _print(report: dict, limit: int) -> None:
     if "triples" in report:
         out.print(f"{report['count']:,} (time, r row, s row) results over all evaluations (horizon "
                   f"{report['horizon']}) in {report['seconds']:.3f} s", markup=False, highlight=False)
+        columns: tuple[str, ...]
         rows, columns = report["triples"], ("time", "r row", "s row")
     else:
         out.print(f"{report['count']:,} pairs in {report['seconds']:.3f} s ({report['tested']:,} pairs tested)",

@@ -185,6 +185,12 @@ def parse_integers(flag: str, text: str, count: int | None = None) -> tuple[int,
     return values
 
 
+def parse_split(flag: str, text: str) -> tuple[int, int]:
+    """``"200,200"`` as a memory split (M_R, M_S): :func:`parse_integers` of exactly two."""
+    m_r, m_s = parse_integers(flag, text, 2)
+    return m_r, m_s
+
+
 def integers(count: int | None = None) -> Callable:
     """A comma list of integers >= 0 (``count`` of them when given); the text is kept."""
 

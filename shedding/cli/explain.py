@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import typer
 from rich.markup import escape
 
-from shedding.cli.checks import choice, gib, integer, integers, listed_in, number, parse_integers
+from shedding.cli.checks import choice, gib, integer, integers, listed_in, number, parse_split
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, parse_tuning, tuning_rules
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, warm_up
@@ -105,7 +105,7 @@ def explain(
     from shedding.studies.explain import default_against, explain as run
 
     against = against or default_against(policy)
-    split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
+    split = None if memory_split is None else parse_split("--memory-split", memory_split)
     wl = load()
     warn_past_end(wl)
     warn_static_lookahead(wl, estimator, [policy])

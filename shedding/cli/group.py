@@ -85,8 +85,9 @@ def _usage(exc: Any) -> str:
     return " ".join(exc.format_message().split())
 
 
-#: the base class of typer's usage errors (click's ClickException, wherever this typer keeps it)
-USAGE_ERRORS = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+#: the base class of typer's usage errors (click's ClickException, wherever this typer keeps it;
+#: typed Any, as it is found at run time)
+USAGE_ERRORS: type[Any] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
 def _warning_line(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import (choice, gib, integer, integers, listed_in, parse_integers, table_file,
+from shedding.cli.checks import (choice, gib, integer, integers, listed_in, parse_split, table_file,
                                  value_check)
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, write_file
 from shedding.cli.rows import bounds_row, row, warm_up
@@ -69,7 +69,7 @@ def opt(
     """
     from shedding.offline.opt import solve_opt
 
-    split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
+    split = None if memory_split is None else parse_split("--memory-split", memory_split)
     wl = load()
     warn_past_end(wl)
     m = wl.window if memory is None else memory
@@ -98,7 +98,7 @@ def opt(
         say(f"schedule written to {schedule_out}")
 
 
-def _print_bounds(wl: Workload, memory: int, split: Optional[tuple[int, ...]], allocation: str,
+def _print_bounds(wl: Workload, memory: int, split: Optional[tuple[int, int]], allocation: str,
                   as_json: bool) -> None:
     """``shed opt --bounds``: lower and upper bound on OPT / OPTV and their gap (docs/bounds.md)."""
     from shedding.offline import bound_opt

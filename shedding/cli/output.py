@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -61,7 +61,7 @@ def warn_static_lookahead(wl: Workload, estimator: str, names: list[str]) -> Non
 
     from shedding.datasets.generators import GENERATORS
 
-    source = GENERATORS.get(wl.meta.get("generator"))
+    source = GENERATORS.get(wl.meta.get("generator", ""))
     if estimator != "static" or source is None or source.estimator != "online":
         return
     keyed = [n for n in names if n in POLICIES and POLICIES[n].kind in (PROB, LIFE, SURV, DUAL, HAZARD)]
@@ -81,7 +81,7 @@ def print_header(wl: Workload, memory: int) -> None:
         say(wl.meta["summary"])
 
 
-def print_fitted(columns: list[tuple[str, str]], rows: list[list[str]], optional: tuple[str, ...] = ()) -> None:
+def print_fitted(columns: list[tuple[str, JustifyMethod]], rows: list[list[str]], optional: tuple[str, ...] = ()) -> None:
     """Print a table that never cuts a number: while it is wider than the terminal, the
     ``optional`` columns are left out (first named first); what still does not fit wraps."""
     shown = [name for name, _ in columns]
@@ -103,8 +103,9 @@ def print_fitted(columns: list[tuple[str, str]], rows: list[list[str]], optional
         say(f"({', '.join(left_out)} left out to fit {out.width} columns; --json gives every field)")
 
 
-def write_file(path: Path, flag: str, write: Callable[[Path], None]) -> None:
-    """Write an output file with ``write``; an unwritable path is a one-line error naming ``flag``."""
+def write_file(path: Path, flag: str, write: Callable[[Path], object]) -> None:
+    """Write an output file with ``write`` (what it returns is ignored); an unwritable path is a
+    one-line error naming ``flag``."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, write)

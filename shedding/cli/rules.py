@@ -346,7 +346,9 @@ class Checked(typer.core.TyperCommand):
                 flags.add(flag_name(param))
         return flags
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    # ctx is click's Context (typer.Context's base; typer >= 0.12 keeps click in a private module or
+    # another package): the annotation names the public subclass, whose used attributes are the base's
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
         if not ctx.resilient_parsing:
             self.check_tokens(list(args))
         return super().parse_args(ctx, args)
@@ -355,6 +357,7 @@ class Checked(typer.core.TyperCommand):
         """What the parser would take silently, refused on the raw command line: a flag of one
         value given twice (the last would win) and an empty path (it would name the current folder)."""
         options = {o: p for p in self.params if isinstance(p, typer.core.TyperOption) for o in p.opts}
+        seen: dict[str, str | None]
         paths, seen, positional = self.path_flags(), {}, []
         i = 0
         while i < len(args):
@@ -386,9 +389,9 @@ class Checked(typer.core.TyperCommand):
             if value is not None and not value.strip() and flag in paths:
                 raise ShedError(f"{flag} is empty; give a path (an empty one would name the current folder)")
         arguments = [p for p in self.params if isinstance(p, typer.core.TyperArgument)]
-        for param, value in zip(arguments, positional):
+        for argument, value in zip(arguments, positional):
             if not value.strip():
-                raise ShedError(f"{flag_name(param)} is empty; give a path (an empty one would name the current "
+                raise ShedError(f"{flag_name(argument)} is empty; give a path (an empty one would name the current "
                                 "folder)")
 
     def check_apart(self, v: Values) -> None:
@@ -403,7 +406,7 @@ class Checked(typer.core.TyperCommand):
                             raise ShedError(f"{flag} {path} is the input file of {source}; writing it would overwrite "
                                             f"the input, choose another {flag} path")
 
-    def invoke(self, ctx: typer.Context) -> Any:
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]  # as parse_args
         values = Values(ctx)
         try:
             for rule in self.rules:

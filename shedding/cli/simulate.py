@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import choice, columns, decimals, gib, integer, integers, names, number, parse_integers
+from shedding.cli.checks import choice, columns, decimals, gib, integer, integers, names, number, parse_split
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, learns, parse_tuning, tuning_rules
 from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
@@ -63,7 +63,7 @@ RULES = (
     Ignored(("--memory-split",), lambda v: any(map(fixed_split, policy_list(v.policy))),
             "applies to the fixed-split policies (opt and the online policies without a v suffix) only; the "
             "others split memory freely"),
-    Ignored(("--max-graph-gib",), lambda v: v.predicate == "equi" and {"opt", "optv"} & set(policy_list(v.policy)),
+    Ignored(("--max-graph-gib",), lambda v: v.predicate == "equi" and bool({"opt", "optv"} & set(policy_list(v.policy))),
             "applies to OPT and OPTV on equi-joins only"),
     Ignored(("--group",), lambda v: any(map(grouped, policy_list(v.policy))),
             f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
@@ -127,12 +127,13 @@ def simulate(
     Example: shed simulate --policy exact,rand,prob,life --window 400 --memory 200
     """
     chosen = policy_list(policy)
-    split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
+    split = None if memory_split is None else parse_split("--memory-split", memory_split)
     wl = load()
     warn_past_end(wl)
     warn_static_lookahead(wl, estimator, chosen)
     m = wl.window if memory is None else memory
     if predicate == "band":
+        assert eps is not None  # RULES: --predicate band needs --eps
         rows = _band_rows(wl, m, chosen, split, eps, attrs, bins, estimator, policy_seed)
     else:
         rows = _rows(wl, m, chosen, split, estimator, decay, policy_seed, int(max_graph_gib * 2**30), group,
@@ -156,7 +157,7 @@ def simulate(
         say(f"results written to {out_path}")
 
 
-def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]], estimator: str,
+def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, int]], estimator: str,
           decay: float, seed: int, max_graph_bytes: int, group: Optional[str] = None,
           tuning: Optional[str] = None) -> list[dict]:
     from shedding.online import Reference
@@ -181,7 +182,7 @@ def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[in
     return rows
 
 
-def _bound_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]],
+def _bound_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, int]],
                 max_graph_bytes: int, exact: int) -> list[dict]:
     """The online bound (:mod:`shedding.offline.agebound`) for each split of the chosen online
     policies (the fixed split when there are none); ``exact`` is EXACT's count of the policies' rows."""
@@ -204,7 +205,7 @@ def _bound_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tu
     return rows
 
 
-def _band_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, ...]], eps: str,
+def _band_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, int]], eps: str,
                attrs: Optional[str], bins: int, estimator: str, seed: int) -> list[dict]:
     from shedding.cli.band import band_results
 

@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_integers,
+from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_split,
                                  named, parsed, spark_master, split_list, value_check)
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, tuning_rules
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
@@ -53,7 +53,7 @@ def check_sources(v: Values) -> None:
     r, s = zipf_source("--r", v.r), zipf_source("--s", v.s)
     if (r is None) != (s is None):
         raise ShedError("give zipf:SKEW:DOMAIN for both --r and --s, or a directory for both")
-    if r is not None and r[1] != s[1]:
+    if r is not None and s is not None and r[1] != s[1]:
         raise ShedError(f"--r {v.r} and --s {v.s} need the same domain (zipf:SKEW:DOMAIN); the skews may differ")
 
 
@@ -143,7 +143,7 @@ def check_time(v: Values) -> None:
     axis = TimeAxis.of(TIMESTAMP if lengths else INTEGER, given.get("--time-step"))
     window = axis.steps(given["--window"], "window")
     axis.steps(given["--allowed-lateness"], "allowed_lateness")
-    split = None if v.memory_split is None else parse_integers("--memory-split", v.memory_split, 2)
+    split = None if v.memory_split is None else parse_split("--memory-split", v.memory_split)
     if v.memory is not None or not lengths or v.time_step is not None:  # else w depends on the column (dates)
         check_memory(window if v.memory is None else v.memory, split)
 
@@ -368,7 +368,7 @@ def stream_join(
     axis = TimeAxis.of(kind_named(next(t for c, t in src_r.types.items() if c.strip().lower() == "time"), step), step)
     w = axis.steps(time_amount("--window", window, 1), "window")
     lateness = axis.steps(time_amount("--allowed-lateness", allowed_lateness, 0), "allowed_lateness")
-    split = None if memory_split is None else parse_integers("--memory-split", memory_split, 2)
+    split = None if memory_split is None else parse_split("--memory-split", memory_split)
     m = w if memory is None else memory
     spec = JoinSpec(w, m, shedding, split, shards, "online" if estimator == "online" else "static", decay, seed,
                     warmup, strict, pay_r, pay_s, budget, lateness,

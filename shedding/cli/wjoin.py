@@ -118,7 +118,7 @@ RULES = (
     Ignored(("--policy-seed",), lambda v: any(map(seeded, chosen(v))),
             f"applies to the random choices of {' and '.join(n for n in uses('seed') if n in names_for(WJOIN))} "
             "(with --memory) only"),
-    Ignored(("--opt-seconds",), lambda v: set(OPTIMA) & set(chosen(v)),
+    Ignored(("--opt-seconds",), lambda v: bool(set(OPTIMA) & set(chosen(v))),
             "applies to the optimum (--policy opt or optv with --memory) only"),
     Ignored(("--predicate",), lambda v: v.memory is None or not band_of(v),
             "band applies to the exact join; the shedding policies join equal keys", "drop --memory or --predicate"),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import choice, integer, listed_in, number, parse_integers
+from shedding.cli.checks import choice, integer, listed_in, number, parse_split
 from shedding.cli.output import busy
 from shedding.cli.rules import Conflicts, Exists, Fits, Holds, Ignored, Together, Values
 from shedding.errors import ShedError
@@ -166,7 +166,7 @@ def check_split(v: Values) -> None:
     from shedding.model import check_memory
 
     if v.memory_split is not None:
-        check_memory(memory_of(v), parse_integers("--memory-split", v.memory_split, 2))
+        check_memory(memory_of(v), parse_split("--memory-split", v.memory_split))
 
 
 def zipf_bytes(v: Values) -> float:

@@ -92,7 +92,7 @@ def gap_figure(ex: Explanation) -> go.Figure:
     return fig
 
 
-def _cell(column: str, value: object) -> tuple[str, bool]:
+def _cell(column: str, value: float | str) -> tuple[str, bool]:
     if column.endswith("memory_share"):
         return f"{100 * float(value):.1f}", False
     if column in ("key", "reason"):

@@ -35,6 +35,7 @@ def parse_checks(raw: object, policies: tuple[str, ...], here: str) -> tuple[dic
         return ()
     check(isinstance(raw, list) and all(isinstance(c, dict) for c in raw), here,
           "checks = [...] is a list of tables, e.g. [{kind = \"closes\", share = 0.667, over = \"every\"}]")
+    assert isinstance(raw, list)  # check refused anything else
     out = []
     for c in raw:
         kind = c.get("kind")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from shedding.model import Workload
+from shedding.model import RunResult, Workload
 from shedding.datasets.generators import GENERATORS
 from shedding.studies.dgr.spec import LIFE_READINGS, SHARED_PARAMS, RunSpec, generator_params
 
@@ -45,6 +45,7 @@ def workload_of(s: RunSpec, streams: dict | None = None) -> Workload:
         from shedding.datasets.weather import synop_sample_workload
 
         return synop_sample_workload(s.cell_size, s.window, s.warmup)
+    assert streams is not None  # dataset "files": the driver prepared the streams (prepare_files)
     side, time_, key, name = streams[s.cell_size]
     return Workload(side, time_, key, s.window, s.warmup, name)
 
@@ -112,7 +113,7 @@ def execute(spec: dict, streams: dict | None = None, max_graph_bytes: int | None
     wl = workload_of(s, streams)
     started = time.perf_counter()
     share = None
-    bounds = {"opt_kind": "", "opt_lower": math.nan, "opt_upper": math.nan}
+    bounds: dict = {"opt_kind": "", "opt_lower": math.nan, "opt_upper": math.nan}  # as solve_or_bound's
     if s.policy in ("opt", "optv"):
         opt, bounds = solve_or_bound(wl, s.memory, s.policy, max_graph_bytes)
         exact = bounds.pop("exact")
@@ -126,6 +127,7 @@ def execute(spec: dict, streams: dict | None = None, max_graph_bytes: int | None
         outputs, exact, arm = life_reading(wl, s.policy, s.memory), exact_count(wl), math.nan
     else:
         res = run_policy(wl, s.policy, s.memory, seed=s.seed, estimator=s.estimator, samples=SHARE_SAMPLES)
+        assert isinstance(res, RunResult) and res.arm is not None  # an online policy's run, which measures ArM
         outputs, exact, arm = res.outputs, res.exact, res.arm
         if s.share and res.share_time is not None:
             share = res.share_time, res.share_r, res.share_s

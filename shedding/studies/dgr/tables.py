@@ -4,6 +4,7 @@ spread, or the bounds where OPT is only bounded) and every run."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 
@@ -97,8 +98,8 @@ def runs_table(results: pd.DataFrame) -> str:
     return runs_section(head, body)
 
 
-def run_outputs(r: object) -> str:
-    """A run's output count, or for an OPT run that is only bounded its bounds (:func:`.opt_bounds.bounds_text`)."""
+def run_outputs(r: Any) -> str:
+    """A run's output count (``r``: a row of ``results.itertuples()``), or for an OPT run that is only bounded its bounds (:func:`.opt_bounds.bounds_text`)."""
     if getattr(r, "opt_kind", "") == BOUNDED:
         return bounds_text(f"{r.opt_lower:,.0f}", f"{r.opt_upper:,.0f}")
     return f"{r.outputs:,.0f}" if math.isfinite(r.outputs) else "-"

@@ -12,6 +12,8 @@ paper's MW carries the claim about MW and the optimised MW's numbers are given b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -162,7 +164,7 @@ def slow_checks(rows: pd.DataFrame, exp: dict) -> list[Check]:
     if mw in lines:
         one = Timed.of(change).at(mw)
         j = one.judge(Criterion(high=GREATLY))
-        note = f" ({label(other)}: {Timed.of(change).text(other)}.)" if other in lines else ""
+        note = f" ({label(other)}: {Timed.of(change).text(other)}.)" if other is not None and other in lines else ""
         checks.append(checked(j, f"{label(mw)}'s performance is greatly improved by the slow stream (its service time "
                                  f"at least halves: switching / comparable <= {GREATLY:g}): {one.text()} over "
                                  f"{len(one.value)} seed(s)." + _inside(j) + note, MW_SLOW_CAUSE))
@@ -178,7 +180,7 @@ def slow_checks(rows: pd.DataFrame, exp: dict) -> list[Check]:
     return checks
 
 
-def _faster_checks(t: pd.DataFrame, cases: list[tuple[object, str, str, str]], setting) -> list[Check]:
+def _faster_checks(t: pd.DataFrame, cases: Sequence[tuple[object, str, str, str]], setting) -> list[Check]:
     """For each (x value, winner, what, cause): the winner faster than every other line there
     (fastest other / winner > 1), round by round."""
     checks = []

@@ -38,6 +38,7 @@ study at full size).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,7 +54,7 @@ LINES = {"service": ALGORITHMS, "slow": ALGORITHMS, "windows": ("gca", "lca"), "
 SHED_POLICIES = names_for(WJOIN)  # the registry's policies that run on the W-join
 # rates in tuples per time unit, per stream i of n (§4.2-4.3: "between 1000 and 100 tuples/sec"; the
 # slow stream D alternates between 10 and 1000 tuples/s, here 0.01 and 1, every 100 tuples)
-RATE_SETS = {
+RATE_SETS: dict[str, Callable[[int], list[float | tuple[float, float]]]] = {  # per stream: a rate, or a cycle of rates
     "variable": lambda n: [1.0 if i % 2 == 0 else 0.1 for i in range(n)],
     "comparable": lambda n: [1.0] * n,
     "switching": lambda n: [1.0] * (n - 1) + [(0.01, 1.0)],
@@ -115,7 +116,7 @@ class WJoinSuite(SuiteBase):
         return out
 
 
-def rates_of(name: str, n: int) -> list:
+def rates_of(name: str, n: int) -> list[float | tuple[float, float]]:
     """The per-stream rates of a named rate set for ``n`` streams."""
     return RATE_SETS[name](n)
 

@@ -79,7 +79,7 @@ def at_w(part: pd.DataFrame, a: str, b: str) -> tuple[int, dict, pd.Series] | No
     windows = windows_by_memory(part)
     m = nearest_w(list(windows), windows) if windows else None
     ratio = paired(part, a, b, ["memory"])
-    return (m, windows, ratio) if m in ratio.index else None
+    return (m, windows, ratio) if m is not None and m in ratio.index else None
 
 
 #: the fields that make two experiments' runs the same workload (with the window and memory)
