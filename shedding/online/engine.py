@@ -7,7 +7,7 @@ streaming job all drive this same object; it does no I/O and keeps no global sta
 micro-batches its state is a *snapshot* (:meth:`JoinOperator.snapshot`): plain data, numpy arrays
 of numbers and scalars (ints, floats, text, flags) by name, never pickled objects, which
 :meth:`JoinOperator.restore` reads back by name and :mod:`~shedding.streaming.shard` stores as an
-npz file.
+Arrow IPC file.
 """
 
 from __future__ import annotations

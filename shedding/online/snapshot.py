@@ -14,8 +14,8 @@ from shedding.errors import ShedError
 
 #: a snapshot: plain data by name (numpy arrays of numbers or text, ints, floats, text, flags)
 Snapshot = dict[str, np.ndarray | int | float | str | bool]
-#: the kinds of numpy data a snapshot may hold: flags, integers, floats, times, text; never objects
-_PLAIN_KINDS = frozenset("biufmMUS")
+#: the kinds of numpy data a snapshot may hold: flags, integers, floats, text; never objects
+_PLAIN_KINDS = frozenset("biufU")
 #: a 64-bit word's range: a 128-bit integer is two words
 _WORD = 2**64
 

@@ -30,8 +30,9 @@ Keys other than integers reach the shard as a 64-bit hash (the operator's key) w
 values carried along; a pair is output only if its original keys are equal, so two keys never
 join even if their hashes collide (they would then share one class of the estimator).
 
-Between micro-batches the shard is one binary value (:meth:`ShardJoin.to_bytes`): an npz file
-of plain data (:mod:`~shedding.streaming.state`, never a pickle): the format and its version (:data:`STATE_FORMAT`, :data:`FORMAT_VERSION`), the state layout
+Between micro-batches the shard is one binary value (:meth:`ShardJoin.to_bytes`): a compressed
+Arrow IPC file of plain data (:mod:`~shedding.streaming.state`, never a pickle) holding the format
+and its version (:data:`STATE_FORMAT`, :data:`FORMAT_VERSION`), the state layout
 (:data:`STATE_LAYOUT`), the :class:`JoinSpec` as JSON text, the join operator's snapshot
 (:meth:`~shedding.online.engine.JoinOperator.snapshot`, entries ``op.*``), the shared budget's
 census, the frontier's times, and the held-back and resident tuples as Arrow IPC streams (their
@@ -58,7 +59,7 @@ from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import Census, divide
 from shedding.streaming.partition import shard_budgets
 from shedding.streaming.spec import KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
-from shedding.streaming.state import NEW_CHECKPOINT, bytes_table, from_npz, table_bytes, to_npz
+from shedding.streaming.state import NEW_CHECKPOINT, bytes_table, from_state_bytes, table_bytes, to_state_bytes
 
 #: re-exported: the streaming modules, the command line and the tests take them from here
 __all__ = ["BAD", "END", "KEY_VALUE", "METRICS", "R", "S", "SHEDDING", "STATE_LAYOUT", "TIME_VALUE", "JoinSpec",
@@ -75,7 +76,7 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 #: tests/streaming/test_state_layout.py fingerprints the snapshot's entries and the arrays' fields
 #: to catch a change made without it. State pickled before the layout was recorded is layout 1;
 #: layout 2 gave HAZARD its wheel of falling priorities (shedding.online.agememory) instead of age
-#: segments; layout 3 is the plain-data snapshot (an npz file, module docstring) instead of a pickle.
+#: segments; layout 3 is the plain-data snapshot (an Arrow IPC file, module docstring) instead of a pickle.
 STATE_LAYOUT = 3
 #: the entry naming what a shard's state is, and the version of its entries
 STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
@@ -342,7 +343,8 @@ class ShardJoin:
         snap: Snapshot = {"format": STATE_FORMAT, "version": FORMAT_VERSION, "layout": self.layout,
                           "spec": json.dumps(asdict(self.spec)), "shard": self.shard, "ended": self.ended,
                           "budget": np.array(self.budget, dtype=np.int64),
-                          "held": table_bytes(self._held, "held-back"), "resident": table_bytes(self._resident, "resident")}
+                          "held": table_bytes(self._held, "held-back"),
+                          "resident": table_bytes(self._resident, "resident")}
         snap |= {name: value for name, value in optional.items() if value is not None}
         return snap | {f"op.{name}": value for name, value in self.op.snapshot().items()}
 
@@ -352,7 +354,8 @@ class ShardJoin:
         refused, and so is anything but plain data."""
         entries = snap if isinstance(snap, SnapshotReader) else SnapshotReader(snap, "the streaming state")
         if "format" not in entries or str(entries["format"]) != STATE_FORMAT:
-            raise ShedError(f"the streaming state is not a shard's state (no format {STATE_FORMAT!r}): {NEW_CHECKPOINT}")
+            raise ShedError(f"the streaming state is not a shard's state (no format {STATE_FORMAT!r}): "
+                            f"{NEW_CHECKPOINT}")
         check_layout(int(entries["layout"]), "the streaming state")
         if int(entries["version"]) != FORMAT_VERSION:
             raise ShedError(f"the streaming state has format version {int(entries['version'])}; this version of "
@@ -376,16 +379,16 @@ class ShardJoin:
         return join
 
     def to_bytes(self) -> bytes:
-        """The whole shard as one binary value, the streaming state: :meth:`snapshot` as an npz file
-        (:func:`~shedding.streaming.state.to_npz`)."""
-        return to_npz(self.snapshot())
+        """The whole shard as one binary value, the streaming state: :meth:`snapshot` as a
+        compressed Arrow IPC file (:func:`~shedding.streaming.state.to_state_bytes`)."""
+        return to_state_bytes(self.snapshot())
 
     @staticmethod
     def from_bytes(blob: bytes) -> ShardJoin:
         """The shard :meth:`to_bytes` wrote, read without pickles; anything else (the pickle of
         layouts 1 and 2, state in another :data:`STATE_LAYOUT`) is refused, never unpickled."""
         before = f"versions of shedding before state layout {STATE_LAYOUT} pickled it"
-        return ShardJoin.restore(from_npz(blob, "the streaming state", before))
+        return ShardJoin.restore(from_state_bytes(blob, "the streaming state", before))
 
 
 def check_layout(layout: int, what: str) -> None:

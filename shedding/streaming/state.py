@@ -1,18 +1,24 @@
-"""The streaming join's state between micro-batches as one binary value: an npz file of plain data.
+"""The streaming join's state between micro-batches as one binary value: an Arrow IPC file of plain
+data, compressed.
 
 A shard's snapshot (:meth:`~shedding.streaming.shard.ShardJoin.snapshot`) is a dict of numpy
-arrays and scalars; :func:`to_npz` stores it as an npz file (the zip of ``.npy`` arrays that
-``numpy.savez`` writes, each written with ``allow_pickle=False`` and deflated at level 1) and
-:func:`from_npz` reads it back with ``numpy.load(..., allow_pickle=False)``: restoring a
-checkpoint runs no code the checkpoint holds. A table of tuples (the held-back and resident ones,
-with their original keys and payloads) is one entry, the bytes of an Arrow IPC stream
-(:func:`table_bytes`), so every column keeps the Arrow type it arrived in, nulls included.
+arrays and scalars; :func:`to_state_bytes` stores it as an Arrow IPC file (the Arrow columnar
+format's file form, beginning ``ARROW1``) of one row, one column per entry: a scalar as a column of
+its type (int64, float64, bool, string), an array as a list column of its values in C order with
+the array's shape in the field's metadata (``shape``, e.g. ``2,500,9``), the whole file deflated
+by zlib (level 1). :func:`from_state_bytes` reads it back without pickles (only these column
+types are accepted): restoring a checkpoint runs no code the checkpoint holds. A table of tuples
+(the held-back and resident ones, with their original keys and payloads) is one entry, the bytes
+of an Arrow IPC stream (:func:`table_bytes`), so every column keeps the Arrow type it arrived in,
+nulls included.
+
+Why Arrow and not an npz file: writing and reading the 70-odd entries of a shard took 7 and 10 ms
+as ``.npy`` members of a zip (a header parsed per entry), 1.6 and 1.3 ms as Arrow columns.
 """
 
 from __future__ import annotations
 
-import io
-import zipfile
+import zlib
 from collections.abc import Mapping
 
 import numpy as np
@@ -21,34 +27,75 @@ import pyarrow as pa
 
 from shedding.errors import ShedError
 
-#: how every npz file begins (the signature of a zip file's first entry)
-ZIP_MAGIC = b"PK\x03\x04"
+#: how an Arrow IPC file begins
+ARROW_MAGIC = b"ARROW1"
+#: how a pickle of protocol 2 or later begins (what layouts 1 and 2 stored, compressed)
+PICKLE_MAGIC = b"\x80"
 #: the fix every refused state names
 NEW_CHECKPOINT = "start from a new --checkpoint (and --out)"
+#: the numpy kinds an entry may have: flags, signed and unsigned integers, floats, text
+_KINDS = "biufU"
 
 
-def to_npz(snapshot: Mapping[str, object]) -> bytes:
-    """``snapshot``'s entries as an npz file, one ``<name>.npy`` member each (an object array is
-    refused by numpy's writer)."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as npz:
-        for name, value in snapshot.items():
-            with npz.open(f"{name}.npy", "w") as member:
-                np.lib.format.write_array(member, np.asarray(value), allow_pickle=False)
-    return out.getvalue()
+def _column(name: str, value: object) -> tuple[pa.Array, pa.Field]:
+    """One entry as a column of one row, and its field (with the array's shape)."""
+    a = np.asarray(value)
+    if a.dtype.kind not in _KINDS:
+        raise ShedError(f"the snapshot's entry {name!r} is {a.dtype} data; a snapshot holds numbers, text and flags "
+                        "only")
+    kind = pa.string() if a.dtype.kind == "U" else pa.from_numpy_dtype(a.dtype)
+    if a.ndim == 0:
+        return pa.array([a.item()], kind), pa.field(name, kind, metadata={"shape": ""})
+    flat = a.reshape(-1)
+    values = pa.array(flat.tolist() if a.dtype.kind == "U" else flat, kind)
+    column = pa.ListArray.from_arrays(pa.array([0, len(flat)], pa.int32()), values)
+    return column, pa.field(name, column.type, metadata={"shape": ",".join(map(str, a.shape))})
 
 
-def from_npz(blob: bytes, what: str, before: str) -> dict[str, np.ndarray]:
-    """The entries of the npz file ``blob`` (``what`` it is, for the errors), read without
-    pickles; anything else is refused in one line, never unpickled (``before``: what earlier
-    versions stored instead)."""
-    if not blob.startswith(ZIP_MAGIC):
-        raise ShedError(f"{what} is not an npz snapshot ({before}; this version never unpickles): {NEW_CHECKPOINT}")
+def _entry(field: pa.Field, column: pa.Array) -> np.ndarray:
+    """The numpy array (0-d for a scalar) a column of :func:`_column` holds."""
+    kind = field.type.value_type if pa.types.is_list(field.type) else field.type
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+            or pa.types.is_string(kind)) or field.metadata is None or b"shape" not in field.metadata:
+        raise ValueError(f"entry {field.name!r} is of Arrow type {field.type}, which no snapshot holds")
+    shape = field.metadata[b"shape"].decode()
+    if not shape:
+        value = column[0].as_py()
+        return np.array(value) if pa.types.is_string(kind) else np.array(value, dtype=kind.to_pandas_dtype())
+    values = column.values
+    flat = np.array(values.to_pylist(), dtype=str) if pa.types.is_string(kind) else values.to_numpy(
+        zero_copy_only=False)
+    return flat.reshape(tuple(int(n) for n in shape.split(",")))
+
+
+def to_state_bytes(snapshot: Mapping[str, object]) -> bytes:
+    """``snapshot``'s entries as a compressed Arrow IPC file (module docstring); an entry that is
+    not numbers, text or flags is refused."""
+    columns, fields = zip(*(_column(name, value) for name, value in snapshot.items()))
+    batch = pa.RecordBatch.from_arrays(list(columns), schema=pa.schema(fields))
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_file(sink, batch.schema) as writer:
+        writer.write_batch(batch)
+    return zlib.compress(sink.getvalue(), 1)
+
+
+def from_state_bytes(blob: bytes, what: str, before: str) -> dict[str, np.ndarray]:
+    """The entries :func:`to_state_bytes` stored in ``blob`` (``what`` it is, for the errors), read
+    without pickles; anything else is refused in one line, never unpickled (``before``: what
+    earlier versions stored instead)."""
     try:
-        with np.load(io.BytesIO(blob), allow_pickle=False) as npz:
-            return {name: npz[name] for name in npz.files}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise ShedError(f"{what} is not a readable npz snapshot ({exc}): {NEW_CHECKPOINT}") from None
+        raw = zlib.decompress(blob)
+    except zlib.error:
+        raw = b""
+    if raw.startswith(PICKLE_MAGIC):
+        raise ShedError(f"{what} is a pickle ({before}; this version never unpickles): {NEW_CHECKPOINT}")
+    if not raw.startswith(ARROW_MAGIC):
+        raise ShedError(f"{what} is not a compressed Arrow snapshot: {NEW_CHECKPOINT}")
+    try:
+        batch = pa.ipc.open_file(pa.py_buffer(raw)).get_batch(0)
+        return {field.name: _entry(field, column) for field, column in zip(batch.schema, batch.columns)}
+    except (pa.ArrowInvalid, ValueError, IndexError) as exc:
+        raise ShedError(f"{what} is not a readable Arrow snapshot ({exc}): {NEW_CHECKPOINT}") from None
 
 
 def table_bytes(frame: pd.DataFrame, what: str) -> np.ndarray:
