@@ -7,7 +7,7 @@ streaming job all drive this same object; it does no I/O and keeps no global sta
 micro-batches its state is a *snapshot* (:meth:`JoinOperator.snapshot`): plain data, numpy arrays
 of numbers and scalars (ints, floats, text, flags) by name, never pickled objects, which
 :meth:`JoinOperator.restore` reads back by name and :mod:`~shedding.streaming.shard` stores as an
-Arrow IPC file.
+Arrow IPC stream.
 """
 
 from __future__ import annotations
@@ -251,16 +251,17 @@ class JoinOperator:
         op._keys, op._ids, op._sched = entries["keys"], entries["ids"], entries["sched"]
         op._last_time = int(entries["last_time"]) if "last_time" in entries else None
         op.policy = Policy(**{f.name: entries[f"policy.{f.name}"].item() for f in fields(Policy)})
-        kind = str(entries["estimator.kind"])
+        kinds = {"online": OnlineEstimator, "static": StaticEstimator}
+        kind = kinds.get(str(entries["estimator.kind"]))
+        if kind is None:
+            raise ShedError(f"the snapshot's estimator is {entries['estimator.kind']}, neither online nor static")
         est = entries.within("estimator.")
-        if kind == "online":
-            op.estimator = OnlineEstimator(float(est["decay"]))
-        else:
-            op.estimator = StaticEstimator(**{f.name: est[f.name] for f in fields(StaticEstimator) if f.name in est})
+        op.estimator = kind(**{f.name: est[f.name] if est[f.name].ndim else est[f.name].item()
+                               for f in fields(kind) if f.name in est})
         if str(entries["rng.bit_generator"]) != "PCG64":
             raise ShedError(f"the snapshot's random generator is {entries['rng.bit_generator']}, not PCG64")
         state = entries["rng.state"]
-        op._rng = np.random.default_rng()
+        op._rng = np.random.Generator(np.random.PCG64())
         op._rng.bit_generator.state = {
             "bit_generator": "PCG64", "state": {"state": from_words(state[:2]), "inc": from_words(state[2:])},
             "has_uint32": int(entries["rng.has_uint32"]), "uinteger": int(entries["rng.uinteger"])}

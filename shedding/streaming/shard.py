@@ -31,7 +31,7 @@ values carried along; a pair is output only if its original keys are equal, so t
 join even if their hashes collide (they would then share one class of the estimator).
 
 Between micro-batches the shard is one binary value (:meth:`ShardJoin.to_bytes`): a compressed
-Arrow IPC file of plain data (:mod:`~shedding.streaming.state`, never a pickle) holding the format
+Arrow IPC stream of plain data (:mod:`~shedding.streaming.state`, never a pickle) holding the format
 and its version (:data:`STATE_FORMAT`, :data:`FORMAT_VERSION`), the state layout
 (:data:`STATE_LAYOUT`), the :class:`JoinSpec` as JSON text, the join operator's snapshot
 (:meth:`~shedding.online.engine.JoinOperator.snapshot`, entries ``op.*``), the shared budget's
@@ -76,7 +76,7 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 #: tests/streaming/test_state_layout.py fingerprints the snapshot's entries and the arrays' fields
 #: to catch a change made without it. State pickled before the layout was recorded is layout 1;
 #: layout 2 gave HAZARD its wheel of falling priorities (shedding.online.agememory) instead of age
-#: segments; layout 3 is the plain-data snapshot (an Arrow IPC file, module docstring) instead of a pickle.
+#: segments; layout 3 is the plain-data snapshot (an Arrow IPC stream, module docstring) instead of a pickle.
 STATE_LAYOUT = 3
 #: the entry naming what a shard's state is, and the version of its entries
 STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
@@ -380,7 +380,7 @@ class ShardJoin:
 
     def to_bytes(self) -> bytes:
         """The whole shard as one binary value, the streaming state: :meth:`snapshot` as a
-        compressed Arrow IPC file (:func:`~shedding.streaming.state.to_state_bytes`)."""
+        compressed Arrow IPC stream (:func:`~shedding.streaming.state.to_state_bytes`)."""
         return to_state_bytes(self.snapshot())
 
     @staticmethod

@@ -1,19 +1,23 @@
-"""The streaming join's state between micro-batches as one binary value: an Arrow IPC file of plain
+"""The streaming join's state between micro-batches as one binary value: an Arrow IPC stream of plain
 data, compressed.
 
 A shard's snapshot (:meth:`~shedding.streaming.shard.ShardJoin.snapshot`) is a dict of numpy
-arrays and scalars; :func:`to_state_bytes` stores it as an Arrow IPC file (the Arrow columnar
-format's file form, beginning ``ARROW1``) of one row, one column per entry: a scalar as a column of
+arrays and scalars; :func:`to_state_bytes` stores it as an Arrow IPC stream (the Arrow columnar
+format's streaming form: its schema, then one record batch) of one row, one column per entry: a scalar as a column of
 its type (int64, float64, bool, string), an array as a list column of its values in C order with
-the array's shape in the field's metadata (``shape``, e.g. ``2,500,9``), the whole file deflated
-by zlib (level 1). :func:`from_state_bytes` reads it back without pickles (only these column
+the array's shape in the field's metadata (``shape``, e.g. ``2,500,9``), the whole stream
+compressed as one Zstandard frame (level 1). :func:`from_state_bytes` reads it back without pickles (only these column
 types are accepted): restoring a checkpoint runs no code the checkpoint holds. A table of tuples
 (the held-back and resident ones, with their original keys and payloads) is one entry, the bytes
 of an Arrow IPC stream (:func:`table_bytes`), so every column keeps the Arrow type it arrived in,
 nulls included.
 
 Why Arrow and not an npz file: writing and reading the 70-odd entries of a shard took 7 and 10 ms
-as ``.npy`` members of a zip (a header parsed per entry), 1.6 and 1.3 ms as Arrow columns.
+as ``.npy`` members of a zip (a header parsed per entry), 1.6 and 1.3 ms as Arrow columns. Why a
+stream and not an Arrow file: the file form repeats the schema (the entries' names and shapes)
+in its footer. Why Zstandard: on a shard of 500 tuples (275 KB of arrays) it compresses in 0.36
+ms CPU to 31 KB where zlib at level 1 takes 1.2 ms for 36 KB, and decompresses in 0.18 ms
+against 0.47 ms.
 """
 
 from __future__ import annotations
@@ -27,9 +31,11 @@ import pyarrow as pa
 
 from shedding.errors import ShedError
 
-#: how an Arrow IPC file begins
-ARROW_MAGIC = b"ARROW1"
-#: how a pickle of protocol 2 or later begins (what layouts 1 and 2 stored, compressed)
+#: how an Arrow IPC stream begins (the continuation marker of its schema message)
+ARROW_MAGIC = b"\xff\xff\xff\xff"
+#: how a Zstandard frame begins
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+#: how a pickle of protocol 2 or later begins (what layouts 1 and 2 stored, deflated by zlib)
 PICKLE_MAGIC = b"\x80"
 #: the fix every refused state names
 NEW_CHECKPOINT = "start from a new --checkpoint (and --out)"
@@ -69,32 +75,38 @@ def _entry(field: pa.Field, column: pa.Array) -> np.ndarray:
 
 
 def to_state_bytes(snapshot: Mapping[str, object]) -> bytes:
-    """``snapshot``'s entries as a compressed Arrow IPC file (module docstring); an entry that is
-    not numbers, text or flags is refused."""
+    """``snapshot``'s entries as a compressed Arrow IPC stream (module docstring); an entry that
+    is not numbers, text or flags is refused."""
     columns, fields = zip(*(_column(name, value) for name, value in snapshot.items()))
     batch = pa.RecordBatch.from_arrays(list(columns), schema=pa.schema(fields))
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_file(sink, batch.schema) as writer:
+    with pa.ipc.new_stream(sink, batch.schema) as writer:
         writer.write_batch(batch)
-    return zlib.compress(sink.getvalue(), 1)
+    return pa.Codec("zstd", compression_level=1).compress(sink.getvalue(), asbytes=True)
 
 
 def from_state_bytes(blob: bytes, what: str, before: str) -> dict[str, np.ndarray]:
     """The entries :func:`to_state_bytes` stored in ``blob`` (``what`` it is, for the errors), read
     without pickles; anything else is refused in one line, never unpickled (``before``: what
     earlier versions stored instead)."""
+    if not blob.startswith(ZSTD_MAGIC):
+        try:  # the zlib-deflated pickle of layouts 1 and 2? Inflating it runs nothing.
+            pickled = zlib.decompress(blob).startswith(PICKLE_MAGIC)
+        except zlib.error:
+            pickled = False
+        if pickled:
+            raise ShedError(f"{what} is a pickle ({before}; this version never unpickles): {NEW_CHECKPOINT}")
+        raise ShedError(f"{what} is not a compressed Arrow snapshot: {NEW_CHECKPOINT}")
     try:
-        raw = zlib.decompress(blob)
-    except zlib.error:
-        raw = b""
-    if raw.startswith(PICKLE_MAGIC):
-        raise ShedError(f"{what} is a pickle ({before}; this version never unpickles): {NEW_CHECKPOINT}")
+        raw = pa.CompressedInputStream(pa.BufferReader(blob), "zstd").read()
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise ShedError(f"{what} is not a readable Arrow snapshot ({exc}): {NEW_CHECKPOINT}") from None
     if not raw.startswith(ARROW_MAGIC):
         raise ShedError(f"{what} is not a compressed Arrow snapshot: {NEW_CHECKPOINT}")
     try:
-        batch = pa.ipc.open_file(pa.py_buffer(raw)).get_batch(0)
+        batch = pa.ipc.open_stream(pa.py_buffer(raw)).read_next_batch()
         return {field.name: _entry(field, column) for field, column in zip(batch.schema, batch.columns)}
-    except (pa.ArrowInvalid, ValueError, IndexError) as exc:
+    except (pa.ArrowInvalid, ValueError, IndexError, StopIteration) as exc:
         raise ShedError(f"{what} is not a readable Arrow snapshot ({exc}): {NEW_CHECKPOINT}") from None
 
 
@@ -102,7 +114,7 @@ def table_bytes(frame: pd.DataFrame, what: str) -> np.ndarray:
     """``frame`` as the bytes (a uint8 array) of an Arrow IPC stream: each column in its Arrow type
     (text and nulls as a string column); a column of mixed types is refused."""
     try:
-        table = pa.Table.from_pandas(frame, preserve_index=False)
+        table = pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)  # a few thousand rows
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise ShedError(f"the {what} tuples have a column of mixed types, which the streaming state cannot keep "
                         f"({exc}); give each column one type") from None
@@ -115,7 +127,7 @@ def table_bytes(frame: pd.DataFrame, what: str) -> np.ndarray:
 def bytes_table(stream: np.ndarray, what: str) -> pd.DataFrame:
     """The frame :func:`table_bytes` wrote."""
     try:
-        return pa.ipc.open_stream(stream.tobytes()).read_all().to_pandas()
+        return pa.ipc.open_stream(stream.tobytes()).read_all().to_pandas(use_threads=False)
     except pa.ArrowInvalid as exc:
         raise ShedError(f"the streaming state's {what} tuples are not an Arrow stream ({exc}): {NEW_CHECKPOINT}"
                         ) from None
