@@ -105,13 +105,14 @@ def _each(runs: list[dict]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--triggers", default="1,4,40", help="files per trigger to measure")
-    ap.add_argument("--stores", default="hdfs,rocksdb", help="state stores of the native join")
+    ap.add_argument("--stores", default="hdfs,rocksdb",
+                    help="state stores of the native join (empty: the semantic join alone, e.g. to compare revisions)")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each join per trigger size (medians reported)")
     ap.add_argument("--semantic-shards", default="1,2", help="shard counts P of the semantic join to time")
     ap.add_argument("--policies", default="prob",
                     help="shedding policies of the semantic join to time (e.g. prob,hazard: rows/s of each against the first)")
     args = ap.parse_args()
-    stores = args.stores.split(",")
+    stores = [store for store in args.stores.split(",") if store]
     ours = [(policy, int(p)) for policy in args.policies.split(",") for p in args.semantic_shards.split(",")]
     base = Path(tempfile.mkdtemp(prefix="bench-stream-"))
     try:

@@ -82,3 +82,48 @@ def feed(operator, streams, order) -> list[tuple[int, ...]]:
         out.extend(operator.push(i, int(streams.times[i][pos[i]]), int(streams.keys[i][pos[i]])))
         pos[i] += 1
     return out + operator.finish()
+
+
+def assert_same_state(a: object, b: object, where: str = "state") -> None:
+    """Two objects hold the same state, attribute by attribute (``vars``, recursively): arrays by
+    dtype, shape and content (NaN equal to NaN), frames exactly, dataclasses by their fields,
+    random generators by their state. An attribute a restore forgot fails here."""
+    import dataclasses
+
+    import numpy as np
+
+    assert type(a) is type(b), (where, type(a), type(b))
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape, (where, a.dtype, b.dtype, a.shape, b.shape)
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"), where
+    elif isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b, check_exact=True, obj=where)
+    elif isinstance(a, np.random.Generator):
+        assert a.bit_generator.state == b.bit_generator.state, where
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same_state(x, y, f"{where}[{i}]")
+    elif dataclasses.is_dataclass(a):
+        for f in dataclasses.fields(a):
+            assert_same_state(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif hasattr(a, "__dict__"):
+        assert sorted(vars(a)) == sorted(vars(b)), (where, sorted(set(vars(a)) ^ set(vars(b))))
+        for name in vars(a):
+            assert_same_state(vars(a)[name], vars(b)[name], f"{where}.{name}")
+    else:
+        assert a == b, (where, a, b)
+
+
+@contextlib.contextmanager
+def unpickling_refused():
+    """Within the block, any unpickling fails the test."""
+    import pickle
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("something was unpickled")
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("loads", "load", "Unpickler"):
+            patch.setattr(pickle, name, refuse)
+        yield

@@ -8,6 +8,7 @@ signature for all kinds.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
@@ -206,3 +207,34 @@ class AgedState:
     @property
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.arrays)
+
+    # ------------------------------------------------------------------ snapshot
+
+    def snapshot(self) -> dict[str, np.ndarray | int | bool]:
+        """The state as plain data: copies of the arrays (one entry per :class:`AgedArrays` field,
+        by name), the payload groups' map and the sizes; AGE's plan from a known curve as
+        ``plan_knots`` and ``plan_sums``. Absent entries are None (``grouped`` before the first
+        feed, the plan without a known curve). :meth:`restore` reads it back."""
+        snap: dict[str, np.ndarray | int | bool] = {
+            "kind": self.kind, "window": self.window, "capacity": self._capacity, "n_keys": self._n_keys,
+            "group_keys": self._group_keys.copy(), "group_ids": self._group_ids.copy()}
+        snap |= {name: a.copy() for name, a in zip(AgedArrays._fields, self.arrays)}
+        if self.grouped is not None:
+            snap["grouped"] = self.grouped
+        if self._plan is not None:
+            snap["plan_knots"], snap["plan_sums"] = (a.copy() for a in self._plan)
+        return snap
+
+    @classmethod
+    def restore(cls, snap: Mapping[str, np.ndarray]) -> AgedState:
+        """The state :meth:`snapshot` took, its entries as numpy arrays (0-d for the scalars) the
+        state may keep (:class:`~shedding.online.snapshot.SnapshotReader` hands out copies)."""
+        aged = cls.__new__(cls)
+        aged.kind, aged.window = int(snap["kind"]), int(snap["window"])
+        aged.active = is_age_aware(aged.kind)
+        aged._capacity, aged._n_keys = int(snap["capacity"]), int(snap["n_keys"])
+        aged._group_keys, aged._group_ids = snap["group_keys"], snap["group_ids"]
+        aged.grouped = bool(snap["grouped"]) if "grouped" in snap else None
+        aged.arrays = [snap[name] for name in AgedArrays._fields]
+        aged._plan = (snap["plan_knots"], snap["plan_sums"]) if "plan_knots" in snap else None
+        return aged

@@ -3,14 +3,18 @@
 One incremental operator (in the spirit of river's streaming operators: state plus a per-batch
 method) implements the fast-CPU integrated window join of Das, Gehrke, Riedewald (SIGMOD 2003),
 §2.1, shedding by a policy of §3.3. The batch simulator, the OPT schedule replay and the Spark
-streaming job all drive this same object; it does no I/O and keeps no global state, and its state
-(numpy arrays) can be pickled between micro-batches.
+streaming job all drive this same object; it does no I/O and keeps no global state. Between
+micro-batches its state is a *snapshot* (:meth:`JoinOperator.snapshot`): plain data, numpy arrays
+of numbers and scalars (ints, floats, text, flags) by name, never pickled objects, which
+:meth:`JoinOperator.restore` reads back by name and :mod:`~shedding.streaming.shard` stores as an
+Arrow IPC stream.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -21,6 +25,7 @@ from shedding.online.aged import AgedState
 from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator, make_estimator
 from shedding.online.layout import JoinState
 from shedding.online.policies import Policy, get_policy
+from shedding.online.snapshot import Snapshot, SnapshotReader, from_words, words
 from shedding.online.tuning import HazardTuning
 
 
@@ -201,6 +206,70 @@ class JoinOperator:
     def _state(self) -> JoinState:
         return JoinState(self._node, self._cls, self._cnt, self._tree, self._bag, self._free, self._sc, self._fsc,
                          self._bcnt, self._bhead, self._bnext, self._stack)
+
+    # ------------------------------------------------------------------ snapshot
+
+    def snapshot(self) -> Snapshot:
+        """Everything the operator holds, as plain data (copies; nothing pickled): its parameters,
+        the policy's and the estimator's fields by name (``policy.name``, ``estimator.decay``, ...),
+        the key map, the RNG's state (``rng.*``: PCG64's 128-bit state and increment as four
+        64-bit words), one entry per :class:`~shedding.online.layout.JoinState` field
+        (``state.node``, ...) and the age-aware state (``aged.*``,
+        :meth:`~shedding.online.aged.AgedState.snapshot`). An entry whose value is None is left
+        out. :meth:`restore` reads it back; feeding both the same arrivals gives the same results."""
+        snap: Snapshot = {"window": self.window, "memory": self.memory, "memory_r": self.memory_r,
+                          "memory_s": self.memory_s, "want_pairs": self.want_pairs, "record": self.record,
+                          "next_seq": self._next_seq, "capacity": self._capacity, "n_keys": self._n_keys,
+                          "keys": self._keys.copy(), "ids": self._ids.copy(), "sched": self._sched.copy()}
+        if self._last_time is not None:
+            snap["last_time"] = self._last_time
+        snap |= {f"policy.{f.name}": getattr(self.policy, f.name) for f in fields(self.policy)}
+        snap["estimator.kind"] = "online" if isinstance(self.estimator, OnlineEstimator) else "static"
+        for f in fields(self.estimator):
+            value = getattr(self.estimator, f.name)
+            if value is not None:
+                snap[f"estimator.{f.name}"] = value.copy() if isinstance(value, np.ndarray) else value
+        rng = self._rng.bit_generator.state
+        snap["rng.bit_generator"] = rng["bit_generator"]
+        snap["rng.state"] = np.array(words(rng["state"]["state"]) + words(rng["state"]["inc"]), dtype=np.uint64)
+        snap["rng.has_uint32"], snap["rng.uinteger"] = int(rng["has_uint32"]), int(rng["uinteger"])
+        snap |= {f"state.{name}": a.copy() for name, a in zip(JoinState._fields, self._state())}
+        snap |= {f"aged.{name}": value for name, value in self._aged.snapshot().items()}
+        return snap
+
+    @classmethod
+    def restore(cls, snap: Mapping[str, object]) -> JoinOperator:
+        """The operator :meth:`snapshot` took, read by name from plain data only: an entry that
+        is not numbers, text or flags (an object array) is refused, and so are missing entries
+        and entries this version does not know (a snapshot of another state layout)."""
+        entries = snap if isinstance(snap, SnapshotReader) else SnapshotReader(snap)
+        op = cls.__new__(cls)
+        op.window, op.memory = int(entries["window"]), int(entries["memory"])
+        op.memory_r, op.memory_s = int(entries["memory_r"]), int(entries["memory_s"])
+        op.want_pairs, op.record = bool(entries["want_pairs"]), bool(entries["record"])
+        op._next_seq, op._capacity, op._n_keys = (int(entries[n]) for n in ("next_seq", "capacity", "n_keys"))
+        op._keys, op._ids, op._sched = entries["keys"], entries["ids"], entries["sched"]
+        op._last_time = int(entries["last_time"]) if "last_time" in entries else None
+        op.policy = Policy(**{f.name: entries[f"policy.{f.name}"].item() for f in fields(Policy)})
+        kinds = {"online": OnlineEstimator, "static": StaticEstimator}
+        kind = kinds.get(str(entries["estimator.kind"]))
+        if kind is None:
+            raise ShedError(f"the snapshot's estimator is {entries['estimator.kind']}, neither online nor static")
+        est = entries.within("estimator.")
+        op.estimator = kind(**{f.name: est[f.name] if est[f.name].ndim else est[f.name].item()
+                               for f in fields(kind) if f.name in est})
+        if str(entries["rng.bit_generator"]) != "PCG64":
+            raise ShedError(f"the snapshot's random generator is {entries['rng.bit_generator']}, not PCG64")
+        state = entries["rng.state"]
+        op._rng = np.random.Generator(np.random.PCG64())
+        op._rng.bit_generator.state = {
+            "bit_generator": "PCG64", "state": {"state": from_words(state[:2]), "inc": from_words(state[2:])},
+            "has_uint32": int(entries["rng.has_uint32"]), "uinteger": int(entries["rng.uinteger"])}
+        for name in JoinState._fields:
+            setattr(op, f"_{name}", entries[f"state.{name}"])
+        op._aged = AgedState.restore(entries.within("aged."))
+        entries.check_all_read()
+        return op
 
     def _map_keys(self, raw: np.ndarray) -> np.ndarray:
         """Class id of each raw key; keys never seen get new, empty classes."""

@@ -28,152 +28,61 @@ Within a time step tuples are ordered by side (R first), key, original time, the
 result does not depend on file or micro-batch boundaries, nor on the order Spark delivers rows in.
 Keys other than integers reach the shard as a 64-bit hash (the operator's key) with the original
 values carried along; a pair is output only if its original keys are equal, so two keys never
-join even if their hashes collide (they would then share one class of the estimator). The whole
-object pickles to one binary value (:meth:`to_bytes`), the shard's state between micro-batches.
+join even if their hashes collide (they would then share one class of the estimator).
+
+Between micro-batches the shard is one binary value (:meth:`ShardJoin.to_bytes`): a compressed
+Arrow IPC stream of plain data (:mod:`~shedding.streaming.state`, never a pickle) holding the format
+and its version (:data:`STATE_FORMAT`, :data:`FORMAT_VERSION`), the state layout
+(:data:`STATE_LAYOUT`), the :class:`JoinSpec` as JSON text, the join operator's snapshot
+(:meth:`~shedding.online.engine.JoinOperator.snapshot`, entries ``op.*``), the shared budget's
+census, the frontier's times, and the held-back and resident tuples as Arrow IPC streams (their
+columns in the Arrow types they arrived in). :meth:`ShardJoin.from_bytes` never unpickles: a value
+in another format, such as the pickle that layouts 1 and 2 stored, is refused.
 """
 
 from __future__ import annotations
 
-import pickle
-import zlib
-from dataclasses import asdict, dataclass, field
+import json
+from dataclasses import asdict, fields
 
 import numpy as np
 import pandas as pd
 
 from shedding.errors import ShedError
-from shedding.model import check_memory, check_window
+from shedding.model import check_memory
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import OnlineEstimator, StaticEstimator
-from shedding.online.hazard import age_buckets
 from shedding.online.kinds import RAND as RAND_KIND
-from shedding.online.policies import POLICIES, get_policy
+from shedding.online.policies import get_policy
+from shedding.online.snapshot import Snapshot, SnapshotReader
 from shedding.online.tuning import HazardTuning
-from shedding.streaming.budget import BUDGETS, Census, divide
-from shedding.streaming.partition import check_shards, shard_budgets
+from shedding.streaming.budget import Census, divide
+from shedding.streaming.partition import shard_budgets
+from shedding.streaming.spec import KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
+from shedding.streaming.state import NEW_CHECKPOINT, bytes_table, from_state_bytes, table_bytes, to_state_bytes
 
-#: the shedding choices: "none" is the exact window join, the rest are the online policies of
-#: :mod:`~shedding.online.policies` (the §3.3 / §4 ones and ours), every one the simulator runs
-SHEDDING = ("none", *(name for name, p in POLICIES.items() if not p.replay))
+#: re-exported: the streaming modules, the command line and the tests take them from here
+__all__ = ["BAD", "END", "KEY_VALUE", "METRICS", "R", "S", "SHEDDING", "STATE_LAYOUT", "TIME_VALUE", "JoinSpec",
+           "ShardJoin", "check_layout", "new_operator"]
+
 #: side codes of the unioned input: R, S, the end-of-input marker and a row that failed to parse
 R, S, END, BAD = 0, 1, 2, 3
 _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with the data)
 
-#: the layout of a shard's pickled state (:meth:`ShardJoin.to_bytes`): the join operator's arrays
-#: and what their columns mean. A change to them must raise it, so that a checkpoint written before
-#: is refused on restart (by ``shed stream-join`` before the query starts, and by
+#: the layout of a shard's state (:meth:`ShardJoin.to_bytes`): the join operator's arrays and what
+#: their columns mean. A change to them must raise it, so that a checkpoint written before is
+#: refused on restart (by ``shed stream-join`` before the query starts, and by
 #: :meth:`ShardJoin.from_bytes`) instead of being read with the new meaning;
-#: tests/streaming/test_state_layout.py fingerprints the arrays' shapes and fields to catch a change
-#: made without it. State pickled before the layout was recorded is layout 1; layout 2 gave HAZARD
-#: its wheel of falling priorities (shedding.online.hazardmemory) instead of age segments.
-STATE_LAYOUT = 2
+#: tests/streaming/test_state_layout.py fingerprints the snapshot's entries and the arrays' fields
+#: to catch a change made without it. State pickled before the layout was recorded is layout 1;
+#: layout 2 gave HAZARD its wheel of falling priorities (shedding.online.hazardmemory) instead of age
+#: segments; layout 3 is the plain-data snapshot (an Arrow IPC stream, module docstring) instead of a pickle.
+STATE_LAYOUT = 3
+#: the entry naming what a shard's state is, and the version of its entries
+STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
 
 METRICS = ("arrivals", "outputs", "shed", "late", "bad", "held", "memory_r", "memory_s", "budget_r", "budget_s",
            "released_until", "ended")
-#: the carried original time, and the prefix of the carried original key columns
-TIME_VALUE, KEY_VALUE = "_t", "_k"
-
-
-@dataclass(frozen=True)
-class JoinSpec:
-    """The parameters of a semantic window join; a checkpoint is only valid for equal ones.
-
-    ``window`` w in time steps, ``memory`` M tuples over all shards (split by
-    :func:`~shedding.streaming.partition.shard_budgets`), ``shedding`` one of :data:`SHEDDING`,
-    ``estimator`` ``online`` (counts so far, per shard) or ``static`` (a frequency table),
-    ``seed`` RAND's seed (shard i uses ``seed + i``), ``warmup`` the first time whose outputs
-    count, ``strict`` to fail on a late tuple instead of dropping it, ``payload_r`` /
-    ``payload_s`` the columns carried into the pairs as ``r_<name>`` / ``s_<name>``, ``budget``
-    ``shared`` (M re-divided every micro-batch, :mod:`~shedding.streaming.budget`) or ``even``,
-    ``lateness`` L in steps and ``idle_timeout_ms`` (module docstring), ``carry_time`` whether
-    the rows carry their original time (column :data:`TIME_VALUE`) for the pairs, and
-    ``key_names`` the pairs' key columns when the rows carry original keys (columns ``_k0``,
-    ``_k1``, ...; empty: the integer key is the key), and ``tuning`` the learner of HAZARD or AGE
-    (:meth:`~shedding.online.tuning.HazardTuning.parse`'s text; empty: the defaults), and
-    ``max_held`` the most tuples held back over all shards (None: no cap; module docstring).
-    """
-
-    window: int
-    memory: int
-    shedding: str = "prob"
-    memory_split: tuple[int, int] | None = None
-    shards: int = 1
-    estimator: str = "online"
-    decay: float = 1.0
-    seed: int = 0
-    warmup: int = 0
-    strict: bool = False
-    payload_r: tuple[str, ...] = field(default=())
-    payload_s: tuple[str, ...] = field(default=())
-    budget: str = "shared"
-    lateness: int = 0
-    idle_timeout_ms: int | None = None
-    carry_time: bool = False
-    key_names: tuple[str, ...] = field(default=())
-    tuning: str = ""
-    max_held: int | None = None
-
-    def __post_init__(self) -> None:
-        check_window(self.window)
-        check_memory(self.memory, self.memory_split)
-        check_shards(self.shards)
-        if self.shedding not in SHEDDING:
-            raise ShedError(f"unknown shedding {self.shedding!r}; choose from {', '.join(SHEDDING)}")
-        if self.estimator not in ("online", "static"):
-            raise ShedError(f"unknown estimator {self.estimator!r}; choose online or a frequency table")
-        OnlineEstimator(self.decay)  # validates the decay
-        if self.estimator == "static" and self.decay != 1.0:
-            raise ShedError("decay applies to the online estimator only; drop it or use the online estimator")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ShedError(f"seed must be an integer >= 0, got {self.seed!r}")
-        if isinstance(self.warmup, bool) or not isinstance(self.warmup, int) or self.warmup < 0:
-            raise ShedError(f"warmup must be an integer >= 0, got {self.warmup!r}")
-        if self.budget not in BUDGETS:
-            raise ShedError(f"unknown budget {self.budget!r}; choose shared (re-divided every micro-batch) or even")
-        if isinstance(self.lateness, bool) or not isinstance(self.lateness, int) or self.lateness < 0:
-            raise ShedError(f"allowed_lateness must be a whole number of steps >= 0, got {self.lateness!r}")
-        if self.idle_timeout_ms is not None and (isinstance(self.idle_timeout_ms, bool) or
-                                                 not isinstance(self.idle_timeout_ms, int) or self.idle_timeout_ms < 1):
-            raise ShedError(f"idle_timeout must be at least a millisecond, got {self.idle_timeout_ms!r} ms")
-        if self.max_held is not None and (isinstance(self.max_held, bool) or not isinstance(self.max_held, int)
-                                          or self.max_held < 0):
-            raise ShedError(f"{{param}} must be an integer >= 0 (tuples), got {self.max_held!r}", param="max_held")
-        if self.memory_split is not None:
-            object.__setattr__(self, "memory_split", tuple(int(v) for v in self.memory_split))
-        object.__setattr__(self, "key_names", tuple(self.key_names))
-        if self.tuning:
-            if self.shedding == "none" or not POLICIES[self.shedding].tunable:
-                raise ShedError(f"tuning sets the learner of hazard, hazardv, age and agev, not of {self.shedding}; "
-                                "drop it")
-            tuning = HazardTuning.parse(self.tuning)
-            age_buckets(self.window, tuning.first, tuning.ratio)  # too many buckets: refused here, not in a task
-            object.__setattr__(self, "tuning", tuning.spec)
-
-    @property
-    def payload_columns(self) -> list[str]:
-        """The payload columns of the unioned input and of the pairs, in order."""
-        return [f"r_{c}" for c in self.payload_r] + [f"s_{c}" for c in self.payload_s]
-
-    @property
-    def carried_columns(self) -> list[str]:
-        """The original time and key columns the rows carry (see :data:`TIME_VALUE`)."""
-        return [TIME_VALUE] * self.carry_time + [f"{KEY_VALUE}{i}" for i in range(len(self.key_names))]
-
-    @property
-    def shares_budget(self) -> bool:
-        """Whether the shards re-divide M every micro-batch (and so need the batch's census)."""
-        return self.budget == "shared" and self.shards > 1 and self.shedding != "none"
-
-    def as_dict(self) -> dict:
-        """JSON-ready parameters (stored beside a checkpoint)."""
-        d = asdict(self)
-        d["memory_split"] = None if self.memory_split is None else list(self.memory_split)
-        d["payload_r"], d["payload_s"], d["key_names"] = list(self.payload_r), list(self.payload_s), list(self.key_names)
-        if not self.tuning:
-            del d["tuning"]  # the parameters of a checkpoint made before the field existed
-        if self.max_held is None:
-            del d["max_held"]  # likewise
-        return d
 
 
 def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = None) -> JoinOperator:
@@ -229,15 +138,10 @@ class ShardJoin:
     """
 
     def __init__(self, spec: JoinSpec, shard: int = 0, table: StaticEstimator | None = None) -> None:
-        self.spec = spec
-        self.shard = shard
-        self.layout = STATE_LAYOUT
+        self._setup(spec, shard)
         self.op = new_operator(spec, shard, table)
         self.budget = shard_budgets(spec.memory, spec.memory_split, spec.shards)[shard]
         self.census = Census() if spec.shares_budget else None
-        self._payload = spec.payload_columns
-        self._carried = spec.carried_columns
-        self._columns = ["side", "time", "key", *self._carried, *self._payload]
         self._held = _empty(self._columns)
         self._resident = _empty(["seq", "time", "key", *self._carried, *self._payload])
         self._latest: list[int | None] = [None, None]  # latest time seen from R and from S
@@ -245,6 +149,15 @@ class ShardJoin:
         self._since: int | None = None  # processing time of the first micro-batch
         self.released_until: int | None = None  # every step below it has been joined
         self.ended = False
+
+    def _setup(self, spec: JoinSpec, shard: int) -> None:
+        """The parameters, and the columns they give the held-back and resident tuples."""
+        self.spec = spec
+        self.shard = shard
+        self.layout = STATE_LAYOUT
+        self._payload = spec.payload_columns
+        self._carried = spec.carried_columns
+        self._columns = ["side", "time", "key", *self._carried, *self._payload]
 
     # ------------------------------------------------------------------ per micro-batch
 
@@ -420,16 +333,62 @@ class ShardJoin:
 
     # ------------------------------------------------------------------ state
 
+    def snapshot(self) -> Snapshot:
+        """The whole shard as plain data (module docstring): what :meth:`to_bytes` stores. An
+        entry whose value is None is left out."""
+        optional = {"latest.r": self._latest[R], "latest.s": self._latest[S], "heard.r": self._heard[R],
+                    "heard.s": self._heard[S], "since": self._since, "released_until": self.released_until}
+        if self.census is not None:
+            optional |= {f"census.{f.name}": getattr(self.census, f.name) for f in fields(Census)}
+        snap: Snapshot = {"format": STATE_FORMAT, "version": FORMAT_VERSION, "layout": self.layout,
+                          "spec": json.dumps(asdict(self.spec)), "shard": self.shard, "ended": self.ended,
+                          "budget": np.array(self.budget, dtype=np.int64),
+                          "held": table_bytes(self._held, "held-back"),
+                          "resident": table_bytes(self._resident, "resident")}
+        snap |= {name: value for name, value in optional.items() if value is not None}
+        return snap | {f"op.{name}": value for name, value in self.op.snapshot().items()}
+
+    @classmethod
+    def restore(cls, snap: Snapshot | SnapshotReader) -> ShardJoin:
+        """The shard :meth:`snapshot` took; another format, version or :data:`STATE_LAYOUT` is
+        refused, and so is anything but plain data."""
+        entries = snap if isinstance(snap, SnapshotReader) else SnapshotReader(snap, "the streaming state")
+        if "format" not in entries or str(entries["format"]) != STATE_FORMAT:
+            raise ShedError(f"the streaming state is not a shard's state (no format {STATE_FORMAT!r}): "
+                            f"{NEW_CHECKPOINT}")
+        check_layout(int(entries["layout"]), "the streaming state")
+        if int(entries["version"]) != FORMAT_VERSION:
+            raise ShedError(f"the streaming state has format version {int(entries['version'])}; this version of "
+                            f"shedding reads version {FORMAT_VERSION}: {NEW_CHECKPOINT}")
+        spec = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(str(entries["spec"])).items()}
+        join = cls.__new__(cls)
+        join._setup(JoinSpec(**spec), int(entries["shard"]))
+        join.op = JoinOperator.restore(entries.within("op."))
+        join.budget = tuple(int(v) for v in entries["budget"])
+        census = entries.within("census.")
+        join.census = Census(**{f.name: census[f.name] if census[f.name].ndim else census[f.name].item()
+                                for f in fields(Census) if f.name in census}) if join.spec.shares_budget else None
+        join._held, join._resident = (bytes_table(entries[name], name) for name in ("held", "resident"))
+        known = {name: int(entries[name]) for name in ("latest.r", "latest.s", "heard.r", "heard.s", "since",
+                                                        "released_until") if name in entries}
+        join._latest = [known.get("latest.r"), known.get("latest.s")]
+        join._heard = [known.get("heard.r"), known.get("heard.s")]
+        join._since, join.released_until = known.get("since"), known.get("released_until")
+        join.ended = bool(entries["ended"])
+        entries.check_all_read()
+        return join
+
     def to_bytes(self) -> bytes:
-        """The whole shard as one compressed binary value (the streaming state)."""
-        return zlib.compress(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL), 1)
+        """The whole shard as one binary value, the streaming state: :meth:`snapshot` as a
+        compressed Arrow IPC stream (:func:`~shedding.streaming.state.to_state_bytes`)."""
+        return to_state_bytes(self.snapshot())
 
     @staticmethod
-    def from_bytes(blob: bytes) -> "ShardJoin":
-        """The shard :meth:`to_bytes` wrote; state in another :data:`STATE_LAYOUT` is refused."""
-        join = pickle.loads(zlib.decompress(blob))
-        check_layout(getattr(join, "layout", 1), "the streaming state")
-        return join
+    def from_bytes(blob: bytes) -> ShardJoin:
+        """The shard :meth:`to_bytes` wrote, read without pickles; anything else (the pickle of
+        layouts 1 and 2, state in another :data:`STATE_LAYOUT`) is refused, never unpickled."""
+        before = f"versions of shedding before state layout {STATE_LAYOUT} pickled it"
+        return ShardJoin.restore(from_state_bytes(blob, "the streaming state", before))
 
 
 def check_layout(layout: int, what: str) -> None:

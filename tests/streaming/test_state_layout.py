@@ -1,11 +1,14 @@
-"""The layout of a shard's pickled state (shedding.streaming.shard.STATE_LAYOUT): a checkpoint in
-another layout is refused, on restart and when the state is read, and a change to the operator's
-arrays made without raising the layout fails here."""
+"""The layout of a shard's state (shedding.streaming.shard.STATE_LAYOUT): a checkpoint in another
+layout is refused, on restart and when the state is read (the pickle of layouts 1 and 2 without
+being unpickled), and a change to the operator's arrays or the snapshot's entries made without
+raising the layout fails here."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import pickle
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -18,9 +21,12 @@ from shedding.online import agedlayout, layout
 from shedding.streaming.job import PARAMS, StreamJob, check_params
 from shedding.streaming.shard import R, S, STATE_LAYOUT, JoinSpec, ShardJoin
 from shedding.streaming.sources import inspect_source, write_zipf_sources
+from shedding.streaming.state import from_state_bytes
 
-#: the fingerprint of each layout's arrays (see :func:`fingerprint`); a new layout adds its own
-FINGERPRINTS = {1: "7b8a90fdeb22", 2: "7c6e88bfb55f"}
+#: the fingerprint of each layout's state (see :func:`fingerprint`); a new layout adds its own. Layouts
+#: 1 and 2 were pickles, fingerprinted by their arrays and the pickled objects' attributes; from
+#: layout 3 on the fingerprint is of the snapshot's entries
+FINGERPRINTS = {1: "7b8a90fdeb22", 2: "7c6e88bfb55f", 3: "160a999c1eed"}
 
 
 def fed_shard(policy: str = "hazard") -> ShardJoin:
@@ -31,35 +37,45 @@ def fed_shard(policy: str = "hazard") -> ShardJoin:
 
 
 def fingerprint(join: ShardJoin) -> str:
-    """The kernel's field counts, every array's dtype and rank, and the attributes of the pickled
-    objects: what a restart reads back."""
-    op = join.op
+    """The kernel's field counts and every entry of the stored snapshot (name, dtype, rank): what a
+    restart reads back."""
     parts = [layout.NODE_FIELDS, layout.CLS_FIELDS, layout.SC_FIELDS, layout.FSC_FIELDS, agedlayout.HN_FIELDS,
              agedlayout.H_FIELDS, agedlayout.HF_FIELDS, agedlayout.SH_FIELDS, agedlayout.KEY_FIELDS]
-    parts += [(a.dtype.str, a.ndim) for a in (*op._state(), *op._aged.state())]
-    parts += [sorted(vars(obj)) for obj in (join, op, op._aged)]
+    entries = from_state_bytes(join.to_bytes(), "the state", "")
+    parts += sorted((name, a.dtype.str, a.ndim) for name, a in entries.items())
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:12]
 
 
 def test_a_change_of_the_state_raises_the_layout():
     assert fingerprint(fed_shard()) == FINGERPRINTS[STATE_LAYOUT], (
-        "the shard's pickled state changed: raise STATE_LAYOUT in shedding/streaming/shard.py and record the "
+        "the shard's stored state changed: raise STATE_LAYOUT in shedding/streaming/shard.py and record the "
         "new fingerprint here")
 
 
 def test_state_in_another_layout_is_refused():
     join = fed_shard()
     assert ShardJoin.from_bytes(join.to_bytes()).op.in_memory == join.op.in_memory > (0, 0)
-    del join.layout  # pickled before the layout was recorded: layout 1
-    if STATE_LAYOUT == 1:
-        ShardJoin.from_bytes(join.to_bytes())
-    else:
-        with pytest.raises(ShedError):
+    for layout_ in (1, 2, STATE_LAYOUT + 1):
+        join.layout = layout_
+        with pytest.raises(ShedError) as exc:
             ShardJoin.from_bytes(join.to_bytes())
-    join.layout = STATE_LAYOUT + 1
+        assert_one_line_error(exc, f"layout {layout_}", "new --checkpoint")
+
+
+def test_a_pickled_state_of_layout_2_is_refused_unread(monkeypatch):
+    """The value layouts 1 and 2 stored (the compressed pickle of the shard) is refused in one line
+    naming the fix, and never unpickled."""
+    blob = zlib.compress(pickle.dumps(fed_shard(), protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the state was unpickled")
+
+    for name in ("loads", "load", "Unpickler"):
+        monkeypatch.setattr(pickle, name, refuse)
     with pytest.raises(ShedError) as exc:
-        ShardJoin.from_bytes(join.to_bytes())
-    assert_one_line_error(exc, f"layout {STATE_LAYOUT + 1}", "new --checkpoint")
+        ShardJoin.from_bytes(blob)
+    assert_one_line_error(exc, "is a pickle", f"before state layout {STATE_LAYOUT} pickled it", "never unpickles",
+                          "new --checkpoint")
 
 
 def test_a_checkpoint_of_another_layout_is_refused_before_the_query(tmp_path):
@@ -71,9 +87,11 @@ def test_a_checkpoint_of_another_layout_is_refused_before_the_query(tmp_path):
     assert stored["state_layout"] == STATE_LAYOUT
     for folder in (job.checkpoint, job.out):  # made before the layout was recorded: layout 1
         (folder / PARAMS).write_text(json.dumps({k: v for k, v in stored.items() if k != "state_layout"}))
-    if STATE_LAYOUT == 1:
-        check_params(job)
-    (job.checkpoint / PARAMS).write_text(json.dumps(stored | {"state_layout": STATE_LAYOUT + 1}))
     with pytest.raises(ShedError) as exc:
         check_params(job)
-    assert_one_line_error(exc, "--checkpoint", f"layout {STATE_LAYOUT + 1}", "new --checkpoint")
+    assert_one_line_error(exc, "--checkpoint", "layout 1", "new --checkpoint")
+    for layout_ in (2, STATE_LAYOUT + 1):  # the last pickled layout, and one to come
+        (job.checkpoint / PARAMS).write_text(json.dumps(stored | {"state_layout": layout_}))
+        with pytest.raises(ShedError) as exc:
+            check_params(job)
+        assert_one_line_error(exc, "--checkpoint", f"layout {layout_}", "new --checkpoint")

@@ -1,0 +1,127 @@
+"""The parameters of the streaming semantic window join (:class:`JoinSpec`), checked once on the
+driver, so that a bad value is a one-line error before a query starts rather than in a Spark task.
+
+The join they parametrise is the fast-CPU integrated window join of Das, Gehrke, Riedewald
+(SIGMOD 2003, §2.1) with the shedding of §3.3, one shard at a time (:mod:`~shedding.streaming.shard`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from shedding.errors import ShedError
+from shedding.model import check_memory, check_window
+from shedding.online.estimators import OnlineEstimator
+from shedding.online.hazard import age_buckets
+from shedding.online.policies import POLICIES
+from shedding.online.tuning import HazardTuning
+from shedding.streaming.budget import BUDGETS
+from shedding.streaming.partition import check_shards
+
+#: the shedding choices: "none" is the exact window join, the rest are the online policies of
+#: :mod:`~shedding.online.policies` (the §3.3 / §4 ones and ours), every one the simulator runs
+SHEDDING = ("none", *(name for name, p in POLICIES.items() if not p.replay))
+#: the carried original time, and the prefix of the carried original key columns
+TIME_VALUE, KEY_VALUE = "_t", "_k"
+
+
+@dataclass(frozen=True)
+class JoinSpec:
+    """The parameters of a semantic window join; a checkpoint is only valid for equal ones.
+
+    ``window`` w in time steps, ``memory`` M tuples over all shards (split by
+    :func:`~shedding.streaming.partition.shard_budgets`), ``shedding`` one of :data:`SHEDDING`,
+    ``estimator`` ``online`` (counts so far, per shard) or ``static`` (a frequency table),
+    ``seed`` RAND's seed (shard i uses ``seed + i``), ``warmup`` the first time whose outputs
+    count, ``strict`` to fail on a late tuple instead of dropping it, ``payload_r`` /
+    ``payload_s`` the columns carried into the pairs as ``r_<name>`` / ``s_<name>``, ``budget``
+    ``shared`` (M re-divided every micro-batch, :mod:`~shedding.streaming.budget`) or ``even``,
+    ``lateness`` L in steps and ``idle_timeout_ms`` (module docstring), ``carry_time`` whether
+    the rows carry their original time (column :data:`TIME_VALUE`) for the pairs, and
+    ``key_names`` the pairs' key columns when the rows carry original keys (columns ``_k0``,
+    ``_k1``, ...; empty: the integer key is the key), and ``tuning`` the learner of HAZARD or AGE
+    (:meth:`~shedding.online.tuning.HazardTuning.parse`'s text; empty: the defaults), and
+    ``max_held`` the most tuples held back over all shards (None: no cap; module docstring).
+    """
+
+    window: int
+    memory: int
+    shedding: str = "prob"
+    memory_split: tuple[int, int] | None = None
+    shards: int = 1
+    estimator: str = "online"
+    decay: float = 1.0
+    seed: int = 0
+    warmup: int = 0
+    strict: bool = False
+    payload_r: tuple[str, ...] = field(default=())
+    payload_s: tuple[str, ...] = field(default=())
+    budget: str = "shared"
+    lateness: int = 0
+    idle_timeout_ms: int | None = None
+    carry_time: bool = False
+    key_names: tuple[str, ...] = field(default=())
+    tuning: str = ""
+    max_held: int | None = None
+
+    def __post_init__(self) -> None:
+        check_window(self.window)
+        check_memory(self.memory, self.memory_split)
+        check_shards(self.shards)
+        if self.shedding not in SHEDDING:
+            raise ShedError(f"unknown shedding {self.shedding!r}; choose from {', '.join(SHEDDING)}")
+        if self.estimator not in ("online", "static"):
+            raise ShedError(f"unknown estimator {self.estimator!r}; choose online or a frequency table")
+        OnlineEstimator(self.decay)  # validates the decay
+        if self.estimator == "static" and self.decay != 1.0:
+            raise ShedError("decay applies to the online estimator only; drop it or use the online estimator")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ShedError(f"seed must be an integer >= 0, got {self.seed!r}")
+        if isinstance(self.warmup, bool) or not isinstance(self.warmup, int) or self.warmup < 0:
+            raise ShedError(f"warmup must be an integer >= 0, got {self.warmup!r}")
+        if self.budget not in BUDGETS:
+            raise ShedError(f"unknown budget {self.budget!r}; choose shared (re-divided every micro-batch) or even")
+        if isinstance(self.lateness, bool) or not isinstance(self.lateness, int) or self.lateness < 0:
+            raise ShedError(f"allowed_lateness must be a whole number of steps >= 0, got {self.lateness!r}")
+        if self.idle_timeout_ms is not None and (isinstance(self.idle_timeout_ms, bool) or
+                                                 not isinstance(self.idle_timeout_ms, int) or self.idle_timeout_ms < 1):
+            raise ShedError(f"idle_timeout must be at least a millisecond, got {self.idle_timeout_ms!r} ms")
+        if self.max_held is not None and (isinstance(self.max_held, bool) or not isinstance(self.max_held, int)
+                                          or self.max_held < 0):
+            raise ShedError(f"{{param}} must be an integer >= 0 (tuples), got {self.max_held!r}", param="max_held")
+        if self.memory_split is not None:
+            object.__setattr__(self, "memory_split", tuple(int(v) for v in self.memory_split))
+        object.__setattr__(self, "key_names", tuple(self.key_names))
+        if self.tuning:
+            if self.shedding == "none" or not POLICIES[self.shedding].tunable:
+                raise ShedError(f"tuning sets the learner of hazard, hazardv, age and agev, not of {self.shedding}; "
+                                "drop it")
+            tuning = HazardTuning.parse(self.tuning)
+            age_buckets(self.window, tuning.first, tuning.ratio)  # too many buckets: refused here, not in a task
+            object.__setattr__(self, "tuning", tuning.spec)
+
+    @property
+    def payload_columns(self) -> list[str]:
+        """The payload columns of the unioned input and of the pairs, in order."""
+        return [f"r_{c}" for c in self.payload_r] + [f"s_{c}" for c in self.payload_s]
+
+    @property
+    def carried_columns(self) -> list[str]:
+        """The original time and key columns the rows carry (see :data:`TIME_VALUE`)."""
+        return [TIME_VALUE] * self.carry_time + [f"{KEY_VALUE}{i}" for i in range(len(self.key_names))]
+
+    @property
+    def shares_budget(self) -> bool:
+        """Whether the shards re-divide M every micro-batch (and so need the batch's census)."""
+        return self.budget == "shared" and self.shards > 1 and self.shedding != "none"
+
+    def as_dict(self) -> dict:
+        """JSON-ready parameters (stored beside a checkpoint)."""
+        d = asdict(self)
+        d["memory_split"] = None if self.memory_split is None else list(self.memory_split)
+        d["payload_r"], d["payload_s"], d["key_names"] = list(self.payload_r), list(self.payload_s), list(self.key_names)
+        if not self.tuning:
+            del d["tuning"]  # the parameters of a checkpoint made before the field existed
+        if self.max_held is None:
+            del d["max_held"]  # likewise
+        return d
