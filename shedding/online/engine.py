@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -211,7 +211,8 @@ class JoinOperator:
 
     def snapshot(self) -> Snapshot:
         """Everything the operator holds, as plain data (copies; nothing pickled): its parameters,
-        the policy's and the estimator's fields by name (``policy.name``, ``estimator.decay``, ...),
+        the policy (its registry name and DUAL's price multiple ``policy.alpha``, the one field a
+        caller may set apart from the registry), the estimator's fields by name (``estimator.decay``, ...),
         the key map, the RNG's state (``rng.*``: PCG64's 128-bit state and increment as four
         64-bit words), one entry per :class:`~shedding.online.layout.JoinState` field
         (``state.node``, ...) and the age-aware state (``aged.*``,
@@ -223,7 +224,7 @@ class JoinOperator:
                           "keys": self._keys.copy(), "ids": self._ids.copy(), "sched": self._sched.copy()}
         if self._last_time is not None:
             snap["last_time"] = self._last_time
-        snap |= {f"policy.{f.name}": getattr(self.policy, f.name) for f in fields(self.policy)}
+        snap["policy.name"], snap["policy.alpha"] = self.policy.name, self.policy.alpha
         snap["estimator.kind"] = "online" if isinstance(self.estimator, OnlineEstimator) else "static"
         for f in fields(self.estimator):
             value = getattr(self.estimator, f.name)
@@ -250,7 +251,8 @@ class JoinOperator:
         op._next_seq, op._capacity, op._n_keys = (int(entries[n]) for n in ("next_seq", "capacity", "n_keys"))
         op._keys, op._ids, op._sched = entries["keys"], entries["ids"], entries["sched"]
         op._last_time = int(entries["last_time"]) if "last_time" in entries else None
-        op.policy = Policy(**{f.name: entries[f"policy.{f.name}"].item() for f in fields(Policy)})
+        policy, alpha = get_policy(str(entries["policy.name"])), float(entries["policy.alpha"])
+        op.policy = policy if policy.alpha == alpha else replace(policy, alpha=alpha)
         kinds = {"online": OnlineEstimator, "static": StaticEstimator}
         kind = kinds.get(str(entries["estimator.kind"]))
         if kind is None:

@@ -355,11 +355,11 @@ class ShardJoin:
         entries = snap if isinstance(snap, SnapshotReader) else SnapshotReader(snap, "the streaming state")
         if "format" not in entries or str(entries["format"]) != STATE_FORMAT:
             raise ShedError(f"the streaming state is not a shard's state (no format {STATE_FORMAT!r}): "
-                            f"{NEW_CHECKPOINT}")
+                            f"{NEW_CHECKPOINT}", param="checkpoint")
         check_layout(int(entries["layout"]), "the streaming state")
         if int(entries["version"]) != FORMAT_VERSION:
             raise ShedError(f"the streaming state has format version {int(entries['version'])}; this version of "
-                            f"shedding reads version {FORMAT_VERSION}: {NEW_CHECKPOINT}")
+                            f"shedding reads version {FORMAT_VERSION}: {NEW_CHECKPOINT}", param="checkpoint")
         spec = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(str(entries["spec"])).items()}
         join = cls.__new__(cls)
         join._setup(JoinSpec(**spec), int(entries["shard"]))
@@ -395,4 +395,4 @@ def check_layout(layout: int, what: str) -> None:
     """Refuse shard state written in another :data:`STATE_LAYOUT` than this version's."""
     if layout != STATE_LAYOUT:
         raise ShedError(f"{what} was written by a version of shedding whose join state has layout {layout}; this "
-                        f"version reads layout {STATE_LAYOUT}: start from a new --checkpoint (and --out)")
+                        f"version reads layout {STATE_LAYOUT}: {NEW_CHECKPOINT}", param="checkpoint")

@@ -38,7 +38,7 @@ ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 #: how a pickle of protocol 2 or later begins (what layouts 1 and 2 stored, deflated by zlib)
 PICKLE_MAGIC = b"\x80"
 #: the fix every refused state names
-NEW_CHECKPOINT = "start from a new --checkpoint (and --out)"
+NEW_CHECKPOINT = "start from a new {param} (and a new output folder)"
 #: the numpy kinds an entry may have: flags, signed and unsigned integers, floats, text
 _KINDS = "biufU"
 
@@ -95,19 +95,22 @@ def from_state_bytes(blob: bytes, what: str, before: str) -> dict[str, np.ndarra
         except zlib.error:
             pickled = False
         if pickled:
-            raise ShedError(f"{what} is a pickle ({before}; this version never unpickles): {NEW_CHECKPOINT}")
-        raise ShedError(f"{what} is not a compressed Arrow snapshot: {NEW_CHECKPOINT}")
+            raise ShedError(f"{what} is a pickle ({before}; this version never unpickles): {NEW_CHECKPOINT}",
+                            param="checkpoint")
+        raise ShedError(f"{what} is not a compressed Arrow snapshot: {NEW_CHECKPOINT}", param="checkpoint")
     try:
         raw = pa.CompressedInputStream(pa.BufferReader(blob), "zstd").read()
     except (pa.ArrowInvalid, OSError) as exc:
-        raise ShedError(f"{what} is not a readable Arrow snapshot ({exc}): {NEW_CHECKPOINT}") from None
+        raise ShedError(f"{what} is not a readable Arrow snapshot ({exc}): {NEW_CHECKPOINT}",
+                        param="checkpoint") from None
     if not raw.startswith(ARROW_MAGIC):
-        raise ShedError(f"{what} is not a compressed Arrow snapshot: {NEW_CHECKPOINT}")
+        raise ShedError(f"{what} is not a compressed Arrow snapshot: {NEW_CHECKPOINT}", param="checkpoint")
     try:
         batch = pa.ipc.open_stream(pa.py_buffer(raw)).read_next_batch()
         return {field.name: _entry(field, column) for field, column in zip(batch.schema, batch.columns)}
     except (pa.ArrowInvalid, ValueError, IndexError, StopIteration) as exc:
-        raise ShedError(f"{what} is not a readable Arrow snapshot ({exc}): {NEW_CHECKPOINT}") from None
+        raise ShedError(f"{what} is not a readable Arrow snapshot ({exc}): {NEW_CHECKPOINT}",
+                        param="checkpoint") from None
 
 
 def table_bytes(frame: pd.DataFrame, what: str) -> np.ndarray:
@@ -129,5 +132,5 @@ def bytes_table(stream: np.ndarray, what: str) -> pd.DataFrame:
     try:
         return pa.ipc.open_stream(stream.tobytes()).read_all().to_pandas(use_threads=False)
     except pa.ArrowInvalid as exc:
-        raise ShedError(f"the streaming state's {what} tuples are not an Arrow stream ({exc}): {NEW_CHECKPOINT}"
-                        ) from None
+        raise ShedError(f"the streaming state's {what} tuples are not an Arrow stream ({exc}): {NEW_CHECKPOINT}",
+                        param="checkpoint") from None

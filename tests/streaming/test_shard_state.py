@@ -164,7 +164,7 @@ def test_objects_in_the_state_are_refused_unread():
         damaged = batch.set_column(at, pa.field("op.keys", column.type, metadata={"shape": ""}), column)
         with pytest.raises(ShedError) as exc, unpickling_refused():
             ShardJoin.from_bytes(stored(damaged))
-        assert_one_line_error(exc, "op.keys", "not a readable Arrow snapshot", "new --checkpoint")
+        assert_one_line_error(exc, "op.keys", "not a readable Arrow snapshot", "new checkpoint")
 
 
 @pytest.mark.parametrize("damage, needle", [
@@ -178,7 +178,7 @@ def test_a_damaged_state_is_refused_in_one_line(damage, needle):
     join = ShardJoin(JoinSpec(30, 20, "prob"))
     with pytest.raises(ShedError) as exc, unpickling_refused():
         ShardJoin.from_bytes(damage(join.to_bytes()))
-    assert_one_line_error(exc, needle, "new --checkpoint")
+    assert_one_line_error(exc, needle, "new checkpoint")
 
 
 def test_a_column_of_mixed_types_is_refused_when_stored():
