@@ -64,9 +64,26 @@ def check_arrivals(side: np.ndarray, time: np.ndarray) -> None:
 class Workload:
     """Two streams R and S, merged into one arrival sequence ordered by time.
 
-    ``side[i]`` is 0 for R and 1 for S, ``time[i]`` the arrival time, ``key[i]`` the join key.
     Within one time the given order is kept (it is the tuple's sequence number, used as the last
-    tie-breaker). ``window`` is w, ``warmup`` the first time whose outputs count (paper §4.1).
+    tie-breaker). The arrays are kept as int64 (``side`` as int8); integral floats are accepted.
+    :meth:`from_streams` and :meth:`synchronous` build one from two streams.
+
+    Attributes:
+        side: Per tuple, 0 for R and 1 for S.
+        time: Per tuple, the arrival time: integers >= 0, non-decreasing.
+        key: Per tuple, the join key (integers).
+        window: w, in time steps (an integer >= 1): a tuple arriving at ``a`` is alive for
+            ``t`` in ``[a, a + w - 1]`` (§2.1).
+        warmup: The first time whose outputs count (paper §4.1); >= 0, default 0 here (the
+            loaders and generators default to 2w).
+        name: The workload's name in results and reports.
+        meta: What a loader or generator records (its parameters; the flights' ``payload``
+            frame), not compared.
+
+    Raises:
+        ShedError: Arrays of other lengths or shapes, non-integers, sides other than 0/1, times
+            going backwards or negative, a bad ``window`` or ``warmup`` (naming it in
+            ``param``), or times that overflow 64-bit integers.
     """
 
     side: np.ndarray
