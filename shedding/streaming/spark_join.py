@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from shedding.errors import ShedError
@@ -42,16 +42,28 @@ def configure_session(spark, shards: int) -> None:
     changelog checkpointing (a commit writes the changes, not a snapshot), one shuffle partition
     per shard, and Arrow batches of :data:`ARROW_BATCH` rows (the handler takes a shard's whole
     micro-batch at once; at 400,000 rows per micro-batch this made the run 20% faster than
-    Spark's default of 10,000)."""
+    Spark's default of 10,000).
+
+    Args:
+        spark (pyspark.sql.SparkSession): The session, before the query starts.
+        shards: P, the join's shards (its ``shards``).
+    """
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
     spark.conf.set("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
     spark.conf.set("spark.sql.shuffle.partitions", str(shards))
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH))
 
 
-def metric(name: str, total: bool = False):
-    """Column: the metric ``name`` of a metrics row as a long (null on pair rows); with ``total``
-    its sum over the rows, named ``name`` (for ``observe``)."""
+def metric(name: str, total: bool = False) -> Column:
+    """A column that reads one metric of the metrics rows (``with_metrics=True``).
+
+    Args:
+        name: The metric, a key of the ``metrics`` column's JSON (e.g. ``outputs``, ``shed``).
+        total: Sum it over the rows, named ``name`` (for ``observe``).
+
+    Returns:
+        The metric as a long (null on pair rows), or its sum with ``total``.
+    """
     value = f"CAST(get_json_object(metrics, '$.{name}') AS BIGINT)"
     return F.expr(f"sum({value}) AS {name}" if total else value)
 
