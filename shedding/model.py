@@ -125,7 +125,24 @@ class Workload:
         warmup: int | None = None,
         name: str = "workload",
     ) -> "Workload":
-        """Merge two streams by time; within one time R tuples come before S tuples."""
+        """Merge two streams by time; within one time R tuples come before S tuples.
+
+        Args:
+            r_time: R's arrival times (integers >= 0, non-decreasing).
+            r_key: R's keys, one per time.
+            s_time: S's arrival times, likewise.
+            s_key: S's keys.
+            window: w, in time steps (>= 1).
+            warmup: The first time whose outputs count; default 2w (§4.1).
+            name: The workload's name.
+
+        Returns:
+            The merged :class:`Workload`.
+
+        Raises:
+            ShedError: Times going backwards, keys and times of other lengths, non-integers,
+                or a bad ``window`` or ``warmup``.
+        """
         r_time, r_key = as_int_array(r_time, "R time"), as_int_array(r_key, "R key")
         s_time, s_key = as_int_array(s_time, "S time"), as_int_array(s_key, "S key")
         for what, t in (("R", r_time), ("S", s_time)):
@@ -145,7 +162,18 @@ class Workload:
     def synchronous(
         cls, r_keys: Any, s_keys: Any, window: int, warmup: int | None = None, name: str = "workload"
     ) -> "Workload":
-        """The paper's tuple-synchronous model: r(t) and s(t) arrive at every t = 0..T-1."""
+        """The paper's tuple-synchronous model: r(t) and s(t) arrive at every t = 0..T-1.
+
+        Args:
+            r_keys: R's keys, one per time step.
+            s_keys: S's keys, one per time step.
+            window: w, in time steps (>= 1).
+            warmup: The first time whose outputs count; default 2w (§4.1).
+            name: The workload's name.
+
+        Returns:
+            The :class:`Workload`.
+        """
         r_keys, s_keys = as_int_array(r_keys, "R key"), as_int_array(s_keys, "S key")
         return cls.from_streams(np.arange(len(r_keys)), r_keys, np.arange(len(s_keys)), s_keys, window, warmup, name)
 
