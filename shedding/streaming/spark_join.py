@@ -137,7 +137,7 @@ def semantic_window_join(
         payload: Columns carried into the pairs as ``r_<c>`` and ``s_<c>``, with their types:
             a list for both streams, or ``{"r": [...], "s": [...]}``.
         seed: RAND's seed (>= 0; shard i uses ``seed + i``).
-        warmup: The first time step whose outputs count (>= 0).
+        warmup: The first time step whose pairs are output (>= 0).
         decay: The online estimator's weight an arrival keeps per time step, in (0, 1]; 1
             counts everything.
         strict: Stop the query on a late tuple, or when more than ``max_held`` tuples would be
