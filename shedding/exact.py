@@ -98,7 +98,18 @@ def _counted_ranges(wl: Workload, ks: KeyedStreams) -> tuple[np.ndarray, np.ndar
 
 
 def exact_count(wl: Workload, ks: KeyedStreams | None = None) -> int:
-    """Number of window pairs whose later member arrives at ``t >= warmup``."""
+    """EXACT (§2.1): the number of window pairs whose later member arrives at ``t >= warmup``.
+
+    Args:
+        wl: The workload (:class:`~shedding.model.Workload`).
+        ks: ``wl``'s sorted key index, when the caller already has one; built here when None.
+
+    Returns:
+        The count of counted pairs (same-time pairs included).
+
+    Raises:
+        ShedError: ``wl`` is not a workload (``param`` ``wl``).
+    """
     check_workload(wl)
     if len(wl) == 0:
         return 0
@@ -107,8 +118,19 @@ def exact_count(wl: Workload, ks: KeyedStreams | None = None) -> int:
 
 
 def exact_pairs(wl: Workload, ks: KeyedStreams | None = None) -> np.ndarray:
-    """The counted window pairs as an ``(n, 2)`` array of workload indices ``(r_index, s_index)``,
-    sorted lexicographically."""
+    """The window pairs :func:`exact_count` counts (§2.1).
+
+    Args:
+        wl: The workload (:class:`~shedding.model.Workload`).
+        ks: ``wl``'s sorted key index, when the caller already has one; built here when None.
+
+    Returns:
+        An ``(n, 2)`` int64 array of workload indices ``(r_index, s_index)``, sorted
+        lexicographically.
+
+    Raises:
+        ShedError: ``wl`` is not a workload (``param`` ``wl``).
+    """
     check_workload(wl)
     if len(wl) == 0:
         return np.zeros((0, 2), dtype=np.int64)

@@ -64,9 +64,26 @@ def check_arrivals(side: np.ndarray, time: np.ndarray) -> None:
 class Workload:
     """Two streams R and S, merged into one arrival sequence ordered by time.
 
-    ``side[i]`` is 0 for R and 1 for S, ``time[i]`` the arrival time, ``key[i]`` the join key.
     Within one time the given order is kept (it is the tuple's sequence number, used as the last
-    tie-breaker). ``window`` is w, ``warmup`` the first time whose outputs count (paper §4.1).
+    tie-breaker). The arrays are kept as int64 (``side`` as int8); integral floats are accepted.
+    :meth:`from_streams` and :meth:`synchronous` build one from two streams.
+
+    Attributes:
+        side: Per tuple, 0 for R and 1 for S.
+        time: Per tuple, the arrival time: integers >= 0, non-decreasing.
+        key: Per tuple, the join key (integers).
+        window: w, in time steps (an integer >= 1): a tuple arriving at ``a`` is alive for
+            ``t`` in ``[a, a + w - 1]`` (§2.1).
+        warmup: The first time whose outputs count (paper §4.1); >= 0, default 0 here (the
+            loaders and generators default to 2w).
+        name: The workload's name in results and reports.
+        meta: What a loader or generator records (its parameters; the flights' ``payload``
+            frame), not compared.
+
+    Raises:
+        ShedError: Arrays of other lengths or shapes, non-integers, sides other than 0/1, times
+            going backwards or negative, a bad ``window`` or ``warmup`` (naming it in
+            ``param``), or times that overflow 64-bit integers.
     """
 
     side: np.ndarray
@@ -108,7 +125,24 @@ class Workload:
         warmup: int | None = None,
         name: str = "workload",
     ) -> "Workload":
-        """Merge two streams by time; within one time R tuples come before S tuples."""
+        """Merge two streams by time; within one time R tuples come before S tuples.
+
+        Args:
+            r_time: R's arrival times (integers >= 0, non-decreasing).
+            r_key: R's keys, one per time.
+            s_time: S's arrival times, likewise.
+            s_key: S's keys.
+            window: w, in time steps (>= 1).
+            warmup: The first time whose outputs count; default 2w (§4.1).
+            name: The workload's name.
+
+        Returns:
+            The merged :class:`Workload`.
+
+        Raises:
+            ShedError: Times going backwards, keys and times of other lengths, non-integers,
+                or a bad ``window`` or ``warmup``.
+        """
         r_time, r_key = as_int_array(r_time, "R time"), as_int_array(r_key, "R key")
         s_time, s_key = as_int_array(s_time, "S time"), as_int_array(s_key, "S key")
         for what, t in (("R", r_time), ("S", s_time)):
@@ -128,7 +162,18 @@ class Workload:
     def synchronous(
         cls, r_keys: Any, s_keys: Any, window: int, warmup: int | None = None, name: str = "workload"
     ) -> "Workload":
-        """The paper's tuple-synchronous model: r(t) and s(t) arrive at every t = 0..T-1."""
+        """The paper's tuple-synchronous model: r(t) and s(t) arrive at every t = 0..T-1.
+
+        Args:
+            r_keys: R's keys, one per time step.
+            s_keys: S's keys, one per time step.
+            window: w, in time steps (>= 1).
+            warmup: The first time whose outputs count; default 2w (§4.1).
+            name: The workload's name.
+
+        Returns:
+            The :class:`Workload`.
+        """
         r_keys, s_keys = as_int_array(r_keys, "R key"), as_int_array(s_keys, "S key")
         return cls.from_streams(np.arange(len(r_keys)), r_keys, np.arange(len(s_keys)), s_keys, window, warmup, name)
 

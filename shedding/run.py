@@ -80,15 +80,46 @@ def run_policy(
     """Run ``policy`` with ``memory`` tuples on ``wl`` and return its result (``as_dict()`` gives
     the JSON row).
 
-    ``memory_split`` (M_R, M_S) applies to the fixed-split policies and OPT; ``estimator``,
-    ``decay`` and ``seed`` (RAND's draws) to the online policies; ``reference`` is EXACT's
-    precomputed reference for the workload (:class:`~shedding.online.simulator.Reference`, or the
-    band join's), shared by the policies of one workload; ``max_graph_bytes`` bounds OPT's
-    network; ``samples`` is how often the R share of memory is sampled; ``bins`` the band join's
-    histogram bins; ``group`` the payload column HAZARD ranks by (the flights workload's ``dest``);
-    ``tuning`` HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning` or its
-    ``field=value,...`` text). An unknown ``estimator`` is refused for every policy, and a
-    ``group`` for every policy but HAZARD on an equi-join.
+    The one dispatch of every policy name: EXACT (§2.1), the online policies (§3.3, §4) by
+    :func:`~shedding.online.simulator.simulate`, OPT / OPTV (§3.2) by
+    :func:`~shedding.offline.opt.solve_opt`; a band join's workload by the band join's simulator
+    and network. An unknown ``estimator`` is refused for every policy, and a ``group`` for every
+    policy but HAZARD on an equi-join.
+
+    Args:
+        wl: The workload: a :class:`~shedding.model.Workload`, or a band join's
+            :class:`~shedding.band.predicate.BandWorkload`.
+        policy: One of :data:`POLICY_NAMES` (any case): ``exact``, an online policy, ``opt`` or
+            ``optv``.
+        memory: M, the tuples the join may hold at once (an integer >= 0).
+        memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies and OPT;
+            default (M // 2, M - M // 2). Refused for OPTV.
+        estimator: ``static`` (the whole workload's key frequencies) or ``online`` (the counts
+            so far), for the online policies.
+        decay: The online estimator's weight an arrival keeps per time step, in (0, 1]; 1
+            counts everything. Refused with the static estimator unless 1.
+        seed: The seed of RAND's draws.
+        reference: EXACT's precomputed reference for ``wl``
+            (:class:`~shedding.online.simulator.Reference`, or the band join's), shared by the
+            policies of one workload; computed here when None.
+        max_graph_bytes: The limit on OPT's estimated network size in bytes; None for the
+            default, 4 GiB.
+        samples: About how often, over the run, the R share of memory is sampled (>= 1).
+        bins: The band join's histogram bins (band workloads only).
+        group: The payload column HAZARD ranks by (the flights workload's ``dest``); None
+            for none.
+        tuning: HAZARD's learner: a :class:`~shedding.online.tuning.HazardTuning` or its
+            ``field=value,...`` text; None for its defaults. Only for the learning policies.
+
+    Returns:
+        The online policies' and EXACT's :class:`~shedding.model.RunResult`, or OPT's
+        :class:`~shedding.offline.opt.OptResult`.
+
+    Raises:
+        ShedError: A bad argument, naming it in ``param``: ``wl`` (not a workload), ``policy``
+            (unknown), ``memory`` / ``memory_split``, ``estimator`` / ``decay``, ``group``,
+            ``tuning``, ``samples``, or ``max_graph_bytes``
+            (:class:`~shedding.offline.opt.GraphTooLarge`, OPT's network over the limit).
     """
     from shedding.band.predicate import BandWorkload
     from shedding.online.estimators import check_estimator  # numpy: not at import, where `shed --help` reads this

@@ -45,6 +45,39 @@ def test_site_builds_strict(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "site" / "semantics" / "index.html").is_file()
     assert (tmp_path / "site" / "api" / "online" / "index.html").is_file()
+    _check_parameter_tables(tmp_path / "site")  # on this build: the site is built once
+
+
+#: API page -> public entry points whose section must show a parameters table, and a parameter
+#: each table must list (the docstrings' Google-style ``Args:``, mkdocs.yml's ``docstring_style``)
+PARAMETER_TABLES = {
+    "run": {"shedding.run.run_policy": "memory_split"},
+    "online": {"shedding.online.simulator.simulate": "samples"},
+    "exact": {"shedding.exact.exact_count": "wl"},
+    "offline": {"shedding.offline.opt.solve_opt": "max_graph_bytes"},
+    "datasets": {"shedding.datasets.zipf.zipf_workload": "skew_s", "shedding.datasets.files.load_workload": "path"},
+    "streaming": {"shedding.streaming.spark_join.semantic_window_join": "allowed_lateness"},
+    "band": {"shedding.band.simulate.simulate_band": "bins"},
+    "wjoin": {"shedding.wjoin.loadshed.shed_wjoin": "memory_split"},
+    "bestmatch": {"shedding.bestmatch.join.bestmatch": "dominance"},
+    "studies": {"shedding.studies.runner.run_study": "resume"},
+}
+
+
+def _check_parameter_tables(site: Path) -> None:
+    """Each entry point of :data:`PARAMETER_TABLES` is rendered with a parameters table that
+    lists its parameter: the API reference has not fallen back to prose-only docstrings."""
+    for page, entries in PARAMETER_TABLES.items():
+        html = (site / "api" / page / "index.html").read_text()
+        for name, param in entries.items():
+            start = html.find(f'id="{name}"')
+            assert start >= 0, f"api/{page}: no section for {name}"
+            end = html.find('class="doc doc-heading"', html.find(">", start))
+            section = html[start:end if end >= 0 else len(html)]
+            assert 'doc-section-title">Parameters:' in section, (
+                f"api/{page}: {name} has no parameters table; write its docstring's Args: in Google style "
+                "(mkdocs.yml's docstring_style is google)")
+            assert f"<code>{param}</code>" in section, f"api/{page}: {name}'s parameters table does not list {param}"
 
 
 def test_readme_is_an_entry_point() -> None:

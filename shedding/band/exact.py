@@ -211,7 +211,17 @@ class BandIndex:
 
 
 def exact_count(bw: BandWorkload, index: BandIndex | None = None) -> int:
-    """EXACT: the number of counted band window pairs (Fenwick sweep for one attribute)."""
+    """EXACT (§2.1) of a band join: the number of counted band window pairs (Fenwick sweep for
+    one attribute).
+
+    Args:
+        bw: The band join's workload.
+        index: ``bw``'s :class:`BandIndex`, when the caller already has one; built here when None.
+
+    Returns:
+        The number of window pairs within eps on every attribute whose later member arrives at
+        ``t >= warmup``.
+    """
     if len(bw) == 0:
         return 0
     ix = index or BandIndex(bw)
@@ -226,8 +236,15 @@ def exact_count(bw: BandWorkload, index: BandIndex | None = None) -> int:
 
 
 def exact_pairs(bw: BandWorkload, index: BandIndex | None = None) -> np.ndarray:
-    """The counted band window pairs as ``(n, 2)`` workload indices ``(r_index, s_index)``,
-    sorted lexicographically."""
+    """The band window pairs :func:`exact_count` counts.
+
+    Args:
+        bw: The band join's workload.
+        index: ``bw``'s :class:`BandIndex`, when the caller already has one; built here when None.
+
+    Returns:
+        An ``(n, 2)`` int64 array of workload indices ``(r_index, s_index)``, sorted
+        lexicographically."""
     if len(bw) == 0:
         return np.zeros((0, 2), dtype=np.int64)
     ix = index or BandIndex(bw)

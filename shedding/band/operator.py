@@ -28,10 +28,29 @@ _EMPTY_ROWS = np.zeros((0, 3), dtype=np.int64)
 class BandJoinOperator:
     """Sliding-window band join of R and S with at most ``memory`` tuples in join memory.
 
-    ``eps``: the scaled band width per attribute; ``histogram``: the estimate behind PROB and LIFE
-    (unused by RAND and the schedule replay): its counts are used as given, or with
-    ``online=True`` its layout only, the counts being learned from the arrivals. Feed whole time
-    steps in time order with :meth:`feed`; call :meth:`finish` at the end of the stream.
+    Feed whole time steps in time order with :meth:`feed`; call :meth:`finish` at the end of the
+    stream.
+
+    Args:
+        window: w, in time steps (>= 1).
+        memory: M, the tuples the join may hold at once (>= 0).
+        policy: A policy of the registry that runs on the band join (a name or a
+            :class:`~shedding.online.policies.Policy`).
+        eps: The scaled band width per attribute.
+        histogram: The estimate behind PROB and LIFE (unused by RAND and the schedule
+            replay; required by PROB and LIFE): its counts are used as given, or with
+            ``online=True`` its layout only.
+        memory_split: (M_R, M_S) for the fixed-split policies; default (M // 2, M - M // 2).
+        warmup: The first time whose outputs count (>= 0).
+        seed: The seed of RAND's draws (>= 0).
+        pairs: Record the joined pairs.
+        online: Learn the histogram's counts from the arrivals.
+        schedule_left: Per tuple, the step it leaves memory, for a replaying policy.
+
+    Raises:
+        ShedError: A bad ``window``, ``memory``, ``memory_split``, ``warmup`` or ``seed``, a
+            policy that does not run on a band join, or a missing ``histogram`` or
+            ``schedule_left`` the policy needs.
     """
 
     #: the slots (:class:`.kernel.BandState`), (re)allocated by :meth:`_alloc`

@@ -51,7 +51,27 @@ def solve_opt(
     reference: BandReference | None = None,
     max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES,
 ) -> OptResult:
-    """OPT (fixed split) or OPTV (variable split) of a band join and the schedule reaching it."""
+    """OPT (fixed split) or OPTV (variable split) of a band join (§3.2) and the schedule
+    reaching it, by min-cost flow on the compact (star) network.
+
+    Args:
+        bw: The band join's workload.
+        memory: M, the tuples the join may hold at once (an integer >= 0).
+        memory_split: (M_R, M_S) for ``allocation='fixed'``; default (M // 2, M - M // 2).
+            Refused for ``'variable'``.
+        allocation: ``fixed`` (OPT) or ``variable`` (OPTV).
+        solver: The min-cost-flow backend: ``ssp`` or ``ortools``.
+        reference: EXACT's pairs of ``bw`` (:class:`~shedding.band.simulate.BandReference`);
+            computed here when None.
+        max_graph_bytes: The limit on the network's estimated size, in bytes (default 4 GiB).
+
+    Returns:
+        An :class:`~shedding.offline.opt.OptResult`.
+
+    Raises:
+        ShedError: A bad ``memory``, ``memory_split``, ``allocation`` or ``solver`` (naming it
+            in ``param``), or a network over ``max_graph_bytes``.
+    """
     check_options(allocation, "compact", solver)
     m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
     variable = allocation == "variable"

@@ -31,8 +31,19 @@ MAX_DECIMALS = 15
 
 
 def parse_eps(values: Any, n_attrs: int | None = None) -> list[Fraction]:
-    """``eps`` as exact fractions: a comma list ``"0.5,2"``, one number, or a sequence of numbers,
-    strings or fractions. Each must be a finite decimal >= 0; with ``n_attrs`` the count must match."""
+    """``eps`` as exact fractions.
+
+    Args:
+        values: A comma list ``"0.5,2"``, one number, or a sequence of numbers, strings or
+            fractions; each a finite decimal >= 0.
+        n_attrs: The number of attributes the widths must match; None for any.
+
+    Returns:
+        One :class:`~fractions.Fraction` per attribute.
+
+    Raises:
+        ShedError: An empty, non-numeric, infinite, negative or non-decimal width, or a count
+            other than ``n_attrs`` (``param`` ``eps``)."""
     if isinstance(values, str):
         items: Sequence[Any] = [v for v in values.split(",")]
     elif isinstance(values, (int, float, Fraction, Decimal, np.number)):
@@ -121,7 +132,16 @@ class BandWorkload:
     """A workload (sides, times, window, warmup) whose tuples carry ``values`` (N x d scaled
     integers) joined by |r.a_i - s.a_i| <= ``eps[i]`` on every attribute ``attrs[i]``.
 
-    ``decimals[i]``: attribute i is scaled by 10^decimals[i] (see the module docstring).
+    Build one with :meth:`of` (attribute columns and eps, scaled exactly) or :meth:`on_key`.
+
+    Attributes:
+        workload: The :class:`~shedding.model.Workload` of sides, times, window and warmup
+            (its keys are not joined on unless :meth:`on_key` made them the attribute).
+        values: An N x d int64 array: tuple n's attribute i, scaled by 10^decimals[i].
+        eps: The d band widths, scaled like the values.
+        attrs: The d attribute names.
+        decimals: Attribute i is scaled by 10^decimals[i] (see the module docstring).
+        meta: What a loader records; not compared.
     """
 
     workload: Workload
@@ -133,7 +153,22 @@ class BandWorkload:
 
     @classmethod
     def of(cls, wl: Workload, columns: Sequence[Any], eps: Any, attrs: Sequence[str] | None = None) -> "BandWorkload":
-        """Scale ``columns`` (one array per attribute, workload order) and ``eps`` exactly."""
+        """Scale ``columns`` and ``eps`` exactly into a band join of ``wl``.
+
+        Args:
+            wl: The workload whose tuples carry the attributes.
+            columns: One array of numbers per attribute, one value per tuple in workload order.
+            eps: The band widths, one per attribute (as :func:`parse_eps` reads them).
+            attrs: The attribute names; default ``a0``, ``a1``, ...
+
+        Returns:
+            The :class:`BandWorkload`.
+
+        Raises:
+            ShedError: No attribute (``param`` ``attrs``), names or columns of other lengths,
+                a bad ``eps`` (``param`` ``eps``), missing or non-numeric values, or values
+                beyond 2^53 once scaled.
+        """
         attrs = tuple(attrs) if attrs is not None else tuple(f"a{i}" for i in range(len(columns)))
         if len(attrs) != len(columns):
             raise ShedError(f"{len(columns)} attribute column(s) but {len(attrs)} name(s); give one name per column")

@@ -52,10 +52,34 @@ def simulate_band(
     estimator: str = "static",
     reference: BandReference | None = None,
 ) -> RunResult:
-    """Run ``policy`` (exact, a policy of the registry that runs on the band join, or opt-schedule /
-    optv-schedule with ``schedule``) with ``memory`` tuples on the band join ``bw``. The
-    priorities come from a histogram with ``bins`` bins per attribute: ``static`` counts the whole
-    workload in advance, ``online`` the arrivals so far."""
+    """Run ``policy`` with ``memory`` tuples on the band join ``bw``, by
+    :class:`~shedding.band.operator.BandJoinOperator` (the online policies of §3.3 on a band
+    predicate).
+
+    Args:
+        bw: The band join's workload.
+        policy: ``exact``, a policy of the registry that runs on the band join, or
+            ``opt-schedule`` / ``optv-schedule``, which replay ``schedule``.
+        memory: M, the tuples the join may hold at once (an integer >= 0).
+        memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies; default
+            (M // 2, M - M // 2).
+        seed: The seed of RAND's draws (>= 0).
+        pairs: Also return the joined pairs (``RunResult.pairs``).
+        schedule: The :class:`~shedding.model.Schedule` a replaying policy follows (OPT's).
+        bins: The histogram's bins per attribute (>= 1), the estimate behind PROB and LIFE.
+        estimator: ``static`` (the histogram counts the whole workload in advance) or
+            ``online`` (the arrivals so far).
+        reference: EXACT's pairs of ``bw`` (:class:`BandReference`), shared by the policies
+            of one workload; computed here when None.
+
+    Returns:
+        A :class:`~shedding.model.RunResult`: outputs, EXACT, ArM and the schedule followed.
+
+    Raises:
+        ShedError: A bad ``memory``, ``memory_split``, ``estimator``, ``bins``, ``seed`` or
+            ``policy`` (one that does not run on a band join), or a replaying policy without
+            a ``schedule``.
+    """
     m, m_r, m_s = check_memory(memory, memory_split)
     wl = bw.workload
     ref = reference or BandReference.of(bw)

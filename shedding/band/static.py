@@ -111,9 +111,27 @@ def component_table(edges: list[tuple[int, int]], nodes: list[int], p_max: int,
 
 def static_truncation(a_cols: Sequence[Any], b_cols: Sequence[Any], eps: Any, keep: int,
                            max_component: int = MAX_COMPONENT) -> BandStaticResult:
-    """Keep exactly ``keep`` of the tuples of A and B, maximizing the surviving band pairs: the
-    components of the join graph (networkx), an exact table per component (closed form if complete
-    bipartite, else CP-SAT) and the paper's DP across them."""
+    """Static k-truncation (§3.1.1) on the band join graph: keep exactly ``keep`` of the tuples
+    of A and B, maximizing the surviving band pairs: the components of the join graph
+    (networkx), an exact table per component (closed form if complete bipartite, else CP-SAT)
+    and the paper's DP across them.
+
+    Args:
+        a_cols: Relation A's attribute columns (one array of numbers per attribute).
+        b_cols: Relation B's attribute columns, the same attributes.
+        eps: The band widths, one per attribute (as :func:`~shedding.band.predicate.parse_eps`
+            reads them).
+        keep: The tuples to keep, in 0..len(A) + len(B).
+        max_component: The largest component (in tuples) solved exactly when it is not
+            complete bipartite.
+
+    Returns:
+        A :class:`BandStaticResult`: the tuples kept of A and of B and the surviving pairs.
+
+    Raises:
+        ShedError: A bad ``keep`` or ``eps`` (naming it in ``param``), A and B with different
+            attributes, or a component over ``max_component`` tuples.
+    """
     ea, eb = band_edges(a_cols, b_cols, eps)
     n_a, n_b = len(a_cols[0]), len(b_cols[0])
     if isinstance(keep, bool) or not isinstance(keep, (int, np.integer)) or not 0 <= keep <= n_a + n_b:

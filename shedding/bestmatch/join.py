@@ -32,8 +32,19 @@ ALGORITHMS = ("nested", "matwin", "matwin-ego")
 
 @dataclass(frozen=True)
 class BestmatchResult:
-    """``pairs``: (n, 2) row indices (r, s), sorted; ``stamps``: input tuples read when each pair
-    was output (the pipelining measure of the paper's Figures 13-14); ``tested``: pairs tested."""
+    """One bestmatch join's output.
+
+    Attributes:
+        pairs: (n, 2) row indices (r, s), sorted.
+        stamps: Per pair, the input tuples read when it was output (the pipelining measure of
+            the paper's Figures 13-14).
+        variant: The variant computed.
+        algorithm: The algorithm that computed it.
+        seconds: Its wall time.
+        tested: The pairs tested.
+        stats: MatWin's statistics (steps, peak memory, pairs tested, tuples shed); None for
+            nested loops.
+        dominance: The reading of dominance used."""
 
     pairs: np.ndarray
     stamps: np.ndarray
@@ -90,8 +101,29 @@ def check_choice(variant: str, algorithm: str, data: BestmatchInput) -> None:
 
 def bestmatch(data: BestmatchInput, variant: str = "constrained", algorithm: str = "nested",
               orders: Sequence[str] | None = None, dominance: str = "pareto") -> BestmatchResult:
-    """The bestmatch join ``variant`` of R and S by ``algorithm``, comparing pairs by the
-    ``dominance`` reading of §2.1 (``pareto`` or ``literal``)."""
+    """The bestmatch join ``variant`` of R and S by ``algorithm`` (Kemper/Stegmaier 2002, §2-3).
+
+    Args:
+        data: R and S on their join attributes (:class:`~shedding.bestmatch.values.BestmatchInput`).
+        variant: One of :data:`VARIANTS`: ``bmj`` (§2.2), ``left-outer``, ``right-outer``,
+            ``full-outer`` (§2.2; with eps their constrained forms, §2.3) or ``constrained``,
+            the constrained left-outer BMJ, which needs eps.
+        algorithm: One of :data:`ALGORITHMS`: ``nested`` (Algorithm 1, the reference),
+            ``matwin`` (Algorithm 2; input sorted by y_1) or ``matwin-ego`` (MatWin through the
+            eps-grid, §3.3); both MatWin need eps.
+        orders: One order per attribute, ``minAttrDist`` or ``maxAttrDist`` (any case); default
+            ``minAttrDist`` everywhere.
+        dominance: The reading of §2.1's dominance: ``pareto`` or ``literal``
+            (:mod:`~shedding.bestmatch.skyline`).
+
+    Returns:
+        A :class:`BestmatchResult`: the pairs, when each was output, and the pairs tested.
+
+    Raises:
+        ShedError: An unknown ``variant``, ``algorithm``, ``dominance`` or order, ``orders``
+            of the wrong length, no eps where one is needed (``param`` ``eps``), or MatWin's
+            input not sorted by the first attribute (``param`` ``attrs``).
+    """
     check_choice(variant, algorithm, data)
     literal = is_literal(dominance)
     sign = order_signs(orders, data.dims)

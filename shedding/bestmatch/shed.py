@@ -97,8 +97,28 @@ def priorities(data: BestmatchInput, policy: str, seed: int) -> tuple[np.ndarray
 
 def shed_bestmatch(data: BestmatchInput, memory: int, policy: str, *, seed: int = 0, ego: bool = False,
                    orders: list[str] | None = None, dominance: str = "pareto") -> BestmatchResult:
-    """The constrained left-outer BMJ by MatWin with windows of at most ``memory`` tuples
-    (``dominance``: the reading of §2.1, as in :func:`.join.bestmatch`)."""
+    """The constrained left-outer BMJ by MatWin with windows of at most ``memory`` tuples,
+    shedding by ``policy`` (see the module docstring).
+
+    Args:
+        data: R and S with eps, sorted by the first attribute
+            (:class:`~shedding.bestmatch.values.BestmatchInput`).
+        memory: The tuples the windows W_R and W_S may hold together (>= 0).
+        policy: One of :data:`POLICIES`: ``rand``, ``prob`` or ``ahead``.
+        seed: The seed of ``rand``'s priorities.
+        ego: Probe through the eps-grid (``matwin-ego``).
+        orders: One order per attribute, ``minAttrDist`` or ``maxAttrDist``; default
+            ``minAttrDist`` everywhere.
+        dominance: The reading of §2.1, as in :func:`~shedding.bestmatch.join.bestmatch`.
+
+    Returns:
+        A :class:`~shedding.bestmatch.join.BestmatchResult`, with MatWin's statistics (the
+        tuples dropped among them).
+
+    Raises:
+        ShedError: A negative ``memory``, an unknown ``policy`` or ``dominance`` (naming it in
+            ``param``), no eps, or input not sorted by the first attribute.
+    """
     if memory < 0:
         raise ShedError(f"{{param}} must be >= 0 tuples, got {memory}", param="memory")
     algorithm = "matwin-ego" if ego else "matwin"
@@ -111,8 +131,16 @@ def shed_bestmatch(data: BestmatchInput, memory: int, policy: str, *, seed: int 
 
 
 def quality(exact: set, found: set) -> dict:
-    """Precision, recall and symmetric difference of ``found`` against ``exact`` (sets of pairs);
-    precision is 1 when nothing was found, recall 1 when nothing was to be found."""
+    """Precision, recall and symmetric difference of ``found`` against ``exact``.
+
+    Args:
+        exact: The exact result's pairs (r, s).
+        found: A shed run's pairs.
+
+    Returns:
+        ``pairs``, ``exact``, ``true``, ``false``, ``missed``, ``precision`` (1 when nothing
+        was found), ``recall`` (1 when nothing was to be found) and ``symdiff``.
+    """
     hit = len(exact & found)
     return {"pairs": len(found), "exact": len(exact), "true": hit, "false": len(found) - hit,
             "missed": len(exact) - hit, "precision": hit / len(found) if found else 1.0,
@@ -121,8 +149,19 @@ def quality(exact: set, found: set) -> dict:
 
 def shedding_study(data: BestmatchInput, fractions: list[float], policies: list[str], seeds: int = 1,
                    ego: bool = False) -> pd.DataFrame:
-    """One row per (memory, policy, seed): memory = fraction of the exact run's peak window
-    memory; precision, recall, symmetric difference against the exact constrained left-outer BMJ."""
+    """Shed runs against the exact constrained left-outer BMJ, over memories and policies.
+
+    Args:
+        data: R and S with eps, sorted by the first attribute.
+        fractions: The memories, as fractions of the exact run's peak window memory.
+        policies: The policies (:data:`POLICIES`).
+        seeds: The seeds of a seeded policy (``rand``): 0..seeds-1; the others run once.
+        ego: Run MatWin through the eps-grid.
+
+    Returns:
+        One row per (memory, policy, seed): ``fraction``, ``memory``, ``peak``, ``policy``,
+        ``seed``, ``dropped`` and the columns of :func:`quality`.
+    """
     exact_rows, exact_stats = matwin(data.r, data.s, _eps(data), order_signs(None, data.dims), True, ego=ego)
     exact = set(map(tuple, exact_rows[:, :2].tolist()))
     rows = []

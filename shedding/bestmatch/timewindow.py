@@ -45,9 +45,26 @@ def _reevaluate(R, S, tr, ts, times, horizon, eps, sign, n_slots, literal, buf, 
 
 def time_window_bestmatch(data: BestmatchInput, tr: np.ndarray, ts: np.ndarray, horizon: int,
                           sign: np.ndarray, dominance: str = "pareto") -> np.ndarray:
-    """Rows (t, r, s): at every arrival time t, the constrained left-outer BMJ of the windows.
-    ``tr``, ``ts`` are integer timestamps in arrival (ascending) order; ``dominance`` is one of
-    :data:`.skyline.DOMINANCE`."""
+    """At every arrival time t, the constrained left-outer BMJ of the windows (§3.5.1, see the
+    module docstring).
+
+    Args:
+        data: R and S with eps (:class:`~shedding.bestmatch.values.BestmatchInput`).
+        tr: R's integer timestamps, one per row, in arrival (ascending) order.
+        ts: S's, likewise.
+        horizon: The windows' length: they hold the tuples with t - horizon <= time <= t
+            (>= 0).
+        sign: The per-attribute order signs (1: ``minAttrDist``, -1: ``maxAttrDist``;
+            :func:`~shedding.bestmatch.join.order_signs`).
+        dominance: One of :data:`~shedding.bestmatch.skyline.DOMINANCE`.
+
+    Returns:
+        Rows (t, r, s), an int64 array.
+
+    Raises:
+        ShedError: An unknown ``dominance``, no eps, a negative ``horizon`` (naming it in
+            ``param``), or timestamps out of order.
+    """
     literal = is_literal(dominance)
     if data.eps is None:
         raise ShedError("the time-window evaluation computes the constrained left-outer BMJ; give {param}", param="eps")

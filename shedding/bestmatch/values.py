@@ -140,8 +140,22 @@ _REL = ("R", "S")
 
 
 def from_frames(r, s, attrs: Sequence[str], eps_text: str | None) -> BestmatchInput:  # noqa: ANN001 (DataFrames)
-    """The input of one bestmatch join from two pandas DataFrames whose join attributes are
-    ``attrs`` (read as text or numbers); ``eps_text`` like ``"0.1,0.1"`` or None."""
+    """The input of one bestmatch join from two pandas DataFrames, scaled exactly to integers.
+
+    Args:
+        r (pandas.DataFrame): Relation R; its row j is the input's row j.
+        s (pandas.DataFrame): Relation S, likewise.
+        attrs: The join attributes, columns of both (read as text or numbers).
+        eps_text: The maximum distances, one per attribute, like ``"0.1,0.1"``; None for the
+            unconstrained operators.
+
+    Returns:
+        The :class:`BestmatchInput`.
+
+    Raises:
+        ShedError: Empty or repeated ``attrs`` (naming it in ``param``), a column missing
+            from R or S, a bad ``eps_text``, or values that are not numbers.
+    """
     attrs = tuple(a.strip() for a in attrs)
     if not attrs or any(not a for a in attrs):
         raise ShedError("{param} is empty or has an empty name; give the join attributes, e.g. {param} y1,y2",
@@ -161,7 +175,21 @@ def from_frames(r, s, attrs: Sequence[str], eps_text: str | None) -> BestmatchIn
 
 def from_arrays(r: np.ndarray, s: np.ndarray, eps: Sequence[int] | None, attrs: Sequence[str] | None = None,
                 scale: Sequence[int] | None = None) -> BestmatchInput:
-    """An input already on an integer grid (generators, tests): ``r``, ``s`` (n, d) integers."""
+    """An input already on an integer grid (generators, tests).
+
+    Args:
+        r: R as an (n, d) integer array.
+        s: S as an (m, d) integer array.
+        eps: The d maximum distances on the grid (>= 0); None for the unconstrained operators.
+        attrs: The attribute names; default ``y1``, ``y2``, ...
+        scale: Per attribute, 10**k, the grid's scale; default 1.
+
+    Returns:
+        The :class:`BestmatchInput`.
+
+    Raises:
+        ShedError: ``eps`` of the wrong length or negative (``param`` ``eps``).
+    """
     r, s = np.asarray(r, dtype=np.int64), np.asarray(s, dtype=np.int64)
     d = next((x.shape[1] for x in (r, s) if x.ndim == 2 and x.shape[1]),
              len(eps) if eps is not None else len(attrs or [0]))

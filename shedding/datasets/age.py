@@ -115,12 +115,34 @@ def age_workload(
 ) -> Workload:
     """The age-based model over ``length`` steps (see the module docstring).
 
-    ``lag``, ``lag_mean`` and ``lag_spread`` give the lag distribution (:data:`LAGS`); ``lag_pmf``
-    gives it directly instead (probabilities of the lags 0, 1, ..., which must form a distribution
-    on 1..w-1). ``background`` in [0, 1) is the expected share of S tuples that are background
-    traffic, ``partner`` the probability that an R tuple has a partner, ``rate`` the mean number of
-    R arrivals per step. ``meta["lag_pmf"]`` holds the lag distribution used (entry ``a`` for lag
-    ``a``). Deterministic per ``seed``.
+    ``meta["lag_pmf"]`` holds the lag distribution used (entry ``a`` for lag ``a``).
+    Deterministic per ``seed``.
+
+    Args:
+        length: The time steps (>= 0).
+        window: w, in time steps (>= 1).
+        lag: The lag distribution's shape, one of :data:`LAGS`.
+        lag_mean: The lag's mean, in steps, within 1..w-1 (the default, 100, is refused when
+            the window is shorter).
+        lag_spread: The lag's spread, in steps (see :data:`LAGS`).
+        background: The expected share of S tuples that are background traffic, in [0, 0.99].
+        partner: The probability that an R tuple has a partner, in [0, 1].
+        rate: The mean number of R arrivals per step (> 0).
+        skew: The Zipf skew of R's and the background's keys (>= 0).
+        domain: The number of key values (>= 1).
+        correlation: How the background's ranks map to values
+            (:data:`~shedding.datasets.zipf.CORRELATIONS`).
+        seed: The random seed (>= 0).
+        warmup: The first time whose outputs count; default 2w.
+        lag_pmf: The lag distribution given directly instead of ``lag``, ``lag_mean`` and
+            ``lag_spread``: probabilities of the lags 0, 1, ..., which must form a
+            distribution on 1..w-1.
+
+    Returns:
+        The :class:`~shedding.model.Workload`, its parameters in ``meta``.
+
+    Raises:
+        ShedError: A bad parameter, naming it in ``param``.
     """
     length = params.whole(length, "length")
     w = check_window(window)

@@ -47,7 +47,28 @@ def burst_workload(
     warmup: int | None = None,
 ) -> Workload:
     """``length`` steps of bursty R and S streams (see the module docstring). Deterministic per
-    ``seed``; ``meta["phase"]`` gives each step's phase (odd = burst)."""
+    ``seed``; ``meta["phase"]`` gives each step's phase (odd = burst).
+
+    Args:
+        skew: The Zipf skew of both streams (>= 0).
+        domain: The number of key values (>= 1).
+        length: The time steps (>= 0).
+        rate_low: The mean arrivals per stream and step in a quiet phase (>= 0).
+        rate_high: The mean arrivals per stream and step in a burst (>= 0).
+        quiet: A quiet phase's mean length, in steps (>= 1).
+        burst: A burst's mean length, in steps (>= 1).
+        rotate: Whether each burst rotates the mappings to hot keys of its own.
+        correlation: How S's ranks map to values (:data:`~shedding.datasets.zipf.CORRELATIONS`).
+        window: w, in time steps (>= 1).
+        seed: The random seed (>= 0).
+        warmup: The first time whose outputs count; default 2w.
+
+    Returns:
+        The :class:`~shedding.model.Workload`, its parameters in ``meta``.
+
+    Raises:
+        ShedError: A bad parameter, naming it in ``param``.
+    """
     skew = params.real(skew, "skew")
     domain = params.whole(domain, "domain", 1)
     length = params.whole(length, "length")

@@ -33,6 +33,24 @@ def drift_workload(
     """``length`` steps of R and S whose Zipf ranks rotate by ``shift`` values every ``period``
     steps (see the module docstring). Deterministic per ``seed``: the ranks are those of
     :func:`~shedding.datasets.zipf.zipf_workload` with the same seed, only mapped to other values.
+
+    Args:
+        skew: The Zipf skew of both streams (>= 0).
+        domain: The number of key values (>= 1).
+        length: The tuples per stream, one per time step (>= 0).
+        period: The steps of one epoch (>= 1).
+        shift: The values the rank-to-value mappings rotate by at every epoch (>= 0; 0 is the
+            paper's stream).
+        correlation: How S's ranks map to values (:data:`~shedding.datasets.zipf.CORRELATIONS`).
+        window: w, in time steps (>= 1).
+        seed: The random seed (>= 0).
+        warmup: The first time whose outputs count; default 2w.
+
+    Returns:
+        The :class:`~shedding.model.Workload`, its parameters in ``meta``.
+
+    Raises:
+        ShedError: A bad parameter, naming it in ``param``.
     """
     skew = params.real(skew, "skew")
     domain = params.whole(domain, "domain", 1)

@@ -192,7 +192,23 @@ def check_path(path: object, param: str) -> Path:
 def load_workload(path: str | os.PathLike, window: int, warmup: int | None = None) -> Workload:
     """One CSV/Parquet file with columns ``stream`` (R/S), ``time``, ``key`` -> Workload.
 
-    ``warmup`` defaults to 2w. An empty file with the right header gives an empty workload.
+    Among equal times the file's order is kept. An empty file with the right header gives an
+    empty workload.
+
+    Args:
+        path: The file: ``.csv``, ``.csv.gz``, ``.parquet`` or ``.pq``. Times are integers
+            >= 0, non-decreasing within each stream; keys integers.
+        window: w, in the file's time unit (an integer >= 1).
+        warmup: The first time whose outputs count; default 2w.
+
+    Returns:
+        The :class:`~shedding.model.Workload`; ``meta`` holds the source, its format and each
+        tuple's row in the file (``source_row``).
+
+    Raises:
+        ShedError: A bad ``window`` or ``path`` (naming it in ``param``), a missing or
+            unreadable file, a missing column, a stream other than R/S, non-integer values or
+            times going backwards (naming the row).
     """
     window = check_window(window)
     path = check_path(path, "path")
@@ -226,7 +242,22 @@ def load_two_streams(
 ) -> Workload:
     """Two CSV/Parquet files (R, then S), each with columns ``time`` and ``key`` -> Workload.
 
-    Within one time, R tuples come before S tuples. ``warmup`` defaults to 2w.
+    Within one time, R tuples come before S tuples.
+
+    Args:
+        r_path: Stream R's file (``.csv``, ``.csv.gz``, ``.parquet`` or ``.pq``); times are
+            integers >= 0, non-decreasing; keys integers.
+        s_path: Stream S's file, likewise.
+        window: w, in the files' time unit (an integer >= 1).
+        warmup: The first time whose outputs count; default 2w.
+
+    Returns:
+        The :class:`~shedding.model.Workload`; ``meta`` holds the sources and their formats.
+
+    Raises:
+        ShedError: A bad ``window``, ``r_path`` or ``s_path`` (naming it in ``param``), a
+            missing or unreadable file, a missing column, non-integer values or times going
+            backwards (naming the row).
     """
     window = check_window(window)
     parts = []

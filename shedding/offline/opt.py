@@ -209,14 +209,35 @@ def solve_opt(
     max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES,
     solver: str = "ssp",
 ) -> OptResult:
-    """OPT (``allocation='fixed'``, at most ``M_R`` R- and ``M_S`` S-tuples; default split
-    ``M // 2, M - M // 2``) or OPTV (``'variable'``, at most ``M`` tuples), §3.2.
+    """OPT or OPTV (§3.2): the most outputs any schedule within the memory reaches, by min-cost
+    flow, and a schedule that reaches it.
 
-    ``graph`` picks the network (all give the same optimum; ``auto`` the smaller of ``compact``
-    and ``keyed``, see :func:`pick_graph`), ``solver`` the min-cost-flow
-    backend: ``ssp`` (the specialized primal-dual solver, default) or ``ortools`` (reference).
     Refuses, before building anything, a network whose estimated size exceeds
-    ``max_graph_bytes``.
+    ``max_graph_bytes``; :func:`bound_opt` bounds the optimum of any workload instead.
+
+    Args:
+        wl: The workload (:class:`~shedding.model.Workload`).
+        memory: M, the tuples the join may hold at once (an integer >= 0).
+        memory_split: (M_R, M_S), summing to ``memory``, for ``allocation='fixed'``; default
+            (M // 2, M - M // 2). Refused for ``'variable'``.
+        allocation: ``fixed`` (OPT: at most M_R R- and M_S S-tuples) or ``variable`` (OPTV:
+            at most M tuples).
+        graph: The network: ``compact``, ``keyed``, or ``auto`` (the smaller of the two, see
+            :func:`pick_graph`); all give the same optimum.
+        max_graph_bytes: The limit on the network's estimated size with the solver's
+            workspace, in bytes (default 4 GiB).
+        solver: The min-cost-flow backend: ``ssp`` (the specialized primal-dual solver) or
+            ``ortools`` (the reference).
+
+    Returns:
+        An :class:`OptResult`: the optimum, EXACT, the schedule's ArM, the schedule, and the
+        network's size and build and solve times.
+
+    Raises:
+        ShedError: A bad argument, naming it in ``param``: ``wl``, ``memory``,
+            ``memory_split``, ``allocation``, ``graph`` or ``solver``.
+        GraphTooLarge: The network would exceed ``max_graph_bytes`` (``param``
+            ``max_graph_bytes``).
     """
     check_workload(wl)
     check_options(allocation, graph, solver)
@@ -259,9 +280,26 @@ def bound_opt(
     allocation: str = "fixed",
     iterations: int = 30,
 ) -> Bounds:
-    """Lower and upper bounds on OPT / OPTV without solving the flow network (:mod:`.bounds`:
-    the best online policy's output and a Lagrangian relaxation of the memory limits); any
-    workload size, O(counted partners) per subgradient iteration."""
+    """Lower and upper bounds on OPT / OPTV (§3.2) without solving the flow network
+    (:mod:`.bounds`: the best online policy's output and a Lagrangian relaxation of the memory
+    limits); any workload size, O(counted partners) per subgradient iteration.
+
+    Args:
+        wl: The workload (:class:`~shedding.model.Workload`).
+        memory: M, the tuples the join may hold at once (an integer >= 0).
+        memory_split: (M_R, M_S) for ``allocation='fixed'``; default (M // 2, M - M // 2).
+            Refused for ``'variable'``.
+        allocation: ``fixed`` (OPT) or ``variable`` (OPTV).
+        iterations: The most subgradient iterations of the relaxation.
+
+    Returns:
+        A :class:`~shedding.offline.bounds.Bounds`: ``lower <= OPT <= upper``, the policy
+        whose schedule gives ``lower``, EXACT, and the iterations run.
+
+    Raises:
+        ShedError: A bad argument, naming it in ``param``: ``wl``, ``memory``,
+            ``memory_split`` or ``allocation``.
+    """
     check_workload(wl)
     check_options(allocation, "compact", "ssp")
     m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)

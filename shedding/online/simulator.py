@@ -53,16 +53,45 @@ def simulate(
     group: str | None = None,
     tuning: HazardTuning | str | None = None,
 ) -> RunResult:
-    """Run ``policy`` (exact, a policy of the registry, or opt-schedule / optv-schedule with
-    ``schedule``) with ``memory`` tuples on ``wl``. ``group`` names a payload column of the
-    workload (``wl.meta["payload"]``, as the flights workload has) that HAZARD ranks by (refused
-    for any other policy); AGE with
-    the static estimator knows the workload's age curves (:func:`~shedding.online.ageing.known_curves`);
-    ``tuning`` sets HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning` or its
-    ``field=value,...`` text, its defaults without).
+    """Run ``policy`` with ``memory`` tuples on ``wl``: the online policies of Das, Gehrke,
+    Riedewald (§3.3, §4) and the project's own, run by the one join operator
+    (:class:`~shedding.online.engine.JoinOperator`).
 
-    Returns outputs, EXACT, their ratio, ArM, the schedule the policy followed (per tuple:
-    admitted, left) and the R share of memory sampled about ``samples`` times.
+    AGE with the static estimator knows the workload's age curves
+    (:func:`~shedding.online.ageing.known_curves`).
+
+    Args:
+        wl: The workload (:class:`~shedding.model.Workload`).
+        policy: ``exact``, a policy of the registry (:data:`~shedding.online.policies.POLICIES`,
+            any case), or ``opt-schedule`` / ``optv-schedule``, which replay ``schedule``.
+        memory: M, the tuples the join may hold at once (an integer >= 0).
+        memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies; default
+            (M // 2, M - M // 2).
+        estimator: ``static`` (the whole workload's key frequencies) or ``online`` (the counts
+            so far, decayed by ``decay``).
+        decay: The weight an online estimate's arrival keeps per time step, in (0, 1]; 1
+            counts everything. Refused with the static estimator unless 1.
+        seed: The seed of RAND's draws.
+        pairs: Also return the joined pairs (``RunResult.pairs``: workload indices of R, S).
+        schedule: The :class:`~shedding.model.Schedule` a replaying policy follows (OPT's).
+        samples: About how often, over the run, the R share of memory is sampled (>= 1).
+        reference: EXACT's precomputed :class:`Reference` for ``wl``, shared by the policies of
+            one workload; computed here when None.
+        group: A payload column of the workload (``wl.meta["payload"]``, as the flights
+            workload has) that HAZARD ranks by; refused for any other policy.
+        tuning: HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning` or its
+            ``field=value,...`` text, its defaults without); only for the learning policies.
+
+    Returns:
+        A :class:`~shedding.model.RunResult`: outputs, EXACT, their ratio, ArM, the schedule
+        the policy followed (per tuple: admitted, left) and the R share of memory sampled about
+        ``samples`` times.
+
+    Raises:
+        ShedError: A bad argument, naming it in ``param``: ``wl``, ``policy``, ``memory``,
+            ``memory_split``, ``estimator``, ``decay``, ``tuning``, ``samples``,
+            ``reference``, ``schedule`` or ``group``; also a replaying policy without a
+            ``schedule``.
     """
     check_workload(wl)
     name = check_name(policy, "policy")

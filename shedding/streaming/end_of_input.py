@@ -35,7 +35,13 @@ STOP_SECONDS = 60.0
 class EndOfInput:
     """The end of a bounded input for a library user, handled as ``shed stream-join`` does: pass
     it as ``semantic_window_join(..., end_of_input=EndOfInput(folder))``, start the query, then
-    call :meth:`finish`. ``folder`` (empty, one per query, beside its checkpoint) takes the marker."""
+    call :meth:`finish`.
+
+    Args:
+        folder: The folder that takes the marker: empty, one per query, beside its checkpoint;
+            a path or a ``file:///`` URI every executor sees
+            (:func:`~shedding.streaming.paths.library_path`).
+    """
 
     def __init__(self, folder: str | Path) -> None:
         self.given = folder
@@ -52,7 +58,19 @@ class EndOfInput:
 
     def finish(self, query, progress: Callable[[dict], None] | None = None) -> list[dict]:
         """Drop the marker once the query has drained its sources, wait for the micro-batch that
-        joins it, stop the query; returns the query's recent progress reports."""
+        joins it, stop the query.
+
+        Args:
+            query (pyspark.sql.streaming.StreamingQuery): The started query.
+            progress: Called with each new progress report while waiting; None for none.
+
+        Returns:
+            The query's recent progress reports.
+
+        Raises:
+            ShedError: The query failed (its error in one line), or the wait was interrupted
+                (the committed micro-batches are kept).
+        """
         return await_query(query, progress, self.folder)
 
 

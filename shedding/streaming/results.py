@@ -46,7 +46,15 @@ def summarize(out: Path) -> dict:
 
 
 def observed(progress) -> dict:
-    """The ``shedding`` totals a progress report carries (observedMetrics), as a dict of numbers."""
+    """The ``shedding`` totals a progress report carries (observedMetrics), as a dict of numbers.
+
+    Args:
+        progress (dict): A streaming query's progress report (``query.lastProgress``), on a classic or
+            a Spark Connect session.
+
+    Returns:
+        The totals by name (missing ones as 0); empty when the report has none.
+    """
     row = (progress["observedMetrics"] or {}).get("shedding")
     if row is None:
         return {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from shedding.errors import ShedError
@@ -42,16 +42,28 @@ def configure_session(spark, shards: int) -> None:
     changelog checkpointing (a commit writes the changes, not a snapshot), one shuffle partition
     per shard, and Arrow batches of :data:`ARROW_BATCH` rows (the handler takes a shard's whole
     micro-batch at once; at 400,000 rows per micro-batch this made the run 20% faster than
-    Spark's default of 10,000)."""
+    Spark's default of 10,000).
+
+    Args:
+        spark (pyspark.sql.SparkSession): The session, before the query starts.
+        shards: P, the join's shards (its ``shards``).
+    """
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
     spark.conf.set("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
     spark.conf.set("spark.sql.shuffle.partitions", str(shards))
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH))
 
 
-def metric(name: str, total: bool = False):
-    """Column: the metric ``name`` of a metrics row as a long (null on pair rows); with ``total``
-    its sum over the rows, named ``name`` (for ``observe``)."""
+def metric(name: str, total: bool = False) -> Column:
+    """A column that reads one metric of the metrics rows (``with_metrics=True``).
+
+    Args:
+        name: The metric, a key of the ``metrics`` column's JSON (e.g. ``outputs``, ``shed``).
+        total: Sum it over the rows, named ``name`` (for ``observe``).
+
+    Returns:
+        The metric as a long (null on pair rows), or its sum with ``total``.
+    """
     value = f"CAST(get_json_object(metrics, '$.{name}') AS BIGINT)"
     return F.expr(f"sum({value}) AS {name}" if total else value)
 
@@ -84,55 +96,92 @@ def semantic_window_join(
     tuning: str | HazardTuning | None = None,
     max_held: int | None = None,
 ) -> DataFrame:
-    """Join streams ``r`` and ``s`` over a window of ``window`` in at most ``memory`` tuples.
+    """Join streams ``r`` and ``s`` over a window of ``window`` in at most ``memory`` tuples,
+    shedding by value with the policies of Das, Gehrke, Riedewald (SIGMOD 2003, §3.3 and §4).
 
-    ``r`` and ``s`` are streaming (or batch) DataFrames. ``time`` names their event-time column:
-    integers (or whole numbers as text or floats), timestamps or dates, cut into steps of ``step``
-    (an integer, default 1, or a length of time such as ``"1 second"``, the default for
-    timestamps; ``"1 day"`` for dates); ``window`` and ``allowed_lateness`` are in the same unit
-    (``500`` or ``"10 minutes"``) and whole numbers of steps (:mod:`~shedding.streaming.event_time`).
-    ``key`` names the key column, or a list of them (a composite key); keys of any type join on
-    equal original values. ``shedding`` is ``none`` (the exact window join) or a policy: ``prob``,
-    ``life``, ``rand`` (fixed R/S split, ``memory_split`` or M//2, M-M//2) or ``probv``,
-    ``lifev``, ``randv`` (variable split), and the others of ``shed simulate``. ``estimator`` is
-    ``online`` (key counts so far, per shard, optionally decayed), a path to a frequency table
-    (key, count_r, count_s; integer keys) or a :class:`~shedding.online.estimators.StaticEstimator`.
-    ``shards`` P splits the keys; ``budget`` ``shared`` re-divides M over the shards every
-    micro-batch by their load and value (:mod:`~shedding.streaming.budget`), ``even`` splits it
-    evenly once. ``allowed_lateness`` lets tuples that far behind the frontier still join;
-    ``idle_timeout`` (seconds, or ``"30 seconds"``) stops an input that sent nothing for that long
-    from holding the frontier back, and ``max_held`` caps the tuples held back over all shards (when
-    more would be, the oldest held steps are joined early and their later tuples are late, or with
-    ``strict`` the query stops), so that the state is at most M plus ``max_held`` tuples
-    (:mod:`~shedding.streaming.shard`). ``payload`` names columns
-    carried into the pairs as ``r_<c>`` and ``s_<c>`` (a list for both streams, or
-    ``{"r": [...], "s": [...]}``), with their types. ``tuning`` sets the learner of ``hazard``,
-    ``hazardv``, ``age`` and ``agev`` (a :class:`~shedding.online.tuning.HazardTuning` or its
-    ``field=value,...`` text).
-
-    ``end_of_input`` ends a bounded input: an :class:`~shedding.streaming.end_of_input.EndOfInput`
-    (the library drops its marker once the sources are drained and stops the query after the
-    batch that joined it: call its ``finish(query)``), or a streaming DataFrame whose first row
-    ends the input (every held step is joined, later tuples are late). Batch DataFrames end by
-    themselves.
-
-    Returns the pairs (the key column(s), ``r_time``, ``s_time`` with the original times,
-    payloads) as a streaming DataFrame whose query reports each micro-batch's totals (``arrivals``,
-    ``outputs``, ``shed``, ``late``, ``bad``, ``ended``, and the state after it: ``held``,
-    ``memory_r``, ``memory_s``, ``state_bytes``) in ``lastProgress["observedMetrics"]["shedding"]``;
-    with ``with_metrics`` also one metrics row per shard and micro-batch, told apart by a non-null
-    ``metrics`` column (JSON; read it with :func:`metric`). ``metrics_dir``, a folder every
-    executor can write to, also gets each micro-batch's metrics rows as a table
-    (``metrics_dir/batch=N``, one Parquet file per shard, written by the shard's task; a replayed
-    batch replaces its own). Both folders, and an ``EndOfInput``'s, are paths or ``file:///`` URIs;
-    on a master whose executors run on other machines a relative path is refused (give a folder
-    every worker sees at the same place, :func:`~shedding.streaming.paths.library_path`). ``pairs_dir``, likewise, gets the pairs as a table in the same layout
-    (``pairs_dir/batch=N/shard-K.parquet``), and the returned DataFrame holds only the metrics
-    rows: the pairs then never pass through the JVM, and the query needs no sink of its own
-    (``format("noop")`` will do).
+    ``window``, ``step`` and ``allowed_lateness`` are in the unit of the event-time column
+    (``500`` or ``"10 minutes"``) and whole numbers of steps
+    (:mod:`~shedding.streaming.event_time`). Keys of any type join on equal original values.
+    ``max_held`` and ``strict`` bound the tuples held back until their time step is complete,
+    so that the state is at most M plus ``max_held`` tuples (:mod:`~shedding.streaming.shard`).
 
     Spark's Python workers must import this package: the session's ``PYSPARK_PYTHON`` (or
     ``spark.pyspark.python``) must be an interpreter with ``shedding`` installed, checked here.
+
+    Args:
+        r: Stream R: a streaming (or batch) Spark DataFrame.
+        s: Stream S, likewise.
+        key: The key column, or a list of them (a composite key).
+        time: The event-time column: integers (or whole numbers as text or floats),
+            timestamps or dates.
+        window: w, in the time column's unit: ``500``, or a length of time such as
+            ``"10 minutes"``; a whole number of steps.
+        memory: M, the tuples the join may hold at once over all shards (an integer >= 0).
+        step: The length of one time step: an integer (default 1), or a length of time (default
+            ``"1 second"`` for timestamps, ``"1 day"`` for dates).
+        shedding: ``none`` (the exact window join) or a policy: ``prob``, ``life``, ``rand``
+            (fixed R/S split) or ``probv``, ``lifev``, ``randv`` (variable split), and the
+            others of ``shed simulate``.
+        memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies; default
+            (M // 2, M - M // 2).
+        estimator: ``online`` (key counts so far, per shard, optionally decayed), a path to a
+            frequency table (key, count_r, count_s; integer keys) or a
+            :class:`~shedding.online.estimators.StaticEstimator`.
+        shards: P, the shards the keys are split over (>= 1).
+        budget: ``shared`` re-divides M over the shards every micro-batch by their load and
+            value (:mod:`~shedding.streaming.budget`); ``even`` splits it evenly once.
+        allowed_lateness: How far behind the frontier a tuple may arrive and still join, in
+            the time column's unit (>= 0).
+        idle_timeout: Seconds (or ``"30 seconds"``) after which an input that sent nothing
+            stops holding the frontier back; None waits for it.
+        payload: Columns carried into the pairs as ``r_<c>`` and ``s_<c>``, with their types:
+            a list for both streams, or ``{"r": [...], "s": [...]}``.
+        seed: RAND's seed (>= 0; shard i uses ``seed + i``).
+        warmup: The first time step whose pairs are output (>= 0).
+        decay: The online estimator's weight an arrival keeps per time step, in (0, 1]; 1
+            counts everything.
+        strict: Stop the query on a late tuple, or when more than ``max_held`` tuples would be
+            held back, instead of dropping it (or joining the oldest held steps early).
+        end_of_input: Ends a bounded input: an
+            :class:`~shedding.streaming.end_of_input.EndOfInput` (the library drops its marker
+            once the sources are drained and stops the query after the batch that joined it:
+            call its ``finish(query)``), or a streaming DataFrame whose first row ends the input
+            (every held step is joined, later tuples are late). Batch DataFrames end by
+            themselves.
+        with_metrics: Also return one metrics row per shard and micro-batch, told apart by a
+            non-null ``metrics`` column (JSON; read it with :func:`metric`).
+        metrics_dir: A folder every executor can write to that gets each micro-batch's metrics
+            rows as a table (``metrics_dir/batch=N``, one Parquet file per shard, written by the
+            shard's task; a replayed batch replaces its own). A path or a ``file:///`` URI; on
+            a master whose executors run on other machines a relative path is refused (give a
+            folder every worker sees at the same place,
+            :func:`~shedding.streaming.paths.library_path`).
+        pairs_dir: Likewise, a folder that gets the pairs as a table
+            (``pairs_dir/batch=N/shard-K.parquet``); the returned DataFrame then holds only the
+            metrics rows: the pairs never pass through the JVM, and the query needs no sink of
+            its own (``format("noop")`` will do).
+        tuning: The learner of ``hazard``, ``hazardv``, ``age`` and ``agev``: a
+            :class:`~shedding.online.tuning.HazardTuning` or its ``field=value,...`` text.
+        max_held: The most tuples held back over all shards (>= 0; None: no cap). When more
+            would be, the oldest held steps are joined early and their later tuples are late,
+            or with ``strict`` the query stops.
+
+    Returns:
+        The pairs (the key column(s), ``r_time``, ``s_time`` with the original times,
+        payloads) as a streaming DataFrame whose query reports each micro-batch's totals
+        (``arrivals``, ``outputs``, ``shed``, ``late``, ``bad``, ``ended``, and the state after
+        it: ``held``, ``memory_r``, ``memory_s``, ``state_bytes``) in
+        ``lastProgress["observedMetrics"]["shedding"]``
+        (:func:`~shedding.streaming.results.observed` reads them); with ``with_metrics`` or
+        ``pairs_dir`` the metrics rows too, or only them.
+
+    Raises:
+        ShedError: A bad argument, before the query starts: ``r`` or ``s`` not a DataFrame,
+            an unknown ``shedding`` policy or ``estimator``, a missing column, a ``window`` or
+            ``allowed_lateness`` that is not a whole number of steps, a bad ``step``,
+            ``idle_timeout``, ``memory``, ``memory_split``, ``shards``, ``budget``, ``decay``,
+            ``seed``, ``warmup``, ``tuning`` or ``max_held``, a folder the executors cannot
+            share, or workers without ``shedding``.
     """
     for name, frame in (("r", r), ("s", s)):
         if not hasattr(frame, "sparkSession"):

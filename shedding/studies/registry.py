@@ -29,7 +29,20 @@ STUDIES: dict[str, Study] = {study.kind: study for study in (DGR, WJOIN, BESTMAT
 
 
 def load_suite(name_or_path: str) -> tuple[Study, Any]:
-    """The study and the suite of a shipped suite name or a suite TOML file, checked."""
+    """The study and the suite of a shipped suite name or a suite TOML file, checked.
+
+    Args:
+        name_or_path: A shipped suite's name (``shed compare --suite``'s) or a suite TOML
+            file, whose ``kind`` names the study (default ``dgr``).
+
+    Returns:
+        (the :class:`~shedding.studies.study.Study`, its parsed suite), for
+        :func:`~shedding.studies.runner.run_study`.
+
+    Raises:
+        ShedError: An unknown name, a missing or unreadable file, invalid TOML, an unknown
+            kind, or a suite its study's checks refuse.
+    """
     data, where = read_tables(name_or_path)
     study = STUDIES[kind_of(data, where, tuple(STUDIES))]
     return study, study.parse(data, where)
@@ -47,7 +60,17 @@ def stored_study(suite: dict) -> Study:
 
 
 def load_results(out: Path | str) -> tuple[pd.DataFrame, dict, bool]:
-    """Stored results of ``out`` for ``shed report``: (results, suite dict, complete)."""
+    """The stored results of a results folder, for ``shed report``.
+
+    Args:
+        out: A folder :func:`~shedding.studies.runner.run_study` wrote.
+
+    Returns:
+        (the results, the ``suite.json`` dict, whether every run of the suite is stored).
+
+    Raises:
+        ShedError: A folder without a suite or with unreadable results.
+    """
     store = ResultsStore(out)
     suite = store.read_suite()
     results = select(store.read_results(stored_study(suite).finish), set(suite["run_ids"]))
@@ -55,5 +78,15 @@ def load_results(out: Path | str) -> tuple[pd.DataFrame, dict, bool]:
 
 
 def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path | str) -> Path:
-    """Write the page of a stored suite's ``results`` to ``path``, in its study's form."""
+    """Write the page of a stored suite's ``results`` to ``path``, in its study's form.
+
+    Args:
+        results: The results, as :func:`load_results` reads them.
+        suite: The suite's ``suite.json`` dict.
+        complete: Whether every run of the suite is stored (the page says so when not).
+        path: The HTML file to write.
+
+    Returns:
+        The path written.
+    """
     return stored_study(suite).build_page(results, suite, complete, Path(path))

@@ -48,14 +48,35 @@ class Outcome:
 def run_study(study: Study, suite: Any, out: Path | str, *, master: str = "local[*]", resume: bool = False,
               jobs: int | None = None, console: Console | None = None, spark=None, command: str = "",
               **inputs: Any) -> Outcome:
-    """Run every pending run of ``suite`` (a suite of ``study``) into the folder ``out``.
+    """Run every pending run of ``suite`` (a suite of ``study``) into the folder ``out``: on
+    Spark, or here for a study whose runs are timed against each other. What ``shed compare``
+    calls; :func:`~shedding.studies.registry.load_suite` gives the study and the suite.
 
-    ``master``: the Spark master (default embedded ``local[*]``); ``spark``: an existing
-    SparkSession to use instead (it is left running); ``jobs``: runs in flight at once (default
-    Spark's parallelism). ``command``: the command line, for the provenance (with the versions,
-    machine, the working folder, start and end time and this invocation's wall time, in
-    ``suite.json``). ``inputs``: what the study's plan
-    takes (``seeds`` and the study's own inputs, :attr:`Study.inputs`)."""
+    Args:
+        study: The study (:class:`~shedding.studies.study.Study`), e.g. the first of
+            ``load_suite(name)``.
+        suite: The suite of that study, checked (the second of ``load_suite``).
+        out: The results folder (parts, ``results.parquet``/``.csv``, ``suite.json``).
+        master: The Spark master (default embedded ``local[*]``).
+        resume: Continue the same suite's stored results in ``out``; without it a folder that
+            holds results is refused.
+        jobs: Runs in flight at once (default Spark's parallelism).
+        console: Where warnings go (default standard error).
+        spark (pyspark.sql.SparkSession | None): An existing SparkSession to use instead of ``master`` (it is left running).
+        command: The command line, for the provenance (with the versions, machine, the
+            working folder, start and end time and this invocation's wall time, in
+            ``suite.json``).
+        **inputs: What the study's plan takes: ``seeds`` and the study's own inputs
+            (:attr:`Study.inputs`).
+
+    Returns:
+        An :class:`Outcome`: the suite's stored results, whether they are complete, and how
+        many runs this call ran.
+
+    Raises:
+        ShedError: An input the study does not take, a bad input, or an ``out`` that is a
+            file, not writable, or holds other results (``param`` ``out``).
+    """
     unknown = sorted(set(inputs) - set(study.inputs))
     if unknown:
         raise ShedError(f"{', '.join(unknown)} do not apply to the {study.label} suite {suite.name}; drop them")

@@ -25,8 +25,20 @@ OPERATORS: dict[str, type[WJoinOperator]] = {**ALGORITHMS, "mw-paper": PaperMWJo
 
 
 def make_operator(algorithm: str, windows: WindowSpec, **kwargs: Any) -> WJoinOperator:
-    """The operator named ``nlw``, ``hw``, ``mw`` or ``mw-paper`` (keyword arguments: ``approach``,
-    ``predicate``, ``key_band``, ``refine``)."""
+    """A W-join operator by name: the paper's NLW, HW or MW (§3), or MW as its Figure 6 describes.
+
+    Args:
+        algorithm: ``nlw``, ``hw``, ``mw`` or ``mw-paper`` (any case).
+        windows: The window constraints (:class:`~shedding.wjoin.windows.WindowSpec`).
+        **kwargs: The operator's options (:class:`~shedding.wjoin.operator.WJoinOperator`):
+            ``approach``, ``predicate``, ``key_band``, ``refine``.
+
+    Returns:
+        A new :class:`~shedding.wjoin.operator.WJoinOperator`.
+
+    Raises:
+        ShedError: An unknown ``algorithm`` (naming it in ``param``) or a bad option.
+    """
     try:
         cls = OPERATORS[algorithm.strip().lower()]
     except KeyError:
@@ -36,5 +48,20 @@ def make_operator(algorithm: str, windows: WindowSpec, **kwargs: Any) -> WJoinOp
 
 
 def wjoin(streams: Streams, windows: WindowSpec, algorithm: str = "hw", **kwargs: Any) -> np.ndarray:
-    """All N-tuples of the W-join as sorted rows, computed by ``algorithm`` over the arrival order."""
+    """All N-tuples of the W-join, computed by ``algorithm`` over the arrival order.
+
+    Args:
+        streams: The N streams (:class:`~shedding.wjoin.streams.Streams`).
+        windows: The window constraints among them (:class:`~shedding.wjoin.windows.WindowSpec`).
+        algorithm: ``nlw``, ``hw``, ``mw`` or ``mw-paper`` (see :func:`make_operator`).
+        **kwargs: The operator's options: ``approach``, ``predicate``, ``key_band``, ``refine``.
+
+    Returns:
+        A ``(k, N)`` int64 array, one row per result (each stream's tuple index), sorted
+        lexicographically.
+
+    Raises:
+        ShedError: An unknown ``algorithm``, a bad option, or streams that do not match the
+            windows.
+    """
     return run(make_operator(algorithm, windows, **kwargs), streams)

@@ -79,10 +79,21 @@ class StreamIndex:
 
 
 def exact_count(streams: Streams, windows: WindowSpec, method: str = "auto", key_band: int = 0) -> int:
-    """Number of N-tuples of the W-join (keys within ``key_band``, 0: equal; every window met).
+    """Number of N-tuples of the W-join (keys within ``key_band``, every window met).
 
-    ``method``: ``product`` (Form 1 and equal keys only), ``sweep`` (any form) or ``auto``
-    (product when every closure bound is the same and keys must be equal, else sweep).
+    Args:
+        streams: The N streams (:class:`~shedding.wjoin.streams.Streams`).
+        windows: The window constraints (:class:`~shedding.wjoin.windows.WindowSpec`).
+        method: ``product`` (Form 1 and equal keys only), ``sweep`` (any form) or ``auto``
+            (product when every closure bound is the same and keys must be equal, else sweep).
+        key_band: Keys join within this distance (an integer >= 0; 0: equal keys).
+
+    Returns:
+        The number of results.
+
+    Raises:
+        ShedError: An unknown ``method`` or a bad ``key_band`` (naming it in ``param``),
+            ``product`` where it does not apply, or streams that do not match the windows.
     """
     check_compatible(streams, windows.n)
     band = check_key_band(key_band)

@@ -66,10 +66,27 @@ def shed_count(streams: Streams, windows: WindowSpec, memory: int, policy: str =
 def shed_outputs(streams: Streams, windows: WindowSpec, memory: int, policy: str = "prob", *,
                  memory_split: Sequence[int] | None = None, seed: int = 0,
                  exact: int | None = None) -> tuple[int, int]:
-    """(results produced, tuples dropped) of ``policy`` with at most ``memory`` tuples, by the fastest
-    exact way: the compiled count (:func:`shed_count`) for one window for every pair, the shedding
-    operator (:func:`shedding.wjoin.loadshed.shed_wjoin`, given the ``exact`` count if known) for
-    per-pair windows. Both give the same counts where both apply (RAND's draws aside)."""
+    """The counts of ``policy`` with at most ``memory`` tuples, by the fastest exact way: the
+    compiled count (:func:`shed_count`) for one window for every pair, the shedding operator
+    (:func:`shedding.wjoin.loadshed.shed_wjoin`, given the ``exact`` count if known) for
+    per-pair windows. Both give the same counts where both apply (RAND's draws aside).
+
+    Args:
+        streams: The N streams (:class:`~shedding.wjoin.streams.Streams`).
+        windows: The window constraints (:class:`~shedding.wjoin.windows.WindowSpec`).
+        memory: M, the tuples held at once over all buffers (an integer >= 0).
+        policy: A W-join policy (:data:`shedding.wjoin.loadshed.POLICIES`).
+        memory_split: M_i per stream, summing to ``memory``; default ``M // N`` each.
+        seed: The seed of RAND's draws.
+        exact: The exact count, when known (used by the operator only).
+
+    Returns:
+        (results produced, tuples dropped).
+
+    Raises:
+        ShedError: An unknown ``policy``, a bad ``memory`` or split, or streams that do not
+            match the windows.
+    """
     if windows.uniform_bound is not None:
         return shed_count(streams, windows, memory, policy, memory_split=memory_split, seed=seed)
     res = shed_wjoin(streams, windows, memory, policy, memory_split=memory_split, seed=seed, exact=exact)

@@ -42,8 +42,27 @@ def synthetic_streams(
     switch_every: int = 100,
     names: Sequence[str] | None = None,
 ) -> Streams:
-    """``n_streams`` streams of ``length`` tuples each: exponential inter-arrival times at the
-    given ``rates`` (default 1 for every stream) and iid Zipf(``skew``) keys over ``domain``."""
+    """``n_streams`` streams of ``length`` tuples each (the paper's synthetic streams, §4.2):
+    exponential inter-arrival times at the given ``rates`` and iid Zipf(``skew``) keys over
+    ``domain``.
+
+    Args:
+        n_streams: N, the streams (>= 2).
+        length: The tuples per stream (>= 0).
+        rates: Per stream, its mean arrivals per time unit (> 0), or a list of rates it cycles
+            through, switching every ``switch_every`` tuples; default 1 for every stream.
+        skew: The Zipf skew of the keys (>= 0; 0 is uniform).
+        domain: The number of key values (>= 1).
+        seed: The random seed (>= 0).
+        switch_every: The tuples between two rates of a cycle (>= 1).
+        names: The streams' names; default A, B, C, ...
+
+    Returns:
+        The :class:`~shedding.wjoin.streams.Streams`.
+
+    Raises:
+        ShedError: A bad parameter (naming it in ``param``), or not one rate per stream.
+    """
     n = check_int(n_streams, "n_streams", 2)
     length = check_int(length, "length", 0)
     skew = check_skew(skew, "skew")

@@ -113,10 +113,23 @@ class ShedResult:
 
 
 class ShedWJoin(HWJoin):
-    """A hash W-join holding at most ``memory`` tuples, shedding by ``policy``.
+    """A hash W-join holding at most ``memory`` tuples, shedding by ``policy`` (DGR's §3.3
+    policies carried to N streams, see the module docstring).
 
-    ``priorities[i][v]`` is the PROB-N priority of stream i's key v (default: none; required for
-    PROB and LIFE, see :func:`prob_priorities`).
+    Args:
+        windows: The window constraints (:class:`~shedding.wjoin.windows.WindowSpec`).
+        memory: M, the tuples held at once over all buffers (an integer >= 0).
+        policy: One of :data:`POLICIES`: ``rand``, ``prob``, ``life`` (fixed split) or
+            ``randv``, ``probv``, ``lifev`` (variable split).
+        memory_split: M_i per stream, summing to ``memory``; default ``M // N`` each, the
+            remainder to the first streams.
+        priorities: ``priorities[i][v]`` is the PROB-N priority of stream i's key v (required
+            for PROB and LIFE, see :func:`prob_priorities`; None for RAND).
+        seed: The seed of RAND's draws.
+
+    Raises:
+        ShedError: An unknown ``policy`` or a bad ``memory`` (naming it in ``param``), a split
+            of the wrong length or sum, or PROB and LIFE without ``priorities``.
     """
 
     def __init__(self, windows: WindowSpec, memory: int, policy: str = "prob", *,
@@ -219,7 +232,25 @@ class ShedWJoin(HWJoin):
 
 def shed_wjoin(streams: Streams, windows: WindowSpec, memory: int, policy: str = "prob", *,
                memory_split: Sequence[int] | None = None, seed: int = 0, exact: int | None = None) -> ShedResult:
-    """Run one policy over ``streams`` in arrival order; compare with the exact count."""
+    """Run one policy over ``streams`` in arrival order; compare with the exact count.
+
+    Args:
+        streams: The N streams (:class:`~shedding.wjoin.streams.Streams`).
+        windows: The window constraints (:class:`~shedding.wjoin.windows.WindowSpec`).
+        memory: M, the tuples held at once over all buffers (an integer >= 0).
+        policy: One of :data:`POLICIES` (see :class:`ShedWJoin`).
+        memory_split: M_i per stream, summing to ``memory``; default ``M // N`` each.
+        seed: The seed of RAND's draws.
+        exact: The exact count, when known; computed here when None.
+
+    Returns:
+        A :class:`ShedResult`: outputs, the exact count, the memory and split, the tuples
+        dropped and the results produced.
+
+    Raises:
+        ShedError: An unknown ``policy``, a bad ``memory`` or split, or streams that do not
+            match the windows.
+    """
     from shedding.wjoin.exact import exact_count
     from shedding.wjoin.operator import run
 

@@ -50,7 +50,19 @@ Entry = tuple[int, int, int]  # (time, key, seq)
 
 
 class WJoinOperator:
-    """Base of the W-join operators; subclasses define how a new tuple is joined and stored."""
+    """Base of the W-join operators (§3); subclasses define how a new tuple is joined and stored.
+
+    Args:
+        windows: The window constraints (:class:`~shedding.wjoin.windows.WindowSpec`).
+        approach: ``local`` (each pair's closure bound, exact) or ``global`` (the paper's GCA:
+            the widest bound everywhere, then a refinement); see the module docstring.
+        predicate: A user predicate every result must also pass; None for none.
+        key_band: Keys join within this distance (an integer >= 0; 0: equal keys).
+        refine: A test of a result's times, for the operators that need one; None for none.
+
+    Raises:
+        ShedError: An unknown ``approach`` or a bad ``key_band`` (naming it in ``param``).
+    """
 
     name = "base"
 

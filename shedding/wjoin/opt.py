@@ -75,7 +75,28 @@ class OptResult(Optimum):
 
 def solve_opt(streams: Streams, windows: WindowSpec, memory: int, *, memory_split: Sequence[int] | None = None,
               allocation: str = "fixed", time_limit: float = 60.0, workers: int = 1) -> OptResult:
-    """The most W-join output any admit/evict schedule within the memory budget produces."""
+    """The most W-join output any admit/evict schedule within the memory budget produces, by
+    CP-SAT (see the module docstring), for instances of at most 400 tuples.
+
+    Args:
+        streams: The N streams (:class:`~shedding.wjoin.streams.Streams`).
+        windows: The window constraints (:class:`~shedding.wjoin.windows.WindowSpec`).
+        memory: M, the tuples held at once over all buffers (an integer >= 0).
+        memory_split: M_i per stream for ``allocation='fixed'``, summing to ``memory``;
+            default ``M // N`` each, the remainder to the first streams.
+        allocation: ``fixed`` (at most M_i tuples of stream i) or ``variable`` (at most M).
+        time_limit: CP-SAT's time limit, in seconds.
+        workers: CP-SAT's search workers.
+
+    Returns:
+        An :class:`OptResult`: the optimum, the exact count, whether CP-SAT proved it optimal,
+        and when each tuple leaves.
+
+    Raises:
+        ShedError: An unknown ``allocation`` or a bad ``memory`` (naming it in ``param``), a
+            bad split, an instance over 400 tuples or 20,000 results, or no solution within
+            the time limit.
+    """
     check_compatible(streams, windows.n)
     if allocation not in ALLOCATIONS:
         raise ShedError(f"unknown {{param}} {allocation!r}; choose fixed or variable", param="allocation")

@@ -82,7 +82,18 @@ def check_compatible(streams: Streams, n_windows: int) -> None:
 
 
 def read_streams(paths: Sequence[str | os.PathLike]) -> Streams:
-    """N files (CSV/Parquet with columns ``time``, ``key``), named by their file stems."""
+    """N stream files, named by their file stems.
+
+    Args:
+        paths: The files: CSV or Parquet with columns ``time`` and ``key`` (integers; times
+            >= 0, non-decreasing).
+
+    Returns:
+        The :class:`Streams`, in the order of ``paths``.
+
+    Raises:
+        ShedError: Two files with the same stem, or a missing or malformed file.
+    """
     from shedding.datasets.files import read_stream
 
     files = [Path(p) for p in paths]

@@ -153,7 +153,18 @@ def _closure(names: tuple[str, ...], given: Mapping[tuple[int, int], int]) -> np
 
 
 def parse_windows(text: str, names: Sequence[str]) -> WindowSpec:
-    """``"a-b:5,b-c:3"`` -> a :class:`WindowSpec` over ``names``; errors name the text ``windows``."""
+    """Window constraints from their text (Form 2 or 3, §1).
+
+    Args:
+        text: Comma-separated ``NAME-NAME:W`` pairs, e.g. ``"a-b:5,b-c:3"``.
+        names: The streams' names, in stream order.
+
+    Returns:
+        A :class:`WindowSpec` over ``names``.
+
+    Raises:
+        ShedError: A malformed pair, a pair given twice or joining a stream with itself, an
+            unknown name, or an empty text (``param`` ``windows``)."""
     pairs: dict[tuple[str | int, str | int], int] = {}
     seen: set[frozenset[str]] = set()
     for part in (p.strip() for p in text.split(",")):
