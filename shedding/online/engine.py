@@ -24,7 +24,7 @@ from shedding.online import kernel as K
 from shedding.online.aged import AgedState
 from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator, make_estimator
 from shedding.online.layout import JoinState
-from shedding.online.policies import Policy, get_policy
+from shedding.online.policies import EQUI, Policy, get_policy, require
 from shedding.online.snapshot import Snapshot, SnapshotReader, from_words, words
 from shedding.online.tuning import HazardTuning
 
@@ -64,13 +64,37 @@ def _pow2(n: int) -> int:
 
 
 class JoinOperator:
-    """Sliding-window join of R and S with at most ``memory`` tuples in join memory.
+    """Sliding-window join of R and S with at most ``memory`` tuples in join memory: the fast-CPU
+    integrated join of Das, Gehrke, Riedewald (SIGMOD 2003, §2.1), shedding by an online policy of
+    §3.3 (or ours) when memory is full.
 
     Feed it arrivals with :meth:`feed` (``side`` 0 = R / 1 = S, ``time``, ``key``, and for HAZARD
     optionally a payload ``group``), whole time steps at a time, in time order; call :meth:`finish`
-    at the end of the stream. ``tuning`` sets HAZARD's learner (and AGE's when it estimates its age
-    curve online): a :class:`~shedding.online.tuning.HazardTuning` or its ``field=value,...`` text
-    (:meth:`~shedding.online.tuning.HazardTuning.parse`), None for the defaults.
+    at the end of the stream. :meth:`snapshot` and :meth:`restore` carry its state as plain data.
+
+    Args:
+        window: the window w in time steps (>= 1): r and s join when |r.time - s.time| < w.
+        memory: M, the most tuples held in join memory (>= 0).
+        policy: a policy's name from the registry (:data:`~shedding.online.policies.POLICIES`) or a
+            :class:`~shedding.online.policies.Policy` that runs on the equi-join.
+        memory_split: (M_R, M_S) for a fixed split (M_R + M_S = M); None for M/2 each (a variable
+            policy, suffix ``v``, shares M).
+        warmup: the first time step whose pairs are counted (earlier ones fill memory).
+        estimator: the partner-frequency estimator: an
+            :class:`~shedding.online.estimators.OnlineEstimator` (the default, or ``"online"``) or a
+            :class:`~shedding.online.estimators.StaticEstimator` of the workload's key frequencies.
+        seed: RAND's seed (an integer >= 0).
+        pairs: keep the output pairs (``FeedResult.pairs``), not only their count.
+        record: keep each tuple's departure (the schedule this run followed).
+        share_every: steps between the variable split's updates of the memory shares (>= 1).
+        schedule_left: for ``opt-schedule``/``optv-schedule``, each tuple's scheduled departure.
+        tuning: HAZARD's learner (and AGE's when it estimates its age curve online): a
+            :class:`~shedding.online.tuning.HazardTuning` or its ``field=value,...`` text, None for
+            the defaults.
+
+    Raises:
+        ShedError: a parameter out of its range, a policy the equi-join does not run, a schedule
+            missing for a replay; the error names the parameter.
     """
 
     def __init__(
@@ -91,7 +115,7 @@ class JoinOperator:
     ) -> None:
         self.window = check_window(window)
         self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
-        self.policy = policy if isinstance(policy, Policy) else get_policy(policy)
+        self.policy = require(policy if isinstance(policy, Policy) else get_policy(policy), EQUI)
         if int(warmup) < 0:
             raise ShedError(f"{{param}} must be >= 0, got {warmup}", param="warmup")
         if share_every < 1:

@@ -158,6 +158,8 @@ def require(policy: Policy, family: str, also: tuple[str, ...] = ()) -> Policy:
 
 def get_policy(name: str) -> Policy:
     """Look a policy up by name (case-insensitive)."""
+    if not isinstance(name, str):
+        raise ShedError(f"{{param}} must be a policy's name (text), got {name!r}", param="policy")
     try:
         return POLICIES[name.strip().lower()]
     except KeyError:

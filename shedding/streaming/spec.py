@@ -13,14 +13,14 @@ from shedding.errors import ShedError
 from shedding.model import check_memory, check_window
 from shedding.online.estimators import OnlineEstimator
 from shedding.online.hazard import age_buckets
-from shedding.online.policies import POLICIES
+from shedding.online.policies import POLICIES, STREAM, names_for
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import BUDGETS
 from shedding.streaming.partition import check_shards
 
 #: the shedding choices: "none" is the exact window join, the rest are the online policies of
 #: :mod:`~shedding.online.policies` (the §3.3 / §4 ones and ours), every one the simulator runs
-SHEDDING = ("none", *(name for name, p in POLICIES.items() if not p.replay))
+SHEDDING = ("none", *names_for(STREAM))
 #: the carried original time, and the prefix of the carried original key columns
 TIME_VALUE, KEY_VALUE = "_t", "_k"
 
@@ -94,8 +94,8 @@ class JoinSpec:
         object.__setattr__(self, "key_names", tuple(self.key_names))
         if self.tuning:
             if self.shedding == "none" or not POLICIES[self.shedding].tunable:
-                raise ShedError(f"tuning sets the learner of hazard, hazardv, age and agev, not of {self.shedding}; "
-                                "drop it")
+                learners = ", ".join(n for n in names_for(STREAM) if POLICIES[n].tunable)
+                raise ShedError(f"tuning sets the learner of {learners}, not of {self.shedding}; drop it")
             tuning = HazardTuning.parse(self.tuning)
             age_buckets(self.window, tuning.first, tuning.ratio)  # too many buckets: refused here, not in a task
             object.__setattr__(self, "tuning", tuning.spec)

@@ -232,7 +232,7 @@ def test_the_learner_is_the_one_the_spec_names():
     (dict(window=5, memory=4, memory_split=(1, 2)), "split"),
     (dict(window=5, memory=4, estimator="static", decay=0.9), "decay"),
     (dict(window=5, memory=4, seed=-1), "seed"),
-    (dict(window=5, memory=4, tuning="ratio=2"), "tuning sets the learner of hazard"),
+    (dict(window=5, memory=4, tuning="ratio=2"), "tuning sets the learner of age, agev, hazard, hazardv"),
     (dict(window=5, memory=4, shedding="hazard", tuning="ratio=0"), "ratio must be a number >= 1"),
     # refused on the driver, not in a Spark task
     (dict(window=10**6, memory=4, shedding="hazard", tuning="first=1,ratio=1"), "more than 4,096 age buckets"),
