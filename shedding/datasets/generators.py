@@ -14,10 +14,12 @@ from __future__ import annotations
 import importlib
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from shedding.errors import ShedError
-from shedding.model import Workload
+
+if TYPE_CHECKING:  # the registry is read by --help, which must not load numpy
+    from shedding.model import Workload
 
 @dataclass(frozen=True)
 class Source:
