@@ -188,7 +188,7 @@ def test_a_checkpoint_made_with_other_parameters_is_refused_and_kept(spark, tmp_
                  JoinSpec(W, M, "prob", shards=2)):
         with pytest.raises(ShedError) as exc:
             run_on(spark, stream_job(tmp_path, spec, None))
-        assert_one_line_error(exc, "--checkpoint", "other parameters")
+        assert_one_line_error(exc, "checkpoint", "other parameters", "use a new checkpoint")
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "ck").rglob("*")} == before
     # the same parameters continue: nothing new, nothing duplicated
     first = pairs_of(tmp_path / "out")
@@ -211,7 +211,7 @@ def test_hazard_runs_with_the_learner_it_is_given_and_keeps_it_with_the_checkpoi
     assert summary["outputs"] == len(expected)
     with pytest.raises(ShedError) as exc:  # the default learner is another parameter
         run_on(spark, stream_job(tmp_path, JoinSpec(100, 20, "hazard"), None))
-    assert_one_line_error(exc, "--checkpoint", "other parameters")
+    assert_one_line_error(exc, "checkpoint", "other parameters", "use a new checkpoint")
 
 
 @pytest.mark.parametrize("content, needle", [
