@@ -14,7 +14,7 @@ import sys
 from importlib import import_module
 from typing import Any, Callable
 
-__version__ = "0.1.0"
+__version__ = "0.4.0"
 
 
 def lazy_exports(package: str, exports: dict[str, str]) -> Callable[[str], Any]:
