@@ -127,3 +127,13 @@ def unpickling_refused():
         for name in ("loads", "load", "Unpickler"):
             patch.setattr(pickle, name, refuse)
         yield
+
+
+def with_paths(args: list[str], files: dict[str, Path]) -> list[str]:
+    """The command-line arguments with ``{name}`` replaced by the path of ``files[name]``."""
+    out = []
+    for arg in args:
+        for name, path in files.items():
+            arg = arg.replace(f"{{{name}}}", str(path))
+        out.append(arg)
+    return out

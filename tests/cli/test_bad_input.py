@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assert_error_line
+from helpers import assert_error_line, with_paths
 
 BIG = "9223372036854775808"  # 2^63: one more than a 64-bit integer holds
 HUGE = "99999999999999999999"
@@ -60,15 +60,6 @@ def files(tmp_path_factory) -> dict[str, Path]:
         (root / name / part).write_text('{"spec": {"window"')  # cut short, as a full disk leaves it
     return {p.name: p for p in root.iterdir()} | {"root": root}
 
-
-def _args(args: list[str], files: dict[str, Path]) -> list[str]:
-    """The arguments with ``{name}`` replaced by the path of ``files[name]``."""
-    out = []
-    for arg in args:
-        for name, path in files.items():
-            arg = arg.replace(f"{{{name}}}", str(path))
-        out.append(arg)
-    return out
 
 
 # (command line, the flag the error must name); {name} is the path of files[name]
@@ -375,7 +366,7 @@ def test_the_command_line_and_the_library_hold_the_same_decimal_places():
 def test_bad_input_names_the_flag(shed, files, command, args, flag):
     if command == "bmj" and "--r" not in args:
         args = BMJ_FILES + args
-    line = assert_error_line(shed(command, *_args(args, files)), flag)
+    line = assert_error_line(shed(command, *with_paths(args, files)), flag)
     assert not any(word in line for word in INTERNALS), line
     assert not (files["root"] / "o").exists()  # refused before any output was written
 

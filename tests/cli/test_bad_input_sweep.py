@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from helpers import assert_error_line
+from helpers import assert_error_line, with_paths
 
 BIG = str(2**63)  # one more than a 64-bit integer holds
 
@@ -36,14 +36,6 @@ def files(tmp_path_factory) -> dict[str, Path]:
     (root / "src" / "part-0.csv").write_text("time,key\n0,1\n1,2\n")
     return {p.name: p for p in root.iterdir()} | {"root": root}
 
-
-def _args(args: list[str], files: dict[str, Path]) -> list[str]:
-    out = []
-    for arg in args:
-        for name, path in files.items():
-            arg = arg.replace(f"{{{name}}}", str(path))
-        out.append(arg)
-    return out
 
 
 # (command line, the text the one error line must hold: the flag, often more)
@@ -111,7 +103,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("args, needle", CASES, ids=[" ".join(a)[:60] for a, _ in CASES])
 def test_a_sweep_case_is_one_line_naming_the_flag(shed, files, args, needle):
     before = _snapshot(files["root"])
-    line = assert_error_line(shed(*_args(args, files)), _args([needle], files)[0])
+    line = assert_error_line(shed(*with_paths(args, files)), with_paths([needle], files)[0])
     assert "Traceback" not in line and "Exception" not in line and "<Buffer>" not in line
     assert _snapshot(files["root"]) == before  # no input changed, no output begun
     for name in ("sj", "sj2", "sj3", "c1", "c2"):
@@ -129,7 +121,7 @@ def test_schedule_out_writes_the_format_its_extension_names(shed, tmp_path):
 
 
 def test_format_that_agrees_with_the_extension_is_fine(shed, files):
-    code, _, err = shed(*_args(["simulate", "--r", "{a.csv}", "--s", "{b.csv}", "--format", "csv", "--warmup", "0",
+    code, _, err = shed(*with_paths(["simulate", "--r", "{a.csv}", "--s", "{b.csv}", "--format", "csv", "--warmup", "0",
                                 "--window", "2", "--json"], files))
     assert code == 0, err
 
