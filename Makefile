@@ -32,11 +32,15 @@ lint: $(STAMP)
 	$(BIN)/ruff check --quiet .
 	$(BIN)/mypy
 
+# The full suite on TEST_WORKERS processes (pytest-xdist), each test module whole on one of them
+# (--dist loadfile), so a module still shares one Spark session; 2 workers start 2 JVMs, which
+# is why the default is not every core.
+TEST_WORKERS ?= 2
 test: java lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # Without Spark and the slow tests, on every core (pytest-xdist): under 3 minutes on 2 cores, for the
-# edit-test loop (make test stays the full suite, serial: one Spark session per module).
+# edit-test loop.
 test-fast: lint
 	$(BIN)/python -m pytest -q -n auto -m "not spark and not slow"
 
