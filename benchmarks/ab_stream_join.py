@@ -70,8 +70,9 @@ def configure(spark, changes: tuple[str, ...], launcher: str, tune_checkpoint) -
 def one_run(spark, src: tuple, base: Path, per_trigger: int) -> tuple[float, float]:
     """Seconds for the whole bounded run and the first batch's query planning in ms."""
     work = Path(tempfile.mkdtemp(dir=base))
-    job = StreamJob(src[0], src[1], work / "out", work / "ck", JoinSpec(WINDOW, WINDOW, "prob"), "online",
-                    "available-now", per_trigger, "local[2]")
+    job = StreamJob(src[0], src[1], work / "out", work / "ck", JoinSpec(WINDOW, WINDOW, "prob"),
+                    estimator="online", trigger="available-now", max_files_per_trigger=per_trigger,
+                    master="local[2]")
     trace: dict = {}
     started = time.perf_counter()
     run_on(spark, job, trace=trace)

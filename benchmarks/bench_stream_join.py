@@ -55,7 +55,8 @@ LENGTH, DOMAIN, WINDOW, FILES = 200_000, 650, 500, 40
 def semantic(spark, src: tuple, base: Path, per_trigger: int, shards: int = 1, policy: str = "prob") -> dict:
     work = Path(tempfile.mkdtemp(dir=base))
     job = StreamJob(src[0], src[1], work / "out", work / "ck", JoinSpec(WINDOW, WINDOW, policy, shards=shards),
-                    "online", "available-now", per_trigger, "local[2]")
+                    estimator="online", trigger="available-now", max_files_per_trigger=per_trigger,
+                    master="local[2]")
     trace: dict = {}
     started = time.perf_counter()
     summary = run_on(spark, job, trace=trace)

@@ -370,12 +370,14 @@ def stream_join(
     lateness = axis.steps(time_amount("--allowed-lateness", allowed_lateness, 0), "allowed_lateness")
     split = None if memory_split is None else parse_split("--memory-split", memory_split)
     m = w if memory is None else memory
-    spec = JoinSpec(w, m, shedding, split, shards, "online" if estimator == "online" else "static", decay, seed,
-                    warmup, strict, pay_r, pay_s, budget, lateness,
-                    None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"), tuning=tuning or "",
-                    max_held=max_held)
-    job = StreamJob(src_r, src_s, out_path, checkpoint_path, spec, estimator, trigger, max_files, master, keys, "time",
-                    step, ui, remote)
+    spec = JoinSpec(w, m, shedding, memory_split=split, shards=shards,
+                    estimator="online" if estimator == "online" else "static", decay=decay, seed=seed,
+                    warmup=warmup, strict=strict, payload_r=pay_r, payload_s=pay_s, budget=budget, lateness=lateness,
+                    idle_timeout_ms=None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"),
+                    tuning=tuning or "", max_held=max_held)
+    job = StreamJob(src_r, src_s, out_path, checkpoint_path, spec, estimator=estimator, trigger=trigger,
+                    max_files_per_trigger=max_files, master=master, key=keys, time="time", step=step, ui=ui,
+                    remote=remote)
     summary = run_job(job, parse_trigger(trigger)[1], report, as_json, ui)
     if as_json:
         print(json.dumps(summary))

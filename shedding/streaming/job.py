@@ -18,7 +18,7 @@ import json
 import re
 import threading
 import time as _time
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -61,6 +61,7 @@ class StreamJob:
     out: Path
     checkpoint: Path
     spec: JoinSpec
+    _: KW_ONLY  # the rest by name: a swap of two of them would not fail
     estimator: str = "online"  # online, static (from the files present at the first start) or a table path
     trigger: str = "available-now"
     max_files_per_trigger: int | None = None

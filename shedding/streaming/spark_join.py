@@ -206,11 +206,13 @@ def semantic_window_join(
                         param="estimator")
     payload_r, payload_s = payload_names(payload)
     timeout = None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout")
-    spec = JoinSpec(inputs.axis.steps(window, "window"), memory, str(shedding).strip().lower(), memory_split, shards,
-                    kind, decay, seed, warmup, strict, payload_r, payload_s, budget,
-                    inputs.axis.steps(allowed_lateness, "allowed_lateness"), timeout, inputs.axis.carried,
-                    tuple(f.name for f in inputs.key_fields) if inputs.hashed else (),
-                    tuning.spec if isinstance(tuning, HazardTuning) else (tuning or ""), max_held)
+    spec = JoinSpec(inputs.axis.steps(window, "window"), memory, str(shedding).strip().lower(),
+                    memory_split=memory_split, shards=shards, estimator=kind, decay=decay, seed=seed, warmup=warmup,
+                    strict=strict, payload_r=payload_r, payload_s=payload_s, budget=budget,
+                    lateness=inputs.axis.steps(allowed_lateness, "allowed_lateness"), idle_timeout_ms=timeout,
+                    carry_time=inputs.axis.carried,
+                    key_names=tuple(f.name for f in inputs.key_fields) if inputs.hashed else (),
+                    tuning=tuning.spec if isinstance(tuning, HazardTuning) else (tuning or ""), max_held=max_held)
     if isinstance(end_of_input, EndOfInput):
         end_of_input = end_of_input.frame(spark, session_place(spark))
     elif end_of_input is None and not (r.isStreaming or s.isStreaming):

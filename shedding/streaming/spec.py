@@ -7,7 +7,7 @@ The join they parametrise is the fast-CPU integrated window join of Das, Gehrke,
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import KW_ONLY, asdict, dataclass, field
 
 from shedding.errors import ShedError
 from shedding.model import check_memory, check_window
@@ -47,6 +47,7 @@ class JoinSpec:
     window: int
     memory: int
     shedding: str = "prob"
+    _: KW_ONLY  # the rest by name: a swap of two of them would not fail
     memory_split: tuple[int, int] | None = None
     shards: int = 1
     estimator: str = "online"

@@ -21,7 +21,8 @@ LENGTH, FILES, SHARDS = 4000, 6, 4
 def test_each_shard_equals_the_operator_fed_its_recorded_budgets(spark, tmp_path):
     r, s = write_zipf_sources("zipf:1:120", "zipf:1:120", tmp_path / "src", LENGTH, FILES, 0)
     job = StreamJob(inspect_source(r, "csv", "stream R"), inspect_source(s, "csv", "stream S"), tmp_path / "out",
-                    tmp_path / "ck", JoinSpec(W, M, "prob", shards=SHARDS), "online", "available-now", 1, "local[2]")
+                    tmp_path / "ck", JoinSpec(W, M, "prob", shards=SHARDS), estimator="online",
+                    trigger="available-now", max_files_per_trigger=1, master="local[2]")
     summary = run_on(spark, job)
     metrics = read_table(tmp_path / "out", METRIC_TABLE).sort_values(["shard", "batch"])
     pairs = read_table(tmp_path / "out", PAIRS)

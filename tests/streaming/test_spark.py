@@ -46,7 +46,8 @@ def write_workload(base: Path, wl: Workload, files: int, out_of_step: bool = Fal
 def stream_job(base: Path, spec: JoinSpec, max_files: int | None, estimator: str = "online",
                fmt: str | None = None) -> StreamJob:
     return StreamJob(inspect_source(base / "r", fmt, "stream R"), inspect_source(base / "s", fmt, "stream S"),
-                     base / "out", base / "ck", spec, estimator, "available-now", max_files, "local[2]")
+                     base / "out", base / "ck", spec, estimator=estimator, trigger="available-now",
+                     max_files_per_trigger=max_files, master="local[2]")
 
 
 def pairs_of(out: Path) -> list[tuple]:
