@@ -30,6 +30,13 @@ POLL_SECONDS = 0.05
 #: seconds a stop waits for the running micro-batch to commit before it interrupts it (a batch cut
 #: short is not committed: a rerun replays it)
 STOP_SECONDS = 60.0
+#: with a batch plan (:func:`marker_after`), seconds the sources must look drained before the marker
+#: goes in without the plan's batch: a look between two micro-batches can see no data available and
+#: no trigger active for a moment, and a marker dropped then ended a bounded run of 40 micro-batches
+#: after 17, with 39% of its pairs (the plan's batch never comes only when files were removed)
+DRAINED_SECONDS = 5.0
+#: per marker folder, since when the looks have seen the sources drained without the plan's batch
+_drained_since: dict[Path, float] = {}
 
 
 class EndOfInput:
@@ -144,9 +151,9 @@ def same_report(a, b) -> bool:
 
 
 def drain(query, end_dir: Path, last: dict | None, seen: dict | None, ahead: Path | None = None) -> bool:
-    """One look at a bounded query: once ``ahead`` exists (:func:`marker_after`) or the sources
-    are drained (the last check found no new data and no micro-batch runs), drop the end-of-input
-    marker; returns True once a committed micro-batch has joined it (its progress reports
+    """One look at a bounded query: once ``ahead`` exists (:func:`marker_after`), or the sources
+    are drained (the last check found no new data and no micro-batch runs; with ``ahead``, for
+    :data:`DRAINED_SECONDS` of looks in a row), drop the end-of-input marker; returns True once a committed micro-batch has joined it (its progress reports
     ``ended``). ``last`` is the newest progress report if it is new since the look before, which
     saw ``seen``; the older reports are read only when more than one batch ran in between."""
     if last is not None:
@@ -154,11 +161,18 @@ def drain(query, end_dir: Path, last: dict | None, seen: dict | None, ahead: Pat
         reports = query.recentProgress if skipped else [last]
         if any(observed(p).get("ended", 0) > 0 for p in reports):
             return True
-    if ahead is not None and ahead.exists():
-        drop_marker(end_dir)
-        return False
     status = query.status
-    if (last or seen) is not None and not status["isDataAvailable"] and not status["isTriggerActive"]:
+    drained = (last or seen) is not None and not status["isDataAvailable"] and not status["isTriggerActive"]
+    if ahead is not None:
+        if ahead.exists():
+            drop_marker(end_dir)
+            return False
+        if not drained:
+            _drained_since.pop(end_dir, None)
+            return False
+        if time.monotonic() - _drained_since.setdefault(end_dir, time.monotonic()) < DRAINED_SECONDS:
+            return False
+    if drained:
         drop_marker(end_dir)
     return False
 

@@ -97,6 +97,21 @@ def test_the_marker_goes_in_once_the_last_batch_but_one_is_planned(tmp_path: Pat
     assert (tmp_path / "end.txt").exists()  # planned: the marker joins the files of batch 4, the last
 
 
+def test_with_a_plan_a_moment_of_drained_sources_is_not_the_end(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between two micro-batches a look can see no data and no trigger: with a batch plan the marker
+    waits for the plan's batch (a marker dropped then ended a run of 40 batches after 17), unless
+    the sources stay drained for DRAINED_SECONDS (the plan's batch never comes)."""
+    ahead = tmp_path / "offsets" / "38"
+    query = FakeQuery([_report(i) for i in range(3)], drained_after=0)
+    for _ in range(3):
+        assert not eoi.drain(query, tmp_path, None, _report(2), ahead)
+    assert not (tmp_path / "end.txt").exists()
+    monkeypatch.setattr(eoi, "DRAINED_SECONDS", 0.0)
+    assert not eoi.drain(query, tmp_path, None, _report(2), ahead)
+    assert (tmp_path / "end.txt").exists()  # drained all along: the marker goes in without the plan
+
+
 def _ahead(tmp_path: Path, files: int, max_files: int | None) -> Path | None:
     for name in ("r", "s"):
         (tmp_path / name).mkdir(exist_ok=True)
