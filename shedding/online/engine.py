@@ -97,6 +97,20 @@ class JoinOperator:
             missing for a replay; the error names the parameter.
     """
 
+    # the state arrays, one per JoinState field (set by _alloc, and by restore)
+    _node: np.ndarray
+    _cls: np.ndarray
+    _cnt: np.ndarray
+    _tree: np.ndarray
+    _bag: np.ndarray
+    _free: np.ndarray
+    _sc: np.ndarray
+    _fsc: np.ndarray
+    _bcnt: np.ndarray
+    _bhead: np.ndarray
+    _bnext: np.ndarray
+    _stack: np.ndarray
+
     def __init__(
         self,
         window: int,
