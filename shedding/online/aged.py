@@ -1,6 +1,7 @@
 """The state of the age-aware kinds, AGE and HAZARD, beside the join operator's own: its arrays
-(:mod:`~shedding.online.ageing`, :mod:`~shedding.online.hazard`, :mod:`~shedding.online.hazardmemory`), how they grow with the node
-pool, the keys and the payload groups, and AGE's plan from a known age curve.
+(:mod:`~shedding.online.ageing`, :mod:`~shedding.online.hazard`,
+:mod:`~shedding.online.hazardmemory`), how they grow with the node pool, the keys and the payload
+groups, and AGE's plan from a known age curve.
 
 Every other kind carries the same arrays at size one, unused, so that the compiled join has one
 signature for all kinds.
@@ -22,8 +23,8 @@ from shedding.online.tuning import HazardTuning
 
 class AgedArrays(NamedTuple):
     """The arrays of the age-aware kinds, as the compiled join takes them, by name. C: node
-    capacity, D: keys, G: payload groups, B: age buckets (:mod:`~shedding.online.agedlayout` defines the
-    columns)."""
+    capacity, D: keys, G: payload groups, B: age buckets (:mod:`~shedding.online.agedlayout`
+    defines the columns)."""
 
     hsc: np.ndarray  #: int64 [H_FIELDS]: the learner's and the memory's counters (``H_*``)
     hf: np.ndarray  #: float64 [HF_FIELDS]: its float parameters (``HF_*``)

@@ -12,13 +12,13 @@ bounded input gives exactly the batch result, in one query.
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
 from pathlib import Path
 from typing import Callable
 
+from shedding.atomic import write_json, write_text
 from shedding.errors import ShedError
 from shedding.streaming.results import observed
 from shedding.streaming.sources import StreamSource, source_files
@@ -177,18 +177,12 @@ def drain(query, end_dir: Path, last: dict | None, seen: dict | None, ahead: Pat
     return False
 
 
-def write_whole(target: Path, text: str, tmp: Path) -> None:
-    """Write ``text`` to ``target`` whole or not at all: to ``tmp`` first (a path on the same
-    disk that no reader lists), then a rename."""
-    tmp.write_text(text)
-    os.replace(tmp, target)
-
-
 def drop_marker(end_dir: Path) -> None:
-    """Write the end-of-input marker, whole or not at all when the file source lists it."""
+    """Write the end-of-input marker, whole or not at all when the file source lists it (the
+    temporary file's name starts with a dot, which Spark's file source never lists)."""
     marker = end_dir / "end.txt"
     if not marker.exists():
-        write_whole(marker, "end of input\n", end_dir.parent / "end.txt.tmp")
+        write_text(marker, "end of input\n")
 
 
 def file_counts(sources: tuple[StreamSource, StreamSource]) -> list[int]:
@@ -225,7 +219,7 @@ def marker_after(checkpoint: Path, max_files: int | None, files: list[int]) -> P
     plan = {"max_files_per_trigger": max_files, "files": files}
     kept = checkpoint / BATCH_PLAN
     if not any((checkpoint / "spark" / "offsets").glob("[0-9]*")):  # a first start
-        write_whole(kept, json.dumps(plan), kept.with_name(f".{BATCH_PLAN}.tmp"))
+        write_json(kept, plan)
     try:
         first = json.loads(kept.read_text())
     except (OSError, ValueError):  # no plan (a checkpoint from before it) or an unreadable one
