@@ -13,6 +13,16 @@ Where the cache lives: ``NUMBA_CACHE_DIR`` when set (an empty folder gives a col
 ``__pycache__`` beside the module when it is writable, else ``~/.cache/shedding/numba`` (or
 ``$XDG_CACHE_HOME/shedding/numba``), as for an installation in a read-only site-packages.
 
+**The shipped engines.** A wheel carries its engines compiled (``shedding/_engines``, one folder per
+package folder, made by ``python -m shedding.cli.engines`` when the wheel is built: see
+``setup.py``), so a user's first run loads machine code instead of compiling (docs/benchmarks.md,
+"First run"). They are compiled for a generic x86-64 CPU (``NUMBA_CPU_NAME=generic``), so one
+wheel serves every x86-64 machine, and keyed by the same source stamp, so an edited module never
+loads a shipped engine of its older self. :class:`PackageCache` reads them before numba's own
+cache; whatever they miss (another Python, another architecture, a signature no command of the
+build reached) numba compiles for the host and caches as above. ``SHEDDING_JIT_LOG=FILE`` appends
+the name of every function compiled at run time to FILE (empty: nothing was compiled).
+
 Two habits of numba that multiplied the compile time are turned off:
 
 * inlining at numba's level (``inline="always"``) types each callee again at every call site: the
@@ -39,14 +49,15 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import os
 from pathlib import Path
 from typing import Any, Callable
 
 from llvmlite import binding as llvm
 from numba import config, njit as _numba_njit
-from numba.core import caching, types
-from numba.core.caching import _CacheLocator
+from numba.core import caching, event, types
+from numba.core.caching import FunctionCache, IndexDataCacheFile, _CacheLocator
 
 PACKAGE = Path(__file__).resolve().parent
 #: LLVM's inlining threshold for everything compiled in the process (its default is 225)
@@ -55,6 +66,17 @@ llvm.set_option("", f"-inline-threshold={INLINE_THRESHOLD}")
 #: the packages above the compiled layers (the layers contract in pyproject.toml keeps the
 #: engines from importing them), left out of the stamp so that an edit there keeps the cache
 _ABOVE = ("cli", "streaming", "studies")
+#: the engines a wheel ships, one folder per package folder (``online``, ``offline``, ...)
+SHIPPED = PACKAGE / "_engines"
+#: the CPU the shipped engines are compiled for: any x86-64 (or other architecture) runs them
+SHIPPED_CPU = "generic"
+#: set by the wheel's build (shedding/cli/engines.py): save every compiled function under this
+#: folder, laid out as :data:`SHIPPED` is
+BUILD_ENV = "SHEDDING_ENGINES_OUT"
+#: the file beside the shipped engines that names the source stamp they were compiled for
+STAMP = "STAMP"
+#: set to a file: every function of the package compiled at run time is appended to it by name
+LOG_ENV = "SHEDDING_JIT_LOG"
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,6 +90,15 @@ def source_stamp() -> str:
         digest.update(str(rel).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def shipped_stamp() -> str | None:
+    """The source stamp the shipped engines were compiled for (None: no engines shipped); they
+    serve this package when it equals :func:`source_stamp`."""
+    try:
+        return (SHIPPED / STAMP).read_text().strip()
+    except OSError:
+        return None
 
 
 def _user_cache() -> Path:
@@ -97,7 +128,9 @@ class PackageCacheLocator(_CacheLocator):
             Path(py_file).resolve().relative_to(PACKAGE)
         except ValueError:
             return None  # not ours: numba's own locators decide
-        if config.CACHE_DIR:
+        if os.environ.get(BUILD_ENV):
+            candidates = [os.path.join(os.environ[BUILD_ENV], _folder(py_file))]
+        elif config.CACHE_DIR:
             candidates = [os.path.join(config.CACHE_DIR, cls.get_suitable_cache_subpath(py_file))]
         else:
             candidates = [os.path.join(os.path.dirname(py_file), "__pycache__"),
@@ -118,6 +151,47 @@ if PackageCacheLocator not in _LOCATORS._locator_classes:
     _LOCATORS._locator_classes.insert(0, PackageCacheLocator)
 
 
+def _folder(py_file: str) -> str:
+    """The package folder of a module, relative to the package (``online``; ``.`` for the top)."""
+    return str(Path(py_file).resolve().parent.relative_to(PACKAGE))
+
+
+class PackageCache(FunctionCache):
+    """numba's cache of one compiled function, which first looks among the shipped engines
+    (:data:`SHIPPED`), then in numba's own cache (:class:`PackageCacheLocator`)."""
+
+    def __init__(self, py_func: Callable) -> None:
+        super().__init__(py_func)
+        self._shipped = IndexDataCacheFile(cache_path=str(SHIPPED / _folder(inspect.getfile(py_func))),
+                                           filename_base=self._impl.filename_base,
+                                           source_stamp=source_stamp())
+
+    def _load_overload(self, sig: Any, target_context: Any) -> Any:
+        if self._enabled:
+            signature, magic, code = self._index_key(sig, target_context.codegen())
+            data = self._shipped.load((signature, (magic[0], SHIPPED_CPU, ""), code))
+            if data is not None:
+                return self._impl.rebuild(target_context, data)
+        return super()._load_overload(sig, target_context)
+
+
+class _CompileLog(event.Listener):
+    """Appends the name of each function of the package compiled at run time to :data:`LOG_ENV`."""
+
+    def on_start(self, ev: event.Event) -> None:
+        func = ev.data["dispatcher"].py_func
+        if func.__module__.startswith("shedding."):
+            with open(os.environ[LOG_ENV], "a", encoding="utf-8") as log:
+                log.write(f"{func.__module__}.{func.__qualname__}\n")
+
+    def on_end(self, ev: event.Event) -> None:
+        pass
+
+
+if os.environ.get(LOG_ENV):
+    event.register("numba:compile", _CompileLog())
+
+
 def _per_type(dispatcher: Any) -> Any:
     """Make calls from compiled code compile ``dispatcher`` per argument type, not per literal value."""
     template = dispatcher.get_call_template
@@ -133,7 +207,12 @@ def njit(func: Callable | None = None, /, **options: Any) -> Any:
     """numba's ``njit`` with the package's cache (``cache=True``), compiled once per argument type;
     use as ``@njit`` or ``@njit(_nrt=False)`` (``inline="always"`` only without chains: see the
     module's docstring)."""
-    options.setdefault("cache", True)
-    if func is None:
-        return lambda f: _per_type(_numba_njit(**options)(f))
-    return _per_type(_numba_njit(**options)(func))
+    cache = options.pop("cache", True)
+
+    def compiled(f: Callable) -> Any:
+        dispatcher = _numba_njit(**options)(f)
+        if cache:
+            dispatcher._cache = PackageCache(dispatcher.py_func)
+        return _per_type(dispatcher)
+
+    return compiled if func is None else compiled(func)
