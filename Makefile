@@ -21,8 +21,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	@touch $@
 
+# The engines compiled ahead of time, as a wheel ships them (shedding/jit.py, "The shipped engines"),
+# again after any edit below the CLI: one compile, on every core, instead of one per test process
+ENGINES = shedding/_engines/.built
+ENGINE_SOURCES = shedding/cli/engines.py $(shell find shedding -name '*.py' -not -path 'shedding/cli/*' \
+                 -not -path 'shedding/streaming/*' -not -path 'shedding/studies/*')
+$(ENGINES): $(STAMP) $(ENGINE_SOURCES)
+	$(BIN)/python -m shedding.cli.engines shedding/_engines
+	@touch $@
+
 # The main job on embedded defaults: the quick suite on embedded Spark, with its HTML report.
-demo: java $(STAMP)
+demo: java $(ENGINES)
 	rm -rf out/demo
 	$(BIN)/shed compare --suite quick --out out/demo
 
@@ -36,12 +45,12 @@ lint: $(STAMP)
 # (--dist loadfile), so a module still shares one Spark session; 2 workers start 2 JVMs, which
 # is why the default is not every core.
 TEST_WORKERS ?= 2
-test: java lint
+test: java lint $(ENGINES)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # Without Spark and the slow tests, on every core (pytest-xdist): under 3 minutes on 2 cores, for the
 # edit-test loop.
-test-fast: lint
+test-fast: lint $(ENGINES)
 	$(BIN)/python -m pytest -q -n auto -m "not spark and not slow"
 
 # The documentation site (MkDocs, Material theme), checked as the tests check it; open out/site/index.html
@@ -52,4 +61,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_engine.py
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) out shedding/_engines .pytest_cache .hypothesis .mypy_cache .ruff_cache
