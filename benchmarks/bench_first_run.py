@@ -1,20 +1,26 @@
 """The first run of each command, as a new user meets it: CPU seconds with an empty compile cache,
-then with the cache the first run left (issue 36: the first ``shed simulate --policy prob`` at most
-10 s of CPU, the first with ``--policy hazard --estimator online`` at most 15 s).
+then with the cache the first run left (the goals: the first ``shed simulate --policy prob`` at
+most 10 s of CPU, the first with ``--policy hazard --estimator online`` at most 15 s; the first
+micro-batch of ``shed stream-join`` within 20 s of the query's start).
 
 Each command runs as a child process of the ``shed`` given (default: this interpreter's), with
-``NUMBA_CACHE_DIR`` set to a new empty folder, so nothing compiled before is found (numba's cache
-is the only one a run fills: pip writes the bytecode when it installs). The CPU seconds are the
-child's user + system time (``resource.getrusage``), which other processes on the machine do not
-inflate the way they do wall time. Rounds alternate cold and warm runs; figures are medians.
+``NUMBA_CACHE_DIR`` set to a new empty folder, so nothing compiled on this machine is found: what
+the run does not find among the shipped engines (shedding/jit.py) it compiles, and the table says
+how many functions that was (``SHEDDING_JIT_LOG``). The CPU seconds are the child's user + system
+time (``resource.getrusage``), which other processes on the machine do not inflate the way they do
+wall time. Rounds alternate cold and warm runs; figures are medians.
+
+``--fresh`` measures a fresh install first: ``pip wheel`` of this repository (which compiles the
+engines into the wheel: setup.py), a new virtual environment, ``pip install`` of the wheel, and
+then the commands with that environment's ``shed``.
 
     .venv/bin/python benchmarks/bench_first_run.py [--rounds 3] [--only prob,hazard] [--shed PATH]
-        [--stream]
+        [--fresh] [--stream]
 
 ``--stream`` adds the streaming join (``shed stream-join`` on embedded Spark, PROB, two Zipf
 streams of 4,000 tuples in 4 CSV files each, read in one micro-batch), cold and warm: the first
 micro-batch's handler time (the job's per-batch metrics; cold, it compiles the join in Spark's Python
-worker) and the whole command's wall seconds.
+worker unless the engines are shipped) and the whole command's wall seconds.
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ COMMANDS: dict[str, list[str]] = {
 }
 
 
-def cpu_seconds(argv: list[str], env: dict, cwd: Path) -> float:
+def cpu_seconds(argv: list[str], env: dict, cwd: Path | None) -> float:
     """User + system CPU seconds of one child process running ``argv``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
@@ -82,6 +88,28 @@ def first_batch(shed: str, env: dict, work: Path) -> tuple[float, float]:
     return float(first["handler_ms"].max()) / 1000, wall
 
 
+def compiled(log: Path) -> int:
+    """How many functions a run compiled (the lines of its ``SHEDDING_JIT_LOG``)."""
+    return len(log.read_text().split()) if log.exists() else 0
+
+
+def fresh_install(work: Path) -> str:
+    """Build the wheel, install it in a new virtual environment; returns that environment's shed."""
+    wheels, venv = work / "wheels", work / "venv"
+    started = time.perf_counter()
+    build = cpu_seconds([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(ROOT), "-w", str(wheels)],
+                        dict(os.environ), None)
+    print(f"pip wheel: {time.perf_counter() - started:.0f} s wall, {build:.0f} s CPU "
+          f"({sum(f.stat().st_size for f in wheels.glob('*.whl')) / 1e6:.1f} MB)", flush=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    started = time.perf_counter()
+    install = cpu_seconds([str(venv / "bin" / "pip"), "install", "-q", *map(str, wheels.glob("*.whl"))],
+                          dict(os.environ), None)
+    print(f"pip install of the wheel (with its dependencies): {time.perf_counter() - started:.0f} s wall, "
+          f"{install:.0f} s CPU", flush=True)
+    return str(venv / "bin" / "shed")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3)
@@ -89,6 +117,7 @@ def main() -> None:
                     help="comma list of: " + ", ".join(COMMANDS) + " (empty: only --stream)")
     ap.add_argument("--shed", default=str(Path(sys.executable).parent / "shed"))
     ap.add_argument("--stream", action="store_true", help="also the streaming join's first micro-batch")
+    ap.add_argument("--fresh", action="store_true", help="build the wheel, install it in a new venv, use its shed")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args()
     names = [n.strip() for n in args.only.split(",") if n.strip()]
@@ -96,23 +125,29 @@ def main() -> None:
     if unknown:
         ap.error(f"unknown --only {', '.join(unknown)}; choose from {', '.join(COMMANDS)}")
 
+    if args.fresh:
+        args.shed = fresh_install(Path(tempfile.mkdtemp(prefix="fresh-install-")))
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; shed: {args.shed}")
-    figures: dict[str, dict[str, list[float]]] = {n: {"cold": [], "warm": []} for n in names}
+    figures: dict[str, dict[str, list[float]]] = {n: {"cold": [], "warm": [], "compiled": []} for n in names}
     for r in range(args.rounds):
         for name in names:
             cache = tempfile.mkdtemp(prefix="numba-cold-")
-            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            log = Path(cache) / "compiled.txt"
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache, SHEDDING_JIT_LOG=str(log))
             figures[name]["cold"].append(cpu_seconds([args.shed, *COMMANDS[name]], env, DATA))
+            figures[name]["compiled"].append(compiled(log))
             figures[name]["warm"].append(cpu_seconds([args.shed, *COMMANDS[name]], env, DATA))
             shutil.rmtree(cache, ignore_errors=True)
-            print(f"round {r + 1} {name:12} cold {figures[name]['cold'][-1]:6.1f} s CPU, "
+            print(f"round {r + 1} {name:12} cold {figures[name]['cold'][-1]:6.1f} s CPU "
+                  f"({figures[name]['compiled'][-1]} functions compiled), "
                   f"warm {figures[name]['warm'][-1]:5.1f} s CPU", flush=True)
-    print(f"\n{'command':12} {'cold s CPU':>11} {'warm s CPU':>11}   (medians of {args.rounds})")
+    print(f"\n{'command':12} {'cold s CPU':>11} {'compiled':>9} {'warm s CPU':>11}   (medians of {args.rounds})")
     summary = {}
     for name in names:
         cold, warm = statistics.median(figures[name]["cold"]), statistics.median(figures[name]["warm"])
         summary[name] = {"cold": cold, "warm": warm, "runs": figures[name]}
-        print(f"{name:12} {cold:>11.1f} {warm:>11.1f}   shed {' '.join(COMMANDS[name])}")
+        print(f"{name:12} {cold:>11.1f} {max(figures[name]['compiled']):>9} {warm:>11.1f}   "
+              f"shed {' '.join(COMMANDS[name])}")
     if args.stream:
         cache = tempfile.mkdtemp(prefix="numba-cold-")
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)  # Spark's Python workers inherit it

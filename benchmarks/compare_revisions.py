@@ -17,7 +17,11 @@ installed dependencies. Rounds alternate the revisions (A B B A ...), and the fi
 over the rounds; the ratio head / base is computed from the medians of the same run.
 
     .venv/bin/python benchmarks/compare_revisions.py --base pre-restructure --head HEAD [--rounds 3]
-        [--only engine,opt,stream]
+        [--only engine,opt,stream] [--shipped]
+
+``--shipped`` compiles the head's engines ahead of time into its checkout, as a wheel ships them
+(``python -m shedding.cli.engines``, for a generic CPU), so the head runs on them; with ``--base
+HEAD --head HEAD`` that compares the shipped engines with the JIT's code for this machine's CPU.
 """
 
 from __future__ import annotations
@@ -147,9 +151,9 @@ def child(name: str) -> None:
     print("RESULT " + json.dumps(result), flush=True)
 
 
-def checkout(rev: str, base: Path) -> Path:
+def checkout(rev: str, base: Path, label: str) -> Path:
     sha = subprocess.run(["git", "rev-parse", rev], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-    path = base / sha[:12]
+    path = base / f"{label}-{sha[:12]}"
     subprocess.run(["git", "worktree", "add", "--detach", "-q", str(path), sha], cwd=ROOT, check=True)
     return path
 
@@ -170,14 +174,19 @@ def main() -> None:
     ap.add_argument("--head", default="HEAD")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", default=",".join(PROBES))
+    ap.add_argument("--shipped", action="store_true", help="the head runs on its engines compiled ahead of time")
     ap.add_argument("--child", choices=PROBES)
     args = ap.parse_args()
     if args.child:
         return child(args.child)
     probes = [p.strip() for p in args.only.split(",") if p.strip()]
     with tempfile.TemporaryDirectory(prefix="revisions-") as tmp:
-        trees = {"base": checkout(args.base, Path(tmp)), "head": checkout(args.head, Path(tmp))}
+        trees = {which: checkout(getattr(args, which), Path(tmp), which) for which in ("base", "head")}
         try:
+            if args.shipped:
+                head = trees["head"]
+                subprocess.run([sys.executable, "-m", "shedding.cli.engines", str(head / "shedding" / "_engines")],
+                               cwd=head, env={**os.environ, "PYTHONPATH": str(head)}, check=True)
             for tree in trees.values():  # compile each checkout's numba kernels outside the timings
                 measure(tree, "engine") if "engine" in probes or "opt" in probes else None
             figures: dict[str, dict[str, list[float]]] = {"base": {}, "head": {}}
@@ -191,7 +200,8 @@ def main() -> None:
         finally:
             for tree in trees.values():
                 subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False)
-    print(f"base {args.base}, head {args.head}, {args.rounds} alternating rounds; medians")
+    shipped = " (on its shipped engines)" if args.shipped else ""
+    print(f"base {args.base}, head {args.head}{shipped}, {args.rounds} alternating rounds; medians")
     width = max([42, *map(len, figures["base"])])
     print(f"{'figure':{width}} {'base':>14} {'head':>14} {'head/base':>10}")
     for key in figures["base"]:
