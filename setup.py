@@ -29,7 +29,9 @@ class BuildWithEngines(build_py):
         out = build / "shedding" / "_engines"
         shutil.rmtree(out, ignore_errors=True)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(build), os.environ.get("PYTHONPATH")])))
-        subprocess.run([sys.executable, "-m", "shedding.cli.engines", str(out)], env=env, check=True)
+        # run from the build folder: python -m puts the working folder first on the path, and the
+        # source tree there would be compiled instead of the copy being built
+        subprocess.run([sys.executable, "-m", "shedding.cli.engines", str(out)], env=env, cwd=build, check=True)
 
 
 setup(cmdclass={"build_py": BuildWithEngines})

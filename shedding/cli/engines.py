@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import subprocess
 import sys
 import tempfile
@@ -128,9 +129,22 @@ def compile_engines(out: Path, jobs: int, only: list[str] | None = None, progres
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             list(pool.map(run, sorted(argvs, key=_longest_first)))
-    stamp = subprocess.run([sys.executable, "-c", "from shedding.jit import source_stamp; print(source_stamp())"],
-                           env=env, capture_output=True, text=True, check=True).stdout.strip()
+    probe = "import shedding.jit as j; print(j.PACKAGE); print(j.source_stamp())"
+    package, stamp = subprocess.run([sys.executable, "-c", probe], env=env, cwd=out, capture_output=True, text=True,
+                                    check=True).stdout.split()
+    if Path(package) != ROOT / "shedding":
+        raise RuntimeError(f"compiling the engines: the runs imported shedding from {package}, not {ROOT / 'shedding'}")
+    stale = [index.name for index in out.rglob("*.nbi") if _stamp_of(index) != stamp]
+    if stale:
+        raise RuntimeError(f"compiling the engines: {len(stale)} were compiled from another source ({stale[0]})")
     write_text(out / STAMP, stamp + "\n")
+
+
+def _stamp_of(index: Path) -> str:
+    """The source stamp a numba index file was written for."""
+    with index.open("rb") as f:
+        pickle.load(f)  # numba's version
+        return pickle.loads(f.read())[0]
 
 
 def _longest_first(name: str) -> int:

@@ -37,7 +37,8 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(jit.PACKAGE, root / "shedding", ignore=shutil.ignore_patterns("__pycache__", "_engines"))
     env = os.environ | {"PYTHONPATH": str(root)}
     subprocess.run([sys.executable, "-m", "shedding.cli.engines", str(root / "shedding" / "_engines"), "--only",
-                    "equi-static", "--jobs", "1"], env=env, check=True, capture_output=True, timeout=900)
+                    "equi-static", "--jobs", "1"], env=env, cwd=root, check=True, capture_output=True, timeout=900)
+    assert (root / "shedding" / "_engines" / jit.STAMP).exists()
     return root
 
 
