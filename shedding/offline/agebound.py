@@ -33,7 +33,7 @@ import numpy as np
 from shedding.datasets.age import background_rate, key_probabilities, partner_times
 from shedding.errors import ShedError
 from shedding.exact import KeyedStreams
-from shedding.model import Schedule, Workload, check_memory
+from shedding.model import Memory, Schedule, Workload
 from shedding.offline.compact import star_network
 from shedding.offline.network import GRAPH_BYTES_PER_ARC, ORTOOLS_BYTES_PER_ARC, same_time_pairs
 from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, check_solver, group_caps
@@ -110,7 +110,7 @@ def expected_outputs(wl: Workload, schedule: Schedule, reveal: str = "lags") -> 
     return same_time_pairs(wl, KeyedStreams.of(wl)) + float(credit[held].sum())
 
 
-def age_bound(wl: Workload, memory: int, memory_split: tuple[int, int] | None = None, variable: bool = False,
+def age_bound(wl: Workload, memory: int | Memory, memory_split: tuple[int, int] | None = None, variable: bool = False,
               reveal: str = "lags", solver: str = "ortools", max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES) -> float:
     """Upper bound on the expected counted output of any online policy with ``memory`` tuples (fixed
     split ``memory_split``, default M // 2 and M - M // 2; or ``variable``) on a workload of
@@ -119,7 +119,8 @@ def age_bound(wl: Workload, memory: int, memory_split: tuple[int, int] | None = 
     or ``ssp``). The network has an exit per tuple and step of its window: refused up front when
     it would need more than ``max_graph_bytes``."""
     check_solver(solver)
-    m, m_r, m_s = check_memory(memory, memory_split)
+    budget = Memory.of(memory, memory_split)  # a Memory is checked already
+    m, m_r, m_s = budget.total, budget.r, budget.s
     exits = int(_holding(wl, int(wl.meta.get("length", 0)))[1].sum())
     need = exits * (GRAPH_BYTES_PER_ARC + ORTOOLS_BYTES_PER_ARC + BYTES_PER_CREDIT)
     if need > max_graph_bytes:

@@ -171,7 +171,7 @@ class ShedProcessor(StatefulProcessor):
             from shedding.online.estimators import StaticEstimator
             from shedding.streaming.frequencies import shard_table
 
-            spec = JoinSpec(**self.spec)
+            spec = JoinSpec.restore(self.spec)  # checked on the driver
             table = None if self.table is None else StaticEstimator(*self.table)
             join = ShardJoin(spec, shard, shard_table(table, shard, spec.shards))
         pairs, metrics = join.push(batch, census, now)
