@@ -126,7 +126,9 @@ def write_shard_file(folder: str, shard: int, table: pa.Table) -> None:
     import pyarrow.parquet as pq
     from pyspark import TaskContext
 
-    batch = TaskContext.get().getLocalProperty("streaming.sql.batchId") or "0"  # a batch query: one batch
+    context = TaskContext.get()
+    assert context is not None, "write_shard_file runs in a Spark task"
+    batch = context.getLocalProperty("streaming.sql.batchId") or "0"  # a batch query: one batch
     target = os.path.join(folder, f"batch={batch}")
     os.makedirs(target, exist_ok=True)
     name = f"shard-{shard}.parquet"

@@ -43,7 +43,9 @@ in another format, such as the pickle that layouts 1 and 2 stored, is refused.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, fields
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -254,16 +256,18 @@ class ShardJoin:
         timeout = self.spec.idle_timeout_ms
         sides = [R, S]
         if timeout is not None and now is not None:
-            awake = [s for s in sides if now - (self._heard[s] if self._heard[s] is not None else self._since) < timeout]
+            since = cast(int, self._since)  # set by the first micro-batch, before any frontier
+            awake = [s for s in sides if now - (heard if (heard := self._heard[s]) is not None else since) < timeout]
             sides = awake or sides
-        latest = [self._latest[s] for s in sides]
-        if None in latest:
+        latest = [t for s in sides if (t := self._latest[s]) is not None]
+        if len(latest) < len(sides):
             return None
         return min(latest) - self.spec.lateness
 
     def _rebudget(self, census: Census) -> int:
         """Add the batch's census and take this shard's share of M (:func:`~shedding.streaming.budget.divide`);
         the tuples over a lowered budget leave memory now. Returns how many were shed so."""
+        assert self.census is not None, "a shard that shares the budget keeps a census (spec.shares_budget)"
         self.census.merge(census)
         spec = self.spec
         policy = POLICIES[spec.shedding]
@@ -354,7 +358,7 @@ class ShardJoin:
         return snap | {f"op.{name}": value for name, value in self.op.snapshot().items()}
 
     @classmethod
-    def restore(cls, snap: Snapshot | SnapshotReader) -> ShardJoin:
+    def restore(cls, snap: Mapping[str, Any] | SnapshotReader) -> ShardJoin:
         """The shard :meth:`snapshot` took; another format, version or :data:`STATE_LAYOUT` is
         refused, and so is anything but plain data."""
         entries = snap if isinstance(snap, SnapshotReader) else SnapshotReader(snap, "the streaming state")
@@ -368,10 +372,12 @@ class ShardJoin:
         join = cls.__new__(cls)
         join._setup(JoinSpec.restore(json.loads(str(entries["spec"]))), int(entries["shard"]))  # checked when made
         join.op = JoinOperator.restore(entries.within("op."))
-        join.budget = tuple(int(v) for v in entries["budget"])
+        m, m_r, m_s = (int(v) for v in entries["budget"])
+        join.budget = (m, m_r, m_s)
         census = entries.within("census.")
-        join.census = Census(**{f.name: census[f.name] if census[f.name].ndim else census[f.name].item()
-                                for f in fields(Census) if f.name in census}) if join.spec.shares_budget else None
+        values: dict[str, Any] = {f.name: census[f.name] if census[f.name].ndim else census[f.name].item()
+                                  for f in fields(Census) if f.name in census}
+        join.census = Census(**values) if join.spec.shares_budget else None
         join._held, join._resident = (bytes_table(entries[name], name) for name in ("held", "resident"))
         known = {name: int(entries[name]) for name in ("latest.r", "latest.s", "heard.r", "heard.s", "since",
                                                         "released_until") if name in entries}
