@@ -68,9 +68,24 @@ def expected_outputs(wl: Workload, schedule: Schedule) -> float:
 
 def online_bound(wl: Workload, memory: int | Memory, memory_split: tuple[int, int] | None = None,
                  variable: bool = False) -> float:
-    """Upper bound on the expected counted output of any online policy with ``memory`` tuples (fixed
-    split ``memory_split``, default M // 2 and M - M // 2; or ``variable``) on i.i.d. synchronous
-    streams: per step from the warmup on, the top-M partner probabilities among the live tuples."""
+    """Upper bound on the expected counted output of any online policy (Das, Gehrke, Riedewald
+    2003, §3.3) on i.i.d. tuple-synchronous streams: per step from the warmup on, the top-M
+    partner probabilities among the live tuples.
+
+    Args:
+        wl: The workload: one R and one S tuple per step, as :func:`~shedding.datasets.zipf.zipf_workload`
+            draws it.
+        memory: M (an integer >= 0), or a checked :class:`~shedding.model.Memory`.
+        memory_split: (M_R, M_S), summing to M; default (M // 2, M - M // 2).
+        variable: Bound the variable-split policies (one pool of M) instead of the fixed split.
+
+    Returns:
+        The bound on the expected counted output.
+
+    Raises:
+        ShedError: Streams that are not tuple-synchronous, or a bad ``memory`` or
+            ``memory_split``, naming the parameter.
+    """
     _check_synchronous(wl)
     budget = Memory.of(memory, memory_split)  # a Memory is checked already
     m, m_r, m_s = budget.total, budget.r, budget.s
