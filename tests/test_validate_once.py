@@ -84,10 +84,11 @@ def test_shed_simulate_default_memory_is_checked_once(memory_checks):
 
 
 def test_shed_opt_and_explain_check_memory_once(memory_checks, tmp_path):
-    code, _, err = run_shed("opt", "--window", 30, "--length", 300, "--memory", 20, "--json")
-    assert code == 0, err
-    assert memory_checks == [(20, None)]
-    memory_checks.clear()
+    for bounds in ([], ["--bounds"]):  # OPT, or its bounds (the lower one runs PROB)
+        code, _, err = run_shed("opt", "--window", 30, "--length", 300, "--memory", 20, "--json", *bounds)
+        assert code == 0, err
+        assert memory_checks == [(20, None)]
+        memory_checks.clear()
     code, _, err = run_shed("explain", "--window", 30, "--length", 300, "--memory", 20, "--policy", "prob", "--json")
     assert code == 0, err
     assert memory_checks == [(20, None)]
