@@ -49,3 +49,11 @@ def write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> P
 def write_json(path: str | os.PathLike, data: Any, **dumps: Any) -> Path:
     """:func:`write_atomically` for a JSON document (``dumps``: ``json.dumps`` options)."""
     return write_text(path, json.dumps(data, **dumps))
+
+
+def write_parquet(path: str | os.PathLike, table: Any, **options: Any) -> Path:
+    """:func:`write_atomically` for a pyarrow ``table`` as a Parquet file (``options``:
+    ``pyarrow.parquet.write_table``'s, e.g. ``compression``)."""
+    import pyarrow.parquet as pq  # only where a Parquet file is written: the module stays light
+
+    return write_atomically(path, lambda tmp: pq.write_table(table, tmp, **options))

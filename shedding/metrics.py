@@ -20,8 +20,18 @@ def archive_metric(wl: Workload, schedule: Schedule, profile: PartnerProfile | N
     met them all on arrival) and x was held until its last later partner arrived. Partners held
     through ``a`` are counted per key with two sorted searches: ``#{y : b_y <= a} - #{y : end_y < a}``
     where ``end_y`` is ``left_y`` for admitted tuples and ``b_y`` otherwise. Any schedule will do:
-    an online policy's, or OPT's. ``profile`` and ``ks`` save their recomputation when the
-    caller already has them for ``wl``.
+    an online policy's, or OPT's.
+
+    Args:
+        wl: The workload (:class:`~shedding.model.Workload`).
+        schedule: The :class:`~shedding.model.Schedule` the run followed: per tuple, whether it
+            was admitted and the step during which it left memory.
+        profile: ``wl``'s :class:`~shedding.exact.PartnerProfile` (each tuple's earlier partners
+            and its last later one); computed here when None.
+        ks: ``wl``'s keyed index (:class:`~shedding.exact.KeyedStreams`); built here when None.
+
+    Returns:
+        The number of tuples arriving at ``t >= warmup`` that miss at least one window pair.
     """
     if len(wl) == 0:
         return 0

@@ -255,6 +255,11 @@ def check_window(window: Any) -> int:
     return w
 
 
+def default_split(memory: int) -> tuple[int, int]:
+    """The fixed split of M when none is given: (M // 2, M - M // 2)."""
+    return memory // 2, memory - memory // 2
+
+
 def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[int, int, int]:
     """Validate M (the parameter ``memory``) and the fixed split (M_R, M_S) (``memory_split``); the
     default split is (M // 2, M - M // 2)."""
@@ -266,7 +271,7 @@ def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[
                         "(2w - 2 with one tuple per stream per step; shedding.exact.exact_memory) keeps every tuple, so "
                         "use that", param="memory")
     if split is None:
-        return m, m // 2, m - m // 2
+        return (m, *default_split(m))
     try:
         parts = tuple(split)
     except TypeError:
@@ -280,6 +285,46 @@ def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[
         raise ShedError(f"{{param}} {m_r},{m_s} sums to {m_r + m_s}, not the memory {m}; make M_R + M_S = M",
                         param="memory_split")
     return m, m_r, m_s
+
+
+@dataclass(frozen=True)
+class Memory:
+    """M, the tuples a join may hold at once, and its fixed split (M_R, M_S): checked once, where
+    the run enters the library (:meth:`of`), and passed down as it is (Das, Gehrke, Riedewald
+    2003, §2.1: the join memory; §3.3: the fixed and variable splits).
+
+    Build it with :meth:`of`; the layers below take it and never check it again.
+    """
+
+    total: int
+    r: int
+    s: int
+
+    @classmethod
+    def of(cls, memory: "int | Memory", split: tuple[int, int] | None = None) -> "Memory":
+        """``memory`` checked (:func:`check_memory`) with its ``split`` (default
+        (M // 2, M - M // 2)); a :class:`Memory` without a split is returned as it is.
+
+        Args:
+            memory: M, an integer >= 0, or a :class:`Memory` already checked.
+            split: (M_R, M_S), two integers >= 0 summing to M; None for the default.
+
+        Returns:
+            The checked :class:`Memory`.
+
+        Raises:
+            ShedError: ``memory`` or ``memory_split`` out of range, naming the parameter.
+        """
+        if isinstance(memory, Memory):
+            if split is None:
+                return memory
+            memory = memory.total
+        return cls(*check_memory(memory, split))
+
+    @property
+    def split(self) -> tuple[int, int]:
+        """(M_R, M_S)."""
+        return self.r, self.s
 
 
 def default_warmup(window: int) -> int:

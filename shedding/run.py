@@ -17,12 +17,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from shedding.errors import ShedError
-from shedding.online.policies import POLICIES, check_group
+from shedding.online.policies import POLICIES
 
 if TYPE_CHECKING:
     from shedding.band.predicate import BandWorkload
-    from shedding.model import RunResult, Workload
+    from shedding.model import Memory, RunResult, Workload
     from shedding.offline.opt import OptResult
+    from shedding.online.params import RunParams
     from shedding.online.tuning import HazardTuning
 
 #: The offline optimum by allocation: OPT (fixed split) and OPTV (variable split), §3.2.
@@ -64,7 +65,7 @@ def check_policies(names: str | list[str], param: str = "policy") -> list[str]:
 def run_policy(
     wl: Workload | BandWorkload,
     policy: str,
-    memory: int,
+    memory: int | Memory,
     *,
     memory_split: tuple[int, int] | None = None,
     estimator: str = "static",
@@ -91,7 +92,9 @@ def run_policy(
             :class:`~shedding.band.predicate.BandWorkload`.
         policy: One of :data:`POLICY_NAMES` (any case): ``exact``, an online policy, ``opt`` or
             ``optv``.
-        memory: M, the tuples the join may hold at once (an integer >= 0).
+        memory: M, the tuples the join may hold at once (an integer >= 0), or a
+            :class:`~shedding.model.Memory` checked already (:meth:`~shedding.model.Memory.of`),
+            as a caller running several policies on one memory passes it.
         memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies and OPT;
             default (M // 2, M - M // 2). Refused for OPTV.
         estimator: ``static`` (the whole workload's key frequencies) or ``online`` (the counts
@@ -122,42 +125,67 @@ def run_policy(
             (:class:`~shedding.offline.opt.GraphTooLarge`, OPT's network over the limit).
     """
     from shedding.band.predicate import BandWorkload
-    from shedding.online.estimators import check_estimator  # numpy: not at import, where `shed --help` reads this
-
     from shedding.model import Workload
-    from shedding.online.simulator import check_tuning
+    from shedding.online.params import RunParams  # numpy: not at import, where `shed --help` reads this
 
     if not isinstance(wl, (Workload, BandWorkload)):
         raise ShedError(f"{{param}} must be a Workload (or a band join's BandWorkload), got {type(wl).__name__}",
                         param="wl")
-    name = check_policies([policy])[0]
-    estimator = check_estimator(estimator, decay)  # as the online policies check it, also for EXACT and OPT
-    check_tuning(name, tuning)  # for EXACT and OPT too, which would ignore it
-    band = isinstance(wl, BandWorkload)
-    check_group(name, group, band)
-    if isinstance(wl, BandWorkload):  # as band, but narrows wl for the type checker
-        return _run_band(wl, name, memory, memory_split, estimator, seed, reference, bins)
+    if not isinstance(policy, str):
+        check_policies([policy])  # the one message for a policy that is not text
+    params = RunParams.of(policy, memory, memory_split=memory_split, estimator=estimator, decay=decay, seed=seed,
+                          group=group, tuning=tuning, samples=samples, band=isinstance(wl, BandWorkload))
+    return run_params(wl, params, reference=reference, max_graph_bytes=max_graph_bytes, bins=bins)
+
+
+def run_params(wl: Workload | BandWorkload, params: RunParams, *, reference: Any = None,
+               max_graph_bytes: int | None = None, bins: int = 1024) -> RunResult | OptResult:
+    """:func:`run_policy` with its parameters checked already
+    (:meth:`~shedding.online.params.RunParams.of`, where every check runs once): the caller that
+    runs several policies on one memory checks the memory once
+    (:meth:`~shedding.model.Memory.of`) and builds one :class:`~shedding.online.params.RunParams`
+    per policy.
+
+    Args:
+        wl: The workload, as :func:`run_policy` takes it.
+        params: The run's checked parameters; ``params.policy`` one of :data:`POLICY_NAMES`.
+        reference: EXACT's precomputed reference for ``wl``; computed here when None.
+        max_graph_bytes: OPT's limit on its network's size in bytes; None for 4 GiB.
+        bins: The band join's histogram bins (band workloads only).
+
+    Returns:
+        As :func:`run_policy`.
+
+    Raises:
+        ShedError: An unknown policy (``policy``), OPT's network over the limit, or what the run
+            refuses (a policy the join family does not run).
+    """
+    from shedding.band.predicate import BandWorkload
+
+    name = params.policy
+    if name not in POLICY_NAMES:
+        raise ShedError(f"unknown policy {name!r}; choose from {', '.join(POLICY_NAMES)}", param="policy")
+    if isinstance(wl, BandWorkload):  # narrows wl for the type checker
+        return _run_band(wl, params, reference, bins)
     if name in OFFLINE:
         from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, solve_opt
 
-        return solve_opt(wl, memory, memory_split if name == "opt" else None, allocation=OFFLINE[name],
+        return solve_opt(wl, params.memory, None, allocation=OFFLINE[name],
                          max_graph_bytes=DEFAULT_MAX_GRAPH_BYTES if max_graph_bytes is None else max_graph_bytes)
-    from shedding.online.simulator import simulate
+    from shedding.online.simulator import run_online
 
-    return simulate(wl, name, memory, memory_split=memory_split, estimator=estimator, decay=decay, seed=seed,
-                    reference=reference, samples=samples, group=group, tuning=tuning)
+    return run_online(wl, params, reference=reference)
 
 
-def _run_band(bw: BandWorkload, name: str, memory: int, memory_split: tuple[int, int] | None, estimator: str,
-              seed: int, reference: Any, bins: int) -> RunResult | OptResult:
-    """The band join's counterpart of :func:`run_policy` (no decay: band histograms count every
+def _run_band(bw: BandWorkload, params: RunParams, reference: Any, bins: int) -> RunResult | OptResult:
+    """The band join's counterpart of :func:`run_params` (no decay: band histograms count every
     arrival equally)."""
+    name = params.policy
     if name in OFFLINE:
         from shedding.band.opt import solve_opt
 
-        return solve_opt(bw, memory, memory_split if name == "opt" else None, allocation=OFFLINE[name],
-                              reference=reference)
+        return solve_opt(bw, params.memory, None, allocation=OFFLINE[name], reference=reference)
     from shedding.band.simulate import simulate_band
 
-    return simulate_band(bw, name, memory, memory_split=memory_split, seed=seed, bins=bins, estimator=estimator,
+    return simulate_band(bw, name, params.memory, seed=params.seed, bins=bins, estimator=params.estimator,
                          reference=reference)

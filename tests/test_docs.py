@@ -51,14 +51,23 @@ def test_site_builds_strict(tmp_path: Path) -> None:
 #: API page -> public entry points whose section must show a parameters table, and a parameter
 #: each table must list (the docstrings' Google-style ``Args:``, mkdocs.yml's ``docstring_style``)
 PARAMETER_TABLES = {
-    "run": {"shedding.run.run_policy": "memory_split"},
-    "online": {"shedding.online.simulator.simulate": "samples"},
+    "run": {"shedding.run.run_policy": "memory_split", "shedding.run.run_params": "params"},
+    "model": {"shedding.model.Memory.of": "split"},
+    "online": {"shedding.online.simulator.simulate": "samples", "shedding.online.params.RunParams.of": "band",
+               "shedding.online.params.OperatorParams.of": "share_every", "shedding.online.policies.get_policy": "name",
+               "shedding.online.policies.require": "family", "shedding.online.policies.names_for": "family",
+               "shedding.online.estimators.make_estimator": "decay",
+               "shedding.online.estimators.check_estimator": "name", "shedding.online.tuning.HazardTuning.of": "value",
+               "shedding.online.tuning.HazardTuning.parse": "text", "shedding.online.bound.online_bound": "variable"},
     "exact": {"shedding.exact.exact_count": "wl"},
-    "offline": {"shedding.offline.opt.solve_opt": "max_graph_bytes"},
+    "metrics": {"shedding.metrics.archive_metric": "schedule"},
+    "offline": {"shedding.offline.opt.solve_opt": "max_graph_bytes", "shedding.offline.agebound.age_bound": "reveal"},
     "datasets": {"shedding.datasets.zipf.zipf_workload": "skew_s", "shedding.datasets.files.load_workload": "path"},
     "streaming": {"shedding.streaming.spark_join.semantic_window_join": "allowed_lateness"},
-    "band": {"shedding.band.simulate.simulate_band": "bins"},
-    "wjoin": {"shedding.wjoin.loadshed.shed_wjoin": "memory_split"},
+    "band": {"shedding.band.simulate.simulate_band": "bins", "shedding.band.exact.BandIndex": "bw",
+             "shedding.band.estimator.BandHistogram.layout": "bins"},
+    "wjoin": {"shedding.wjoin.loadshed.shed_wjoin": "memory_split", "shedding.wjoin.windows.WindowSpec.uniform": "window",
+              "shedding.wjoin.windows.WindowSpec.from_pairs": "pairs", "shedding.wjoin.operator.run": "order"},
     "bestmatch": {"shedding.bestmatch.join.bestmatch": "dominance"},
     "studies": {"shedding.studies.runner.run_study": "resume"},
 }

@@ -90,9 +90,16 @@ def _numerators(fen, lo, width, side, values, eps):
 
 @dataclass(frozen=True)
 class BandHistogram:
-    """Per attribute ``lo`` (first value) and ``width`` (bin width, scaled units); ``fen`` holds
-    the bin counts of R and S as Fenwick trees (``fen[side, attribute]``), ``totals`` the tuples
-    counted per side."""
+    """The equi-width histogram per attribute behind PROB and LIFE on a band join: the estimate of
+    how many partners a value has (the band join's counterpart of §3.3.1's frequencies).
+
+    Attributes:
+        lo: Per attribute, the first bin's first value (scaled units).
+        width: Per attribute, the bins' width (scaled units).
+        fen: The bin counts of R and S as Fenwick trees, ``fen[side, attribute]``
+            (shape (2, d, bins + 1)).
+        totals: The tuples counted per side.
+    """
 
     lo: np.ndarray
     width: np.ndarray
@@ -101,7 +108,18 @@ class BandHistogram:
 
     @classmethod
     def layout(cls, bw: BandWorkload, bins: int = DEFAULT_BINS) -> "BandHistogram":
-        """An empty histogram whose ``bins`` bins per attribute span the workload's values."""
+        """An empty histogram that spans the workload's values (the online estimate's start).
+
+        Args:
+            bw: The band join's workload.
+            bins: Bins per attribute (>= 1).
+
+        Returns:
+            The empty :class:`BandHistogram`.
+
+        Raises:
+            ShedError: ``bins`` not an integer >= 1, naming ``bins``.
+        """
         if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
             raise ShedError(f"{{param}} must be an integer >= 1, got {bins!r}", param="bins")
         d = bw.n_attrs
@@ -115,7 +133,18 @@ class BandHistogram:
 
     @classmethod
     def of(cls, bw: BandWorkload, bins: int = DEFAULT_BINS) -> "BandHistogram":
-        """The static histogram: every tuple of the workload counted in advance."""
+        """The static histogram: every tuple of the workload counted in advance.
+
+        Args:
+            bw: The band join's workload.
+            bins: Bins per attribute (>= 1).
+
+        Returns:
+            The :class:`BandHistogram` with every tuple counted.
+
+        Raises:
+            ShedError: As :meth:`layout`.
+        """
         empty = cls.layout(bw, bins)
         n_bins = empty.fen.shape[2] - 1
         side = bw.workload.side

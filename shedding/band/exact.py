@@ -149,6 +149,9 @@ class BandIndex:
       in the tuple's own cell or a neighbour; each side's tuples sorted by (cell, time). A tuple's
       candidates are three ranges, one per cell, cut to its time window (``g_lo``, ``g_hi``:
       shape (3, N)), a subset of the time window's partners and usually a small one.
+
+    Args:
+        bw: The band join's workload (:class:`~shedding.band.predicate.BandWorkload`).
     """
 
     def __init__(self, bw: BandWorkload) -> None:
@@ -156,8 +159,12 @@ class BandIndex:
 
     @functools.cached_property
     def ranks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
-        """(rank, v_lo, v_hi, (n_R, n_S)) for the Fenwick sweep, built on first use (counting one
-        attribute needs it)."""
+        """The Fenwick sweep's index, built on first use (counting one attribute needs it).
+
+        Returns:
+            (rank, v_lo, v_hi, (n_R, n_S)): each tuple's rank in its side's order of attribute 0,
+            the rank range of the other side's tuples within eps on it, and the sides' sizes.
+        """
         bw, wl = self.bw, self.bw.workload
         n = len(wl)
         side = wl.side.astype(np.int64)
@@ -182,7 +189,12 @@ class BandIndex:
 
     @functools.cached_property
     def grid(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(g_order, g_lo, g_hi) of the grid (listing pairs, counting several attributes)."""
+        """The grid's index, built on first use (listing pairs, counting several attributes).
+
+        Returns:
+            (g_order, g_lo, g_hi): each side's tuples by (cell, time), and per tuple the three
+            candidate ranges, one per neighbouring cell, cut to its time window (shape (3, N)).
+        """
         bw, wl = self.bw, self.bw.workload
         n = len(wl)
         side, time = wl.side.astype(np.int64), wl.time

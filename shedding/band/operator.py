@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import as_int_array, check_memory, check_window
+from shedding.model import Memory, as_int_array, check_window
 from shedding.online import kernel as K
 from shedding.online.engine import FeedResult, check_feed
 from shedding.online.policies import BAND, Policy, get_policy, require
@@ -33,7 +33,8 @@ class BandJoinOperator:
 
     Args:
         window: w, in time steps (>= 1).
-        memory: M, the tuples the join may hold at once (>= 0).
+        memory: M, the tuples the join may hold at once (>= 0), or a checked
+            :class:`~shedding.model.Memory`.
         policy: A policy of the registry that runs on the band join (a name or a
             :class:`~shedding.online.policies.Policy`).
         eps: The scaled band width per attribute.
@@ -58,12 +59,13 @@ class BandJoinOperator:
     _vals: np.ndarray
     _cnt: np.ndarray
 
-    def __init__(self, window: int, memory: int, policy: str | Policy, eps: np.ndarray, *,
+    def __init__(self, window: int, memory: int | Memory, policy: str | Policy, eps: np.ndarray, *,
                  histogram: BandHistogram | None = None, memory_split: tuple[int, int] | None = None,
                  warmup: int = 0, seed: int = 0, pairs: bool = False, online: bool = False,
                  schedule_left: np.ndarray | None = None) -> None:
         self.window = check_window(window)
-        self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
+        budget = Memory.of(memory, memory_split)
+        self.memory, self.memory_r, self.memory_s = budget.total, budget.r, budget.s
         self.policy = policy if isinstance(policy, Policy) else get_policy(policy)
         if int(warmup) < 0:
             raise ShedError(f"{{param}} must be >= 0, got {warmup}", param="warmup")

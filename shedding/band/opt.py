@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from shedding.errors import ShedError
+from shedding.model import Memory
 from shedding.offline.compact import star_network
 from shedding.offline.network import FlowGraph, estimate_bytes
 from shedding.offline.opt import (DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, OptResult, check_opt_memory, check_options,
@@ -44,7 +45,7 @@ def build_band_star(bw: BandWorkload, pairs: np.ndarray, caps: np.ndarray, varia
 
 def solve_opt(
     bw: BandWorkload,
-    memory: int,
+    memory: int | Memory,
     memory_split: tuple[int, int] | None = None,
     allocation: str = "fixed",
     solver: str = "ssp",
@@ -56,7 +57,8 @@ def solve_opt(
 
     Args:
         bw: The band join's workload.
-        memory: M, the tuples the join may hold at once (an integer >= 0).
+        memory: M, the tuples the join may hold at once (an integer >= 0, or a checked
+            :class:`~shedding.model.Memory`).
         memory_split: (M_R, M_S) for ``allocation='fixed'``; default (M // 2, M - M // 2).
             Refused for ``'variable'``.
         allocation: ``fixed`` (OPT) or ``variable`` (OPTV).

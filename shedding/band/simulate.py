@@ -15,7 +15,7 @@ import numpy as np
 
 from shedding.errors import ShedError
 from shedding.exact import exact_memory
-from shedding.model import RunResult, Schedule, check_memory
+from shedding.model import Memory, RunResult, Schedule
 from shedding.online import kernel as K
 from shedding.online.policies import BAND, get_policy, require
 from shedding.band.estimator import DEFAULT_BINS, ESTIMATORS, BandHistogram
@@ -42,7 +42,7 @@ class BandReference:
 def simulate_band(
     bw: BandWorkload,
     policy: str,
-    memory: int,
+    memory: int | Memory,
     *,
     memory_split: tuple[int, int] | None = None,
     seed: int = 0,
@@ -60,7 +60,7 @@ def simulate_band(
         bw: The band join's workload.
         policy: ``exact``, a policy of the registry that runs on the band join, or
             ``opt-schedule`` / ``optv-schedule``, which replay ``schedule``.
-        memory: M, the tuples the join may hold at once (an integer >= 0).
+        memory: M, the tuples the join may hold at once (an integer >= 0, or a checked Memory).
         memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies; default
             (M // 2, M - M // 2).
         seed: The seed of RAND's draws (>= 0).
@@ -80,7 +80,7 @@ def simulate_band(
             ``policy`` (one that does not run on a band join), or a replaying policy without
             a ``schedule``.
     """
-    m, m_r, m_s = check_memory(memory, memory_split)
+    budget = Memory.of(memory, memory_split)
     wl = bw.workload
     ref = reference or BandReference.of(bw)
     name = policy.strip().lower()
@@ -99,8 +99,7 @@ def simulate_band(
         raise ShedError(f"policy {pol.name} needs a schedule to replay")
     online = estimator == "online"
     histogram = (BandHistogram.layout if online else BandHistogram.of)(bw, bins)
-    op = BandJoinOperator(wl.window, m, pol, bw.eps, histogram=histogram, online=online,
-                          memory_split=(m_r, m_s), warmup=wl.warmup, seed=seed, pairs=pairs,
+    op = BandJoinOperator(wl.window, budget, pol, bw.eps, histogram=histogram, online=online, warmup=wl.warmup, seed=seed, pairs=pairs,
                           schedule_left=None if schedule is None else schedule.left)
     fed = op.feed(wl.side, wl.time, bw.values)
     dep = np.concatenate([fed.departures, op.finish()])
@@ -108,9 +107,9 @@ def simulate_band(
     left[dep[:, 0]], admitted[dep[:, 0]] = dep[:, 1], dep[:, 2].astype(bool)
     run_schedule = Schedule(admitted, left)
     outputs = fed.outputs
-    split_r, split_s = (None, None) if pol.variable else (m_r, m_s)
+    split_r, split_s = (None, None) if pol.variable else budget.split
     return RunResult(
-        pol.name, int(outputs), ref.exact, archive_metric(bw, run_schedule, ref.pairs), m, split_r, split_s,
+        pol.name, int(outputs), ref.exact, archive_metric(bw, run_schedule, ref.pairs), budget.total, split_r, split_s,
         schedule=run_schedule, pairs=fed.pairs if pairs else None,
         seconds=_time.perf_counter() - started,
         params=params | ({"seed": seed} if pol.seed else {}),

@@ -15,7 +15,7 @@ import pandas as pd
 from shedding.band.predicate import BandWorkload, eps_texts
 from shedding.cli.rows import online_options
 from shedding.errors import ShedError
-from shedding.model import Workload
+from shedding.model import Memory, Workload
 
 
 def _numbers(values: pd.Series, column: str, where: str, rows: np.ndarray) -> np.ndarray:
@@ -58,9 +58,10 @@ def attribute_columns(wl: Workload, attrs: tuple[str, ...]) -> list[np.ndarray]:
 
 
 def band_results(wl: Workload, attrs: tuple[str, ...], eps: str, bins: int, estimator: str, names: list[str],
-                 memory: int, split: tuple[int, int] | None, seed: int) -> list[dict[str, Any]]:
+                 budget: Memory, seed: int) -> list[dict[str, Any]]:
     """One result dict per policy (exact, online policies, opt, optv) on the band join
-    ``|r.a - s.a| <= eps_a`` for every ``a`` of ``attrs``; ``options`` holds a row's online options."""
+    ``|r.a - s.a| <= eps_a`` for every ``a`` of ``attrs`` with the checked memory ``budget``;
+    ``options`` holds a row's online options."""
     from shedding.band.simulate import BandReference
     from shedding.run import run_policy
 
@@ -69,6 +70,6 @@ def band_results(wl: Workload, attrs: tuple[str, ...], eps: str, bins: int, esti
     extra = {"predicate": "band", "eps": eps_texts(bw), "attrs": list(attrs)}
     rows = []
     for name in names:
-        res = run_policy(bw, name, memory, memory_split=split, estimator=estimator, seed=seed, reference=ref, bins=bins)
+        res = run_policy(bw, name, budget, estimator=estimator, seed=seed, reference=ref, bins=bins)
         rows.append(res.as_dict() | extra | {"options": online_options(name, estimator, None, seed)})
     return rows

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Callable, Optional
 import typer
 from rich.markup import escape
 
-from shedding.cli.checks import choice, gib, integer, integers, listed_in, number, parse_split
+from shedding.cli.checks import choice, gib, integer, integers, listed_in, number
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, parse_tuning, tuning_rules
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, warm_up
-from shedding.cli.rules import Creatable, Holds, Ignored, Values
+from shedding.cli.rules import Creatable, Holds, Ignored, Values, checked
 from shedding.cli.workload import (ESTIMATORS, WORKLOAD_RULES, check_group, check_split, fixed_split,
                                    takes_workload)
 from shedding.online.policies import grouped, seeded, uses
@@ -105,14 +105,13 @@ def explain(
     from shedding.studies.explain import default_against, explain as run
 
     against = against or default_against(policy)
-    split = None if memory_split is None else parse_split("--memory-split", memory_split)
+    budget = checked(check_split)  # M (--memory, else the window) and its split, checked by the rules
     wl = load()
     warn_past_end(wl)
     warn_static_lookahead(wl, estimator, [policy])
-    m = wl.window if memory is None else memory
     warm_up([policy, "opt"])
     with busy(f"explaining {policy.upper()} against {against.upper()} ({len(wl):,} tuples)..."):
-        ex = run(wl, policy, m, against=against, memory_split=split, estimator=estimator, decay=decay,
+        ex = run(wl, policy, budget, against=against, estimator=estimator, decay=decay,
                  seed=policy_seed, buckets=buckets, max_graph_bytes=int(max_graph_gib * 2**30), group=group,
                  tuning=None if tuning is None else parse_tuning(tuning))
     if out_dir is not None:
@@ -125,7 +124,7 @@ def explain(
         print(json.dumps(ex.as_dict(top)))
         return
     s = ex.summary
-    print_header(wl, m)
+    print_header(wl, budget.total)
     say(f"{policy.upper()} {s['policy_outputs']:,} vs {against.upper()} {s['reference_outputs']:,} outputs "
         f"({100 * s['ratio']:.2f}%): {s['lost_outputs']:,} lost, {s['gained_outputs']:,} gained; lost tuples "
         f"{s['tuples_never_admitted']:,} never admitted, {s['tuples_evicted_before_partners_came']:,} evicted "

@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import (choice, gib, integer, integers, listed_in, parse_split, table_file,
+from shedding.cli.checks import (choice, gib, integer, integers, listed_in, table_file,
                                  value_check)
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, write_file
 from shedding.cli.rows import bounds_row, row, warm_up
-from shedding.cli.rules import Creatable, Holds, Ignored
+from shedding.cli.rules import Creatable, Holds, Ignored, checked
 from shedding.cli.workload import MAX_GRAPH_HELP, WORKLOAD_RULES, check_split, takes_workload
 
 if TYPE_CHECKING:
-    from shedding.model import Schedule, Workload
+    from shedding.model import Memory, Schedule, Workload
 
 
 ALLOCATIONS = listed_in("shedding.offline.opt", "ALLOCATIONS")
@@ -69,16 +69,16 @@ def opt(
     """
     from shedding.offline.opt import solve_opt
 
-    split = None if memory_split is None else parse_split("--memory-split", memory_split)
+    budget = checked(check_split)  # M (--memory, else the window) and its split, checked by the rules
     wl = load()
     warn_past_end(wl)
-    m = wl.window if memory is None else memory
+    m = budget.total
     if bounds:
-        _print_bounds(wl, m, split, allocation, as_json)
+        _print_bounds(wl, budget, allocation, as_json)
         return
     warm_up(["opt"])
     with busy(f"solving {'OPTV' if allocation == 'variable' else 'OPT'} ({len(wl):,} tuples)..."):
-        res = solve_opt(wl, m, split, allocation=allocation, graph=graph, solver=solver,
+        res = solve_opt(wl, budget, None, allocation=allocation, graph=graph, solver=solver,
                         max_graph_bytes=int(max_graph_gib * 2**30))
     result = row(wl, m, res.as_dict())
     if schedule_out is not None:
@@ -98,13 +98,13 @@ def opt(
         say(f"schedule written to {schedule_out}")
 
 
-def _print_bounds(wl: Workload, memory: int, split: Optional[tuple[int, int]], allocation: str,
-                  as_json: bool) -> None:
+def _print_bounds(wl: Workload, budget: Memory, allocation: str, as_json: bool) -> None:
     """``shed opt --bounds``: lower and upper bound on OPT / OPTV and their gap (docs/bounds.md)."""
     from shedding.offline import bound_opt
 
     with busy(f"bounding {'OPTV' if allocation == 'variable' else 'OPT'} ({len(wl):,} tuples)..."):
-        b = bound_opt(wl, memory, split, allocation=allocation)
+        b = bound_opt(wl, budget, None, allocation=allocation)
+    memory = budget.total
     result = bounds_row(wl, memory, b.as_dict())
     if as_json:
         print(json.dumps(result))

@@ -23,9 +23,10 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 from urllib.parse import urlparse
 
 import typer
@@ -34,6 +35,9 @@ from shedding.cli.checks import flag_name
 from shedding.errors import ShedError
 
 Test = Callable[["Values"], bool]
+T = TypeVar("T")
+#: what the running command's :class:`Holds` rules returned, by test (:func:`checked`)
+RESULTS: ContextVar[dict[Callable, Any]] = ContextVar("shedding.cli.rules.results")
 
 
 class Values:
@@ -43,6 +47,8 @@ class Values:
     def __init__(self, ctx: typer.Context) -> None:
         self._ctx = ctx
         self._names = {flag_name(p): p.name for p in ctx.command.params}
+        #: what each :class:`Holds` rule's test returned, by test (:func:`checked`)
+        self.results: dict[Callable, Any] = {}
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -158,12 +164,20 @@ class SameCount:
 
 @dataclass(frozen=True)
 class Holds:
-    """``test`` raises a ShedError when the values do not go together (a library check)."""
+    """``test`` raises a ShedError when the values do not go together (a library check). What it
+    returns (the library's checked object: a :class:`~shedding.model.Memory`) the command's body
+    takes with :func:`checked`, so that it is not checked again."""
 
     test: Callable[[Values], Any]
 
     def check(self, v: Values) -> None:
-        self.test(v)
+        v.results[self.test] = self.test(v)
+
+
+def checked(test: Callable[[Values], T]) -> T:
+    """What ``test``, a :class:`Holds` rule of the running command, returned when the rules ran
+    (before the body): the value the rules checked, handed to the body as it is."""
+    return RESULTS.get()[test]
 
 
 def _paths(v: Values, flags: tuple[str, ...], split: bool) -> list[tuple[str, Path]]:
@@ -414,6 +428,7 @@ class Checked(typer.core.TyperCommand):
             self.check_apart(values)
         except ShedError as exc:
             raise ShedError(self.naming(exc)) from None
+        token = RESULTS.set(values.results)
         try:
             return super().invoke(ctx)
         except ShedError as exc:
@@ -422,6 +437,8 @@ class Checked(typer.core.TyperCommand):
             sizes = [f for rule in self.rules if isinstance(rule, Fits) for f in rule.flags]
             raise ShedError("not enough memory for this run; give smaller inputs"
                             + (f" ({', '.join(dict.fromkeys(sizes))})" if sizes else "")) from None
+        finally:
+            RESULTS.reset(token)
 
 
 def register(app: typer.Typer, name: str, function: Callable[..., Any], rules: tuple = (),

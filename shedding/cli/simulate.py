@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import choice, columns, decimals, gib, integer, integers, names, number, parse_split
+from shedding.cli.checks import choice, columns, decimals, gib, integer, integers, names, number
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, learns, parse_tuning, tuning_rules
 from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
-from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values
+from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values, checked
 from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, SOURCES, WORKLOAD_RULES, check_group, check_split,
                                    fixed_split, generated, takes_workload)
 from shedding.errors import ShedError
@@ -23,7 +23,7 @@ from shedding.run import POLICY_NAMES
 PREDICATES = ("equi", "band")
 
 if TYPE_CHECKING:
-    from shedding.model import Workload
+    from shedding.model import Memory, Workload
 
 
 def policy_list(text: str) -> list[str]:
@@ -127,19 +127,18 @@ def simulate(
     Example: shed simulate --policy exact,rand,prob,life --window 400 --memory 200
     """
     chosen = policy_list(policy)
-    split = None if memory_split is None else parse_split("--memory-split", memory_split)
+    budget = checked(check_split)  # M (--memory, else the window) and its split, checked by the rules
     wl = load()
     warn_past_end(wl)
     warn_static_lookahead(wl, estimator, chosen)
-    m = wl.window if memory is None else memory
+    m = budget.total
     if predicate == "band":
         assert eps is not None  # RULES: --predicate band needs --eps
-        rows = _band_rows(wl, m, chosen, split, eps, attrs, bins, estimator, policy_seed)
+        rows = _band_rows(wl, budget, chosen, eps, attrs, bins, estimator, policy_seed)
     else:
-        rows = _rows(wl, m, chosen, split, estimator, decay, policy_seed, int(max_graph_gib * 2**30), group,
-                     tuning)
+        rows = _rows(wl, budget, chosen, estimator, decay, policy_seed, int(max_graph_gib * 2**30), group, tuning)
     if bound:
-        rows += _bound_rows(wl, m, chosen, split, int(max_graph_gib * 2**30), rows[0]["exact"])
+        rows += _bound_rows(wl, budget, chosen, int(max_graph_gib * 2**30), rows[0]["exact"])
     if out_path is not None:
         write_file(out_path, "--out", lambda path: path.write_text("".join(json.dumps(r) + "\n" for r in rows)))
     if as_json:
@@ -157,9 +156,8 @@ def simulate(
         say(f"results written to {out_path}")
 
 
-def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, int]], estimator: str,
-          decay: float, seed: int, max_graph_bytes: int, group: Optional[str] = None,
-          tuning: Optional[str] = None) -> list[dict]:
+def _rows(wl: Workload, budget: Memory, chosen: list[str], estimator: str, decay: float, seed: int,
+          max_graph_bytes: int, group: Optional[str] = None, tuning: Optional[str] = None) -> list[dict]:
     from shedding.online import Reference
     from shedding.run import run_policy
 
@@ -171,48 +169,45 @@ def _rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[in
         for name in chosen:
             grouping = group if grouped(name) else None
             tuned = learned if learns(name, known=estimator == "static") else None  # AGE is told its curve
-            res = run_policy(wl, name, memory, memory_split=split, estimator=estimator, decay=decay, seed=seed,
-                             reference=ref, max_graph_bytes=max_graph_bytes, group=grouping, tuning=tuned)
+            res = run_policy(wl, name, budget, estimator=estimator, decay=decay, seed=seed, reference=ref,
+                             max_graph_bytes=max_graph_bytes, group=grouping, tuning=tuned)
             options = online_options(name, estimator, decay if estimator == "online" else None, seed)
             if grouping is not None:
                 options["group"] = grouping
             if tuned is not None and tuned.spec:
                 options["tuning"] = tuned.spec
-            rows.append(row(wl, memory, res.as_dict(), **options))
+            rows.append(row(wl, budget.total, res.as_dict(), **options))
     return rows
 
 
-def _bound_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, int]],
-                max_graph_bytes: int, exact: int) -> list[dict]:
+def _bound_rows(wl: Workload, budget: Memory, chosen: list[str], max_graph_bytes: int, exact: int) -> list[dict]:
     """The online bound (:mod:`shedding.offline.agebound`) for each split of the chosen online
     policies (the fixed split when there are none); ``exact`` is EXACT's count of the policies' rows."""
-    from shedding.model import check_memory
     from shedding.offline.agebound import REVEALS, age_bound
     from shedding.online.policies import POLICIES
 
-    _, split_r, split_s = check_memory(memory, split)
     rows = []
     with busy("bounding the online policies..."):
         for variable in sorted({POLICIES[n].variable for n in chosen if n in POLICIES}) or [False]:
             started = time.perf_counter()
-            value = age_bound(wl, memory, None if variable else split, variable=variable,
-                              max_graph_bytes=max_graph_bytes)
-            m_r, m_s = (None, None) if variable else (split_r, split_s)
-            rows.append(online_bound_row(wl, memory, {
+            value = age_bound(wl, budget, variable=variable, max_graph_bytes=max_graph_bytes)
+            m_r, m_s = (None, None) if variable else budget.split
+            rows.append(online_bound_row(wl, budget.total, {
                 "policy": "boundv" if variable else "bound", "expected_outputs": round(value, 3), "exact": exact,
                 "ratio": value / exact if exact else 1.0, "relaxation": REVEALS[0], "memory_r": m_r, "memory_s": m_s,
                 "seconds": time.perf_counter() - started}))
     return rows
 
 
-def _band_rows(wl: Workload, memory: int, chosen: list[str], split: Optional[tuple[int, int]], eps: str,
-               attrs: Optional[str], bins: int, estimator: str, seed: int) -> list[dict]:
+def _band_rows(wl: Workload, budget: Memory, chosen: list[str], eps: str, attrs: Optional[str], bins: int,
+               estimator: str, seed: int) -> list[dict]:
     from shedding.cli.band import band_results
 
     names_ = tuple(a.strip() for a in (attrs or "key").split(","))
     with busy("running the policies on the band join..."):
-        results = band_results(wl, names_, eps, bins, estimator, chosen, memory, split, seed)
-    return [row(wl, memory, r, **r["options"], **{k: r[k] for k in ("predicate", "eps", "attrs")}) for r in results]
+        results = band_results(wl, names_, eps, bins, estimator, chosen, budget, seed)
+    return [row(wl, budget.total, r, **r["options"], **{k: r[k] for k in ("predicate", "eps", "attrs")})
+            for r in results]
 
 
 def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:

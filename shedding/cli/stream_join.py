@@ -93,8 +93,9 @@ def time_amount(flag: str, text: str, low: int) -> int | str:
 
 
 def amount(low: int) -> Callable:
-    """A typer callback: :func:`time_amount`, the text kept."""
-    return value_check(lambda flag, text: (time_amount(flag, text, low), text)[1])
+    """A typer callback: :func:`time_amount`, parsed once; the rules and the body take the amount
+    it gives (an integer, or the text of a length of time)."""
+    return value_check(lambda flag, text: time_amount(flag, text, low))
 
 
 def check_timeout(flag: str, text: str) -> str:
@@ -117,18 +118,18 @@ def check_remote(flag: str, text: str) -> str:
 
 
 def amounts(v: Values) -> dict[str, int | str]:
-    """The window, the allowed lateness and the time step as given (integers or lengths of time)."""
-    given = {"--window": time_amount("--window", v.window, 1),
-             "--allowed-lateness": time_amount("--allowed-lateness", v.allowed_lateness, 0)}
+    """The window, the allowed lateness and the time step as given (integers or lengths of time,
+    parsed by their flags' callbacks, :func:`amount`)."""
+    given: dict[str, int | str] = {"--window": v.window, "--allowed-lateness": v.allowed_lateness}
     if v.time_step is not None:
-        given["--time-step"] = time_amount("--time-step", v.time_step, 1)
+        given["--time-step"] = v.time_step
     return given
 
 
 def check_time(v: Values) -> None:
     """The window, the lateness and the step in one unit (integers for integer times, lengths for
     timestamps), whole numbers of steps, and M against the window in steps it defaults to."""
-    from shedding.model import check_memory
+    from shedding.model import Memory
     from shedding.streaming.event_time import INTEGER, TIMESTAMP, TimeAxis
 
     given = amounts(v)
@@ -145,7 +146,7 @@ def check_time(v: Values) -> None:
     axis.steps(given["--allowed-lateness"], "allowed_lateness")
     split = None if v.memory_split is None else parse_split("--memory-split", v.memory_split)
     if v.memory is not None or not lengths or v.time_step is not None:  # else w depends on the column (dates)
-        check_memory(window if v.memory is None else v.memory, split)
+        Memory.of(window if v.memory is None else v.memory, split)
 
 
 def check_keys(v: Values) -> None:
@@ -364,10 +365,10 @@ def stream_join(
         r_dir, s_dir = shared_path(r, where, "r"), shared_path(s, where, "s")
     src_r, src_s = job_sources(checkpoint_path, r_dir, s_dir, fmt, keys)
     pay_r, pay_s = _payload(payload, src_r, src_s, keys)
-    step = None if time_step is None else time_amount("--time-step", time_step, 1)
+    step: int | str | None = time_step  # the amounts as their callbacks parsed them (amount)
     axis = TimeAxis.of(kind_named(next(t for c, t in src_r.types.items() if c.strip().lower() == "time"), step), step)
-    w = axis.steps(time_amount("--window", window, 1), "window")
-    lateness = axis.steps(time_amount("--allowed-lateness", allowed_lateness, 0), "allowed_lateness")
+    w = axis.steps(window, "window")
+    lateness = axis.steps(allowed_lateness, "allowed_lateness")
     split = None if memory_split is None else parse_split("--memory-split", memory_split)
     m = w if memory is None else memory
     spec = JoinSpec(w, m, shedding, memory_split=split, shards=shards,

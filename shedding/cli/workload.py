@@ -18,7 +18,7 @@ from shedding.cli.rules import Conflicts, Exists, Fits, Holds, Ignored, Together
 from shedding.errors import ShedError
 
 if TYPE_CHECKING:
-    from shedding.model import Workload
+    from shedding.model import Memory, Workload
 
 ESTIMATORS = ("static", "online")
 FILE_FORMATS = ("ndp", "synop", "csv", "parquet")
@@ -161,12 +161,13 @@ def memory_of(v: Values) -> int:
     return v.window if v.memory is None else v.memory
 
 
-def check_split(v: Values) -> None:
-    """--memory-split sums to M (the library's check, before any data is read)."""
-    from shedding.model import check_memory
+def check_split(v: Values) -> Memory:
+    """M and --memory-split, checked once by the library (:meth:`~shedding.model.Memory.of`) before
+    any data is read; the body takes the result (``checked(check_split)``) and passes it down."""
+    from shedding.model import Memory
 
-    if v.memory_split is not None:
-        check_memory(memory_of(v), parse_split("--memory-split", v.memory_split))
+    split = None if v.memory_split is None else parse_split("--memory-split", v.memory_split)
+    return Memory.of(memory_of(v), split)
 
 
 def zipf_bytes(v: Values) -> float:

@@ -18,8 +18,8 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from shedding.atomic import write_parquet
 from shedding.errors import ShedError
 from shedding.spark import spark_session
 from shedding.datasets.synop import read_stations, read_synop, station_table
@@ -53,7 +53,7 @@ def make_sample(source: Path, out: Path, master: str = "local[*]") -> Path:
     meta = {"files": [name for _, name in MONTHS], "reports": reports, "attribution": ATTRIBUTION}
     table = pa.concat_tables(parts).replace_schema_metadata({SAMPLE_META_KEY: json.dumps(meta).encode()})
     out.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, out, compression="zstd", compression_level=19)
+    write_parquet(out, table, compression="zstd", compression_level=19)
     return out
 
 

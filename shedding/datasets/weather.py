@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from shedding.atomic import write_parquet
 from shedding.errors import ShedError
 from shedding.model import Workload, check_window
 from shedding.spark import spark_session
@@ -226,9 +227,7 @@ def _write_cache(path: Path, r_keys: np.ndarray, s_keys: np.ndarray, freq: dict,
     table = pa.table({"key_r": pa.array(r_keys, pa.int32()), "key_s": pa.array(s_keys, pa.int32())})
     table = table.replace_schema_metadata({_META_KEY: json.dumps({"meta": meta, "frequencies": freq}).encode()})
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    write_parquet(path, table)
 
 
 def _read_cache(path: Path) -> tuple[np.ndarray, np.ndarray, dict, dict] | None:

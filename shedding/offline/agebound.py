@@ -33,7 +33,7 @@ import numpy as np
 from shedding.datasets.age import background_rate, key_probabilities, partner_times
 from shedding.errors import ShedError
 from shedding.exact import KeyedStreams
-from shedding.model import Schedule, Workload, check_memory
+from shedding.model import Memory, Schedule, Workload
 from shedding.offline.compact import star_network
 from shedding.offline.network import GRAPH_BYTES_PER_ARC, ORTOOLS_BYTES_PER_ARC, same_time_pairs
 from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, check_solver, group_caps
@@ -110,16 +110,35 @@ def expected_outputs(wl: Workload, schedule: Schedule, reveal: str = "lags") -> 
     return same_time_pairs(wl, KeyedStreams.of(wl)) + float(credit[held].sum())
 
 
-def age_bound(wl: Workload, memory: int, memory_split: tuple[int, int] | None = None, variable: bool = False,
+def age_bound(wl: Workload, memory: int | Memory, memory_split: tuple[int, int] | None = None, variable: bool = False,
               reveal: str = "lags", solver: str = "ortools", max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES) -> float:
-    """Upper bound on the expected counted output of any online policy with ``memory`` tuples (fixed
-    split ``memory_split``, default M // 2 and M - M // 2; or ``variable``) on a workload of
+    """Upper bound on the expected counted output of any online policy on a workload of
     :func:`~shedding.datasets.age.age_workload`: the same-step pairs plus the best sum of credits
-    over all schedules given G (``reveal``, module docstring), solved by ``solver`` (``ortools``
-    or ``ssp``). The network has an exit per tuple and step of its window: refused up front when
-    it would need more than ``max_graph_bytes``."""
+    over all schedules given G (module docstring; the online policies of Das, Gehrke, Riedewald
+    2003, §3.3, see less than G), by min-cost flow on OPT's star network (§3.2.2).
+
+    Args:
+        wl: The age-based model's workload (its ``meta`` holds the model).
+        memory: M (an integer >= 0), or a checked :class:`~shedding.model.Memory`.
+        memory_split: (M_R, M_S), summing to M; default (M // 2, M - M // 2).
+        variable: Bound the variable-split policies (one pool of M) instead of the fixed split.
+        reveal: What G adds to the past: ``lags`` (each R tuple's lag) or ``labels`` (which R
+            tuple each S arrival is the partner of); both bound, take the smaller.
+        solver: The min-cost-flow solver: ``ortools`` or ``ssp``.
+        max_graph_bytes: The limit on the network's size (an exit per tuple and step of its
+            window), checked up front.
+
+    Returns:
+        The bound on the expected counted output.
+
+    Raises:
+        ShedError: A bad ``memory``, ``memory_split``, ``reveal`` or ``solver``, a workload
+            that is not the age-based model's, or a network over ``max_graph_bytes``, naming
+            the parameter.
+    """
     check_solver(solver)
-    m, m_r, m_s = check_memory(memory, memory_split)
+    budget = Memory.of(memory, memory_split)  # a Memory is checked already
+    m, m_r, m_s = budget.total, budget.r, budget.s
     exits = int(_holding(wl, int(wl.meta.get("length", 0)))[1].sum())
     need = exits * (GRAPH_BYTES_PER_ARC + ORTOOLS_BYTES_PER_ARC + BYTES_PER_CREDIT)
     if need > max_graph_bytes:

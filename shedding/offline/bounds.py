@@ -30,7 +30,7 @@ from numba import prange
 
 from shedding.exact import KeyedStreams, exact_count
 from shedding.jit import njit
-from shedding.model import Schedule, Workload
+from shedding.model import Memory, Schedule, Workload, default_split
 from shedding.offline.network import groups_of, later_counted_ranges, same_time_pairs
 from shedding.offline.flow import heap_pop, heap_push
 
@@ -252,12 +252,13 @@ def lagrangian_upper_bound(relax: Relaxation, target: float, iterations: int = 3
     return int(np.floor(best + 1e-9 * max(best, 1.0))), it, target, best_prices
 
 
-def online_lower_bound(wl: Workload, memory: int, split: tuple[int, int] | None, allocation: str) -> tuple[int, str]:
+def online_lower_bound(wl: Workload, budget: Memory, allocation: str) -> tuple[int, str]:
     """The best output among the online policies of :data:`LOWER_POLICIES` (each a feasible
-    schedule, run through the join engine); returns (output, policy)."""
+    schedule, run through the join engine) with the checked memory ``budget``; returns (output,
+    policy)."""
     from shedding.online import simulate
 
-    runs = [(simulate(wl, p, memory, memory_split=split).outputs, p) for p in LOWER_POLICIES[allocation]]
+    runs = [(simulate(wl, p, budget).outputs, p) for p in LOWER_POLICIES[allocation]]
     return max(runs)
 
 
@@ -268,7 +269,7 @@ def opt_bounds(wl: Workload, memory: int, split: tuple[int, int] | None, allocat
     docstring. The lower bound is the better of the online policy (run by the join engine) and
     the relaxed schedule repaired to fit the memory (:meth:`Relaxation.repaired`)."""
     started = time.perf_counter()
-    lower, policy = online_lower_bound(wl, memory, split, allocation)
+    lower, policy = online_lower_bound(wl, Memory(memory, *(split or default_split(memory))), allocation)
     relax = Relaxation.of(wl, ks, caps, allocation == "variable")
     online = lower
 

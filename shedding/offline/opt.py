@@ -21,7 +21,7 @@ from ortools.graph.python.min_cost_flow import SimpleMinCostFlow
 from shedding.errors import ShedError
 from shedding.exact import KeyedStreams, exact_count
 from shedding.metrics import archive_metric
-from shedding.model import Optimum, Schedule, Workload, check_memory, check_workload
+from shedding.model import Memory, Optimum, Schedule, Workload, check_workload
 from shedding.offline.bounds import Bounds, opt_bounds
 from shedding.offline.compact import build_compact, estimate_compact
 from shedding.offline.keyed import build_keyed, estimate_keyed
@@ -102,15 +102,17 @@ def _size(n_bytes: float) -> str:
     return f"{n_bytes / GIB:.1f} GiB" if n_bytes >= GIB / 10 else f"{n_bytes / 2**20:.0f} MiB"
 
 
-def check_opt_memory(memory: object, split: object, allocation: str) -> tuple[int, int | None, int | None]:
-    """M and the split (M_R, M_S) of the fixed allocation, checked (:func:`shedding.model.check_memory`);
-    the variable allocation takes no split and returns (M, None, None)."""
+def check_opt_memory(memory: int | Memory, split: object, allocation: str) -> tuple[int, int | None, int | None]:
+    """M and the split (M_R, M_S) of the fixed allocation, checked (:meth:`shedding.model.Memory.of`;
+    a :class:`~shedding.model.Memory` is checked already); the variable allocation takes no split
+    and returns (M, None, None)."""
     if allocation == "variable":
         if split is not None:
             raise ShedError("a memory split applies to the fixed allocation only; drop {param} or use allocation "
                             "fixed", param="memory_split")
-        return check_memory(memory)[0], None, None
-    return check_memory(memory, split)  # type: ignore[arg-type]
+        return Memory.of(memory).total, None, None
+    budget = Memory.of(memory, split)  # type: ignore[arg-type]
+    return budget.total, budget.r, budget.s
 
 
 def group_caps(wl: Workload, m: int, m_r: int | None, m_s: int | None, variable: bool) -> np.ndarray:
@@ -202,7 +204,7 @@ def check_size(wl: Workload, allocation: str = "fixed", graph: str = "auto",
 
 def solve_opt(
     wl: Workload,
-    memory: int,
+    memory: int | Memory,
     memory_split: tuple[int, int] | None = None,
     allocation: str = "fixed",
     graph: str = "auto",
@@ -217,7 +219,8 @@ def solve_opt(
 
     Args:
         wl: The workload (:class:`~shedding.model.Workload`).
-        memory: M, the tuples the join may hold at once (an integer >= 0).
+        memory: M, the tuples the join may hold at once (an integer >= 0, or a checked
+            :class:`~shedding.model.Memory`).
         memory_split: (M_R, M_S), summing to ``memory``, for ``allocation='fixed'``; default
             (M // 2, M - M // 2). Refused for ``'variable'``.
         allocation: ``fixed`` (OPT: at most M_R R- and M_S S-tuples) or ``variable`` (OPTV:
@@ -275,7 +278,7 @@ def solve_opt(
 
 def bound_opt(
     wl: Workload,
-    memory: int,
+    memory: int | Memory,
     memory_split: tuple[int, int] | None = None,
     allocation: str = "fixed",
     iterations: int = 30,
@@ -286,7 +289,8 @@ def bound_opt(
 
     Args:
         wl: The workload (:class:`~shedding.model.Workload`).
-        memory: M, the tuples the join may hold at once (an integer >= 0).
+        memory: M, the tuples the join may hold at once (an integer >= 0, or a checked
+            :class:`~shedding.model.Memory`).
         memory_split: (M_R, M_S) for ``allocation='fixed'``; default (M // 2, M - M // 2).
             Refused for ``'variable'``.
         allocation: ``fixed`` (OPT) or ``variable`` (OPTV).

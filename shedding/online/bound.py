@@ -16,7 +16,7 @@ import numpy as np
 
 from shedding.datasets.zipf import s_value_map, zipf_probabilities
 from shedding.errors import ShedError
-from shedding.model import Schedule, Workload, check_memory
+from shedding.model import Memory, Schedule, Workload
 
 
 def key_probabilities(wl: Workload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -66,13 +66,29 @@ def expected_outputs(wl: Workload, schedule: Schedule) -> float:
     return same_batch_pairs(wl) + float(np.sum(steps * _partner_p(wl)))
 
 
-def online_bound(wl: Workload, memory: int, memory_split: tuple[int, int] | None = None,
+def online_bound(wl: Workload, memory: int | Memory, memory_split: tuple[int, int] | None = None,
                  variable: bool = False) -> float:
-    """Upper bound on the expected counted output of any online policy with ``memory`` tuples (fixed
-    split ``memory_split``, default M // 2 and M - M // 2; or ``variable``) on i.i.d. synchronous
-    streams: per step from the warmup on, the top-M partner probabilities among the live tuples."""
+    """Upper bound on the expected counted output of any online policy (Das, Gehrke, Riedewald
+    2003, §3.3) on i.i.d. tuple-synchronous streams: per step from the warmup on, the top-M
+    partner probabilities among the live tuples.
+
+    Args:
+        wl: The workload: one R and one S tuple per step, as :func:`~shedding.datasets.zipf.zipf_workload`
+            draws it.
+        memory: M (an integer >= 0), or a checked :class:`~shedding.model.Memory`.
+        memory_split: (M_R, M_S), summing to M; default (M // 2, M - M // 2).
+        variable: Bound the variable-split policies (one pool of M) instead of the fixed split.
+
+    Returns:
+        The bound on the expected counted output.
+
+    Raises:
+        ShedError: Streams that are not tuple-synchronous, or a bad ``memory`` or
+            ``memory_split``, naming the parameter.
+    """
     _check_synchronous(wl)
-    m, m_r, m_s = check_memory(memory, memory_split)
+    budget = Memory.of(memory, memory_split)  # a Memory is checked already
+    m, m_r, m_s = budget.total, budget.r, budget.s
     n_steps, w = len(wl) // 2, wl.window
     keys, p_r, p_s = key_probabilities(wl)
     # live[t, k]: tuples of key k arrived in [t - w + 1, t - 1], per side, for join steps t >= warmup

@@ -19,12 +19,13 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import as_int_array, check_arrivals, check_memory, check_window
+from shedding.model import Memory, as_int_array, check_arrivals
 from shedding.online import kernel as K
 from shedding.online.aged import AgedState
 from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator, make_estimator
 from shedding.online.layout import JoinState
-from shedding.online.policies import EQUI, Policy, get_policy, require
+from shedding.online.params import OperatorParams
+from shedding.online.policies import Policy, get_policy
 from shedding.online.snapshot import Snapshot, SnapshotReader, from_words, words
 from shedding.online.tuning import HazardTuning
 
@@ -127,13 +128,26 @@ class JoinOperator:
         schedule_left: np.ndarray | None = None,
         tuning: HazardTuning | str | None = None,
     ) -> None:
-        self.window = check_window(window)
-        self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
-        self.policy = require(policy if isinstance(policy, Policy) else get_policy(policy), EQUI)
-        if int(warmup) < 0:
-            raise ShedError(f"{{param}} must be >= 0, got {warmup}", param="warmup")
-        if share_every < 1:
-            raise ShedError(f"{{param}} must be >= 1, got {share_every}", param="share_every")
+        self._start(OperatorParams.of(window, memory, policy, memory_split=memory_split, warmup=warmup, seed=seed,
+                                      share_every=share_every, tuning=tuning),
+                    estimator, pairs, record, schedule_left)
+
+    @classmethod
+    def of(cls, params: OperatorParams, *, estimator: Estimator | str | None = None, pairs: bool = False,
+           record: bool = False, schedule_left: np.ndarray | None = None) -> JoinOperator:
+        """The operator of ``params``, checked already (:meth:`OperatorParams.of
+        <shedding.online.params.OperatorParams.of>`, or built from checked values): nothing of
+        them is checked again. The other arguments are the constructor's."""
+        op = cls.__new__(cls)
+        op._start(params, estimator, pairs, record, schedule_left)
+        return op
+
+    def _start(self, params: OperatorParams, estimator: Estimator | str | None, pairs: bool, record: bool,
+               schedule_left: np.ndarray | None) -> None:
+        """Set up the empty operator of ``params``."""
+        self.window, self.policy = params.window, params.policy
+        self.memory, self.memory_r, self.memory_s = params.memory.total, params.memory.r, params.memory.s
+        warmup, share_every, tuning = params.warmup, params.share_every, params.tuning
         if isinstance(estimator, str):  # "online"; "static" needs the workload and says so
             estimator = make_estimator(estimator)
         if estimator is not None and not isinstance(estimator, (OnlineEstimator, StaticEstimator)):
@@ -148,9 +162,7 @@ class JoinOperator:
             self._sched = _EMPTY_INT
         self.want_pairs = pairs
         self.record = record
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ShedError(f"the policy seed ({{param}}) must be an integer >= 0, got {seed!r}", param="seed")
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(params.seed)
         self._next_seq = 0
         self._last_time: int | None = None
         self._keys = np.zeros(0, dtype=np.int64)  # sorted raw keys
@@ -171,7 +183,7 @@ class JoinOperator:
         self._sc, self._fsc = sc, fsc
         static = self.estimator if isinstance(self.estimator, StaticEstimator) else None
         self._aged = AgedState(self.policy.kind, self.window, self._age_budgets, self.policy.variable,
-                               HazardTuning.of(tuning), None if static is None else static.age_curves,
+                               tuning, None if static is None else static.age_curves,
                                None if static is None else static.rates)
         self._capacity = 0
         self._n_keys = 0
@@ -395,14 +407,16 @@ class JoinOperator:
         self._last_time = int(time[-1])
         return FeedResult(outputs, dep[:n_dep], share[:n_share], pairs[:n_pairs])
 
-    def set_memory(self, memory: int, memory_split: tuple[int, int] | None = None) -> np.ndarray:
-        """Change the budget between feeds: M (and M_R, M_S; default M // 2, M - M // 2). A lower
+    def set_memory(self, memory: int | Memory, memory_split: tuple[int, int] | None = None) -> np.ndarray:
+        """Change the budget between feeds: M (and M_R, M_S; default M // 2, M - M // 2), or a
+        :class:`~shedding.model.Memory` checked already. A lower
         budget takes effect at once, as if it had held at the admission of the last fed time step:
         the lowest-priority tuples leave memory now. Returns their departure rows (seq, left,
         admitted)."""
         if self.policy.kind == K.SCHEDULE:
             raise ShedError(f"policy {self.policy.name} replays a schedule made for one budget; its memory is fixed")
-        self.memory, self.memory_r, self.memory_s = check_memory(memory, memory_split)
+        budget = Memory.of(memory, memory_split)
+        self.memory, self.memory_r, self.memory_s = budget.total, budget.r, budget.s
         sc = self._sc
         sc[K.P_M], sc[K.P_MR], sc[K.P_MS] = self.memory, self.memory_r, self.memory_s
         self._aged.set_budgets(self._age_budgets, self.policy.variable, self._node, self._cnt, sc, int(sc[K.SC_LAST_T]))

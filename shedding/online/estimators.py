@@ -20,7 +20,15 @@ class StaticEstimator:
     """Key frequencies known in advance: ``counts_r[i]``, ``counts_s[i]`` for ``keys[i]``.
     Keys outside the table have probability 0. ``age_curves`` (f[s, a], partners per tuple at
     age a) and ``rates`` (arrivals per step per side), when given, are AGE's known age curve
-    (Srivastava and Widom 2004); without them AGE estimates its curve online."""
+    (Srivastava and Widom 2004); without them AGE estimates its curve online.
+
+    Attributes:
+        keys: The distinct keys, sorted.
+        counts_r: Each key's count in R.
+        counts_s: Each key's count in S.
+        age_curves: AGE's known age curves f[s, a], or None.
+        rates: Arrivals per step per side, with ``age_curves``; or None.
+    """
 
     keys: np.ndarray
     counts_r: np.ndarray
@@ -30,8 +38,16 @@ class StaticEstimator:
 
     @classmethod
     def from_workload(cls, wl: Workload, ages: bool = False) -> "StaticEstimator":
-        """The frequency table of a whole workload, as in the paper's experiments (§4); with
-        ``ages`` also its age curves and arrival rates (:func:`~shedding.online.ageing.known_curves`)."""
+        """The frequency table of a whole workload, as in the paper's experiments (§4).
+
+        Args:
+            wl: The workload (:class:`~shedding.model.Workload`).
+            ages: Also its age curves and arrival rates
+                (:func:`~shedding.online.ageing.known_curves`), AGE's known curve.
+
+        Returns:
+            The :class:`StaticEstimator` of ``wl``.
+        """
         if not ages:
             return cls(*wl.key_counts())
         from shedding.online.ageing import known_curves
@@ -43,8 +59,12 @@ class StaticEstimator:
 class OnlineEstimator:
     """Counts of the arrivals seen so far (including the current batch, before admission).
 
-    ``decay`` in (0, 1] is the weight an arrival keeps per time step: 1 counts everything
-    equally, 0.999 has a half-life of about 693 steps.
+    Attributes:
+        decay: The weight an arrival keeps per time step, in (0, 1]: 1 counts everything
+            equally, 0.999 has a half-life of about 693 steps.
+
+    Raises:
+        ShedError: ``decay`` outside (0, 1], naming ``decay``.
     """
 
     decay: float = 1.0
@@ -58,8 +78,20 @@ Estimator = StaticEstimator | OnlineEstimator
 
 
 def check_estimator(name: str, decay: float = 1.0) -> str:
-    """The estimator's name (``static`` or ``online``, any case) if it and ``decay`` go together,
-    else a ShedError; callers can check before they read a workload."""
+    """The estimator's name if it and ``decay`` go together; callers can check before they read
+    a workload.
+
+    Args:
+        name: ``static`` or ``online``, any case.
+        decay: The online estimator's weight per time step, in (0, 1]; 1 with ``static``.
+
+    Returns:
+        The name in lower case.
+
+    Raises:
+        ShedError: An unknown ``estimator``, or a ``decay`` out of range or given with the
+            static estimator, naming the parameter.
+    """
     if not isinstance(name, str):
         raise ShedError(f"{{param}} must be static or online, got {type(name).__name__} {name!r}", param="estimator")
     name = name.strip().lower()
@@ -73,7 +105,20 @@ def check_estimator(name: str, decay: float = 1.0) -> str:
 
 
 def make_estimator(name: str, wl: Workload | None = None, decay: float = 1.0, ages: bool = False) -> Estimator:
-    """``static`` (needs the workload; with ``ages`` its age curves too) or ``online``."""
+    """The estimator of §3.3.1 by name.
+
+    Args:
+        name: ``static`` (the workload's key frequencies) or ``online`` (the counts so far).
+        wl: The whole workload, which ``static`` needs.
+        decay: The online estimator's weight per time step, in (0, 1].
+        ages: ``static`` also gives AGE its known age curves.
+
+    Returns:
+        A :class:`StaticEstimator` or an :class:`OnlineEstimator`.
+
+    Raises:
+        ShedError: As :func:`check_estimator`, or ``static`` without a workload.
+    """
     if check_estimator(name, decay) == "online":
         return OnlineEstimator(decay)
     if wl is None:

@@ -45,6 +45,19 @@ class Policy:
     (the age-aware kinds); whether it ranks by age and whether it learns follow from its kind
     (:attr:`age_aware`, :meth:`learns`). Where it runs: ``families``, the join families of
     :data:`FAMILIES` whose kernels implement its ranking; every other family refuses it.
+
+    Attributes:
+        name: Its name in the registry (lower case; a ``v`` suffix for the variable split).
+        kind: Its kernel kind (:mod:`shedding.online.kinds`).
+        variable: Whether R and S share M freely (§4.3) instead of a fixed M_R + M_S.
+        summary: What it drops first, for the docs.
+        alpha: DUAL's price as a multiple of the fluid price.
+        replay: It replays a given schedule (OPT's, §3.2) instead of choosing.
+        seed: It draws random numbers (RAND).
+        group: It ranks by a payload group column (HAZARD).
+        tuning: It takes a :class:`~shedding.online.tuning.HazardTuning` (AGE, HAZARD).
+        families: The join families that run it.
+        brief: A few words for help texts and tables.
     """
 
     name: str
@@ -141,13 +154,34 @@ POLICIES: dict[str, Policy] = {
 
 
 def names_for(family: str) -> tuple[str, ...]:
-    """The policies a user can name on join family ``family``, in registry order (no replay)."""
+    """The policies a user can name on a join family, the family's allow-list.
+
+    Args:
+        family: One of :data:`FAMILIES` (``equi``, ``band``, ``wjoin``, ``bestmatch``,
+            ``stream``).
+
+    Returns:
+        Their names in registry order (not the replays of a schedule).
+    """
     return tuple(n for n, p in POLICIES.items() if not p.replay and p.runs_on(family))
 
 
 def require(policy: Policy, family: str, also: tuple[str, ...] = ()) -> Policy:
-    """``policy`` if join family ``family`` implements it; otherwise a one-line error naming the
-    policy parameter and the policies that family does run (``also``: its own beside them)."""
+    """``policy`` if a join family implements its ranking (it lists the family).
+
+    Args:
+        policy: The :class:`Policy`.
+        family: One of :data:`FAMILIES`.
+        also: The family's own choices beside the registry's (``exact``, ``opt``), for the
+            message.
+
+    Returns:
+        ``policy``.
+
+    Raises:
+        ShedError: The family does not run it: one line naming ``policy`` and the policies the
+            family runs.
+    """
     if not policy.runs_on(family):
         where = [FAMILY_NAMES[f] for f in policy.families]
         where_text = " and ".join(where) if len(where) < 3 else ", ".join(where[:-1]) + " and " + where[-1]
@@ -157,7 +191,17 @@ def require(policy: Policy, family: str, also: tuple[str, ...] = ()) -> Policy:
 
 
 def get_policy(name: str) -> Policy:
-    """Look a policy up by name (case-insensitive)."""
+    """Look a policy up by name.
+
+    Args:
+        name: A registry name (:data:`POLICIES`), any case.
+
+    Returns:
+        The :class:`Policy`.
+
+    Raises:
+        ShedError: Not text, or no policy of that name, naming ``policy``.
+    """
     if not isinstance(name, str):
         raise ShedError(f"{{param}} must be a policy's name (text), got {name!r}", param="policy")
     try:
@@ -168,30 +212,67 @@ def get_policy(name: str) -> Policy:
 
 
 def family(name: str) -> str:
-    """The fixed-split name of a policy (``survv`` -> ``surv``, ``prob`` -> ``prob``)."""
+    """The fixed-split name of a policy (``survv`` -> ``surv``, ``prob`` -> ``prob``).
+
+    Args:
+        name: A registry name, any case.
+
+    Returns:
+        The name of its fixed-split form.
+
+    Raises:
+        ShedError: As :func:`get_policy`.
+    """
     return get_policy(name).family
 
 
 def uses(capability: str) -> tuple[str, ...]:
-    """The policies a user can name that use ``capability`` (``seed``, ``group`` or ``tuning``)."""
+    """The policies a user can name that use a capability.
+
+    Args:
+        capability: ``seed``, ``group`` or ``tuning`` (a :class:`Policy` field).
+
+    Returns:
+        Their names in registry order.
+    """
     return tuple(n for n, p in POLICIES.items() if not p.replay and getattr(p, capability))
 
 
 def seeded(name: str) -> bool:
-    """Whether policy ``name`` draws random numbers, so that a seed changes its run (RAND); False
-    for a name outside the registry (EXACT, OPT)."""
+    """Whether a policy draws random numbers, so that a seed changes its run (RAND).
+
+    Args:
+        name: A policy's name in lower case.
+
+    Returns:
+        True for RAND and RANDV; False for the others and for a name outside the registry
+        (EXACT, OPT).
+    """
     return name in POLICIES and POLICIES[name].seed
 
 
 def grouped(name: str) -> bool:
-    """Whether policy ``name`` ranks by a payload group column (HAZARD)."""
+    """Whether a policy ranks by a payload group column.
+
+    Args:
+        name: A policy's name in lower case.
+
+    Returns:
+        True for HAZARD and HAZARDV; False otherwise (a name outside the registry too).
+    """
     return name in POLICIES and POLICIES[name].group
 
 
 def listing(names: tuple[str, ...] | list[str]) -> str:
-    """``names`` as a help text lists them: each fixed-split family with its brief, then the
-    variable-split forms (``name: brief; ...; a v suffix = the variable R/S split``); names outside
-    the registry are left to the caller."""
+    """Policies as a help text lists them.
+
+    Args:
+        names: Policy names; those outside the registry are left to the caller.
+
+    Returns:
+        Each fixed-split family with its brief, then the variable-split forms
+        (``name: brief; ...; a v suffix = the variable R/S split``).
+    """
     fams = dict.fromkeys(POLICIES[n].family for n in names if n in POLICIES and not POLICIES[n].replay)
     text = "; ".join(f"{f}: {POLICIES[f].brief}" for f in fams if f in POLICIES)
     if any(POLICIES[n].variable for n in names if n in POLICIES):
@@ -200,8 +281,17 @@ def listing(names: tuple[str, ...] | list[str]) -> str:
 
 
 def check_group(name: str, group: str | None, band: bool = False) -> None:
-    """A payload ``group`` is for the policies that rank by one (:attr:`Policy.group`: HAZARD), and
-    only on an equi-join: refused for any other policy (``name``, as given) rather than ignored."""
+    """A payload group is for the policies that rank by one (:attr:`Policy.group`: HAZARD), and
+    only on an equi-join: refused for any other policy rather than ignored.
+
+    Args:
+        name: The policy's name in lower case.
+        group: The payload column, or None.
+        band: The run is on a band join.
+
+    Raises:
+        ShedError: A ``group`` the policy or the join would ignore, naming ``group``.
+    """
     if group is not None and (band or name not in POLICIES or not POLICIES[name].group):
         grouped = uses("group")
         owners = " and ".join(dict.fromkeys(POLICIES[n].family.upper() for n in grouped))
@@ -215,9 +305,13 @@ _USES = {"seed": "a seed", "group": "a payload group (equi)", "tuning": "a learn
 
 
 def markdown_table() -> str:
-    """The registry as the docs show it (docs/policies.md, "The registry"): one row per policy
-    family with its variable form, what it drops first, what it uses and the join families that
-    run it (a tests/test_docs.py check holds the page to it)."""
+    """The registry as the docs show it (docs/policies.md, "The registry"; a tests/test_docs.py
+    check holds the page to it).
+
+    Returns:
+        A Markdown table: one row per policy family with its variable form, what it drops
+        first, what it uses and the join families that run it.
+    """
     lines = ["| policy | variable split | drops first / keeps | uses | runs on |", "|---|---|---|---|---|"]
     for name, pol in POLICIES.items():
         if pol.replay or pol.variable:

@@ -15,11 +15,12 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.exact import KeyedStreams, PartnerProfile, exact_count, exact_memory, exact_pairs, partner_profile
 from shedding.metrics import archive_metric
-from shedding.model import RunResult, Schedule, Workload, check_memory, check_name, check_workload
+from shedding.model import Memory, RunResult, Schedule, Workload, check_workload
 from shedding.online.engine import JoinOperator
-from shedding.online.estimators import check_estimator, make_estimator
+from shedding.online.estimators import make_estimator
 from shedding.online.kinds import AGE
-from shedding.online.policies import EQUI, POLICIES, check_group, get_policy, require
+from shedding.online.params import OperatorParams, RunParams
+from shedding.online.policies import EQUI, POLICIES, get_policy, require
 from shedding.online.tuning import HazardTuning
 
 
@@ -40,7 +41,7 @@ class Reference:
 def simulate(
     wl: Workload,
     policy: str,
-    memory: int,
+    memory: int | Memory,
     *,
     memory_split: tuple[int, int] | None = None,
     estimator: str = "static",
@@ -64,7 +65,8 @@ def simulate(
         wl: The workload (:class:`~shedding.model.Workload`).
         policy: ``exact``, a policy of the registry (:data:`~shedding.online.policies.POLICIES`,
             any case), or ``opt-schedule`` / ``optv-schedule``, which replay ``schedule``.
-        memory: M, the tuples the join may hold at once (an integer >= 0).
+        memory: M, the tuples the join may hold at once (an integer >= 0), or a
+            :class:`~shedding.model.Memory` checked already.
         memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies; default
             (M // 2, M - M // 2).
         estimator: ``static`` (the whole workload's key frequencies) or ``online`` (the counts
@@ -94,37 +96,53 @@ def simulate(
             ``schedule``.
     """
     check_workload(wl)
-    name = check_name(policy, "policy")
-    m, m_r, m_s = check_memory(memory, memory_split)
-    estimator = check_estimator(estimator, decay)  # also for EXACT, which uses no estimator
-    check_tuning(name, tuning)
-    tuning = HazardTuning.of(tuning)  # before EXACT's reference is computed
-    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
-        raise ShedError(f"{{param}} must be an integer >= 1 (how often the R share is sampled), got {samples!r}",
-                        param="samples")
+    params = RunParams.of(policy, memory, memory_split=memory_split, estimator=estimator, decay=decay, seed=seed,
+                          group=group, tuning=tuning, samples=samples)
+    return run_online(wl, params, reference=reference, pairs=pairs, schedule=schedule)
+
+
+def run_online(wl: Workload, params: RunParams, *, reference: Reference | None = None, pairs: bool = False,
+               schedule: Schedule | None = None) -> RunResult:
+    """:func:`simulate` with its parameters checked already: the run of ``params`` (built by
+    :meth:`~shedding.online.params.RunParams.of`, where every check runs once) on ``wl``.
+
+    Args:
+        wl: The workload (a checked :class:`~shedding.model.Workload`).
+        params: The run's checked parameters.
+        reference: EXACT's precomputed :class:`Reference` for ``wl``; computed here when None.
+        pairs: Also return the joined pairs.
+        schedule: The :class:`~shedding.model.Schedule` a replaying policy follows.
+
+    Returns:
+        The :class:`~shedding.model.RunResult`, as :func:`simulate` gives it.
+
+    Raises:
+        ShedError: ``reference`` or ``schedule`` of the wrong type, a policy the equi-join does not
+            run, a replaying policy without a ``schedule``, a ``group`` the workload lacks.
+    """
     for value, kind, what in ((reference, Reference, "reference"), (schedule, Schedule, "schedule")):
         if value is not None and not isinstance(value, kind):
             raise ShedError(f"{{param}} must be a {kind.__name__} or None, got {type(value).__name__}", param=what)
+    name, budget, estimator = params.policy, params.memory, params.estimator
+    pol = None if name == "exact" else require(POLICIES[name] if name in POLICIES else get_policy(name), EQUI)
     ref = reference or Reference.of(wl)
-    check_group(name, group)
-    params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}
+    run = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}
     started = _time.perf_counter()
-    if name == "exact":
-        res = RunResult("exact", ref.exact, ref.exact, 0, exact_memory(wl).fixed, None, None, params=params)
+    if pol is None:
+        res = RunResult("exact", ref.exact, ref.exact, 0, exact_memory(wl).fixed, None, None, params=run)
         if pairs:
             res.pairs = exact_pairs(wl, ref.ks)
         res.seconds = _time.perf_counter() - started
         return res
-    pol = require(get_policy(name), EQUI)
-    groups = payload_groups(wl, group)
+    groups = payload_groups(wl, params.group)
     if pol.replay and schedule is None:
         raise ShedError(f"policy {pol.name} needs a schedule to replay")
     n_steps = int(np.count_nonzero(np.diff(wl.time))) + 1 if len(wl) else 0  # time is sorted
-    op = JoinOperator(
-        wl.window, m, pol, memory_split=(m_r, m_s), warmup=wl.warmup,
-        estimator=make_estimator(estimator, wl, decay, ages=pol.kind == AGE), seed=seed, pairs=pairs, record=True,
-        share_every=max(1, n_steps // max(samples, 1)),
-        schedule_left=None if schedule is None else schedule.left, tuning=tuning,
+    op = JoinOperator.of(
+        OperatorParams(window=wl.window, memory=budget, policy=pol, warmup=wl.warmup, seed=params.seed,
+                       share_every=max(1, n_steps // params.samples), tuning=params.tuning or HazardTuning()),
+        estimator=make_estimator(estimator, wl, params.decay, ages=pol.kind == AGE), pairs=pairs, record=True,
+        schedule_left=None if schedule is None else schedule.left,
     )
     fed = op.feed(wl.side, wl.time, wl.key, groups)
     dep = np.concatenate([fed.departures, op.finish()])
@@ -132,27 +150,18 @@ def simulate(
     left = wl.time.copy()
     admitted[dep[:, 0]] = dep[:, 2].astype(bool)
     left[dep[:, 0]] = dep[:, 1]
-    schedule = Schedule(admitted, left)
-    arm = archive_metric(wl, schedule, ref.profile, ref.ks)
-    split_r, split_s = (None, None) if pol.variable else (m_r, m_s)
+    followed = Schedule(admitted, left)
+    arm = archive_metric(wl, followed, ref.profile, ref.ks)
+    split_r, split_s = (None, None) if pol.variable else budget.split
     return RunResult(
-        pol.name, fed.outputs, ref.exact, arm, m, split_r, split_s,
+        pol.name, fed.outputs, ref.exact, arm, budget.total, split_r, split_s,
         share_time=fed.share[:, 0], share_r=fed.share[:, 1], share_s=fed.share[:, 2],
-        schedule=schedule,
+        schedule=followed,
         pairs=fed.pairs if pairs else None,
         seconds=_time.perf_counter() - started,
-        params=params | ({"seed": seed} if pol.seed else {})
-        | ({"group": group} if group is not None else {}),
+        params=run | ({"seed": params.seed} if pol.seed else {})
+        | ({"group": params.group} if params.group is not None else {}),
     )
-
-
-def check_tuning(name: str, tuning: object) -> None:
-    """``tuning`` is given only for a policy that learns (HAZARD, AGE and their variable forms,
-    :attr:`~shedding.online.policies.Policy.tunable`): for any other it would be ignored."""
-    if tuning is not None and not (name in POLICIES and POLICIES[name].tunable):
-        learners = ", ".join(n for n, p in POLICIES.items() if p.tunable)
-        raise ShedError(f"{{param}} applies to the learning policies only ({learners}), not to {name}; leave it out",
-                        param="tuning")
 
 
 def payload_groups(wl: Workload, column: str | None) -> np.ndarray | None:

@@ -37,7 +37,22 @@ class HazardTuning:
     ``refit_first`` arrivals later, then each time the arrivals so far double, at most every
     ``refit_every`` arrivals), EM steps per refit (``iters``), the groups'
     shrinkage (``kappa`` steps) and the model test's penalty factor (``evidence``; 0 takes the
-    shaped model on any improvement; ``test`` False always takes it)."""
+    shaped model on any improvement; ``test`` False always takes it).
+
+    Attributes:
+        first: The first age bucket's width in steps (>= 1).
+        ratio: How much wider each next bucket is (> 1).
+        shadow: The shadow sample's size per side (>= 1).
+        refit_first: Arrivals between the first fit and the second.
+        refit_every: The most arrivals between two refits.
+        iters: EM steps per refit.
+        kappa: The groups' shrinkage towards the pooled curve, in steps.
+        evidence: The model test's penalty factor (>= 0).
+        test: Whether the shaped model must pass the test to be taken.
+
+    Raises:
+        ShedError: A field of the wrong type or out of its range, naming it.
+    """
 
     first: int = 8
     ratio: float = 1.3
@@ -77,8 +92,18 @@ class HazardTuning:
 
     @classmethod
     def of(cls, value: HazardTuning | str | None) -> HazardTuning:
-        """``value`` as settings: a HazardTuning as it is, its ``field=value,...`` text read by
-        :meth:`parse`, None the defaults; anything else is refused naming ``tuning``."""
+        """``value`` as settings.
+
+        Args:
+            value: A HazardTuning (taken as it is), its ``field=value,...`` text (read by
+                :meth:`parse`), or None for the defaults.
+
+        Returns:
+            The :class:`HazardTuning`.
+
+        Raises:
+            ShedError: Anything else, or a text :meth:`parse` refuses, naming ``tuning``.
+        """
         if value is None:
             return cls()
         if isinstance(value, cls):
@@ -90,8 +115,18 @@ class HazardTuning:
 
     @classmethod
     def parse(cls, text: str) -> HazardTuning:
-        """The settings ``field=value,...`` names (``ratio=2,shadow=128``), the others at their
-        defaults; an empty text is the defaults."""
+        """The settings a text names, the others at their defaults.
+
+        Args:
+            text: ``field=value,...`` (``ratio=2,shadow=128``); empty for the defaults.
+
+        Returns:
+            The :class:`HazardTuning`.
+
+        Raises:
+            ShedError: Not text, an unknown or repeated field, or a value of the wrong type
+                or out of its range.
+        """
         if not isinstance(text, str):
             raise ShedError(f"{{param}} must be a text field=value,... such as 'ratio=2', got {text!r}", param="tuning")
         types = {f.name: _kind(f) for f in fields(cls)}

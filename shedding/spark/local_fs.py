@@ -25,6 +25,8 @@ import zipfile
 from importlib import resources
 from pathlib import Path
 
+from shedding.atomic import write_atomically
+
 #: the class name for ``spark.hadoop.fs.file.impl``
 NIO_FS = "shedding.hadoop.NioLocalFileSystem"
 
@@ -41,6 +43,13 @@ def _hadoop_jar() -> Path | None:
 
     jars = sorted((Path(pyspark.__file__).parent / "jars").glob("hadoop-client-api-*.jar"))
     return jars[-1] if jars else None
+
+
+def _jar(path: Path, classes: Path) -> None:
+    """The compiled ``classes`` as a jar at ``path`` (a jar on a class path is a zip of them)."""
+    with zipfile.ZipFile(path, "w") as jar:
+        for cls in sorted(classes.rglob("*.class")):
+            jar.write(cls, cls.relative_to(classes).as_posix())
 
 
 def nio_fs_jar(cache: Path) -> Path | None:
@@ -64,9 +73,5 @@ def nio_fs_jar(cache: Path) -> Path | None:
             return None
         if done.returncode != 0:
             return None
-        tmp = Path(work) / "nio.jar"
-        with zipfile.ZipFile(tmp, "w") as jar:  # a jar on a class path is a zip of the classes
-            for cls in sorted((Path(work) / "classes").rglob("*.class")):
-                jar.write(cls, cls.relative_to(Path(work) / "classes").as_posix())
-        os.replace(tmp, target)  # concurrent sessions see one whole jar
+        write_atomically(target, lambda tmp: _jar(tmp, Path(work) / "classes"))  # concurrent sessions: one whole jar
     return target

@@ -25,6 +25,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from shedding.atomic import write_atomically
 from shedding.errors import ShedError
 
 _LAUNCHER = """#!/bin/sh
@@ -60,11 +61,15 @@ def worker_python(cache: Path) -> str:
     # one launcher per interpreter and pyspark: sessions of other environments share the cache
     target = cache / f"spark-python-{hashlib.sha1(text.encode()).hexdigest()[:12]}"
     if not target.exists() or target.read_text() != text:
-        tmp = cache / f".spark-python.{os.getpid()}"
-        tmp.write_text(text)
-        tmp.chmod(0o755)
-        os.replace(tmp, target)  # concurrent sessions see one whole launcher
+        write_atomically(target, lambda tmp: _executable(tmp, text))  # concurrent sessions see one whole launcher
     return str(target)
+
+
+def _executable(tmp: Path, text: str) -> None:
+    """``text`` as an executable script at ``tmp`` (:func:`~shedding.atomic.write_atomically`'s
+    temporary file)."""
+    tmp.write_text(text)
+    tmp.chmod(0o755)
 
 
 @lru_cache(maxsize=None)

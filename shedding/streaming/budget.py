@@ -61,7 +61,7 @@ class Census:
 
     def merge(self, other: "Census") -> None:
         """Add ``other``'s arrivals and time span to this census."""
-        if other.first is not None:
+        if other.first is not None and other.last is not None:  # set together (of)
             self.first = other.first if self.first is None else min(self.first, other.first)
             self.last = other.last if self.last is None else max(self.last, other.last)
         if not len(other.keys):
@@ -75,7 +75,7 @@ class Census:
     @property
     def steps(self) -> int:
         """T: the time steps spanned so far (at least 1)."""
-        return 1 if self.first is None else self.last - self.first + 1
+        return 1 if self.first is None or self.last is None else self.last - self.first + 1
 
 
 def _fill(worth: np.ndarray, slots: np.ndarray, owner: np.ndarray, capacity: int, shards: int) -> np.ndarray:

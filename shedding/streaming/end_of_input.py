@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, cast
 
 from shedding.atomic import write_json, write_text
 from shedding.errors import ShedError
@@ -226,5 +226,5 @@ def marker_after(checkpoint: Path, max_files: int | None, files: list[int]) -> P
         return None
     if max_files is None or first != plan:
         return None
-    batches = -(-max(plan["files"]) // max_files)
+    batches = -(-max(cast(list[int], plan["files"])) // max_files)
     return checkpoint / "spark" / "offsets" / str(batches - 2) if batches >= 2 else None

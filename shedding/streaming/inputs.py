@@ -89,13 +89,14 @@ class Inputs:
         if not names:
             raise ShedError("{param} names no column; give a column name or a list of them", param="key")
         frames = ((r, "stream R"), (s, "stream S"))
-        times = tuple(column(df, time, what, "time") for df, what in frames)
-        types = tuple(df.schema[t].dataType for (df, _), t in zip(frames, times))
+        times = (column(r, time, "stream R", "time"), column(s, time, "stream S", "time"))
+        types = (r.schema[times[0]].dataType, s.schema[times[1]].dataType)
         kinds = [time_kind(t, step) for t in types]
         if kinds[0] != kinds[1] or isinstance(types[0], TimestampNTZType) != isinstance(types[1], TimestampNTZType):
             raise ShedError(f"{{param}} is {types[0].simpleString()} in R but {types[1].simpleString()} in S; "
                             "cast one so both are integers, timestamps (both with or both without a time zone) or dates", param="time")
-        keys = tuple(tuple(column(df, k, what, "key") for k in names) for df, what in frames)
+        keys = (tuple(column(r, k, "stream R", "key") for k in names),
+                tuple(column(s, k, "stream S", "key") for k in names))
         key_types = [[df.schema[k].dataType for k in ks] for (df, _), ks in zip(frames, keys)]
         hashed = len(names) > 1 or not all(isinstance(t[0], IntegralType) for t in key_types)
         for name, a, b in zip(names, *key_types):

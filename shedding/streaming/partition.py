@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import check_memory
+from shedding.model import Memory
 
 _SEED = 42  # the seed of Spark's hash()
 _C1, _C2 = np.uint32(0xCC9E2D51), np.uint32(0x1B873593)
@@ -66,8 +66,10 @@ def _even(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
-def shard_budgets(memory: int, memory_split: tuple[int, int] | None, shards: int) -> list[tuple[int, int, int]]:
-    """(M_i, M_R,i, M_S,i) per shard: M_R and M_S each split evenly, remainders to the first shards."""
-    _, m_r, m_s = check_memory(memory, memory_split)
+def shard_budgets(memory: int | Memory, memory_split: tuple[int, int] | None, shards: int) -> list[tuple[int, int, int]]:
+    """(M_i, M_R,i, M_S,i) per shard: M_R and M_S each split evenly, remainders to the first shards
+    (``memory`` M, or a checked :class:`~shedding.model.Memory`, as a spec's :attr:`limits`)."""
+    budget = Memory.of(memory, memory_split)
+    m_r, m_s = budget.split
     p = check_shards(shards)
     return [(r + s, r, s) for r, s in zip(_even(m_r, p), _even(m_s, p))]

@@ -115,7 +115,8 @@ def unpack_rows(packed: Iterator[pd.DataFrame]) -> tuple[pd.DataFrame, Any, int 
 
 def write_shard_file(folder: str, shard: int, table: pa.Table) -> None:
     """One shard's rows of the running micro-batch N as ``folder/batch=N/shard-K.parquet``, written
-    whole or not at all (a hidden temp file, then a rename).
+    whole or not at all (:func:`shedding.atomic.write_parquet`: a hidden temporary file, then a
+    rename).
 
     The task writes it before the micro-batch commits. A batch replayed after a crash (or a task
     retried) runs on the same input and state, so it writes the same rows and replaces the file:
@@ -123,16 +124,16 @@ def write_shard_file(folder: str, shard: int, table: pa.Table) -> None:
     JVM or collecting them on the driver."""
     import os
 
-    import pyarrow.parquet as pq
     from pyspark import TaskContext
 
-    batch = TaskContext.get().getLocalProperty("streaming.sql.batchId") or "0"  # a batch query: one batch
+    from shedding.atomic import write_parquet
+
+    context = TaskContext.get()
+    assert context is not None, "write_shard_file runs in a Spark task"
+    batch = context.getLocalProperty("streaming.sql.batchId") or "0"  # a batch query: one batch
     target = os.path.join(folder, f"batch={batch}")
     os.makedirs(target, exist_ok=True)
-    name = f"shard-{shard}.parquet"
-    tmp = os.path.join(target, f".{name}.tmp")  # hidden from readers until renamed
-    pq.write_table(table, tmp)
-    os.replace(tmp, os.path.join(target, name))
+    write_parquet(os.path.join(target, f"shard-{shard}.parquet"), table)  # a dot-file until renamed: never read
 
 
 class ShedProcessor(StatefulProcessor):
@@ -171,7 +172,7 @@ class ShedProcessor(StatefulProcessor):
             from shedding.online.estimators import StaticEstimator
             from shedding.streaming.frequencies import shard_table
 
-            spec = JoinSpec(**self.spec)
+            spec = JoinSpec.restore(self.spec)  # checked on the driver
             table = None if self.table is None else StaticEstimator(*self.table)
             join = ShardJoin(spec, shard, shard_table(table, shard, spec.shards))
         pairs, metrics = join.push(batch, census, now)

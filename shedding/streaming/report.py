@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -34,8 +34,11 @@ from shedding.studies.page.figures import figure_html
 from shedding.studies.page.page import header, page
 from shedding.studies.page.tables import table_html
 
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
-def stepped(spark, job: StreamJob, stream: bool = False) -> tuple:
+
+def stepped(spark, job: StreamJob, stream: bool = False) -> tuple[DataFrame, DataFrame]:
     """Both sources as the shards see them: columns side, time (the step) and key (the operator's
     key), bad rows dropped; read as one batch (each row with its ``file``) or as streams
     (``job.max_files_per_trigger`` files per trigger)."""
@@ -44,8 +47,9 @@ def stepped(spark, job: StreamJob, stream: bool = False) -> tuple:
     from shedding.streaming.inputs import Inputs, tagged
 
     used = {job.time.lower(), *(k.lower() for k in job.key)}
-    frames = [src.reader(spark, job.max_files_per_trigger, stream, keep=used) for src in (job.r, job.s)]
-    inputs = Inputs.of(*frames, list(job.key), job.time, job.step)
+    frames = (job.r.reader(spark, job.max_files_per_trigger, stream, keep=used),
+              job.s.reader(spark, job.max_files_per_trigger, stream, keep=used))
+    inputs = Inputs.of(frames[0], frames[1], list(job.key), job.time, job.step)
     spec = replace(job.spec, payload_r=(), payload_s=(), carry_time=False)
     out = []
     for side, df, what in ((R, frames[0], "stream R"), (S, frames[1], "stream S")):
@@ -106,7 +110,8 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
     wl = source_workload(rows, job.spec.window, job.spec.warmup)
     reference = batch_reference(job.spec, trigger_batches(rows, job), table)
     exact = exact_count(wl)
-    native = run_native(spark, *stepped(spark, job, stream=True), job.spec.window, str(job.checkpoint / "native"))
+    r, s = stepped(spark, job, stream=True)
+    native = run_native(spark, r, s, job.spec.window, str(job.checkpoint / "native"))
     metrics = read_table(job.out, METRIC_TABLE)
     per_batch = metrics.assign(memory=metrics["memory_r"] + metrics["memory_s"]).groupby("batch")[
         ["memory", "held", "state_bytes", "outputs"]].sum().reset_index()

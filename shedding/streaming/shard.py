@@ -43,17 +43,20 @@ in another format, such as the pickle that layouts 1 and 2 stored, is refused.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, fields
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from shedding.errors import ShedError
-from shedding.model import check_memory
+from shedding.model import Memory, default_split
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import OnlineEstimator, StaticEstimator
 from shedding.online.kinds import RAND as RAND_KIND
-from shedding.online.policies import get_policy
+from shedding.online.params import OperatorParams
+from shedding.online.policies import POLICIES
 from shedding.online.snapshot import Snapshot, SnapshotReader
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import Census, divide
@@ -86,20 +89,23 @@ METRICS = ("arrivals", "outputs", "shed", "late", "bad", "held", "memory_r", "me
 
 
 def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = None) -> JoinOperator:
-    """The join operator of ``shard``: its share of M, its seed, and its estimator."""
-    m, m_r, m_s = shard_budgets(spec.memory, spec.memory_split, spec.shards)[shard]
+    """The join operator of ``shard``: its share of M, its seed, and its estimator (the spec's
+    values were checked when it was built, and are not checked again)."""
+    m, m_r, m_s = shard_budgets(spec.limits, None, spec.shards)[shard]
     if spec.shedding == "none":
-        return JoinOperator(spec.window, _UNBOUNDED, "probv", warmup=spec.warmup, pairs=True, record=True,
-                            share_every=_UNBOUNDED)
+        return JoinOperator.of(OperatorParams(window=spec.window, memory=Memory(_UNBOUNDED, *default_split(_UNBOUNDED)),
+                                              policy=POLICIES["probv"], warmup=spec.warmup,
+                                              share_every=_UNBOUNDED), pairs=True, record=True)
     if spec.estimator == "static":
         if table is None:
             raise ShedError("the static estimator needs a frequency table (key, count_r, count_s)")
-        estimator = table
+        estimator: StaticEstimator | OnlineEstimator = table
     else:
         estimator = OnlineEstimator(spec.decay)
-    return JoinOperator(spec.window, m, get_policy(spec.shedding), memory_split=(m_r, m_s), warmup=spec.warmup,
-                        estimator=estimator, seed=spec.seed + shard, pairs=True, record=True,
-                        share_every=_UNBOUNDED, tuning=HazardTuning.parse(spec.tuning) if spec.tuning else None)
+    params = OperatorParams(window=spec.window, memory=Memory(m, m_r, m_s), policy=POLICIES[spec.shedding],
+                            warmup=spec.warmup, seed=spec.seed + shard, share_every=_UNBOUNDED,
+                            tuning=HazardTuning.parse(spec.tuning) if spec.tuning else HazardTuning())
+    return JoinOperator.of(params, estimator=estimator, pairs=True, record=True)
 
 
 def _empty(columns: list[str]) -> pd.DataFrame:
@@ -140,7 +146,7 @@ class ShardJoin:
     def __init__(self, spec: JoinSpec, shard: int = 0, table: StaticEstimator | None = None) -> None:
         self._setup(spec, shard)
         self.op = new_operator(spec, shard, table)
-        self.budget = shard_budgets(spec.memory, spec.memory_split, spec.shards)[shard]
+        self.budget = shard_budgets(spec.limits, None, spec.shards)[shard]
         self.census = Census() if spec.shares_budget else None
         self._held = _empty(self._columns)
         self._resident = _empty(["seq", "time", "key", *self._carried, *self._payload])
@@ -250,25 +256,28 @@ class ShardJoin:
         timeout = self.spec.idle_timeout_ms
         sides = [R, S]
         if timeout is not None and now is not None:
-            awake = [s for s in sides if now - (self._heard[s] if self._heard[s] is not None else self._since) < timeout]
+            since = cast(int, self._since)  # set by the first micro-batch, before any frontier
+            awake = [s for s in sides if now - (heard if (heard := self._heard[s]) is not None else since) < timeout]
             sides = awake or sides
-        latest = [self._latest[s] for s in sides]
-        if None in latest:
+        latest = [t for s in sides if (t := self._latest[s]) is not None]
+        if len(latest) < len(sides):
             return None
         return min(latest) - self.spec.lateness
 
     def _rebudget(self, census: Census) -> int:
         """Add the batch's census and take this shard's share of M (:func:`~shedding.streaming.budget.divide`);
         the tuples over a lowered budget leave memory now. Returns how many were shed so."""
+        assert self.census is not None, "a shard that shares the budget keeps a census (spec.shares_budget)"
         self.census.merge(census)
         spec = self.spec
-        policy = get_policy(spec.shedding)
-        budget = divide(self.census, spec.window, check_memory(spec.memory, spec.memory_split), spec.shards,
+        policy = POLICIES[spec.shedding]
+        limits = spec.limits
+        budget = divide(self.census, spec.window, (limits.total, limits.r, limits.s), spec.shards,
                         policy.variable, by_worth=policy.kind != RAND_KIND)[self.shard]
         if budget == self.budget:
             return 0
         self.budget = budget
-        gone = self.op.set_memory(budget[0], budget[1:])
+        gone = self.op.set_memory(Memory(*budget))
         shed = self._count_shed(gone)
         self._resident = self._resident[~np.isin(self._resident["seq"].to_numpy(), gone[:, 0])].reset_index(drop=True)
         return shed
@@ -349,7 +358,7 @@ class ShardJoin:
         return snap | {f"op.{name}": value for name, value in self.op.snapshot().items()}
 
     @classmethod
-    def restore(cls, snap: Snapshot | SnapshotReader) -> ShardJoin:
+    def restore(cls, snap: Mapping[str, Any] | SnapshotReader) -> ShardJoin:
         """The shard :meth:`snapshot` took; another format, version or :data:`STATE_LAYOUT` is
         refused, and so is anything but plain data."""
         entries = snap if isinstance(snap, SnapshotReader) else SnapshotReader(snap, "the streaming state")
@@ -360,14 +369,15 @@ class ShardJoin:
         if int(entries["version"]) != FORMAT_VERSION:
             raise ShedError(f"the streaming state has format version {int(entries['version'])}; this version of "
                             f"shedding reads version {FORMAT_VERSION}: {NEW_CHECKPOINT}", param="checkpoint")
-        spec = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(str(entries["spec"])).items()}
         join = cls.__new__(cls)
-        join._setup(JoinSpec(**spec), int(entries["shard"]))
+        join._setup(JoinSpec.restore(json.loads(str(entries["spec"]))), int(entries["shard"]))  # checked when made
         join.op = JoinOperator.restore(entries.within("op."))
-        join.budget = tuple(int(v) for v in entries["budget"])
+        m, m_r, m_s = (int(v) for v in entries["budget"])
+        join.budget = (m, m_r, m_s)
         census = entries.within("census.")
-        join.census = Census(**{f.name: census[f.name] if census[f.name].ndim else census[f.name].item()
-                                for f in fields(Census) if f.name in census}) if join.spec.shares_budget else None
+        values: dict[str, Any] = {f.name: census[f.name] if census[f.name].ndim else census[f.name].item()
+                                  for f in fields(Census) if f.name in census}
+        join.census = Census(**values) if join.spec.shares_budget else None
         join._held, join._resident = (bytes_table(entries[name], name) for name in ("held", "resident"))
         known = {name: int(entries[name]) for name in ("latest.r", "latest.s", "heard.r", "heard.s", "since",
                                                         "released_until") if name in entries}

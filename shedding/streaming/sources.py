@@ -9,6 +9,7 @@ paper's synthetic workload (§4) as such directories.
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -169,6 +170,7 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
                         f"{','.join(wanted)}[,payload...]", param="key" if timed else None)
     column = lower[time.lower()]
     if types is None:
+        assert sample is not None, "a CSV file comes with its sample (_sample)"
         types = {c: _text_type(sample[c]) for c in columns}
         for k in keys:  # a key is an integer or text
             types[lower[k.lower()]] = "bigint" if types[lower[k.lower()]] == "bigint" else "string"
@@ -220,6 +222,6 @@ def write_zipf_sources(text_r: str, text_s: str, folder: Path, length: int, file
             target = d / f"part-{i:05d}.csv"
             if not target.exists():  # a restart finds the same files
                 frame = pd.DataFrame({"time": times[idx], "key": keys[idx]})
-                write_atomically(target, lambda tmp, frame=frame: frame.to_csv(tmp, index=False))
+                write_atomically(target, functools.partial(frame.to_csv, index=False))
         paths.append(d)
     return paths[0], paths[1]

@@ -13,6 +13,7 @@ key is missing or not valid are tagged, counted and skipped (:mod:`~shedding.str
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -74,7 +75,7 @@ def semantic_window_join(
     *,
     key: str | Sequence[str] = "key",
     time: str = "time",
-    window: int | str,
+    window: int | str | timedelta,
     memory: int,
     step: int | str | None = None,
     shedding: str = "prob",
@@ -82,7 +83,7 @@ def semantic_window_join(
     estimator: str | StaticEstimator = "online",
     shards: int = 1,
     budget: str = "shared",
-    allowed_lateness: int | str = 0,
+    allowed_lateness: int | str | timedelta = 0,
     idle_timeout: float | str | None = None,
     payload: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
     seed: int = 0,
@@ -115,7 +116,7 @@ def semantic_window_join(
         time: The event-time column: integers (or whole numbers as text or floats),
             timestamps or dates.
         window: w, in the time column's unit: ``500``, or a length of time such as
-            ``"10 minutes"``; a whole number of steps.
+            ``"10 minutes"`` (or a :class:`~datetime.timedelta`); a whole number of steps.
         memory: M, the tuples the join may hold at once over all shards (an integer >= 0).
         step: The length of one time step: an integer (default 1), or a length of time (default
             ``"1 second"`` for timestamps, ``"1 day"`` for dates).
@@ -131,7 +132,7 @@ def semantic_window_join(
         budget: ``shared`` re-divides M over the shards every micro-batch by their load and
             value (:mod:`~shedding.streaming.budget`); ``even`` splits it evenly once.
         allowed_lateness: How far behind the frontier a tuple may arrive and still join, in
-            the time column's unit (>= 0).
+            the time column's unit (>= 0; a length of time as for ``window``).
         idle_timeout: Seconds (or ``"30 seconds"``) after which an input that sent nothing
             stops holding the frontier back; None waits for it.
         payload: Columns carried into the pairs as ``r_<c>`` and ``s_<c>``, with their types:
@@ -214,10 +215,12 @@ def semantic_window_join(
                     key_names=tuple(f.name for f in inputs.key_fields) if inputs.hashed else (),
                     tuning=tuning.spec if isinstance(tuning, HazardTuning) else (tuning or ""), max_held=max_held)
     if isinstance(end_of_input, EndOfInput):
-        end_of_input = end_of_input.frame(spark, session_place(spark))
+        marker = end_of_input.frame(spark, session_place(spark))
     elif end_of_input is None and not (r.isStreaming or s.isStreaming):
-        end_of_input = spark.range(1)  # a batch input ends with itself
-    union, payload_fields = tagged_union(r, s, spec, inputs, timeout is not None, end_of_input)
+        marker = spark.range(1)  # a batch input ends with itself
+    else:
+        marker = end_of_input
+    union, payload_fields = tagged_union(r, s, spec, inputs, timeout is not None, marker)
     if spec.shards == 1:  # one partition already groups every row: no shuffle, one stage per batch
         union = union.coalesce(1)
     schema = output_schema(inputs, payload_fields)

@@ -7,10 +7,12 @@ The join they parametrise is the fast-CPU integrated window join of Das, Gehrke,
 
 from __future__ import annotations
 
-from dataclasses import KW_ONLY, asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import KW_ONLY, MISSING, asdict, dataclass, field, fields
+from typing import Any
 
 from shedding.errors import ShedError
-from shedding.model import check_memory, check_window
+from shedding.model import Memory, check_window, default_split
 from shedding.online.estimators import OnlineEstimator
 from shedding.online.hazard import age_buckets
 from shedding.online.policies import POLICIES, STREAM, names_for
@@ -65,9 +67,30 @@ class JoinSpec:
     tuning: str = ""
     max_held: int | None = None
 
+    @classmethod
+    def restore(cls, stored: Mapping[str, Any]) -> JoinSpec:
+        """The spec :meth:`as_dict` gave, from a checked one (the driver's, or a shard's own state):
+        its values were checked when it was built, so they are taken as they are, not checked
+        again on every executor and micro-batch. A spec from outside (a checkpoint's
+        ``shedding-job.json`` the user may edit) is built by ``JoinSpec(**stored)``, which checks."""
+        spec = cls.__new__(cls)
+        for f in fields(cls):
+            if f.name in stored:
+                value = stored[f.name]
+                object.__setattr__(spec, f.name, tuple(value) if isinstance(value, list) else value)
+            else:
+                object.__setattr__(spec, f.name, f.default_factory() if f.default_factory is not MISSING
+                                   else f.default)
+        return spec
+
+    @property
+    def limits(self) -> Memory:
+        """M and its split (M_R, M_S) over all shards, as checked when the spec was built."""
+        return Memory(self.memory, *(self.memory_split or default_split(self.memory)))
+
     def __post_init__(self) -> None:
         check_window(self.window)
-        check_memory(self.memory, self.memory_split)
+        Memory.of(self.memory, self.memory_split)
         check_shards(self.shards)
         if self.shedding not in SHEDDING:
             raise ShedError(f"unknown shedding {self.shedding!r}; choose from {', '.join(SHEDDING)}")

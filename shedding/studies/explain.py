@@ -27,7 +27,7 @@ import pandas as pd
 
 from shedding.errors import ShedError
 from shedding.exact import exact_pairs
-from shedding.model import Schedule, Workload, check_memory
+from shedding.model import Memory, Schedule, Workload
 from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, check_size, solve_opt
 from shedding.online import Reference, simulate
 from shedding.online.policies import get_policy
@@ -101,7 +101,7 @@ def check_request(policy: str, against: str | None, buckets: int) -> tuple[str, 
     return name, against
 
 
-def explain(wl: Workload, policy: str, memory: int, *, against: str | None = None,
+def explain(wl: Workload, policy: str, memory: int | Memory, *, against: str | None = None,
             memory_split: tuple[int, int] | None = None, estimator: str = "static", decay: float = 1.0,
             seed: int = 0, buckets: int = 40, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES,
             group: str | None = None, tuning: HazardTuning | str | None = None) -> Explanation:
@@ -112,14 +112,15 @@ def explain(wl: Workload, policy: str, memory: int, *, against: str | None = Non
     Refuses up front (before any run) a workload whose OPT network would exceed ``max_graph_bytes``.
     """
     policy, against = check_request(policy, against, buckets)
-    m, m_r, m_s = check_memory(memory, memory_split)
+    budget = Memory.of(memory, memory_split)  # once: simulate and the reference take it as it is
+    m = budget.total
     if against != "exact":
         check_size(wl, "variable" if against == "optv" else "fixed", max_graph_bytes=max_graph_bytes)
     ref = Reference.of(wl)
-    run = simulate(wl, policy, m, memory_split=memory_split, estimator=estimator, decay=decay, seed=seed,
+    run = simulate(wl, policy, budget, estimator=estimator, decay=decay, seed=seed,
                    pairs=True, reference=ref, group=group, tuning=tuning)
     mine = Side(policy, run.outputs, run.schedule, _codes(run.pairs, len(wl)))
-    other = _reference(wl, against, m, (m_r, m_s), ref, max_graph_bytes)
+    other = _reference(wl, against, budget, ref, max_graph_bytes)
     ex = compare_schedules(wl, mine, other, buckets, memory=m)
     # what produced the policy's schedule, as simulate's rows say it
     ex.summary.update(estimator=estimator, decay=decay if estimator == "online" else None, seed=seed, group=group,
@@ -131,17 +132,15 @@ def _codes(pairs: np.ndarray, n: int) -> np.ndarray:
     return np.sort(pairs[:, 0].astype(np.int64) * n + pairs[:, 1])
 
 
-def _reference(wl: Workload, against: str, m: int, split: tuple[int, int], ref: Reference,
-               max_graph_bytes: int) -> Side:
-    """EXACT's pairs and keep-everything schedule, or OPT's / OPTV's schedule replayed for its pairs."""
+def _reference(wl: Workload, against: str, budget: Memory, ref: Reference, max_graph_bytes: int) -> Side:
+    """EXACT's pairs and keep-everything schedule, or OPT's / OPTV's schedule replayed for its pairs
+    (``budget`` checked already)."""
     if against == "exact":
         keep = Schedule(np.ones(len(wl), dtype=bool), wl.time + wl.window - 1)
         return Side("exact", ref.exact, keep, _codes(exact_pairs(wl, ref.ks), len(wl)))
     variable = against == "optv"
-    opt = solve_opt(wl, m, None if variable else split, allocation="variable" if variable else "fixed",
-                    max_graph_bytes=max_graph_bytes)
-    replay = simulate(wl, f"{against}-schedule", m, memory_split=None if variable else split, schedule=opt.schedule,
-                      pairs=True, reference=ref)
+    opt = solve_opt(wl, budget, None, allocation="variable" if variable else "fixed", max_graph_bytes=max_graph_bytes)
+    replay = simulate(wl, f"{against}-schedule", budget, schedule=opt.schedule, pairs=True, reference=ref)
     return Side(against, opt.outputs, opt.schedule, _codes(replay.pairs, len(wl)))
 
 

@@ -220,8 +220,20 @@ def arrivals(streams: Streams, order: Sequence[int] | None = None) -> Iterator[t
 
 
 def run(operator: WJoinOperator, streams: Streams, order: Sequence[int] | None = None) -> np.ndarray:
-    """Feed ``streams`` through ``operator`` in the interleaving ``order`` (see :func:`arrivals`)
-    and return every N-tuple as sorted rows."""
+    """Run a W-join operator over whole streams.
+
+    Args:
+        operator: The operator (:class:`WJoinOperator`, any of its algorithms).
+        streams: The N streams (:class:`~shedding.wjoin.streams.Streams`).
+        order: The interleaving of the arrivals, the stream of each push in turn; None for
+            time order (:func:`arrivals`).
+
+    Returns:
+        Every N-tuple the operator produced, as sorted rows of tuple indices.
+
+    Raises:
+        ShedError: ``streams`` of another N than the operator's.
+    """
     check_compatible(streams, operator.n)
     out: list[tuple[int, ...]] = []
     for i, time, key in arrivals(streams, order):

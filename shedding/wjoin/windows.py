@@ -49,7 +49,13 @@ class WindowSpec:
 
     ``given`` maps a pair ``(i, j)`` with ``i < j`` to its window; ``bounds[i, j]`` is the closure
     (``bounds[i, i] = 0``). Build one with :meth:`uniform` (Form 1) or :meth:`from_pairs`
-    (Forms 2 and 3).
+    (Forms 2 and 3), as Hammad, Aref and Elmagarmid define them (§1).
+
+    Attributes:
+        names: The streams' names, in stream order.
+        given: The windows given, by pair of stream indices ``(i, j)``, ``i < j``.
+        bounds: The shortest-path closure of ``given``: ``bounds[i, j]`` is the most the times
+            of streams i and j may differ in a result (N x N; ``bounds[i, i] = 0``).
     """
 
     names: tuple[str, ...]
@@ -58,7 +64,18 @@ class WindowSpec:
 
     @classmethod
     def uniform(cls, names: Sequence[str] | int, window: int) -> "WindowSpec":
-        """Form 1: one window between every pair."""
+        """Form 1: one window between every pair.
+
+        Args:
+            names: The streams' names, or their number N (then named A, B, C, ...).
+            window: The window W (an integer >= 0).
+
+        Returns:
+            The :class:`WindowSpec`.
+
+        Raises:
+            ShedError: Fewer than two streams, repeated names, or a window out of range.
+        """
         names = _check_names(names)
         w = check_bound(window, "window")
         n = len(names)
@@ -66,7 +83,20 @@ class WindowSpec:
 
     @classmethod
     def from_pairs(cls, names: Sequence[str] | int, pairs: Mapping[tuple[str | int, str | int], int]) -> "WindowSpec":
-        """Forms 2 and 3: windows for some pairs, named by stream name or index."""
+        """Forms 2 and 3: windows for some pairs (every pair: Form 2), the others bounded by the
+        closure only.
+
+        Args:
+            names: The streams' names, or their number N.
+            pairs: The windows, by pair of streams named by name or index.
+
+        Returns:
+            The :class:`WindowSpec`.
+
+        Raises:
+            ShedError: A stream paired with itself, a pair given twice, an unknown stream, or
+                a window out of range.
+        """
         names = _check_names(names)
         index = {name: i for i, name in enumerate(names)}
         given: dict[tuple[int, int], int] = {}
