@@ -105,8 +105,8 @@ def compile_engines(out: Path, jobs: int, only: list[str] | None = None, progres
     after removing the ones there, then write the stamp they were compiled for (:func:`shedding.jit.
     shipped_stamp`; raises on a failed run)."""
     out.mkdir(parents=True, exist_ok=True)
-    for stale in [*out.rglob("*.nbi"), *out.rglob("*.nbc")]:
-        stale.unlink()
+    for old in [*out.rglob("*.nbi"), *out.rglob("*.nbc")]:
+        old.unlink()
     env = os.environ | {"SHEDDING_ENGINES_OUT": str(out.resolve()), "NUMBA_CPU_NAME": "generic",
                         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     env.pop("NUMBA_CACHE_DIR", None)
