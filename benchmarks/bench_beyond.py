@@ -6,10 +6,13 @@ Zipf settings.
 
 Each row: the workload, M, the split, every policy's outputs, OPT's, and per policy its fraction of
 OPT, the fraction of PROB's gap to OPT it closes ((policy - PROB) / (OPT - PROB)) and its time per
-arrival against PROB's (each policy run twice on the same workload, the second run timed). Rows are
+arrival against PROB's (each policy run twice on the same workload, the second run timed); for
+HAZARD also the guard's choice (``hazard_guard``: per side, the refits at which it ranked by its
+age shape, of all refits; shedding.online.guard). Rows are
 appended to a JSON-lines file as they finish, and a rerun skips the rows already there.
 
     python benchmarks/bench_beyond.py flights --months 7,8,9,10,11,12 --out out/beyond.jsonl
+    python benchmarks/bench_beyond.py flights --key carrier --window 240 --memory 100 --out out/beyond.jsonl
     python benchmarks/bench_beyond.py age|drift|bursts|iid --out out/beyond.jsonl
     python benchmarks/bench_beyond.py cost   # time per arrival of the operator alone, against PROB
     python benchmarks/bench_beyond.py cost --tuning ratio=1.6,first=16 --tuning shadow=128
@@ -64,6 +67,19 @@ def spec(tuning: HazardTuning) -> str:
     return tuning.spec or "default"
 
 
+def guard_choice(wl, memory: int, policy: str, group: str | None, tuning: HazardTuning) -> str:
+    """HAZARD's guard's choice on ``wl`` with the online estimator: per side (R, S) the refits at
+    which the side ranked by its age shape, of all refits (``R 3/19 S 0/19``)."""
+    from shedding.online import JoinOperator, OnlineEstimator
+    from shedding.online.agedlayout import H_CHOSE0, H_REFITS
+    from shedding.online.simulator import payload_groups
+
+    op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(), tuning=tuning)
+    op.feed(wl.side, wl.time, wl.key, payload_groups(wl, group) if group else None)
+    hsc = op._aged.hsc
+    return f"R {hsc[H_CHOSE0]}/{hsc[H_REFITS]} S {hsc[H_CHOSE0 + 1]}/{hsc[H_REFITS]}"
+
+
 def measure(wl, memory: int, label: dict, estimator: str = "online", variable: bool = False,
             only: tuple[str, ...] | None = None, tuning: HazardTuning | None = None) -> dict:
     v = "v" if variable else ""
@@ -83,6 +99,8 @@ def measure(wl, memory: int, label: dict, estimator: str = "online", variable: b
             run = run_policy(wl, policy + v, memory, estimator=est or estimator, reference=ref, group=group,
                              tuning=tuning)
         row[name], row[f"{name}_seconds"] = int(run.outputs), round(run.seconds, 3)
+        if policy == "hazard" and (est or estimator) == "online":
+            row[f"{name}_guard"] = guard_choice(wl, memory, policy + v, group, tuning)
         row[f"{name}_us_per_arrival"] = round(1e6 * run.seconds / max(len(wl), 1), 3)
     gap = row["opt"] - row["prob"]
     for name in names:
@@ -161,9 +179,9 @@ def cases(kind: str, args) -> list:
     if kind == "flights":
         for month in args.months:
             def make(month=month):
-                return flights_workload(month)
-            out += [({"workload": "flights", "month": month, "split": "dev" if month <= 6 else "held-out"},
-                     make, args.memory or 200, "dest")]
+                return flights_workload(month, key=args.key, window=args.window or 720)
+            out += [({"workload": "flights", "month": month, "key": args.key, "window": args.window or 720,
+                      "split": "dev" if month <= 6 else "held-out"}, make, args.memory or 200, "dest")]
     elif kind == "age":
         for seed in args.seeds:
             for spread in (5, 20, 50):
@@ -207,6 +225,8 @@ def main() -> None:
                         help="comma list of months")
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1])
     parser.add_argument("--memory", type=int, default=None)
+    parser.add_argument("--key", default="tailnum", choices=["tailnum", "carrier", "dest"], help="flights: the join key")
+    parser.add_argument("--window", type=int, default=None, help="flights: w in minutes (default 720)")
     parser.add_argument("--estimator", default="online", choices=["online", "static"])
     parser.add_argument("--variable", action="store_true", help="the variable split (OPTV, PROBV, ...)")
     parser.add_argument("--only", default=None, help="comma list of the valuers to run (default: all)")
@@ -242,7 +262,8 @@ def main() -> None:
         row["label"] = label
         with args.out.open("a") as f:
             f.write(json.dumps(row) + "\n")
-        print(json.dumps({k: v for k, v in row.items() if "/opt" in k or "gap" in k or k in label}), flush=True)
+        print(json.dumps({k: v for k, v in row.items() if "/opt" in k or "gap" in k or "guard" in k or k in label}),
+              flush=True)
 
 
 if __name__ == "__main__":

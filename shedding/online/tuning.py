@@ -36,8 +36,12 @@ class HazardTuning:
     wider), the shadow sample's size per side (``shadow``), refits (at the first arrival, then
     ``refit_first`` arrivals later, then each time the arrivals so far double, at most every
     ``refit_every`` arrivals), EM steps per refit (``iters``), the groups'
-    shrinkage (``kappa`` steps) and the model test's penalty factor (``evidence``; 0 takes the
-    shaped model on any improvement; ``test`` False always takes it)."""
+    shrinkage (``kappa`` steps), the model test's penalty factor (``evidence``; 0 takes the
+    shaped model on any improvement; ``test`` False always takes it), and the guard that judges
+    the shaped order by the outputs it keeps against PROB's (``guard``; it switches when one
+    keeps more than the other by the share ``hysteresis``, see :mod:`~shedding.online.guard`), and
+    the share of the learner's statistics it forgets at each refit (``forget``, 0 <= forget < 1;
+    0 never forgets)."""
 
     first: int = 8
     ratio: float = 1.3
@@ -48,6 +52,9 @@ class HazardTuning:
     kappa: float = 100.0
     evidence: float = 1.0
     test: bool = True
+    guard: bool = True
+    hysteresis: float = 0.002
+    forget: float = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):  # the type first (a text or a bool is no number), then made canonical
@@ -72,6 +79,11 @@ class HazardTuning:
             raise ShedError(f"{{param}} must be a number >= 1 and <= {MAX_RATIO:g}, got {self.ratio!r}", param="ratio")
         if not 0.0 <= self.kappa <= MAX_KAPPA:
             raise ShedError(f"{{param}} must be a number >= 0 and <= {MAX_KAPPA:g}, got {self.kappa!r}", param="kappa")
+        if not 0.0 <= self.forget < 1.0:
+            raise ShedError(f"{{param}} must be a number >= 0 and < 1 (the share forgotten at each refit; 0 never "
+                            f"forgets), got {self.forget!r}", param="forget")
+        if not 0.0 <= self.hysteresis <= 1.0:
+            raise ShedError(f"{{param}} must be a number >= 0 and <= 1, got {self.hysteresis!r}", param="hysteresis")
         if not (math.isfinite(self.evidence) and self.evidence >= 0):
             raise ShedError(f"{{param}} must be a finite number >= 0, got {self.evidence!r}", param="evidence")
 
