@@ -67,19 +67,6 @@ def spec(tuning: HazardTuning) -> str:
     return tuning.spec or "default"
 
 
-def guard_choice(wl, memory: int, policy: str, group: str | None, tuning: HazardTuning) -> str:
-    """HAZARD's guard's choice on ``wl`` with the online estimator: per side (R, S) the refits at
-    which the side ranked by its age shape, of all refits (``R 3/19 S 0/19``)."""
-    from shedding.online import JoinOperator, OnlineEstimator
-    from shedding.online.agedlayout import H_CHOSE0, H_REFITS
-    from shedding.online.simulator import payload_groups
-
-    op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(), tuning=tuning)
-    op.feed(wl.side, wl.time, wl.key, payload_groups(wl, group) if group else None)
-    hsc = op._aged.hsc
-    return f"R {hsc[H_CHOSE0]}/{hsc[H_REFITS]} S {hsc[H_CHOSE0 + 1]}/{hsc[H_REFITS]}"
-
-
 def measure(wl, memory: int, label: dict, estimator: str = "online", variable: bool = False,
             only: tuple[str, ...] | None = None, tuning: HazardTuning | None = None) -> dict:
     v = "v" if variable else ""
@@ -99,8 +86,8 @@ def measure(wl, memory: int, label: dict, estimator: str = "online", variable: b
             run = run_policy(wl, policy + v, memory, estimator=est or estimator, reference=ref, group=group,
                              tuning=tuning)
         row[name], row[f"{name}_seconds"] = int(run.outputs), round(run.seconds, 3)
-        if policy == "hazard" and (est or estimator) == "online":
-            row[f"{name}_guard"] = guard_choice(wl, memory, policy + v, group, tuning)
+        if run.guard is not None:
+            row[f"{name}_guard"] = run.guard
         row[f"{name}_us_per_arrival"] = round(1e6 * run.seconds / max(len(wl), 1), 3)
     gap = row["opt"] - row["prob"]
     for name in names:

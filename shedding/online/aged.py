@@ -210,6 +210,14 @@ class AgedState:
             self._set(name, value)
         self.hsc[L.H_NG] = ng
 
+    def guard_choice(self) -> str | None:
+        """HAZARD's refits at which each side ranked by its age shape, of all refits
+        (``R 3/19 S 0/19``); None for the other kinds."""
+        if self.kind != HAZARD:
+            return None
+        hsc = self.hsc
+        return f"R {hsc[L.H_CHOSE0]}/{hsc[L.H_REFITS]} S {hsc[L.H_CHOSE0 + 1]}/{hsc[L.H_REFITS]}"
+
     @property
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.arrays)

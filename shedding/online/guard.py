@@ -18,7 +18,8 @@ Riedewald 2003, §3.3.1). The guard asks the question that matters, per side:
   (``HF_KEPT``). At each refit (:func:`judge`) the difference, shape minus PROB, and PROB's count
   are added to running sums whose weight halves at each judgement; the shape is allowed
   (``H_OK``) once it keeps more than PROB by the hysteresis share of PROB's count plus the noise
-  of that count (1 / sqrt of it), and disallowed once it keeps less by the hysteresis share.
+  of that count (its square root, at least 1: PROB may keep nothing, as with unique keys), and
+  disallowed once it keeps less by the hysteresis share.
 
 A side ranks by its shape only if the model test finds one and the guard allows it
 (:func:`verdict`); before any judgement the guard allows nothing, so HAZARD starts as PROB. Both
@@ -41,7 +42,7 @@ SLOTS = 16
 #: the weight of the past judgements at each new one
 _DECAY = 0.5
 #: the shape is allowed only with a lead above the hysteresis by this many times the noise of a
-#: count, 1 / sqrt(PROB's partners): few partners, a larger lead
+#: count, sqrt(PROB's partners, at least 1): few partners, a larger lead
 _Z = 1.0
 
 
@@ -108,12 +109,10 @@ def _weigh(hsc, hf, s, shape, prob):
     """Add one judgement of side s (the partners each order kept) and update its verdict."""
     hf[HF_JNUM0 + s] = _DECAY * hf[HF_JNUM0 + s] + (shape - prob)
     hf[HF_JDEN0 + s] = _DECAY * hf[HF_JDEN0 + s] + prob
-    if hf[HF_JDEN0 + s] <= 0.0:
-        return
-    lead = hf[HF_JNUM0 + s] / hf[HF_JDEN0 + s]
-    if lead > hf[HF_HYST] + _Z / math.sqrt(hf[HF_JDEN0 + s]):
+    lead, prob = hf[HF_JNUM0 + s], hf[HF_JDEN0 + s]
+    if lead > hf[HF_HYST] * prob + _Z * math.sqrt(max(prob, 1.0)):
         hsc[H_OK0 + s] = 1
-    elif lead < -hf[HF_HYST]:
+    elif lead < -hf[HF_HYST] * prob:
         hsc[H_OK0 + s] = 0
 
 

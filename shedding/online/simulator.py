@@ -143,6 +143,7 @@ def simulate(
         seconds=_time.perf_counter() - started,
         params=params | ({"seed": seed} if pol.seed else {})
         | ({"group": group} if group is not None else {}),
+        guard=op.guard_choice,
     )
 
 
