@@ -43,6 +43,7 @@ from shedding.datasets.drift import drift_workload
 from shedding.datasets.flights import flights_workload
 from shedding.errors import ShedError
 from shedding.offline.opt import solve_opt
+from shedding.online.policies import get_policy
 from shedding.online.simulator import Reference
 from shedding.online.tuning import HazardTuning
 from shedding.run import run_policy
@@ -84,7 +85,7 @@ def measure(wl, memory: int, label: dict, estimator: str = "online", variable: b
         policy, est, group = POLICIES.get(name, ("prob", None, None))
         for _ in range(2):  # the second run, warm, is timed
             run = run_policy(wl, policy + v, memory, estimator=est or estimator, reference=ref, group=group,
-                             tuning=tuning)
+                             tuning=tuning if get_policy(policy).tunable else None)
         row[name], row[f"{name}_seconds"] = int(run.outputs), round(run.seconds, 3)
         if run.guard is not None:
             row[f"{name}_guard"] = run.guard
