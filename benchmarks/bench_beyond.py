@@ -6,10 +6,13 @@ Zipf settings.
 
 Each row: the workload, M, the split, every policy's outputs, OPT's, and per policy its fraction of
 OPT, the fraction of PROB's gap to OPT it closes ((policy - PROB) / (OPT - PROB)) and its time per
-arrival against PROB's (each policy run twice on the same workload, the second run timed). Rows are
+arrival against PROB's (each policy run twice on the same workload, the second run timed); for
+HAZARD also the guard's choice (``hazard_guard``: per side, the refits at which it ranked by its
+age shape, of all refits; shedding.online.guard). Rows are
 appended to a JSON-lines file as they finish, and a rerun skips the rows already there.
 
     python benchmarks/bench_beyond.py flights --months 7,8,9,10,11,12 --out out/beyond.jsonl
+    python benchmarks/bench_beyond.py flights --key carrier --window 240 --memory 100 --out out/beyond.jsonl
     python benchmarks/bench_beyond.py age|drift|bursts|iid --out out/beyond.jsonl
     python benchmarks/bench_beyond.py cost   # time per arrival of the operator alone, against PROB
     python benchmarks/bench_beyond.py cost --tuning ratio=1.6,first=16 --tuning shadow=128
@@ -40,6 +43,7 @@ from shedding.datasets.drift import drift_workload
 from shedding.datasets.flights import flights_workload
 from shedding.errors import ShedError
 from shedding.offline.opt import solve_opt
+from shedding.online.policies import get_policy
 from shedding.online.simulator import Reference
 from shedding.online.tuning import HazardTuning
 from shedding.run import run_policy
@@ -81,8 +85,10 @@ def measure(wl, memory: int, label: dict, estimator: str = "online", variable: b
         policy, est, group = POLICIES.get(name, ("prob", None, None))
         for _ in range(2):  # the second run, warm, is timed
             run = run_policy(wl, policy + v, memory, estimator=est or estimator, reference=ref, group=group,
-                             tuning=tuning)
+                             tuning=tuning if get_policy(policy).tunable else None)
         row[name], row[f"{name}_seconds"] = int(run.outputs), round(run.seconds, 3)
+        if run.guard is not None:
+            row[f"{name}_guard"] = run.guard
         row[f"{name}_us_per_arrival"] = round(1e6 * run.seconds / max(len(wl), 1), 3)
     gap = row["opt"] - row["prob"]
     for name in names:
@@ -161,9 +167,9 @@ def cases(kind: str, args) -> list:
     if kind == "flights":
         for month in args.months:
             def make(month=month):
-                return flights_workload(month)
-            out += [({"workload": "flights", "month": month, "split": "dev" if month <= 6 else "held-out"},
-                     make, args.memory or 200, "dest")]
+                return flights_workload(month, key=args.key, window=args.window or 720)
+            out += [({"workload": "flights", "month": month, "key": args.key, "window": args.window or 720,
+                      "split": "dev" if month <= 6 else "held-out"}, make, args.memory or 200, "dest")]
     elif kind == "age":
         for seed in args.seeds:
             for spread in (5, 20, 50):
@@ -207,6 +213,8 @@ def main() -> None:
                         help="comma list of months")
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1])
     parser.add_argument("--memory", type=int, default=None)
+    parser.add_argument("--key", default="tailnum", choices=["tailnum", "carrier", "dest"], help="flights: the join key")
+    parser.add_argument("--window", type=int, default=None, help="flights: w in minutes (default 720)")
     parser.add_argument("--estimator", default="online", choices=["online", "static"])
     parser.add_argument("--variable", action="store_true", help="the variable split (OPTV, PROBV, ...)")
     parser.add_argument("--only", default=None, help="comma list of the valuers to run (default: all)")
@@ -242,7 +250,8 @@ def main() -> None:
         row["label"] = label
         with args.out.open("a") as f:
             f.write(json.dumps(row) + "\n")
-        print(json.dumps({k: v for k, v in row.items() if "/opt" in k or "gap" in k or k in label}), flush=True)
+        print(json.dumps({k: v for k, v in row.items() if "/opt" in k or "gap" in k or "guard" in k or k in label}),
+              flush=True)
 
 
 if __name__ == "__main__":

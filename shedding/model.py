@@ -379,6 +379,8 @@ class RunResult:
     pairs: np.ndarray | None = None
     seconds: float = 0.0
     params: dict = field(default_factory=dict)
+    #: HAZARD's guard's choice (:attr:`shedding.online.JoinOperator.guard_choice`), None otherwise
+    guard: str | None = None
 
     @property
     def ratio(self) -> float:

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.online import agedlayout as L, agehooks as A, ageing as AG, hazard as Z, hazardmemory as HM
+from shedding.online import agedlayout as L, agehooks as A, ageing as AG, guard as GD, hazard as Z, hazardmemory as HM
 from shedding.online.kinds import AGE, HAZARD, is_age_aware
 from shedding.online.layout import INF
 from shedding.online.tuning import HazardTuning
@@ -44,6 +44,7 @@ class AgedArrays(NamedTuple):
     fall: np.ndarray  #: int64 [2, G, 2, B, P]: the bucket where that priority next falls
     edges: np.ndarray  #: int64 [B + 1]: the age buckets' edges
     lens: np.ndarray  #: float64 [B]: their lengths
+    vm: np.ndarray  #: int64 [2, 2, V]: HAZARD's guard's virtual memories (:mod:`~shedding.online.guard`)
 
 
 #: a field's position in :class:`AgedArrays` (and in ``AgedState.arrays``)
@@ -76,6 +77,9 @@ class AgedState:
         hsc[L.H_TEST], hsc[L.H_EVERY], hsc[L.H_FIRST], hsc[L.H_ITERS] = (int(tuning.test), tuning.refit_every,
                                                                          tuning.refit_first, tuning.iters)
         hf[L.HF_KAPPA], hf[L.HF_EVIDENCE] = tuning.kappa, tuning.evidence
+        hsc[L.H_GUARD], hf[L.HF_HYST] = int(tuning.guard and kind == HAZARD), tuning.hysteresis
+        hf[L.HF_FORGET] = tuning.forget
+        hsc[L.H_JEVERY0] = hsc[L.H_JEVERY0 + 1] = 1
         segs = 2  # AGE's segments
         segedge = np.full((2, segs + 1), max(window, 1) + 1, dtype=np.int64)
         segedge[:, 0] = 0
@@ -86,7 +90,8 @@ class AgedState:
         self.arrays = [hsc, hf, np.zeros((0, L.HN_FIELDS), np.int64), np.zeros(0), np.full((2, 2), -1, np.int64),
                        np.zeros((2, 0, L.KEY_FIELDS), np.int64),
                        np.full((2, HM.wheel_slots(window) if kind == HAZARD else segs, 2), -1, np.int64), segedge,
-                       np.zeros((2, shadow, L.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens]
+                       np.zeros((2, shadow, L.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens,
+                       np.full((2, 2, GD.SLOTS + 1 if kind == HAZARD else 1), -1, np.int64)]
         self._capacity = 0
         self._n_keys = 0
         self._plan: tuple[np.ndarray, np.ndarray] | None = None  # AGE's known curve: its knots and cumulative sums
@@ -204,6 +209,14 @@ class AgedState:
         for name, value in (("ev", ev), ("ex", ex), ("eg", eg), ("th", th), ("ep", ep), ("memo", memo), ("fall", fall)):
             self._set(name, value)
         self.hsc[L.H_NG] = ng
+
+    def guard_choice(self) -> str | None:
+        """HAZARD's refits at which each side ranked by its age shape, of all refits
+        (``R 3/19 S 0/19``); None for the other kinds."""
+        if self.kind != HAZARD:
+            return None
+        hsc = self.hsc
+        return f"R {hsc[L.H_CHOSE0]}/{hsc[L.H_REFITS]} S {hsc[L.H_CHOSE0 + 1]}/{hsc[L.H_REFITS]}"
 
     @property
     def nbytes(self) -> int:

@@ -21,11 +21,11 @@ import math
 import numpy as np
 
 from shedding.jit import njit
-from shedding.online import ageing as AG, hazardmemory as HM
+from shedding.online import ageing as AG, guard as G, hazardmemory as HM
 from shedding.online.agedlayout import (H_ARR0, H_ARRIVALS, H_EVERY, H_FIRST, H_GROUPS, H_KNOWN, H_NEXT_REFIT,
-                                        H_SAMPLE0, H_T0, HF_FAC0, HF_RHO0, K_LAST)
+                                        H_RHEAD0, H_SAMPLE0, H_T0, HF_FAC0, HF_RHO0, K_LAST)
 from shedding.online.agelists import seg_push, seg_unlink
-from shedding.online.hazard import shadow_account_all, shadow_add, shadow_ended, shadow_events, shadow_expire
+from shedding.online.hazard import forget, shadow_account_all, shadow_add, shadow_close, shadow_ended, shadow_events
 from shedding.online.kinds import AGE, HAZARD, PROB
 from shedding.online.layout import F_TOT_R, N_SEQ, N_SIDE, N_TIME, P_VARIABLE, P_W, SC_GHEAD, SC_RANK
 
@@ -56,7 +56,7 @@ def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg
     events; while HAZARD ranks by age (``rank``), the other side's tuples of k are matched
     (:func:`~shedding.online.hazardmemory.match`)."""
     if hsc[H_KNOWN] == 0:
-        shadow_events(sh, hk, hsc, edges, ev, o, k, t, w)
+        shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w)
     hk[o, k, K_LAST] = t
     if rank == HAZARD:
         HM.match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, eg, th, memo, fall, lens, o, k, last)
@@ -81,25 +81,32 @@ def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s, k, gr
 
 
 @njit(_nrt=False)
-def begin_step(sh, hk, hsc, edges, ex, t, w):
-    """Before a step's arrivals: close the shadow entries whose window ended."""
+def begin_step(sh, hk, hsc, edges, ex, vm, t, w):
+    """Before a step's arrivals: close the shadow entries whose window ended (and take them out of
+    HAZARD's guard's virtual memories)."""
     if hsc[H_T0] < 0:
         hsc[H_T0] = t
-    if hsc[H_KNOWN] == 0 and (shadow_ended(sh, hsc, 0, t, w) or shadow_ended(sh, hsc, 1, t, w)):
-        shadow_expire(sh, hk, hsc, edges, ex, t, w)
+    if hsc[H_KNOWN] != 0:
+        return
+    for s in range(2):
+        while shadow_ended(sh, hsc, s, t, w):
+            G.leave(sh, hsc, vm, s, hsc[H_RHEAD0 + s])
+            shadow_close(sh, hk, hsc, edges, ex, s, w)
 
 
 @njit(_nrt=False)
-def take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t):
+def take_sample(cnt, sh, hk, hsc, hf, vm, edges, eg, th, memo, lens, side, key, group, i, j, t):
     """After a step's arrivals were joined and counted: count them, and let the shadow sample
-    take its share."""
+    take its share (and HAZARD's guard its share of that)."""
     for x in range(i, j):
         s, k = side[x], key[x]
         hsc[H_ARR0 + s] += 1
         hsc[H_ARRIVALS] += 1
         if hsc[H_KNOWN] == 0:
             beta = cnt[1 - s, k] * hf[HF_FAC0 + 1 - s]
-            shadow_add(sh, hk, hsc, s, k, group[x] if hsc[H_GROUPS] else 0, beta, t)
+            e = shadow_add(sh, hk, hsc, s, k, group[x] if hsc[H_GROUPS] else 0, beta, t)
+            if e >= 0:
+                G.enter(sh, cnt, hsc, hf, vm, edges, eg, th, memo, lens, s, e, t)
 
 
 @njit(_nrt=False)
@@ -114,8 +121,8 @@ def refit_due(hsc):
 
 @njit
 def refit(node, cnt, fsc, sc, hz, t, kind):
-    """New arrival rates and beta factors, HAZARD's model (and the rank it implies: PROB while no
-    side is shaped) or AGE's hold ages, and the memory re-sorted (AGE's segments, or HAZARD's
+    """New arrival rates and beta factors, HAZARD's guard's judgement and model (and the rank it
+    implies: PROB while no side is shaped) or AGE's hold ages, and the memory re-sorted (AGE's segments, or HAZARD's
     priorities, trees and wheel). Returns True when HAZARD goes back to ranking as PROB (the key
     trees need rebuilding)."""
     hsc, hf, sh, ex = hz.hsc, hz.hf, hz.sh, hz.ex
@@ -130,6 +137,8 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
         hsc[H_SAMPLE0 + s] = max(1, np.int64(math.ceil(rho * max(w - 1, 1) / sh.shape[1])))
     if kind == HAZARD:
         was = sc[SC_RANK]
+        G.judge(hsc, hf, sc)
+        forget(hsc, hf, hz.ev, ex)
         sc[SC_RANK] = HM.refit(hsc, hf, hz.ev, ex, hz.eg, hz.th, hz.ep, hz.memo, hz.fall)
         if sc[SC_RANK] == PROB:
             return was != PROB

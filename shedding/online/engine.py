@@ -350,6 +350,13 @@ class JoinOperator:
         return int(self._sc[K.SC_NMEM_R]), int(self._sc[K.SC_NMEM_S])
 
     @property
+    def guard_choice(self) -> str | None:
+        """HAZARD's guard's choice so far (:mod:`~shedding.online.guard`): per side the refits at
+        which the side ranked by its age shape, of all refits, as ``R 3/19 S 0/19``; None for the
+        other policies."""
+        return self._aged.guard_choice()
+
+    @property
     def state_bytes(self) -> int:
         """Bytes held by the operator's state: O(M + batch + domain), never O(stream)."""
         return sum(a.nbytes for a in self._state()) + self._aged.nbytes

@@ -45,10 +45,10 @@ import numpy as np
 
 from shedding.errors import ShedError
 from shedding.jit import njit
-from shedding.online.agedlayout import (HF_DEV0, HF_EVIDENCE, HF_FAC0, HF_KAPPA, HF_PEN0, H_DISTINCT0, H_EVENTS0,
+from shedding.online.agedlayout import (HF_DEV0, HF_EVIDENCE, HF_FAC0, HF_FORGET, HF_KAPPA, HF_KEPT0, HF_PEN0, H_DISTINCT0, H_EVENTS0,
                                         H_ITERS, H_NB, H_NG, H_REFITS, H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0,
-                                        H_TEST, K_Q, K_SHEAD, K_STAIL, SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT,
-                                        SH_Q, SH_TIME)
+                                        H_TEST, K_Q, K_SHEAD, K_STAIL, SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT, SH_Q,
+                                        SH_TIME, SH_VM0, SH_VM1)
 
 #: beta bins: 0 for beta = 0, then one per octave (statistics) or a quarter octave (priorities)
 #: from 2^-16 arrivals per step up, the last one open-ended
@@ -134,9 +134,10 @@ def key_bins(cnt, hf, hk):
 
 
 @njit(_nrt=False)
-def shadow_events(sh, hk, hsc, edges, ev, o, k, t, w):
+def shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w):
     """An arrival of key k on side ``o`` at time t: an event for every shadow entry of the other
-    side with that key inside its window, in the cell of the entry's state before it. The entries
+    side with that key inside its window, in the cell of the entry's state before it, and a partner
+    kept by each of HAZARD's guard's virtual memories that holds it. The entries
     come oldest first, so the bucket of their ages only goes down along the list."""
     s = 1 - o
     e = hk[s, k, K_SHEAD]
@@ -151,6 +152,9 @@ def shadow_events(sh, hk, hsc, edges, ev, o, k, t, w):
             c = 1 if 1 <= first <= age - 1 else 0
             ev[s, sh[s, e, SH_GROUP], c, j, sh[s, e, SH_Q]] += 1
             hsc[H_EVENTS0 + s] += 1
+            for order in range(2):
+                if sh[s, e, SH_VM0 + order] >= 0:
+                    hf[HF_KEPT0 + 2 * s + order] += 1.0
             if first < 0:
                 sh[s, e, SH_FIRST] = age
             hit = True
@@ -189,42 +193,42 @@ def shadow_ended(sh, hsc, s, t, w):
 
 
 @njit(_nrt=False)
-def shadow_expire(sh, hk, hsc, edges, ex, t, w):
-    """Close the entries whose window ended before t (their whole exposure is counted)."""
+def shadow_close(sh, hk, hsc, edges, ex, s, w):
+    """Close the oldest open entry of side s, whose window ended (its whole exposure is counted)."""
     cap = sh.shape[1]
-    for s in range(2):
-        while shadow_ended(sh, hsc, s, t, w):
-            e = hsc[H_RHEAD0 + s]
-            _account(sh, edges, ex, s, e, w - 1)
-            k = sh[s, e, SH_KEY]
-            hk[s, k, K_SHEAD] = sh[s, e, SH_NEXT]
-            if hk[s, k, K_SHEAD] < 0:
-                hk[s, k, K_STAIL] = -1
-            hsc[H_RHEAD0 + s] = (e + 1) % cap
-            hsc[H_RN0 + s] -= 1
+    e = hsc[H_RHEAD0 + s]
+    _account(sh, edges, ex, s, e, w - 1)
+    k = sh[s, e, SH_KEY]
+    hk[s, k, K_SHEAD] = sh[s, e, SH_NEXT]
+    if hk[s, k, K_SHEAD] < 0:
+        hk[s, k, K_STAIL] = -1
+    hsc[H_RHEAD0 + s] = (e + 1) % cap
+    hsc[H_RN0 + s] -= 1
 
 
 @njit(_nrt=False)
 def shadow_add(sh, hk, hsc, s, k, g, beta, t):
     """An arrival of side s, its key's rate ``beta``: every ``sample``-th one joins the sample
     while there is room (in the statistics' bin of beta, binned only then: a log per arrival
-    costs HAZARD 3% of its time)."""
+    costs HAZARD 3% of its time). Returns the entry it took, -1 for none."""
     seen = hsc[H_SEEN0 + s]
     hsc[H_SEEN0 + s] = seen + 1
     cap = sh.shape[1]
     if seen % hsc[H_SAMPLE0 + s] != 0 or hsc[H_RN0 + s] >= cap:
-        return
+        return -1
     e = (hsc[H_RHEAD0 + s] + hsc[H_RN0 + s]) % cap
     hsc[H_RN0 + s] += 1
     sh[s, e, SH_TIME], sh[s, e, SH_KEY], sh[s, e, SH_GROUP] = t, k, g
     sh[s, e, SH_Q] = beta_bin(beta, Q_STATS_OCTAVE, Q_STATS)
     sh[s, e, SH_FIRST], sh[s, e, SH_ACC], sh[s, e, SH_NEXT] = -1, 0, -1
+    sh[s, e, SH_VM0], sh[s, e, SH_VM1] = -1, -1
     tail = hk[s, k, K_STAIL]
     if tail >= 0:
         sh[s, tail, SH_NEXT] = e
     else:
         hk[s, k, K_SHEAD] = e
     hk[s, k, K_STAIL] = e
+    return e
 
 
 @njit(_nrt=False)
@@ -387,6 +391,36 @@ def index(eg, th, lens, s, g, c, j, beta):
         if cum_e / cum_l > best:
             best = cum_e / cum_l
     return best
+
+
+@njit(_nrt=False)
+def forget(hsc, hf, ev, ex):
+    """Forget the share ``HF_FORGET`` of the statistics (events, exposure and the model test's
+    evidence), rounding down: a refit then weighs an arrival less the more refits ago it came."""
+    keep = 1.0 - hf[HF_FORGET]
+    if keep >= 1.0:
+        return
+    for s in range(2):
+        for g in range(ev.shape[1]):
+            for c in range(2):
+                for j in range(ev.shape[3]):
+                    for q in range(ev.shape[4]):
+                        ev[s, g, c, j, q] = np.int64(ev[s, g, c, j, q] * keep)
+                        ex[s, g, c, j, q] = np.int64(ex[s, g, c, j, q] * keep)
+    for s in range(2):
+        hsc[H_EVENTS0 + s] = np.int64(hsc[H_EVENTS0 + s] * keep)
+        hsc[H_DISTINCT0 + s] = np.int64(hsc[H_DISTINCT0 + s] * keep)
+
+
+@njit(_nrt=False)
+def shaped_prio(eg, th, memo, lens, s, g, c, j, q):
+    """The index of state (s, g, c, j) at the priority bin q of beta, looked up once per refit
+    (``memo``, NaN: not yet)."""
+    v = memo[s, g, c, j, q]
+    if v != v:
+        v = index(eg, th, lens, s, g, c, j, bin_beta(q, Q_PRIO_OCTAVE))
+        memo[s, g, c, j, q] = v
+    return v
 
 
 @njit(_nrt=False)

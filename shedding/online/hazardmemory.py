@@ -40,7 +40,8 @@ from shedding.jit import njit
 from shedding.online.agedlayout import (HF_FAC0, HN_BUCKET, HN_C, HN_DUE, HN_GROUP, HN_SNEXT, HN_STALE, H_GROUPS,
                                         H_LEAVES, H_SHAPED0, H_WHEEL_NEXT, K_LAST, K_Q)
 from shedding.online.agelists import seg_push, seg_unlink
-from shedding.online.hazard import Q_PRIO_OCTAVE, bin_beta, bucket_of, fit, index, key_bin, key_bins
+from shedding.online.guard import verdict
+from shedding.online.hazard import bucket_of, fit, key_bin, key_bins, shaped_prio
 from shedding.online.kinds import HAZARD, PROB
 from shedding.online.layout import C_TAIL, INF, N_CPREV, N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, P_VARIABLE
 from shedding.online.order import ties_before
@@ -66,12 +67,7 @@ def prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, j):
     index is computed once per state and bin after each refit)."""
     if hsc[H_SHAPED0 + s] == 0:
         return cnt[1 - s, k] * hf[HF_FAC0 + 1 - s]
-    q = hk[s, k, K_Q]
-    v = memo[s, g, c, j, q]
-    if v != v:
-        v = index(eg, th, lens, s, g, c, j, bin_beta(q, Q_PRIO_OCTAVE))
-        memo[s, g, c, j, q] = v
-    return v
+    return shaped_prio(eg, th, memo, lens, s, g, c, j, hk[s, k, K_Q])
 
 
 @njit(_nrt=False)
@@ -379,9 +375,11 @@ def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, le
 
 @njit(inline="always")
 def refit(hsc, hf, ev, ex, eg, th, ep, memo, fall):
-    """HAZARD's model fitted anew (:func:`~shedding.online.hazard.fit`) and the priorities it
-    implies forgotten; returns the kind it ranks as now: PROB while no side is shaped."""
+    """HAZARD's model fitted anew (:func:`~shedding.online.hazard.fit`, then the guard's
+    :func:`~shedding.online.guard.verdict`) and the priorities it implies forgotten; returns the
+    kind it ranks as now: PROB while no side is shaped."""
     fit(hsc, hf, ev, ex, eg, th, ep)
+    verdict(hsc)
     memo[:] = np.nan
     fall[:] = -1
     return HAZARD if hsc[H_SHAPED0] or hsc[H_SHAPED0 + 1] else PROB

@@ -601,7 +601,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
     sc, fsc, bcnt, bhead, bnext, stack = st.sc, st.fsc, st.bcnt, st.bhead, st.bnext, st.stack
     hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
     sg, segedge, sh, ev, ex, eg = hz.sg, hz.segedge, hz.sh, hz.ev, hz.ex, hz.eg
-    th, memo, fall, edges, lens = hz.th, hz.memo, hz.fall, hz.edges, hz.lens
+    th, memo, fall, edges, lens, vm = hz.th, hz.memo, hz.fall, hz.edges, hz.lens, hz.vm
     w = sc[P_W]
     warmup = sc[P_WARMUP]
     kind = sc[P_KIND]
@@ -675,14 +675,14 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                     _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t)
             # the age-aware kinds: what the arrivals teach the sample and whom they match
             if aged is not None:
-                A.begin_step(sh, hk, hsc, edges, ex, t, w)
+                A.begin_step(sh, hk, hsc, edges, ex, vm, t, w)
                 for x in range(i, j):
                     A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, fall,
                               lens, side[x], key[x], t, sc[SC_LAST_T], w, sc[SC_RANK])
             # (2) expire what cannot meet a future arrival
             n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged)
             if aged is not None:
-                A.take_sample(cnt, sh, hk, hsc, hf, side, key, group, i, j, t)
+                A.take_sample(cnt, sh, hk, hsc, hf, vm, edges, eg, th, memo, lens, side, key, group, i, j, t)
                 if A.refit_due(hsc):
                     _save(pos, i, 1, outputs, n_dep, n_share, n_pairs)
                     return PAUSE_REFIT

@@ -161,6 +161,7 @@ def run_online(wl: Workload, params: RunParams, *, reference: Reference | None =
         seconds=_time.perf_counter() - started,
         params=run | ({"seed": params.seed} if pol.seed else {})
         | ({"group": params.group} if params.group is not None else {}),
+        guard=op.guard_choice,
     )
 
 

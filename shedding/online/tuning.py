@@ -36,8 +36,12 @@ class HazardTuning:
     wider), the shadow sample's size per side (``shadow``), refits (at the first arrival, then
     ``refit_first`` arrivals later, then each time the arrivals so far double, at most every
     ``refit_every`` arrivals), EM steps per refit (``iters``), the groups'
-    shrinkage (``kappa`` steps) and the model test's penalty factor (``evidence``; 0 takes the
-    shaped model on any improvement; ``test`` False always takes it).
+    shrinkage (``kappa`` steps), the model test's penalty factor (``evidence``; 0 takes the
+    shaped model on any improvement; ``test`` False always takes it), and the guard that judges
+    the shaped order by the outputs it keeps against PROB's (``guard``; it switches when one
+    keeps more than the other by the share ``hysteresis``, see :mod:`~shedding.online.guard`), and
+    the share of the learner's statistics it forgets at each refit (``forget``, 0 <= forget < 1;
+    0 never forgets).
 
     Attributes:
         first: The first age bucket's width in steps (>= 1).
@@ -49,6 +53,9 @@ class HazardTuning:
         kappa: The groups' shrinkage towards the pooled curve, in steps.
         evidence: The model test's penalty factor (>= 0).
         test: Whether the shaped model must pass the test to be taken.
+        guard: Whether the guard judges the shaped order against PROB's by the pairs each keeps.
+        hysteresis: The share by which one order must keep more than the other to switch.
+        forget: The share of the learner's statistics forgotten at each refit (0 <= forget < 1).
 
     Raises:
         ShedError: A field of the wrong type or out of its range, naming it.
@@ -63,6 +70,9 @@ class HazardTuning:
     kappa: float = 100.0
     evidence: float = 1.0
     test: bool = True
+    guard: bool = True
+    hysteresis: float = 0.002
+    forget: float = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):  # the type first (a text or a bool is no number), then made canonical
@@ -87,6 +97,11 @@ class HazardTuning:
             raise ShedError(f"{{param}} must be a number >= 1 and <= {MAX_RATIO:g}, got {self.ratio!r}", param="ratio")
         if not 0.0 <= self.kappa <= MAX_KAPPA:
             raise ShedError(f"{{param}} must be a number >= 0 and <= {MAX_KAPPA:g}, got {self.kappa!r}", param="kappa")
+        if not 0.0 <= self.forget < 1.0:
+            raise ShedError(f"{{param}} must be a number >= 0 and < 1 (the share forgotten at each refit; 0 never "
+                            f"forgets), got {self.forget!r}", param="forget")
+        if not 0.0 <= self.hysteresis <= 1.0:
+            raise ShedError(f"{{param}} must be a number >= 0 and <= 1, got {self.hysteresis!r}", param="hysteresis")
         if not (math.isfinite(self.evidence) and self.evidence >= 0):
             raise ShedError(f"{{param}} must be a finite number >= 0, got {self.evidence!r}", param="evidence")
 

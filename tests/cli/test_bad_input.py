@@ -133,6 +133,9 @@ CASES = {
         (["--policy", "hazard", "--tuning", "gate=1"], "--tuning"),
         (["--policy", "hazard", "--tuning", "shadow=10000000000"], "--tuning"),
         (["--policy", "hazard", "--tuning", "ratio=1e308"], "--tuning: ratio must be a number >= 1 and <= 1e+06"),
+        (["--policy", "hazard", "--tuning", "forget=1"], "--tuning: forget must be a number >= 0 and < 1"),
+        (["--policy", "hazard", "--tuning", "forget=-0.1"], "--tuning: forget must be a number >= 0 and < 1"),
+        (["--policy", "hazard", "--tuning", "hysteresis=2"], "--tuning: hysteresis must be a number >= 0 and <= 1"),
         (["--policy", "hazard", "--window", "1000000", "--tuning", "first=1,ratio=1"],
          "--tuning first=1, ratio=1 cut the window of 1000000 steps into more than 4,096 age buckets"),
         # AGE told its curve by the static estimator learns nothing (the row recorded the setting)

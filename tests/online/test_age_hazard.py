@@ -113,8 +113,9 @@ def test_the_model_test_finds_the_age_shape():
 
 def test_hazard_and_age_close_the_gap_on_the_age_model():
     """Unique keys, partners at lag ~ Normal(60, 5): PROB sees no frequency to go by; AGE with the
-    known curve and HAZARD learning it keep tuples until their partner's age."""
-    wl = age_workload(length=3000, window=200, lag_mean=60, lag_spread=5, background=0.0, skew=0.0,
+    known curve and HAZARD learning it keep tuples until their partner's age. (HAZARD starts as PROB
+    until its guard has seen the shape keep more, so the stream is long enough for that start.)"""
+    wl = age_workload(length=12000, window=200, lag_mean=60, lag_spread=5, background=0.0, skew=0.0,
                       domain=10**6, seed=2)
     opt = solve_opt(wl, 40).outputs
     prob = run_policy(wl, "prob", 40, estimator="online").outputs
@@ -259,6 +260,10 @@ def test_too_many_age_buckets_are_refused():
     ({"ratio": 10**400}, "ratio must be a number of a float's range"),
     ({"kappa": 1e300}, "kappa must be a number >= 0 and <= 1e\\+12"),
     ({"evidence": float("inf")}, "evidence must be a finite number >= 0"),
+    ({"forget": 1.0}, "forget must be a number >= 0 and < 1"),
+    ({"forget": -0.5}, "forget must be a number >= 0 and < 1"),
+    ({"forget": float("nan")}, "forget must be a number >= 0 and < 1"),
+    ({"hysteresis": 1.5}, "hysteresis must be a number >= 0 and <= 1"),
     # the wrong types (were accepted, or failed later in the compiled code)
     ({"ratio": "2"}, "ratio must be a number, got '2'"),
     ({"ratio": True}, "ratio must be a number, got True"),

@@ -21,8 +21,8 @@ from shedding.online.tuning import HazardTuning
 from shedding.online.kinds import HAZARD
 from shedding.online.layout import N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, SC_GHEAD, SC_RANK
 
-#: refits often and always takes the shaped model, so that short streams rank by age
-EAGER = HazardTuning(first=2, ratio=1.5, shadow=8, refit_first=4, refit_every=64, test=False)
+#: refits often and always takes the shaped model (no model test, no guard), so that short streams rank by age
+EAGER = HazardTuning(first=2, ratio=1.5, shadow=8, refit_first=4, refit_every=64, test=False, guard=False)
 
 
 def memory_of(op: JoinOperator) -> list[int]:

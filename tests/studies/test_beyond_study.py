@@ -22,6 +22,8 @@ def test_the_full_suite_plans_held_out_evaluation():
     assert all(split == ("tuning" if m <= 6 else "held-out") for m, split in months.items())
     assert all(r.seed >= 2 for r in runs if r.generator != "flights")  # seeds 0-1 were for tuning
     assert {r.generator for r in runs} == {"age", "drift", "bursts", "flights", "zipf"}
+    keys = {json.loads(r.params).get("key", "tailnum") for r in runs if r.generator == "flights"}
+    assert keys == {"tailnum", "carrier", "dest"}  # the flights' other keys, where the guard keeps PROB
 
 
 def test_compare_runs_the_quick_suite(shed, tmp_path):
@@ -37,6 +39,9 @@ def test_compare_runs_the_quick_suite(shed, tmp_path):
     assert abs(iid["hazard"] - iid["prob"]) <= 0.005
     page = (tmp_path / "q" / "report.html").read_text()
     assert "tuned only on the flights of January to June 2013" in page and "gap closed" in page
+    guard = rows[rows.policy.str.startswith("hazard")].guard
+    assert guard.str.fullmatch(r"R \d+/\d+ S \d+/\d+").all() and (rows[rows.policy == "prob"].guard == "").all()
+    assert "HAZARD's guard: the refits at which each side" in page
     # the age-based model's runs carry the online bound, shown as BOUND (BOUNDV): above every
     # policy of its split there in expectation, and at least PROB here; no bound elsewhere
     assert rows[rows.experiment == "age"].online_bound.notna().all()

@@ -43,6 +43,7 @@ def execute(run: BeyondRun) -> list[dict]:
         rows.append({"experiment": run.experiment, "run_id": run.run_id, **label, "policy": policy,
                      "outputs": int(res.outputs), "exact": int(ref.exact), "opt": int(opt),
                      "fraction": res.outputs / opt if opt else 1.0, "online_bound": bound[pol.variable],
+                     "guard": getattr(res, "guard", None) or "",
                      "seconds": res.seconds,
                      "us_per_arrival": 1e6 * res.seconds / max(len(wl), 1), "tuples": len(wl)})
     return rows

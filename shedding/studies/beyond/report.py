@@ -132,6 +132,18 @@ def _table(index: str, frame: pd.DataFrame, keys: list[str], policies: list[str]
     return table_html(index, head, body, " ".join([note, *why]))
 
 
+def guard_list(rows: pd.DataFrame, keys: list[str]) -> str:
+    """HAZARD's guard's choice per run (:mod:`shedding.online.guard`): the refits at which each side
+    ranked by its age shape, of all refits; empty without HAZARD rows."""
+    part = rows[rows["guard"].fillna("") != ""] if "guard" in rows else rows.iloc[:0]
+    if part.empty:
+        return ""
+    items = "".join(f"<li>{escape(', '.join(f'{k} = {r[k]}' for k in keys))}, seed {r.seed}, {escape(r.policy.upper())}: "
+                    f"{escape(r.guard)}</li>" for _, r in part.iterrows())
+    return ("<p>HAZARD's guard: the refits at which each side (R, S) ranked by its age shape, of all refits; at "
+            f'the others it ranked as PROB.</p><ul class="guard">{items}</ul>')
+
+
 def _figure(exp: dict, frame: pd.DataFrame):  # noqa: ANN201 (a plotly Figure)
     import plotly.graph_objects as go
 
@@ -196,7 +208,7 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
             note = ("Mean over seeds of each policy's outputs / OPT's (OPTV's for a variable split), and the share of "
                     "PROB's (PROBV's) gap to OPT it closes." + (" " + BOUND_NOTE if bounds else ""))
             parts += [figure_html(figures, _figure(exp, frame)),
-                      _table(exp["id"], frame, keys, [*exp["policies"], *bounds], note)]
+                      _table(exp["id"], frame, keys, [*exp["policies"], *bounds], note), guard_list(rows, keys)]
             figures += 1
         sections.append("\n".join(parts) + "\n</section>")
     info = suite.get("provenance", {})
