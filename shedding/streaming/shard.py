@@ -58,12 +58,12 @@ from shedding.online.snapshot import Snapshot, SnapshotReader
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import Census, divide
 from shedding.streaming.partition import shard_budgets
-from shedding.streaming.spec import KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
+from shedding.streaming.spec import HOWS, KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
 from shedding.streaming.state import NEW_CHECKPOINT, bytes_table, from_state_bytes, table_bytes, to_state_bytes
 
 #: re-exported: the streaming modules, the command line and the tests take them from here
-__all__ = ["BAD", "END", "KEY_VALUE", "METRICS", "R", "S", "SHEDDING", "STATE_LAYOUT", "TIME_VALUE", "JoinSpec",
-           "ShardJoin", "check_layout", "new_operator"]
+__all__ = ["BAD", "END", "EVENT_TIME", "HOWS", "KEY_VALUE", "METRICS", "R", "S", "SHED", "SHEDDING", "STATE_LAYOUT",
+           "TIME_VALUE", "JoinSpec", "ShardJoin", "check_layout", "new_operator"]
 
 #: side codes of the unioned input: R, S, the end-of-input marker and a row that failed to parse
 R, S, END, BAD = 0, 1, 2, 3
@@ -80,6 +80,14 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 STATE_LAYOUT = 3
 #: the entry naming what a shard's state is, and the version of its entries
 STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
+
+#: the output's event-time column: for a pair the later of its two times (the time the pair became
+#: known), for an outer row the time its tuple's range was seen to pass; and the outer rows' flag:
+#: true when the tuple was shed before its range ended (a partner may have come), false when it
+#: was kept through its range and none came
+EVENT_TIME, SHED = "event_time", "shed"
+#: microseconds per day: a date's original time is days, a step microseconds
+_DAY = 86_400_000_000
 
 METRICS = ("arrivals", "outputs", "shed", "late", "bad", "held", "memory_r", "memory_s", "budget_r", "budget_s",
            "released_until", "ended")
@@ -103,8 +111,10 @@ def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = Non
 
 
 def _empty(columns: list[str]) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("side", "time", "key", "seq", TIME_VALUE) else object)
-                         for c in columns})
+    def dtype(c: str) -> str:
+        return "int64" if c in ("side", "time", "key", "seq", TIME_VALUE) else "bool" if c == "matched" else "object"
+
+    return pd.DataFrame({c: pd.Series(dtype=dtype(c)) for c in columns})
 
 
 def _positions(seq: np.ndarray, first: int, wanted: np.ndarray) -> np.ndarray:
@@ -117,6 +127,9 @@ def _positions(seq: np.ndarray, first: int, wanted: np.ndarray) -> np.ndarray:
     if old.any():
         rows[old] = np.searchsorted(seq[:older], wanted[old])
     return rows
+
+
+_NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
 
 
 def _append(table: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
@@ -143,7 +156,7 @@ class ShardJoin:
         self.budget = shard_budgets(spec.memory, spec.memory_split, spec.shards)[shard]
         self.census = Census() if spec.shares_budget else None
         self._held = _empty(self._columns)
-        self._resident = _empty(["seq", "time", "key", *self._carried, *self._payload])
+        self._resident = _empty(["seq", "time", "key", *self._carried, *self._payload, *self._extra])
         self._latest: list[int | None] = [None, None]  # latest time seen from R and from S
         self._heard: list[int | None] = [None, None]  # processing time of the last tuple from R, from S
         self._since: int | None = None  # processing time of the first micro-batch
@@ -158,6 +171,14 @@ class ShardJoin:
         self._payload = spec.payload_columns
         self._carried = spec.carried_columns
         self._columns = ["side", "time", "key", *self._carried, *self._payload]
+        self._outer = bool(spec.preserved)
+        # the resident tuples' side, when their ranges differ by side or an outer row needs it, and
+        # whether each has paired, in an outer join (a checkpoint of the symmetric inner join has neither)
+        self._extra = ["side"] * (self._outer or spec.range is not None) + ["matched"] * self._outer
+        self._outer_rows: list[pd.DataFrame] = []  # this micro-batch's outer rows, so far
+        # per side, the latest step of a shed tuple of each key (operator keys), in an outer join
+        self._dropped: tuple[dict[int, int], dict[int, int]] = ({}, {})
+        self._since_step = 0  # the first step this micro-batch may release (an outer row's earliest event time)
 
     # ------------------------------------------------------------------ per micro-batch
 
@@ -171,6 +192,8 @@ class ShardJoin:
         data = batch[(side == R) | (side == S)]
         end = bool(np.any(side == END))
         metrics = dict.fromkeys(METRICS, 0) | {"bad": int(np.count_nonzero(side == BAD))}
+        self._outer_rows = []
+        self._since_step = 0 if self.released_until is None else self.released_until
         shed = self._rebudget(census) if census is not None and self.census is not None else 0
         late = np.ones(len(data), dtype=bool) if self.ended else (
             np.zeros(len(data), dtype=bool) if self.released_until is None
@@ -208,7 +231,7 @@ class ShardJoin:
         metrics["memory_r"], metrics["memory_s"] = self.op.in_memory  # before the end empties it
         metrics["budget_r"], metrics["budget_s"] = self.budget[1:]
         if end:
-            shed += self._count_shed(self.op.finish())
+            shed += self._leave(self.op.finish())
             self._resident = self._resident.iloc[0:0]
             self.ended = True
             metrics["ended"] = 1
@@ -216,6 +239,11 @@ class ShardJoin:
                 top = int(held["time"].max()) + 1
                 self.released_until = top if self.released_until is None else max(self.released_until, top)
         metrics["outputs"] = len(pairs)
+        if self._outer_rows:
+            pairs = pd.concat([pairs, *self._outer_rows], ignore_index=True)
+            self._outer_rows = []
+        if self._outer:
+            self._forget_drops()
         metrics["shed"] = shed
         metrics["held"] = len(self._held)
         metrics["released_until"] = -1 if self.released_until is None else self.released_until
@@ -269,7 +297,7 @@ class ShardJoin:
             return 0
         self.budget = budget
         gone = self.op.set_memory(budget[0], budget[1:])
-        shed = self._count_shed(gone)
+        shed = self._leave(gone)
         self._resident = self._resident[~np.isin(self._resident["seq"].to_numpy(), gone[:, 0])].reset_index(drop=True)
         return shed
 
@@ -286,49 +314,138 @@ class ShardJoin:
         return ready.iloc[order]
 
     def _join(self, ready: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-        """Feed the released steps to the operator; the pairs with their payloads, and the shed count."""
+        """Feed the released steps to the operator; the pairs with their payloads, and the shed count
+        (the outer rows of the tuples that left go to :meth:`_leave`)."""
         if not len(ready):
-            return self._pairs_frame(self._resident, np.zeros((0, 2), dtype=np.int64), self.op.arrivals), 0
+            return self._pairs_frame(self._resident, *self._pair_rows(self._resident, _NO_PAIRS, self.op.arrivals)), 0
         ready = self._canonical(ready)
         fed = self.op.feed(ready["side"].to_numpy(), ready["time"].to_numpy(), ready["key"].to_numpy())
         first = self.op.arrivals - len(ready)
-        arrived = ready.drop(columns="side").assign(seq=np.arange(first, first + len(ready)))
+        arrived = ready.assign(seq=np.arange(first, first + len(ready)))  # with its side: kept if _extra has it
+        if self._outer:
+            arrived = arrived.assign(matched=False)
         table = _append(self._resident, arrived[self._resident.columns])
-        pairs = self._pairs_frame(table, fed.pairs, first)
+        r, s = self._pair_rows(table, fed.pairs, first)
+        if self._outer and len(r):
+            matched = table["matched"].to_numpy().copy()
+            matched[r] = matched[s] = True
+            table = table.assign(matched=matched)
+        pairs = self._pairs_frame(table, r, s)
         gone = fed.departures[:, 0]
+        shed = self._leave(fed.departures, table, first)
         self._resident = table[~np.isin(table["seq"].to_numpy(), gone)].reset_index(drop=True)
-        return pairs, self._count_shed(fed.departures, table, first)
+        return pairs, shed
 
-    def _count_shed(self, departures: np.ndarray, table: pd.DataFrame | None = None, first: int | None = None) -> int:
-        """Departures that were shed: never admitted, or left before their window ended. ``table``
-        (the resident tuples by default) is consecutive by seq from ``first`` on, as in
-        :meth:`_pairs_frame`."""
+    def _ends(self, side: np.ndarray, time: np.ndarray) -> np.ndarray:
+        """The last step at which tuples of ``side`` and ``time`` (steps) can meet a later arrival:
+        r(a) until a + hi, s(b) until b - lo (both a + w - 1 in the symmetric window)."""
+        lo, hi = self.spec.bounds
+        return time + np.where(side == S, -lo, hi)
+
+    def _leave(self, departures: np.ndarray, table: pd.DataFrame | None = None, first: int | None = None) -> int:
+        """Tuples that left the operator (rows seq, left, admitted): the number that were shed
+        (left before their range ended, or never admitted while it had not), and, in an outer
+        join, a row for each of the preserved sides' that never paired (:meth:`_outer_frame`).
+        ``table`` (the resident tuples by default) is consecutive by seq from ``first`` on, as in
+        :meth:`_pair_rows`."""
         if not len(departures):
             return 0
         table = self._resident if table is None else table
         pos = _positions(table["seq"].to_numpy(), self.op.arrivals if first is None else first, departures[:, 0])
-        ends = table["time"].to_numpy()[pos] + self.spec.window - 1
-        return int(np.count_nonzero((departures[:, 2] == 0) | (departures[:, 1] < ends)))
+        times = table["time"].to_numpy()[pos]
+        # the symmetric window's end is the same for both sides, which its resident tuples do not carry
+        sides = table["side"].to_numpy()[pos] if "side" in self._extra else np.zeros(len(pos), dtype=np.int64)
+        shed = departures[:, 1] < self._ends(sides, times)
+        if self._outer:
+            lone = ~table["matched"].to_numpy()[pos] & np.isin(sides, self.spec.preserved) & (times >= self.spec.warmup)
+            dropped = self._drops(table["key"].to_numpy()[pos], sides, times, shed, lone)
+            if lone.any():
+                self._outer_rows.append(self._outer_frame(table, pos[lone], sides[lone], departures[lone, 1],
+                                                          dropped[lone]))
+        return int(np.count_nonzero(shed))
 
-    def _pairs_frame(self, table: pd.DataFrame, pairs: np.ndarray, first: int) -> pd.DataFrame:
-        """Rows (keys, r_time, s_time, r payload, s payload) of the (r seq, s seq) pairs. ``table``
-        is sorted by seq, and its rows from seq ``first`` on (this batch's arrivals) are
+    def _drops(self, keys: np.ndarray, sides: np.ndarray, times: np.ndarray, shed: np.ndarray,
+               lone: np.ndarray) -> np.ndarray:
+        """For tuples leaving in this order: whether each was dropped or a partner of it may have
+        been. A tuple x kept through its range pairs with every partner that arrives while it is
+        held and with every partner held when it arrives, so a partner it missed is one shed
+        before x arrived: x's row is marked when the latest shed tuple of the other side with its
+        key (among those that left before x) is not below x's range (later ones left after x, or
+        arrived after its range). Records each shed tuple's key and step in ``_dropped``."""
+        marked = shed.copy()
+        lo, hi = self.spec.bounds
+        for i in np.flatnonzero(shed | lone):
+            k, side, t = int(keys[i]), int(sides[i]), int(times[i])
+            if shed[i]:
+                seen = self._dropped[side]
+                seen[k] = max(seen.get(k, t), t)
+            else:  # r(a) meets s(b >= a + lo); s(b) meets r(a >= b - hi)
+                other = self._dropped[1 - side].get(k)
+                marked[i] = other is not None and other >= t + (lo if side == R else -hi)
+        return marked
+
+    def _forget_drops(self) -> None:
+        """Forget shed tuples no tuple held or still to come can pair with: those more than the
+        range's span (hi - lo) below the released frontier, so the record holds the keys shed in
+        one span, not the stream's."""
+        lo, hi = self.spec.bounds
+        if self.released_until is None:
+            return
+        oldest = self.released_until - (hi - lo) - 1
+        for seen in self._dropped:
+            for k in [k for k, t in seen.items() if t < oldest]:
+                del seen[k]
+
+    def _pair_rows(self, table: pd.DataFrame, pairs: np.ndarray, first: int) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of ``table`` of the R and S member of each (r seq, s seq) pair. ``table`` is
+        sorted by seq, and its rows from seq ``first`` on (this batch's arrivals) are
         consecutive. With original keys carried, a pair whose original keys differ (a hash
         collision) is dropped."""
         seq = table["seq"].to_numpy()
         r, s = _positions(seq, first, pairs[:, 0]), _positions(seq, first, pairs[:, 1])
-        names = self.spec.key_names
-        if names:
-            keys = [table[f"{KEY_VALUE}{i}"].to_numpy() for i in range(len(names))]
+        if self.spec.key_names:
+            keys = [table[f"{KEY_VALUE}{i}"].to_numpy() for i in range(len(self.spec.key_names))]
             equal = np.logical_and.reduce([k[r] == k[s] for k in keys])
             r, s = r[equal], s[equal]
-            out = {name: k[r] for name, k in zip(names, keys)}
-        else:
-            out = {"key": table["key"].to_numpy()[r]}
+        return r, s
+
+    def _key_columns(self, table: pd.DataFrame, rows: np.ndarray) -> dict:
+        """The pairs' key columns of ``rows``: the original keys when carried, else ``key``."""
+        names = self.spec.key_names
+        if names:
+            return {name: table[f"{KEY_VALUE}{i}"].to_numpy()[rows] for i, name in enumerate(names)}
+        return {"key": table["key"].to_numpy()[rows]}
+
+    def _pairs_frame(self, table: pd.DataFrame, r: np.ndarray, s: np.ndarray) -> pd.DataFrame:
+        """Rows (keys, r_time, s_time, event time, r payload, s payload) of the pairs of rows ``r``
+        and ``s`` of ``table`` (and ``shed``, false, in an outer join)."""
+        out = self._key_columns(table, r)
         times = table[TIME_VALUE if self.spec.carry_time else "time"].to_numpy()
-        out |= {"r_time": times[r], "s_time": times[s]}
+        out |= {"r_time": times[r], "s_time": times[s], EVENT_TIME: np.maximum(times[r], times[s])}
         for col in self._payload:
             out[col] = table[col].to_numpy()[r if col.startswith("r_") else s]
+        if self._outer:
+            out[SHED] = np.zeros(len(r), dtype=bool)
+        return pd.DataFrame(out)
+
+    def _outer_frame(self, table: pd.DataFrame, rows: np.ndarray, sides: np.ndarray, left: np.ndarray,
+                     shed: np.ndarray) -> pd.DataFrame:
+        """Outer rows of the unpaired tuples at ``rows`` of ``table``: their keys, time and payload,
+        nulls for the other side's, ``shed``, and as event time the step they left at (not before
+        the first step this micro-batch releases, so that no row is older than the last batch's),
+        in the original time's unit."""
+        n = len(rows)
+        out = self._key_columns(table, rows)
+        times = table[TIME_VALUE if self.spec.carry_time else "time"].to_numpy()[rows]
+        for name, side in (("r_time", R), ("s_time", S)):
+            out[name] = pd.array(np.where(sides == side, times, 0), dtype="Int64")
+            out[name][sides != side] = pd.NA
+        step = np.maximum(left, self._since_step) * self.spec.step
+        out[EVENT_TIME] = step // _DAY if self.spec.days else step
+        for col in self._payload:
+            values = pd.Series(table[col].to_numpy()[rows], dtype=object)
+            out[col] = values.where(sides == (R if col.startswith("r_") else S), None)
+        out[SHED] = shed
         return pd.DataFrame(out)
 
     # ------------------------------------------------------------------ state
@@ -346,6 +463,10 @@ class ShardJoin:
                           "held": table_bytes(self._held, "held-back"),
                           "resident": table_bytes(self._resident, "resident")}
         snap |= {name: value for name, value in optional.items() if value is not None}
+        if self._outer:
+            for side, seen in zip("rs", self._dropped):
+                snap[f"dropped.{side}.key"] = np.fromiter(seen.keys(), dtype=np.int64, count=len(seen))
+                snap[f"dropped.{side}.time"] = np.fromiter(seen.values(), dtype=np.int64, count=len(seen))
         return snap | {f"op.{name}": value for name, value in self.op.snapshot().items()}
 
     @classmethod
@@ -375,6 +496,9 @@ class ShardJoin:
         join._heard = [known.get("heard.r"), known.get("heard.s")]
         join._since, join.released_until = known.get("since"), known.get("released_until")
         join.ended = bool(entries["ended"])
+        if join._outer:
+            join._dropped = tuple({int(k): int(v) for k, v in zip(entries[f"dropped.{side}.key"],
+                                                                 entries[f"dropped.{side}.time"])} for side in "rs")
         entries.check_all_read()
         return join
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import KW_ONLY, asdict, dataclass, field
 
+import numpy as np
+
 from shedding.errors import ShedError
 from shedding.model import check_memory, check_window
 from shedding.online.estimators import OnlineEstimator
@@ -21,8 +23,16 @@ from shedding.streaming.partition import check_shards
 #: the shedding choices: "none" is the exact window join, the rest are the online policies of
 #: :mod:`~shedding.online.policies` (the §3.3 / §4 ones and ours), every one the simulator runs
 SHEDDING = ("none", *names_for(STREAM))
+#: a range bound's limit in steps (exclusive), as the window's: a time plus it fits in 64 bits
+RANGE_LIMIT = 2**62
 #: the carried original time, and the prefix of the carried original key columns
 TIME_VALUE, KEY_VALUE = "_t", "_k"
+#: the join types, Spark's names: ``inner`` outputs pairs only; ``left`` also a row for each R
+#: tuple whose range passed without a pair (S columns null), ``right`` for each such S tuple,
+#: ``full`` for both
+HOWS = ("inner", "left", "right", "full")
+#: the sides whose unpaired tuples an outer join outputs, by join type (R = 0, S = 1)
+PRESERVED = {"inner": (), "left": (0,), "right": (1,), "full": (0, 1)}
 
 
 @dataclass(frozen=True)
@@ -41,7 +51,11 @@ class JoinSpec:
     ``key_names`` the pairs' key columns when the rows carry original keys (columns ``_k0``,
     ``_k1``, ...; empty: the integer key is the key), and ``tuning`` the learner of HAZARD or AGE
     (:meth:`~shedding.online.tuning.HazardTuning.parse`'s text; empty: the defaults), and
-    ``max_held`` the most tuples held back over all shards (None: no cap; module docstring).
+    ``max_held`` the most tuples held back over all shards (None: no cap; module docstring),
+    ``range`` (lo, hi) in steps, the time range ``lo <= s.time - r.time <= hi`` (None: the
+    symmetric window, ``-(w - 1), w - 1``), ``how`` the join type (:data:`HOWS`), and ``step``
+    and ``days`` how a step maps back to the original times (the time axis's step, and whether
+    the original times are dates counted in days), for the event time of an outer row.
     """
 
     window: int
@@ -64,6 +78,10 @@ class JoinSpec:
     key_names: tuple[str, ...] = field(default=())
     tuning: str = ""
     max_held: int | None = None
+    range: tuple[int, int] | None = None
+    how: str = "inner"
+    step: int = 1
+    days: bool = False
 
     def __post_init__(self) -> None:
         check_window(self.window)
@@ -90,6 +108,12 @@ class JoinSpec:
         if self.max_held is not None and (isinstance(self.max_held, bool) or not isinstance(self.max_held, int)
                                           or self.max_held < 0):
             raise ShedError(f"{{param}} must be an integer >= 0 (tuples), got {self.max_held!r}", param="max_held")
+        if self.how not in HOWS:
+            raise ShedError(f"unknown join type {{param}}={self.how!r}; choose from {', '.join(HOWS)}", param="how")
+        if self.range is not None:
+            object.__setattr__(self, "range", check_range(self.range))
+        if isinstance(self.step, bool) or not isinstance(self.step, int) or self.step < 1:
+            raise ShedError(f"{{param}} must be an integer >= 1, got {self.step!r}", param="step")
         if self.memory_split is not None:
             object.__setattr__(self, "memory_split", tuple(int(v) for v in self.memory_split))
         object.__setattr__(self, "key_names", tuple(self.key_names))
@@ -125,4 +149,38 @@ class JoinSpec:
             del d["tuning"]  # the parameters of a checkpoint made before the field existed
         if self.max_held is None:
             del d["max_held"]  # likewise
+        for name, default in (("range", None), ("how", "inner"), ("step", 1), ("days", False)):
+            if d[name] == default:
+                del d[name]  # likewise
+        if self.range is not None:
+            d["range"] = list(self.range)
         return d
+
+    @property
+    def bounds(self) -> tuple[int, int]:
+        """(lo, hi): r(a) and s(b) pair iff lo <= b - a <= hi (the symmetric window's by default)."""
+        return self.range if self.range is not None else (-(self.window - 1), self.window - 1)
+
+    @property
+    def preserved(self) -> tuple[int, ...]:
+        """The sides whose unpaired tuples get an outer row (:data:`PRESERVED`)."""
+        return PRESERVED[self.how]
+
+
+def check_range(value: object) -> tuple[int, int]:
+    """``range`` as (lo, hi) steps: two integers with lo <= hi, each within +-(2^62 - 1) so that a
+    time plus either fits in 64 bits."""
+    try:
+        lo, hi = value  # type: ignore[misc]  # anything else is refused below
+    except (TypeError, ValueError):
+        raise ShedError(f"{{param}} must be two integers (lo, hi), got {value!r}", param="range") from None
+    for v in (lo, hi):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ShedError(f"{{param}} must be two integers (lo, hi), got {value!r}", param="range")
+        if abs(int(v)) >= RANGE_LIMIT:
+            raise ShedError(f"{{param}} bound {int(v)} overflows 64-bit times; keep each bound below 2^62 steps",
+                            param="range")
+    if lo > hi:
+        raise ShedError(f"{{param}} ({lo}, {hi}) is empty: lo must be <= hi (lo <= s.time - r.time <= hi)",
+                        param="range")
+    return int(lo), int(hi)
