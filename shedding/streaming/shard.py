@@ -43,7 +43,7 @@ in another format, such as the pickle that layouts 1 and 2 stored, is refused.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, fields
+from dataclasses import fields
 
 import numpy as np
 import pandas as pd
@@ -241,7 +241,7 @@ class ShardJoin:
         metrics["outputs"] = len(pairs)
         if self._outer_rows:
             pairs = pd.concat([pairs, *self._outer_rows], ignore_index=True)
-            self._outer_rows = []
+        self._outer_rows, self._since_step = [], 0  # scratch of this micro-batch, not state
         if self._outer:
             self._forget_drops()
         metrics["shed"] = shed
@@ -434,7 +434,6 @@ class ShardJoin:
         nulls for the other side's, ``shed``, and as event time the step they left at (not before
         the first step this micro-batch releases, so that no row is older than the last batch's),
         in the original time's unit."""
-        n = len(rows)
         out = self._key_columns(table, rows)
         times = table[TIME_VALUE if self.spec.carry_time else "time"].to_numpy()[rows]
         for name, side in (("r_time", R), ("s_time", S)):
@@ -458,7 +457,7 @@ class ShardJoin:
         if self.census is not None:
             optional |= {f"census.{f.name}": getattr(self.census, f.name) for f in fields(Census)}
         snap: Snapshot = {"format": STATE_FORMAT, "version": FORMAT_VERSION, "layout": self.layout,
-                          "spec": json.dumps(asdict(self.spec)), "shard": self.shard, "ended": self.ended,
+                          "spec": json.dumps(self.spec.stored()), "shard": self.shard, "ended": self.ended,
                           "budget": np.array(self.budget, dtype=np.int64),
                           "held": table_bytes(self._held, "held-back"),
                           "resident": table_bytes(self._resident, "resident")}

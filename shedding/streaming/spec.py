@@ -23,6 +23,9 @@ from shedding.streaming.partition import check_shards
 #: the shedding choices: "none" is the exact window join, the rest are the online policies of
 #: :mod:`~shedding.online.policies` (the §3.3 / §4 ones and ours), every one the simulator runs
 SHEDDING = ("none", *names_for(STREAM))
+#: the fields added after state layout 3, and their defaults: left out of the stored parameters at
+#: those, so a checkpoint of the symmetric inner join is the same as before they existed
+LATER = {"range": None, "how": "inner", "step": 1, "days": False}
 #: a range bound's limit in steps (exclusive), as the window's: a time plus it fits in 64 bits
 RANGE_LIMIT = 2**62
 #: the carried original time, and the prefix of the carried original key columns
@@ -149,12 +152,15 @@ class JoinSpec:
             del d["tuning"]  # the parameters of a checkpoint made before the field existed
         if self.max_held is None:
             del d["max_held"]  # likewise
-        for name, default in (("range", None), ("how", "inner"), ("step", 1), ("days", False)):
-            if d[name] == default:
-                del d[name]  # likewise
+        d = {k: v for k, v in d.items() if k not in LATER or v != LATER[k]}  # likewise
         if self.range is not None:
             d["range"] = list(self.range)
         return d
+
+    def stored(self) -> dict:
+        """The parameters a shard's state stores: every field, but those of :data:`LATER` at their
+        defaults."""
+        return {k: v for k, v in asdict(self).items() if k not in LATER or v != LATER[k]}
 
     @property
     def bounds(self) -> tuple[int, int]:
@@ -171,10 +177,13 @@ def check_range(value: object) -> tuple[int, int]:
     """``range`` as (lo, hi) steps: two integers with lo <= hi, each within +-(2^62 - 1) so that a
     time plus either fits in 64 bits."""
     try:
-        lo, hi = value  # type: ignore[misc]  # anything else is refused below
-    except (TypeError, ValueError):
-        raise ShedError(f"{{param}} must be two integers (lo, hi), got {value!r}", param="range") from None
-    for v in (lo, hi):
+        bounds: tuple = tuple(value)  # type: ignore[arg-type]  # not iterable: refused below
+    except TypeError:
+        bounds = ()
+    if len(bounds) != 2:
+        raise ShedError(f"{{param}} must be two integers (lo, hi), got {value!r}", param="range")
+    lo, hi = bounds
+    for v in bounds:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise ShedError(f"{{param}} must be two integers (lo, hi), got {value!r}", param="range")
         if abs(int(v)) >= RANGE_LIMIT:
