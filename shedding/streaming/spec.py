@@ -34,6 +34,11 @@ TIME_VALUE, KEY_VALUE = "_t", "_k"
 #: tuple whose range passed without a pair (S columns null), ``right`` for each such S tuple,
 #: ``full`` for both
 HOWS = ("inner", "left", "right", "full")
+#: Spark's other names of these join types (``Dataset.join``'s ``how``)
+HOW_ALIASES = {"outer": "full", "fullouter": "full", "full_outer": "full", "leftouter": "left", "left_outer": "left",
+               "rightouter": "right", "right_outer": "right"}
+#: Spark's join types this join does not compute
+HOW_OTHERS = ("cross", "semi", "leftsemi", "left_semi", "anti", "leftanti", "left_anti")
 #: the sides whose unpaired tuples an outer join outputs, by join type (R = 0, S = 1)
 PRESERVED = {"inner": (), "left": (0,), "right": (1,), "full": (0, 1)}
 
@@ -111,8 +116,7 @@ class JoinSpec:
         if self.max_held is not None and (isinstance(self.max_held, bool) or not isinstance(self.max_held, int)
                                           or self.max_held < 0):
             raise ShedError(f"{{param}} must be an integer >= 0 (tuples), got {self.max_held!r}", param="max_held")
-        if self.how not in HOWS:
-            raise ShedError(f"unknown join type {{param}}={self.how!r}; choose from {', '.join(HOWS)}", param="how")
+        object.__setattr__(self, "how", check_how(self.how))
         if self.range is not None:
             object.__setattr__(self, "range", check_range(self.range))
         if isinstance(self.step, bool) or not isinstance(self.step, int) or self.step < 1:
@@ -173,17 +177,41 @@ class JoinSpec:
         return PRESERVED[self.how]
 
 
-def check_range(value: object) -> tuple[int, int]:
-    """``range`` as (lo, hi) steps: two integers with lo <= hi, each within +-(2^62 - 1) so that a
-    time plus either fits in 64 bits."""
+def range_pair(value: object) -> tuple:
+    """``range`` as its two bounds (lo, hi), not yet checked; anything but two is refused."""
     try:
         bounds: tuple = tuple(value)  # type: ignore[arg-type]  # not iterable: refused below
     except TypeError:
         bounds = ()
-    if len(bounds) != 2:
-        raise ShedError(f"{{param}} must be two integers (lo, hi), got {value!r}", param="range")
-    lo, hi = bounds
-    for v in bounds:
+    if len(bounds) != 2 or isinstance(value, str):
+        raise ShedError(f"{{param}} must be two bounds (lo, hi), got {value!r}", param="range")
+    return bounds
+
+
+def range_window(bounds: tuple[int, int]) -> int:
+    """The window w a range (lo, hi) in steps is given under: the smallest symmetric window that
+    holds it, max(|lo|, |hi|) + 1 (what the budget's division reads as a tuple's lifetime)."""
+    return max(abs(bounds[0]), abs(bounds[1])) + 1
+
+
+def check_how(how: object) -> str:
+    """The join type ``how`` as one of :data:`HOWS`, Spark's other names for them taken
+    (``left_outer``, ``outer``, ...); Spark's others and unknown names refused."""
+    name = str(how).strip().lower() if isinstance(how, str) else how
+    name = HOW_ALIASES.get(name, name)  # type: ignore[call-overload]  # not text: refused below
+    if name in HOWS:
+        return name
+    if name in HOW_OTHERS:
+        raise ShedError(f"{{param}} {how!r} is a join type this window join does not compute; choose from "
+                        f"{', '.join(HOWS)}", param="how")
+    raise ShedError(f"unknown join type {{param}}={how!r}; choose from {', '.join(HOWS)}", param="how")
+
+
+def check_range(value: object) -> tuple[int, int]:
+    """``range`` as (lo, hi) steps: two integers with lo <= hi, each within +-(2^62 - 1) so that a
+    time plus either fits in 64 bits."""
+    lo, hi = range_pair(value)
+    for v in (lo, hi):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise ShedError(f"{{param}} must be two integers (lo, hi), got {value!r}", param="range")
         if abs(int(v)) >= RANGE_LIMIT:
