@@ -31,7 +31,7 @@ def test_timestamps_and_a_composite_string_key_join_exactly(spark):
     out = semantic_window_join(spark.createDataFrame(r), spark.createDataFrame(s), key=["user", "region"], time="ts",
                                step="1 second", window="1 minute", memory=0, shedding="none", shards=2,
                                payload=["amount", "score"]).toPandas()
-    assert list(out.columns) == ["user", "region", "r_time", "s_time", "r_amount", "r_score", "s_amount", "s_score"]
+    assert list(out.columns) == ["user", "region", "r_time", "s_time", "event_time", "r_amount", "r_score", "s_amount", "s_score"]
     assert out["r_amount"].dtype == np.int64 and out["r_score"].dtype == np.float64  # payload types kept
     both = r.merge(s, on=["user", "region"], suffixes=("_r", "_s"))
     steps = [(both[f"ts_{x}"] - BASE) // pd.Timedelta(seconds=1) for x in "rs"]
