@@ -60,6 +60,7 @@ from shedding.streaming.budget import Census, divide
 from shedding.streaming.partition import shard_budgets
 from shedding.streaming.spec import HOWS, KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
 from shedding.streaming.state import NEW_CHECKPOINT, bytes_table, from_state_bytes, table_bytes, to_state_bytes
+from shedding.streaming.unpaired import EVENT_TIME, SHED, Unpaired, key_columns
 
 #: re-exported: the streaming modules, the command line and the tests take them from here
 __all__ = ["BAD", "END", "EVENT_TIME", "HOWS", "KEY_VALUE", "METRICS", "R", "S", "SHED", "SHEDDING", "STATE_LAYOUT",
@@ -80,14 +81,6 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 STATE_LAYOUT = 3
 #: the entry naming what a shard's state is, and the version of its entries
 STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
-
-#: the output's event-time column: for a pair the later of its two times (the time the pair became
-#: known), for an outer row the time its tuple's range was seen to pass; and the outer rows' flag:
-#: true when the tuple was shed before its range ended (a partner may have come), false when it
-#: was kept through its range and none came
-EVENT_TIME, SHED = "event_time", "shed"
-#: microseconds per day: a date's original time is days, a step microseconds
-_DAY = 86_400_000_000
 
 METRICS = ("arrivals", "outputs", "shed", "late", "bad", "held", "memory_r", "memory_s", "budget_r", "budget_s",
            "released_until", "ended")
@@ -175,10 +168,7 @@ class ShardJoin:
         # the resident tuples' side, when their ranges differ by side or an outer row needs it, and
         # whether each has paired, in an outer join (a checkpoint of the symmetric inner join has neither)
         self._extra = ["side"] * (self._outer or spec.range is not None) + ["matched"] * self._outer
-        self._outer_rows: list[pd.DataFrame] = []  # this micro-batch's outer rows, so far
-        # per side, the latest step of a shed tuple of each key (operator keys), in an outer join
-        self._dropped: tuple[dict[int, int], dict[int, int]] = ({}, {})
-        self._since_step = 0  # the first step this micro-batch may release (an outer row's earliest event time)
+        self.unpaired = Unpaired(spec) if self._outer else None  # an outer join's rows and record of shed keys
 
     # ------------------------------------------------------------------ per micro-batch
 
@@ -192,8 +182,8 @@ class ShardJoin:
         data = batch[(side == R) | (side == S)]
         end = bool(np.any(side == END))
         metrics = dict.fromkeys(METRICS, 0) | {"bad": int(np.count_nonzero(side == BAD))}
-        self._outer_rows = []
-        self._since_step = 0 if self.released_until is None else self.released_until
+        if self.unpaired is not None:
+            self.unpaired.begin(self.released_until)
         shed = self._rebudget(census) if census is not None and self.census is not None else 0
         late = np.ones(len(data), dtype=bool) if self.ended else (
             np.zeros(len(data), dtype=bool) if self.released_until is None
@@ -239,11 +229,9 @@ class ShardJoin:
                 top = int(held["time"].max()) + 1
                 self.released_until = top if self.released_until is None else max(self.released_until, top)
         metrics["outputs"] = len(pairs)
-        if self._outer_rows:
-            pairs = pd.concat([pairs, *self._outer_rows], ignore_index=True)
-        self._outer_rows, self._since_step = [], 0  # scratch of this micro-batch, not state
-        if self._outer:
-            self._forget_drops()
+        unpaired = [] if self.unpaired is None else self.unpaired.end(self.released_until)
+        if unpaired:
+            pairs = pd.concat([pairs, *unpaired], ignore_index=True)
         metrics["shed"] = shed
         metrics["held"] = len(self._held)
         metrics["released_until"] = -1 if self.released_until is None else self.released_until
@@ -345,7 +333,7 @@ class ShardJoin:
     def _leave(self, departures: np.ndarray, table: pd.DataFrame | None = None, first: int | None = None) -> int:
         """Tuples that left the operator (rows seq, left, admitted): the number that were shed
         (left before their range ended, or never admitted while it had not), and, in an outer
-        join, a row for each of the preserved sides' that never paired (:meth:`_outer_frame`).
+        join, a row for each of the preserved sides' that never paired (:meth:`Unpaired.leave`).
         ``table`` (the resident tuples by default) is consecutive by seq from ``first`` on, as in
         :meth:`_pair_rows`."""
         if not len(departures):
@@ -356,45 +344,9 @@ class ShardJoin:
         # the symmetric window's end is the same for both sides, which its resident tuples do not carry
         sides = table["side"].to_numpy()[pos] if "side" in self._extra else np.zeros(len(pos), dtype=np.int64)
         shed = departures[:, 1] < self._ends(sides, times)
-        if self._outer:
-            lone = ~table["matched"].to_numpy()[pos] & np.isin(sides, self.spec.preserved) & (times >= self.spec.warmup)
-            dropped = self._drops(table["key"].to_numpy()[pos], sides, times, shed, lone)
-            if lone.any():
-                self._outer_rows.append(self._outer_frame(table, pos[lone], sides[lone], departures[lone, 1],
-                                                          dropped[lone]))
+        if self.unpaired is not None:
+            self.unpaired.leave(table, pos, sides, departures[:, 1], shed)
         return int(np.count_nonzero(shed))
-
-    def _drops(self, keys: np.ndarray, sides: np.ndarray, times: np.ndarray, shed: np.ndarray,
-               lone: np.ndarray) -> np.ndarray:
-        """For tuples leaving in this order: whether each was dropped or a partner of it may have
-        been. A tuple x kept through its range pairs with every partner that arrives while it is
-        held and with every partner held when it arrives, so a partner it missed is one shed
-        before x arrived: x's row is marked when the latest shed tuple of the other side with its
-        key (among those that left before x) is not below x's range (later ones left after x, or
-        arrived after its range). Records each shed tuple's key and step in ``_dropped``."""
-        marked = shed.copy()
-        lo, hi = self.spec.bounds
-        for i in np.flatnonzero(shed | lone):
-            k, side, t = int(keys[i]), int(sides[i]), int(times[i])
-            if shed[i]:
-                seen = self._dropped[side]
-                seen[k] = max(seen.get(k, t), t)
-            else:  # r(a) meets s(b >= a + lo); s(b) meets r(a >= b - hi)
-                other = self._dropped[1 - side].get(k)
-                marked[i] = other is not None and other >= t + (lo if side == R else -hi)
-        return marked
-
-    def _forget_drops(self) -> None:
-        """Forget shed tuples no tuple held or still to come can pair with: those more than the
-        range's span (hi - lo) below the released frontier, so the record holds the keys shed in
-        one span, not the stream's."""
-        lo, hi = self.spec.bounds
-        if self.released_until is None:
-            return
-        oldest = self.released_until - (hi - lo) - 1
-        for seen in self._dropped:
-            for k in [k for k, t in seen.items() if t < oldest]:
-                del seen[k]
 
     def _pair_rows(self, table: pd.DataFrame, pairs: np.ndarray, first: int) -> tuple[np.ndarray, np.ndarray]:
         """The rows of ``table`` of the R and S member of each (r seq, s seq) pair. ``table`` is
@@ -409,42 +361,16 @@ class ShardJoin:
             r, s = r[equal], s[equal]
         return r, s
 
-    def _key_columns(self, table: pd.DataFrame, rows: np.ndarray) -> dict:
-        """The pairs' key columns of ``rows``: the original keys when carried, else ``key``."""
-        names = self.spec.key_names
-        if names:
-            return {name: table[f"{KEY_VALUE}{i}"].to_numpy()[rows] for i, name in enumerate(names)}
-        return {"key": table["key"].to_numpy()[rows]}
-
     def _pairs_frame(self, table: pd.DataFrame, r: np.ndarray, s: np.ndarray) -> pd.DataFrame:
         """Rows (keys, r_time, s_time, event time, r payload, s payload) of the pairs of rows ``r``
         and ``s`` of ``table`` (and ``shed``, false, in an outer join)."""
-        out = self._key_columns(table, r)
+        out = key_columns(self.spec, table, r)
         times = table[TIME_VALUE if self.spec.carry_time else "time"].to_numpy()
         out |= {"r_time": times[r], "s_time": times[s], EVENT_TIME: np.maximum(times[r], times[s])}
         for col in self._payload:
             out[col] = table[col].to_numpy()[r if col.startswith("r_") else s]
         if self._outer:
             out[SHED] = np.zeros(len(r), dtype=bool)
-        return pd.DataFrame(out)
-
-    def _outer_frame(self, table: pd.DataFrame, rows: np.ndarray, sides: np.ndarray, left: np.ndarray,
-                     shed: np.ndarray) -> pd.DataFrame:
-        """Outer rows of the unpaired tuples at ``rows`` of ``table``: their keys, time and payload,
-        nulls for the other side's, ``shed``, and as event time the step they left at (not before
-        the first step this micro-batch releases, so that no row is older than the last batch's),
-        in the original time's unit."""
-        out = self._key_columns(table, rows)
-        times = table[TIME_VALUE if self.spec.carry_time else "time"].to_numpy()[rows]
-        for name, side in (("r_time", R), ("s_time", S)):
-            out[name] = pd.array(np.where(sides == side, times, 0), dtype="Int64")
-            out[name][sides != side] = pd.NA
-        step = np.maximum(left, self._since_step) * self.spec.step
-        out[EVENT_TIME] = step // _DAY if self.spec.days else step
-        for col in self._payload:
-            values = pd.Series(table[col].to_numpy()[rows], dtype=object)
-            out[col] = values.where(sides == (R if col.startswith("r_") else S), None)
-        out[SHED] = shed
         return pd.DataFrame(out)
 
     # ------------------------------------------------------------------ state
@@ -462,10 +388,8 @@ class ShardJoin:
                           "held": table_bytes(self._held, "held-back"),
                           "resident": table_bytes(self._resident, "resident")}
         snap |= {name: value for name, value in optional.items() if value is not None}
-        if self._outer:
-            for side, seen in zip("rs", self._dropped):
-                snap[f"dropped.{side}.key"] = np.fromiter(seen.keys(), dtype=np.int64, count=len(seen))
-                snap[f"dropped.{side}.time"] = np.fromiter(seen.values(), dtype=np.int64, count=len(seen))
+        if self.unpaired is not None:
+            snap |= {f"dropped.{name}": value for name, value in self.unpaired.snapshot().items()}
         return snap | {f"op.{name}": value for name, value in self.op.snapshot().items()}
 
     @classmethod
@@ -495,9 +419,8 @@ class ShardJoin:
         join._heard = [known.get("heard.r"), known.get("heard.s")]
         join._since, join.released_until = known.get("since"), known.get("released_until")
         join.ended = bool(entries["ended"])
-        if join._outer:
-            join._dropped = tuple({int(k): int(v) for k, v in zip(entries[f"dropped.{side}.key"],
-                                                                 entries[f"dropped.{side}.time"])} for side in "rs")
+        if join.unpaired is not None:
+            join.unpaired = Unpaired.restore(join.spec, entries.within("dropped."))
         entries.check_all_read()
         return join
 

@@ -116,7 +116,7 @@ def test_inner_join_output_has_no_shed_column_and_a_bad_how_is_refused():
     out, _ = run(JoinSpec(3, 4, "prob"), pd.DataFrame({"side": [0, 1], "time": [0, 1], "key": [1, 1]}), 0, 0)
     assert list(out.columns) == ["key", "r_time", "s_time", EVENT_TIME]
     with pytest.raises(ShedError) as err:
-        JoinSpec(3, 4, "prob", how="outer")
+        JoinSpec(3, 4, "prob", how="outer_left")
     assert_one_line_error(err, "how")
     assert "inner, left, right, full" in str(err.value)
     assert JoinSpec(3, 4, "prob", how="left").as_dict()["how"] == "left"
