@@ -108,6 +108,8 @@ def simulate(
     ref = reference or Reference.of(wl)
     check_group(name, group)
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}
+    if wl.range is not None:
+        params["range"] = list(wl.range)
     started = _time.perf_counter()
     if name == "exact":
         res = RunResult("exact", ref.exact, ref.exact, 0, exact_memory(wl).fixed, None, None, params=params)
@@ -124,7 +126,7 @@ def simulate(
         wl.window, m, pol, memory_split=(m_r, m_s), warmup=wl.warmup,
         estimator=make_estimator(estimator, wl, decay, ages=pol.kind == AGE), seed=seed, pairs=pairs, record=True,
         share_every=max(1, n_steps // max(samples, 1)),
-        schedule_left=None if schedule is None else schedule.left, tuning=tuning,
+        schedule_left=None if schedule is None else schedule.left, tuning=tuning, range=wl.range,
     )
     fed = op.feed(wl.side, wl.time, wl.key, groups)
     dep = np.concatenate([fed.departures, op.finish()])

@@ -77,8 +77,9 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 #: tests/streaming/test_state_layout.py fingerprints the snapshot's entries and the arrays' fields
 #: to catch a change made without it. State pickled before the layout was recorded is layout 1;
 #: layout 2 gave HAZARD its wheel of falling priorities (shedding.online.hazardmemory) instead of age
-#: segments; layout 3 is the plain-data snapshot (an Arrow IPC stream, module docstring) instead of a pickle.
-STATE_LAYOUT = 3
+#: segments; layout 3 is the plain-data snapshot (an Arrow IPC stream, module docstring) instead of a pickle;
+#: layout 4 adds the time range to the operator's scalars (P_LO, P_HI, SC_RTAIL: shedding.online.layout).
+STATE_LAYOUT = 4
 #: the entry naming what a shard's state is, and the version of its entries
 STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
 
