@@ -45,13 +45,13 @@ from pathlib import Path
 import pandas as pd
 
 from shedding.exact import exact_count
+from shedding.model import range_horizon
 from shedding.spark import spark_session
 from shedding.streaming.job import StreamJob, run_on
 from shedding.streaming.native import run_native
 from shedding.streaming.report import source_rows, source_workload
 from shedding.streaming.results import read_table
 from shedding.streaming.shard import JoinSpec
-from shedding.streaming.spec import range_window
 from shedding.streaming.sources import inspect_source, write_zipf_sources
 from shedding.streaming.tuning import tune_checkpoint, tune_file_sources
 
@@ -61,7 +61,7 @@ LENGTH, DOMAIN, WINDOW, FILES = 200_000, 650, 500, 40
 def semantic(spark, src: tuple, base: Path, per_trigger: int, shards: int = 1, policy: str = "prob",
              bounds: tuple[int, int] | None = None, memory: int = WINDOW) -> dict:
     work = Path(tempfile.mkdtemp(dir=base))
-    window = WINDOW if bounds is None else range_window(bounds)
+    window = WINDOW if bounds is None else range_horizon(*bounds)
     job = StreamJob(src[0], src[1], work / "out", work / "ck",
                     JoinSpec(window, memory, policy, shards=shards, range=bounds),
                     estimator="online", trigger="available-now", max_files_per_trigger=per_trigger,

@@ -184,16 +184,17 @@ def check_time(v: Values) -> None:
 
 def join_range(axis: Any, text: str) -> tuple[int, int]:
     """``--range LO,HI`` in steps of ``axis``, checked (lo <= hi, within 64-bit times)."""
-    from shedding.streaming.spec import check_range
+    from shedding.model import check_range
 
     return check_range(tuple(axis.signed_steps(b, "range") for b in range_amounts("--range", text)))
 
 
 def range_window(bounds: tuple[int, int]) -> int:
-    """The window a range is given under (:func:`~shedding.streaming.spec.range_window`)."""
-    from shedding.streaming.spec import range_window as window
+    """The window a range is given under: the longest a tuple waits, plus one
+    (:func:`~shedding.model.range_horizon`)."""
+    from shedding.model import range_horizon
 
-    return window(bounds)
+    return range_horizon(*bounds)
 
 
 def check_keys(v: Values) -> None:

@@ -92,7 +92,7 @@ def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = Non
     m, m_r, m_s = shard_budgets(spec.memory, spec.memory_split, spec.shards)[shard]
     if spec.shedding == "none":
         return JoinOperator(spec.window, _UNBOUNDED, "probv", warmup=spec.warmup, pairs=True, record=True,
-                            share_every=_UNBOUNDED)
+                            share_every=_UNBOUNDED, range=spec.range)
     if spec.estimator == "static":
         if table is None:
             raise ShedError("the static estimator needs a frequency table (key, count_r, count_s)")
@@ -101,7 +101,8 @@ def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = Non
         estimator = OnlineEstimator(spec.decay)
     return JoinOperator(spec.window, m, get_policy(spec.shedding), memory_split=(m_r, m_s), warmup=spec.warmup,
                         estimator=estimator, seed=spec.seed + shard, pairs=True, record=True,
-                        share_every=_UNBOUNDED, tuning=HazardTuning.parse(spec.tuning) if spec.tuning else None)
+                        share_every=_UNBOUNDED, tuning=HazardTuning.parse(spec.tuning) if spec.tuning else None,
+                        range=spec.range)
 
 
 def _empty(columns: list[str]) -> pd.DataFrame:

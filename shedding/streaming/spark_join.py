@@ -20,6 +20,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from shedding.errors import ShedError
+from shedding.model import check_range, range_horizon
 from shedding.online.estimators import StaticEstimator
 from shedding.online.tuning import HazardTuning
 from shedding.spark.workers import check_worker_python
@@ -31,7 +32,7 @@ from shedding.streaming.paths import library_path, session_place
 from shedding.streaming.processor import PACKED, Packer, ShedProcessor
 from shedding.streaming.results import GAUGES, TOTALS
 from shedding.streaming.shard import JoinSpec
-from shedding.streaming.spec import check_how, check_range, range_pair, range_window
+from shedding.streaming.spec import check_how, range_pair
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 #: rows per Arrow batch between the JVM and the shard's Python handler
@@ -225,7 +226,7 @@ def semantic_window_join(
         raise ShedError("give {param} or range, not both or neither: range (lo, hi) is the time range "
                         "lo <= s.time - r.time <= hi, window w the symmetric one", param="window")
     steps = None if range is None else check_range(tuple(inputs.axis.signed_steps(b, "range") for b in range_pair(range)))
-    w = inputs.axis.steps(window, "window") if steps is None else range_window(steps)
+    w = inputs.axis.steps(window, "window") if steps is None else range_horizon(*steps)
     spec = JoinSpec(w, memory, str(shedding).strip().lower(), range=steps, how=check_how(how),
                     step=inputs.axis.step, days=inputs.axis.kind == DATE,
                     memory_split=memory_split, shards=shards, estimator=kind, decay=decay, seed=seed, warmup=warmup,

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import KW_ONLY, asdict, dataclass, field
 
-import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import check_memory, check_window
+from shedding.model import check_memory, check_range, check_window
 from shedding.online.estimators import OnlineEstimator
 from shedding.online.hazard import age_buckets
 from shedding.online.policies import POLICIES, STREAM, names_for
@@ -26,8 +25,6 @@ SHEDDING = ("none", *names_for(STREAM))
 #: the fields added after state layout 3, and their defaults: left out of the stored parameters at
 #: those, so a checkpoint of the symmetric inner join is the same as before they existed
 LATER = {"range": None, "how": "inner", "step": 1, "days": False}
-#: a range bound's limit in steps (exclusive), as the window's: a time plus it fits in 64 bits
-RANGE_LIMIT = 2**62
 #: the carried original time, and the prefix of the carried original key columns
 TIME_VALUE, KEY_VALUE = "_t", "_k"
 #: the join types, Spark's names: ``inner`` outputs pairs only; ``left`` also a row for each R
@@ -118,7 +115,7 @@ class JoinSpec:
             raise ShedError(f"{{param}} must be an integer >= 0 (tuples), got {self.max_held!r}", param="max_held")
         object.__setattr__(self, "how", check_how(self.how))
         if self.range is not None:
-            object.__setattr__(self, "range", check_range(self.range))
+            object.__setattr__(self, "range", check_range(range_pair(self.range)))
         if isinstance(self.step, bool) or not isinstance(self.step, int) or self.step < 1:
             raise ShedError(f"{{param}} must be an integer >= 1, got {self.step!r}", param="step")
         if self.memory_split is not None:
@@ -188,12 +185,6 @@ def range_pair(value: object) -> tuple:
     return bounds
 
 
-def range_window(bounds: tuple[int, int]) -> int:
-    """The window w a range (lo, hi) in steps is given under: the smallest symmetric window that
-    holds it, max(|lo|, |hi|) + 1 (what the budget's division reads as a tuple's lifetime)."""
-    return max(abs(bounds[0]), abs(bounds[1])) + 1
-
-
 def check_how(how: object) -> str:
     """The join type ``how`` as one of :data:`HOWS`, Spark's other names for them taken
     (``left_outer``, ``outer``, ...); Spark's others and unknown names refused."""
@@ -205,19 +196,3 @@ def check_how(how: object) -> str:
         raise ShedError(f"{{param}} {how!r} is a join type this window join does not compute; choose from "
                         f"{', '.join(HOWS)}", param="how")
     raise ShedError(f"unknown join type {{param}}={how!r}; choose from {', '.join(HOWS)}", param="how")
-
-
-def check_range(value: object) -> tuple[int, int]:
-    """``range`` as (lo, hi) steps: two integers with lo <= hi, each within +-(2^62 - 1) so that a
-    time plus either fits in 64 bits."""
-    lo, hi = range_pair(value)
-    for v in (lo, hi):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise ShedError(f"{{param}} must be two integers (lo, hi), got {value!r}", param="range")
-        if abs(int(v)) >= RANGE_LIMIT:
-            raise ShedError(f"{{param}} bound {int(v)} overflows 64-bit times; keep each bound below 2^62 steps",
-                            param="range")
-    if lo > hi:
-        raise ShedError(f"{{param}} ({lo}, {hi}) is empty: lo must be <= hi (lo <= s.time - r.time <= hi)",
-                        param="range")
-    return int(lo), int(hi)

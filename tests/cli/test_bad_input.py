@@ -312,7 +312,7 @@ CASES = {
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "5,0"], "--range"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "5"], "--range"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "0,soon"], "--range"),
-        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"0,{2**62}"], "--range"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"0,{2**62 + 1}"], "--range"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"0,{2**64}"], "--range"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "0,5", "--time-step", "2"],
          "--range"),

@@ -13,20 +13,21 @@ from hypothesis import strategies as st
 from helpers import assert_one_line_error
 from shedding import Workload, simulate
 from shedding.errors import ShedError
+from shedding.model import range_horizon
 from shedding.streaming.shard import END, EVENT_TIME, HOWS, SHED, SHEDDING, JoinSpec, ShardJoin
 
 POLICIES = [p for p in SHEDDING if p != "none"]
 OUTER = [h for h in HOWS if h != "inner"]
 
 
-def workload(r: list, s: list, window: int) -> tuple[Workload, pd.DataFrame]:
+def workload(r: list, s: list, window: int, bounds: tuple[int, int] | None = None) -> tuple[Workload, pd.DataFrame]:
     """The workload in the shard's order within a step (side, key), and its rows with an ``id``
     payload per tuple (its position in that order)."""
     side = np.array([0] * len(r) + [1] * len(s), dtype=np.int64)
     time = np.array([t for t, _ in r] + [t for t, _ in s], dtype=np.int64)
     key = np.array([k for _, k in r] + [k for _, k in s], dtype=np.int64)
     order = np.lexsort((key, side, time))
-    wl = Workload(side[order], time[order], key[order], window, 0)
+    wl = Workload(side[order], time[order], key[order], window, 0, range=bounds)
     rows = pd.DataFrame({"side": wl.side, "time": wl.time, "key": wl.key, "r_id": np.arange(len(wl)),
                          "s_id": np.arange(len(wl))})
     return wl, rows
@@ -48,24 +49,30 @@ def run(spec: JoinSpec, rows: pd.DataFrame, cuts: int, seed: int) -> tuple[pd.Da
 
 
 def partners(wl: Workload) -> tuple[set, set]:
-    """The ids of the R and of the S tuples with at least one window partner (brute force)."""
-    w = wl.window
+    """The ids of the R and of the S tuples with at least one partner (brute force: equal keys,
+    lo <= s.time - r.time <= hi)."""
+    lo, hi = (-(wl.window - 1), wl.window - 1) if wl.range is None else wl.range
     r = np.flatnonzero(wl.side == 0)
     s = np.flatnonzero(wl.side == 1)
-    hit = (wl.key[r][:, None] == wl.key[s][None, :]) & (np.abs(wl.time[r][:, None] - wl.time[s][None, :]) <= w - 1)
+    gap = wl.time[s][None, :] - wl.time[r][:, None]
+    hit = (wl.key[r][:, None] == wl.key[s][None, :]) & (lo <= gap) & (gap <= hi)
     return set(r[hit.any(axis=1)].tolist()), set(s[hit.any(axis=0)].tolist())
 
 
 tuples = st.lists(st.tuples(st.integers(0, 14), st.integers(0, 3)), max_size=25)
+#: a time range (lo, hi) with either end negative, zero or positive, or None: the window
+ranges = st.one_of(st.none(), st.tuples(st.integers(-5, 5), st.integers(-5, 5)).map(lambda b: tuple(sorted(b))))
 
 
-@settings(max_examples=80, deadline=None)
-@given(r=tuples, s=tuples, window=st.integers(1, 5), memory=st.integers(0, 6),
+@settings(max_examples=100, deadline=None)
+@given(r=tuples, s=tuples, window=st.integers(1, 5), bounds=ranges, memory=st.integers(0, 6),
        policy=st.sampled_from(POLICIES + ["none"]), how=st.sampled_from(OUTER), cuts=st.integers(0, 6),
        seed=st.integers(0, 3))
-def test_outer_rows_account_for_every_tuple(r, s, window, memory, policy, how, cuts, seed):
-    wl, rows = workload(r, s, window)
-    spec = JoinSpec(window, memory, policy, seed=seed, how=how, payload_r=("id",), payload_s=("id",))
+def test_outer_rows_account_for_every_tuple(r, s, window, bounds, memory, policy, how, cuts, seed):
+    if bounds is not None:
+        window = range_horizon(*bounds)
+    wl, rows = workload(r, s, window, bounds)
+    spec = JoinSpec(window, memory, policy, seed=seed, how=how, range=bounds, payload_r=("id",), payload_s=("id",))
     out, totals = run(spec, rows, cuts, seed)
     pairs = out[out["r_time"].notna() & out["s_time"].notna()]
     lone = out[out["r_time"].isna() | out["s_time"].isna()]
@@ -102,7 +109,8 @@ def lone_ids(out: pd.DataFrame, side: int) -> tuple[set, set]:
 
 
 @pytest.mark.parametrize("policy", ["prob", "life", "rand", "probv"])
-def test_a_row_not_marked_shed_had_no_partner_on_many_small_streams(policy):
+@pytest.mark.parametrize("ranged", [False, True])
+def test_a_row_not_marked_shed_had_no_partner_on_many_small_streams(policy, ranged):
     """Small memories on short streams, where a partner shed before a kept tuple arrived is common:
     such a tuple's row is marked, and every unmarked row is a tuple without a partner."""
     rng = np.random.default_rng(11)
@@ -111,8 +119,10 @@ def test_a_row_not_marked_shed_had_no_partner_on_many_small_streams(policy):
         r, s = ([(int(rng.integers(0, 15)), int(rng.integers(0, 4))) for _ in range(rng.integers(0, 25))]
                 for _ in range(2))
         window, memory = int(rng.integers(2, 6)), int(rng.integers(1, 5))
-        wl, rows = workload(r, s, window)
-        spec = JoinSpec(window, memory, policy, how="full", payload_r=("id",), payload_s=("id",))
+        bounds = tuple(sorted(int(b) for b in rng.integers(-4, 5, 2))) if ranged else None
+        window = range_horizon(*bounds) if bounds else window
+        wl, rows = workload(r, s, window, bounds)
+        spec = JoinSpec(window, memory, policy, how="full", range=bounds, payload_r=("id",), payload_s=("id",))
         out, _ = run(spec, rows, int(rng.integers(0, 5)), 0)
         found = partners(wl)
         for side in (0, 1):
