@@ -1,7 +1,7 @@
-"""Outer joins and downstream aggregation on Spark: a full outer join's rows equal an independent
-join (pandas), and a windowed count after the join, in append mode under a watermark on the
-output's ``event_time``, equals pandas' count of the same pairs for every window the watermark
-closed."""
+"""Outer joins, time ranges and downstream aggregation on Spark: a full outer join's rows equal an
+independent join (pandas), and a windowed count after a time-range join, in append mode under a
+watermark on the output's ``event_time``, equals pandas' count of the same pairs for every window
+the watermark closed."""
 
 from __future__ import annotations
 
@@ -55,8 +55,9 @@ def write_files(folder: Path, frame: pd.DataFrame, files: int) -> None:
 
 
 def test_a_windowed_count_after_the_join_in_append_mode_equals_pandas(spark, tmp_path):
-    """The join's output as a stream, with Spark's watermark on ``event_time``: every window the
-    watermark closed is emitted once with the count of its pairs (by the later of their times)."""
+    """The join over a one-sided time range (an S tuple up to 10 minutes after its R tuple) as a
+    stream, with Spark's watermark on ``event_time``: every window the watermark closed is emitted
+    once with the count of its pairs (by the later of their times)."""
     configure_session(spark, 1)
     rng = np.random.default_rng(0)
     frames = {}
@@ -67,7 +68,8 @@ def test_a_windowed_count_after_the_join_in_append_mode_equals_pandas(spark, tmp
         write_files(tmp_path / side, frames[side], 6)
     read = {side: spark.readStream.schema("time timestamp, key long").option("maxFilesPerTrigger", 1)
             .parquet(str(tmp_path / side)) for side in "rs"}
-    pairs = semantic_window_join(read["r"], read["s"], window="10 minutes", memory=10**6, shedding="none")
+    pairs = semantic_window_join(read["r"], read["s"], range=("0 seconds", "10 minutes"), memory=10**6,
+                                 shedding="none")
     counts = pairs.withWatermark("event_time", "0 seconds").groupBy(F.window("event_time", "30 minutes")).count()
     query = (counts.writeStream.outputMode("append").format("parquet").option("path", str(tmp_path / "counts"))
              .option("checkpointLocation", str(tmp_path / "ck")).trigger(availableNow=True).start())
@@ -77,7 +79,8 @@ def test_a_windowed_count_after_the_join_in_append_mode_equals_pandas(spark, tmp
     got = dict(zip(got["window"].map(lambda w: pd.Timestamp(w["start"], tz="UTC")), got["count"]))
 
     both = frames["r"].merge(frames["s"], on="key", suffixes=("_r", "_s"))
-    both = both[(both["time_s"] - both["time_r"]).abs() < pd.Timedelta(minutes=10)]
+    gap = both["time_s"] - both["time_r"]
+    both = both[(gap >= pd.Timedelta(0)) & (gap <= pd.Timedelta(minutes=10))]
     expected = np.maximum(both["time_r"], both["time_s"]).dt.floor("30min").value_counts()
     closed = {start: int(n) for start, n in expected.items() if start + pd.Timedelta(minutes=30) <= watermark}
     assert len(closed) >= 10 and got == closed
