@@ -103,6 +103,14 @@ def test_a_bounded_stream_ends_by_the_library_and_reports_its_totals(spark, tmp_
     ({"time": "ts", "step": "1 second", "window": "90 seconds 2"}, "not a length of time"),
     ({"time": "ts", "step": "7 seconds", "window": "1 minute"}, "whole number of steps"),
     ({"key": ["user", "nope"], "time": "ts", "window": "1 minute"}, "no column 'nope'"),
+    ({"time": "ts", "window": "1 minute", "range": ("0 seconds", "1 minute")}, "window or range"),
+    ({"time": "ts"}, "window or range"),
+    ({"time": "ts", "range": ("0 seconds", "90 seconds"), "step": "1 minute"}, "whole number of steps"),
+    ({"time": "ts", "range": ("1 hour", "-1 hour")}, "lo > hi"),
+    ({"time": "ts", "range": "1 hour"}, "two bounds"),
+    ({"time": "ts", "range": (0, 60)}, "length of time"),
+    ({"time": "ts", "window": "1 minute", "how": "left_anti"}, "how"),
+    ({"time": "ts", "window": "1 minute", "how": "sideways"}, "how"),
 ])
 def test_bad_event_time_parameters_are_one_line_errors(spark, kwargs, needle):
     from shedding.errors import ShedError
