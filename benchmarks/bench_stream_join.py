@@ -113,6 +113,7 @@ def _each(runs: list[dict]) -> str:
 
 
 def main() -> None:
+    global LENGTH
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--triggers", default="1,4,40", help="files per trigger to measure")
     ap.add_argument("--stores", default="hdfs,rocksdb",
@@ -124,7 +125,9 @@ def main() -> None:
     ap.add_argument("--ranges", default="", help="time ranges 0..H to join instead of the window, H in steps "
                     "(seconds of event time), e.g. 60,600,3600")
     ap.add_argument("--memory", type=int, default=WINDOW, help="M of the semantic join (default w)")
+    ap.add_argument("--length", type=int, default=LENGTH, help="tuples per stream (one per time step)")
     args = ap.parse_args()
+    LENGTH = args.length  # the rows per second of both joins count these
     extents = [(0, int(h)) for h in args.ranges.split(",") if h] or [None]
     stores = [store for store in args.stores.split(",") if store]
     ours = [(policy, int(p)) for policy in args.policies.split(",") for p in args.semantic_shards.split(",")]
