@@ -231,7 +231,7 @@ class ShardJoin:
                 top = int(held["time"].max()) + 1
                 self.released_until = top if self.released_until is None else max(self.released_until, top)
         metrics["outputs"] = len(pairs)
-        unpaired = [] if self.unpaired is None else self.unpaired.end(self.released_until)
+        unpaired = [] if self.unpaired is None else self.unpaired.end(self.released_until, self._resident)
         if unpaired:
             pairs = pd.concat([pairs, *unpaired], ignore_index=True)
         metrics["shed"] = shed

@@ -49,15 +49,20 @@ class Unpaired:
         """A micro-batch starts; its steps start at ``released_until``."""
         self.rows, self.since_step = [], 0 if released_until is None else released_until
 
-    def end(self, released_until: int | None) -> list[pd.DataFrame]:
-        """The micro-batch's rows; forgets the shed tuples no tuple held or still to come can pair
-        with: those more than the range's span (hi - lo) below the released frontier."""
+    def end(self, released_until: int | None, resident: pd.DataFrame) -> list[pd.DataFrame]:
+        """The micro-batch's rows; forgets the shed tuples no tuple held (``resident``, columns
+        ``side`` and ``time``) or still to come can pair with. The R tuples that can still leave
+        are those held and those at or after the released frontier F, so a shed s(b) matters
+        only while b >= min(F, the oldest held R) + lo; likewise a shed r(a) only while
+        a >= min(F, the oldest held S) - hi."""
         rows, self.rows, self.since_step = self.rows, [], 0
         if released_until is not None:
             lo, hi = self.spec.bounds
-            oldest = released_until - (hi - lo) - 1
-            for seen in self.dropped:
-                for k in [k for k, t in seen.items() if t < oldest]:
+            sides, times = resident["side"].to_numpy(), resident["time"].to_numpy()
+            first = [min(released_until, int(times[sides == side].min(initial=released_until))) for side in (0, 1)]
+            oldest = (first[1] - hi, first[0] + lo)  # of the shed R tuples worth keeping, of the shed S ones
+            for seen, floor in zip(self.dropped, oldest):
+                for k in [k for k, t in seen.items() if t < floor]:
                     del seen[k]
         return rows
 
