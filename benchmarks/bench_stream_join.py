@@ -20,8 +20,13 @@ files per trigger, in one run on one embedded Spark (local[2]):
 Output quality against P shards, with the memory split evenly or shared, is
 ``bench_shared_budget.py``'s.
 
+With ``--ranges 60,600,3600`` both joins compute the one-sided time range 0 <= s.time - r.time <= H
+for each H instead of the window (a time step is one second of the native join's event time, so
+these are 1 minute, 10 minutes and 1 hour), the semantic join in ``--memory`` tuples; the native
+join keeps every R tuple for H steps.
+
     .venv/bin/python benchmarks/bench_stream_join.py [--triggers 1,4,40] [--stores hdfs,rocksdb] [--repeat 3]
-        [--semantic-shards 1,2] [--policies prob,hazard]
+        [--semantic-shards 1,2] [--policies prob,hazard] [--ranges 60,600,3600 --memory 500]
 
 Each join runs ``--repeat`` times per trigger size, the semantic and native runs alternating;
 rows per second are the medians, and the ratios are ratios of medians from the same run.
@@ -40,6 +45,7 @@ from pathlib import Path
 import pandas as pd
 
 from shedding.exact import exact_count
+from shedding.model import range_horizon
 from shedding.spark import spark_session
 from shedding.streaming.job import StreamJob, run_on
 from shedding.streaming.native import run_native
@@ -52,9 +58,12 @@ from shedding.streaming.tuning import tune_checkpoint, tune_file_sources
 LENGTH, DOMAIN, WINDOW, FILES = 200_000, 650, 500, 40
 
 
-def semantic(spark, src: tuple, base: Path, per_trigger: int, shards: int = 1, policy: str = "prob") -> dict:
+def semantic(spark, src: tuple, base: Path, per_trigger: int, shards: int = 1, policy: str = "prob",
+             bounds: tuple[int, int] | None = None, memory: int = WINDOW) -> dict:
     work = Path(tempfile.mkdtemp(dir=base))
-    job = StreamJob(src[0], src[1], work / "out", work / "ck", JoinSpec(WINDOW, WINDOW, policy, shards=shards),
+    window = WINDOW if bounds is None else range_horizon(*bounds)
+    job = StreamJob(src[0], src[1], work / "out", work / "ck",
+                    JoinSpec(window, memory, policy, shards=shards, range=bounds),
                     estimator="online", trigger="available-now", max_files_per_trigger=per_trigger,
                     master="local[2]")
     trace: dict = {}
@@ -81,13 +90,13 @@ def semantic(spark, src: tuple, base: Path, per_trigger: int, shards: int = 1, p
             "median_batch_ms": {c: statistics.median(data[c]) for c in data.columns} if len(data) else {}}
 
 
-def native(spark, src: tuple, base: Path, per_trigger: int, store: str) -> dict:
+def native(spark, src: tuple, base: Path, per_trigger: int, store: str, bounds: tuple[int, int] | None = None) -> dict:
     spark.conf.set("spark.sql.shuffle.partitions", "2")
     tune_file_sources(spark)  # the same file listing and checkpoint writes as the semantic join
     tune_checkpoint(spark)
     work = tempfile.mkdtemp(dir=base)
     res = run_native(spark, src[0].reader(spark, per_trigger), src[1].reader(spark, per_trigger), WINDOW,
-                     f"{work}/ck", provider=store, out=f"{work}/pairs")
+                     f"{work}/ck", provider=store, out=f"{work}/pairs", bounds=bounds)
     batches = pd.DataFrame(res["batches"])
     return {"seconds": res["seconds"], "rows_per_s": 2 * LENGTH / res["seconds"], "outputs": res["outputs"],
             "batches": len(batches), "peak_state_rows": int(batches["state_rows"].max()),
@@ -104,6 +113,7 @@ def _each(runs: list[dict]) -> str:
 
 
 def main() -> None:
+    global LENGTH
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--triggers", default="1,4,40", help="files per trigger to measure")
     ap.add_argument("--stores", default="hdfs,rocksdb",
@@ -112,7 +122,13 @@ def main() -> None:
     ap.add_argument("--semantic-shards", default="1,2", help="shard counts P of the semantic join to time")
     ap.add_argument("--policies", default="prob",
                     help="shedding policies of the semantic join to time (e.g. prob,hazard: rows/s of each against the first)")
+    ap.add_argument("--ranges", default="", help="time ranges 0..H to join instead of the window, H in steps "
+                    "(seconds of event time), e.g. 60,600,3600")
+    ap.add_argument("--memory", type=int, default=WINDOW, help="M of the semantic join (default w)")
+    ap.add_argument("--length", type=int, default=LENGTH, help="tuples per stream (one per time step)")
     args = ap.parse_args()
+    LENGTH = args.length  # the rows per second of both joins count these
+    extents = [(0, int(h)) for h in args.ranges.split(",") if h] or [None]
     stores = [store for store in args.stores.split(",") if store]
     ours = [(policy, int(p)) for policy in args.policies.split(",") for p in args.semantic_shards.split(",")]
     base = Path(tempfile.mkdtemp(prefix="bench-stream-"))
@@ -122,22 +138,26 @@ def main() -> None:
         with spark_session("local[2]", "bench-stream-join") as spark:
             rows = source_rows(spark, StreamJob(src[0], src[1], base / "o", base / "c", JoinSpec(WINDOW, WINDOW)))
             exact = exact_count(source_workload(rows, WINDOW))
-            print(f"2 x {LENGTH:,} tuples, domain {DOMAIN}, w = {WINDOW}, M = {WINDOW}, {FILES} files per stream; "
-                  f"EXACT = {exact:,}", flush=True)
+            print(f"2 x {LENGTH:,} tuples, domain {DOMAIN}, M = {args.memory}, {FILES} files per stream; "
+                  f"EXACT with w = {WINDOW}: {exact:,}", flush=True)
             for policy in dict.fromkeys(policy for policy, _ in ours):  # warm-up: JVM, Python workers, numba cache
-                semantic(spark, src, base, FILES, policy=policy)
-            for k in map(int, args.triggers.split(",")):
+                semantic(spark, src, base, FILES, policy=policy, bounds=extents[0], memory=args.memory)
+            for bounds, k in ((b, int(k)) for b in extents for k in args.triggers.split(",")):
                 # the runs alternate (ours with each policy and P, then each native store) so that drift
                 # hits all alike
                 names = [label(policy, p) for policy, p in ours] + stores
                 runs: dict[str, list[dict]] = {name: [] for name in names}
                 for _ in range(args.repeat):
                     for policy, p in ours:
-                        runs[label(policy, p)].append(semantic(spark, src, base, k, shards=p, policy=policy))
+                        runs[label(policy, p)].append(semantic(spark, src, base, k, shards=p, policy=policy,
+                                                               bounds=bounds, memory=args.memory))
                     for store in stores:
-                        runs[store].append(native(spark, src, base, k, store))
+                        runs[store].append(native(spark, src, base, k, store, bounds))
                 rate = {name: statistics.median(r["rows_per_s"] for r in rs) for name, rs in runs.items()}
-                print(f"\n{k} file(s) per trigger (medians of {args.repeat} alternating runs)", flush=True)
+                extent = f"w = {WINDOW}" if bounds is None else f"range {bounds[0]}..{bounds[1]}"
+                if bounds is not None and stores:
+                    exact = runs[stores[0]][-1]["outputs"]  # the native join is exact
+                print(f"\n{extent}, {k} file(s) per trigger (medians of {args.repeat} alternating runs)", flush=True)
                 for policy, p in ours:
                     name, first = label(policy, p), label(ours[0][0], p)
                     last = runs[name][-1]

@@ -1,6 +1,7 @@
 """EXACT: the full sliding-window join, counted without materialising it.
 
-A pair (r(a), s(b)) with equal keys is a window pair iff ``|a - b| <= w - 1``; it is produced at
+A pair (r(a), s(b)) with equal keys is a window pair iff ``|a - b| <= w - 1`` (under a time range
+``(lo, hi)``, iff ``lo <= b - a <= hi``: :attr:`~shedding.model.Workload.bounds`); it is produced at
 time ``max(a, b)`` and counts iff that time is ``>= warmup`` (docs/semantics.md; Das, Gehrke,
 Riedewald 2003, §2.1 and §4.1). Everything here is vectorized: the tuples are sorted once by
 (side, key, time) in a :class:`KeyedStreams` index and every range of partners is found by
@@ -87,12 +88,22 @@ def ranges_to_positions(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.
     return owner, starts + np.arange(int(n.sum()))
 
 
+def partner_times(wl: Workload) -> tuple[np.ndarray, np.ndarray]:
+    """Per tuple (workload order), the first and the last arrival time of a partner: ``[a + lo,
+    a + hi]`` for r(a), ``[b - hi, b - lo]`` for s(b) under the range ``wl.bounds``
+    (``[a - w + 1, a + w - 1]`` for the window)."""
+    lo, hi = wl.bounds
+    is_r = wl.side == R
+    return wl.time + np.where(is_r, lo, -hi), wl.time + np.where(is_r, hi, -lo)
+
+
 def _counted_ranges(wl: Workload, ks: KeyedStreams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The tuples arriving at ``t >= warmup`` and the ranges of their earlier partners, each pair
     once, from its later member: an S tuple takes R partners up to its own time (same-batch
     pairs), an R tuple S partners strictly before it."""
     a = wl.time
-    lo, hi = ks.partner_ranges(wl, a - wl.window + 1, a - (wl.side == R))
+    first, last = partner_times(wl)
+    lo, hi = ks.partner_ranges(wl, first, np.minimum(last, a - (wl.side == R)))
     idx = np.flatnonzero(a >= wl.warmup)
     return idx, lo[idx], hi[idx]
 
@@ -150,7 +161,8 @@ class ExactMemory:
     (``r``), of S (``s``) and of both sides together (``both``).
 
     A tuple of time ``a`` is held at steps ``a .. a + w - 2`` (docs/semantics.md: it joins the
-    arrivals up to ``a + w - 1`` and expires before admission at that step). With one tuple per
+    arrivals up to ``a + w - 1`` and expires before admission at that step; under a time range an
+    R tuple up to ``a + hi - 1``, an S tuple up to ``a - lo - 1``). With one tuple per
     stream per step, as in the paper, ``r = s = w - 1`` once the streams are ``w - 1`` long, so
     EXACT needs ``2w - 2``; batched streams may need far more, or less.
     """
@@ -166,20 +178,25 @@ class ExactMemory:
         return self.r + self.s
 
 
-def _peak_held(time: np.ndarray, window: int) -> int:
-    """The most of the sorted arrival times ``time`` in ``[t - w + 2, t]`` for any step t: the
-    count only grows at an arrival, so the arrival times are the steps to try."""
-    if len(time) == 0 or window < 2:
-        return 0
-    latest = np.searchsorted(time, time, side="right")
-    earliest = np.searchsorted(time, time - (window - 2), side="left")
-    return int((latest - earliest).max())
+def _held_at(time: np.ndarray, held: int, at: np.ndarray) -> np.ndarray:
+    """How many of the sorted arrival times ``time`` are in ``[t - held + 1, t]`` for each step t
+    of ``at``: the tuples held after admission at t when each is held for ``held`` steps."""
+    if len(time) == 0 or held < 1:
+        return np.zeros(len(at), dtype=np.int64)
+    return np.searchsorted(time, at, side="right") - np.searchsorted(time, at - (held - 1), side="left")
 
 
 def exact_memory(wl: Workload) -> ExactMemory:
-    """How many tuples EXACT holds at its peak, per side and in all (vectorized, O(N log N))."""
-    return ExactMemory(_peak_held(wl.time[wl.side == R], wl.window),
-                       _peak_held(wl.time[wl.side != R], wl.window), _peak_held(wl.time, wl.window))
+    """How many tuples EXACT holds at its peak, per side and in all (vectorized, O(N log N)): an R
+    tuple is held for ``hi`` steps, an S tuple for ``-lo`` (``w - 1`` each for the window); the
+    count only grows at an arrival, so the arrival times are the steps to try."""
+    if len(wl) == 0:
+        return ExactMemory(0, 0, 0)
+    lo, hi = wl.bounds
+    at = wl.time
+    r = _held_at(wl.time[wl.side == R], hi, at)
+    s = _held_at(wl.time[wl.side != R], -lo, at)
+    return ExactMemory(int(r.max()), int(s.max()), int((r + s).max()))
 
 
 @dataclass(frozen=True)
@@ -199,9 +216,10 @@ def partner_profile(wl: Workload, ks: KeyedStreams | None = None) -> PartnerProf
     if n == 0:
         return PartnerProfile(np.zeros(0, dtype=np.int64), last_later)
     ks = ks or KeyedStreams.of(wl)
-    a, w = wl.time, wl.window
-    lo, hi = ks.partner_ranges(wl, a - w + 1, a)
-    lo2, hi2 = ks.partner_ranges(wl, a + 1, a + w - 1)
+    a = wl.time
+    first, last = partner_times(wl)
+    lo, hi = ks.partner_ranges(wl, first, np.minimum(last, a))
+    lo2, hi2 = ks.partner_ranges(wl, np.maximum(first, a + 1), last)
     has = hi2 > lo2
     last_later[has] = ks.time_of(hi2[has] - 1)
     return PartnerProfile(hi - lo, last_later)

@@ -79,6 +79,9 @@ class Workload:
         name: The workload's name in results and reports.
         meta: What a loader or generator records (its parameters; the flights' ``payload``
             frame), not compared.
+        range: ``(lo, hi)``, the time range of the join: r(a) and s(b) pair iff
+            ``lo <= b - a <= hi`` (docs/semantics.md, "Time range"); None for the symmetric
+            window ``(-(w-1), w-1)``. :attr:`bounds` is the range in force.
 
     Raises:
         ShedError: Arrays of other lengths or shapes, non-integers, sides other than 0/1, times
@@ -93,6 +96,7 @@ class Workload:
     warmup: int = 0
     name: str = "workload"
     meta: dict = field(default_factory=dict, compare=False)
+    range: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         side = as_int_array(self.side, "side").astype(np.int8)
@@ -113,6 +117,23 @@ class Workload:
         object.__setattr__(self, "key", key)
         object.__setattr__(self, "window", int(self.window))
         object.__setattr__(self, "warmup", int(self.warmup))
+        if self.range is not None:
+            lo, hi = check_range(self.range)
+            if last + abs(lo) + abs(hi) + 2 > INT64_MAX:
+                raise ShedError(f"the last time {last} plus the range {lo},{hi} overflows 64-bit integers; shift the "
+                                f"times to start near 0 or use a narrower range", param="range")
+            object.__setattr__(self, "range", (lo, hi))
+
+    @property
+    def bounds(self) -> tuple[int, int]:
+        """``(lo, hi)``: r(a) and s(b) pair iff ``lo <= b - a <= hi`` (the range, or the symmetric
+        window's ``(-(w-1), w-1)``)."""
+        return window_range(self.window) if self.range is None else self.range
+
+    @property
+    def horizon(self) -> int:
+        """The longest a tuple waits for partners, plus one (:func:`range_horizon`): w for the window."""
+        return range_horizon(*self.bounds)
 
     @classmethod
     def from_streams(
@@ -177,13 +198,16 @@ class Workload:
         r_keys, s_keys = as_int_array(r_keys, "R key"), as_int_array(s_keys, "S key")
         return cls.from_streams(np.arange(len(r_keys)), r_keys, np.arange(len(s_keys)), s_keys, window, warmup, name)
 
-    def with_params(self, *, window: int | None = None, warmup: int | None = None) -> "Workload":
-        """The same streams with another window or warmup."""
+    def with_params(self, *, window: int | None = None, warmup: int | None = None,
+                    range: tuple[int, int] | None = None) -> "Workload":
+        """The same streams with another window, warmup or time range (a new window drops the
+        range unless one is given too)."""
         return Workload(
             self.side, self.time, self.key,
             self.window if window is None else window,
             self.warmup if warmup is None else warmup,
             self.name, self.meta,
+            range if range is not None else (self.range if window is None else None),
         )
 
     def __len__(self) -> int:
@@ -258,6 +282,42 @@ def check_window(window: Any) -> int:
 def default_split(memory: int) -> tuple[int, int]:
     """The fixed split of M when none is given: (M // 2, M - M // 2)."""
     return memory // 2, memory - memory // 2
+
+
+#: the bound on a range's ends: a time plus or minus either end stays within 64-bit integers
+RANGE_LIMIT = 2**62
+
+
+def window_range(window: int) -> tuple[int, int]:
+    """The symmetric window w as a range: ``(-(w-1), w-1)`` (docs/semantics.md)."""
+    return -(int(window) - 1), int(window) - 1
+
+
+def range_horizon(lo: int, hi: int) -> int:
+    """The longest a tuple waits for a partner under the range (lo, hi), plus one: an R tuple waits
+    ``hi`` steps, an S tuple ``-lo`` (w for the window (-(w-1), w-1)); the age-aware policies learn
+    over the ages below it."""
+    return max(hi, -lo, 0) + 1
+
+
+def check_range(value: Any, param: str = "range") -> tuple[int, int]:
+    """Validate a time range ``(lo, hi)``: two integers (not booleans or fractions) with
+    ``lo <= hi``, each within +-2^62 so that a time plus either end fits in 64 bits."""
+    try:
+        parts = tuple(value)
+    except TypeError:
+        parts = ()
+    if len(parts) != 2 or not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                                  for v in parts):
+        raise ShedError(f"{{param}} must be two integers lo,hi (lo <= s.time - r.time <= hi), got {value!r}",
+                        param=param)
+    lo, hi = (int(v) for v in parts)
+    if lo > hi:
+        raise ShedError(f"{{param}} {lo},{hi} is empty (lo > hi); give lo <= hi", param=param)
+    if max(abs(lo), abs(hi)) > RANGE_LIMIT:
+        raise ShedError(f"{{param}} {lo},{hi} does not fit in 64-bit integers; keep both ends within +-2^62",
+                        param=param)
+    return lo, hi
 
 
 def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[int, int, int]:

@@ -31,7 +31,14 @@ def brute_force(wl: Workload, memory: int, split: tuple[int, int] | None) -> int
     """Best counted output over all admit/evict schedules: at every arrival step, every subset of
     (remaining memory + remaining batch) within capacity; memoized on (step, memory contents)."""
     side, time, key = wl.side.tolist(), wl.time.tolist(), wl.key.tolist()
-    w, warmup = wl.window, wl.warmup
+    warmup = wl.warmup
+    lo, hi = wl.bounds  # r(a), s(b) pair iff lo <= b - a <= hi (the window: -(w-1), w-1)
+    last = [time[i] + (hi if side[i] == 0 else -lo) for i in range(len(time))]  # its last partner time
+
+    def pair(x: int, y: int) -> bool:
+        r, s = (x, y) if side[x] == 0 else (y, x)
+        return side[x] != side[y] and key[x] == key[y] and lo <= time[s] - time[r] <= hi
+
     steps = sorted(set(time))
     batches = [[i for i in range(len(time)) if time[i] == t] for t in steps]
 
@@ -40,15 +47,15 @@ def brute_force(wl: Workload, memory: int, split: tuple[int, int] | None) -> int
         if step == len(steps):
             return 0
         t, batch = steps[step], batches[step]
-        held = frozenset(i for i in held if time[i] + w - 1 >= t)  # windows that ended in a gap
+        held = frozenset(i for i in held if last[i] >= t)  # ranges that ended in a gap
         out = 0
         for y in batch:  # 1. join with memory and with the other side of the batch (counted once)
-            out += sum(1 for x in held if side[x] != side[y] and key[x] == key[y])
+            out += sum(1 for x in held if pair(x, y))
             if side[y] == 1:
-                out += sum(1 for x in batch if side[x] == 0 and key[x] == key[y])
+                out += sum(1 for x in batch if side[x] == 0 and pair(x, y))
         gained = out if t >= warmup else 0
         # 2. expire; 3. keep any subset of the candidates that fits
-        cands = sorted(i for i in held | set(batch) if time[i] + w - 1 > t)
+        cands = sorted(i for i in held | set(batch) if last[i] > t)
         options = (c for k in range(len(cands) + 1) for c in combinations(cands, k))
         return gained + max(best(step + 1, frozenset(kept)) for kept in options if fits(kept, side, memory, split))
 
@@ -58,10 +65,12 @@ def brute_force(wl: Workload, memory: int, split: tuple[int, int] | None) -> int
 def replay(wl: Workload, schedule: Schedule, memory: int, split: tuple[int, int] | None) -> int:
     """Check that ``schedule`` is a legal admit/evict schedule and count its counted outputs
     from the pair rule: (x at a, y at b >= a) is produced iff a == b or x is held through b."""
-    adm, left, time, w = schedule.admitted, schedule.left, wl.time, wl.window
+    adm, left, time = schedule.admitted, schedule.left, wl.time
+    lo, hi = wl.bounds
+    last = time + np.where(wl.side == 0, hi, -lo)
     assert adm.shape == left.shape == time.shape
     assert np.all(left[~adm] == time[~adm]), "a tuple never admitted leaves at its arrival"
-    assert np.all((left[adm] > time[adm]) & (left[adm] <= time[adm] + w - 1)), "held past its window"
+    assert np.all((left[adm] > time[adm]) & (left[adm] <= last[adm])), "held past its range"
     for t in np.unique(time):  # memory after the admissions of step t
         held = adm & (time <= t) & (left > t)
         n_r = int(np.count_nonzero(held & (wl.side == 0)))

@@ -90,6 +90,7 @@ class BandJoinOperator:
         sc[K.P_W], sc[K.P_M], sc[K.P_MR], sc[K.P_MS] = self.window, self.memory, self.memory_r, self.memory_s
         sc[K.P_VARIABLE], sc[K.P_KIND], sc[K.P_WARMUP] = int(self.policy.variable), self.policy.kind, int(warmup)
         sc[K.P_ONLINE] = int(online)
+        sc[K.P_LO], sc[K.P_HI] = -(self.window - 1), self.window - 1  # the window, as the shared ranking reads it
         fsc = np.zeros(K.FSC_FIELDS, dtype=np.float64)
         self._hist = (histogram.lo.astype(np.int64), histogram.width.astype(np.int64),
                       np.zeros_like(histogram.fen) if online else histogram.fen.copy())

@@ -74,8 +74,9 @@ def warn_static_lookahead(wl: Workload, estimator: str, names: list[str]) -> Non
 
 
 def print_header(wl: Workload, memory: int) -> None:
-    """The workload's name, sizes, window, warmup and memory (and its summary, if any)."""
-    out.print(f"[bold]{escape(wl.name)}[/bold]: {wl.n_r} R + {wl.n_s} S tuples, w = {wl.window}, "
+    """The workload's name, sizes, window (or time range), warmup and memory (and its summary, if any)."""
+    join = f"w = {wl.window}" if wl.range is None else f"range {wl.range[0]} <= s.time - r.time <= {wl.range[1]}"
+    out.print(f"[bold]{escape(wl.name)}[/bold]: {wl.n_r} R + {wl.n_s} S tuples, {join}, "
               f"warmup = {wl.warmup}, M = {memory}")
     if wl.meta.get("summary"):
         say(wl.meta["summary"])

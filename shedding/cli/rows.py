@@ -43,7 +43,8 @@ def workload_params(wl: Workload) -> dict:
         fmt = meta.get("format")
         params = {"dataset": "+".join(dict.fromkeys(fmt)) if isinstance(fmt, (tuple, list)) else fmt,
                   "domain": len(wl.key_counts()[0]), "length": max(wl.n_r, wl.n_s)}
-    return {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, **params}
+    ranged = {} if wl.range is None else {"range": list(wl.range)}  # a key of its own, only when given
+    return {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, **params, **ranged}
 
 
 def online_options(name: str, estimator: str, decay: float | None, seed: int) -> dict:

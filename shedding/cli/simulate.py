@@ -68,6 +68,9 @@ RULES = (
     Ignored(("--group",), lambda v: any(map(grouped, policy_list(v.policy))),
             f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
     Ignored(("--group",), lambda v: v.predicate == "equi", "applies to equi-joins only"),
+    Ignored(("--range",), lambda v: v.predicate == "equi", "applies to equi-joins only; band joins take --window"),
+    Ignored(("--bound",), lambda v: v.join_range is None, "bounds the window join of the age model only, not a "
+            "time range", "drop --bound or --range"),
     Holds(check_group),
     Holds(check_family),
     *tuning_rules(lambda v: policy_list(v.policy), known=lambda v: v.estimator == "static"),

@@ -109,6 +109,37 @@ def check_timeout(flag: str, text: str) -> str:
     return text
 
 
+def check_how(flag: str, text: str) -> str:
+    """inner, left, right or full (Spark's other names for them, such as left_outer, taken)."""
+    from shedding.streaming.spec import check_how as how
+
+    try:
+        return how(text)
+    except ShedError as exc:
+        raise ShedError(named(exc, flag)) from None
+
+
+def range_amounts(flag: str, text: str) -> tuple[int | str, int | str]:
+    """``LO,HI`` as two amounts of event time (:func:`time_amount`), either may be negative:
+    ``0,720`` or ``0 seconds,12 hours``."""
+    parts = split_list(text)
+    if len(parts) != 2 or not all(parts):
+        raise ShedError(f"{flag} {text!r} is not LO,HI: give two bounds, e.g. {flag} 0,720 or "
+                        f"{flag} '0 seconds,12 hours' (lo <= s.time - r.time <= hi)")
+    bounds: list[int | str] = []
+    for part in parts:
+        negative = part.startswith("-")
+        value = time_amount(flag, part[1:].strip() if negative else part, 0)
+        bounds.append(-value if isinstance(value, int) and negative else f"-{value}" if negative else value)
+    return bounds[0], bounds[1]
+
+
+def check_range_text(flag: str, text: str) -> str:
+    """:func:`range_amounts`, the text kept."""
+    range_amounts(flag, text)
+    return text
+
+
 def check_remote(flag: str, text: str) -> str:
     """A Spark Connect URL, ``sc://HOST[:PORT]``, or ``local[N]`` for a server in this process."""
     if not re.fullmatch(r"sc://[^/:;\s]+(:\d+)?(/;\S*)?|local(\[([1-9]\d*|\*)\])?", text.strip()):
@@ -118,9 +149,13 @@ def check_remote(flag: str, text: str) -> str:
 
 
 def amounts(v: Values) -> dict[str, int | str]:
-    """The window, the allowed lateness and the time step as given (integers or lengths of time,
-    parsed by their flags' callbacks, :func:`amount`)."""
-    given: dict[str, int | str] = {"--window": v.window, "--allowed-lateness": v.allowed_lateness}
+    """The window (or the range's bounds, ``--range`` and ``--range hi``), the allowed lateness and
+    the time step as given (integers or lengths of time; the window and the lateness as their
+    flags' callbacks parsed them, :func:`amount`)."""
+    given: dict[str, int | str] = {"--window": v.window}
+    if v.range_ is not None:
+        given = dict(zip(("--range", "--range hi"), range_amounts("--range", v.range_)))
+    given["--allowed-lateness"] = v.allowed_lateness
     if v.time_step is not None:
         given["--time-step"] = v.time_step
     return given
@@ -133,8 +168,8 @@ def check_time(v: Values) -> None:
     from shedding.streaming.event_time import INTEGER, TIMESTAMP, TimeAxis
 
     given = amounts(v)
-    lengths = [f for f, a in given.items() if isinstance(a, str)]
-    steps = [f for f, a in given.items() if isinstance(a, int) and not (f == "--allowed-lateness" and a == 0)]
+    lengths = [f.split()[0] for f, a in given.items() if isinstance(a, str)]
+    steps = [f.split()[0] for f, a in given.items() if isinstance(a, int) and not (f != "--window" and a == 0)]
     if lengths and steps:
         raise ShedError(f"{lengths[0]} is a length of time but {steps[0]} a number; give both in the time column's "
                         "unit: integers for integer times, lengths such as '10 minutes' for timestamps")
@@ -142,11 +177,26 @@ def check_time(v: Values) -> None:
         raise ShedError(f"{lengths[0]} {given[lengths[0]]} is a length of time, but zipf sources have integer "
                         "times; give it in time steps")
     axis = TimeAxis.of(TIMESTAMP if lengths else INTEGER, given.get("--time-step"))
-    window = axis.steps(given["--window"], "window")
+    window = axis.steps(given["--window"], "window") if v.range_ is None else range_window(join_range(axis, v.range_))
     axis.steps(given["--allowed-lateness"], "allowed_lateness")
     split = None if v.memory_split is None else parse_split("--memory-split", v.memory_split)
     if v.memory is not None or not lengths or v.time_step is not None:  # else w depends on the column (dates)
         Memory.of(window if v.memory is None else v.memory, split)
+
+
+def join_range(axis: Any, text: str) -> tuple[int, int]:
+    """``--range LO,HI`` in steps of ``axis``, checked (lo <= hi, within 64-bit times)."""
+    from shedding.model import check_range
+
+    return check_range(tuple(axis.signed_steps(b, "range") for b in range_amounts("--range", text)))
+
+
+def range_window(bounds: tuple[int, int]) -> int:
+    """The window a range is given under: the longest a tuple waits, plus one
+    (:func:`~shedding.model.range_horizon`)."""
+    from shedding.model import range_horizon
+
+    return range_horizon(*bounds)
 
 
 def check_keys(v: Values) -> None:
@@ -237,6 +287,8 @@ RULES = (
     Ignored(("--ui",), lambda v: v.remote is None, "keeps the web UI of a session this command starts; a Spark "
             "Connect server (--remote) has its own"),
     Conflicts(("--master",), ("--remote",), hint=": --remote runs on the Spark Connect server's master"),
+    Conflicts(("--window",), ("--range",), hint=": --range LO,HI is the time range lo <= s.time - r.time <= hi, "
+              "--window w the symmetric one"),
     Holds(check_keys),
     Holds(check_time),
     Holds(bounded_for_report),
@@ -246,7 +298,7 @@ RULES = (
     Creatable(("--out", "--checkpoint"), folder=True),
     Holds(check_cluster),
 )
-ALIASES = {"split": "--memory-split", "step": "--time-step", "out": "--out"}
+ALIASES = {"split": "--memory-split", "step": "--time-step", "out": "--out", "range": "--range", "how": "--how"}
 
 
 def _payload(text: str, src_r: Any, src_s: Any, keys: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -281,6 +333,14 @@ def stream_join(
                                 "file:///shared/..."),
     window: str = typer.Option("500", "--window", "-w", callback=amount(1), help="Window in the time's unit: time "
                                "steps for integer times (500), a length for timestamps (10 minutes)."),
+    range_: Optional[str] = typer.Option(None, "--range", callback=value_check(check_range_text), show_default=False,
+                                         help="Instead of --window, a time range LO,HI in the time's unit: s pairs "
+                                         "with r when lo <= s.time - r.time <= hi (0,720; '0 seconds,12 hours'; "
+                                         "either may be negative)."),
+    how: str = typer.Option("inner", "--how", callback=value_check(check_how), help="inner (pairs only), left, "
+                            "right or full: also a row for each R (left), S (right) or either (full) tuple that "
+                            "left its range without a pair, nulls for the other side, and a column shed: true "
+                            "when it or a partner it missed was shed."),
     time_step: Optional[str] = typer.Option(None, "--time-step", callback=amount(1), show_default=False,
                                             help="Time step: an integer for integer times (default 1), a length "
                                             "for timestamps (default 1 second; 1 day for dates)."),
@@ -367,11 +427,12 @@ def stream_join(
     pay_r, pay_s = _payload(payload, src_r, src_s, keys)
     step: int | str | None = time_step  # the amounts as their callbacks parsed them (amount)
     axis = TimeAxis.of(kind_named(next(t for c, t in src_r.types.items() if c.strip().lower() == "time"), step), step)
-    w = axis.steps(window, "window")
+    bounds = None if range_ is None else join_range(axis, range_)
+    w = axis.steps(window, "window") if bounds is None else range_window(bounds)
     lateness = axis.steps(allowed_lateness, "allowed_lateness")
     split = None if memory_split is None else parse_split("--memory-split", memory_split)
     m = w if memory is None else memory
-    spec = JoinSpec(w, m, shedding, memory_split=split, shards=shards,
+    spec = JoinSpec(w, m, shedding, range=bounds, how=how, memory_split=split, shards=shards,
                     estimator="online" if estimator == "online" else "static", decay=decay, seed=seed,
                     warmup=warmup, strict=strict, payload_r=pay_r, payload_s=pay_s, budget=budget, lateness=lateness,
                     idle_timeout_ms=None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"),

@@ -74,7 +74,9 @@ def title(spec: Any) -> str:
     """The summary's title: the policy, w, M (none has no memory bound: it holds what the window
     needs) and the shards."""
     bound = "no memory bound (the exact join)" if spec.shedding == "none" else f"M = {spec.memory}"
-    return f"{escape(spec.shedding.upper())}: w = {spec.window}, {bound}, {spec.shards} shard(s)"
+    extent = f"w = {spec.window}" if spec.range is None else f"range {spec.range[0]}..{spec.range[1]} steps"
+    how = "" if spec.how == "inner" else f", {spec.how} outer"
+    return f"{escape(spec.shedding.upper())}: {extent}, {bound}, {spec.shards} shard(s){how}"
 
 
 def print_summary(summary: dict, title: str) -> None:

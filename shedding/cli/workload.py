@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import choice, integer, listed_in, number, parse_split
+from shedding.cli.checks import choice, integer, listed_in, number, parse_range, parse_split, time_range
 from shedding.cli.output import busy
 from shedding.cli.rules import Conflicts, Exists, Fits, Holds, Ignored, Together, Values
 from shedding.errors import ShedError
@@ -67,6 +67,11 @@ WORKLOAD_FLAGS = (
                                              "reversed.")),
     _flag("window", "int", typer.Option(400, "--window", "-w", callback=integer(1),
                                         help="Window size w in time steps.")),
+    _flag("join_range", "Optional[str]", typer.Option(
+        None, "--range", callback=time_range(), show_default=False,
+        help="A time range LO,HI instead of the window: r and s join when LO <= s.time - r.time <= HI (any "
+        "integers, LO <= HI; --window w is the range -(w-1),w-1), e.g. --range 0,719 for an arrival within 12 "
+        "hours after its departure; a side that can meet no later arrival is never stored.")),
     _flag("warmup", "Optional[int]", typer.Option(None, "--warmup", callback=integer(0), show_default=False,
                                                   help="First time step whose outputs count (default: 2w; 0 for the flights, which count from the first departure).")),
     _flag("r_path", "Optional[Path]", typer.Option(
@@ -156,9 +161,17 @@ def fixed_split(name: str) -> bool:
     return name == "opt" or (name in POLICIES and not POLICIES[name].variable)
 
 
+def window_of(join_range: Optional[str], window: int) -> int:
+    """The workload's window: --window, or under --range the longest a tuple waits for a partner,
+    plus one (:func:`~shedding.model.range_horizon`), which also sets the default warmup and M."""
+    from shedding.model import range_horizon
+
+    return window if join_range is None else range_horizon(*parse_range("--range", join_range))
+
+
 def memory_of(v: Values) -> int:
-    """M as the run will use it: --memory, else the window."""
-    return v.window if v.memory is None else v.memory
+    """M as the run will use it: --memory, else the window (:func:`window_of`)."""
+    return window_of(v.join_range, v.window) if v.memory is None else v.memory
 
 
 def check_split(v: Values) -> Memory:
@@ -209,16 +222,23 @@ WORKLOAD_RULES = (
             "applies to the weather formats (ndp, synop) only"),
     Ignored(("--stations",), lambda v: file_format(v) == "synop",
             "applies to SYNOP files only (--r/--s with --format synop)"),
+    Conflicts(("--range",), ("--window",), " (--window w is the range -(w-1),w-1)"),
     Exists(("--workload", "--r", "--s", "--stations")),
     Fits(("--length", "--domain", "--param"), zipf_bytes, "the generated workload and its runs", when=generated),
 )
 
 
-def build_workload(workload: Optional[Path], generator: str, param: Optional[list[str]], zipf_skew: float,
-                   domain: int, length: int, seed: int, correlation: str, window: int, warmup: Optional[int],
-                   r_path: Optional[Path], s_path: Optional[Path], fmt: Optional[str], cell_size: float,
-                   stations: Optional[Path]) -> Workload:
-    """The workload the (checked) flags describe."""
+def build_workload(join_range: Optional[str], window: int, **flags: Any) -> Workload:
+    """The workload the (checked) flags describe, with the time range of --range."""
+    wl = read_workload(window=window_of(join_range, window), **flags)
+    return wl if join_range is None else wl.with_params(range=parse_range("--range", join_range))
+
+
+def read_workload(workload: Optional[Path], generator: str, param: Optional[list[str]], zipf_skew: float,
+                  domain: int, length: int, seed: int, correlation: str, window: int, warmup: Optional[int],
+                  r_path: Optional[Path], s_path: Optional[Path], fmt: Optional[str], cell_size: float,
+                  stations: Optional[Path]) -> Workload:
+    """The workload the (checked) flags describe, with the window ``window``."""
     from shedding.datasets import load_two_streams, load_workload, zipf_workload
     from shedding.datasets.files import format_of
 

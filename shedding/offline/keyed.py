@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from shedding.exact import KeyedStreams
+from shedding.errors import ShedError
+from shedding.exact import KeyedStreams, partner_times
 from shedding.model import Schedule, Workload
 from shedding.offline.network import (
     FlowGraph,
@@ -35,6 +36,15 @@ from shedding.offline.network import (
     timeline_nodes,
     timeline_supplies,
 )
+
+
+def lanes_merge(wl: Workload) -> bool:
+    """Whether the tuples of one lane meet the same partners once both have arrived, which the
+    merge needs: always under the window; under a time range unless a stored tuple must wait for
+    its range to begin (lo >= 2 delays the R tuples, hi <= -2 the S tuples): then a younger tuple
+    misses partners an older one meets, and only the compact network is exact."""
+    lo, hi = wl.bounds
+    return lo <= 1 and hi >= -1
 
 
 def estimate_keyed(wl: Workload, ks: KeyedStreams, variable: bool) -> tuple[int, int]:
@@ -47,7 +57,10 @@ def estimate_keyed(wl: Workload, ks: KeyedStreams, variable: bool) -> tuple[int,
 def build_keyed(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variable: bool) -> FlowGraph:
     """The lane network (see module docstring). ``group_caps`` is ``[M_R, M_S]`` for the fixed
     split and ``[M]`` for the variable one."""
-    span, w = ks.span, wl.window
+    if not lanes_merge(wl):
+        raise ShedError(f"the keyed network is not exact for the range {wl.bounds} (a tuple waits for its range to "
+                        "begin); use the compact network", param="graph")
+    span = ks.span
     lo, hi = later_counted_ranges(wl, ks)
     useful = np.flatnonzero(hi > lo)
     own_lane = ks.lane(wl.side, ks.rank)
@@ -61,7 +74,8 @@ def build_keyed(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variable
     # partner events: counted arrivals that some earlier tuple of the lane could still meet
     partner_lane = ks.partner_lane(wl)
     b = wl.time
-    plo, phi = ks.partner_ranges(wl, b - w + 1, b - 1)
+    first, last = partner_times(wl)
+    plo, phi = ks.partner_ranges(wl, first, np.minimum(last, b - 1))
     meets = (b >= wl.warmup) & (phi > plo)
     ev_code = np.concatenate([own_code, partner_lane[meets] * span + b[meets]])
     ev_entry = np.concatenate([np.ones(len(own_code), np.int64), np.zeros(int(meets.sum()), np.int64)])

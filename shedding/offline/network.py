@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from shedding.exact import KeyedStreams
+from shedding.exact import KeyedStreams, partner_times
 from shedding.model import R, S, Schedule, Workload
 
 #: Bytes per arc of a built network (:class:`FlowGraph`: int32 tail and head, int64 capacity and
@@ -110,15 +110,19 @@ def group_bounds(group_of: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.nd
 
 def later_counted_ranges(wl: Workload, ks: KeyedStreams) -> tuple[np.ndarray, np.ndarray]:
     """For every tuple: the sorted-position range of its counted later partners (other side,
-    same key, arriving at ``b`` with ``a < b <= a + w - 1`` and ``b >= warmup``)."""
+    same key, arriving at ``b`` with ``a < b <= a + w - 1`` and ``b >= warmup``; under a time
+    range, ``b`` within the tuple's partner times, :func:`~shedding.exact.partner_times`)."""
     a = wl.time
-    return ks.partner_ranges(wl, np.maximum(a + 1, wl.warmup), a + wl.window - 1)
+    first, last = partner_times(wl)
+    return ks.partner_ranges(wl, np.maximum(np.maximum(a + 1, first), wl.warmup), last)
 
 
 def same_time_partners(wl: Workload, ks: KeyedStreams) -> tuple[np.ndarray, np.ndarray]:
     """The counted S tuples (``t >= warmup``) and how many R tuples of their key arrive in the
-    same batch: the same-time pairs, always produced (§3.2.1 top path)."""
-    idx = np.flatnonzero((wl.side == S) & (wl.time >= wl.warmup))
+    same batch: the same-time pairs, always produced (§3.2.1 top path); none under a time range
+    without 0."""
+    same = wl.bounds[0] <= 0 <= wl.bounds[1]
+    idx = np.flatnonzero((wl.side == S) & (wl.time >= wl.warmup) & same)
     t = wl.time[idx]
     lo, hi = ks.range_in(ks.lane(R, ks.rank[idx]), t, t)
     return idx, hi - lo

@@ -24,7 +24,7 @@ from shedding.metrics import archive_metric
 from shedding.model import Memory, Optimum, Schedule, Workload, check_workload
 from shedding.offline.bounds import Bounds, opt_bounds
 from shedding.offline.compact import build_compact, estimate_compact
-from shedding.offline.keyed import build_keyed, estimate_keyed
+from shedding.offline.keyed import build_keyed, estimate_keyed, lanes_merge
 from shedding.offline.network import FlowGraph, estimate_bytes
 from shedding.offline.paper import build_paper, estimate_paper
 from shedding.offline.potentials import lagrangian_potentials
@@ -168,13 +168,15 @@ def check_solver(solver: str) -> None:
 def pick_graph(wl: Workload, graph: str, variable: bool, ks: KeyedStreams) -> tuple[str, int, int]:
     """The network to build and its estimated (nodes, arcs): ``graph`` itself, or for ``auto`` the
     smaller (nodes + arcs) of ``compact`` (about one arc per counted partner pair, so it grows
-    with the window) and ``keyed`` (O(N) arcs whatever the window). Both give the same optimum;
+    with the window) and ``keyed`` (O(N) arcs whatever the window; not under a time range whose
+    tuples wait for it to begin, :func:`~shedding.offline.keyed.lanes_merge`). Both give the same optimum;
     the solver's work per phase is about nodes + arcs. On the weather sample at w = 5000 the
     keyed network is 150x smaller and OPTV solves 75x faster; on Zipf(1) at w = 400 the two are
     within 15% of each other."""
     if graph != "auto":
         return (graph, *GRAPHS[graph][0](wl, ks, variable))
-    sizes = {name: GRAPHS[name][0](wl, ks, variable) for name in ("compact", "keyed")}
+    sizes = {name: GRAPHS[name][0](wl, ks, variable) for name in ("compact", "keyed")
+             if name != "keyed" or lanes_merge(wl)}
     name = min(sizes, key=lambda g: sum(sizes[g]))
     return (name, *sizes[name])
 

@@ -37,14 +37,15 @@ from __future__ import annotations
 import numpy as np
 
 from shedding.model import Schedule, Workload
-from shedding.exact import KeyedStreams, ranges_to_positions
+from shedding.exact import KeyedStreams, partner_times, ranges_to_positions
 from shedding.offline.network import ArcGroup, FlowGraph, concat_arcs, groups_of, same_time_partners
 
 
 def _node_ranges(wl: Workload, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per tuple: the step positions ``[first, stop)`` at which it may be present."""
+    """Per tuple: the step positions ``[first, stop)`` at which it may be present (up to its last
+    partner time, ``a + w - 1`` for the window)."""
     first = np.searchsorted(steps, wl.time)
-    return first, np.searchsorted(steps, wl.time + wl.window - 1, side="right")
+    return first, np.maximum(np.searchsorted(steps, partner_times(wl)[1], side="right"), first + 1)
 
 
 def estimate_paper(wl: Workload, ks: KeyedStreams, variable: bool) -> tuple[int, int]:
@@ -86,11 +87,12 @@ def build_paper(wl: Workload, ks: KeyedStreams, group_caps: np.ndarray, variable
     arrival_node = base + np.concatenate([[0], np.cumsum(stop - first)[:-1]])
     g = group[owner]
 
-    # survive x:j -> x:j+1, costing the counted partners of x arriving at step j + 1
+    # survive x:j -> x:j+1, costing the counted partners of x arriving at step j + 1 (within its range)
     survive = np.flatnonzero(pos + 1 < stop[owner])
     k = pos[survive] + 1
     lo, hi = ks.range_in(ks.partner_lane(wl)[owner[survive]], steps[k], steps[k])
-    gain = np.where(steps[k] >= wl.warmup, hi - lo, 0)
+    begun = steps[k] >= partner_times(wl)[0][owner[survive]]
+    gain = np.where((steps[k] >= wl.warmup) & begun, hi - lo, 0)
 
     # replacement: every x:j held before step j (not arriving at j) -> every arrival y at j
     held = np.flatnonzero(pos > first[owner])

@@ -42,10 +42,10 @@ SPLITS = 65
 
 
 def pair_age_curves(wl: Workload) -> np.ndarray:
-    """f[s, a]: the mean number of partners a side-s tuple meets at age a = 1..w-1 over all
-    window pairs of ``wl`` (age 0, the same batch, is free): the known age curve."""
+    """f[s, a]: the mean number of partners a side-s tuple meets at age a = 1..w-1 (up to the
+    horizon under a time range) over all pairs of ``wl`` (age 0, the same batch, is free): the known age curve."""
     lag = np.diff(wl.time[exact_pairs(wl.with_params(warmup=0))], axis=1)[:, 0]
-    f = np.zeros((2, wl.window))
+    f = np.zeros((2, wl.horizon))
     np.add.at(f[0], lag[lag > 0], 1.0)
     np.add.at(f[1], -lag[lag < 0], 1.0)
     return f / np.maximum([[wl.n_r], [wl.n_s]], 1)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import Memory, as_int_array, check_arrivals
+from shedding.model import Memory, as_int_array, check_arrivals, range_horizon, window_range
 from shedding.online import kernel as K
 from shedding.online.aged import AgedState
 from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator, make_estimator
@@ -75,6 +75,11 @@ class JoinOperator:
 
     Args:
         window: the window w in time steps (>= 1): r and s join when |r.time - s.time| < w.
+        range: ``(lo, hi)``, integers with lo <= hi: r and s join when ``lo <= s.time - r.time <= hi``
+            instead (docs/semantics.md, "Time range"); None for the window's ``(-(w-1), w-1)``.
+            Each side's tuples are held only while a partner can still come (an R tuple until
+            ``time + hi``, an S tuple until ``time - lo``); a side that can meet no later arrival
+            (R when hi <= 0, S when lo >= 0) is never stored.
         memory: M, the most tuples held in join memory (>= 0).
         policy: a policy's name from the registry (:data:`~shedding.online.policies.POLICIES`) or a
             :class:`~shedding.online.policies.Policy` that runs on the equi-join.
@@ -127,9 +132,10 @@ class JoinOperator:
         share_every: int = 1,
         schedule_left: np.ndarray | None = None,
         tuning: HazardTuning | str | None = None,
+        range: tuple[int, int] | None = None,
     ) -> None:
         self._start(OperatorParams.of(window, memory, policy, memory_split=memory_split, warmup=warmup, seed=seed,
-                                      share_every=share_every, tuning=tuning),
+                                      share_every=share_every, tuning=tuning, range=range),
                     estimator, pairs, record, schedule_left)
 
     @classmethod
@@ -148,6 +154,7 @@ class JoinOperator:
         self.window, self.policy = params.window, params.policy
         self.memory, self.memory_r, self.memory_s = params.memory.total, params.memory.r, params.memory.s
         warmup, share_every, tuning = params.warmup, params.share_every, params.tuning
+        lo, hi = window_range(params.window) if params.range is None else params.range
         if isinstance(estimator, str):  # "online"; "static" needs the workload and says so
             estimator = make_estimator(estimator)
         if estimator is not None and not isinstance(estimator, (OnlineEstimator, StaticEstimator)):
@@ -168,21 +175,22 @@ class JoinOperator:
         self._keys = np.zeros(0, dtype=np.int64)  # sorted raw keys
         self._ids = np.zeros(0, dtype=np.int64)  # class id of each sorted raw key
         sc = np.zeros(K.SC_FIELDS, dtype=np.int64)
-        sc[K.P_W], sc[K.P_M], sc[K.P_MR], sc[K.P_MS] = self.window, self.memory, self.memory_r, self.memory_s
+        sc[K.P_W], sc[K.P_M], sc[K.P_MR], sc[K.P_MS] = range_horizon(lo, hi), self.memory, self.memory_r, self.memory_s
+        sc[K.P_LO], sc[K.P_HI] = lo, hi
         sc[K.P_VARIABLE] = int(self.policy.variable)
         sc[K.P_KIND] = self.policy.kind
         sc[K.SC_RANK] = K.PROB if self.policy.kind == K.HAZARD else self.policy.kind  # HAZARD starts as PROB
         sc[K.P_WARMUP] = int(warmup)
         sc[K.P_ONLINE] = int(isinstance(self.estimator, OnlineEstimator))
         sc[K.P_SHARE_EVERY] = share_every
-        sc[K.SC_GHEAD] = sc[K.SC_GTAIL] = sc[K.SC_T0] = -1
+        sc[K.SC_GHEAD] = sc[K.SC_GTAIL] = sc[K.SC_RTAIL] = sc[K.SC_T0] = -1
         fsc = np.zeros(K.FSC_FIELDS, dtype=np.float64)
         fsc[K.F_ALPHA] = self.policy.alpha
         if isinstance(self.estimator, OnlineEstimator):
             fsc[K.F_LOGG] = -math.log(self.estimator.decay)
         self._sc, self._fsc = sc, fsc
         static = self.estimator if isinstance(self.estimator, StaticEstimator) else None
-        self._aged = AgedState(self.policy.kind, self.window, self._age_budgets, self.policy.variable,
+        self._aged = AgedState(self.policy.kind, int(sc[K.P_W]), self._age_budgets, self.policy.variable,
                                tuning, None if static is None else static.age_curves,
                                None if static is None else static.rates)
         self._capacity = 0
@@ -199,6 +207,11 @@ class JoinOperator:
             fsc[K.F_TOT_S] = float(np.sum(est.counts_s))
 
     # ------------------------------------------------------------------ state
+
+    @property
+    def range(self) -> tuple[int, int]:
+        """``(lo, hi)``: r and s join when ``lo <= s.time - r.time <= hi``."""
+        return int(self._sc[K.P_LO]), int(self._sc[K.P_HI])
 
     def _alloc(self, capacity: int, n_keys: int) -> None:
         """(Re)allocate the state for ``capacity`` nodes and ``n_keys`` classes, keeping content."""

@@ -44,9 +44,9 @@ from shedding.online.kinds import (  # noqa: F401 (K.PROB, ...)
 from shedding.online.layout import (  # noqa: F401 (the layout, for K.N_SEQ, ...)
     C_HEAD, C_HSEQ, C_HTIME, C_SIZE, C_TAIL, CLS_FIELDS, F_ALPHA, F_H0, F_LOGG, F_N0, F_TH0, F_TOT_R, F_TOT_S,
     F_TREF, FSC_FIELDS, INF, N_CNEXT, N_CPREV, N_GNEXT, N_GPREV, N_KEY, N_POS, N_SEQ, N_SIDE, N_TIME,
-    NODE_FIELDS, P_KIND, P_LEAVES, P_M, P_MR, P_MS, P_ONLINE, P_SHARE_EVERY, P_VARIABLE, P_W, P_WARMUP,
-    SC_ARR_R, SC_ARR_S, SC_BAGN_0, SC_FIELDS, SC_FREETOP, SC_GHEAD, SC_GTAIL, SC_LAST_T, SC_NMEM_R,
-    SC_NMEM_S, SC_RANK, SC_STEP, SC_T0)
+    NODE_FIELDS, P_HI, P_KIND, P_LEAVES, P_LO, P_M, P_MR, P_MS, P_ONLINE, P_SHARE_EVERY, P_VARIABLE, P_W,
+    P_WARMUP, SC_ARR_R, SC_ARR_S, SC_BAGN_0, SC_FIELDS, SC_FREETOP, SC_GHEAD, SC_GTAIL, SC_LAST_T, SC_NMEM_R,
+    SC_NMEM_S, SC_RANK, SC_RTAIL, SC_STEP, SC_T0)
 # SURV and DUAL re-derive their horizon / price (and rebuild the trees if it moved) at steps 0, 1,
 # 2, 4, ..., 2^k, and then every PARAM_EVERY steps (see ``param_step``)
 PARAM_EVERY = 256
@@ -92,6 +92,35 @@ def batch_end(time, i):
 
 
 @njit(_nrt=False)
+def first_partner(sc, side, time):
+    """The earliest arrival time of a partner of a tuple (side, time) under the time range
+    P_LO <= s.time - r.time <= P_HI (docs/semantics.md, "Time range")."""
+    return time + sc[P_LO] if side == 0 else time - sc[P_HI]
+
+
+@njit(_nrt=False)
+def last_partner(sc, side, time):
+    """The latest arrival time of a partner of a tuple (side, time): the tuple expires after the
+    join at that step (``time + w - 1`` for the symmetric window)."""
+    return time + sc[P_HI] if side == 0 else time - sc[P_LO]
+
+
+@njit(_nrt=False)
+def remaining(sc, side, time, t):
+    """The steps after t at which a partner of the tuple (side, time) may still arrive: LIFE's
+    remaining lifetime (DGR §3.3.2) over the tuple's remaining range (``time + w - 1 - t`` for the
+    window; constant while the range has not begun, then falling by one per step)."""
+    return last_partner(sc, side, time) - max(t, first_partner(sc, side, time) - 1)
+
+
+@njit(_nrt=False)
+def split_lives(sc):
+    """Whether the two sides' tuples live for different times (P_HI != -P_LO): the memory list then
+    holds the R tuples first and the S tuples after (each in arrival order, so each in expiry order)."""
+    return sc[P_HI] != -sc[P_LO]
+
+
+@njit(_nrt=False)
 def _before(cls, cnt, fsc, sc, side, ci, cj, t):
     """True if the head of class ci is dropped before the head of class cj (same side).
 
@@ -108,9 +137,8 @@ def _before(cls, cnt, fsc, sc, side, ci, cj, t):
         vi = cnt[1 - side, ci]
         vj = cnt[1 - side, cj]
     if sc[P_KIND] == LIFE:
-        w = sc[P_W]
-        vi = vi * (cls[side, ci, C_HTIME] + w - 1 - t)
-        vj = vj * (cls[side, cj, C_HTIME] + w - 1 - t)
+        vi = vi * remaining(sc, side, cls[side, ci, C_HTIME], t)
+        vj = vj * remaining(sc, side, cls[side, cj, C_HTIME], t)
     if vi != vj:
         return vi < vj
     if cls[side, ci, C_HTIME] != cls[side, cj, C_HTIME]:
@@ -131,7 +159,7 @@ def _value(cnt, fsc, sc, side, k, htime, t):
     memory slot per step (a slot freed now is refilled by a tuple worth theta per step)."""
     n = fsc[F_N0 + 1 - side]
     p = cnt[1 - side, k] / n if n > 0.0 else 0.0
-    rem = htime + sc[P_W] - 1 - t
+    rem = remaining(sc, side, htime, t)
     if sc[P_KIND] == SURV:
         return p * min(float(rem), fsc[F_H0 + (0 if sc[P_VARIABLE] else side)])
     a = p - fsc[F_TH0 + side]
@@ -143,11 +171,14 @@ def _slope(cnt, fsc, sc, side, k, htime, t):
     """(value lost per step from t on, first time > t the slope may change; INF if never)."""
     n = fsc[F_N0 + 1 - side]
     p = cnt[1 - side, k] / n if n > 0.0 else 0.0
-    rem = htime + sc[P_W] - 1 - t
+    rem = remaining(sc, side, htime, t)
+    last = last_partner(sc, side, htime)
+    if last - t > rem:  # the tuple's range has not begun: its value is constant until it does
+        return 0.0, first_partner(sc, side, htime) - 1
     if sc[P_KIND] == SURV:
         h = fsc[F_H0 + (0 if sc[P_VARIABLE] else side)]
         if rem > h:  # flat at p * H until rem reaches H
-            return 0.0, htime + sc[P_W] - 1 - np.int64(math.ceil(h))
+            return 0.0, last - np.int64(math.ceil(h))
         return p, INF
     a = p - fsc[F_TH0 + side]
     return (a, INF) if a > 0.0 else (0.0, INF)
@@ -180,7 +211,6 @@ def _fluid_price(cnt, fsc, sc, part, t):
     variable): rank the classes by partner probability p; each class needs c_own(k) / N_own *
     (arrivals per step) * w slots to keep all its tuples to expiry; the price is the p of the
     class at which the partition runs full (0 if everything fits)."""
-    w = sc[P_W]
     steps = max(t - sc[SC_T0] + 1, 1)
     n_keys = cnt.shape[1]
     sides = 2 if sc[P_VARIABLE] else 1
@@ -190,6 +220,8 @@ def _fluid_price(cnt, fsc, sc, part, t):
         s = q if sc[P_VARIABLE] else part
         n_own, n_other = fsc[F_TOT_R + s], fsc[F_TOT_R + 1 - s]
         rate = sc[SC_ARR_R + s] / steps
+        held = last_partner(sc, s, 0)  # the steps a tuple of side s waits for partners
+        w = held + 1 if held > 0 else 0  # (w for the window)
         for k in range(n_keys):
             ps[q * n_keys + k] = cnt[1 - s, k] / n_other if n_other > 0.0 else 0.0
             need[q * n_keys + k] = cnt[s, k] / n_own * rate * w if n_own > 0.0 else 0.0
@@ -249,11 +281,20 @@ def _crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
     """
     cw = cnt[1 - side, win_c]
     cl = cnt[1 - side, lose_c]
+    hw, hl = cls[side, win_c, C_HTIME], cls[side, lose_c, C_HTIME]
+    lw, ll = last_partner(sc, side, hw), last_partner(sc, side, hl)
+    fl = first_partner(sc, side, hl) - 1  # the loser's value falls from here on
+    if fl > t:  # it is constant until then, and the winner's cannot rise
+        return fl
+    fw = first_partner(sc, side, hw) - 1
+    if fw > t:  # the winner is constant at cw * span until fw, the loser falls to it
+        if cl <= 0.0:
+            return fw
+        span = lw - fw
+        t0 = ll - cw * span / cl
+        return min(fw, max(np.int64(math.floor(t0)), t + 1)) if t0 < 4e18 else fw
     if cl <= cw:
         return INF
-    w = sc[P_W]
-    lw = cls[side, win_c, C_HTIME] + w - 1
-    ll = cls[side, lose_c, C_HTIME] + w - 1
     t0 = (cl * ll - cw * lw) / (cl - cw)
     if not (t0 < 4e18):
         return INF
@@ -359,9 +400,8 @@ def tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time
         num_a = cnt[1 - side_a, key_a]
         num_b = cnt[1 - side_b, key_b]
         if sc[P_KIND] == LIFE:
-            w = sc[P_W]
-            num_a = num_a * (time_a + w - 1 - t)
-            num_b = num_b * (time_b + w - 1 - t)
+            num_a = num_a * remaining(sc, side_a, time_a, t)
+            num_b = num_b * remaining(sc, side_b, time_b, t)
         den_a = fsc[F_TOT_R + 1 - side_a]
         den_b = fsc[F_TOT_R + 1 - side_b]
         if den_a <= 0.0:
@@ -420,15 +460,23 @@ def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_si
     node[x, N_TIME] = x_time
     node[x, N_KEY] = x_key
     node[x, N_SIDE] = x_side
-    # global arrival-order list
-    tail = sc[SC_GTAIL]
-    node[x, N_GPREV] = tail
-    node[x, N_GNEXT] = -1
-    if tail >= 0:
-        node[tail, N_GNEXT] = x
+    # the memory list, in arrival order (R tuples first when the sides live for different times)
+    if x_side == 0 and split_lives(sc):
+        prev = sc[SC_RTAIL]
+        sc[SC_RTAIL] = x
+    else:
+        prev = sc[SC_GTAIL]
+    nxt = node[prev, N_GNEXT] if prev >= 0 else sc[SC_GHEAD]
+    node[x, N_GPREV] = prev
+    node[x, N_GNEXT] = nxt
+    if prev >= 0:
+        node[prev, N_GNEXT] = x
     else:
         sc[SC_GHEAD] = x
-    sc[SC_GTAIL] = x
+    if nxt >= 0:
+        node[nxt, N_GPREV] = x
+    else:
+        sc[SC_GTAIL] = x
     # class FIFO
     ctail = cls[x_side, x_key, C_TAIL]
     node[x, N_CPREV] = ctail
@@ -460,6 +508,8 @@ def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg
     side = node[x, N_SIDE]
     k = node[x, N_KEY]
     gp, gn = node[x, N_GPREV], node[x, N_GNEXT]
+    if x == sc[SC_RTAIL]:
+        sc[SC_RTAIL] = gp  # the R tuples come first: gp is an R tuple or none
     if gp >= 0:
         node[gp, N_GNEXT] = gn
     else:
@@ -510,12 +560,32 @@ def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_
 
 
 @njit(_nrt=False)
+def next_expiry(node, sc):
+    """The memory tuple whose range ends first (then the lower sequence number), -1 if none: the
+    head of the memory list, or of its R or S part when the sides live for different times."""
+    x = sc[SC_GHEAD]
+    if x < 0 or not split_lives(sc):
+        return x
+    r_tail = sc[SC_RTAIL]
+    if r_tail < 0:
+        return x  # no R tuple: the list is the S part
+    y = node[r_tail, N_GNEXT]  # the first S tuple
+    if y < 0:
+        return x
+    ex, ey = last_partner(sc, 0, node[x, N_TIME]), last_partner(sc, 1, node[y, N_TIME])
+    if ey < ex or (ey == ex and node[y, N_SEQ] < node[x, N_SEQ]):
+        return y
+    return x
+
+
+@njit(_nrt=False)
 def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged):
-    """Expire every memory tuple whose window ends at or before ``limit`` (oldest first)."""
-    w = sc[P_W]
-    while sc[SC_GHEAD] >= 0:
-        x = sc[SC_GHEAD]
-        end = node[x, N_TIME] + w - 1
+    """Expire every memory tuple whose range ends at or before ``limit`` (the earliest end first)."""
+    while True:
+        x = next_expiry(node, sc)
+        if x < 0:
+            break
+        end = last_partner(sc, node[x, N_SIDE], node[x, N_TIME])
         if end > limit:
             break
         n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, end, 1, dep, n_dep, t, hn, hprio, htree, sg, hsc,
@@ -609,6 +679,10 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
     online = sc[P_ONLINE]
     share_every = sc[P_SHARE_EVERY]
     want_pairs = pairs.shape[0] > 0
+    same_ok = sc[P_LO] <= 0 <= sc[P_HI]  # arrivals of one step pair up
+    # a memory tuple of side o meets an arrival at t iff its time <= t - young[o]: with young <= 1
+    # all of memory does (the window); else the last steps' tuples wait for their range to begin
+    young0, young1 = sc[P_LO], -sc[P_HI]
     n = time.shape[0]
     i, phase = pos[POS_I], pos[POS_PHASE]
     outputs, n_dep, n_share, n_pairs = pos[POS_OUT], pos[POS_DEP], pos[POS_SHARE], pos[POS_PAIRS]
@@ -630,7 +704,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                 need = n_pairs
                 for x in range(i, j):
                     o = 1 - side[x]
-                    need += cls[o, key[x], C_SIZE] + (bcnt[o, key[x]] if side[x] == 1 else 0)
+                    need += cls[o, key[x], C_SIZE] + (bcnt[o, key[x]] if side[x] == 1 and same_ok else 0)
                 if need > pairs.shape[0]:
                     for x in range(i, j):
                         bcnt[side[x], key[x]] = 0
@@ -643,16 +717,22 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                 o = 1 - s_
                 m = cls[o, k, C_SIZE]
                 if t >= warmup:
-                    same = bcnt[o, k] if s_ == 1 else 0  # same-batch pairs count once, from S
+                    young = young0 if o == 0 else young1
+                    if young > 1:  # the newest tuples of the class are too young to meet x
+                        y = cls[o, k, C_TAIL]
+                        while y >= 0 and node[y, N_TIME] > t - young:
+                            m -= 1
+                            y = node[y, N_CPREV]
+                    same = bcnt[o, k] if s_ == 1 and same_ok else 0  # same-batch pairs count once, from S
                     outputs += m + same
                     if want_pairs:
                         y = cls[o, k, C_HEAD]
-                        while y >= 0:
+                        for _ in range(m):
                             pairs[n_pairs, s_] = seq[x]
                             pairs[n_pairs, o] = node[y, N_SEQ]
                             n_pairs += 1
                             y = node[y, N_CNEXT]
-                        if s_ == 1:
+                        if s_ == 1 and same_ok:
                             y = bhead[o, k]
                             while y >= 0:
                                 pairs[n_pairs, 0] = seq[y]
@@ -711,7 +791,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
         for x in range(i, j):
             s_ = side[x]
             part = 0 if variable else s_
-            loses = w == 1  # expires at once
+            loses = last_partner(sc, s_, t) <= t  # meets no later arrival: never stored
             v = -1  # the partition's minimum, when it is full
             if not loses and ranked and _over_budget(sc, part, 1):
                 if aged is not None and age_aware(rank):
@@ -833,10 +913,10 @@ def flush(aged, st, hz, dep):
     node, cls, cnt, tree, bag, free = st.node, st.cls, st.cnt, st.tree, st.bag, st.free
     sc, fsc = st.sc, st.fsc
     hsc, hn, hprio, htree, sg = hz.hsc, hz.hn, hz.hprio, hz.htree, hz.sg
-    w = sc[P_W]
     n_dep = 0
     while sc[SC_GHEAD] >= 0:
-        x = sc[SC_GHEAD]
-        n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, node[x, N_TIME] + w - 1, 1, dep, n_dep,
-                        sc[SC_LAST_T], hn, hprio, htree, sg, hsc, aged)
+        x = next_expiry(node, sc)
+        end = last_partner(sc, node[x, N_SIDE], node[x, N_TIME])
+        n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, end, 1, dep, n_dep, sc[SC_LAST_T], hn, hprio,
+                        htree, sg, hsc, aged)
     return n_dep

@@ -17,11 +17,14 @@ NODE_FIELDS = 9
 C_HEAD, C_TAIL, C_SIZE, C_HTIME, C_HSEQ = range(5)
 CLS_FIELDS = 5
 # integer scalars: parameters first, then mutable state; SC_RANK is the kind that ranks the
-# candidates now (the policy's kind, but PROB while HAZARD's learner sees nothing beyond it)
-(P_W, P_M, P_MR, P_MS, P_VARIABLE, P_KIND, P_WARMUP, P_ONLINE, P_LEAVES, P_SHARE_EVERY,
+# candidates now (the policy's kind, but PROB while HAZARD's learner sees nothing beyond it).
+# P_LO, P_HI: the time range, r(a) and s(b) pair iff P_LO <= b - a <= P_HI (-(w-1), w-1 for the
+# window); P_W is then the longest a tuple can wait for a partner, plus one. SC_RTAIL: the last R
+# tuple of the memory list when the two sides live for different times (R tuples first, then S)
+(P_W, P_M, P_MR, P_MS, P_VARIABLE, P_KIND, P_WARMUP, P_ONLINE, P_LEAVES, P_SHARE_EVERY, P_LO, P_HI,
  SC_GHEAD, SC_GTAIL, SC_NMEM_R, SC_NMEM_S, SC_BAGN_0, SC_BAGN_1, SC_FREETOP, SC_STEP, SC_LAST_T,
- SC_ARR_R, SC_ARR_S, SC_T0, SC_RANK) = range(23)
-SC_FIELDS = 23
+ SC_ARR_R, SC_ARR_S, SC_T0, SC_RANK, SC_RTAIL) = range(26)
+SC_FIELDS = 26
 # float scalars: side totals of the estimator, decay reference time and log growth per step; SURV's
 # horizon per partition, DUAL's price per side and its multiple of the fluid price, and the side
 # totals SURV and DUAL divide by (the estimator's, as of their last parameter update)

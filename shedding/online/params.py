@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import Memory, check_name, check_window
+from shedding.model import Memory, check_name, check_range, check_window
 from shedding.online.estimators import check_estimator
 from shedding.online.policies import EQUI, POLICIES, Policy, check_group, get_policy, require
 from shedding.online.tuning import HazardTuning
@@ -55,11 +55,14 @@ class OperatorParams:
     seed: int = 0
     share_every: int = 1
     tuning: HazardTuning = field(default_factory=HazardTuning)
+    #: the time range (lo, hi) of the join condition lo <= s.time - r.time <= hi; None for the
+    #: symmetric window (-(w-1), w-1)
+    range: tuple[int, int] | None = None
 
     @classmethod
     def of(cls, window: int, memory: int | Memory, policy: str | Policy = "prob", *,
            memory_split: tuple[int, int] | None = None, warmup: int = 0, seed: int = 0, share_every: int = 1,
-           tuning: HazardTuning | str | None = None) -> OperatorParams:
+           tuning: HazardTuning | str | None = None, range: tuple[int, int] | None = None) -> OperatorParams:
         """The operator's parameters, checked.
 
         Args:
@@ -73,6 +76,8 @@ class OperatorParams:
             share_every: Steps between the variable split's updates of the shares (>= 1).
             tuning: HAZARD's (and AGE's) learner, a
                 :class:`~shedding.online.tuning.HazardTuning` or its text; None for the defaults.
+            range: The time range (lo, hi): r and s join iff lo <= s.time - r.time <= hi (any
+                integers, lo <= hi); None for the symmetric window (-(w-1), w-1).
 
         Returns:
             The checked :class:`OperatorParams`.
@@ -89,7 +94,8 @@ class OperatorParams:
         if share_every < 1:
             raise ShedError(f"{{param}} must be >= 1, got {share_every}", param="share_every")
         return cls(window=w, memory=budget, policy=pol, warmup=int(warmup), seed=check_seed(seed),
-                   share_every=int(share_every), tuning=HazardTuning.of(tuning))
+                   share_every=int(share_every), tuning=HazardTuning.of(tuning),
+                   range=None if range is None else check_range(range))
 
 
 @dataclass(frozen=True, kw_only=True)

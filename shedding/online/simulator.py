@@ -127,6 +127,8 @@ def run_online(wl: Workload, params: RunParams, *, reference: Reference | None =
     pol = None if name == "exact" else require(POLICIES[name] if name in POLICIES else get_policy(name), EQUI)
     ref = reference or Reference.of(wl)
     run = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}
+    if wl.range is not None:
+        run["range"] = list(wl.range)
     started = _time.perf_counter()
     if pol is None:
         res = RunResult("exact", ref.exact, ref.exact, 0, exact_memory(wl).fixed, None, None, params=run)
@@ -140,7 +142,8 @@ def run_online(wl: Workload, params: RunParams, *, reference: Reference | None =
     n_steps = int(np.count_nonzero(np.diff(wl.time))) + 1 if len(wl) else 0  # time is sorted
     op = JoinOperator.of(
         OperatorParams(window=wl.window, memory=budget, policy=pol, warmup=wl.warmup, seed=params.seed,
-                       share_every=max(1, n_steps // params.samples), tuning=params.tuning or HazardTuning()),
+                       share_every=max(1, n_steps // params.samples), tuning=params.tuning or HazardTuning(),
+                       range=wl.range),
         estimator=make_estimator(estimator, wl, params.decay, ages=pol.kind == AGE), pairs=pairs, record=True,
         schedule_left=None if schedule is None else schedule.left,
     )

@@ -133,6 +133,17 @@ class TimeAxis:
                             "make it a multiple of the step", param=param)
         return units // self.step
 
+    def signed_steps(self, value: object, param: str) -> int:
+        """:meth:`steps` of a bound that may be negative (``-5``, ``"-1 hour"``, a negative
+        timedelta): a time range's ``lo`` and ``hi``."""
+        if isinstance(value, str) and value.strip().startswith("-"):
+            return -self.steps(value.strip()[1:], param)
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value < 0:
+            return -self.steps(-int(value), param)
+        if isinstance(value, dt.timedelta) and value < dt.timedelta(0):
+            return -self.steps(-value, param)
+        return self.steps(value, param)
+
     def units(self, steps: int) -> int | dt.timedelta:
         """``steps`` steps in the time's unit (the inverse of :meth:`steps`)."""
         if self.kind == INTEGER:

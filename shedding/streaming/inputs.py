@@ -17,12 +17,12 @@ from typing import Mapping, Sequence
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import (DataType, DateType, DecimalType, FractionalType, IntegralType, LongType,
+from pyspark.sql.types import (BooleanType, DataType, DateType, DecimalType, FractionalType, IntegralType, LongType,
                                StringType, StructField, StructType, TimestampNTZType, TimestampType)
 
 from shedding.errors import ShedError
 from shedding.streaming.event_time import DATE, INTEGER, TIME_LIMIT, TIMESTAMP, TimeAxis, whole_number_sql
-from shedding.streaming.shard import BAD, END, KEY_VALUE, TIME_VALUE, JoinSpec
+from shedding.streaming.shard import BAD, END, EVENT_TIME, KEY_VALUE, SHED, TIME_VALUE, JoinSpec
 
 #: the column of the tagged rows with the micro-batch's processing time (for idle sources)
 NOW = "now"
@@ -187,13 +187,17 @@ def tagged_union(r: DataFrame, s: DataFrame, spec: JoinSpec, inputs: Inputs, idl
     return joined, payload
 
 
-def output_schema(inputs: Inputs, payload_fields: list[StructField]) -> StructType:
-    """The pair columns (the key columns, ``r_time``, ``s_time``, payloads), then ``metrics``: null
-    on a pair row, and on the one metrics row per shard and micro-batch a JSON object (``shard``,
+def output_schema(inputs: Inputs, payload_fields: list[StructField], outer: bool = False) -> StructType:
+    """The pair columns (the key columns, ``r_time``, ``s_time``, the event time
+    :data:`~shedding.streaming.shard.EVENT_TIME` of the times' type, payloads, and with ``outer``
+    the outer rows' flag :data:`~shedding.streaming.shard.SHED`), then ``metrics``: null on a pair
+    row, and on the one metrics row per shard and micro-batch a JSON object (``shard``,
     :data:`~shedding.streaming.shard.METRICS`, ``state_bytes``, ``handler_ms``). One narrow column
     keeps the Arrow transfer of a batch's pairs small."""
-    fields = [*inputs.key_fields, StructField("r_time", inputs.time_type), StructField("s_time", inputs.time_type)]
+    fields = [*inputs.key_fields, *(StructField(c, inputs.time_type) for c in ("r_time", "s_time", EVENT_TIME))]
     fields += [StructField(f.name, f.dataType) for f in payload_fields]
+    if outer:
+        fields.append(StructField(SHED, BooleanType()))
     names = [f.name.lower() for f in fields]
     clash = sorted({n for n in names if names.count(n) > 1} | ({"metrics"} & set(names)))
     if clash:

@@ -253,7 +253,9 @@ def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
             for src, payload in ((job.r, spec.payload_r), (job.s, spec.payload_s)))
     axis = TimeAxis.of(time_kind(r.schema[job.time].dataType, job.step), job.step)
     joined = semantic_window_join(
-        r, s, key=list(job.key), time=job.time, step=job.step, window=axis.units(spec.window), memory=spec.memory,
+        r, s, key=list(job.key), time=job.time, step=job.step, memory=spec.memory, how=spec.how,
+        window=axis.units(spec.window) if spec.range is None else None,
+        range=None if spec.range is None else (axis.units(spec.range[0]), axis.units(spec.range[1])),
         shedding=spec.shedding, memory_split=spec.memory_split, estimator=estimator, shards=spec.shards,
         budget=spec.budget, allowed_lateness=axis.units(spec.lateness),
         idle_timeout=None if spec.idle_timeout_ms is None else spec.idle_timeout_ms / 1000,

@@ -1,7 +1,7 @@
 """Spark's own stream-stream join, configured to compute the exact window join (the baseline).
 
 Both inputs get an event-time watermark on ``timestamp_seconds(time)`` and the join condition
-bounds the two times by w - 1 (docs/semantics.md: r(a) and s(b) pair iff |a - b| <= w - 1), so Spark can
+bounds the two times by w - 1 (or by a time range lo <= s.time - r.time <= hi) (docs/semantics.md: r(a) and s(b) pair iff |a - b| <= w - 1), so Spark can
 drop state once the watermark passes a tuple's window. With in-order inputs and a watermark delay of
 0 nothing is late and the result is EXACT; its state is every tuple still in the window (about 2w
 tuples per key range with one tuple per stream per step, in general the peak of the live tuples,
@@ -13,7 +13,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from shedding.model import check_window
+from shedding.model import check_range, check_window
 
 #: options of each micro-batch's pairs write (Hadoop's file output committer). With algorithm 2 a
 #: task moves its finished file straight into the batch's folder, instead of the job moving every
@@ -23,10 +23,11 @@ PAIRS_WRITE = {"mapreduce.fileoutputcommitter.algorithm.version": "2",
                "mapreduce.fileoutputcommitter.marksuccessfuljobs": "false"}
 
 
-def native_window_join(r: DataFrame, s: DataFrame, window: int, *, key: str = "key", time: str = "time",
-                       delay: int = 0) -> DataFrame:
-    """Pairs (key, r_time, s_time) of Spark's stream-stream inner join over the window."""
-    w = check_window(window)
+def native_window_join(r: DataFrame, s: DataFrame, window: int | None, *, key: str = "key", time: str = "time",
+                       delay: int = 0, bounds: tuple[int, int] | None = None) -> DataFrame:
+    """Pairs (key, r_time, s_time) of Spark's stream-stream inner join over the window, or with
+    ``bounds`` (lo, hi) over the time range lo <= s.time - r.time <= hi (``window`` unused)."""
+    lo, hi = (-(check_window(window) - 1), check_window(window) - 1) if bounds is None else check_range(bounds)
 
     def side(df: DataFrame, name: str) -> DataFrame:
         return (df.select(F.col(key).cast("long").alias(f"{name}_key"), F.col(time).cast("long").alias(f"{name}_time"))
@@ -37,18 +38,19 @@ def native_window_join(r: DataFrame, s: DataFrame, window: int, *, key: str = "k
                 .withWatermark(f"{name}_ts", f"{int(delay)} seconds"))
 
     a, b = side(r, "r"), side(s, "s")
-    bound = F.expr(f"INTERVAL {w - 1} SECONDS")
-    cond = ((a.r_key == b.s_key) & (b.s_ts >= a.r_ts - bound) & (b.s_ts <= a.r_ts + bound))
+    cond = ((a.r_key == b.s_key) & (b.s_ts >= a.r_ts + F.expr(f"INTERVAL '{lo}' SECOND"))
+            & (b.s_ts <= a.r_ts + F.expr(f"INTERVAL '{hi}' SECOND")))
     return a.join(b, cond, "inner").select(a.r_key.alias("key"), "r_time", "s_time")
 
 
-def run_native(spark, r: DataFrame, s: DataFrame, window: int, checkpoint: str, *, provider: str = "hdfs",
-               out: str | None = None) -> dict:
+def run_native(spark, r: DataFrame, s: DataFrame, window: int | None, checkpoint: str, *, provider: str = "hdfs",
+               out: str | None = None, bounds: tuple[int, int] | None = None) -> dict:
     """Run the native join to the end of its (bounded) input with the ``availableNow`` trigger.
 
     ``provider`` is the state store: ``hdfs`` (Spark's default) or ``rocksdb``. With ``out`` each
     micro-batch's pairs are written as ``out/batch=N`` (Parquet, overwrite, with the
-    :data:`PAIRS_WRITE` options).
+    :data:`PAIRS_WRITE` options). ``bounds``: a time range instead of the window
+    (:func:`native_window_join`).
     Returns the pair count, the wall time and per micro-batch: input rows, state rows and bytes,
     and durations.
     """
@@ -72,7 +74,7 @@ def run_native(spark, r: DataFrame, s: DataFrame, window: int, checkpoint: str, 
             df.write.options(**PAIRS_WRITE).mode("overwrite").parquet(f"{out}/batch={batch_id}")
             df.unpersist()
 
-        query = (native_window_join(r, s, window).writeStream
+        query = (native_window_join(r, s, window, bounds=bounds).writeStream
                  .foreachBatch(sink)
                  .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
         query.awaitTermination()

@@ -193,20 +193,36 @@ class ShedProcessor(StatefulProcessor):
         yield pd.DataFrame({c: [None] for c in columns[:-1]} | {"metrics": [json.dumps(metrics)]})
 
 
+#: the output's time columns (:func:`~shedding.streaming.inputs.output_schema`)
+TIMES = ("r_time", "s_time", "event_time")
+
+
 def typed_pairs(pairs: pd.DataFrame, schema: StructType) -> pd.DataFrame:
     """The pairs with their times as the output's types: original timestamps (microseconds since
     the epoch) as UTC datetimes (without a time zone: as the wall-clock times they were), dates
-    (days) as dates; integer times stay."""
+    (days) as dates; integer times stay (nullable integers where an outer row has none)."""
     import pandas as pd
     from pyspark.sql.types import DateType, TimestampNTZType, TimestampType
 
     for f in schema.fields:
-        if f.name in ("r_time", "s_time") and isinstance(f.dataType, (TimestampType, TimestampNTZType)):
-            pairs[f.name] = pd.to_datetime(pairs[f.name].to_numpy(), unit="us",
-                                           utc=isinstance(f.dataType, TimestampType))
-        elif f.name in ("r_time", "s_time") and isinstance(f.dataType, DateType):
-            pairs[f.name] = pd.to_datetime(pairs[f.name].to_numpy(), unit="D").date
+        if f.name not in TIMES:
+            continue
+        if isinstance(f.dataType, (TimestampType, TimestampNTZType)):
+            pairs[f.name] = pd.to_datetime(_instants(pairs[f.name], "us"), utc=isinstance(f.dataType, TimestampType))
+        elif isinstance(f.dataType, DateType):
+            days = pd.Series(_instants(pairs[f.name], "D"))
+            pairs[f.name] = days.dt.date.astype(object).where(days.notna(), None)
     return pairs
+
+
+def _instants(values: pd.Series, unit: str) -> Any:
+    """Integer times (nulls in an outer row's other side) as numpy datetimes of ``unit``, nulls NaT."""
+    import numpy as np
+
+    ints = values.astype("Int64")
+    out = ints.to_numpy(dtype="int64", na_value=0).astype(f"datetime64[{unit}]")
+    out[ints.isna().to_numpy()] = np.datetime64("NaT")
+    return out
 
 
 def _arrow_pairs(pairs: pd.DataFrame, schema: StructType) -> pa.Table:

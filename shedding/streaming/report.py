@@ -80,17 +80,21 @@ def trigger_batches(rows: pd.DataFrame, job: StreamJob) -> list[pd.DataFrame]:
     return [rows[batch == b].drop(columns="file").reset_index(drop=True) for b in sorted(batch.unique())]
 
 
-def source_workload(rows: pd.DataFrame, window: int, warmup: int = 0) -> Workload:
-    """The rows as a workload in the stream join's order within a time step (side, then key)."""
+def source_workload(rows: pd.DataFrame, window: int, warmup: int = 0, bounds: tuple[int, int] | None = None
+                    ) -> Workload:
+    """The rows as a workload in the stream join's order within a time step (side, then key), over
+    the window or the time range ``bounds``."""
     ordered = rows.sort_values(["time", "side", "key"], kind="mergesort")
-    return Workload(ordered["side"].to_numpy(), ordered["time"].to_numpy(), ordered["key"].to_numpy(), window, warmup)
+    return Workload(ordered["side"].to_numpy(), ordered["time"].to_numpy(), ordered["key"].to_numpy(), window, warmup,
+                    range=bounds)
 
 
 def batch_reference(spec: JoinSpec, batches: Iterable[pd.DataFrame], table=None) -> int:
     """Outputs of the shards run without Spark on ``batches`` (:func:`~shedding.streaming.replay.run_shards`):
     with a shared budget M is re-divided every micro-batch as the query does, with an even one
     each shard has M/P."""
-    pairs, _ = run_shards(replace(spec, payload_r=(), payload_s=(), carry_time=False, key_names=()), batches, table)
+    pairs, _ = run_shards(replace(spec, payload_r=(), payload_s=(), carry_time=False, key_names=(), how="inner"),
+                          batches, table)
     return sum(len(p) for p in pairs)
 
 
@@ -107,11 +111,11 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
     from shedding.streaming.native import run_native
 
     rows = source_rows(spark, job)
-    wl = source_workload(rows, job.spec.window, job.spec.warmup)
+    wl = source_workload(rows, job.spec.window, job.spec.warmup, job.spec.range)
     reference = batch_reference(job.spec, trigger_batches(rows, job), table)
     exact = exact_count(wl)
     r, s = stepped(spark, job, stream=True)
-    native = run_native(spark, r, s, job.spec.window, str(job.checkpoint / "native"))
+    native = run_native(spark, r, s, job.spec.window, str(job.checkpoint / "native"), bounds=job.spec.range)
     metrics = read_table(job.out, METRIC_TABLE)
     per_batch = metrics.assign(memory=metrics["memory_r"] + metrics["memory_s"]).groupby("batch")[
         ["memory", "held", "state_bytes", "outputs"]].sum().reset_index()
@@ -141,7 +145,8 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
     ]
     spec = job.spec
     learner = f" (learner {spec.tuning})" if spec.tuning else ""
-    setup = (f"w = {spec.window}, M = {spec.memory}, shedding {spec.shedding}{learner}, {spec.shards} shard(s), "
+    extent = f"w = {spec.window}" if spec.range is None else f"range {spec.range[0]}..{spec.range[1]} steps"
+    setup = (f"{extent}, M = {spec.memory}, shedding {spec.shedding}{learner}, {spec.shards} shard(s), "
              f"estimator {job.estimator}, {summary['arrivals']:,} tuples in {summary['batches']} micro-batches "
              f"(trigger {job.trigger}, {job.max_files_per_trigger or 'all'} files per trigger); "
              f"R: {job.r.path}, S: {job.s.path}")

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, fields
+from dataclasses import fields
 from typing import Any, cast
 
 import numpy as np
@@ -61,12 +61,13 @@ from shedding.online.snapshot import Snapshot, SnapshotReader
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import Census, divide
 from shedding.streaming.partition import shard_budgets
-from shedding.streaming.spec import KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
+from shedding.streaming.spec import HOWS, KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
 from shedding.streaming.state import NEW_CHECKPOINT, bytes_table, from_state_bytes, table_bytes, to_state_bytes
+from shedding.streaming.unpaired import EVENT_TIME, SHED, Unpaired, key_columns
 
 #: re-exported: the streaming modules, the command line and the tests take them from here
-__all__ = ["BAD", "END", "KEY_VALUE", "METRICS", "R", "S", "SHEDDING", "STATE_LAYOUT", "TIME_VALUE", "JoinSpec",
-           "ShardJoin", "check_layout", "new_operator"]
+__all__ = ["BAD", "END", "EVENT_TIME", "HOWS", "KEY_VALUE", "METRICS", "R", "S", "SHED", "SHEDDING", "STATE_LAYOUT",
+           "TIME_VALUE", "JoinSpec", "ShardJoin", "check_layout", "new_operator"]
 
 #: side codes of the unioned input: R, S, the end-of-input marker and a row that failed to parse
 R, S, END, BAD = 0, 1, 2, 3
@@ -80,7 +81,8 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 #: to catch a change made without it. State pickled before the layout was recorded is layout 1;
 #: layout 2 gave HAZARD its wheel of falling priorities (shedding.online.hazardmemory) instead of age
 #: segments; layout 3 is the plain-data snapshot (an Arrow IPC stream, module docstring) instead of a pickle;
-#: layout 4 adds HAZARD's guard (shedding.online.guard: its virtual memories and verdicts) and forgetting.
+#: layout 4 adds HAZARD's guard (shedding.online.guard: its virtual memories and verdicts) and forgetting,
+#: and the time range to the operator's scalars (P_LO, P_HI, SC_RTAIL: shedding.online.layout).
 STATE_LAYOUT = 4
 #: the entry naming what a shard's state is, and the version of its entries
 STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
@@ -96,7 +98,7 @@ def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = Non
     if spec.shedding == "none":
         return JoinOperator.of(OperatorParams(window=spec.window, memory=Memory(_UNBOUNDED, *default_split(_UNBOUNDED)),
                                               policy=POLICIES["probv"], warmup=spec.warmup,
-                                              share_every=_UNBOUNDED), pairs=True, record=True)
+                                              share_every=_UNBOUNDED, range=spec.range), pairs=True, record=True)
     if spec.estimator == "static":
         if table is None:
             raise ShedError("the static estimator needs a frequency table (key, count_r, count_s)")
@@ -105,13 +107,16 @@ def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = Non
         estimator = OnlineEstimator(spec.decay)
     params = OperatorParams(window=spec.window, memory=Memory(m, m_r, m_s), policy=POLICIES[spec.shedding],
                             warmup=spec.warmup, seed=spec.seed + shard, share_every=_UNBOUNDED,
-                            tuning=HazardTuning.parse(spec.tuning) if spec.tuning else HazardTuning())
+                            tuning=HazardTuning.parse(spec.tuning) if spec.tuning else HazardTuning(),
+                            range=spec.range)
     return JoinOperator.of(params, estimator=estimator, pairs=True, record=True)
 
 
 def _empty(columns: list[str]) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("side", "time", "key", "seq", TIME_VALUE) else object)
-                         for c in columns})
+    def dtype(c: str) -> str:
+        return "int64" if c in ("side", "time", "key", "seq", TIME_VALUE) else "bool" if c == "matched" else "object"
+
+    return pd.DataFrame({c: pd.Series(dtype=dtype(c)) for c in columns})
 
 
 def _positions(seq: np.ndarray, first: int, wanted: np.ndarray) -> np.ndarray:
@@ -124,6 +129,9 @@ def _positions(seq: np.ndarray, first: int, wanted: np.ndarray) -> np.ndarray:
     if old.any():
         rows[old] = np.searchsorted(seq[:older], wanted[old])
     return rows
+
+
+_NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
 
 
 def _append(table: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
@@ -150,7 +158,7 @@ class ShardJoin:
         self.budget = shard_budgets(spec.limits, None, spec.shards)[shard]
         self.census = Census() if spec.shares_budget else None
         self._held = _empty(self._columns)
-        self._resident = _empty(["seq", "time", "key", *self._carried, *self._payload])
+        self._resident = _empty(["seq", "time", "key", *self._carried, *self._payload, *self._extra])
         self._latest: list[int | None] = [None, None]  # latest time seen from R and from S
         self._heard: list[int | None] = [None, None]  # processing time of the last tuple from R, from S
         self._since: int | None = None  # processing time of the first micro-batch
@@ -165,6 +173,11 @@ class ShardJoin:
         self._payload = spec.payload_columns
         self._carried = spec.carried_columns
         self._columns = ["side", "time", "key", *self._carried, *self._payload]
+        self._outer = bool(spec.preserved)
+        # the resident tuples' side, when their ranges differ by side or an outer row needs it, and
+        # whether each has paired, in an outer join (a checkpoint of the symmetric inner join has neither)
+        self._extra = ["side"] * (self._outer or spec.range is not None) + ["matched"] * self._outer
+        self.unpaired = Unpaired(spec) if self._outer else None  # an outer join's rows and record of shed keys
 
     # ------------------------------------------------------------------ per micro-batch
 
@@ -178,6 +191,8 @@ class ShardJoin:
         data = batch[(side == R) | (side == S)]
         end = bool(np.any(side == END))
         metrics = dict.fromkeys(METRICS, 0) | {"bad": int(np.count_nonzero(side == BAD))}
+        if self.unpaired is not None:
+            self.unpaired.begin(self.released_until)
         shed = self._rebudget(census) if census is not None and self.census is not None else 0
         late = np.ones(len(data), dtype=bool) if self.ended else (
             np.zeros(len(data), dtype=bool) if self.released_until is None
@@ -215,7 +230,7 @@ class ShardJoin:
         metrics["memory_r"], metrics["memory_s"] = self.op.in_memory  # before the end empties it
         metrics["budget_r"], metrics["budget_s"] = self.budget[1:]
         if end:
-            shed += self._count_shed(self.op.finish())
+            shed += self._leave(self.op.finish())
             self._resident = self._resident.iloc[0:0]
             self.ended = True
             metrics["ended"] = 1
@@ -223,6 +238,9 @@ class ShardJoin:
                 top = int(held["time"].max()) + 1
                 self.released_until = top if self.released_until is None else max(self.released_until, top)
         metrics["outputs"] = len(pairs)
+        unpaired = [] if self.unpaired is None else self.unpaired.end(self.released_until, self._resident)
+        if unpaired:
+            pairs = pd.concat([pairs, *unpaired], ignore_index=True)
         metrics["shed"] = shed
         metrics["held"] = len(self._held)
         metrics["released_until"] = -1 if self.released_until is None else self.released_until
@@ -279,7 +297,7 @@ class ShardJoin:
             return 0
         self.budget = budget
         gone = self.op.set_memory(Memory(*budget))
-        shed = self._count_shed(gone)
+        shed = self._leave(gone)
         self._resident = self._resident[~np.isin(self._resident["seq"].to_numpy(), gone[:, 0])].reset_index(drop=True)
         return shed
 
@@ -296,49 +314,75 @@ class ShardJoin:
         return ready.iloc[order]
 
     def _join(self, ready: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-        """Feed the released steps to the operator; the pairs with their payloads, and the shed count."""
+        """Feed the released steps to the operator; the pairs with their payloads, and the shed count
+        (the outer rows of the tuples that left go to :meth:`_leave`)."""
         if not len(ready):
-            return self._pairs_frame(self._resident, np.zeros((0, 2), dtype=np.int64), self.op.arrivals), 0
+            return self._pairs_frame(self._resident, *self._pair_rows(self._resident, _NO_PAIRS, self.op.arrivals)), 0
         ready = self._canonical(ready)
         fed = self.op.feed(ready["side"].to_numpy(), ready["time"].to_numpy(), ready["key"].to_numpy())
         first = self.op.arrivals - len(ready)
-        arrived = ready.drop(columns="side").assign(seq=np.arange(first, first + len(ready)))
+        arrived = ready.assign(seq=np.arange(first, first + len(ready)))  # with its side: kept if _extra has it
+        if self._outer:
+            arrived = arrived.assign(matched=False)
         table = _append(self._resident, arrived[self._resident.columns])
-        pairs = self._pairs_frame(table, fed.pairs, first)
+        r, s = self._pair_rows(table, fed.pairs, first)
+        if self._outer and len(r):
+            matched = table["matched"].to_numpy().copy()
+            matched[r] = matched[s] = True
+            table = table.assign(matched=matched)
+        pairs = self._pairs_frame(table, r, s)
         gone = fed.departures[:, 0]
+        shed = self._leave(fed.departures, table, first)
         self._resident = table[~np.isin(table["seq"].to_numpy(), gone)].reset_index(drop=True)
-        return pairs, self._count_shed(fed.departures, table, first)
+        return pairs, shed
 
-    def _count_shed(self, departures: np.ndarray, table: pd.DataFrame | None = None, first: int | None = None) -> int:
-        """Departures that were shed: never admitted, or left before their window ended. ``table``
-        (the resident tuples by default) is consecutive by seq from ``first`` on, as in
-        :meth:`_pairs_frame`."""
+    def _ends(self, side: np.ndarray, time: np.ndarray) -> np.ndarray:
+        """The last step at which tuples of ``side`` and ``time`` (steps) can meet a later arrival:
+        r(a) until a + hi, s(b) until b - lo (both a + w - 1 in the symmetric window)."""
+        lo, hi = self.spec.bounds
+        return time + np.where(side == S, -lo, hi)
+
+    def _leave(self, departures: np.ndarray, table: pd.DataFrame | None = None, first: int | None = None) -> int:
+        """Tuples that left the operator (rows seq, left, admitted): the number that were shed
+        (left before their range ended, or never admitted while it had not), and, in an outer
+        join, a row for each of the preserved sides' that never paired (:meth:`Unpaired.leave`).
+        ``table`` (the resident tuples by default) is consecutive by seq from ``first`` on, as in
+        :meth:`_pair_rows`."""
         if not len(departures):
             return 0
         table = self._resident if table is None else table
         pos = _positions(table["seq"].to_numpy(), self.op.arrivals if first is None else first, departures[:, 0])
-        ends = table["time"].to_numpy()[pos] + self.spec.window - 1
-        return int(np.count_nonzero((departures[:, 2] == 0) | (departures[:, 1] < ends)))
+        times = table["time"].to_numpy()[pos]
+        # the symmetric window's end is the same for both sides, which its resident tuples do not carry
+        sides = table["side"].to_numpy()[pos] if "side" in self._extra else np.zeros(len(pos), dtype=np.int64)
+        shed = departures[:, 1] < self._ends(sides, times)
+        if self.unpaired is not None:
+            self.unpaired.leave(table, pos, sides, departures[:, 1], shed)
+        return int(np.count_nonzero(shed))
 
-    def _pairs_frame(self, table: pd.DataFrame, pairs: np.ndarray, first: int) -> pd.DataFrame:
-        """Rows (keys, r_time, s_time, r payload, s payload) of the (r seq, s seq) pairs. ``table``
-        is sorted by seq, and its rows from seq ``first`` on (this batch's arrivals) are
+    def _pair_rows(self, table: pd.DataFrame, pairs: np.ndarray, first: int) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of ``table`` of the R and S member of each (r seq, s seq) pair. ``table`` is
+        sorted by seq, and its rows from seq ``first`` on (this batch's arrivals) are
         consecutive. With original keys carried, a pair whose original keys differ (a hash
         collision) is dropped."""
         seq = table["seq"].to_numpy()
         r, s = _positions(seq, first, pairs[:, 0]), _positions(seq, first, pairs[:, 1])
-        names = self.spec.key_names
-        if names:
-            keys = [table[f"{KEY_VALUE}{i}"].to_numpy() for i in range(len(names))]
+        if self.spec.key_names:
+            keys = [table[f"{KEY_VALUE}{i}"].to_numpy() for i in range(len(self.spec.key_names))]
             equal = np.logical_and.reduce([k[r] == k[s] for k in keys])
             r, s = r[equal], s[equal]
-            out = {name: k[r] for name, k in zip(names, keys)}
-        else:
-            out = {"key": table["key"].to_numpy()[r]}
+        return r, s
+
+    def _pairs_frame(self, table: pd.DataFrame, r: np.ndarray, s: np.ndarray) -> pd.DataFrame:
+        """Rows (keys, r_time, s_time, event time, r payload, s payload) of the pairs of rows ``r``
+        and ``s`` of ``table`` (and ``shed``, false, in an outer join)."""
+        out = key_columns(self.spec, table, r)
         times = table[TIME_VALUE if self.spec.carry_time else "time"].to_numpy()
-        out |= {"r_time": times[r], "s_time": times[s]}
+        out |= {"r_time": times[r], "s_time": times[s], EVENT_TIME: np.maximum(times[r], times[s])}
         for col in self._payload:
             out[col] = table[col].to_numpy()[r if col.startswith("r_") else s]
+        if self._outer:
+            out[SHED] = np.zeros(len(r), dtype=bool)
         return pd.DataFrame(out)
 
     # ------------------------------------------------------------------ state
@@ -351,11 +395,13 @@ class ShardJoin:
         if self.census is not None:
             optional |= {f"census.{f.name}": getattr(self.census, f.name) for f in fields(Census)}
         snap: Snapshot = {"format": STATE_FORMAT, "version": FORMAT_VERSION, "layout": self.layout,
-                          "spec": json.dumps(asdict(self.spec)), "shard": self.shard, "ended": self.ended,
+                          "spec": json.dumps(self.spec.stored()), "shard": self.shard, "ended": self.ended,
                           "budget": np.array(self.budget, dtype=np.int64),
                           "held": table_bytes(self._held, "held-back"),
                           "resident": table_bytes(self._resident, "resident")}
         snap |= {name: value for name, value in optional.items() if value is not None}
+        if self.unpaired is not None:
+            snap |= {f"dropped.{name}": value for name, value in self.unpaired.snapshot().items()}
         return snap | {f"op.{name}": value for name, value in self.op.snapshot().items()}
 
     @classmethod
@@ -386,6 +432,8 @@ class ShardJoin:
         join._heard = [known.get("heard.r"), known.get("heard.s")]
         join._since, join.released_until = known.get("since"), known.get("released_until")
         join.ended = bool(entries["ended"])
+        if join.unpaired is not None:
+            join.unpaired = Unpaired.restore(join.spec, entries.within("dropped."))
         entries.check_all_read()
         return join
 

@@ -21,17 +21,19 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from shedding.errors import ShedError
+from shedding.model import check_range, range_horizon
 from shedding.online.estimators import StaticEstimator
 from shedding.online.tuning import HazardTuning
 from shedding.spark.workers import check_worker_python
 from shedding.streaming.end_of_input import EndOfInput
-from shedding.streaming.event_time import timeout_ms
+from shedding.streaming.event_time import DATE, timeout_ms
 from shedding.streaming.frequencies import load_frequency_table
 from shedding.streaming.inputs import Inputs, output_schema, payload_names, tagged_union
 from shedding.streaming.paths import library_path, session_place
 from shedding.streaming.processor import PACKED, Packer, ShedProcessor
 from shedding.streaming.results import GAUGES, TOTALS
 from shedding.streaming.shard import JoinSpec
+from shedding.streaming.spec import check_how, range_pair
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 #: rows per Arrow batch between the JVM and the shard's Python handler
@@ -75,8 +77,10 @@ def semantic_window_join(
     *,
     key: str | Sequence[str] = "key",
     time: str = "time",
-    window: int | str | timedelta,
+    window: int | str | timedelta | None = None,
     memory: int,
+    range: tuple[int | str | timedelta, int | str | timedelta] | None = None,  # noqa: A002 - Spark users' word, as how
+    how: str = "inner",
     step: int | str | None = None,
     shedding: str = "prob",
     memory_split: tuple[int, int] | None = None,
@@ -116,8 +120,18 @@ def semantic_window_join(
         time: The event-time column: integers (or whole numbers as text or floats),
             timestamps or dates.
         window: w, in the time column's unit: ``500``, or a length of time such as
-            ``"10 minutes"`` (or a :class:`~datetime.timedelta`); a whole number of steps.
+            ``"10 minutes"`` (or a :class:`~datetime.timedelta`); a whole number of steps: r and s
+            pair when their steps differ by at most w - 1. Give it or ``range``.
         memory: M, the tuples the join may hold at once over all shards (an integer >= 0).
+        range: (lo, hi) in the time column's unit, whole numbers of steps, lo <= hi, either may
+            be negative: r and s pair when ``lo <= s.time - r.time <= hi`` in steps
+            (``(0, 720)``, ``("0 seconds", "12 hours")``: an S tuple up to 12 hours after its R
+            tuple). Give it or ``window``.
+        how: ``inner`` (pairs only), ``left``, ``right`` or ``full`` (Spark's other names, such
+            as ``left_outer``, too): also one row for each R (left), S (right) or either (full)
+            tuple that left its range without a pair, with nulls for the other side and
+            ``shed`` true when that tuple, or a partner it missed, was shed (docs/streaming.md,
+            "Outer joins").
         step: The length of one time step: an integer (default 1), or a length of time (default
             ``"1 second"`` for timestamps, ``"1 day"`` for dates).
         shedding: ``none`` (the exact window join) or a policy: ``prob``, ``life``, ``rand``
@@ -178,8 +192,10 @@ def semantic_window_join(
 
     Raises:
         ShedError: A bad argument, before the query starts: ``r`` or ``s`` not a DataFrame,
-            an unknown ``shedding`` policy or ``estimator``, a missing column, a ``window`` or
-            ``allowed_lateness`` that is not a whole number of steps, a bad ``step``,
+            an unknown ``shedding`` policy, ``estimator`` or ``how``, a missing column, a
+            ``window``, ``range`` or ``allowed_lateness`` that is not a whole number of steps,
+            both or neither of ``window`` and ``range``, a ``range`` with lo > hi or beyond
+            64-bit times, a bad ``step``,
             ``idle_timeout``, ``memory``, ``memory_split``, ``shards``, ``budget``, ``decay``,
             ``seed``, ``warmup``, ``tuning`` or ``max_held``, a folder the executors cannot
             share, or workers without ``shedding``.
@@ -207,7 +223,13 @@ def semantic_window_join(
                         param="estimator")
     payload_r, payload_s = payload_names(payload)
     timeout = None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout")
-    spec = JoinSpec(inputs.axis.steps(window, "window"), memory, str(shedding).strip().lower(),
+    if (window is None) == (range is None):
+        raise ShedError("give {param} or range, not both or neither: range (lo, hi) is the time range "
+                        "lo <= s.time - r.time <= hi, window w the symmetric one", param="window")
+    steps = None if range is None else check_range(tuple(inputs.axis.signed_steps(b, "range") for b in range_pair(range)))
+    w = inputs.axis.steps(window, "window") if steps is None else range_horizon(*steps)
+    spec = JoinSpec(w, memory, str(shedding).strip().lower(), range=steps, how=check_how(how),
+                    step=inputs.axis.step, days=inputs.axis.kind == DATE,
                     memory_split=memory_split, shards=shards, estimator=kind, decay=decay, seed=seed, warmup=warmup,
                     strict=strict, payload_r=payload_r, payload_s=payload_s, budget=budget,
                     lateness=inputs.axis.steps(allowed_lateness, "allowed_lateness"), idle_timeout_ms=timeout,
@@ -223,7 +245,7 @@ def semantic_window_join(
     union, payload_fields = tagged_union(r, s, spec, inputs, timeout is not None, marker)
     if spec.shards == 1:  # one partition already groups every row: no shuffle, one stage per batch
         union = union.coalesce(1)
-    schema = output_schema(inputs, payload_fields)
+    schema = output_schema(inputs, payload_fields, bool(spec.preserved))
     place = session_place(spark)
     folders = [None if d is None else str(library_path(d, place, name))
                for d, name in ((metrics_dir, "metrics_dir"), (pairs_dir, "pairs_dir"))]

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import KW_ONLY, MISSING, asdict, dataclass, field, fields
 from typing import Any
 
+
 from shedding.errors import ShedError
-from shedding.model import Memory, check_window, default_split
+from shedding.model import Memory, check_range, check_window, default_split
 from shedding.online.estimators import OnlineEstimator
 from shedding.online.hazard import age_buckets
 from shedding.online.policies import POLICIES, STREAM, names_for
@@ -23,8 +24,22 @@ from shedding.streaming.partition import check_shards
 #: the shedding choices: "none" is the exact window join, the rest are the online policies of
 #: :mod:`~shedding.online.policies` (the §3.3 / §4 ones and ours), every one the simulator runs
 SHEDDING = ("none", *names_for(STREAM))
+#: the fields added after state layout 3, and their defaults: left out of the stored parameters at
+#: those, so a checkpoint of the symmetric inner join is the same as before they existed
+LATER = {"range": None, "how": "inner", "step": 1, "days": False}
 #: the carried original time, and the prefix of the carried original key columns
 TIME_VALUE, KEY_VALUE = "_t", "_k"
+#: the join types, Spark's names: ``inner`` outputs pairs only; ``left`` also a row for each R
+#: tuple whose range passed without a pair (S columns null), ``right`` for each such S tuple,
+#: ``full`` for both
+HOWS = ("inner", "left", "right", "full")
+#: Spark's other names of these join types (``Dataset.join``'s ``how``)
+HOW_ALIASES = {"outer": "full", "fullouter": "full", "full_outer": "full", "leftouter": "left", "left_outer": "left",
+               "rightouter": "right", "right_outer": "right"}
+#: Spark's join types this join does not compute
+HOW_OTHERS = ("cross", "semi", "leftsemi", "left_semi", "anti", "leftanti", "left_anti")
+#: the sides whose unpaired tuples an outer join outputs, by join type (R = 0, S = 1)
+PRESERVED = {"inner": (), "left": (0,), "right": (1,), "full": (0, 1)}
 
 
 @dataclass(frozen=True)
@@ -43,7 +58,11 @@ class JoinSpec:
     ``key_names`` the pairs' key columns when the rows carry original keys (columns ``_k0``,
     ``_k1``, ...; empty: the integer key is the key), and ``tuning`` the learner of HAZARD or AGE
     (:meth:`~shedding.online.tuning.HazardTuning.parse`'s text; empty: the defaults), and
-    ``max_held`` the most tuples held back over all shards (None: no cap; module docstring).
+    ``max_held`` the most tuples held back over all shards (None: no cap; module docstring),
+    ``range`` (lo, hi) in steps, the time range ``lo <= s.time - r.time <= hi`` (None: the
+    symmetric window, ``-(w - 1), w - 1``), ``how`` the join type (:data:`HOWS`), and ``step``
+    and ``days`` how a step maps back to the original times (the time axis's step, and whether
+    the original times are dates counted in days), for the event time of an outer row.
     """
 
     window: int
@@ -66,6 +85,10 @@ class JoinSpec:
     key_names: tuple[str, ...] = field(default=())
     tuning: str = ""
     max_held: int | None = None
+    range: tuple[int, int] | None = None
+    how: str = "inner"
+    step: int = 1
+    days: bool = False
 
     @classmethod
     def restore(cls, stored: Mapping[str, Any]) -> JoinSpec:
@@ -113,6 +136,11 @@ class JoinSpec:
         if self.max_held is not None and (isinstance(self.max_held, bool) or not isinstance(self.max_held, int)
                                           or self.max_held < 0):
             raise ShedError(f"{{param}} must be an integer >= 0 (tuples), got {self.max_held!r}", param="max_held")
+        object.__setattr__(self, "how", check_how(self.how))
+        if self.range is not None:
+            object.__setattr__(self, "range", check_range(range_pair(self.range)))
+        if isinstance(self.step, bool) or not isinstance(self.step, int) or self.step < 1:
+            raise ShedError(f"{{param}} must be an integer >= 1, got {self.step!r}", param="step")
         if self.memory_split is not None:
             object.__setattr__(self, "memory_split", tuple(int(v) for v in self.memory_split))
         object.__setattr__(self, "key_names", tuple(self.key_names))
@@ -148,4 +176,46 @@ class JoinSpec:
             del d["tuning"]  # the parameters of a checkpoint made before the field existed
         if self.max_held is None:
             del d["max_held"]  # likewise
+        d = {k: v for k, v in d.items() if k not in LATER or v != LATER[k]}  # likewise
+        if self.range is not None:
+            d["range"] = list(self.range)
         return d
+
+    def stored(self) -> dict:
+        """The parameters a shard's state stores: every field, but those of :data:`LATER` at their
+        defaults."""
+        return {k: v for k, v in asdict(self).items() if k not in LATER or v != LATER[k]}
+
+    @property
+    def bounds(self) -> tuple[int, int]:
+        """(lo, hi): r(a) and s(b) pair iff lo <= b - a <= hi (the symmetric window's by default)."""
+        return self.range if self.range is not None else (-(self.window - 1), self.window - 1)
+
+    @property
+    def preserved(self) -> tuple[int, ...]:
+        """The sides whose unpaired tuples get an outer row (:data:`PRESERVED`)."""
+        return PRESERVED[self.how]
+
+
+def range_pair(value: object) -> tuple:
+    """``range`` as its two bounds (lo, hi), not yet checked; anything but two is refused."""
+    try:
+        bounds: tuple = tuple(value)  # type: ignore[arg-type]  # not iterable: refused below
+    except TypeError:
+        bounds = ()
+    if len(bounds) != 2 or isinstance(value, str):
+        raise ShedError(f"{{param}} must be two bounds (lo, hi), got {value!r}", param="range")
+    return bounds
+
+
+def check_how(how: object) -> str:
+    """The join type ``how`` as one of :data:`HOWS`, Spark's other names for them taken
+    (``left_outer``, ``outer``, ...); Spark's others and unknown names refused."""
+    name = str(how).strip().lower() if isinstance(how, str) else how
+    name = HOW_ALIASES.get(name, name)  # type: ignore[call-overload]  # not text: refused below
+    if name in HOWS:
+        return name
+    if name in HOW_OTHERS:
+        raise ShedError(f"{{param}} {how!r} is a join type this window join does not compute; choose from "
+                        f"{', '.join(HOWS)}", param="how")
+    raise ShedError(f"unknown join type {{param}}={how!r}; choose from {', '.join(HOWS)}", param="how")

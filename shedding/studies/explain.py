@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from shedding.errors import ShedError
-from shedding.exact import exact_pairs
+from shedding.exact import exact_pairs, partner_times
 from shedding.model import Memory, Schedule, Workload
 from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, check_size, solve_opt
 from shedding.online import Reference, simulate
@@ -136,7 +136,8 @@ def _reference(wl: Workload, against: str, budget: Memory, ref: Reference, max_g
     """EXACT's pairs and keep-everything schedule, or OPT's / OPTV's schedule replayed for its pairs
     (``budget`` checked already)."""
     if against == "exact":
-        keep = Schedule(np.ones(len(wl), dtype=bool), wl.time + wl.window - 1)
+        last = np.maximum(partner_times(wl)[1], wl.time)  # held to its range's end (a + w - 1)
+        keep = Schedule(np.ones(len(wl), dtype=bool), last)
         return Side("exact", ref.exact, keep, _codes(exact_pairs(wl, ref.ks), len(wl)))
     variable = against == "optv"
     opt = solve_opt(wl, budget, None, allocation="variable" if variable else "fixed", max_graph_bytes=max_graph_bytes)

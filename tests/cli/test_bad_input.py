@@ -309,6 +309,21 @@ CASES = {
         (["--r", "{src}", "--s", "{huge}", "--out", "{root}/o5"], "--s"),  # was a pair silently lost
         (["--r", "{wide}", "--s", "{wide}", "--out", "{root}/o6"], "--payload"),  # ran for more than 10 minutes
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--max-held", "-1"], "--max-held"),
+        # a time range: instead of the window, two bounds lo <= hi in the time's unit and whole steps
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "0,5", "--window", "4"],
+         "--range"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "5,0"], "--range"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "5"], "--range"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "0,soon"], "--range"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"0,{2**62 + 1}"], "--range"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"0,{2**64}"], "--range"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "0,5", "--time-step", "2"],
+         "--range"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "0 seconds,1 hour"], "--range"),
+        (["--r", "{src}", "--s", "{src}", "--out", "{root}/o", "--range", "0 seconds,90 seconds", "--time-step",
+          "1 minute"], "--range"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--how", "outer_left"], "--how"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--how", "left_semi"], "--how"),
     ],
     "wjoin": [
         (["--window", BIG], "--window"),  # was a traceback

@@ -74,6 +74,16 @@ CASES = [
     (["wjoin", "--streams", "{a.csv},,{b.csv}"], "--streams"),
     (["wjoin", "--streams", "{a.csv},{b.csv},"], "--streams"),
     (["wjoin", "--length", "0"], "--length"),
+    # time ranges: empty, beyond 64 bits, not integers, or beside --window
+    (["simulate", "--range", "5,2", "--length", "100"], "--range 5,2 is empty"),
+    (["opt", "--range", f"0,{BIG}", "--length", "100"], "--range"),
+    (["explain", "--policy", "prob", "--range", f"-{2**62 + 1},0", "--length", "100"], "--range"),
+    (["simulate", "--range", "0.5,2", "--length", "100"], "--range must be two integers"),
+    (["simulate", "--range", "3", "--length", "100"], "--range"),
+    (["simulate", "--range", "0,719", "--window", "720"], "give either --range or --window"),
+    (["opt", "--range=-3,3", "-w", "4"], "give either --range or --window"),
+    (["simulate", "--range", "0,5", "--predicate", "band", "--eps", "1"], "--range applies to equi-joins only"),
+    (["simulate", "--range", "0,5", "--generator", "age", "--bound"], "--bound"),
     # inputs never overwritten: an output equal to an input is refused
     (["simulate", "--workload", "{w.csv}", "--out", "{w.csv}"], "--out"),
     (["simulate", "--r", "{a.csv}", "--s", "{b.csv}", "--out", "{b.csv}"], "--out"),

@@ -330,3 +330,26 @@ def test_simulate_records_the_tuning_only_where_a_learner_ran(shed):
     assert code == 0, err
     rows = {r["policy"]: r for r in map(json.loads, out.splitlines())}
     assert rows["age"]["tuning"] is None and rows["hazard"]["tuning"] == "ratio=2.0"
+
+
+def test_range_runs_the_time_range_join_in_simulate_opt_and_explain(shed):
+    """--range LO,HI is the library's range=(lo, hi) on the same workload (window: the horizon)."""
+    from shedding import Workload, simulate, zipf_workload
+    from shedding.offline import solve_opt
+
+    wl: Workload = zipf_workload(1.0, 20, 300, 0, window=7, warmup=14).with_params(range=(2, 6))
+    code, stdout, _ = shed("simulate", "--range", "2,6", "--length", "300", "--domain", "20", "--memory", "6",
+                           "--policy", "exact,prob,lifev,opt,optv", "--json")
+    assert code == 0
+    rows = {r["policy"]: r for r in map(json.loads, stdout.splitlines())}
+    assert rows["exact"]["outputs"] == simulate(wl, "exact", 6).outputs
+    assert rows["prob"]["outputs"] == simulate(wl, "prob", 6).outputs
+    assert rows["lifev"]["outputs"] == simulate(wl, "lifev", 6).outputs
+    assert rows["opt"]["outputs"] == solve_opt(wl, 6).outputs
+    assert rows["prob"]["range"] == [2, 6]
+    code, stdout, _ = shed("opt", "--range=2,6", "--length", "300", "--domain", "20", "--memory", "6",
+                           "--allocation", "variable", "--json")
+    assert code == 0 and json.loads(stdout)["outputs"] == rows["optv"]["outputs"]
+    code, stdout, _ = shed("explain", "--range", "2,6", "--length", "300", "--domain", "20", "--memory", "6",
+                           "--policy", "prob", "--json")
+    assert code == 0 and json.loads(stdout)["summary"]["policy_outputs"] == rows["prob"]["outputs"]

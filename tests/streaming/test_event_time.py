@@ -31,7 +31,7 @@ def test_timestamps_and_a_composite_string_key_join_exactly(spark):
     out = semantic_window_join(spark.createDataFrame(r), spark.createDataFrame(s), key=["user", "region"], time="ts",
                                step="1 second", window="1 minute", memory=0, shedding="none", shards=2,
                                payload=["amount", "score"]).toPandas()
-    assert list(out.columns) == ["user", "region", "r_time", "s_time", "r_amount", "r_score", "s_amount", "s_score"]
+    assert list(out.columns) == ["user", "region", "r_time", "s_time", "event_time", "r_amount", "r_score", "s_amount", "s_score"]
     assert out["r_amount"].dtype == np.int64 and out["r_score"].dtype == np.float64  # payload types kept
     both = r.merge(s, on=["user", "region"], suffixes=("_r", "_s"))
     steps = [(both[f"ts_{x}"] - BASE) // pd.Timedelta(seconds=1) for x in "rs"]
@@ -103,6 +103,14 @@ def test_a_bounded_stream_ends_by_the_library_and_reports_its_totals(spark, tmp_
     ({"time": "ts", "step": "1 second", "window": "90 seconds 2"}, "not a length of time"),
     ({"time": "ts", "step": "7 seconds", "window": "1 minute"}, "whole number of steps"),
     ({"key": ["user", "nope"], "time": "ts", "window": "1 minute"}, "no column 'nope'"),
+    ({"time": "ts", "window": "1 minute", "range": ("0 seconds", "1 minute")}, "window or range"),
+    ({"time": "ts"}, "window or range"),
+    ({"time": "ts", "range": ("0 seconds", "90 seconds"), "step": "1 minute"}, "whole number of steps"),
+    ({"time": "ts", "range": ("1 hour", "-1 hour")}, "lo > hi"),
+    ({"time": "ts", "range": "1 hour"}, "two bounds"),
+    ({"time": "ts", "range": (0, 60)}, "length of time"),
+    ({"time": "ts", "window": "1 minute", "how": "left_anti"}, "how"),
+    ({"time": "ts", "window": "1 minute", "how": "sideways"}, "how"),
 ])
 def test_bad_event_time_parameters_are_one_line_errors(spark, kwargs, needle):
     from shedding.errors import ShedError

@@ -83,7 +83,7 @@ def test_original_keys_join_only_when_equal_even_under_one_hash():
     pairs, m = join.push(rows)
     tail, _ = join.push(END_ROW)
     pairs = pd.concat([pairs, tail])
-    assert list(pairs.columns) == ["user", "region", "r_time", "s_time"]
+    assert list(pairs.columns) == ["user", "region", "r_time", "s_time", "event_time"]
     assert sorted(zip(pairs["user"], pairs["region"], pairs["r_time"], pairs["s_time"])) == [("ann", "eu", 100, 101)]
 
 

@@ -20,23 +20,44 @@ from shedding import simulate, zipf_workload
 from shedding.streaming.recorded import recorded_files
 from shedding.streaming.replay import run_shards
 from shedding.streaming.results import METRIC_TABLE, PAIRS, read_table
-from shedding.streaming.shard import JoinSpec
+from shedding.streaming.shard import END, JoinSpec, ShardJoin
 
 W, M, FILES = 50, 50, 16
+RANGE = "0,40"  # an S tuple up to 40 steps after its R tuple
 
 
-def command(base: Path, shards: int = 1, files: int = FILES) -> list[str]:
+def command(base: Path, shards: int = 1, files: int = FILES, extent: tuple[str, ...] = ("--window", str(W))
+            ) -> list[str]:
     return [sys.executable, "-m", "shedding.cli", "stream-join", "--r", "zipf:1:40", "--s", "zipf:1:40",
-            "--length", "1600", "--files", str(files), "--window", str(W), "--memory", str(M),
+            "--length", "1600", "--files", str(files), *extent, "--memory", str(M),
             "--shedding", "prob", "--max-files-per-trigger", "1", "--out", str(base / "out"),
             "--master", "local[2]", "--shards", str(shards), "--json"]
 
 
-def start(base: Path, shards: int = 1) -> subprocess.Popen:
+def start(base: Path, shards: int = 1, args: list[str] | None = None) -> subprocess.Popen:
     # output to a file (a full pipe would stall the job); a session of its own, so that the JVM
     # child can be reaped with the group after the kill
     with open(base / "first-run.log", "w") as log:
-        return subprocess.Popen(command(base, shards), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(args or command(base, shards), stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+
+def kill_after_commits(base: Path, proc: subprocess.Popen, count: int = 3) -> int:
+    """Kill the driver by its pid (SIGKILL) once ``count`` micro-batches are committed, then its
+    process group (the JVM); the batches committed."""
+    try:
+        deadline = time.monotonic() + 600
+        while commits(base) < count and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert proc.poll() is None, "the job ended before it was killed: " + (base / "first-run.log").read_text()[-500:]
+        os.kill(proc.pid, signal.SIGKILL)  # the driver, by its pid
+        proc.wait(timeout=60)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # and whatever it started (the JVM)
+        except ProcessLookupError:
+            pass
+    return commits(base)
 
 
 def recorded_plan(base: Path, shards: int) -> list[tuple]:
@@ -68,20 +89,7 @@ def commits(base: Path) -> int:
 @pytest.mark.spark
 @pytest.mark.parametrize("shards", [1, 2])
 def test_kill_9_mid_stream_then_restart_loses_and_duplicates_nothing(tmp_path, shards):
-    proc = start(tmp_path, shards)
-    try:
-        deadline = time.monotonic() + 600
-        while commits(tmp_path) < 3 and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert proc.poll() is None, "the job ended before it was killed: " + (tmp_path / "first-run.log").read_text()[-500:]
-        os.kill(proc.pid, signal.SIGKILL)  # the driver, by its pid
-        proc.wait(timeout=60)
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # and whatever it started (the JVM)
-        except ProcessLookupError:
-            pass
-    done = commits(tmp_path)
+    done = kill_after_commits(tmp_path, start(tmp_path, shards))
     assert 3 <= done < FILES, done
     again = subprocess.run(command(tmp_path, shards), capture_output=True, text=True, timeout=900)
     assert again.returncode == 0, again.stderr[-2000:]
@@ -99,6 +107,33 @@ def test_kill_9_mid_stream_then_restart_loses_and_duplicates_nothing(tmp_path, s
     assert metrics["arrivals"].sum() == len(wl) and metrics["outputs"].sum() == ref.outputs
     shed = np.count_nonzero(~ref.schedule.admitted | (ref.schedule.left < wl.time + W - 1))
     assert metrics["shed"].sum() == shed and metrics["late"].sum() == metrics["bad"].sum() == 0
+
+
+def rows_of(frame: pd.DataFrame) -> list[tuple]:
+    """An outer join's rows as (key, r_time, s_time, shed), a missing time as -1."""
+    times = [frame[c].astype("Int64").fillna(-1).astype(int) for c in ("r_time", "s_time")]
+    return sorted(zip(frame["key"].astype(int), *times, frame["shed"].astype(bool)))
+
+
+@pytest.mark.spark
+def test_outer_rows_are_written_exactly_once_across_a_kill_9(tmp_path):
+    """A full outer join over a time range, killed mid-stream and run again: its pairs and its rows
+    without a partner are the shard's fed the whole stream at once, none lost and none twice."""
+    args = [*command(tmp_path, extent=("--range", RANGE)), "--how", "full"]
+    done = kill_after_commits(tmp_path, start(tmp_path, args=args))
+    assert 3 <= done < FILES, done
+    again = subprocess.run(args, capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stderr[-2000:]
+    rows = pd.concat([pd.read_csv(path).assign(side=side) for side, name in ((0, "r"), (1, "s"))
+                      for path in sorted((tmp_path / "out" / "sources" / name).glob("part-*.csv"))], ignore_index=True)
+    lo, hi = map(int, RANGE.split(","))
+    join = ShardJoin(JoinSpec(hi + 1, M, "prob", range=(lo, hi), how="full"))
+    whole, _ = join.push(rows)
+    ended, _ = join.push(pd.DataFrame({"side": [END], "time": [0], "key": [0]}))
+    expected = rows_of(pd.concat([whole, ended], ignore_index=True))
+    written = read_table(tmp_path / "out", PAIRS)
+    assert rows_of(written) == expected
+    assert written["shed"].any() and (~written["shed"] & written["r_time"].isna()).any()  # both kinds of row
 
 
 @pytest.mark.spark

@@ -244,15 +244,21 @@ def test_missing_or_empty_source_directories(tmp_path):
     assert_one_line_error(exc, "no csv files")
 
 
-def test_report_sets_the_stream_beside_simulate_exact_and_the_native_join(spark, tmp_path, workload):
+@pytest.mark.parametrize("bounds, how", [(None, "inner"), ((-10, 30), "full")])
+def test_report_sets_the_stream_beside_simulate_exact_and_the_native_join(spark, tmp_path, workload, bounds, how):
+    """Over the window, and over a time range with a full outer join (whose rows without a partner
+    are not pairs: the outputs count pairs)."""
     from shedding.exact import exact_count
+    from shedding.model import range_horizon
     from shedding.streaming.report import stream_report
 
     write_workload(tmp_path, workload, 3)
-    job = stream_job(tmp_path, JoinSpec(W, M, "prob"), 2)
+    window = W if bounds is None else range_horizon(*bounds)
+    job = stream_job(tmp_path, JoinSpec(window, M, "prob", range=bounds, how=how), 2)
     summary = run_on(spark, job)
     page = stream_report(spark, job, summary | {"query_seconds": 1.0})
     table = pd.read_csv(tmp_path / "out" / "report.csv").set_index("join")["outputs"]
+    workload = workload if bounds is None else workload.with_params(range=bounds)
     expected = len(simulated(workload, "prob", M, estimator="online"))
     assert table["streaming PROB"] == table["batch (shed simulate)"] == expected
     assert table["EXACT"] == table["Spark native join"] == exact_count(workload)

@@ -67,6 +67,8 @@ def test_compare_runs_the_quick_suite(shed, tmp_path):
     ("x = 'months'\n", "x = 'months' is no grid field"),
     ("split = 'train'\n", "split = 'train' is not one of tuning, held-out"),
     ("tuning = 'ratio=0.5'\n", "tuning = 'ratio=0.5': ratio must be a number >= 1"),
+    ("range = '5,2'\n", "range = '5,2' is not a time range"),
+    ("range = 'x'\n", "range = 'x' is not a time range"),
 ])
 def test_bad_suites(tmp_path, extra, match):
     path = tmp_path / "s.toml"
@@ -342,3 +344,27 @@ def test_a_claim_the_runs_cannot_judge_is_not_checked_never_agrees():
     rows = claim_rows({"prob": {5: [1.0, 1.0]}, "hazard": {5: [1.0, 1.0]}})  # PROB at OPT: no gap to close
     exp = {"x": "lag_spread", "checks": [{"kind": "closes", "share": 0.5, "over": "every"}]}
     assert verdict_word(claim_checks(rows, exp, ["lag_spread"], base_of)) == "not checked"
+
+
+def test_a_suite_runs_a_time_range(tmp_path):
+    """``range`` is a grid field: the runs join under it ("" keeps the window), each policy a fraction
+    of the OPT of the same range."""
+    from shedding.datasets.generators import generate
+    from shedding.offline.opt import solve_opt
+    from shedding.run import run_policy
+    from shedding.studies.beyond.execute import execute
+
+    path = tmp_path / "s.toml"
+    path.write_text("kind = 'beyond'\n[[experiment]]\nid = 'a'\ngenerator = 'age'\nlength = 800\nwindow = 60\n"
+                    "memory = 10\nlag_mean = 20.0\nlag_spread = 5.0\nsplit = 'held-out'\npolicies = ['prob', 'hazard']\n"
+                    "range = ['', '0,59']\nx = 'range'\n")
+    _, suite = load_suite(str(path))
+    runs = suite.runs(seeds=1)
+    assert [r.range for r in runs] == ["", "0,59"]
+    rows = {(r.range, row["policy"]): row for r in runs for row in execute(r)}
+    wl = generate("age", {"lag_mean": 20.0, "lag_spread": 5.0}, window=60, warmup=None, length=800, seed=0)
+    ranged = wl.with_params(range=(0, 59))
+    assert rows["0,59", "prob"]["outputs"] == run_policy(ranged, "prob", 10, estimator="online").outputs
+    assert rows["0,59", "prob"]["opt"] == solve_opt(ranged, 10).outputs
+    assert rows["", "prob"]["opt"] == solve_opt(wl, 10).outputs
+    assert rows["0,59", "hazard"]["range"] == "0,59" and "range" not in rows["", "hazard"]

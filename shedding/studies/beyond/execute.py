@@ -24,14 +24,19 @@ def execute(run: BeyondRun) -> list[dict]:
     """The rows of one run: one per policy, with its experiment and run id first."""
     params = json.loads(run.params)
     wl = generate(run.generator, params, window=run.window, warmup=None, length=run.length, seed=run.seed)
+    if run.range:
+        lo, hi = (int(part) for part in run.range.split(","))
+        wl = wl.with_params(range=(lo, hi))
     ref = Reference.of(wl)
     optimum, bound = {}, {}
     for variable in sorted({get_policy(p).variable for p in run.policies}):
         optimum[variable], bound[variable] = _optimum(wl, run, variable)
     label = {"generator": run.generator, "split": run.split, "seed": run.seed, "window": run.window,
              "memory": run.memory, "estimator": run.estimator, "group": run.group, "tuning": run.tuning, "x": run.x,
-             "setting": f"{run.generator} {run.params} w={run.window} M={run.memory} {run.estimator} {run.group}",
-             **{k: v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v) for k, v in params.items()}}
+             "setting": f"{run.generator} {run.params} w={run.window}{' range=' + run.range if run.range else ''} "
+                        f"M={run.memory} {run.estimator} {run.group}",
+             **{k: v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v) for k, v in params.items()},
+             **({"range": run.range} if run.range else {})}
     learner = HazardTuning.parse(run.tuning) if run.tuning else None
     rows = []
     for policy in run.policies:
@@ -58,10 +63,11 @@ _OPTIMA: dict[tuple, tuple[int, float]] = {}
 def _optimum(wl, run: BeyondRun, variable: bool) -> tuple[int, float]:
     """OPT's (OPTV's) outputs on ``wl`` and, on the age-based model, the online bound, solved once
     per workload (generator, parameters, window, length, seed), memory and split."""
-    key = (run.generator, run.params, run.window, run.length, run.seed, run.memory, variable)
+    key = (run.generator, run.params, run.window, run.range, run.length, run.seed, run.memory, variable)
     if key not in _OPTIMA:
         opt = solve_opt(wl, run.memory, allocation="variable" if variable else "fixed").outputs
-        bound = age_bound(wl, run.memory, variable=variable) if GENERATORS[run.generator].bound == "age" else math.nan
+        aged = GENERATORS[run.generator].bound == "age" and not run.range  # the bound is of the window join
+        bound = age_bound(wl, run.memory, variable=variable) if aged else math.nan
         if len(_OPTIMA) >= 1024:
             _OPTIMA.clear()
         _OPTIMA[key] = (int(opt), bound)

@@ -8,7 +8,8 @@ A suite is a TOML file with ``kind = "beyond"`` and ``[[experiment]]`` tables (t
 
 * ``generator`` and any of its own parameters (``lag_spread``, ``background``, ``months``, ...;
   ``lag_pmf``, a list of probabilities, takes a list of numbers as one value and a list of lists
-  as a grid), ``length`` (not for the flights), ``window``, ``memory``, ``estimator``, ``group``
+  as a grid), ``length`` (not for the flights), ``window``, ``range`` (a time range ``"LO,HI"`` of the
+  join instead of the window, docs/semantics.md; ``""`` for the window), ``memory``, ``estimator``, ``group``
   (HAZARD's payload column of the flights; "" for none) and ``tuning`` (the learner of HAZARD and AGE as ``field=value,...``,
   :meth:`~shedding.online.tuning.HazardTuning.parse`; "" for the defaults);
 * ``split``: ``tuning`` or ``held-out``, what the experiment's data was to the policies' design
@@ -34,6 +35,7 @@ from pathlib import Path
 
 from shedding.datasets.generators import GENERATORS, check_params, own_params, with_payload
 from shedding.errors import ShedError
+from shedding.model import check_range
 from shedding.online.kinds import learns
 from shedding.online.policies import POLICIES
 from shedding.online.tuning import HazardTuning
@@ -46,7 +48,8 @@ FIGURES = ("fraction",)
 SPLITS = ("tuning", "held-out")
 ONLINE = tuple(name for name, p in POLICIES.items() if not p.replay)
 #: the fields of a run besides the generator's own parameters
-RUN_FIELDS = ("generator", "length", "window", "memory", "estimator", "group", "tuning", "split", "seed_offset")
+RUN_FIELDS = ("generator", "length", "window", "range", "memory", "estimator", "group", "tuning", "split",
+              "seed_offset")
 #: every generator's own parameters, as grid fields
 PARAM_FIELDS = tuple(sorted({p for name in GENERATORS for p in own_params(name)} - set(RUN_FIELDS)))
 GRID_FIELDS = RUN_FIELDS + PARAM_FIELDS
@@ -81,6 +84,7 @@ class BeyondRun(Run):
     seed: int
     policies: tuple[str, ...]
     x: str
+    range: str = ""  # "LO,HI", or "" for the window
 
 
 @dataclass(frozen=True)
@@ -106,9 +110,22 @@ class BeyondSuite(SuiteBase):
                     out += [BeyondRun(self.name, exp.id, p["generator"], json.dumps(own, sort_keys=True),
                                       int(p.get("length", 5600)), int(p["window"]), int(p["memory"]), estimator,
                                       p.get("group", ""), tuning, p["split"], int(p.get("seed_offset", 0)) + i,
-                                      policies, exp.x)
+                                      policies, exp.x, p.get("range", ""))
                             for tuning, policies in parts if policies]
         return list(dict.fromkeys(out))  # the runs of the policies that learn nothing, once
+
+
+def _range(text: object, here: str) -> str:
+    """A grid's ``range`` value as its runs carry it: ``"LO,HI"`` (:func:`~shedding.model.check_range`),
+    or ``""`` for the window; else a refusal naming the file and experiment."""
+    if text == "":
+        return ""
+    try:
+        lo, hi = check_range(tuple(int(part) for part in str(text).split(",")))
+    except (ShedError, ValueError) as exc:
+        raise ShedError(f"{here}: range = {text!r} is not a time range \"LO,HI\" with LO <= HI (e.g. \"0,719\"; "
+                        f"\"\" for the window){': ' + str(exc) if isinstance(exc, ShedError) else ''}") from None
+    return f"{lo},{hi}"
 
 
 def _tuning(text: object, here: str) -> str:
@@ -166,6 +183,8 @@ def parse_beyond_suite(data: dict, where: str) -> BeyondSuite:
                                   ("estimator", *one_of(("static", "online")))))
         if "tuning" in grid:
             grid["tuning"] = [_tuning(text, here) for text in grid["tuning"]]
+        if "range" in grid:
+            grid["range"] = [_range(text, here) for text in grid["range"]]
         if "lag_pmf" in grid:
             given = t.raw["lag_pmf"] if "lag_pmf" in t.raw else data["defaults"]["lag_pmf"]
             grid["lag_pmf"] = _lag_pmfs(grid["lag_pmf"], given, here)

@@ -1,0 +1,188 @@
+"""The time-range join (docs/semantics.md, "Time range"): r(a) and s(b) pair iff lo <= b - a <= hi,
+for any integers lo <= hi, including ranges that exclude the same step (lo > 0 or hi < 0). EXACT and
+every online policy of the join operator are held to a pandas self-join of the pairs and to the
+invariants of the window join: a subset of the exact pairs, EXACT with the memory EXACT needs, the
+Archive-metric from its definition."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import assert_same_state
+from shedding import JoinOperator, ShedError, Workload, exact_count, exact_pairs, simulate
+from shedding.exact import ExactMemory, exact_memory
+from shedding.online import POLICIES as REGISTRY
+from strategies import workloads
+
+POLICIES = [name for name, pol in REGISTRY.items() if not pol.replay]
+
+
+@st.composite
+def ranges(draw, span: int = 7) -> tuple[int, int]:
+    lo = draw(st.integers(-span, span))
+    return lo, lo + draw(st.integers(0, span))
+
+
+@st.composite
+def ranged(draw, max_n: int = 30) -> Workload:
+    """A workload of :func:`strategies.workloads` with a random time range."""
+    wl = draw(workloads(max_n=max_n))
+    return wl.with_params(range=draw(ranges()))
+
+
+def self_join(wl: Workload) -> set[tuple[int, int]]:
+    """The pairs by a pandas self-join on the key, filtered by the range and the warmup: the
+    independent oracle (what `SELECT ... FROM r JOIN s USING (key) WHERE s.time - r.time BETWEEN lo
+    AND hi` returns)."""
+    lo, hi = wl.bounds
+    df = pd.DataFrame({"i": np.arange(len(wl)), "side": wl.side, "time": wl.time, "key": wl.key})
+    pairs = df[df.side == 0].merge(df[df.side == 1], on="key", suffixes=("_r", "_s"))
+    diff = pairs.time_s - pairs.time_r
+    keep = (diff >= lo) & (diff <= hi) & (np.maximum(pairs.time_r, pairs.time_s) >= wl.warmup)
+    return set(zip(pairs.i_r[keep].tolist(), pairs.i_s[keep].tolist()))
+
+
+def incomplete(wl: Workload, produced: set) -> int:
+    """ArM from its definition, over the range's pairs (every pair, whatever the warmup)."""
+    full = Workload(wl.side, wl.time, wl.key, wl.window, 0, range=wl.range)
+    bad = set()
+    for r, s in self_join(full):
+        later = r if wl.time[r] > wl.time[s] else s
+        if (r, s) not in produced and wl.time[later] >= wl.warmup:
+            bad.update(x for x in (r, s) if wl.time[x] >= wl.warmup)
+    return len(bad)
+
+
+@settings(max_examples=200, deadline=None)
+@given(wl=ranged())
+def test_exact_is_the_self_join(wl):
+    want = self_join(wl)
+    assert exact_count(wl) == len(want)
+    assert set(map(tuple, exact_pairs(wl).tolist())) == want
+
+
+def test_the_symmetric_window_is_the_range_minus_w_plus_one_to_w_minus_one():
+    wl = Workload.synchronous([1, 1, 1, 3, 2, 1, 1], [2, 3, 1, 1, 3, 1, 2], window=3, warmup=0)
+    ranged_wl = wl.with_params(range=(-2, 2))
+    assert wl.bounds == ranged_wl.bounds == (-2, 2)
+    for policy in ("exact", "prob", "life", "rand", "hazard"):
+        a, b = simulate(wl, policy, 2, pairs=True), simulate(ranged_wl, policy, 2, pairs=True)
+        assert (a.outputs, a.arm, a.pairs.tolist()) == (b.outputs, b.arm, b.pairs.tolist())
+
+
+@settings(max_examples=150, deadline=None)
+@given(wl=ranged(), memory=st.integers(0, 10), policy=st.sampled_from(POLICIES),
+       estimator=st.sampled_from(["static", "online"]))
+def test_output_is_a_subset_and_arm_matches_its_definition(wl, memory, policy, estimator):
+    res = simulate(wl, policy, memory, estimator=estimator, pairs=True)
+    got = set(map(tuple, res.pairs.tolist()))
+    assert len(got) == len(res.pairs) == res.outputs
+    assert got <= self_join(wl)
+    assert res.arm == incomplete(wl, got)
+    assert (res.arm == 0) == (res.outputs == res.exact)
+
+
+def drops_a_tuple(wl: Workload, policy: str, memory: int, split: tuple[int, int] | None = None) -> bool:
+    """Whether some tuple that could still meet a later arrival leaves memory before its range ends."""
+    lo, hi = wl.bounds
+    last = np.where(wl.side == 0, wl.time + hi, wl.time - lo)
+    left = simulate(wl, policy, memory, memory_split=split).schedule.left
+    return bool(np.any((left < last) & (last > wl.time)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(wl=ranged(), policy=st.sampled_from(POLICIES))
+def test_exact_memory_is_the_least_that_keeps_every_tuple(wl, policy):
+    need = exact_memory(wl)
+    res = simulate(wl, policy, need.both if REGISTRY[policy].variable else need.fixed,
+                   memory_split=None if REGISTRY[policy].variable else (need.r, need.s))
+    assert res.outputs == res.exact
+    if REGISTRY[policy].variable:
+        assert not drops_a_tuple(wl, policy, need.both)
+        assert need.both == 0 or drops_a_tuple(wl, policy, need.both - 1)
+    else:
+        assert not drops_a_tuple(wl, policy, need.fixed, (need.r, need.s))
+        assert need.r == 0 or drops_a_tuple(wl, policy, need.fixed - 1, (need.r - 1, need.s))
+        assert need.s == 0 or drops_a_tuple(wl, policy, need.fixed - 1, (need.r, need.s - 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(wl=ranged(max_n=40), memory=st.integers(0, 8), policy=st.sampled_from(POLICIES),
+       cuts=st.lists(st.integers(0, 14), max_size=4), restore=st.booleans())
+def test_feeding_in_pieces_and_restoring_changes_nothing(wl, memory, policy, cuts, restore):
+    def run(bounds):
+        op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, seed=7, pairs=True, range=wl.range)
+        outs, pairs = 0, []
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            if restore:
+                op = JoinOperator.restore(op.snapshot())
+            fed = op.feed(wl.side[lo:hi], wl.time[lo:hi], wl.key[lo:hi])
+            outs += fed.outputs
+            pairs += list(map(tuple, fed.pairs.tolist()))
+        assert op.range == wl.bounds
+        return outs, sorted(pairs)
+
+    bounds = sorted({0, len(wl)} | {int(np.searchsorted(wl.time, c)) for c in cuts})
+    assert run(bounds) == run([0, len(wl)])
+
+
+@pytest.mark.parametrize("bounds, stored", [((0, 5), (True, False)), ((3, 9), (True, False)),
+                                            ((-5, 0), (False, True)), ((-9, -3), (False, True)),
+                                            ((-2, 4), (True, True)), ((0, 0), (False, False))])
+def test_a_side_that_meets_nothing_later_is_never_stored(bounds, stored):
+    rng = np.random.default_rng(3)
+    n = 400
+    wl = Workload(rng.integers(0, 2, n), np.sort(rng.integers(0, 100, n)), rng.integers(0, 4, n), 10, 0,
+                  range=bounds)
+    op = JoinOperator(10, 10_000, "prob", range=bounds, record=True)
+    seen_r = seen_s = 0
+    for t in np.unique(wl.time):
+        at = wl.time == t
+        op.feed(wl.side[at], wl.time[at], wl.key[at])
+        r, s = op.in_memory
+        seen_r, seen_s = max(seen_r, r), max(seen_s, s)
+    assert (seen_r > 0, seen_s > 0) == stored
+    need = exact_memory(wl)
+    assert (seen_r, seen_s) == (need.r, need.s)
+
+
+def test_a_one_sided_range_stores_only_r():
+    """Departures r(a) and arrivals s(b) with 0 <= b - a <= 2: S is never stored, so M = 2 (all of
+    it R's under the variable split) keeps every pair, as M = 4 split evenly does."""
+    wl = Workload.from_streams([0, 1, 2, 3], [1, 2, 1, 2], [1, 2, 3, 4, 5], [1, 1, 2, 1, 2], 3, 0, "one-sided")
+    wl = wl.with_params(range=(0, 2))
+    assert exact_count(wl) == 7  # r(0): s(1), s(2); r(1): s(3); r(2): s(2), s(4); r(3): s(3), s(5)
+    assert exact_memory(wl) == ExactMemory(2, 0, 2)
+    assert simulate(wl, "probv", 2).outputs == 7
+    assert simulate(wl, "prob", 4, memory_split=(2, 2)).outputs == 7
+    assert simulate(wl, "prob", 2).outputs < 7  # half of M sits idle on the S side
+
+
+@pytest.mark.parametrize("value, words", [((3, 2), ["range", "lo > hi"]), ((1,), ["range", "two integers"]),
+                                          ((0.5, 2), ["range", "two integers"]),
+                                          ((True, 2), ["range", "two integers"]),
+                                          ((0, 2**63), ["range", "64-bit"]), ((-(2**62) - 1, 0), ["range", "64-bit"])])
+def test_bad_ranges_are_refused_naming_the_parameter(value, words):
+    for make in (lambda: JoinOperator(3, 4, "prob", range=value),
+                 lambda: Workload([0, 1], [0, 1], [1, 1], 3, range=value)):
+        with pytest.raises(ShedError) as exc:
+            make()
+        assert exc.value.param == "range"
+        assert all(w in str(exc.value).replace("{param}", "range") or w == "range" for w in words)
+
+
+def test_times_that_overflow_with_the_range_are_refused():
+    with pytest.raises(ShedError, match="overflows"):
+        Workload([0, 1], [0, 2**62], [1, 1], 3, range=(-(2**62), 2**62))
+
+
+def test_snapshot_carries_the_range():
+    op = JoinOperator(5, 6, "life", range=(2, 7))
+    op.feed([0, 1, 0, 1], [0, 2, 3, 5], [1, 1, 1, 1])
+    back = JoinOperator.restore(op.snapshot())
+    assert back.range == (2, 7)
+    assert_same_state(op, back)
