@@ -33,7 +33,7 @@ import numpy as np
 from shedding.datasets.age import background_rate, key_probabilities, partner_times
 from shedding.errors import ShedError
 from shedding.exact import KeyedStreams
-from shedding.model import Schedule, Workload, check_memory
+from shedding.model import Schedule, Workload, check_memory, check_window_join
 from shedding.offline.compact import star_network
 from shedding.offline.network import GRAPH_BYTES_PER_ARC, ORTOOLS_BYTES_PER_ARC, same_time_pairs
 from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, check_solver, group_caps
@@ -119,6 +119,7 @@ def age_bound(wl: Workload, memory: int, memory_split: tuple[int, int] | None = 
     or ``ssp``). The network has an exit per tuple and step of its window: refused up front when
     it would need more than ``max_graph_bytes``."""
     check_solver(solver)
+    check_window_join(wl, "the age bound")
     m, m_r, m_s = check_memory(memory, memory_split)
     exits = int(_holding(wl, int(wl.meta.get("length", 0)))[1].sum())
     need = exits * (GRAPH_BYTES_PER_ARC + ORTOOLS_BYTES_PER_ARC + BYTES_PER_CREDIT)
