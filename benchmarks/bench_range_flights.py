@@ -4,10 +4,13 @@ symmetric window w = 720 that the papers' join would use, at one memory M.
 
 With the range no S tuple is ever stored (it can only meet departures already there), so all of M
 can go to departures. The script prints EXACT, OPT and OPTV, and every online policy's output and
-its share of OPT (of OPTV for the variable-split policies), for the range and for the window.
+its share of OPT (of OPTV for the variable-split policies), for the range and for the window; then,
+for the range, the fixed split that gives all of M to the departures (M_R = M, M_S = 0, whose OPT
+is OPTV's) and HAZARD with the payload group ``--group`` (default dest: a departure's destination
+sets when its own arrival comes).
 
     .venv/bin/python benchmarks/bench_range_flights.py [--months 3] [--memory 100] [--key tailnum]
-        [--policies rand,prob,life,probv,lifev,age,agev,hazard,hazardv]
+        [--policies rand,prob,life,probv,lifev,age,agev,hazard,hazardv] [--group dest]
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ def main() -> None:
     ap.add_argument("--key", default="tailnum")
     ap.add_argument("--range", default="0,719", dest="join_range")
     ap.add_argument("--policies", default="rand,prob,life,probv,lifev,age,agev,hazard,hazardv")
+    ap.add_argument("--group", default="dest", help="HAZARD's payload group for the last table")
     args = ap.parse_args()
     first, _, last = args.months.partition("-")
     months = (int(first), int(last)) if last else int(first)
@@ -48,6 +52,14 @@ def main() -> None:
                 ref = optv if policy.endswith("v") else opt
                 print(f"{policy:9} {res.outputs:>9,} {res.outputs / exact:>9.3f} {res.outputs / ref:>10.3f}  "
                       f"({estimator})")
+    wl = base.with_params(range=(lo, hi))
+    split = (args.memory, 0)
+    opt = solve_opt(wl, args.memory, split).outputs
+    print(f"\nrange {lo}..{hi}, M_R = {args.memory}, M_S = 0: OPT {opt:,}")
+    for policy in ("prob", "life", "age", "hazard"):
+        for group in (None, args.group) if policy == "hazard" else (None,):
+            res = simulate(wl, policy, args.memory, memory_split=split, estimator="online", group=group)
+            print(f"{policy:9} {res.outputs:>9,} {res.outputs / opt:>10.3f}  (online{', group ' + group if group else ''})")
 
 
 if __name__ == "__main__":

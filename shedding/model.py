@@ -257,6 +257,13 @@ def check_workload(wl: Any, param: str = "wl") -> "Workload":
     return wl
 
 
+def check_window_join(wl: "Workload", what: str) -> None:
+    """Refuse a workload with a time range where ``what`` is defined for the window join only."""
+    if wl.range is not None:
+        raise ShedError(f"{{param}} joins under the time range {wl.range}; {what} holds for the window join only: "
+                        "drop the range", param="wl")
+
+
 def check_name(name: Any, param: str) -> str:
     """A name given as text (a policy, an estimator), stripped and in lower case."""
     if not isinstance(name, str):

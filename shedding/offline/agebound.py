@@ -33,7 +33,7 @@ import numpy as np
 from shedding.datasets.age import background_rate, key_probabilities, partner_times
 from shedding.errors import ShedError
 from shedding.exact import KeyedStreams
-from shedding.model import Memory, Schedule, Workload
+from shedding.model import Memory, Schedule, Workload, check_window_join
 from shedding.offline.compact import star_network
 from shedding.offline.network import GRAPH_BYTES_PER_ARC, ORTOOLS_BYTES_PER_ARC, same_time_pairs
 from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, check_solver, group_caps
@@ -137,6 +137,7 @@ def age_bound(wl: Workload, memory: int | Memory, memory_split: tuple[int, int] 
             the parameter.
     """
     check_solver(solver)
+    check_window_join(wl, "the age bound")
     budget = Memory.of(memory, memory_split)  # a Memory is checked already
     m, m_r, m_s = budget.total, budget.r, budget.s
     exits = int(_holding(wl, int(wl.meta.get("length", 0)))[1].sum())

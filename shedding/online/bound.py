@@ -16,7 +16,7 @@ import numpy as np
 
 from shedding.datasets.zipf import s_value_map, zipf_probabilities
 from shedding.errors import ShedError
-from shedding.model import Memory, Schedule, Workload
+from shedding.model import Memory, Schedule, Workload, check_window_join
 
 
 def key_probabilities(wl: Workload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -42,6 +42,7 @@ def _partner_p(wl: Workload) -> np.ndarray:
 
 
 def _check_synchronous(wl: Workload) -> None:
+    check_window_join(wl, "the online bound")
     steps = np.arange(len(wl) // 2)
     if len(wl) % 2 or not (np.array_equal(wl.time[wl.side == 0], steps)
                            and np.array_equal(wl.time[wl.side == 1], steps)):
