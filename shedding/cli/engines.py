@@ -4,7 +4,8 @@ for a generic CPU, saved in the folder the wheel ships (``shedding/jit.py``, "Th
     python -m shedding.cli.engines OUT [--jobs N]
 
 A list of small runs (:data:`TASKS`: every policy of every join family with both estimators, OPT
-and OPTV with their bounds, ``explain``, the streaming join's operator with each policy it runs)
+and OPTV with their bounds, a time range, ``explain``, the streaming join's operator with each
+policy it runs and an outer join over a range)
 goes through the same code a user's command goes through, each in a process of its own with
 ``SHEDDING_ENGINES_OUT=OUT`` and ``NUMBA_CPU_NAME=generic``, ``N`` at a time. ``setup.py`` calls
 it when a wheel is built; ``make`` calls it for the development install, so the test processes
@@ -43,6 +44,10 @@ TASKS: dict[str, list[str]] = {
     "opt-bounds": ["opt", "--bounds", *_SMALL],
     "optv-bounds": ["opt", "--allocation", "variable", "--bounds", *_SMALL],
     "explain": ["explain", "--policy", "prob", *_SMALL],
+    "range": ["simulate", "--policy", f"exact,{_EQUI},opt,optv", "--range", "-3,12", "--memory", "10", "--length",
+              "400", "--estimator", "online", "--json"],
+    "range-opt": ["opt", "--range", "2,15", "--memory", "10", "--length", "400", "--bounds", "--json"],
+    "range-optv": ["opt", "--range", "2,15", "--memory", "10", "--length", "400", "--allocation", "variable", "--json"],
     "band": ["simulate", "--workload", "async.csv", "--predicate", "band", "--eps", "1", "--policy",
              "rand,prob,life,randv,probv,lifev,opt", "--window", "20", "--memory", "8", "--json"],
     "wjoin": ["wjoin", "--n-streams", "3", "--length", "120", "--window", "5", "--memory", "30", "--policy",
@@ -93,8 +98,10 @@ def _stream() -> None:
     batch = pd.DataFrame({"side": rng.choice([R, S], n).astype("int64"), "time": np.sort(rng.integers(0, 200, n)),
                           "key": rng.integers(0, 10, n)})
     end = pd.DataFrame({"side": [END], "time": [0], "key": [0]})
-    for policy in ("none", *names_for(FAMILY)):
-        join = ShardJoin(JoinSpec(window=20, memory=10, shedding=policy))
+    specs = [JoinSpec(window=20, memory=10, shedding=policy) for policy in ("none", *names_for(FAMILY))]
+    specs += [JoinSpec(window=20, memory=10, shedding="prob", range=(-5, 19), how="full")]
+    for spec in specs:
+        join = ShardJoin(spec)
         join.push(batch.iloc[: n // 2])
         join = ShardJoin.from_bytes(join.to_bytes())
         join.push(pd.concat([batch.iloc[n // 2:], end], ignore_index=True))
