@@ -45,7 +45,7 @@ from pathlib import Path
 import pandas as pd
 
 from shedding.exact import exact_count
-from shedding.model import range_horizon
+from shedding.timerange import range_horizon
 from shedding.spark import spark_session
 from shedding.streaming.job import StreamJob, run_on
 from shedding.streaming.native import run_native

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from shedding.errors import ShedError
+from shedding.timerange import check_range, range_horizon, window_range
 
 R, S = 0, 1
 SIDE_NAMES = ("R", "S")
@@ -289,42 +290,6 @@ def check_window(window: Any) -> int:
 def default_split(memory: int) -> tuple[int, int]:
     """The fixed split of M when none is given: (M // 2, M - M // 2)."""
     return memory // 2, memory - memory // 2
-
-
-#: the bound on a range's ends: a time plus or minus either end stays within 64-bit integers
-RANGE_LIMIT = 2**62
-
-
-def window_range(window: int) -> tuple[int, int]:
-    """The symmetric window w as a range: ``(-(w-1), w-1)`` (docs/semantics.md)."""
-    return -(int(window) - 1), int(window) - 1
-
-
-def range_horizon(lo: int, hi: int) -> int:
-    """The longest a tuple waits for a partner under the range (lo, hi), plus one: an R tuple waits
-    ``hi`` steps, an S tuple ``-lo`` (w for the window (-(w-1), w-1)); the age-aware policies learn
-    over the ages below it."""
-    return max(hi, -lo, 0) + 1
-
-
-def check_range(value: Any, param: str = "range") -> tuple[int, int]:
-    """Validate a time range ``(lo, hi)``: two integers (not booleans or fractions) with
-    ``lo <= hi``, each within +-2^62 so that a time plus either end fits in 64 bits."""
-    try:
-        parts = tuple(value)
-    except TypeError:
-        parts = ()
-    if len(parts) != 2 or not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-                                  for v in parts):
-        raise ShedError(f"{{param}} must be two integers lo,hi (lo <= s.time - r.time <= hi), got {value!r}",
-                        param=param)
-    lo, hi = (int(v) for v in parts)
-    if lo > hi:
-        raise ShedError(f"{{param}} {lo},{hi} is empty (lo > hi); give lo <= hi", param=param)
-    if max(abs(lo), abs(hi)) > RANGE_LIMIT:
-        raise ShedError(f"{{param}} {lo},{hi} does not fit in 64-bit integers; keep both ends within +-2^62",
-                        param=param)
-    return lo, hi
 
 
 def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[int, int, int]:

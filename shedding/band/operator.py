@@ -3,7 +3,7 @@ Riedewald 2003, §2.1, with the band predicate of :mod:`.predicate`).
 
 The band counterpart of :class:`shedding.online.engine.JoinOperator`: the policies of
 :mod:`shedding.online.policies` that run on the band join (PROB, LIFE, RAND, their variable forms
-and the schedule replay; the others are refused), the same :class:`~shedding.online.engine.FeedResult`, a state of
+and the schedule replay; the others are refused), the same :class:`~shedding.online.feed.FeedResult`, a state of
 plain numpy arrays that can be pickled between feeds, and the compiled loop of :mod:`.kernel`.
 Values arrive already scaled to integers (:class:`~.predicate.BandWorkload`); PROB and LIFE take
 their priorities from a :class:`~.estimator.BandHistogram`, counted in advance (static) or
@@ -17,7 +17,7 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.model import Memory, as_int_array, check_window
 from shedding.online import kernel as K
-from shedding.online.engine import FeedResult, check_feed
+from shedding.online.feed import FeedResult, check_feed
 from shedding.online.policies import BAND, Policy, get_policy, require
 from shedding.band import kernel as BK
 from shedding.band.estimator import BandHistogram

@@ -171,8 +171,8 @@ def names(valid: Names, noun: str = "policy") -> Callable:
 def parse_range(flag: str, text: str) -> tuple[int, int]:
     """``"0,719"`` (or ``-5:3``) as a time range LO,HI of the join (lo <= s.time - r.time <= hi):
     two integers, negative ones too, with LO <= HI, each within +-2^62
-    (:func:`~shedding.model.check_range`)."""
-    from shedding.model import check_range
+    (:func:`~shedding.timerange.check_range`)."""
+    from shedding.timerange import check_range
 
     try:
         values = tuple(int(part) for part in text.replace(":", ",").split(","))

@@ -74,15 +74,15 @@ def write_inputs(folder: Path) -> None:
     sides = rng.choice(["R", "S"], 300)
     keys = rng.integers(0, 10, 300)
     rows = ["stream,time,key", *(f"{s},{t},{k}" for s, t, k in zip(sides, times, keys))]
-    (folder / "async.csv").write_text("\n".join(rows) + "\n")
+    write_text(folder / "async.csv", "\n".join(rows) + "\n")
     for name in ("a.csv", "b.csv", "c.csv"):
         lines = ["time,key", *(f"{t},{k}" for t, k in zip(np.sort(rng.integers(0, 100, 120)), rng.integers(0, 6, 120)))]
-        (folder / name).write_text("\n".join(lines) + "\n")
+        write_text(folder / name, "\n".join(lines) + "\n")
     for name in ("bm_r.csv", "bm_s.csv"):
         y = rng.random((60, 2)).round(3)
         y = y[np.argsort(y[:, 0], kind="stable")]  # MatWin reads its inputs sorted by the first attribute
         lines = ["y1,y2,t", *(f"{a},{b},{t}" for t, (a, b) in enumerate(y))]
-        (folder / name).write_text("\n".join(lines) + "\n")
+        write_text(folder / name, "\n".join(lines) + "\n")
 
 
 def _stream() -> None:

@@ -186,15 +186,15 @@ def check_time(v: Values) -> None:
 
 def join_range(axis: Any, text: str) -> tuple[int, int]:
     """``--range LO,HI`` in steps of ``axis``, checked (lo <= hi, within 64-bit times)."""
-    from shedding.model import check_range
+    from shedding.timerange import check_range
 
     return check_range(tuple(axis.signed_steps(b, "range") for b in range_amounts("--range", text)))
 
 
 def range_window(bounds: tuple[int, int]) -> int:
     """The window a range is given under: the longest a tuple waits, plus one
-    (:func:`~shedding.model.range_horizon`)."""
-    from shedding.model import range_horizon
+    (:func:`~shedding.timerange.range_horizon`)."""
+    from shedding.timerange import range_horizon
 
     return range_horizon(*bounds)
 

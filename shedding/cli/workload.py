@@ -163,8 +163,8 @@ def fixed_split(name: str) -> bool:
 
 def window_of(join_range: Optional[str], window: int) -> int:
     """The workload's window: --window, or under --range the longest a tuple waits for a partner,
-    plus one (:func:`~shedding.model.range_horizon`), which also sets the default warmup and M."""
-    from shedding.model import range_horizon
+    plus one (:func:`~shedding.timerange.range_horizon`), which also sets the default warmup and M."""
+    from shedding.timerange import range_horizon
 
     return window if join_range is None else range_horizon(*parse_range("--range", join_range))
 

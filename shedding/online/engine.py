@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import Memory, as_int_array, check_arrivals, range_horizon, window_range
+from shedding.model import Memory, as_int_array
+from shedding.timerange import range_horizon, window_range
 from shedding.online import kernel as K
 from shedding.online.aged import AgedState
+from shedding.online.feed import FeedResult, check_feed
 from shedding.online.estimators import Estimator, OnlineEstimator, StaticEstimator, make_estimator
 from shedding.online.layout import JoinState
 from shedding.online.params import OperatorParams
@@ -30,34 +32,8 @@ from shedding.online.snapshot import Snapshot, SnapshotReader, from_words, words
 from shedding.online.tuning import HazardTuning
 
 
-@dataclass
-class FeedResult:
-    """What one ``feed`` call produced.
-
-    ``outputs``: join results counted (time >= warmup). ``departures``: rows (seq, left, admitted) for every tuple that
-    left memory during this feed. ``share``: rows (t, R tuples, S tuples) in memory after
-    admission, every ``share_every`` steps. ``pairs``: rows (r seq, s seq) of counted results.
-    """
-
-    outputs: int
-    departures: np.ndarray
-    share: np.ndarray
-    pairs: np.ndarray
-
-
 _EMPTY_INT = np.zeros(0, dtype=np.int64)
 _EMPTY_ROWS = np.zeros((0, 3), dtype=np.int64)
-
-
-def check_feed(side: np.ndarray, time: np.ndarray, last_time: int | None) -> np.ndarray:
-    """Refuse a feed that is not whole time steps in time order after ``last_time``, has a negative
-    time or a side other than 0/1 (:func:`~shedding.model.check_arrivals`); returns the start index
-    of every arrival batch (``time`` is not empty)."""
-    check_arrivals(side, time)
-    if last_time is not None and time[0] <= last_time:
-        raise ShedError(f"time {time[0]} is not after the last processed time {last_time}; "
-                        "feed whole time steps in order")
-    return np.flatnonzero(np.r_[True, time[1:] != time[:-1]])
 
 
 def _pow2(n: int) -> int:

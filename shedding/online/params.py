@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import Memory, check_name, check_range, check_window
+from shedding.model import Memory, check_name, check_window
+from shedding.timerange import check_range
 from shedding.online.estimators import check_estimator
 from shedding.online.policies import EQUI, POLICIES, Policy, check_group, get_policy, require
 from shedding.online.tuning import HazardTuning

@@ -13,7 +13,9 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from shedding.model import check_range, check_window
+from shedding.model import check_window
+
+from shedding.timerange import check_range
 
 #: options of each micro-batch's pairs write (Hadoop's file output committer). With algorithm 2 a
 #: task moves its finished file straight into the batch's folder, instead of the job moving every

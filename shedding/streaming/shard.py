@@ -61,6 +61,7 @@ from shedding.online.snapshot import Snapshot, SnapshotReader
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import Census, divide
 from shedding.streaming.partition import shard_budgets
+from shedding.streaming.frames import append_rows, positions
 from shedding.streaming.spec import HOWS, KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
 from shedding.streaming.state import NEW_CHECKPOINT, bytes_table, from_state_bytes, table_bytes, to_state_bytes
 from shedding.streaming.unpaired import EVENT_TIME, SHED, Unpaired, key_columns
@@ -119,28 +120,7 @@ def _empty(columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=dtype(c)) for c in columns})
 
 
-def _positions(seq: np.ndarray, first: int, wanted: np.ndarray) -> np.ndarray:
-    """The rows of the sequence numbers ``wanted`` in ``seq``: sorted, and consecutive from ``first``
-    on, so those rows are found by subtraction and only older ones by binary search (a pair's S
-    tuple mostly arrived in this batch; 4x faster than searching all at 40,000 arrivals)."""
-    older = int(np.searchsorted(seq, first))
-    rows = wanted - (first - older)
-    old = wanted < first
-    if old.any():
-        rows[old] = np.searchsorted(seq[:older], wanted[old])
-    return rows
-
-
 _NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
-
-
-def _append(table: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
-    """``table`` then ``rows``, renumbered (an empty side is skipped: it has no dtypes to merge)."""
-    if not len(rows):
-        return table
-    if not len(table):
-        return rows.reset_index(drop=True)
-    return pd.concat([table, rows], ignore_index=True)
 
 
 class ShardJoin:
@@ -213,7 +193,7 @@ class ShardJoin:
                 latest = self._latest[s]
                 self._latest[s] = int(times.max()) if latest is None else max(latest, int(times.max()))
                 self._heard[s] = now
-        held = _append(self._held, fresh.reindex(columns=self._columns))
+        held = append_rows(self._held, fresh.reindex(columns=self._columns))
         frontier = None if end else self._frontier(now)
         if end:
             ready = np.ones(len(held), dtype=bool)
@@ -324,7 +304,7 @@ class ShardJoin:
         arrived = ready.assign(seq=np.arange(first, first + len(ready)))  # with its side: kept if _extra has it
         if self._outer:
             arrived = arrived.assign(matched=False)
-        table = _append(self._resident, arrived[self._resident.columns])
+        table = append_rows(self._resident, arrived[self._resident.columns])
         r, s = self._pair_rows(table, fed.pairs, first)
         if self._outer and len(r):
             matched = table["matched"].to_numpy().copy()
@@ -351,7 +331,7 @@ class ShardJoin:
         if not len(departures):
             return 0
         table = self._resident if table is None else table
-        pos = _positions(table["seq"].to_numpy(), self.op.arrivals if first is None else first, departures[:, 0])
+        pos = positions(table["seq"].to_numpy(), self.op.arrivals if first is None else first, departures[:, 0])
         times = table["time"].to_numpy()[pos]
         # the symmetric window's end is the same for both sides, which its resident tuples do not carry
         sides = table["side"].to_numpy()[pos] if "side" in self._extra else np.zeros(len(pos), dtype=np.int64)
@@ -366,7 +346,7 @@ class ShardJoin:
         consecutive. With original keys carried, a pair whose original keys differ (a hash
         collision) is dropped."""
         seq = table["seq"].to_numpy()
-        r, s = _positions(seq, first, pairs[:, 0]), _positions(seq, first, pairs[:, 1])
+        r, s = positions(seq, first, pairs[:, 0]), positions(seq, first, pairs[:, 1])
         if self.spec.key_names:
             keys = [table[f"{KEY_VALUE}{i}"].to_numpy() for i in range(len(self.spec.key_names))]
             equal = np.logical_and.reduce([k[r] == k[s] for k in keys])

@@ -21,7 +21,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from shedding.errors import ShedError
-from shedding.model import check_range, range_horizon
+from shedding.timerange import check_range, range_horizon
 from shedding.online.estimators import StaticEstimator
 from shedding.online.tuning import HazardTuning
 from shedding.spark.workers import check_worker_python

@@ -13,7 +13,8 @@ from typing import Any
 
 
 from shedding.errors import ShedError
-from shedding.model import Memory, check_range, check_window, default_split
+from shedding.model import Memory, check_window, default_split
+from shedding.timerange import check_range
 from shedding.online.estimators import OnlineEstimator
 from shedding.online.hazard import age_buckets
 from shedding.online.policies import POLICIES, STREAM, names_for

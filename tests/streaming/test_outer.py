@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from helpers import assert_one_line_error
 from shedding import Workload, simulate
 from shedding.errors import ShedError
-from shedding.model import range_horizon
+from shedding.timerange import range_horizon
 from shedding.streaming.shard import END, EVENT_TIME, HOWS, SHED, SHEDDING, JoinSpec, ShardJoin
 
 POLICIES = [p for p in SHEDDING if p != "none"]

@@ -249,7 +249,7 @@ def test_report_sets_the_stream_beside_simulate_exact_and_the_native_join(spark,
     """Over the window, and over a time range with a full outer join (whose rows without a partner
     are not pairs: the outputs count pairs)."""
     from shedding.exact import exact_count
-    from shedding.model import range_horizon
+    from shedding.timerange import range_horizon
     from shedding.streaming.report import stream_report
 
     write_workload(tmp_path, workload, 3)

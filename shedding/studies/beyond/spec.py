@@ -35,7 +35,7 @@ from pathlib import Path
 
 from shedding.datasets.generators import GENERATORS, check_params, own_params, with_payload
 from shedding.errors import ShedError
-from shedding.model import check_range
+from shedding.timerange import check_range
 from shedding.online.kinds import learns
 from shedding.online.policies import POLICIES
 from shedding.online.tuning import HazardTuning
@@ -116,7 +116,7 @@ class BeyondSuite(SuiteBase):
 
 
 def _range(text: object, here: str) -> str:
-    """A grid's ``range`` value as its runs carry it: ``"LO,HI"`` (:func:`~shedding.model.check_range`),
+    """A grid's ``range`` value as its runs carry it: ``"LO,HI"`` (:func:`~shedding.timerange.check_range`),
     or ``""`` for the window; else a refusal naming the file and experiment."""
     if text == "":
         return ""
