@@ -14,6 +14,7 @@ band join's operator and network instead; the names are the same.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from shedding.errors import ShedError
@@ -74,7 +75,7 @@ def run_policy(
     max_graph_bytes: int | None = None,
     samples: int = 2000,
     bins: int = 1024,
-    group: str | None = None,
+    group: str | Sequence[str] | None = None,
     tuning: HazardTuning | str | None = None,
 ) -> RunResult | OptResult:
     """Run ``policy`` with ``memory`` tuples on ``wl`` and return its result (``as_dict()`` gives
@@ -106,8 +107,9 @@ def run_policy(
             default, 4 GiB.
         samples: About how often, over the run, the R share of memory is sampled (>= 1).
         bins: The band join's histogram bins (band workloads only).
-        group: The payload column HAZARD ranks by (the flights workload's ``dest``); None
-            for none.
+        group: The payload column(s) whose values are HAZARD's groups (a file's own columns,
+            the flights workload's ``dest``; a comma list or a list combines them,
+            :mod:`~shedding.online.groups`); None for none.
         tuning: HAZARD's learner: a :class:`~shedding.online.tuning.HazardTuning` or its
             ``field=value,...`` text; None for its defaults. Only for the learning policies.
 

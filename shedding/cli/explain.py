@@ -16,8 +16,8 @@ from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, parse
 from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Values
-from shedding.cli.workload import (ESTIMATORS, WORKLOAD_RULES, check_group, check_split, fixed_split,
-                                   takes_workload)
+from shedding.cli.workload import (ESTIMATORS, GROUP_HELP, WORKLOAD_RULES, check_group, check_split,
+                                   fixed_split, takes_workload)
 from shedding.online.policies import grouped, seeded, uses
 from shedding.run import POLICY_NAMES
 
@@ -89,8 +89,7 @@ def explain(
                                            show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print the explanation as one JSON object."),
     group: Optional[str] = typer.Option(None, "--group", show_default=False,
-                                        help="HAZARD: the payload column whose values get age curves of their "
-                                        "own (--generator flights: dest, carrier or origin)."),
+                                        help=GROUP_HELP),
     tuning: Optional[str] = typer.Option(None, "--tuning", callback=CHECK_TUNING, show_default=False,
                                          help=TUNING_HELP),
 ) -> None:

@@ -14,8 +14,8 @@ from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, learn
 from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values
-from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, SOURCES, WORKLOAD_RULES, check_group, check_split,
-                                   fixed_split, generated, takes_workload)
+from shedding.cli.workload import (ESTIMATORS, GROUP_HELP, MAX_GRAPH_HELP, SOURCES, WORKLOAD_RULES, check_group,
+                                   check_split, fixed_split, generated, takes_workload)
 from shedding.errors import ShedError
 from shedding.online.policies import BAND, grouped, listing, names_for, seeded, uses
 from shedding.run import POLICY_NAMES
@@ -114,8 +114,7 @@ def simulate(
     bins: int = typer.Option(1024, "--bins", callback=integer(1),
                              help="Band joins: histogram bins per attribute for PROB/LIFE."),
     group: Optional[str] = typer.Option(None, "--group", show_default=False,
-                                        help="HAZARD: the payload column whose values get age curves of their "
-                                        "own (--generator flights: dest, carrier or origin)."),
+                                        help=GROUP_HELP),
     tuning: Optional[str] = typer.Option(None, "--tuning", callback=CHECK_TUNING, show_default=False,
                                          help=TUNING_HELP),
     bound: bool = typer.Option(False, "--bound", help="--generator age: also give the most any online policy can "

@@ -199,7 +199,7 @@ def listing(names: tuple[str, ...] | list[str]) -> str:
     return text
 
 
-def check_group(name: str, group: str | None, band: bool = False) -> None:
+def check_group(name: str, group: object, band: bool = False) -> None:
     """A payload ``group`` is for the policies that rank by one (:attr:`Policy.group`: HAZARD), and
     only on an equi-join: refused for any other policy (``name``, as given) rather than ignored."""
     if group is not None and (band or name not in POLICIES or not POLICIES[name].group):

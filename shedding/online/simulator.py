@@ -8,6 +8,7 @@ over time (Figure 8).
 from __future__ import annotations
 
 import time as _time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,7 @@ from shedding.metrics import archive_metric
 from shedding.model import RunResult, Schedule, Workload, check_memory, check_name, check_workload
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import check_estimator, make_estimator
+from shedding.online.groups import group_columns, payload_groups
 from shedding.online.kinds import AGE
 from shedding.online.policies import EQUI, POLICIES, check_group, get_policy, require
 from shedding.online.tuning import HazardTuning
@@ -50,7 +52,7 @@ def simulate(
     schedule: Schedule | None = None,
     samples: int = 2000,
     reference: Reference | None = None,
-    group: str | None = None,
+    group: str | Sequence[str] | None = None,
     tuning: HazardTuning | str | None = None,
 ) -> RunResult:
     """Run ``policy`` with ``memory`` tuples on ``wl``: the online policies of Das, Gehrke,
@@ -77,8 +79,10 @@ def simulate(
         samples: About how often, over the run, the R share of memory is sampled (>= 1).
         reference: EXACT's precomputed :class:`Reference` for ``wl``, shared by the policies of
             one workload; computed here when None.
-        group: A payload column of the workload (``wl.meta["payload"]``, as the flights
-            workload has) that HAZARD ranks by; refused for any other policy.
+        group: The payload column(s) of the workload (``wl.meta["payload"]``: a file's own
+            columns, the flights' ``dest``, ...) whose values are HAZARD's groups, one age curve
+            each: a name, a comma list or a list of names (:mod:`~shedding.online.groups`);
+            refused for any other policy.
         tuning: HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning` or its
             ``field=value,...`` text, its defaults without); only for the learning policies.
 
@@ -106,7 +110,8 @@ def simulate(
         if value is not None and not isinstance(value, kind):
             raise ShedError(f"{{param}} must be a {kind.__name__} or None, got {type(value).__name__}", param=what)
     ref = reference or Reference.of(wl)
-    check_group(name, group)
+    columns = group_columns(group)
+    check_group(name, columns)
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}
     started = _time.perf_counter()
     if name == "exact":
@@ -142,7 +147,7 @@ def simulate(
         pairs=fed.pairs if pairs else None,
         seconds=_time.perf_counter() - started,
         params=params | ({"seed": seed} if pol.seed else {})
-        | ({"group": group} if group is not None else {}),
+        | ({"group": ",".join(columns)} if columns is not None else {}),
     )
 
 
@@ -153,24 +158,3 @@ def check_tuning(name: str, tuning: object) -> None:
         learners = ", ".join(n for n, p in POLICIES.items() if p.tunable)
         raise ShedError(f"{{param}} applies to the learning policies only ({learners}), not to {name}; leave it out",
                         param="tuning")
-
-
-def payload_groups(wl: Workload, column: str | None) -> np.ndarray | None:
-    """The codes of payload ``column`` per tuple (``wl.meta["payload"]``, one row per tuple),
-    None without a column. The column must be categorical (a pandas Categorical, as the flights'
-    ``dest``, ``carrier`` and ``origin`` are): HAZARD learns an age curve per value, which a
-    number per flight (``flight_row``, ``air_time``) would scatter over groups of a tuple or two."""
-    if column is None:
-        return None
-    payload = wl.meta.get("payload")
-    if payload is None:
-        raise ShedError("{param} needs a workload with a payload table per tuple (the flights workload); "
-                        "leave it out for this one", param="group")
-    groups = [str(c) for c in payload.columns if str(payload[c].dtype) == "category"]
-    fix = f"choose one of {', '.join(groups)}" if groups else "make the column a pandas Categorical"
-    if column not in payload.columns:
-        raise ShedError(f"unknown {{param}} {column!r}; {fix}", param="group")
-    if column not in groups:
-        raise ShedError(f"{{param}} {column!r} is not a categorical payload column (HAZARD learns an age curve per "
-                        f"value); {fix}", param="group")
-    return np.asarray(payload[column].cat.codes, dtype=np.int64)

@@ -124,7 +124,7 @@ CASES = {
         (["--policy", "hazard", "--group", "gate", "--length", "100", "--window", "10"], "--group"),
         # only the flights' categorical payload columns; checked before the data is read and the
         # static estimator's warning is printed (was a warning line, then the error)
-        (["--generator", "flights", "--policy", "hazard", "--group", "gate"], "unknown --group 'gate'"),
+        (["--generator", "flights", "--policy", "hazard", "--group", "gate"], "unknown --group column 'gate'"),
         (["--generator", "flights", "--policy", "hazard", "--group", "air_time"], "--group"),  # was accepted
         (["--generator", "flights", "--policy", "hazard", "--group", "flight_row"], "--group"),  # was accepted
         (["--generator", "age", "--policy", "hazard", "--group", "dest"], "--group needs"),

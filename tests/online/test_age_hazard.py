@@ -146,17 +146,24 @@ def test_the_operator_reads_a_tuning_text_and_refuses_other_types():
 def test_hazard_ranks_by_a_payload_group():
     import pandas as pd
 
-    wl = zipf_workload(1.0, 20, 400, seed=1, window=40)
+    from shedding.online.groups import MAX_GROUPS
+
+    wl = zipf_workload(1.0, 20, 600, seed=1, window=40)
     wl.meta["payload"] = pd.DataFrame({"dest": pd.Categorical(np.arange(len(wl)) % 4),
-                                       "air_time": np.arange(len(wl)) % 300})
+                                       "air_time": np.arange(len(wl)) % 300, "flight_row": np.arange(len(wl))})
     res = run_policy(wl, "hazard", 20, estimator="online", group="dest")
     assert res.params["group"] == "dest" and res.outputs <= exact_count(wl)
-    with pytest.raises(ShedError, match="unknown group 'gate'; choose one of dest$"):
+    with pytest.raises(ShedError, match="^unknown group column 'gate'; the workload's payload columns are dest, "
+                       "air_time, flight_row$"):
         run_policy(wl, "hazard", 20, group="gate")
-    # a number per flight is no group: each value would get an age curve of its own (was accepted)
-    with pytest.raises(ShedError, match="group 'air_time' is not a categorical payload column"):
-        run_policy(wl, "hazard", 20, group="air_time")
-    with pytest.raises(ShedError, match="group needs a workload with a payload"):
+    # integers are groups as text is (a file's endpoint ids); a number per tuple is more groups than the
+    # learner has sample for, refused by the bound
+    assert run_policy(wl, "hazard", 20, estimator="online", group="air_time").params["group"] == "air_time"
+    assert len(wl) > MAX_GROUPS
+    with pytest.raises(ShedError, match=f"^group flight_row has {len(wl):,} distinct values, more than the "
+                       f"{MAX_GROUPS:,} HAZARD learns"):
+        run_policy(wl, "hazard", 20, group="flight_row")
+    with pytest.raises(ShedError, match="^group needs payload columns per tuple"):
         run_policy(zipf_workload(1.0, 20, 100, window=10), "hazard", 5, group="dest")
 
 
