@@ -68,7 +68,7 @@ def run_policy(
     memory: int,
     *,
     memory_split: tuple[int, int] | None = None,
-    estimator: str = "static",
+    estimator: str | None = None,
     decay: float = 1.0,
     seed: int = 0,
     reference: Any = None,
@@ -96,7 +96,9 @@ def run_policy(
         memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies and OPT;
             default (M // 2, M - M // 2). Refused for OPTV.
         estimator: ``static`` (the whole workload's key frequencies) or ``online`` (the counts
-            so far), for the online policies.
+            so far), for the online policies; None for the workload's default
+            (:func:`~shedding.online.estimators.default_estimator`: online but on the paper's
+            Zipf streams and weather data).
         decay: The online estimator's weight an arrival keeps per time step, in (0, 1]; 1
             counts everything. Refused with the static estimator unless 1.
         seed: The seed of RAND's draws.
@@ -124,7 +126,7 @@ def run_policy(
             (:class:`~shedding.offline.opt.GraphTooLarge`, OPT's network over the limit).
     """
     from shedding.band.predicate import BandWorkload
-    from shedding.online.estimators import check_estimator  # numpy: not at import, where `shed --help` reads this
+    from shedding.online.estimators import check_estimator, default_estimator  # numpy: not at import (shed --help)
 
     from shedding.model import Workload
     from shedding.online.simulator import check_tuning
@@ -133,6 +135,8 @@ def run_policy(
         raise ShedError(f"{{param}} must be a Workload (or a band join's BandWorkload), got {type(wl).__name__}",
                         param="wl")
     name = check_policies([policy])[0]
+    if estimator is None:
+        estimator = default_estimator(wl.workload if isinstance(wl, BandWorkload) else wl)
     estimator = check_estimator(estimator, decay)  # as the online policies check it, also for EXACT and OPT
     check_tuning(name, tuning)  # for EXACT and OPT too, which would ignore it
     band = isinstance(wl, BandWorkload)

@@ -113,6 +113,24 @@ def check_generator(v: Values) -> None:
     check_available(v.generator)
 
 
+ESTIMATOR_HELP = ("static: the whole stream's key frequencies (as in the paper; they read each key's future "
+                  "arrivals); online: the counts of what has arrived so far. Default: static on the paper's Zipf "
+                  "streams and weather data, online on CSV/Parquet files, the flights and the other generators.")
+
+
+def estimator_of(v: Values) -> str:
+    """The estimator the run will use, from the flags alone: --estimator, else the workload's
+    default (:func:`shedding.online.estimators.default_estimator`'s rule): the generator's, online
+    for CSV or Parquet files, static for the weather formats."""
+    if v.estimator is not None:
+        return str(v.estimator)
+    if generated(v):
+        return str(SOURCES[v.generator].estimator)
+    if v.workload is None and file_format(v) in WEATHER_FORMATS:
+        return "static"
+    return "online"
+
+
 def check_group(v: Values) -> None:
     """--group names payload columns the workload has, checked before any data is read: the
     generated workload's (the registry's ``payload``: the flights' dest, carrier, origin) or a

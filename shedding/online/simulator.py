@@ -18,7 +18,7 @@ from shedding.exact import KeyedStreams, PartnerProfile, exact_count, exact_memo
 from shedding.metrics import archive_metric
 from shedding.model import RunResult, Schedule, Workload, check_memory, check_name, check_workload
 from shedding.online.engine import JoinOperator
-from shedding.online.estimators import check_estimator, make_estimator
+from shedding.online.estimators import check_estimator, default_estimator, make_estimator
 from shedding.online.groups import group_columns, payload_groups
 from shedding.online.kinds import AGE
 from shedding.online.policies import EQUI, POLICIES, check_group, get_policy, require
@@ -45,7 +45,7 @@ def simulate(
     memory: int,
     *,
     memory_split: tuple[int, int] | None = None,
-    estimator: str = "static",
+    estimator: str | None = None,
     decay: float = 1.0,
     seed: int = 0,
     pairs: bool = False,
@@ -70,7 +70,10 @@ def simulate(
         memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies; default
             (M // 2, M - M // 2).
         estimator: ``static`` (the whole workload's key frequencies) or ``online`` (the counts
-            so far, decayed by ``decay``).
+            so far, decayed by ``decay``); None for the workload's default
+            (:func:`~shedding.online.estimators.default_estimator`: static on the paper's Zipf
+            streams and weather data, online on files, the flights and the beyond-i.i.d.
+            generators). ``RunResult.params["estimator"]`` says which ran.
         decay: The weight an online estimate's arrival keeps per time step, in (0, 1]; 1
             counts everything. Refused with the static estimator unless 1.
         seed: The seed of RAND's draws.
@@ -100,7 +103,7 @@ def simulate(
     check_workload(wl)
     name = check_name(policy, "policy")
     m, m_r, m_s = check_memory(memory, memory_split)
-    estimator = check_estimator(estimator, decay)  # also for EXACT, which uses no estimator
+    estimator = check_estimator(default_estimator(wl) if estimator is None else estimator, decay)  # EXACT too
     check_tuning(name, tuning)
     tuning = HazardTuning.of(tuning)  # before EXACT's reference is computed
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
