@@ -99,6 +99,10 @@ def test_a_list_of_numbers_is_one_lag_pmf(tmp_path, given, pmfs):
     ("age", "lag_mean = 50.0", "lag_mean must be a number in [1, 39], got 50.0"),
     ("flights", "months = 13", "months must be a month or a range"),
     ("flights", "group = 'foo'", "group = 'foo' is not one of dest, carrier, origin"),
+    ("flights", "group = 'dest,gate'", "group = 'dest,gate' is not one of dest, carrier, origin (the flights payload "
+     "columns) or a comma list of them ('gate' is none of them)"),
+    ("flights", "group = 'dest,dest'", "group names dest twice"),
+    ("flights", "group = 3", "group = 3 must be text"),
     ("drift", "group = 'dest'", "group = 'dest' needs the flights' payload, not the drift generator"),
     ("bursts", "rotate = 3", "rotate must be true or false, got 3"),
 ])
@@ -337,3 +341,15 @@ def test_a_claim_the_runs_cannot_judge_is_not_checked_never_agrees():
     rows = claim_rows({"prob": {5: [1.0, 1.0]}, "hazard": {5: [1.0, 1.0]}})  # PROB at OPT: no gap to close
     exp = {"x": "lag_spread", "checks": [{"kind": "closes", "share": 0.5, "over": "every"}]}
     assert verdict_word(claim_checks(rows, exp, ["lag_spread"], base_of)) == "not checked"
+
+
+def test_a_group_may_combine_payload_columns(tmp_path):
+    """group = "dest,carrier": each destination and carrier together gets its own age curve; the
+    runs carry the list as run_policy takes it."""
+    import tomllib
+
+    from shedding.studies.beyond.spec import parse_beyond_suite
+
+    text = one_experiment("flights", "group = ['dest,carrier', 'origin', '']\n").replace("length = 300\n", "")
+    suite = parse_beyond_suite(tomllib.loads(text), "s.toml")
+    assert sorted({r.group for r in suite.runs()}) == ["", "dest,carrier", "origin"]
