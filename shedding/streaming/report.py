@@ -37,13 +37,13 @@ from shedding.studies.page.tables import table_html
 
 def stepped(spark, job: StreamJob, stream: bool = False) -> tuple:
     """Both sources as the shards see them: columns side, time (the step) and key (the operator's
-    key), bad rows dropped; read as one batch (each row with its ``file``) or as streams
-    (``job.max_files_per_trigger`` files per trigger)."""
+    key), bad rows dropped; read as one batch (each row with its ``file``, and its payload group
+    when the join ranks by one) or as streams (``job.max_files_per_trigger`` files per trigger)."""
     from pyspark.sql import functions as F
 
     from shedding.streaming.inputs import Inputs, tagged
 
-    used = {job.time.lower(), *(k.lower() for k in job.key)}
+    used = {job.time.lower(), *(k.lower() for k in job.key), *(g.lower() for g in job.spec.group)}
     frames = [src.reader(spark, job.max_files_per_trigger, stream, keep=used) for src in (job.r, job.s)]
     inputs = Inputs.of(*frames, list(job.key), job.time, job.step)
     spec = replace(job.spec, payload_r=(), payload_s=(), carry_time=False)
@@ -51,7 +51,7 @@ def stepped(spark, job: StreamJob, stream: bool = False) -> tuple:
     for side, df, what in ((R, frames[0], "stream R"), (S, frames[1], "stream S")):
         rows = tagged(df, side, spec, inputs, False, what).where(f"side = {side}")
         out.append(rows.select("side", "time", "key") if stream else
-                   rows.select("side", "time", "key", F.input_file_name().alias("file")))
+                   rows.select("side", "time", "key", *spec.group_columns, F.input_file_name().alias("file")))
     return out[0], out[1]
 
 

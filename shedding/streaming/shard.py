@@ -58,12 +58,12 @@ from shedding.online.snapshot import Snapshot, SnapshotReader
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import Census, divide
 from shedding.streaming.partition import shard_budgets
-from shedding.streaming.spec import KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
+from shedding.streaming.spec import GROUP_VALUE, KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
 from shedding.streaming.state import NEW_CHECKPOINT, bytes_table, from_state_bytes, table_bytes, to_state_bytes
 
 #: re-exported: the streaming modules, the command line and the tests take them from here
-__all__ = ["BAD", "END", "KEY_VALUE", "METRICS", "R", "S", "SHEDDING", "STATE_LAYOUT", "TIME_VALUE", "JoinSpec",
-           "ShardJoin", "check_layout", "new_operator"]
+__all__ = ["BAD", "END", "GROUP_VALUE", "KEY_VALUE", "METRICS", "R", "S", "SHEDDING", "STATE_LAYOUT", "TIME_VALUE",
+           "JoinSpec", "ShardJoin", "check_layout", "new_operator"]
 
 #: side codes of the unioned input: R, S, the end-of-input marker and a row that failed to parse
 R, S, END, BAD = 0, 1, 2, 3
@@ -103,7 +103,8 @@ def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = Non
 
 
 def _empty(columns: list[str]) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("side", "time", "key", "seq", TIME_VALUE) else object)
+    return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("side", "time", "key", "seq", TIME_VALUE, GROUP_VALUE)
+                                                         else object)
                          for c in columns})
 
 
@@ -157,7 +158,7 @@ class ShardJoin:
         self.layout = STATE_LAYOUT
         self._payload = spec.payload_columns
         self._carried = spec.carried_columns
-        self._columns = ["side", "time", "key", *self._carried, *self._payload]
+        self._columns = ["side", "time", "key", *self._carried, *spec.group_columns, *self._payload]
 
     # ------------------------------------------------------------------ per micro-batch
 
@@ -290,7 +291,8 @@ class ShardJoin:
         if not len(ready):
             return self._pairs_frame(self._resident, np.zeros((0, 2), dtype=np.int64), self.op.arrivals), 0
         ready = self._canonical(ready)
-        fed = self.op.feed(ready["side"].to_numpy(), ready["time"].to_numpy(), ready["key"].to_numpy())
+        group = ready[GROUP_VALUE].to_numpy(np.int64) if self.spec.group else None
+        fed = self.op.feed(ready["side"].to_numpy(), ready["time"].to_numpy(), ready["key"].to_numpy(), group)
         first = self.op.arrivals - len(ready)
         arrived = ready.drop(columns="side").assign(seq=np.arange(first, first + len(ready)))
         table = _append(self._resident, arrived[self._resident.columns])

@@ -13,7 +13,8 @@ from shedding.errors import ShedError
 from shedding.model import check_memory, check_window
 from shedding.online.estimators import OnlineEstimator
 from shedding.online.hazard import age_buckets
-from shedding.online.policies import POLICIES, STREAM, names_for
+from shedding.online.groups import group_columns
+from shedding.online.policies import POLICIES, STREAM, check_group, names_for
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import BUDGETS
 from shedding.streaming.partition import check_shards
@@ -23,6 +24,8 @@ from shedding.streaming.partition import check_shards
 SHEDDING = ("none", *names_for(STREAM))
 #: the carried original time, and the prefix of the carried original key columns
 TIME_VALUE, KEY_VALUE = "_t", "_k"
+#: the rows' payload group, a 64-bit hash of the group columns' values (HAZARD's groups)
+GROUP_VALUE = "_g"
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,9 @@ class JoinSpec:
     ``key_names`` the pairs' key columns when the rows carry original keys (columns ``_k0``,
     ``_k1``, ...; empty: the integer key is the key), and ``tuning`` the learner of HAZARD or AGE
     (:meth:`~shedding.online.tuning.HazardTuning.parse`'s text; empty: the defaults), and
-    ``max_held`` the most tuples held back over all shards (None: no cap; module docstring).
+    ``max_held`` the most tuples held back over all shards (None: no cap; module docstring), and
+    ``group`` the input columns whose values are HAZARD's payload groups (empty: none; the rows
+    carry their hash, column :data:`GROUP_VALUE`, :mod:`~shedding.online.groups`).
     """
 
     window: int
@@ -64,6 +69,7 @@ class JoinSpec:
     key_names: tuple[str, ...] = field(default=())
     tuning: str = ""
     max_held: int | None = None
+    group: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
         check_window(self.window)
@@ -93,6 +99,8 @@ class JoinSpec:
         if self.memory_split is not None:
             object.__setattr__(self, "memory_split", tuple(int(v) for v in self.memory_split))
         object.__setattr__(self, "key_names", tuple(self.key_names))
+        object.__setattr__(self, "group", group_columns(self.group or None) or ())
+        check_group(self.shedding, self.group or None)
         if self.tuning:
             if self.shedding == "none" or not POLICIES[self.shedding].tunable:
                 learners = ", ".join(n for n in names_for(STREAM) if POLICIES[n].tunable)
@@ -112,6 +120,11 @@ class JoinSpec:
         return [TIME_VALUE] * self.carry_time + [f"{KEY_VALUE}{i}" for i in range(len(self.key_names))]
 
     @property
+    def group_columns(self) -> list[str]:
+        """The rows' group column (:data:`GROUP_VALUE`) when the join ranks by a payload group."""
+        return [GROUP_VALUE] if self.group else []
+
+    @property
     def shares_budget(self) -> bool:
         """Whether the shards re-divide M every micro-batch (and so need the batch's census)."""
         return self.budget == "shared" and self.shards > 1 and self.shedding != "none"
@@ -125,4 +138,8 @@ class JoinSpec:
             del d["tuning"]  # the parameters of a checkpoint made before the field existed
         if self.max_held is None:
             del d["max_held"]  # likewise
+        if self.group:
+            d["group"] = list(self.group)
+        else:
+            del d["group"]  # likewise
         return d

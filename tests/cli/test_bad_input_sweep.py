@@ -100,6 +100,14 @@ CASES = [
      "--group names category twice"),
     (["simulate", "--policy", "hazard", "--group", "category"], "--group needs payload columns per tuple, and "
      "--generator zipf has none"),
+    (["stream-join", "--r", "{src}", "--s", "{src}", "--out", "{root}/sj3", "--shedding", "hazard", "--group",
+      "endpoint"], "unknown --group column 'endpoint'; stream R has the columns time, key"),
+    (["stream-join", "--r", "{src}", "--s", "{src}", "--out", "{root}/sj3", "--group", "endpoint"],
+     "--group applies to the policies that rank by a payload group only (hazard or hazardv)"),
+    (["stream-join", "--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/sj", "--shedding", "hazard",
+      "--group", "endpoint"], "--group needs payload columns, and zipf:SKEW:DOMAIN sources have only time and key"),
+    (["stream-join", "--r", "{src}", "--s", "{src}", "--out", "{root}/sj3", "--shedding", "hazard", "--group",
+      "key,"], "--group 'key,' has an empty column name"),
     # inputs never overwritten: an output equal to an input is refused
     (["simulate", "--workload", "{w.csv}", "--out", "{w.csv}"], "--out"),
     (["simulate", "--r", "{a.csv}", "--s", "{b.csv}", "--out", "{b.csv}"], "--out"),
