@@ -234,6 +234,41 @@ def test_hold_age_keeps_tuples_to_their_partner():
     assert hold_age(knots, decreasing, 1.0, 30.0)[0] == 30  # decreasing curve: keep the newest
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_the_hold_age_is_srivastava_and_widoms_best_age(seed):
+    """Srivastava and Widom's plan for the age-based model: a dropped tuple never returns, so each
+    admitted tuple is held from age 0 to some N, at N slots each; with r arrivals per step and M
+    slots, min(r, M/N) tuples per step fit and catch F(N) partners each. hold_age must give the N
+    of the largest gain against every N tried by brute force, on curves of any shape given at
+    uneven knots (linear in between, as the online estimate's buckets give them)."""
+    from shedding.online.ageing import SPLITS, age_plan
+
+    rng = np.random.default_rng(seed)
+    last = int(rng.integers(2, 300))
+    knots = np.unique(np.r_[0, rng.integers(1, last, int(rng.integers(0, 12))), last]).astype(np.int64)
+    cum = np.r_[0.0, np.cumsum(rng.exponential(1.0, len(knots) - 1) * (rng.random(len(knots) - 1) < 0.7))]
+    rate, slots = float(rng.uniform(0.05, 3.0)), float(rng.integers(0, 400))
+
+    def gain(n, r=rate, m=slots, c=cum):
+        return min(r, m / n) * float(np.interp(n, knots, c))
+
+    n, g = hold_age(knots, cum, rate, slots)
+    best = max(gain(k) for k in range(1, last + 1))
+    assert 1 <= n <= last and g == pytest.approx(gain(n)) and g == pytest.approx(best, rel=1e-9, abs=1e-12)
+    # the variable split: the best of its SPLITS splits of M between the sides, by brute force too
+    cums, rates = np.stack([cum, cum[::-1].max() - cum[::-1]]), np.array([rate, float(rng.uniform(0.05, 3.0))])
+    cums[1] = np.maximum.accumulate(cums[1])
+    m = int(slots)
+    hold, density = np.zeros(2, np.int64), np.zeros(2)
+    age_plan(knots, cums, rates, np.array([m, 0]), True, hold, density)
+    splits = [int(round(m * i / (SPLITS - 1))) for i in range(SPLITS)]
+    best = max(sum(max(gain(k, rates[s], (a, m - a)[s], cums[s]) for k in range(1, last + 1)) for s in (0, 1))
+               for a in splits)
+    got = max(sum(gain(int(hold[s]), rates[s], (a, m - a)[s], cums[s]) for s in (0, 1)) for a in splits)
+    assert got == pytest.approx(best, rel=1e-9, abs=1e-12)
+
+
 def test_pair_age_curves_count_partners_per_age():
     wl = age_workload(length=2000, window=50, lag="uniform", lag_mean=10, lag_spread=0, background=0.0,
                       domain=10**6, skew=0.0, seed=2)

@@ -148,10 +148,10 @@ def test_a_parquet_source_with_negative_integer_times_is_refused_up_front(tmp_pa
 
 @pytest.mark.spark
 def test_hazard_by_a_text_column_of_both_inputs_equals_the_simulator(spark):
-    """group="category": the rows carry the hash of their category (Spark's xxhash64), on two
-    shards of two partitions each; the pairs equal the simulator's with the categories as groups
-    on the same rows (in the join's order within a step), whatever the partitioning. A group
-    column with one type in R and another in S, or for a policy without groups, is refused."""
+    """group="category": the rows carry the hash of their category (Spark's xxhash64), each input
+    in two partitions; the pairs equal the simulator's with the categories as groups on the same
+    rows (in the join's order within a step). A group column with one type in R and another in S,
+    one the inputs lack, or a policy without groups is refused."""
     from shedding import Workload, simulate
     from shedding.datasets.age import age_workload
 
