@@ -102,6 +102,15 @@ def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = Non
                         share_every=_UNBOUNDED, tuning=HazardTuning.parse(spec.tuning) if spec.tuning else None)
 
 
+def _spec_entry(spec: JoinSpec) -> dict:
+    """The spec as the state stores it: every field, but ``group`` only when the join ranks by one
+    (a join without groups stores the state it stored before groups existed)."""
+    entry = asdict(spec)
+    if not spec.group:
+        del entry["group"]
+    return entry
+
+
 def _empty(columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("side", "time", "key", "seq", TIME_VALUE, GROUP_VALUE)
                                                          else object)
@@ -343,7 +352,7 @@ class ShardJoin:
         if self.census is not None:
             optional |= {f"census.{f.name}": getattr(self.census, f.name) for f in fields(Census)}
         snap: Snapshot = {"format": STATE_FORMAT, "version": FORMAT_VERSION, "layout": self.layout,
-                          "spec": json.dumps(asdict(self.spec)), "shard": self.shard, "ended": self.ended,
+                          "spec": json.dumps(_spec_entry(self.spec)), "shard": self.shard, "ended": self.ended,
                           "budget": np.array(self.budget, dtype=np.int64),
                           "held": table_bytes(self._held, "held-back"),
                           "resident": table_bytes(self._resident, "resident")}
