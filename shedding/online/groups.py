@@ -38,12 +38,14 @@ MAX_GROUPS = 1000
 
 def group_columns(group: str | Sequence[str] | None) -> tuple[str, ...] | None:
     """``group`` as a tuple of column names: one name, a comma list (``"dest,carrier"``) or a
-    sequence of names; None for no group."""
+    sequence of names; None (or an empty sequence) for no group. Empty text is refused."""
     if group is None:
         return None
     if isinstance(group, str):
         names = [n.strip() for n in group.split(",")]
     elif isinstance(group, Sequence) and all(isinstance(n, str) for n in group):
+        if not group:  # an empty list of columns: no group, as a stored spec without one has
+            return None
         names = [n.strip() for n in group]
     else:
         raise ShedError(f"{{param}} must be a column name, a comma list of them or a list of names, got {group!r}",

@@ -32,7 +32,7 @@ def test_the_ids_do_not_depend_on_the_row_order():
 
 
 def test_group_columns_reads_names_lists_and_refuses_empty_or_repeated_ones():
-    assert group_columns(None) is None
+    assert group_columns(None) is None and group_columns(()) is None and group_columns([]) is None
     assert group_columns("dest") == ("dest",)
     assert group_columns(" dest , carrier ") == ("dest", "carrier")
     assert group_columns(["dest", "carrier"]) == ("dest", "carrier")
