@@ -14,6 +14,7 @@ band join's operator and network instead; the names are the same.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from shedding.errors import ShedError
@@ -68,14 +69,14 @@ def run_policy(
     memory: int | Memory,
     *,
     memory_split: tuple[int, int] | None = None,
-    estimator: str = "static",
+    estimator: str | None = None,
     decay: float = 1.0,
     seed: int = 0,
     reference: Any = None,
     max_graph_bytes: int | None = None,
     samples: int = 2000,
     bins: int = 1024,
-    group: str | None = None,
+    group: str | Sequence[str] | None = None,
     tuning: HazardTuning | str | None = None,
 ) -> RunResult | OptResult:
     """Run ``policy`` with ``memory`` tuples on ``wl`` and return its result (``as_dict()`` gives
@@ -98,7 +99,9 @@ def run_policy(
         memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies and OPT;
             default (M // 2, M - M // 2). Refused for OPTV.
         estimator: ``static`` (the whole workload's key frequencies) or ``online`` (the counts
-            so far), for the online policies.
+            so far), for the online policies; None for the workload's default
+            (:func:`~shedding.online.estimators.default_estimator`: online but on the paper's
+            Zipf streams and weather data).
         decay: The online estimator's weight an arrival keeps per time step, in (0, 1]; 1
             counts everything. Refused with the static estimator unless 1.
         seed: The seed of RAND's draws.
@@ -109,8 +112,9 @@ def run_policy(
             default, 4 GiB.
         samples: About how often, over the run, the R share of memory is sampled (>= 1).
         bins: The band join's histogram bins (band workloads only).
-        group: The payload column HAZARD ranks by (the flights workload's ``dest``); None
-            for none.
+        group: The payload column(s) whose values are HAZARD's groups (a file's own columns,
+            the flights workload's ``dest``; a comma list or a list combines them,
+            :mod:`~shedding.online.groups`); None for none.
         tuning: HAZARD's learner: a :class:`~shedding.online.tuning.HazardTuning` or its
             ``field=value,...`` text; None for its defaults. Only for the learning policies.
 
@@ -125,6 +129,8 @@ def run_policy(
             (:class:`~shedding.offline.opt.GraphTooLarge`, OPT's network over the limit).
     """
     from shedding.band.predicate import BandWorkload
+    from shedding.online.estimators import default_estimator  # numpy: not at import (shed --help)
+
     from shedding.model import Workload
     from shedding.online.params import RunParams  # numpy: not at import, where `shed --help` reads this
 
@@ -133,6 +139,8 @@ def run_policy(
                         param="wl")
     if not isinstance(policy, str):
         check_policies([policy])  # the one message for a policy that is not text
+    if estimator is None:
+        estimator = default_estimator(wl.workload if isinstance(wl, BandWorkload) else wl)
     params = RunParams.of(policy, memory, memory_split=memory_split, estimator=estimator, decay=decay, seed=seed,
                           group=group, tuning=tuning, samples=samples, band=isinstance(wl, BandWorkload))
     return run_params(wl, params, reference=reference, max_graph_bytes=max_graph_bytes, bins=bins)

@@ -17,6 +17,7 @@ from shedding.errors import ShedError
 from shedding.exact import exact_memory
 from shedding.model import Memory, RunResult, Schedule
 from shedding.online import kernel as K
+from shedding.online.estimators import default_estimator
 from shedding.online.policies import BAND, get_policy, require
 from shedding.band.estimator import DEFAULT_BINS, ESTIMATORS, BandHistogram
 from shedding.band.operator import BandJoinOperator
@@ -49,7 +50,7 @@ def simulate_band(
     pairs: bool = False,
     schedule: Schedule | None = None,
     bins: int = DEFAULT_BINS,
-    estimator: str = "static",
+    estimator: str | None = None,
     reference: BandReference | None = None,
 ) -> RunResult:
     """Run ``policy`` with ``memory`` tuples on the band join ``bw``, by
@@ -68,7 +69,8 @@ def simulate_band(
         schedule: The :class:`~shedding.model.Schedule` a replaying policy follows (OPT's).
         bins: The histogram's bins per attribute (>= 1), the estimate behind PROB and LIFE.
         estimator: ``static`` (the histogram counts the whole workload in advance) or
-            ``online`` (the arrivals so far).
+            ``online`` (the arrivals so far); None for the workload's default
+            (:func:`~shedding.online.estimators.default_estimator`: online on files).
         reference: EXACT's pairs of ``bw`` (:class:`BandReference`), shared by the policies
             of one workload; computed here when None.
 
@@ -84,6 +86,8 @@ def simulate_band(
     wl = bw.workload
     ref = reference or BandReference.of(bw)
     name = policy.strip().lower()
+    if estimator is None:
+        estimator = default_estimator(wl)
     if estimator not in ESTIMATORS:
         raise ShedError(f"unknown {{param}} {estimator!r} for a band join; choose static or online", param="estimator")
     params = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator,

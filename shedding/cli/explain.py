@@ -13,11 +13,12 @@ from rich.markup import escape
 
 from shedding.cli.checks import choice, gib, integer, integers, listed_in, number
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, parse_tuning, tuning_rules
-from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
+from shedding.cli.output import (busy, out, print_fitted, print_header, say, warn_past_end, warn_static_lookahead,
+                                 workload_estimator, write_file)
 from shedding.cli.rows import REFERENCES, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Values, checked
-from shedding.cli.workload import (ESTIMATORS, WORKLOAD_RULES, check_group, check_split, fixed_split,
-                                   takes_workload)
+from shedding.cli.workload import (ESTIMATOR_HELP, ESTIMATORS, GROUP_HELP, WORKLOAD_RULES, check_group, check_split,
+                                   estimator_of, fixed_split, takes_workload)
 from shedding.online.policies import grouped, seeded, uses
 from shedding.run import POLICY_NAMES
 
@@ -42,7 +43,7 @@ def against_of(v: Values) -> str:
 
 
 RULES = (
-    Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only",
+    Ignored(("--decay",), lambda v: estimator_of(v) == "online", "applies to the online estimator only",
             "add --estimator online or drop it"),
     Ignored(("--policy-seed",), lambda v: seeded(v.policy),
             f"applies to the random choices of {' and '.join(uses('seed'))} only"),
@@ -53,7 +54,7 @@ RULES = (
     Ignored(("--group",), lambda v: grouped(v.policy),
             f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
     Holds(check_group),
-    *tuning_rules(lambda v: [v.policy], known=lambda v: v.estimator == "static"),
+    *tuning_rules(lambda v: [v.policy], known=lambda v: estimator_of(v) == "static"),
     Holds(check_buckets),
     Holds(check_split),
     Creatable(("--out",), folder=True),
@@ -75,8 +76,8 @@ def explain(
     memory_split: Optional[str] = typer.Option(None, "--memory-split", callback=integers(2), show_default=False,
                                                help="Fixed split M_R,M_S for the policy and OPT (default: M//2, "
                                                "M-M//2)."),
-    estimator: str = typer.Option("static", "--estimator", callback=choice(ESTIMATORS),
-                                  help="static or online (as for shed simulate)."),
+    estimator: Optional[str] = typer.Option(None, "--estimator", callback=choice(ESTIMATORS), show_default=False,
+                                            help=ESTIMATOR_HELP),
     decay: float = typer.Option(1.0, "--decay", callback=number(0, above=True, high=1),
                                 help="Online estimator: weight an arrival keeps per time step."),
     policy_seed: int = typer.Option(0, "--policy-seed", callback=integer(0), help="Seed of RAND's choices."),
@@ -89,8 +90,7 @@ def explain(
                                            show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print the explanation as one JSON object."),
     group: Optional[str] = typer.Option(None, "--group", show_default=False,
-                                        help="HAZARD: the payload column whose values get age curves of their "
-                                        "own (--generator flights: dest, carrier or origin)."),
+                                        help=GROUP_HELP),
     tuning: Optional[str] = typer.Option(None, "--tuning", callback=CHECK_TUNING, show_default=False,
                                          help=TUNING_HELP),
 ) -> None:
@@ -108,6 +108,7 @@ def explain(
     budget = checked(check_split)  # M (--memory, else the window) and its split, checked by the rules
     wl = load()
     warn_past_end(wl)
+    estimator = workload_estimator(wl, estimator)
     warn_static_lookahead(wl, estimator, [policy])
     warm_up([policy, "opt"])
     with busy(f"explaining {policy.upper()} against {against.upper()} ({len(wl):,} tuples)..."):

@@ -52,25 +52,33 @@ def warn_past_end(wl: Workload) -> None:
              f"nothing is counted and every ratio is 1.000; give a smaller --warmup or a longer workload")
 
 
+def workload_estimator(wl: Workload, estimator: str | None) -> str:
+    """``--estimator``, else the workload's default (:func:`shedding.online.estimators.default_estimator`)."""
+    from shedding.online.estimators import default_estimator
+
+    return default_estimator(wl) if estimator is None else estimator
+
+
 def warn_static_lookahead(wl: Workload, estimator: str, names: list[str]) -> None:
-    """The static estimator's key counts cover the whole stream, each tuple's partners to come
-    included; on the age-based and flights workloads (nearly one key per tuple) they tell a policy
-    that ranks by them which tuples will be joined, so its run is not an online one."""
+    """One notice line when the static estimator reads the future: its key counts cover the whole
+    stream, each tuple's partners to come included, and on a workload whose default is the online
+    estimator (files, the flights, the beyond-i.i.d. generators:
+    :func:`shedding.online.estimators.default_estimator`) they tell a policy that ranks by them
+    what is still to come, so its run is not an online one."""
+    from shedding.online.estimators import default_estimator
     from shedding.online.kinds import DUAL, HAZARD, LIFE, PROB, SURV
     from shedding.online.policies import POLICIES
 
-    from shedding.datasets.generators import GENERATORS
-
-    source = GENERATORS.get(wl.meta.get("generator", ""))
-    if estimator != "static" or source is None or source.estimator != "online":
+    if estimator != "static" or default_estimator(wl) != "online":
         return
     keyed = [n for n in names if n in POLICIES and POLICIES[n].kind in (PROB, LIFE, SURV, DUAL, HAZARD)]
     if keyed:
         one = len(keyed) == 1
+        what = f"the {wl.meta['generator']} workload" if wl.meta.get("generator") else "this file's workload"
         warn(f"with --estimator static, {' and '.join(n.upper() for n in keyed)} rank{'s' if one else ''} by the whole "
-             f"stream's key counts, which on the {wl.meta['generator']} workload tell whose partners are still to "
-             f"come, so {'this run is' if one else 'these runs are'} not online; add --estimator online to compare "
-             f"{'it' if one else 'them'} as online")
+             f"stream's key counts, which on {what} read the future (whose partners are still to come), so "
+             f"{'this run is' if one else 'these runs are'} not online; drop --estimator static (the default here "
+             f"is online) to compare {'it' if one else 'them'} as online")
 
 
 def print_header(wl: Workload, memory: int) -> None:

@@ -11,11 +11,12 @@ import typer
 
 from shedding.cli.checks import choice, columns, decimals, gib, integer, integers, names, number
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, learns, parse_tuning, tuning_rules
-from shedding.cli.output import busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead, write_file
+from shedding.cli.output import (busy, print_fitted, print_header, say, warn_past_end, warn_static_lookahead,
+                                 workload_estimator, write_file)
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values, checked
-from shedding.cli.workload import (ESTIMATORS, MAX_GRAPH_HELP, SOURCES, WORKLOAD_RULES, check_group, check_split,
-                                   fixed_split, generated, takes_workload)
+from shedding.cli.workload import (ESTIMATOR_HELP, ESTIMATORS, GROUP_HELP, MAX_GRAPH_HELP, SOURCES, WORKLOAD_RULES,
+                                   check_group, check_split, estimator_of, fixed_split, generated, takes_workload)
 from shedding.errors import ShedError
 from shedding.online.policies import BAND, grouped, listing, names_for, seeded, uses
 from shedding.run import POLICY_NAMES
@@ -55,7 +56,7 @@ RULES = (
     SameCount("--eps", "--attrs", "attribute"),
     Ignored(("--decay",), lambda v: v.predicate == "equi", "applies to equi-joins only; band histograms count "
             "every arrival equally"),
-    Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only",
+    Ignored(("--decay",), lambda v: estimator_of(v) == "online", "applies to the online estimator only",
             "add --estimator online or drop it"),
     Ignored(("--estimator",), online, "applies to the online policies only, not to exact, opt or optv"),
     Ignored(("--policy-seed",), lambda v: any(map(seeded, policy_list(v.policy))),
@@ -73,7 +74,7 @@ RULES = (
             "time range", "drop --bound or --range"),
     Holds(check_group),
     Holds(check_family),
-    *tuning_rules(lambda v: policy_list(v.policy), known=lambda v: v.estimator == "static"),
+    *tuning_rules(lambda v: policy_list(v.policy), known=lambda v: estimator_of(v) == "static"),
     Holds(check_buckets),
     Ignored(("--bound",), lambda v: SOURCES[v.generator].bound == "age" and v.predicate == "equi" and generated(v),
             "applies to the age-based model only (it bounds online policies from the model's own draws)",
@@ -96,9 +97,8 @@ def simulate(
     memory_split: Optional[str] = typer.Option(
         None, "--memory-split", callback=integers(2), show_default=False,
         help="Fixed split M_R,M_S for the fixed-split policies and OPT (default: M//2, M-M//2)."),
-    estimator: str = typer.Option("static", "--estimator", callback=choice(ESTIMATORS),
-                                  help="static: key frequencies of the whole stream (as in the paper); "
-                                  "online: counts of what has arrived so far."),
+    estimator: Optional[str] = typer.Option(None, "--estimator", callback=choice(ESTIMATORS), show_default=False,
+                                            help=ESTIMATOR_HELP),
     decay: float = typer.Option(1.0, "--decay", callback=number(0, above=True, high=1),
                                 help="Online estimator: weight an arrival keeps per time step."),
     policy_seed: int = typer.Option(0, "--policy-seed", callback=integer(0), help="Seed of RAND's choices."),
@@ -117,8 +117,7 @@ def simulate(
     bins: int = typer.Option(1024, "--bins", callback=integer(1),
                              help="Band joins: histogram bins per attribute for PROB/LIFE."),
     group: Optional[str] = typer.Option(None, "--group", show_default=False,
-                                        help="HAZARD: the payload column whose values get age curves of their "
-                                        "own (--generator flights: dest, carrier or origin)."),
+                                        help=GROUP_HELP),
     tuning: Optional[str] = typer.Option(None, "--tuning", callback=CHECK_TUNING, show_default=False,
                                          help=TUNING_HELP),
     bound: bool = typer.Option(False, "--bound", help="--generator age: also give the most any online policy can "
@@ -133,6 +132,7 @@ def simulate(
     budget = checked(check_split)  # M (--memory, else the window) and its split, checked by the rules
     wl = load()
     warn_past_end(wl)
+    estimator = workload_estimator(wl, estimator)
     warn_static_lookahead(wl, estimator, chosen)
     m = budget.total
     if predicate == "band":

@@ -17,7 +17,7 @@ from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Val
 from shedding.cli.stream_output import print_summary, run_job, title
 from shedding.cli.workload import fixed_split
 from shedding.errors import ShedError
-from shedding.online.policies import POLICIES, STREAM, names_for, seeded
+from shedding.online.policies import POLICIES, STREAM, grouped, names_for, seeded, uses
 
 SHEDDING = ("none", *names_for(STREAM))
 SHEDDING_HELP = ("none (the exact window join), " + ", ".join(n for n in SHEDDING[1:] if not POLICIES[n].variable)
@@ -279,6 +279,11 @@ RULES = (
     Ignored(("--memory-split",), lambda v: fixed_split(v.shedding), "applies to the fixed-split policies "
             f"({', '.join(n for n in SHEDDING if n in POLICIES and not POLICIES[n].variable)}) only"),
     Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only"),
+    Ignored(("--group",), lambda v: grouped(v.shedding),
+            f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
+    Holds(lambda v: _group_names(v.group) if v.group is not None else None),
+    Ignored(("--group",), lambda v: not synthetic(v), "needs payload columns, and zipf:SKEW:DOMAIN sources have "
+            "only time and key", "give folders of CSV or Parquet files with the group column"),
     *tuning_rules(lambda v: [v.shedding], "--shedding"),  # AGE learns: a frequency table holds no age curve
     Ignored(("--estimator",), lambda v: v.shedding != "none", "applies to shedding policies only, not to "
             "--shedding none"),
@@ -322,6 +327,23 @@ def _payload(text: str, src_r: Any, src_s: Any, keys: tuple[str, ...]) -> tuple[
             raise ShedError(f"--payload names {', '.join(missing)}, which stream {what} lacks "
                             f"(it has {', '.join(cols) or 'only time and key'})")
     return names, names
+
+
+def _group_names(text: str) -> tuple[str, ...]:
+    """--group's columns (:func:`shedding.online.groups.group_columns`)."""
+    from shedding.online.groups import group_columns
+
+    return group_columns(text) or ()
+
+
+def _check_group(names: tuple[str, ...], src_r: Any, src_s: Any) -> None:
+    """Each --group column is a column of both streams' sources."""
+    for src, what in ((src_r, "R"), (src_s, "S")):
+        have = {c.strip().lower() for c in src.columns}
+        missing = [c for c in names if c.lower() not in have]
+        if missing:
+            raise ShedError(f"unknown --group column {missing[0]!r}; stream {what} has the columns "
+                            f"{', '.join(src.columns)} (a group column must be in both streams)")
 
 
 def stream_join(
@@ -404,6 +426,10 @@ def stream_join(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     tuning: Optional[str] = typer.Option(None, "--tuning", callback=CHECK_TUNING, show_default=False,
                                          help=TUNING_HELP),
+    group: Optional[str] = typer.Option(None, "--group", show_default=False,
+                                        help="--shedding hazard or hazardv: the column of both streams whose values "
+                                        "get age curves of their own, or a comma list whose combinations do "
+                                        "(strings, integers, any type; at most 1,000 groups per shard)."),
 ) -> None:
     """Join two streams on Spark with at most M tuples of join state, shedding by PROB or another online policy.
 
@@ -425,6 +451,8 @@ def stream_join(
         r_dir, s_dir = shared_path(r, where, "r"), shared_path(s, where, "s")
     src_r, src_s = job_sources(checkpoint_path, r_dir, s_dir, fmt, keys)
     pay_r, pay_s = _payload(payload, src_r, src_s, keys)
+    groups = _group_names(group) if group is not None else ()
+    _check_group(groups, src_r, src_s)
     step: int | str | None = time_step  # the amounts as their callbacks parsed them (amount)
     axis = TimeAxis.of(kind_named(next(t for c, t in src_r.types.items() if c.strip().lower() == "time"), step), step)
     bounds = None if range_ is None else join_range(axis, range_)
@@ -436,7 +464,7 @@ def stream_join(
                     estimator="online" if estimator == "online" else "static", decay=decay, seed=seed,
                     warmup=warmup, strict=strict, payload_r=pay_r, payload_s=pay_s, budget=budget, lateness=lateness,
                     idle_timeout_ms=None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"),
-                    tuning=tuning or "", max_held=max_held)
+                    tuning=tuning or "", max_held=max_held, group=groups)
     job = StreamJob(src_r, src_s, out_path, checkpoint_path, spec, estimator=estimator, trigger=trigger,
                     max_files_per_trigger=max_files, master=master, key=keys, time="time", step=step, ui=ui,
                     remote=remote)

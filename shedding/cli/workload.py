@@ -29,6 +29,9 @@ GENERATORS = listed_in("shedding.datasets.generators", "GENERATORS")
 SOURCES = import_module("shedding.datasets.generators").GENERATORS
 #: the generators that take --param (zipf takes its own flags)
 PARAM_GENERATORS = tuple(n for n in SOURCES if n != "zipf")
+GROUP_HELP = ("HAZARD: the payload column whose values get age curves of their own, or a comma list of columns "
+              "whose value combinations do: a CSV or Parquet file's own columns beside stream, time and key "
+              "(strings or integers), or --generator flights' dest, carrier and origin; at most 1,000 groups.")
 MAX_GRAPH_HELP = ("OPT/OPTV: refuse, before building it, a network whose estimated peak memory (network plus "
                   "solver workspace) is above this many GiB.")
 GENERATOR_FLAGS = ("--zipf-skew", "--domain", "--length", "--seed", "--correlation", "--generator", "--param")
@@ -115,19 +118,67 @@ def check_generator(v: Values) -> None:
     check_available(v.generator)
 
 
+ESTIMATOR_HELP = ("static: the whole stream's key frequencies (as in the paper; they read each key's future "
+                  "arrivals); online: the counts of what has arrived so far. Default: static on the paper's Zipf "
+                  "streams and weather data, online on CSV/Parquet files, the flights and the other generators.")
+
+
+def estimator_of(v: Values) -> str:
+    """The estimator the run will use, from the flags alone: --estimator, else the workload's
+    default (:func:`shedding.online.estimators.default_estimator`'s rule): the generator's, online
+    for CSV or Parquet files, static for the weather formats."""
+    if v.estimator is not None:
+        return str(v.estimator)
+    if generated(v):
+        return str(SOURCES[v.generator].estimator)
+    if v.workload is None and file_format(v) in WEATHER_FORMATS:
+        return "static"
+    return "online"
+
+
 def check_group(v: Values) -> None:
-    """--group names one of the generated workload's categorical payload columns (the registry's
-    ``payload``: the flights), checked before any data is read."""
+    """--group names payload columns the workload has, checked before any data is read: the
+    generated workload's (the registry's ``payload``: the flights' dest, carrier, origin) or a
+    CSV or Parquet file's own columns beside stream, time and key (both files' with --r/--s); a
+    comma list combines them (:mod:`shedding.online.groups`)."""
     if v.group is None:
         return
-    grouped = [n for n, s in SOURCES.items() if s.payload]
-    if not (generated(v) and SOURCES[v.generator].payload):
-        raise ShedError(f"--group needs a workload with a payload table per tuple (--generator "
-                        f"{' or '.join(grouped)}); drop it")
-    payload = SOURCES[v.generator].payload_columns()
-    if v.group not in payload:
-        raise ShedError(f"unknown --group {v.group!r}; choose one of {', '.join(payload)} (the categorical payload "
-                        f"columns of --generator {v.generator})")
+    from shedding.online.groups import group_columns
+
+    columns = group_columns(v.group) or ()
+    fix = ("give --group with --generator " + " or ".join(n for n, s in SOURCES.items() if s.payload)
+           + ", or with a CSV or Parquet --workload or --r/--s file that has columns beside time and key")
+    if generated(v):
+        if not SOURCES[v.generator].payload:
+            raise ShedError(f"--group needs payload columns per tuple, and --generator {v.generator} has none; {fix}, "
+                            "or drop --group")
+        available, where = list(SOURCES[v.generator].payload_columns()), f"--generator {v.generator}"
+    elif file_format(v) in WEATHER_FORMATS:
+        raise ShedError(f"--group needs payload columns per tuple, and the weather formats have none; {fix}")
+    else:
+        available_or_none, where = _file_payload(v)
+        if available_or_none is None:
+            return  # an unreadable header: the read says why
+        available = available_or_none
+    lower = {c.lower() for c in available}
+    for c in columns:
+        if c not in available and c.lower() not in lower:
+            listed = ", ".join(available) if available else "none"
+            raise ShedError(f"unknown --group column {c!r}; the payload columns of {where} are: {listed}")
+
+
+def _file_payload(v: Values) -> tuple[list[str] | None, str]:
+    """The payload columns of the workload's files (:func:`~shedding.datasets.files.payload_header`)
+    and how to name the files."""
+    from shedding.datasets.files import payload_header
+
+    if v.workload is not None:
+        return payload_header(v.workload, ("stream", "time", "key")), f"--workload {v.workload}"
+    r, s = payload_header(v.r_path, ("time", "key")), payload_header(v.s_path, ("time", "key"))
+    if r is None or s is None:
+        return None, ""
+    in_s = {c.lower() for c in s}
+    return [c for c in r if c.lower() in in_s], f"--r {v.r_path} and --s {v.s_path} (the columns both have)"
 
 
 def file_format(v: Values) -> str | None:

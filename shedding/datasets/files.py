@@ -6,7 +6,9 @@ Two layouts:
   (:func:`load_workload`, written by :func:`write_workload`);
 * two files, one per stream, each with columns ``time`` and ``key`` (:func:`load_two_streams`).
 
-Column names are matched case-insensitively; other columns are ignored. Each stream's times must
+Column names are matched case-insensitively; the other columns are the tuples' *payload*
+(``meta["payload"]``, one row per workload tuple: in the two-file layout the columns both files
+have), whose values can be HAZARD's groups (:mod:`shedding.online.groups`). Each stream's times must
 be non-decreasing in file order; in the one-file layout R and S rows may interleave freely and are
 merged by a stable sort on time (file order is kept among equal times). In the two-file layout R
 tuples come before S tuples of the same time, as in :meth:`Workload.from_streams`.
@@ -58,6 +60,13 @@ def check_file(path: Path, what: str = "one data file") -> None:
 def read_table(path: str | os.PathLike, columns: Sequence[str], refused: str | None = None) -> pd.DataFrame:
     """Read ``path`` and return exactly ``columns`` (matched case-insensitively), as found.
     A column named ``refused`` is an error (it means the file is in the other layout)."""
+    return read_with_payload(path, columns, refused)[0]
+
+
+def read_with_payload(path: str | os.PathLike, columns: Sequence[str],
+                      refused: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`read_table`'s ``columns``, and the file's other columns as they are read (CSV: text,
+    with missing cells NaN; Parquet: their own types), its *payload*, in the same row order."""
     path = Path(path)
     check_file(path, f"a {_ACCEPTED} file")
     fmt = format_of(path)
@@ -91,8 +100,29 @@ def read_table(path: str | os.PathLike, columns: Sequence[str], refused: str | N
         )
     out = frame[[found[c] for c in columns]]
     out.columns = list(columns)
-    return out.reset_index(drop=True)
+    used = {found[c] for c in columns}
+    rest = frame[[c for c in frame.columns if c not in used]].reset_index(drop=True)
+    rest.columns = [str(c).strip() for c in rest.columns]
+    return out.reset_index(drop=True), rest
 
+
+
+def payload_header(path: str | os.PathLike, columns: Sequence[str]) -> list[str] | None:
+    """The payload columns of ``path`` (its columns but ``columns``, matched case-insensitively)
+    from its header alone, without reading the rows; None when the header cannot be read (the
+    read itself then says why)."""
+    path = Path(path)
+    try:
+        if format_of(path) == "csv":
+            names = [str(c) for c in pd.read_csv(path, nrows=0).columns]
+        else:
+            import pyarrow.parquet as pq
+
+            names = list(pq.read_schema(path).names)
+    except Exception:  # any unreadable header is reported by the read that follows
+        return None
+    used = {c.lower() for c in columns}
+    return [n.strip() for n in names if n.strip().lower() not in used]
 
 
 def _first(mask: np.ndarray) -> int:
@@ -170,15 +200,19 @@ def _check_stream_times(time: np.ndarray, rows: np.ndarray, what: str, path: Pat
 
 def _merged(
     side: np.ndarray, time: np.ndarray, key: np.ndarray, rows: np.ndarray,
-    window: int, warmup: int | None, name: str, meta: dict,
+    window: int, warmup: int | None, name: str, meta: dict, payload: pd.DataFrame,
 ) -> Workload:
-    """Stable sort by time (given order kept among equal times) into a Workload."""
+    """Stable sort by time (given order kept among equal times) into a Workload; ``payload`` (one
+    row per tuple, in the given order) goes to ``meta["payload"]`` in the workload's order when it
+    has columns."""
     order = np.argsort(time, kind="stable")
     wl = Workload(
         side[order], time[order], key[order], window,
         default_warmup(window) if warmup is None else warmup, name,
     )
     wl.meta.update(meta, source_row=rows[order])
+    if len(payload.columns):
+        wl.meta["payload"] = payload.iloc[order].reset_index(drop=True)
     return wl
 
 
@@ -212,7 +246,7 @@ def load_workload(path: str | os.PathLike, window: int, warmup: int | None = Non
     """
     window = check_window(window)
     path = check_path(path, "path")
-    frame = read_table(path, ("stream", "time", "key"))
+    frame, payload = read_with_payload(path, ("stream", "time", "key"))
     stream = frame["stream"]
     missing = stream.isna().to_numpy()
     if missing.any():
@@ -234,7 +268,7 @@ def load_workload(path: str | os.PathLike, window: int, warmup: int | None = Non
         mask = side == which
         _check_stream_times(time[mask], rows[mask], f"stream {SIDE_NAMES[which]} ", path)
     meta = {"source": str(path), "format": format_of(path)}
-    return _merged(side, time, key, rows, window, warmup, path.name, meta)
+    return _merged(side, time, key, rows, window, warmup, path.name, meta, payload)
 
 
 def load_two_streams(
@@ -260,27 +294,43 @@ def load_two_streams(
             backwards (naming the row).
     """
     window = check_window(window)
-    parts = []
+    parts, payloads = [], []
     for which, path in ((R, check_path(r_path, "r_path")), (S, check_path(s_path, "s_path"))):
-        time, key = read_stream(path)
+        time, key, payload = read_stream_payload(path)
         rows = np.arange(len(time), dtype=np.int64)
         parts.append((np.full(len(time), which, dtype=np.int8), time, key, rows))
+        payloads.append(payload)
     side, time, key, rows = (np.concatenate(cols) for cols in zip(*parts))
     r_path, s_path = Path(r_path), Path(s_path)
     meta = {"source": (str(r_path), str(s_path)), "format": (format_of(r_path), format_of(s_path))}
-    return _merged(side, time, key, rows, window, warmup, f"{r_path.name}+{s_path.name}", meta)
+    return _merged(side, time, key, rows, window, warmup, f"{r_path.name}+{s_path.name}", meta, common(*payloads))
+
+
+def common(r: pd.DataFrame, s: pd.DataFrame) -> pd.DataFrame:
+    """The payload columns both streams' files have (matched case-insensitively, named as in R's
+    file), R's rows then S's: a group must have a value on both sides."""
+    s_names = {str(c).lower(): c for c in s.columns}
+    both = [c for c in r.columns if str(c).lower() in s_names]
+    s_part = s[[s_names[str(c).lower()] for c in both]]
+    s_part.columns = both
+    return pd.concat([r[both], s_part], ignore_index=True)
 
 
 def read_stream(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     """One stream's file (CSV/Parquet, columns ``time`` and ``key``) -> (times, keys) as int64;
     times must be >= 0 and non-decreasing. Used for both streams of :func:`load_two_streams` and
     for the N streams of a W-join."""
+    return read_stream_payload(path)[:2]
+
+
+def read_stream_payload(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+    """:func:`read_stream`, and the file's other columns (:func:`read_with_payload`)."""
     path = Path(path)
-    frame = read_table(path, ("time", "key"), refused="stream")
+    frame, payload = read_with_payload(path, ("time", "key"), refused="stream")
     time = _int_column(frame["time"], "time", path)
     key = _int_column(frame["key"], "key", path)
     _check_stream_times(time, np.arange(len(time), dtype=np.int64), "", path)
-    return time, key
+    return time, key, payload
 
 
 def write_workload(wl: Workload, path: str | os.PathLike) -> Path:

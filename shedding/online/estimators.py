@@ -77,6 +77,28 @@ class OnlineEstimator:
 Estimator = StaticEstimator | OnlineEstimator
 
 
+#: the file formats whose workloads default to the online estimator (CSV and Parquet: any data;
+#: the weather formats are the paper's own data, §4.5, and keep its static table)
+ONLINE_FORMATS = ("csv", "parquet")
+
+
+def default_estimator(wl: Workload) -> str:
+    """The estimator a run on ``wl`` takes when none is given: ``static``, the whole stream's key
+    counts, only where those counts are the model itself (the paper's i.i.d. Zipf streams and its
+    weather data, §4); ``online``, the counts so far, on every other workload (a CSV or Parquet file,
+    the flights, the beyond-i.i.d. generators: the registry's
+    :attr:`~shedding.datasets.generators.Source.estimator`), where the static counts would tell a
+    policy which keys are still to come. A workload built by hand keeps the paper's static table."""
+    from shedding.datasets.generators import GENERATORS
+
+    source = GENERATORS.get(str(wl.meta.get("generator", "")))
+    if source is not None:
+        return source.estimator
+    formats = wl.meta.get("format")
+    formats = formats if isinstance(formats, tuple) else (formats,)
+    return "online" if any(f in ONLINE_FORMATS for f in formats) else "static"
+
+
 def check_estimator(name: str, decay: float = 1.0) -> str:
     """The estimator's name if it and ``decay`` go together; callers can check before they read
     a workload.

@@ -13,6 +13,7 @@ shedding by a policy of §3.3 (or ours) within M tuples, split between R and S (
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +22,7 @@ from shedding.errors import ShedError
 from shedding.model import Memory, check_name, check_window
 from shedding.timerange import check_range
 from shedding.online.estimators import check_estimator
+from shedding.online.groups import group_columns
 from shedding.online.policies import EQUI, POLICIES, Policy, check_group, get_policy, require
 from shedding.online.tuning import HazardTuning
 
@@ -113,13 +115,13 @@ class RunParams:
     estimator: str = "static"
     decay: float = 1.0
     seed: int = 0
-    group: str | None = None
+    group: tuple[str, ...] | None = None
     tuning: HazardTuning | None = None
     samples: int = 2000
 
     @classmethod
     def of(cls, policy: str, memory: int | Memory, *, memory_split: tuple[int, int] | None = None,
-           estimator: str = "static", decay: float = 1.0, seed: int = 0, group: str | None = None,
+           estimator: str = "static", decay: float = 1.0, seed: int = 0, group: str | Sequence[str] | None = None,
            tuning: HazardTuning | str | None = None, samples: int = 2000, band: bool = False) -> RunParams:
         """The run's parameters, checked once.
 
@@ -131,7 +133,8 @@ class RunParams:
             estimator: ``static`` or ``online``, any case.
             decay: The online estimator's weight per time step, in (0, 1].
             seed: RAND's seed (an integer >= 0).
-            group: HAZARD's payload column on an equi-join; None for none.
+            group: HAZARD's payload column(s) on an equi-join (a name, a comma list or a list of
+                names, :func:`~shedding.online.groups.group_columns`); None for none.
             tuning: The learner of the learning policies (HAZARD, AGE); None for the defaults.
             samples: About how often the R share of memory is sampled (>= 1).
             band: The run is on a band join, where no policy takes a group.
@@ -153,6 +156,6 @@ class RunParams:
             raise ShedError(f"{{param}} must be an integer >= 1 (how often the R share is sampled), got {samples!r}",
                             param="samples")
         check_group(name, group, band)
-        return cls(policy=name, memory=budget, estimator=est, decay=decay, seed=check_seed(seed), group=group,
+        return cls(policy=name, memory=budget, estimator=est, decay=decay, seed=check_seed(seed), group=group_columns(group),
                    tuning=learner,
                    samples=int(samples))

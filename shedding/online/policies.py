@@ -280,13 +280,13 @@ def listing(names: tuple[str, ...] | list[str]) -> str:
     return text
 
 
-def check_group(name: str, group: str | None, band: bool = False) -> None:
+def check_group(name: str, group: object, band: bool = False) -> None:
     """A payload group is for the policies that rank by one (:attr:`Policy.group`: HAZARD), and
     only on an equi-join: refused for any other policy rather than ignored.
 
     Args:
         name: The policy's name in lower case.
-        group: The payload column, or None.
+        group: The payload column(s) (a name, a comma list or a list of names), or None.
         band: The run is on a band join.
 
     Raises:

@@ -8,6 +8,7 @@ over time (Figure 8).
 from __future__ import annotations
 
 import time as _time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,8 @@ from shedding.exact import KeyedStreams, PartnerProfile, exact_count, exact_memo
 from shedding.metrics import archive_metric
 from shedding.model import Memory, RunResult, Schedule, Workload, check_workload
 from shedding.online.engine import JoinOperator
-from shedding.online.estimators import make_estimator
+from shedding.online.estimators import default_estimator, make_estimator
+from shedding.online.groups import group_columns, payload_groups
 from shedding.online.kinds import AGE
 from shedding.online.params import OperatorParams, RunParams
 from shedding.online.policies import EQUI, POLICIES, get_policy, require
@@ -44,14 +46,14 @@ def simulate(
     memory: int | Memory,
     *,
     memory_split: tuple[int, int] | None = None,
-    estimator: str = "static",
+    estimator: str | None = None,
     decay: float = 1.0,
     seed: int = 0,
     pairs: bool = False,
     schedule: Schedule | None = None,
     samples: int = 2000,
     reference: Reference | None = None,
-    group: str | None = None,
+    group: str | Sequence[str] | None = None,
     tuning: HazardTuning | str | None = None,
 ) -> RunResult:
     """Run ``policy`` with ``memory`` tuples on ``wl``: the online policies of Das, Gehrke,
@@ -70,7 +72,10 @@ def simulate(
         memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies; default
             (M // 2, M - M // 2).
         estimator: ``static`` (the whole workload's key frequencies) or ``online`` (the counts
-            so far, decayed by ``decay``).
+            so far, decayed by ``decay``); None for the workload's default
+            (:func:`~shedding.online.estimators.default_estimator`: static on the paper's Zipf
+            streams and weather data, online on files, the flights and the beyond-i.i.d.
+            generators). ``RunResult.params["estimator"]`` says which ran.
         decay: The weight an online estimate's arrival keeps per time step, in (0, 1]; 1
             counts everything. Refused with the static estimator unless 1.
         seed: The seed of RAND's draws.
@@ -79,8 +84,10 @@ def simulate(
         samples: About how often, over the run, the R share of memory is sampled (>= 1).
         reference: EXACT's precomputed :class:`Reference` for ``wl``, shared by the policies of
             one workload; computed here when None.
-        group: A payload column of the workload (``wl.meta["payload"]``, as the flights
-            workload has) that HAZARD ranks by; refused for any other policy.
+        group: The payload column(s) of the workload (``wl.meta["payload"]``: a file's own
+            columns, the flights' ``dest``, ...) whose values are HAZARD's groups, one age curve
+            each: a name, a comma list or a list of names (:mod:`~shedding.online.groups`);
+            refused for any other policy.
         tuning: HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning` or its
             ``field=value,...`` text, its defaults without); only for the learning policies.
 
@@ -96,7 +103,7 @@ def simulate(
             ``schedule``.
     """
     check_workload(wl)
-    params = RunParams.of(policy, memory, memory_split=memory_split, estimator=estimator, decay=decay, seed=seed,
+    params = RunParams.of(policy, memory, memory_split=memory_split, estimator=default_estimator(wl) if estimator is None else estimator, decay=decay, seed=seed,
                           group=group, tuning=tuning, samples=samples)
     return run_online(wl, params, reference=reference, pairs=pairs, schedule=schedule)
 
@@ -129,6 +136,7 @@ def run_online(wl: Workload, params: RunParams, *, reference: Reference | None =
     run = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}
     if wl.range is not None:
         run["range"] = list(wl.range)
+    columns = group_columns(params.group)
     started = _time.perf_counter()
     if pol is None:
         res = RunResult("exact", ref.exact, ref.exact, 0, exact_memory(wl).fixed, None, None, params=run)
@@ -163,27 +171,6 @@ def run_online(wl: Workload, params: RunParams, *, reference: Reference | None =
         pairs=fed.pairs if pairs else None,
         seconds=_time.perf_counter() - started,
         params=run | ({"seed": params.seed} if pol.seed else {})
-        | ({"group": params.group} if params.group is not None else {}),
+        | ({"group": ",".join(columns)} if columns is not None else {}),
         guard=op.guard_choice,
     )
-
-
-def payload_groups(wl: Workload, column: str | None) -> np.ndarray | None:
-    """The codes of payload ``column`` per tuple (``wl.meta["payload"]``, one row per tuple),
-    None without a column. The column must be categorical (a pandas Categorical, as the flights'
-    ``dest``, ``carrier`` and ``origin`` are): HAZARD learns an age curve per value, which a
-    number per flight (``flight_row``, ``air_time``) would scatter over groups of a tuple or two."""
-    if column is None:
-        return None
-    payload = wl.meta.get("payload")
-    if payload is None:
-        raise ShedError("{param} needs a workload with a payload table per tuple (the flights workload); "
-                        "leave it out for this one", param="group")
-    groups = [str(c) for c in payload.columns if str(payload[c].dtype) == "category"]
-    fix = f"choose one of {', '.join(groups)}" if groups else "make the column a pandas Categorical"
-    if column not in payload.columns:
-        raise ShedError(f"unknown {{param}} {column!r}; {fix}", param="group")
-    if column not in groups:
-        raise ShedError(f"{{param}} {column!r} is not a categorical payload column (HAZARD learns an age curve per "
-                        f"value); {fix}", param="group")
-    return np.asarray(payload[column].cat.codes, dtype=np.int64)

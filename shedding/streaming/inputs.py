@@ -7,7 +7,10 @@ function, about 0.1 s per query start). Times become steps by the rules of
 is; any other key (strings, other types, several columns) is hashed to 64 bits with Spark's
 ``xxhash64`` for the operator and the sharding, and its original values ride along so that only
 equal keys pair (:class:`~shedding.streaming.shard.ShardJoin`). A row whose time or key is
-missing or not valid gets side BAD: counted and skipped.
+missing or not valid gets side BAD: counted and skipped. HAZARD's payload group (``group``) is
+Spark's ``xxhash64`` of the group columns' values (a missing value is a value of its own): a
+function of the values alone, the same in every partition and micro-batch, and which number a
+group gets changes no decision (:mod:`shedding.online.groups`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pyspark.sql.types import (BooleanType, DataType, DateType, DecimalType, Fra
 
 from shedding.errors import ShedError
 from shedding.streaming.event_time import DATE, INTEGER, TIME_LIMIT, TIMESTAMP, TimeAxis, whole_number_sql
-from shedding.streaming.shard import BAD, END, EVENT_TIME, KEY_VALUE, SHED, TIME_VALUE, JoinSpec
+from shedding.streaming.shard import BAD, END, EVENT_TIME, GROUP_VALUE, KEY_VALUE, SHED, TIME_VALUE, JoinSpec
 
 #: the column of the tagged rows with the micro-batch's processing time (for idle sources)
 NOW = "now"
@@ -157,10 +160,22 @@ def tagged(df: DataFrame, side: int, spec: JoinSpec, inputs: Inputs, idle: bool,
         out.append(f"COALESCE({value}, 0) AS {TIME_VALUE}")
     if inputs.hashed:
         out += [f"{quoted(c)} AS {KEY_VALUE}{i}" for i, c in enumerate(inputs.keys[side])]
+    if spec.group:
+        out.append(f"xxhash64({', '.join(quoted(column(df, c, what, 'group')) for c in spec.group)}) AS {GROUP_VALUE}")
     if idle:
         out.append(f"unix_millis(current_timestamp()) AS {NOW}")
     out += [f"{quoted(cols[c])} AS {quoted(('r_' if side == 0 else 's_') + c)}" for c in own]
     return df.selectExpr(*out)
+
+
+def check_group_types(r: DataFrame, s: DataFrame, group: Sequence[str]) -> None:
+    """Each group column is in both inputs with one type: equal values of two types (an int and a
+    long) hash apart, so they would be two groups."""
+    for name in group:
+        a, b = (df.schema[column(df, name, what, "group")].dataType for df, what in ((r, "stream R"), (s, "stream S")))
+        if a != b:
+            raise ShedError(f"{{param}} column {name!r} is {a.simpleString()} in R but {b.simpleString()} in S; cast "
+                            "one so both have the same type (a group is its values)", param="group")
 
 
 def with_missing(df: DataFrame, fields: list[StructField]) -> DataFrame:
@@ -175,9 +190,11 @@ def tagged_union(r: DataFrame, s: DataFrame, spec: JoinSpec, inputs: Inputs, idl
           end_of_input: DataFrame | None) -> tuple[DataFrame, list[StructField]]:
     """Both inputs (and the end-of-input marker, one row per shard) as one stream of tagged rows,
     and the payload fields."""
+    check_group_types(r, s, spec.group)
     parts = [tagged(r, 0, spec, inputs, idle, "stream R"), tagged(s, 1, spec, inputs, idle, "stream S")]
     payload = [f for df in parts for f in df.schema.fields if f.name in spec.payload_columns]
-    extra = [f for f in parts[0].schema.fields if f.name in spec.carried_columns or f.name == NOW]
+    extra = [f for f in parts[0].schema.fields
+             if f.name in spec.carried_columns or f.name in spec.group_columns or f.name == NOW]
     parts = [with_missing(df, payload) for df in parts]
     joined = parts[0].unionByName(parts[1])
     if end_of_input is not None:

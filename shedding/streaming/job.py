@@ -248,7 +248,7 @@ def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
     ahead = marker_after(job.checkpoint, max_files, files)  # before one_batch's marker: it records the first start
     if bounded and one_batch(job.checkpoint, max_files, files):
         drop_marker(end_dir)
-    used = {job.time.lower(), *(k.lower() for k in job.key)}
+    used = {job.time.lower(), *(k.lower() for k in job.key), *(g.lower() for g in spec.group)}
     r, s = (src.reader(spark, max_files, strict=spec.strict, keep=used | {c.lower() for c in payload})
             for src, payload in ((job.r, spec.payload_r), (job.s, spec.payload_s)))
     axis = TimeAxis.of(time_kind(r.schema[job.time].dataType, job.step), job.step)
@@ -261,7 +261,8 @@ def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
         idle_timeout=None if spec.idle_timeout_ms is None else spec.idle_timeout_ms / 1000,
         payload={"r": spec.payload_r, "s": spec.payload_s}, seed=spec.seed, warmup=spec.warmup, decay=spec.decay,
         strict=spec.strict, end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True,
-        metrics_dir=job.out / METRIC_TABLE, pairs_dir=job.out / PAIRS, tuning=spec.tuning, max_held=spec.max_held)
+        metrics_dir=job.out / METRIC_TABLE, pairs_dir=job.out / PAIRS, tuning=spec.tuning, max_held=spec.max_held,
+        group=spec.group)
     running = (joined.writeStream.queryName("shed_stream_join").format("noop")
                .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
     trace["progress"] += await_query(running, progress, end_dir if bounded else None, ahead if bounded else None,

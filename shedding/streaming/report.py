@@ -40,22 +40,21 @@ if TYPE_CHECKING:
 
 def stepped(spark, job: StreamJob, stream: bool = False) -> tuple[DataFrame, DataFrame]:
     """Both sources as the shards see them: columns side, time (the step) and key (the operator's
-    key), bad rows dropped; read as one batch (each row with its ``file``) or as streams
-    (``job.max_files_per_trigger`` files per trigger)."""
+    key), bad rows dropped; read as one batch (each row with its ``file``, and its payload group
+    when the join ranks by one) or as streams (``job.max_files_per_trigger`` files per trigger)."""
     from pyspark.sql import functions as F
 
     from shedding.streaming.inputs import Inputs, tagged
 
-    used = {job.time.lower(), *(k.lower() for k in job.key)}
-    frames = (job.r.reader(spark, job.max_files_per_trigger, stream, keep=used),
-              job.s.reader(spark, job.max_files_per_trigger, stream, keep=used))
+    used = {job.time.lower(), *(k.lower() for k in job.key), *(g.lower() for g in job.spec.group)}
+    frames = [src.reader(spark, job.max_files_per_trigger, stream, keep=used) for src in (job.r, job.s)]
     inputs = Inputs.of(frames[0], frames[1], list(job.key), job.time, job.step)
     spec = replace(job.spec, payload_r=(), payload_s=(), carry_time=False)
     out = []
     for side, df, what in ((R, frames[0], "stream R"), (S, frames[1], "stream S")):
         rows = tagged(df, side, spec, inputs, False, what).where(f"side = {side}")
         out.append(rows.select("side", "time", "key") if stream else
-                   rows.select("side", "time", "key", F.input_file_name().alias("file")))
+                   rows.select("side", "time", "key", *spec.group_columns, F.input_file_name().alias("file")))
     return out[0], out[1]
 
 

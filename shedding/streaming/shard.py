@@ -62,13 +62,13 @@ from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import Census, divide
 from shedding.streaming.partition import shard_budgets
 from shedding.streaming.frames import append_rows, positions
-from shedding.streaming.spec import HOWS, KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
+from shedding.streaming.spec import GROUP_VALUE, HOWS, KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
 from shedding.streaming.state import NEW_CHECKPOINT, bytes_table, from_state_bytes, table_bytes, to_state_bytes
 from shedding.streaming.unpaired import EVENT_TIME, SHED, Unpaired, key_columns
 
 #: re-exported: the streaming modules, the command line and the tests take them from here
-__all__ = ["BAD", "END", "EVENT_TIME", "HOWS", "KEY_VALUE", "METRICS", "R", "S", "SHED", "SHEDDING", "STATE_LAYOUT",
-           "TIME_VALUE", "JoinSpec", "ShardJoin", "check_layout", "new_operator"]
+__all__ = ["BAD", "END", "EVENT_TIME", "GROUP_VALUE", "HOWS", "KEY_VALUE", "METRICS", "R", "S", "SHED", "SHEDDING",
+           "STATE_LAYOUT", "TIME_VALUE", "JoinSpec", "ShardJoin", "check_layout", "new_operator"]
 
 #: side codes of the unioned input: R, S, the end-of-input marker and a row that failed to parse
 R, S, END, BAD = 0, 1, 2, 3
@@ -115,7 +115,7 @@ def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = Non
 
 def _empty(columns: list[str]) -> pd.DataFrame:
     def dtype(c: str) -> str:
-        return "int64" if c in ("side", "time", "key", "seq", TIME_VALUE) else "bool" if c == "matched" else "object"
+        return "int64" if c in ("side", "time", "key", "seq", TIME_VALUE, GROUP_VALUE) else "bool" if c == "matched" else "object"
 
     return pd.DataFrame({c: pd.Series(dtype=dtype(c)) for c in columns})
 
@@ -152,7 +152,7 @@ class ShardJoin:
         self.layout = STATE_LAYOUT
         self._payload = spec.payload_columns
         self._carried = spec.carried_columns
-        self._columns = ["side", "time", "key", *self._carried, *self._payload]
+        self._columns = ["side", "time", "key", *self._carried, *spec.group_columns, *self._payload]
         self._outer = bool(spec.preserved)
         # the resident tuples' side, when their ranges differ by side or an outer row needs it, and
         # whether each has paired, in an outer join (a checkpoint of the symmetric inner join has neither)
@@ -299,7 +299,8 @@ class ShardJoin:
         if not len(ready):
             return self._pairs_frame(self._resident, *self._pair_rows(self._resident, _NO_PAIRS, self.op.arrivals)), 0
         ready = self._canonical(ready)
-        fed = self.op.feed(ready["side"].to_numpy(), ready["time"].to_numpy(), ready["key"].to_numpy())
+        group = ready[GROUP_VALUE].to_numpy(np.int64) if self.spec.group else None
+        fed = self.op.feed(ready["side"].to_numpy(), ready["time"].to_numpy(), ready["key"].to_numpy(), group)
         first = self.op.arrivals - len(ready)
         arrived = ready.assign(seq=np.arange(first, first + len(ready)))  # with its side: kept if _extra has it
         if self._outer:

@@ -23,6 +23,7 @@ from pyspark.sql import functions as F
 from shedding.errors import ShedError
 from shedding.timerange import check_range, range_horizon
 from shedding.online.estimators import StaticEstimator
+from shedding.online.groups import group_columns
 from shedding.online.tuning import HazardTuning
 from shedding.spark.workers import check_worker_python
 from shedding.streaming.end_of_input import EndOfInput
@@ -100,6 +101,7 @@ def semantic_window_join(
     pairs_dir: str | Path | None = None,
     tuning: str | HazardTuning | None = None,
     max_held: int | None = None,
+    group: str | Sequence[str] | None = None,
 ) -> DataFrame:
     """Join streams ``r`` and ``s`` over a window of ``window`` in at most ``memory`` tuples,
     shedding by value with the policies of Das, Gehrke, Riedewald (SIGMOD 2003, §3.3 and §4).
@@ -180,6 +182,11 @@ def semantic_window_join(
         max_held: The most tuples held back over all shards (>= 0; None: no cap). When more
             would be, the oldest held steps are joined early and their later tuples are late,
             or with ``strict`` the query stops.
+        group: ``hazard``'s and ``hazardv``'s payload group: a column of both inputs (text,
+            integers, any type), a comma list or a list of them, whose values (combined) get
+            an age curve each (:mod:`~shedding.online.groups`); a group is the 64-bit hash of
+            its values, so it is the same in every partition and micro-batch. At most 1,000
+            distinct groups per shard.
 
     Returns:
         The pairs (the key column(s), ``r_time``, ``s_time`` with the original times,
@@ -197,7 +204,8 @@ def semantic_window_join(
             both or neither of ``window`` and ``range``, a ``range`` with lo > hi or beyond
             64-bit times, a bad ``step``,
             ``idle_timeout``, ``memory``, ``memory_split``, ``shards``, ``budget``, ``decay``,
-            ``seed``, ``warmup``, ``tuning`` or ``max_held``, a folder the executors cannot
+            ``seed``, ``warmup``, ``tuning``, ``max_held`` or ``group`` (not a column of both
+            inputs, or for a policy without groups), a folder the executors cannot
             share, or workers without ``shedding``.
     """
     for name, frame in (("r", r), ("s", s)):
@@ -235,7 +243,8 @@ def semantic_window_join(
                     lateness=inputs.axis.steps(allowed_lateness, "allowed_lateness"), idle_timeout_ms=timeout,
                     carry_time=inputs.axis.carried,
                     key_names=tuple(f.name for f in inputs.key_fields) if inputs.hashed else (),
-                    tuning=tuning.spec if isinstance(tuning, HazardTuning) else (tuning or ""), max_held=max_held)
+                    tuning=tuning.spec if isinstance(tuning, HazardTuning) else (tuning or ""), max_held=max_held,
+                    group=group_columns(group) or ())
     if isinstance(end_of_input, EndOfInput):
         marker = end_of_input.frame(spark, session_place(spark))
     elif end_of_input is None and not (r.isStreaming or s.isStreaming):

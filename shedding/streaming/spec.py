@@ -17,7 +17,8 @@ from shedding.model import Memory, check_window, default_split
 from shedding.timerange import check_range
 from shedding.online.estimators import OnlineEstimator
 from shedding.online.hazard import age_buckets
-from shedding.online.policies import POLICIES, STREAM, names_for
+from shedding.online.groups import group_columns
+from shedding.online.policies import POLICIES, STREAM, check_group, names_for
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import BUDGETS
 from shedding.streaming.partition import check_shards
@@ -27,7 +28,7 @@ from shedding.streaming.partition import check_shards
 SHEDDING = ("none", *names_for(STREAM))
 #: the fields added after state layout 3, and their defaults: left out of the stored parameters at
 #: those, so a checkpoint of the symmetric inner join is the same as before they existed
-LATER = {"range": None, "how": "inner", "step": 1, "days": False}
+LATER = {"range": None, "how": "inner", "step": 1, "days": False, "group": ()}
 #: the carried original time, and the prefix of the carried original key columns
 TIME_VALUE, KEY_VALUE = "_t", "_k"
 #: the join types, Spark's names: ``inner`` outputs pairs only; ``left`` also a row for each R
@@ -41,6 +42,8 @@ HOW_ALIASES = {"outer": "full", "fullouter": "full", "full_outer": "full", "left
 HOW_OTHERS = ("cross", "semi", "leftsemi", "left_semi", "anti", "leftanti", "left_anti")
 #: the sides whose unpaired tuples an outer join outputs, by join type (R = 0, S = 1)
 PRESERVED = {"inner": (), "left": (0,), "right": (1,), "full": (0, 1)}
+#: the rows' payload group, a 64-bit hash of the group columns' values (HAZARD's groups)
+GROUP_VALUE = "_g"
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,9 @@ class JoinSpec:
     ``range`` (lo, hi) in steps, the time range ``lo <= s.time - r.time <= hi`` (None: the
     symmetric window, ``-(w - 1), w - 1``), ``how`` the join type (:data:`HOWS`), and ``step``
     and ``days`` how a step maps back to the original times (the time axis's step, and whether
-    the original times are dates counted in days), for the event time of an outer row.
+    the original times are dates counted in days), for the event time of an outer row, and
+    ``group`` the input columns whose values are HAZARD's payload groups (empty: none; the rows
+    carry their hash, column :data:`GROUP_VALUE`, :mod:`~shedding.online.groups`).
     """
 
     window: int
@@ -90,6 +95,7 @@ class JoinSpec:
     how: str = "inner"
     step: int = 1
     days: bool = False
+    group: tuple[str, ...] = field(default=())
 
     @classmethod
     def restore(cls, stored: Mapping[str, Any]) -> JoinSpec:
@@ -145,6 +151,8 @@ class JoinSpec:
         if self.memory_split is not None:
             object.__setattr__(self, "memory_split", tuple(int(v) for v in self.memory_split))
         object.__setattr__(self, "key_names", tuple(self.key_names))
+        object.__setattr__(self, "group", group_columns(self.group or None) or ())
+        check_group(self.shedding, self.group or None)
         if self.tuning:
             if self.shedding == "none" or not POLICIES[self.shedding].tunable:
                 learners = ", ".join(n for n in names_for(STREAM) if POLICIES[n].tunable)
@@ -164,6 +172,11 @@ class JoinSpec:
         return [TIME_VALUE] * self.carry_time + [f"{KEY_VALUE}{i}" for i in range(len(self.key_names))]
 
     @property
+    def group_columns(self) -> list[str]:
+        """The rows' group column (:data:`GROUP_VALUE`) when the join ranks by a payload group."""
+        return [GROUP_VALUE] if self.group else []
+
+    @property
     def shares_budget(self) -> bool:
         """Whether the shards re-divide M every micro-batch (and so need the batch's census)."""
         return self.budget == "shared" and self.shards > 1 and self.shedding != "none"
@@ -180,6 +193,8 @@ class JoinSpec:
         d = {k: v for k, v in d.items() if k not in LATER or v != LATER[k]}  # likewise
         if self.range is not None:
             d["range"] = list(self.range)
+        if self.group:
+            d["group"] = list(self.group)
         return d
 
     def stored(self) -> dict:

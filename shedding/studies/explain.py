@@ -20,6 +20,7 @@ totals.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -102,12 +103,13 @@ def check_request(policy: str, against: str | None, buckets: int) -> tuple[str, 
 
 
 def explain(wl: Workload, policy: str, memory: int | Memory, *, against: str | None = None,
-            memory_split: tuple[int, int] | None = None, estimator: str = "static", decay: float = 1.0,
+            memory_split: tuple[int, int] | None = None, estimator: str | None = None, decay: float = 1.0,
             seed: int = 0, buckets: int = 40, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES,
-            group: str | None = None, tuning: HazardTuning | str | None = None) -> Explanation:
+            group: str | Sequence[str] | None = None, tuning: HazardTuning | str | None = None) -> Explanation:
     """Compare ``policy`` (with ``memory`` tuples) with ``against`` (opt, optv or exact; default the
-    optimum of the policy's own split) on ``wl``, in ``buckets`` time buckets. ``group``: HAZARD's
-    payload column, ``tuning`` its learner (as for :func:`~shedding.online.simulator.simulate`).
+    optimum of the policy's own split) on ``wl``, in ``buckets`` time buckets. ``estimator`` (None:
+    the workload's default), ``group`` (HAZARD's payload column or columns) and ``tuning`` (its
+    learner) as for :func:`~shedding.online.simulator.simulate`.
 
     Refuses up front (before any run) a workload whose OPT network would exceed ``max_graph_bytes``.
     """
@@ -123,8 +125,9 @@ def explain(wl: Workload, policy: str, memory: int | Memory, *, against: str | N
     other = _reference(wl, against, budget, ref, max_graph_bytes)
     ex = compare_schedules(wl, mine, other, buckets, memory=m)
     # what produced the policy's schedule, as simulate's rows say it
-    ex.summary.update(estimator=estimator, decay=decay if estimator == "online" else None, seed=seed, group=group,
-                      tuning=HazardTuning.of(tuning).spec or None)
+    ran = run.params["estimator"]
+    ex.summary.update(estimator=ran, decay=decay if ran == "online" else None, seed=seed,
+                      group=run.params.get("group"), tuning=HazardTuning.of(tuning).spec or None)
     return ex
 
 

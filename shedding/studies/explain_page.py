@@ -111,6 +111,15 @@ def key_table(ex: Explanation, top: int) -> str:
     return table_html("keys", [h for h, _ in KEY_COLUMNS], body, note)
 
 
+def estimator_text(estimator: str | None, decay: float | None, group: str | None) -> str:
+    """What the policy's run estimated from, for the page's facts: the online counts so far, or
+    the static table of the whole stream, which reads each key's future arrivals."""
+    text = {"online": "online (the key counts so far" + (f", decay {decay:g} per step" if decay not in (None, 1.0)
+                                                          else "") + ")",
+            "static": "static (the whole stream's key counts, its future included)"}.get(str(estimator), "none")
+    return text + (f"; groups by {group}" if group else "")
+
+
 def write_explain_html(ex: Explanation, path: Path | str, top: int = 20, command: str = "") -> Path:
     """Write the page to ``path`` and return it; ``command`` is the command line that made it, for
     the provenance (with the date, shedding's version and commit, and the Python and numpy
@@ -129,6 +138,7 @@ def write_explain_html(ex: Explanation, path: Path | str, top: int = 20, command
              "Lost tuples": f"{s['lost_tuples']:,}: {s['tuples_never_admitted']:,} never admitted, "
                             f"{s['tuples_evicted_before_partners_came']:,} evicted before partners came",
              "Kept, never matched": f"{s['tuples_kept_but_never_matched']:,} tuples",
+             "Estimator": estimator_text(s.get("estimator"), s.get("decay"), s.get("group")),
              "Time buckets": f"{s['buckets']}"}
     figures = [heatmap(ex), composition(ex), gap_figure(ex)]
     plots = "".join(f"<section>{figure_html(i, f)}</section>\n" for i, f in enumerate(figures))

@@ -124,7 +124,7 @@ CASES = {
         (["--policy", "hazard", "--group", "gate", "--length", "100", "--window", "10"], "--group"),
         # only the flights' categorical payload columns; checked before the data is read and the
         # static estimator's warning is printed (was a warning line, then the error)
-        (["--generator", "flights", "--policy", "hazard", "--group", "gate"], "unknown --group 'gate'"),
+        (["--generator", "flights", "--policy", "hazard", "--group", "gate"], "unknown --group column 'gate'"),
         (["--generator", "flights", "--policy", "hazard", "--group", "air_time"], "--group"),  # was accepted
         (["--generator", "flights", "--policy", "hazard", "--group", "flight_row"], "--group"),  # was accepted
         (["--generator", "age", "--policy", "hazard", "--group", "dest"], "--group needs"),
@@ -138,10 +138,12 @@ CASES = {
         (["--policy", "hazard", "--tuning", "hysteresis=2"], "--tuning: hysteresis must be a number >= 0 and <= 1"),
         (["--policy", "hazard", "--window", "1000000", "--tuning", "first=1,ratio=1"],
          "--tuning first=1, ratio=1 cut the window of 1000000 steps into more than 4,096 age buckets"),
-        # AGE told its curve by the static estimator learns nothing (the row recorded the setting)
-        (["--generator", "age", "--policy", "age", "--tuning", "ratio=3,first=64"],
+        # AGE told its curve by the static estimator learns nothing (the row recorded the setting); on
+        # the age model the static estimator is asked for (its default became the online one)
+        (["--generator", "age", "--policy", "age", "--tuning", "ratio=3,first=64", "--estimator", "static"],
          "--tuning applies to AGE only with --estimator online"),
-        (["--generator", "age", "--policy", "prob,agev", "--tuning", "ratio=3"], "--tuning applies to AGE only"),
+        (["--generator", "age", "--policy", "prob,agev", "--tuning", "ratio=3", "--estimator", "static"],
+         "--tuning applies to AGE only"),
     ],
     "opt": [
         (["--memory", "-1"], "--memory"),

@@ -34,6 +34,12 @@ def files(tmp_path_factory) -> dict[str, Path]:
     (root / "est.bin").write_bytes(b"\x00\x01\xff\xfe")
     (root / "src").mkdir()
     (root / "src" / "part-0.csv").write_text("time,key\n0,1\n1,2\n")
+    # payload columns beside stream, time and key: a category (text), a row id (one value per row,
+    # more than the groups HAZARD learns)
+    rows = [f"{'RS'[i % 2]},{i // 2},{i % 7},{'abc'[i % 3]},{i}" for i in range(1002)]
+    (root / "g.csv").write_text("stream,time,key,category,rowid\n" + "\n".join(rows) + "\n")
+    (root / "gr.csv").write_text("time,key,category,endpoint\n0,1,a,1\n1,2,b,2\n")
+    (root / "gs.csv").write_text("time,key,Category\n0,1,a\n2,2,b\n")
     return {p.name: p for p in root.iterdir()} | {"root": root}
 
 
@@ -84,6 +90,34 @@ CASES = [
     (["opt", "--range=-3,3", "-w", "4"], "give either --range or --window"),
     (["simulate", "--range", "0,5", "--predicate", "band", "--eps", "1"], "--range applies to equi-joins only"),
     (["simulate", "--range", "0,5", "--generator", "age", "--bound"], "--bound"),
+    # --group on a file's own columns: a column not in the input names it and lists the input's; more
+    # distinct values than the bound; a policy that ranks by no group; an empty column name
+    (["simulate", "--workload", "{g.csv}", "--policy", "hazard", "--group", "gate"],
+     "unknown --group column 'gate'; the payload columns of --workload {g.csv} are: category, rowid"),
+    (["simulate", "--r", "{gr.csv}", "--s", "{gs.csv}", "--policy", "hazard", "--group", "endpoint"],
+     "unknown --group column 'endpoint'; the payload columns of --r {gr.csv} and --s {gs.csv} (the columns both "
+     "have) are: category"),
+    (["simulate", "--workload", "{g.csv}", "--window", "5", "--policy", "hazard", "--group", "rowid"],
+     "--group rowid has 1,002 distinct values, more than the 1,000 HAZARD learns age curves for"),
+    (["explain", "--workload", "{g.csv}", "--window", "5", "--policy", "hazard", "--group", "category,rowid"],
+     "--group category,rowid has 1,002 distinct values"),
+    (["simulate", "--workload", "{g.csv}", "--policy", "prob", "--group", "category"],
+     "--group applies to the policies that rank by a payload group only (hazard or hazardv)"),
+    (["explain", "--workload", "{g.csv}", "--policy", "age", "--group", "category"], "--group applies to"),
+    (["simulate", "--workload", "{g.csv}", "--policy", "hazard", "--group", "category,"],
+     "--group 'category,' has an empty column name"),
+    (["simulate", "--workload", "{g.csv}", "--policy", "hazard", "--group", "category,category"],
+     "--group names category twice"),
+    (["simulate", "--policy", "hazard", "--group", "category"], "--group needs payload columns per tuple, and "
+     "--generator zipf has none"),
+    (["stream-join", "--r", "{src}", "--s", "{src}", "--out", "{root}/sj3", "--shedding", "hazard", "--group",
+      "endpoint"], "unknown --group column 'endpoint'; stream R has the columns time, key"),
+    (["stream-join", "--r", "{src}", "--s", "{src}", "--out", "{root}/sj3", "--group", "endpoint"],
+     "--group applies to the policies that rank by a payload group only (hazard or hazardv)"),
+    (["stream-join", "--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/sj", "--shedding", "hazard",
+      "--group", "endpoint"], "--group needs payload columns, and zipf:SKEW:DOMAIN sources have only time and key"),
+    (["stream-join", "--r", "{src}", "--s", "{src}", "--out", "{root}/sj3", "--shedding", "hazard", "--group",
+      "key,"], "--group 'key,' has an empty column name"),
     # inputs never overwritten: an output equal to an input is refused
     (["simulate", "--workload", "{w.csv}", "--out", "{w.csv}"], "--out"),
     (["simulate", "--r", "{a.csv}", "--s", "{b.csv}", "--out", "{b.csv}"], "--out"),

@@ -147,17 +147,24 @@ def test_the_operator_reads_a_tuning_text_and_refuses_other_types():
 def test_hazard_ranks_by_a_payload_group():
     import pandas as pd
 
-    wl = zipf_workload(1.0, 20, 400, seed=1, window=40)
+    from shedding.online.groups import MAX_GROUPS
+
+    wl = zipf_workload(1.0, 20, 600, seed=1, window=40)
     wl.meta["payload"] = pd.DataFrame({"dest": pd.Categorical(np.arange(len(wl)) % 4),
-                                       "air_time": np.arange(len(wl)) % 300})
+                                       "air_time": np.arange(len(wl)) % 300, "flight_row": np.arange(len(wl))})
     res = run_policy(wl, "hazard", 20, estimator="online", group="dest")
     assert res.params["group"] == "dest" and res.outputs <= exact_count(wl)
-    with pytest.raises(ShedError, match="unknown group 'gate'; choose one of dest$"):
+    with pytest.raises(ShedError, match="^unknown group column 'gate'; the workload's payload columns are dest, "
+                       "air_time, flight_row$"):
         run_policy(wl, "hazard", 20, group="gate")
-    # a number per flight is no group: each value would get an age curve of its own (was accepted)
-    with pytest.raises(ShedError, match="group 'air_time' is not a categorical payload column"):
-        run_policy(wl, "hazard", 20, group="air_time")
-    with pytest.raises(ShedError, match="group needs a workload with a payload"):
+    # integers are groups as text is (a file's endpoint ids); a number per tuple is more groups than the
+    # learner has sample for, refused by the bound
+    assert run_policy(wl, "hazard", 20, estimator="online", group="air_time").params["group"] == "air_time"
+    assert len(wl) > MAX_GROUPS
+    with pytest.raises(ShedError, match=f"^group flight_row has {len(wl):,} distinct values, more than the "
+                       f"{MAX_GROUPS:,} HAZARD learns"):
+        run_policy(wl, "hazard", 20, group="flight_row")
+    with pytest.raises(ShedError, match="^group needs payload columns per tuple"):
         run_policy(zipf_workload(1.0, 20, 100, window=10), "hazard", 5, group="dest")
 
 
@@ -226,6 +233,41 @@ def test_hold_age_keeps_tuples_to_their_partner():
     assert hold_age(knots, cum, 1.0, 20.0) == (40, 0.5)  # room for half: hold half of them to 40
     decreasing = np.cumsum(np.r_[0.0, np.linspace(1.0, 0.0, 99)])
     assert hold_age(knots, decreasing, 1.0, 30.0)[0] == 30  # decreasing curve: keep the newest
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_the_hold_age_is_srivastava_and_widoms_best_age(seed):
+    """Srivastava and Widom's plan for the age-based model: a dropped tuple never returns, so each
+    admitted tuple is held from age 0 to some N, at N slots each; with r arrivals per step and M
+    slots, min(r, M/N) tuples per step fit and catch F(N) partners each. hold_age must give the N
+    of the largest gain against every N tried by brute force, on curves of any shape given at
+    uneven knots (linear in between, as the online estimate's buckets give them)."""
+    from shedding.online.ageing import SPLITS, age_plan
+
+    rng = np.random.default_rng(seed)
+    last = int(rng.integers(2, 300))
+    knots = np.unique(np.r_[0, rng.integers(1, last, int(rng.integers(0, 12))), last]).astype(np.int64)
+    cum = np.r_[0.0, np.cumsum(rng.exponential(1.0, len(knots) - 1) * (rng.random(len(knots) - 1) < 0.7))]
+    rate, slots = float(rng.uniform(0.05, 3.0)), float(rng.integers(0, 400))
+
+    def gain(n, r=rate, m=slots, c=cum):
+        return min(r, m / n) * float(np.interp(n, knots, c))
+
+    n, g = hold_age(knots, cum, rate, slots)
+    best = max(gain(k) for k in range(1, last + 1))
+    assert 1 <= n <= last and g == pytest.approx(gain(n)) and g == pytest.approx(best, rel=1e-9, abs=1e-12)
+    # the variable split: the best of its SPLITS splits of M between the sides, by brute force too
+    cums, rates = np.stack([cum, cum[::-1].max() - cum[::-1]]), np.array([rate, float(rng.uniform(0.05, 3.0))])
+    cums[1] = np.maximum.accumulate(cums[1])
+    m = int(slots)
+    hold, density = np.zeros(2, np.int64), np.zeros(2)
+    age_plan(knots, cums, rates, np.array([m, 0]), True, hold, density)
+    splits = [int(round(m * i / (SPLITS - 1))) for i in range(SPLITS)]
+    best = max(sum(max(gain(k, rates[s], (a, m - a)[s], cums[s]) for k in range(1, last + 1)) for s in (0, 1))
+               for a in splits)
+    got = max(sum(gain(int(hold[s]), rates[s], (a, m - a)[s], cums[s]) for s in (0, 1)) for a in splits)
+    assert got == pytest.approx(best, rel=1e-9, abs=1e-12)
 
 
 def test_pair_age_curves_count_partners_per_age():

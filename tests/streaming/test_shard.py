@@ -224,7 +224,47 @@ def test_the_learner_is_the_one_the_spec_names():
     assert pair_set(pairs) == expected != simulated(wl, "hazard", 20, estimator="online")
 
 
+def test_the_groups_are_the_ones_the_spec_names():
+    """HAZARD's payload groups in the stream (their hash, the rows' GROUP_VALUE column, as Spark's
+    xxhash64 gives it) rank as the simulator's groups of the same values (their dense ranks): the
+    same pairs, fed in micro-batches cut anywhere, and not the pairs without groups."""
+    from shedding.datasets.age import age_workload
+    from shedding.streaming.shard import GROUP_VALUE
+
+    aged = age_workload(length=1500, window=100, lag_mean=30, lag_spread=5, background=0.3, skew=0.5, domain=400)
+    wl = canonical(aged.side, aged.time, aged.key, 100)
+    values = wl.key % 5  # a group per key class, a column of both streams
+    wl.meta["payload"] = pd.DataFrame({"endpoint": np.array(["/a", "/b", "/c", "/d", "/e"])[values]})
+    spec = JoinSpec(100, 20, "hazard", group="endpoint")
+    assert spec.group == ("endpoint",) == JoinSpec(**spec.as_dict()).group
+    assert spec.as_dict()["group"] == ["endpoint"] and "group" not in JoinSpec(100, 20, "hazard").as_dict()
+    hashed = np.array([-7046029254386353131, 3, 2**62, -1, 12345])[values]  # any 64-bit code per value
+    batches = [b.assign(**{GROUP_VALUE: hashed[b.index.to_numpy()]}) for b in
+               (frame(wl).iloc[lo:hi] for lo, hi in ((0, 700), (700, 1800), (1800, len(wl))))]
+    pairs, _, _ = run_stream(spec, batches)
+    expected = simulated(wl, "hazard", 20, estimator="online", group="endpoint")
+    assert pair_set(pairs) == expected != simulated(wl, "hazard", 20, estimator="online")
+
+
+def test_more_groups_than_the_bound_stop_the_shard():
+    from shedding.online.groups import MAX_GROUPS
+    from shedding.streaming.shard import GROUP_VALUE
+
+    join = ShardJoin(JoinSpec(10, 4, "hazard", group=["endpoint"]))
+    n = MAX_GROUPS + 1
+    batch = pd.DataFrame({"side": np.arange(n) % 2, "time": np.arange(n) // 2, "key": np.arange(n) % 7,
+                          GROUP_VALUE: np.arange(n)})
+    end = pd.DataFrame({"side": [END], "time": [0], "key": [0], GROUP_VALUE: [0]})
+    join.push(pd.concat([batch.iloc[:-1], end]))  # the end of input releases every held step: 1,000 groups
+    with pytest.raises(ShedError, match=f"^group has more than {MAX_GROUPS:,} distinct values"):
+        join = ShardJoin(JoinSpec(10, 4, "hazard", group=["endpoint"]))
+        join.push(pd.concat([batch, end]))
+
+
 @pytest.mark.parametrize("bad, needle", [
+    (dict(window=5, memory=4, group="endpoint"), "group is HAZARD's payload column"),
+    (dict(window=5, memory=4, shedding="none", group="endpoint"), "not none's"),
+    (dict(window=5, memory=4, shedding="hazard", group="a,,b"), "empty column name"),
     (dict(window=0, memory=1), "window"),
     (dict(window=5, memory=-1), "memory"),
     (dict(window=5, memory=4, shedding="magic"), "shedding"),

@@ -144,3 +144,34 @@ def test_a_parquet_source_with_negative_integer_times_is_refused_up_front(tmp_pa
     with pytest.raises(ShedError) as exc:
         inspect_source(tmp_path / "r", None, "stream R")
     assert_one_line_error(exc, "a.parquet has time -3", "0 to 2^61 - 1")
+
+
+@pytest.mark.spark
+def test_hazard_by_a_text_column_of_both_inputs_equals_the_simulator(spark):
+    """group="category": the rows carry the hash of their category (Spark's xxhash64), each input
+    in two partitions; the pairs equal the simulator's with the categories as groups on the same
+    rows (in the join's order within a step). A group column with one type in R and another in S,
+    one the inputs lack, or a policy without groups is refused."""
+    from shedding import Workload, simulate
+    from shedding.datasets.age import age_workload
+
+    aged = age_workload(length=1200, window=60, lag_mean=20, lag_spread=4, background=0.3, skew=0.5, domain=300)
+    order = np.lexsort((aged.key, aged.side, aged.time))
+    wl = Workload(aged.side[order], aged.time[order], aged.key[order], 60, 0)
+    category = np.array(["art", "books", "cars", None])[wl.key % 4]  # a missing value is a group of its own
+    wl.meta["payload"] = pd.DataFrame({"category": category})
+    frames = [spark.createDataFrame(pd.DataFrame({"time": wl.time[wl.side == s], "key": wl.key[wl.side == s],
+                                                  "category": category[wl.side == s]})).repartition(2)
+              for s in (0, 1)]
+    rows = semantic_window_join(*frames, window=60, memory=20, shedding="hazard", group="category").collect()
+    res = simulate(wl, "hazard", 20, estimator="online", group="category", pairs=True)
+    assert sorted((p["key"], p["r_time"], p["s_time"]) for p in rows) == sorted(
+        zip(wl.key[res.pairs[:, 0]], wl.time[res.pairs[:, 0]], wl.time[res.pairs[:, 1]]))
+    assert len(rows) != simulate(wl, "hazard", 20, estimator="online").outputs
+    other = frames[1].withColumn("category", frames[1]["key"])
+    with pytest.raises(ShedError, match="^group column 'category' is string in R but bigint in S"):
+        semantic_window_join(frames[0], other, window=60, memory=20, shedding="hazard", group="category")
+    with pytest.raises(ShedError, match="^group is HAZARD's payload column"):
+        semantic_window_join(*frames, window=60, memory=20, shedding="prob", group="category")
+    with pytest.raises(ShedError, match="has no column 'gate' for group"):
+        semantic_window_join(*frames, window=60, memory=20, shedding="hazard", group="gate")

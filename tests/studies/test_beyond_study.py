@@ -106,6 +106,10 @@ def test_a_list_of_numbers_is_one_lag_pmf(tmp_path, given, pmfs):
     ("age", "lag_mean = 50.0", "lag_mean must be a number in [1, 39], got 50.0"),
     ("flights", "months = 13", "months must be a month or a range"),
     ("flights", "group = 'foo'", "group = 'foo' is not one of dest, carrier, origin"),
+    ("flights", "group = 'dest,gate'", "group = 'dest,gate' is not one of dest, carrier, origin (the flights payload "
+     "columns) or a comma list of them ('gate' is none of them)"),
+    ("flights", "group = 'dest,dest'", "group names dest twice"),
+    ("flights", "group = 3", "group = 3 must be text"),
     ("drift", "group = 'dest'", "group = 'dest' needs the flights' payload, not the drift generator"),
     ("bursts", "rotate = 3", "rotate must be true or false, got 3"),
 ])
@@ -368,3 +372,15 @@ def test_a_suite_runs_a_time_range(tmp_path):
     assert rows["0,59", "prob"]["opt"] == solve_opt(ranged, 10).outputs
     assert rows["", "prob"]["opt"] == solve_opt(wl, 10).outputs
     assert rows["0,59", "hazard"]["range"] == "0,59" and "range" not in rows["", "hazard"]
+
+
+def test_a_group_may_combine_payload_columns(tmp_path):
+    """group = "dest,carrier": each destination and carrier together gets its own age curve; the
+    runs carry the list as run_policy takes it."""
+    import tomllib
+
+    from shedding.studies.beyond.spec import parse_beyond_suite
+
+    text = one_experiment("flights", "group = ['dest,carrier', 'origin', '']\n").replace("length = 300\n", "")
+    suite = parse_beyond_suite(tomllib.loads(text), "s.toml")
+    assert sorted({r.group for r in suite.runs()}) == ["", "dest,carrier", "origin"]

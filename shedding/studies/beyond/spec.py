@@ -10,7 +10,8 @@ A suite is a TOML file with ``kind = "beyond"`` and ``[[experiment]]`` tables (t
   ``lag_pmf``, a list of probabilities, takes a list of numbers as one value and a list of lists
   as a grid), ``length`` (not for the flights), ``window``, ``range`` (a time range ``"LO,HI"`` of the
   join instead of the window, docs/semantics.md; ``""`` for the window), ``memory``, ``estimator``, ``group``
-  (HAZARD's payload column of the flights; "" for none) and ``tuning`` (the learner of HAZARD and AGE as ``field=value,...``,
+  (HAZARD's payload column of the flights, or a comma list of them, ``"dest,carrier"``; "" for
+  none) and ``tuning`` (the learner of HAZARD and AGE as ``field=value,...``,
   :meth:`~shedding.online.tuning.HazardTuning.parse`; "" for the defaults);
 * ``split``: ``tuning`` or ``held-out``, what the experiment's data was to the policies' design
   (the page states it), and ``seed_offset``: the first seed drawn (held-out seeds start after the
@@ -36,6 +37,7 @@ from pathlib import Path
 from shedding.datasets.generators import GENERATORS, check_params, own_params, with_payload
 from shedding.errors import ShedError
 from shedding.timerange import check_range
+from shedding.online.groups import group_columns
 from shedding.online.kinds import learns
 from shedding.online.policies import POLICIES
 from shedding.online.tuning import HazardTuning
@@ -161,10 +163,17 @@ def _check_workloads(grid: dict, here: str) -> None:
                 raise ShedError(f"{here}: {exc}") from None
         payload = GENERATORS[name].payload_columns()
         for group in grid.get("group", []):
+            check(isinstance(group, str), here, f"group = {group!r} must be text: a payload column, a comma list of "
+                  "them (\"dest,carrier\") or \"\" for none")
             check(not group or bool(payload), here, f"group = {group!r} needs the "
                   f"{' or '.join(with_payload())}' payload, not the {name} generator; leave group out (or \"\")")
-            check(group in ("", *payload), here, f"group = {group!r} is not one of {', '.join(payload)} (the {name} "
-                  "payload columns) or \"\" for none")
+            try:
+                columns = group_columns(group) if group else ()
+            except ShedError as exc:
+                raise ShedError(f"{here}: {exc}") from None
+            unknown = [c for c in columns or () if c not in payload]
+            check(not unknown, here, f"group = {group!r} is not one of {', '.join(payload)} (the {name} payload columns) "
+                  f"or a comma list of them ({', '.join(map(repr, unknown))} is none of them), or \"\" for none")
 
 
 def parse_beyond_suite(data: dict, where: str) -> BeyondSuite:

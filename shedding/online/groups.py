@@ -1,0 +1,110 @@
+"""Payload groups: the tuples that share HAZARD's age curve.
+
+HAZARD fits one age shape e[s, g, c, a] per payload group g, shrunk towards the curve pooled over
+all groups (:mod:`~shedding.online.hazard`): a group is a set of tuples whose partners come at
+alike ages (the flights to one destination, the bids on one auction category, the requests to
+one endpoint). A group is given as one or more payload columns of the workload
+(``wl.meta["payload"]``, one row per tuple: the flights' ``dest``, ``carrier`` and ``origin``, or a
+CSV or Parquet file's own columns beside ``stream``, ``time`` and ``key``); several columns
+combine, each distinct combination of their values one group.
+
+The rule that numbers them (:func:`group_ids`): the distinct value combinations sorted (column by
+column, each column's values in their own order: text as text, numbers as numbers, a missing value
+after every other one, a group of its own), and each tuple's group its combination's rank. The
+numbers depend on the set of values alone, not on the order of the rows. The streaming join, which
+never sees the whole input, numbers each group by a 64-bit hash of its values instead
+(:mod:`~shedding.streaming.inputs`); which number a group gets changes no decision, as HAZARD treats
+every group alike (a test relabels the groups and compares the schedules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from shedding.errors import ShedError
+from shedding.model import Workload
+
+#: the most distinct groups HAZARD learns curves for. Each group's curve is fitted from the share
+#: of the shadow sample (256 tuples per side by default) that falls into it: past about a thousand
+#: groups a group holds a quarter of a sample tuple at a time on average, so its curve is the pooled
+#: one shrunk by ``kappa`` and the groups add nothing but memory (about 160 KB of per-group
+#: statistics and priorities at w = 720, 160 MB at the bound). Typical groups are far below it: the
+#: flights' destinations 105, destination and carrier together 314.
+MAX_GROUPS = 1000
+
+
+def group_columns(group: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    """``group`` as a tuple of column names: one name, a comma list (``"dest,carrier"``) or a
+    sequence of names; None (or an empty sequence) for no group. Empty text is refused."""
+    if group is None:
+        return None
+    if isinstance(group, str):
+        names = [n.strip() for n in group.split(",")]
+    elif isinstance(group, Sequence) and all(isinstance(n, str) for n in group):
+        if not group:  # an empty list of columns: no group, as a stored spec without one has
+            return None
+        names = [n.strip() for n in group]
+    else:
+        raise ShedError(f"{{param}} must be a column name, a comma list of them or a list of names, got {group!r}",
+                        param="group")
+    if not names or not all(names):
+        raise ShedError(f"{{param}} {group!r} has an empty column name; give names such as dest or dest,carrier",
+                        param="group")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ShedError(f"{{param}} names {', '.join(twice)} twice; give each column once", param="group")
+    return tuple(names)
+
+
+def _codes(values: pd.Series) -> np.ndarray:
+    """Each value's rank among the column's distinct values (missing last, its own value)."""
+    try:
+        codes, _ = pd.factorize(values, sort=True, use_na_sentinel=False)
+    except TypeError:  # values of several types (an object column of text and numbers): by type, then value
+        text = values.map(lambda v: (type(v).__name__, str(v)), na_action="ignore")
+        codes, _ = pd.factorize(text, sort=True, use_na_sentinel=False)
+    return np.asarray(codes, dtype=np.int64)
+
+
+def group_ids(table: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
+    """The dense group id of each row of ``table`` by ``columns`` (the module's rule): the rank of
+    the row's value combination among the distinct combinations; at most :data:`MAX_GROUPS`."""
+    codes = np.stack([_codes(table[c]) for c in columns], axis=1) if len(table) else np.zeros((0, len(columns)),
+                                                                                             np.int64)
+    distinct, ids = np.unique(codes, axis=0, return_inverse=True)
+    if len(distinct) > MAX_GROUPS:
+        raise ShedError(f"{{param}} {','.join(columns)} has {len(distinct):,} distinct values, more than the "
+                        f"{MAX_GROUPS:,} HAZARD learns age curves for (each from its share of a 256-tuple sample); "
+                        "choose a column with fewer values", param="group")
+    return np.asarray(ids, dtype=np.int64).reshape(-1)
+
+
+def payload_groups(wl: Workload, group: str | Sequence[str] | None) -> np.ndarray | None:
+    """The group id per tuple of ``wl`` by payload column(s) ``group`` (:func:`group_columns`), None
+    without a group. Columns are matched by name, else case-insensitively."""
+    columns = group_columns(group)
+    if columns is None:
+        return None
+    payload = wl.meta.get("payload")
+    if payload is None or len(payload.columns) == 0:
+        raise ShedError("{param} needs payload columns per tuple (a CSV or Parquet file's columns beside stream, "
+                        "time and key, or the flights' dest, carrier and origin); this workload has none, so leave "
+                        "it out", param="group")
+    names = [str(c) for c in payload.columns]
+    lower: dict[str, list[str]] = {}
+    for n in names:
+        lower.setdefault(n.lower(), []).append(n)
+    found = []
+    for c in columns:
+        match = [c] if c in names else lower.get(c.lower(), [])
+        if len(match) != 1:
+            raise ShedError(f"unknown {{param}} column {c!r}; the workload's payload columns are {', '.join(names)}",
+                            param="group")
+        found.append(match[0])
+    if len(payload) != len(wl):
+        raise ShedError(f"the workload's payload has {len(payload):,} rows for {len(wl):,} tuples; give one row per "
+                        "tuple", param="group")
+    return group_ids(payload, found)
