@@ -6,12 +6,13 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import typer
 
 from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_split,
                                  named, parsed, spark_master, split_list, value_check)
+from shedding.cli.event_amounts import amount, check_timeout, range_amounts, check_range_text, join_range, range_window
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, tuning_rules
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
 from shedding.cli.stream_output import print_summary, run_job, title
@@ -72,43 +73,6 @@ def check_estimator(flag: str, text: str) -> str:
     return str(Path(text).resolve())
 
 
-def time_amount(flag: str, text: str, low: int) -> int | str:
-    """An amount of event time as given: an integer >= ``low`` (the time column's units) or a
-    length of time (``10 minutes``), checked but kept as text."""
-    value = text.strip()
-    if re.fullmatch(r"[+-]?\d+", value):
-        number = in_int64(flag, int(value))
-        if number < low:
-            raise ShedError(f"{flag} must be >= {low}, got {number}")
-        return number
-    from shedding.streaming.event_time import parse_interval
-
-    try:
-        if parse_interval(value, flag, zero=low == 0) == 0:
-            return 0  # none, in any unit
-    except ShedError:
-        raise ShedError(f"{flag} {text!r} is neither an integer (time units of an integer time column) nor a "
-                        "length of time such as '10 minutes' (timestamps)") from None
-    return value
-
-
-def amount(low: int) -> Callable:
-    """A typer callback: :func:`time_amount`, parsed once; the rules and the body take the amount
-    it gives (an integer, or the text of a length of time)."""
-    return value_check(lambda flag, text: time_amount(flag, text, low))
-
-
-def check_timeout(flag: str, text: str) -> str:
-    """Seconds (``30``) or a length of time (``30 seconds``), at least a millisecond."""
-    from shedding.streaming.event_time import timeout_ms
-
-    try:
-        timeout_ms(text, flag)
-    except ShedError as exc:
-        raise ShedError(exc.naming(flag)) from None
-    return text
-
-
 def check_how(flag: str, text: str) -> str:
     """inner, left, right or full (Spark's other names for them, such as left_outer, taken)."""
     from shedding.streaming.spec import check_how as how
@@ -117,27 +81,6 @@ def check_how(flag: str, text: str) -> str:
         return how(text)
     except ShedError as exc:
         raise ShedError(named(exc, flag)) from None
-
-
-def range_amounts(flag: str, text: str) -> tuple[int | str, int | str]:
-    """``LO,HI`` as two amounts of event time (:func:`time_amount`), either may be negative:
-    ``0,720`` or ``0 seconds,12 hours``."""
-    parts = split_list(text)
-    if len(parts) != 2 or not all(parts):
-        raise ShedError(f"{flag} {text!r} is not LO,HI: give two bounds, e.g. {flag} 0,720 or "
-                        f"{flag} '0 seconds,12 hours' (lo <= s.time - r.time <= hi)")
-    bounds: list[int | str] = []
-    for part in parts:
-        negative = part.startswith("-")
-        value = time_amount(flag, part[1:].strip() if negative else part, 0)
-        bounds.append(-value if isinstance(value, int) and negative else f"-{value}" if negative else value)
-    return bounds[0], bounds[1]
-
-
-def check_range_text(flag: str, text: str) -> str:
-    """:func:`range_amounts`, the text kept."""
-    range_amounts(flag, text)
-    return text
 
 
 def check_remote(flag: str, text: str) -> str:
@@ -182,21 +125,6 @@ def check_time(v: Values) -> None:
     split = None if v.memory_split is None else parse_split("--memory-split", v.memory_split)
     if v.memory is not None or not lengths or v.time_step is not None:  # else w depends on the column (dates)
         Memory.of(window if v.memory is None else v.memory, split)
-
-
-def join_range(axis: Any, text: str) -> tuple[int, int]:
-    """``--range LO,HI`` in steps of ``axis``, checked (lo <= hi, within 64-bit times)."""
-    from shedding.timerange import check_range
-
-    return check_range(tuple(axis.signed_steps(b, "range") for b in range_amounts("--range", text)))
-
-
-def range_window(bounds: tuple[int, int]) -> int:
-    """The window a range is given under: the longest a tuple waits, plus one
-    (:func:`~shedding.timerange.range_horizon`)."""
-    from shedding.timerange import range_horizon
-
-    return range_horizon(*bounds)
 
 
 def check_keys(v: Values) -> None:
