@@ -136,10 +136,11 @@ def test_a_stream_join_spec_is_checked_once_not_per_shard_or_batch(memory_checks
 def test_shed_stream_join_parses_each_time_amount_once(monkeypatch, memory_checks, tmp_path):
     """The window, the lateness and the step are parsed once (their flags' callbacks); the rules
     and the body take the parsed amounts. The job itself is not started (no Spark here)."""
+    import shedding.cli.event_amounts as amounts
     import shedding.cli.stream_join as sj
 
     parsed: list[str] = []
-    real = sj.time_amount
+    real = amounts.time_amount
 
     def counted(flag, text, low):
         parsed.append(flag)
@@ -151,7 +152,7 @@ def test_shed_stream_join_parses_each_time_amount_once(monkeypatch, memory_check
         jobs.append(job)
         return {}
 
-    monkeypatch.setattr(sj, "time_amount", counted)
+    monkeypatch.setattr(amounts, "time_amount", counted)
     monkeypatch.setattr(sj, "run_job", no_spark)
     code, _, err = run_shed("stream-join", "--r", "zipf:1:50", "--s", "zipf:1:50", "--length", 200, "--files", 2,
                             "--window", 40, "--allowed-lateness", 2, "--time-step", 2, "--memory", 10,
