@@ -137,3 +137,30 @@ def with_paths(args: list[str], files: dict[str, Path]) -> list[str]:
             arg = arg.replace(f"{{{name}}}", str(path))
         out.append(arg)
     return out
+
+
+def drops_a_tuple(wl, policy: str, memory: int, split: tuple[int, int] | None = None) -> bool:
+    """Whether some tuple that could still meet a later arrival leaves memory before its range (the
+    window, by default) ends."""
+    import numpy as np
+
+    from shedding import simulate
+
+    lo, hi = wl.bounds
+    last = np.where(wl.side == 0, wl.time + hi, wl.time - lo)
+    left = simulate(wl, policy, memory, memory_split=split).schedule.left
+    return bool(np.any((left < last) & (last > wl.time)))
+
+
+def assert_exact_memory_is_the_least(wl, policy: str, need) -> None:
+    """``need`` (:func:`~shedding.exact.exact_memory`) keeps every tuple under ``policy`` and one
+    tuple less of it (of either side, for a fixed split) does not."""
+    from shedding.online import POLICIES
+
+    if POLICIES[policy].variable:
+        assert not drops_a_tuple(wl, policy, need.both)
+        assert need.both == 0 or drops_a_tuple(wl, policy, need.both - 1)
+    else:
+        assert not drops_a_tuple(wl, policy, need.fixed, (need.r, need.s))
+        assert need.r == 0 or drops_a_tuple(wl, policy, need.fixed - 1, (need.r - 1, need.s))
+        assert need.s == 0 or drops_a_tuple(wl, policy, need.fixed - 1, (need.r, need.s - 1))

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from shedding import JoinOperator, ShedError, Workload, exact_count, exact_pairs, simulate, zipf_workload
 from shedding.exact import exact_memory
 from shedding.online import POLICIES as REGISTRY, OnlineEstimator, StaticEstimator
+from helpers import assert_exact_memory_is_the_least
 from strategies import workloads
 
 #: every online policy of the one registry (the replays of a given schedule are tested with OPT)
@@ -49,24 +50,13 @@ def test_enough_memory_is_exact(policy):
     assert res.arm == 0
 
 
-def drops_a_tuple(wl: Workload, policy: str, memory: int, split: tuple[int, int] | None = None) -> bool:
-    """Whether some tuple leaves memory before its window ends."""
-    left = simulate(wl, policy, memory, memory_split=split).schedule.left
-    return bool(np.any(left < wl.time + wl.window - 1))
-
 
 @settings(max_examples=150, deadline=None)
 @given(wl=workloads(), policy=st.sampled_from(POLICIES))
 def test_exact_memory_is_the_least_that_keeps_every_tuple_of_batched_streams(wl, policy):
     need = exact_memory(wl)
     assert simulate(wl, "exact", 0).memory == need.fixed
-    if REGISTRY[policy].variable:
-        assert not drops_a_tuple(wl, policy, need.both)
-        assert need.both == 0 or drops_a_tuple(wl, policy, need.both - 1)
-    else:
-        assert not drops_a_tuple(wl, policy, need.fixed, (need.r, need.s))
-        assert need.r == 0 or drops_a_tuple(wl, policy, need.fixed - 1, (need.r - 1, need.s))
-        assert need.s == 0 or drops_a_tuple(wl, policy, need.fixed - 1, (need.r, need.s - 1))
+    assert_exact_memory_is_the_least(wl, policy, need)
 
 
 @settings(max_examples=60, deadline=None)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import assert_same_state
+from helpers import assert_exact_memory_is_the_least, assert_same_state
 from shedding import JoinOperator, ShedError, Workload, exact_count, exact_pairs, simulate
 from shedding.exact import ExactMemory, exact_memory
 from shedding.online import POLICIES as REGISTRY
@@ -86,13 +86,6 @@ def test_output_is_a_subset_and_arm_matches_its_definition(wl, memory, policy, e
     assert (res.arm == 0) == (res.outputs == res.exact)
 
 
-def drops_a_tuple(wl: Workload, policy: str, memory: int, split: tuple[int, int] | None = None) -> bool:
-    """Whether some tuple that could still meet a later arrival leaves memory before its range ends."""
-    lo, hi = wl.bounds
-    last = np.where(wl.side == 0, wl.time + hi, wl.time - lo)
-    left = simulate(wl, policy, memory, memory_split=split).schedule.left
-    return bool(np.any((left < last) & (last > wl.time)))
-
 
 @settings(max_examples=150, deadline=None)
 @given(wl=ranged(), policy=st.sampled_from(POLICIES))
@@ -101,13 +94,7 @@ def test_exact_memory_is_the_least_that_keeps_every_tuple(wl, policy):
     res = simulate(wl, policy, need.both if REGISTRY[policy].variable else need.fixed,
                    memory_split=None if REGISTRY[policy].variable else (need.r, need.s))
     assert res.outputs == res.exact
-    if REGISTRY[policy].variable:
-        assert not drops_a_tuple(wl, policy, need.both)
-        assert need.both == 0 or drops_a_tuple(wl, policy, need.both - 1)
-    else:
-        assert not drops_a_tuple(wl, policy, need.fixed, (need.r, need.s))
-        assert need.r == 0 or drops_a_tuple(wl, policy, need.fixed - 1, (need.r - 1, need.s))
-        assert need.s == 0 or drops_a_tuple(wl, policy, need.fixed - 1, (need.r, need.s - 1))
+    assert_exact_memory_is_the_least(wl, policy, need)
 
 
 @settings(max_examples=60, deadline=None)
