@@ -20,6 +20,19 @@ def workloads(draw, max_n=30):
 
 
 @st.composite
+def ranges(draw, span: int = 7) -> tuple[int, int]:
+    lo = draw(st.integers(-span, span))
+    return lo, lo + draw(st.integers(0, span))
+
+
+@st.composite
+def ranged(draw, max_n: int = 30) -> Workload:
+    """A workload of :func:`workloads` with a random time range (lo > 0 and hi < 0 included)."""
+    wl = draw(workloads(max_n=max_n))
+    return wl.with_params(range=draw(ranges()))
+
+
+@st.composite
 def windows_for(draw, n: int) -> WindowSpec:
     """Form 1, 2 or 3 (a random connected constraint graph: a spanning tree plus some extra pairs)."""
     form = draw(st.sampled_from([1, 2, 3]))

@@ -1,5 +1,5 @@
 """OPT and OPTV under a time range (docs/semantics.md, "Time range"): every network and solver equals
-the exhaustive brute force of tests/oracles.py on tiny workloads with random ranges (lo > 0 and
+the exhaustive brute force of tests/oracles.py on tiny workloads and DuckDB's join on larger ones with random ranges (lo > 0 and
 hi < 0 included), every schedule replays to its count, the bounds hold OPT between them, and no
 online policy gets above OPT (DGR §3.2)."""
 
@@ -9,12 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from duckdb_oracle import range_pairs
 from oracles import brute_force, produced_pairs, replay, split_of
 from shedding import ShedError, Workload, exact_count, exact_pairs, simulate
+from shedding.exact import exact_memory
 from shedding.offline.keyed import lanes_merge
 from shedding.offline.opt import GRAPHS, SOLVERS, bound_opt, solve_opt
 from shedding.online import POLICIES
-from strategies import tiny_workloads
+from strategies import ranged, tiny_workloads
 
 ONLINE = [name for name, pol in POLICIES.items() if not pol.replay]
 
@@ -77,3 +79,15 @@ def test_a_one_sided_range_gives_all_of_memory_to_r() -> None:
     optv = solve_opt(wl, 2, allocation="variable").outputs
     assert solve_opt(wl, 2, (2, 0)).outputs == optv == brute_force(wl, 2, None)
     assert solve_opt(wl, 2).outputs < optv  # the even split leaves one slot to S, which never uses it
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wl=ranged(max_n=40), variable=st.booleans())
+def test_opt_with_the_memory_exact_needs_equals_duckdb(wl: Workload, variable: bool) -> None:
+    """With room for every tuple EXACT holds, OPT and OPTV keep every pair of the SQL join."""
+    need = exact_memory(wl)
+    if variable:
+        opt = solve_opt(wl, need.both, allocation="variable")
+    else:
+        opt = solve_opt(wl, need.r + need.s, (need.r, need.s))
+    assert opt.outputs == opt.exact == len(range_pairs(wl))

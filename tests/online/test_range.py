@@ -1,56 +1,31 @@
 """The time-range join (docs/semantics.md, "Time range"): r(a) and s(b) pair iff lo <= b - a <= hi,
 for any integers lo <= hi, including ranges that exclude the same step (lo > 0 or hi < 0). EXACT and
-every online policy of the join operator are held to a pandas self-join of the pairs and to the
+every online policy of the join operator are held to DuckDB's join of the pairs and to the
 invariants of the window join: a subset of the exact pairs, EXACT with the memory EXACT needs, the
 Archive-metric from its definition."""
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from duckdb_oracle import range_pairs
 from helpers import assert_exact_memory_is_the_least, assert_same_state
 from shedding import JoinOperator, ShedError, Workload, exact_count, exact_pairs, simulate
 from shedding.exact import ExactMemory, exact_memory
 from shedding.online import POLICIES as REGISTRY
-from strategies import workloads
+from strategies import ranged
 
 POLICIES = [name for name, pol in REGISTRY.items() if not pol.replay]
-
-
-@st.composite
-def ranges(draw, span: int = 7) -> tuple[int, int]:
-    lo = draw(st.integers(-span, span))
-    return lo, lo + draw(st.integers(0, span))
-
-
-@st.composite
-def ranged(draw, max_n: int = 30) -> Workload:
-    """A workload of :func:`strategies.workloads` with a random time range."""
-    wl = draw(workloads(max_n=max_n))
-    return wl.with_params(range=draw(ranges()))
-
-
-def self_join(wl: Workload) -> set[tuple[int, int]]:
-    """The pairs by a pandas self-join on the key, filtered by the range and the warmup: the
-    independent oracle (what `SELECT ... FROM r JOIN s USING (key) WHERE s.time - r.time BETWEEN lo
-    AND hi` returns)."""
-    lo, hi = wl.bounds
-    df = pd.DataFrame({"i": np.arange(len(wl)), "side": wl.side, "time": wl.time, "key": wl.key})
-    pairs = df[df.side == 0].merge(df[df.side == 1], on="key", suffixes=("_r", "_s"))
-    diff = pairs.time_s - pairs.time_r
-    keep = (diff >= lo) & (diff <= hi) & (np.maximum(pairs.time_r, pairs.time_s) >= wl.warmup)
-    return set(zip(pairs.i_r[keep].tolist(), pairs.i_s[keep].tolist()))
 
 
 def incomplete(wl: Workload, produced: set) -> int:
     """ArM from its definition, over the range's pairs (every pair, whatever the warmup)."""
     full = Workload(wl.side, wl.time, wl.key, wl.window, 0, range=wl.range)
     bad = set()
-    for r, s in self_join(full):
+    for r, s in range_pairs(full):
         later = r if wl.time[r] > wl.time[s] else s
         if (r, s) not in produced and wl.time[later] >= wl.warmup:
             bad.update(x for x in (r, s) if wl.time[x] >= wl.warmup)
@@ -59,8 +34,8 @@ def incomplete(wl: Workload, produced: set) -> int:
 
 @settings(max_examples=200, deadline=None)
 @given(wl=ranged())
-def test_exact_is_the_self_join(wl):
-    want = self_join(wl)
+def test_exact_equals_duckdb(wl):
+    want = range_pairs(wl)
     assert exact_count(wl) == len(want)
     assert set(map(tuple, exact_pairs(wl).tolist())) == want
 
@@ -81,7 +56,7 @@ def test_output_is_a_subset_and_arm_matches_its_definition(wl, memory, policy, e
     res = simulate(wl, policy, memory, estimator=estimator, pairs=True)
     got = set(map(tuple, res.pairs.tolist()))
     assert len(got) == len(res.pairs) == res.outputs
-    assert got <= self_join(wl)
+    assert got <= range_pairs(wl)
     assert res.arm == incomplete(wl, got)
     assert (res.arm == 0) == (res.outputs == res.exact)
 

@@ -1,6 +1,6 @@
-"""Outer joins, time ranges and downstream aggregation on Spark: a full outer join's rows equal an
-independent join (pandas), and a windowed count after a time-range join, in append mode under a
-watermark on the output's ``event_time``, equals pandas' count of the same pairs for every window
+"""Outer joins, time ranges and downstream aggregation on Spark: a full outer join's rows equal
+DuckDB's full outer join, and a windowed count after a time-range join, in append mode under a
+watermark on the output's ``event_time``, equals DuckDB's count of the same pairs for every window
 the watermark closed."""
 
 from __future__ import annotations
@@ -12,17 +12,10 @@ import numpy as np
 import pandas as pd
 from pyspark.sql import functions as F
 
+from duckdb_oracle import inner_pairs, windowed_counts, without_partner
 from shedding.streaming.spark_join import configure_session, semantic_window_join
 
 START = pd.Timestamp("2026-01-01", tz="UTC")
-
-
-def lone(r: pd.DataFrame, s: pd.DataFrame, matches) -> tuple[list, list]:
-    """The (key, time) of the R and of the S tuples with no partner, by brute force."""
-    both = r.reset_index().merge(s.reset_index(), on="key", suffixes=("_r", "_s"))
-    both = both[matches(both["time_s"] - both["time_r"])]
-    left_r, left_s = r.drop(index=both["index_r"].unique()), s.drop(index=both["index_s"].unique())
-    return sorted(zip(left_r["key"], left_r["time"])), sorted(zip(left_s["key"], left_s["time"]))
 
 
 def test_a_full_outer_join_gives_every_tuple_without_a_partner_once(spark):
@@ -33,11 +26,10 @@ def test_a_full_outer_join_gives_every_tuple_without_a_partner_once(spark):
     out = semantic_window_join(spark.createDataFrame(r), spark.createDataFrame(s), window=8, memory=0,
                                shedding="none", how="full_outer", shards=2).toPandas()
     pairs = out[out["r_time"].notna() & out["s_time"].notna()]
-    both = r.merge(s, on="key", suffixes=("_r", "_s"))
-    both = both[(both["time_s"] - both["time_r"]).abs() <= 7]
+    condition = "abs(s.time - r.time) <= 7"
     assert sorted(zip(pairs["key"], pairs["r_time"].astype(int), pairs["s_time"].astype(int))) == \
-        sorted(zip(both["key"], both["time_r"], both["time_s"]))
-    lone_r, lone_s = lone(r, s, lambda d: d.abs() <= 7)
+        inner_pairs(r, s, condition)
+    lone_r, lone_s = without_partner(r, s, condition)
     rows_r, rows_s = out[out["s_time"].isna()], out[out["r_time"].isna()]
     assert sorted(zip(rows_r["key"], rows_r["r_time"].astype(int))) == lone_r
     assert sorted(zip(rows_s["key"], rows_s["s_time"].astype(int))) == lone_s
@@ -54,7 +46,7 @@ def write_files(folder: Path, frame: pd.DataFrame, files: int) -> None:
         os.utime(path, (1_000_000 + i, 1_000_000 + i))
 
 
-def test_a_windowed_count_after_the_join_in_append_mode_equals_pandas(spark, tmp_path):
+def test_a_windowed_count_after_the_join_in_append_mode_equals_duckdb(spark, tmp_path):
     """The join over a one-sided time range (an S tuple up to 10 minutes after its R tuple) as a
     stream, with Spark's watermark on ``event_time``: every window the watermark closed is emitted
     once with the count of its pairs (by the later of their times)."""
@@ -78,9 +70,6 @@ def test_a_windowed_count_after_the_join_in_append_mode_equals_pandas(spark, tmp
     got = spark.read.parquet(str(tmp_path / "counts")).toPandas()
     got = dict(zip(got["window"].map(lambda w: pd.Timestamp(w["start"], tz="UTC")), got["count"]))
 
-    both = frames["r"].merge(frames["s"], on="key", suffixes=("_r", "_s"))
-    gap = both["time_s"] - both["time_r"]
-    both = both[(gap >= pd.Timedelta(0)) & (gap <= pd.Timedelta(minutes=10))]
-    expected = np.maximum(both["time_r"], both["time_s"]).dt.floor("30min").value_counts()
-    closed = {start: int(n) for start, n in expected.items() if start + pd.Timedelta(minutes=30) <= watermark}
+    expected = windowed_counts(frames["r"], frames["s"], "s.time - r.time BETWEEN INTERVAL 0 MINUTE AND INTERVAL 10 MINUTE", 30)
+    closed = {start: n for start, n in expected.items() if start + pd.Timedelta(minutes=30) <= watermark}
     assert len(closed) >= 10 and got == closed
