@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.timerange import check_range, range_horizon, window_range
+from shedding.timerange import check_range, check_stored_split, default_split, range_horizon, window_range
 
 R, S = 0, 1
 SIDE_NAMES = ("R", "S")
@@ -287,14 +287,10 @@ def check_window(window: Any) -> int:
     return w
 
 
-def default_split(memory: int) -> tuple[int, int]:
-    """The fixed split of M when none is given: (M // 2, M - M // 2)."""
-    return memory // 2, memory - memory // 2
-
-
-def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[int, int, int]:
-    """Validate M (the parameter ``memory``) and the fixed split (M_R, M_S) (``memory_split``); the
-    default split is (M // 2, M - M // 2)."""
+def check_memory(memory: object, split: tuple[int, int] | None = None,
+                 bounds: tuple[int, int] | None = None) -> tuple[int, int, int]:
+    """Validate M (``memory``) and the fixed split (M_R, M_S) (``memory_split``) under the time
+    range ``bounds`` (None: the window): :func:`default_split`, :func:`check_stored_split`."""
     if isinstance(memory, bool) or not isinstance(memory, (int, np.integer)) or memory < 0:
         raise ShedError(f"{{param}} must be an integer >= 0 (a number of tuples), got {memory!r}", param="memory")
     m = int(memory)
@@ -303,7 +299,7 @@ def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[
                         "(2w - 2 with one tuple per stream per step; shedding.exact.exact_memory) keeps every tuple, so "
                         "use that", param="memory")
     if split is None:
-        return (m, *default_split(m))
+        return (m, *default_split(m, bounds))
     try:
         parts = tuple(split)
     except TypeError:
@@ -316,6 +312,8 @@ def check_memory(memory: object, split: tuple[int, int] | None = None) -> tuple[
     if m_r + m_s != m:
         raise ShedError(f"{{param}} {m_r},{m_s} sums to {m_r + m_s}, not the memory {m}; make M_R + M_S = M",
                         param="memory_split")
+    if bounds is not None:
+        check_stored_split(m_r, m_s, bounds)
     return m, m_r, m_s
 
 
@@ -325,33 +323,34 @@ class Memory:
     the run enters the library (:meth:`of`), and passed down as it is (Das, Gehrke, Riedewald
     2003, §2.1: the join memory; §3.3: the fixed and variable splits).
 
-    Build it with :meth:`of`; the layers below take it and never check it again.
+    Build it with :meth:`of`; the layers below take it and never check it again. A default split
+    (``given`` False) is resolved by each engine for its workload's range (``Memory.of(budget,
+    None, wl.bounds)``), so the policies, OPT and the bounds of one run use the same split.
     """
 
     total: int
     r: int
     s: int
+    given: bool = field(default=True, compare=False)
 
     @classmethod
-    def of(cls, memory: "int | Memory", split: tuple[int, int] | None = None) -> "Memory":
-        """``memory`` checked (:func:`check_memory`) with its ``split`` (default
-        (M // 2, M - M // 2)); a :class:`Memory` without a split is returned as it is.
-
-        Args:
-            memory: M, an integer >= 0, or a :class:`Memory` already checked.
-            split: (M_R, M_S), two integers >= 0 summing to M; None for the default.
-
-        Returns:
-            The checked :class:`Memory`.
+    def of(cls, memory: "int | Memory", split: tuple[int, int] | None = None,
+           bounds: tuple[int, int] | None = None) -> "Memory":
+        """``memory`` checked (:func:`check_memory`) with its ``split`` under the time range
+        ``bounds`` (``Workload.bounds``; None when not known yet); a :class:`Memory` without a
+        split is returned as it is, its default split resolved for ``bounds`` if not given.
 
         Raises:
-            ShedError: ``memory`` or ``memory_split`` out of range, naming the parameter.
+            ShedError: ``memory`` or ``memory_split`` out of range, or a split giving memory to a
+                side the range never stores, naming the parameter.
         """
         if isinstance(memory, Memory):
             if split is None:
-                return memory
+                if memory.given or bounds is None:
+                    return memory
+                return cls(memory.total, *default_split(memory.total, bounds), given=False)
             memory = memory.total
-        return cls(*check_memory(memory, split))
+        return cls(*check_memory(memory, split, bounds), given=split is not None)
 
     @property
     def split(self) -> tuple[int, int]:

@@ -142,7 +142,8 @@ def run_policy(
     if estimator is None:
         estimator = default_estimator(wl.workload if isinstance(wl, BandWorkload) else wl)
     params = RunParams.of(policy, memory, memory_split=memory_split, estimator=estimator, decay=decay, seed=seed,
-                          group=group, tuning=tuning, samples=samples, band=isinstance(wl, BandWorkload))
+                          group=group, tuning=tuning, samples=samples, band=isinstance(wl, BandWorkload),
+                          bounds=None if isinstance(wl, BandWorkload) else wl.bounds)
     return run_params(wl, params, reference=reference, max_graph_bytes=max_graph_bytes, bins=bins)
 
 

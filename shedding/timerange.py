@@ -28,6 +28,13 @@ def range_horizon(lo: int, hi: int) -> int:
     return max(hi, -lo, 0) + 1
 
 
+def stored_sides(lo: int, hi: int) -> tuple[bool, bool]:
+    """Whether R and whether S tuples are ever stored under the range (lo, hi): a side is stored
+    only if a later arrival can still pair with it (R when hi > 0, S when lo < 0; docs/semantics.md,
+    "Time range")."""
+    return hi > 0, lo < 0
+
+
 def check_range(value: Any, param: str = "range") -> tuple[int, int]:
     """Validate a time range ``(lo, hi)``: two integers (not booleans or fractions) with
     ``lo <= hi``, each within +-2^62 so that a time plus either end fits in 64 bits."""
@@ -46,3 +53,28 @@ def check_range(value: Any, param: str = "range") -> tuple[int, int]:
         raise ShedError(f"{{param}} {lo},{hi} does not fit in 64-bit integers; keep both ends within +-2^62",
                         param=param)
     return lo, hi
+
+
+def default_split(memory: int, bounds: tuple[int, int] | None = None) -> tuple[int, int]:
+    """The fixed split of M when none is given: all of M to the one side the time range ``bounds``
+    stores (R when lo >= 0 and hi > 0, S when hi <= 0 and lo < 0: the other side only meets tuples
+    already there, docs/semantics.md "Time range"), else (M // 2, M - M // 2) (DGR §3.3, and the
+    symmetric window)."""
+    keeps_r, keeps_s = (True, True) if bounds is None else stored_sides(*bounds)
+    if keeps_r != keeps_s:
+        return (memory, 0) if keeps_r else (0, memory)
+    return memory // 2, memory - memory // 2
+
+
+def check_stored_split(m_r: int, m_s: int, bounds: tuple[int, int]) -> None:
+    """Refuse a split giving memory to a side the range ``bounds`` never stores while the other is
+    stored: it could never hold a tuple (docs/semantics.md, "Time range")."""
+    keeps_r, keeps_s = stored_sides(*bounds)
+    if keeps_r == keeps_s:
+        return
+    idle, side, used = (m_s, "S", "R") if keeps_r else (m_r, "R", "S")
+    if idle:
+        fix = f"{m_r + m_s},0" if keeps_r else f"0,{m_r + m_s}"
+        raise ShedError(f"{{param}} {m_r},{m_s} gives {idle} tuples to {side}, which the range {bounds[0]},{bounds[1]} "
+                        f"never stores (it only meets {used} tuples already there); give them to {used}: {fix}, "
+                        "or drop it for that default", param="memory_split")

@@ -13,10 +13,19 @@ from shedding.exact import exact_pairs
 from shedding.model import Schedule, Workload
 
 
-def split_of(memory: int, allocation: str, split: tuple[int, int] | None = None) -> tuple[int, int] | None:
+def split_of(memory: int, allocation: str, split: tuple[int, int] | None = None,
+             bounds: tuple[int, int] | None = None) -> tuple[int, int] | None:
+    """The fixed split a run uses (None for the variable allocation): ``split``, else all of M to
+    the one side the range ``bounds`` stores (R when lo >= 0 and hi > 0, S when hi <= 0 and lo < 0; the other
+    only meets tuples already there), else M // 2, M - M // 2 (docs/semantics.md)."""
     if allocation == "variable":
         return None
-    return split if split is not None else (memory // 2, memory - memory // 2)
+    if split is not None:
+        return split
+    keeps_r, keeps_s = (True, True) if bounds is None else (bounds[1] > 0, bounds[0] < 0)
+    if keeps_r != keeps_s:
+        return (memory, 0) if keeps_r else (0, memory)
+    return memory // 2, memory - memory // 2
 
 
 def fits(kept: tuple[int, ...], side: list[int], memory: int, split: tuple[int, int] | None) -> bool:

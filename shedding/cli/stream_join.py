@@ -120,11 +120,12 @@ def check_time(v: Values) -> None:
         raise ShedError(f"{lengths[0]} {given[lengths[0]]} is a length of time, but zipf sources have integer "
                         "times; give it in time steps")
     axis = TimeAxis.of(TIMESTAMP if lengths else INTEGER, given.get("--time-step"))
-    window = axis.steps(given["--window"], "window") if v.range_ is None else range_window(join_range(axis, v.range_))
+    bounds = None if v.range_ is None else join_range(axis, v.range_)
+    window = axis.steps(given["--window"], "window") if bounds is None else range_window(bounds)
     axis.steps(given["--allowed-lateness"], "allowed_lateness")
     split = None if v.memory_split is None else parse_split("--memory-split", v.memory_split)
     if v.memory is not None or not lengths or v.time_step is not None:  # else w depends on the column (dates)
-        Memory.of(window if v.memory is None else v.memory, split)
+        Memory.of(window if v.memory is None else v.memory, split, bounds)
 
 
 def check_keys(v: Values) -> None:

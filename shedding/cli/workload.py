@@ -227,11 +227,14 @@ def memory_of(v: Values) -> int:
 
 def check_split(v: Values) -> Memory:
     """M and --memory-split, checked once by the library (:meth:`~shedding.model.Memory.of`) before
-    any data is read; the body takes the result (``checked(check_split)``) and passes it down."""
+    any data is read, under --range (a split giving memory to a side the range never stores is
+    refused; the default split follows the range); the body takes the result
+    (``checked(check_split)``) and passes it down."""
     from shedding.model import Memory
 
     split = None if v.memory_split is None else parse_split("--memory-split", v.memory_split)
-    return Memory.of(memory_of(v), split)
+    bounds = None if v.join_range is None else parse_range("--range", v.join_range)
+    return Memory.of(memory_of(v), split, bounds)
 
 
 def zipf_bytes(v: Values) -> float:

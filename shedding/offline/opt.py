@@ -102,16 +102,18 @@ def _size(n_bytes: float) -> str:
     return f"{n_bytes / GIB:.1f} GiB" if n_bytes >= GIB / 10 else f"{n_bytes / 2**20:.0f} MiB"
 
 
-def check_opt_memory(memory: int | Memory, split: object, allocation: str) -> tuple[int, int | None, int | None]:
-    """M and the split (M_R, M_S) of the fixed allocation, checked (:meth:`shedding.model.Memory.of`;
-    a :class:`~shedding.model.Memory` is checked already); the variable allocation takes no split
-    and returns (M, None, None)."""
+def check_opt_memory(memory: int | Memory, split: object, allocation: str,
+                     bounds: tuple[int, int] | None = None) -> tuple[int, int | None, int | None]:
+    """M and the split (M_R, M_S) of the fixed allocation under the time range ``bounds``, checked
+    (:meth:`shedding.model.Memory.of`, which also resolves a default split for the range, as the
+    online policies do; a :class:`~shedding.model.Memory` is checked already); the variable
+    allocation takes no split and returns (M, None, None)."""
     if allocation == "variable":
         if split is not None:
             raise ShedError("a memory split applies to the fixed allocation only; drop {param} or use allocation "
                             "fixed", param="memory_split")
         return Memory.of(memory).total, None, None
-    budget = Memory.of(memory, split)  # type: ignore[arg-type]
+    budget = Memory.of(memory, split, bounds)  # type: ignore[arg-type]
     return budget.total, budget.r, budget.s
 
 
@@ -246,7 +248,7 @@ def solve_opt(
     """
     check_workload(wl)
     check_options(allocation, graph, solver)
-    m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
+    m, m_r, m_s = check_opt_memory(memory, memory_split, allocation, wl.bounds)
     variable = allocation == "variable"
 
     t0 = time.perf_counter()
@@ -308,7 +310,7 @@ def bound_opt(
     """
     check_workload(wl)
     check_options(allocation, "compact", "ssp")
-    m, m_r, m_s = check_opt_memory(memory, memory_split, allocation)
+    m, m_r, m_s = check_opt_memory(memory, memory_split, allocation, wl.bounds)
     ks = KeyedStreams.of(wl)
     split = None if m_r is None or m_s is None else (m_r, m_s)  # None exactly for the variable allocation
     return opt_bounds(wl, m, split, allocation, group_caps(wl, m, m_r, m_s, allocation == "variable"), ks, iterations)

@@ -411,7 +411,7 @@ class JoinOperator:
         admitted)."""
         if self.policy.kind == K.SCHEDULE:
             raise ShedError(f"policy {self.policy.name} replays a schedule made for one budget; its memory is fixed")
-        budget = Memory.of(memory, memory_split)
+        budget = Memory.of(memory, memory_split, self.range)
         self.memory, self.memory_r, self.memory_s = budget.total, budget.r, budget.s
         sc = self._sc
         sc[K.P_M], sc[K.P_MR], sc[K.P_MS] = self.memory, self.memory_r, self.memory_s

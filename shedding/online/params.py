@@ -20,7 +20,7 @@ import numpy as np
 
 from shedding.errors import ShedError
 from shedding.model import Memory, check_name, check_window
-from shedding.timerange import check_range
+from shedding.timerange import check_range, window_range
 from shedding.online.estimators import check_estimator
 from shedding.online.groups import group_columns
 from shedding.online.policies import EQUI, POLICIES, Policy, check_group, get_policy, require
@@ -90,7 +90,8 @@ class OperatorParams:
                 parameter.
         """
         w = check_window(window)
-        budget = Memory.of(memory, memory_split)
+        bounds = None if range is None else check_range(range)
+        budget = Memory.of(memory, memory_split, window_range(w) if bounds is None else bounds)
         pol = require(policy if isinstance(policy, Policy) else get_policy(policy), EQUI)
         if int(warmup) < 0:
             raise ShedError(f"{{param}} must be >= 0, got {warmup}", param="warmup")
@@ -98,7 +99,7 @@ class OperatorParams:
             raise ShedError(f"{{param}} must be >= 1, got {share_every}", param="share_every")
         return cls(window=w, memory=budget, policy=pol, warmup=int(warmup), seed=check_seed(seed),
                    share_every=int(share_every), tuning=HazardTuning.of(tuning),
-                   range=None if range is None else check_range(range))
+                   range=bounds)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,7 +123,8 @@ class RunParams:
     @classmethod
     def of(cls, policy: str, memory: int | Memory, *, memory_split: tuple[int, int] | None = None,
            estimator: str = "static", decay: float = 1.0, seed: int = 0, group: str | Sequence[str] | None = None,
-           tuning: HazardTuning | str | None = None, samples: int = 2000, band: bool = False) -> RunParams:
+           tuning: HazardTuning | str | None = None, samples: int = 2000, band: bool = False,
+           bounds: tuple[int, int] | None = None) -> RunParams:
         """The run's parameters, checked once.
 
         Args:
@@ -138,6 +140,8 @@ class RunParams:
             tuning: The learner of the learning policies (HAZARD, AGE); None for the defaults.
             samples: About how often the R share of memory is sampled (>= 1).
             band: The run is on a band join, where no policy takes a group.
+            bounds: The workload's time range (``Workload.bounds``), which sets the default split
+                and refuses memory on a side it never stores; None when not known yet.
 
         Returns:
             The checked :class:`RunParams`.
@@ -148,7 +152,7 @@ class RunParams:
                 ``samples``).
         """
         name = check_name(policy, "policy")
-        budget = Memory.of(memory, memory_split)
+        budget = Memory.of(memory, memory_split, bounds)
         est = check_estimator(estimator, decay)  # also for EXACT and OPT, which use no estimator
         check_tuning(name, tuning)  # for EXACT and OPT too, which would ignore it
         learner = None if tuning is None else HazardTuning.of(tuning)  # before EXACT's reference is computed

@@ -104,7 +104,7 @@ def simulate(
     """
     check_workload(wl)
     params = RunParams.of(policy, memory, memory_split=memory_split, estimator=default_estimator(wl) if estimator is None else estimator, decay=decay, seed=seed,
-                          group=group, tuning=tuning, samples=samples)
+                          group=group, tuning=tuning, samples=samples, bounds=wl.bounds)
     return run_online(wl, params, reference=reference, pairs=pairs, schedule=schedule)
 
 
@@ -130,7 +130,7 @@ def run_online(wl: Workload, params: RunParams, *, reference: Reference | None =
     for value, kind, what in ((reference, Reference, "reference"), (schedule, Schedule, "schedule")):
         if value is not None and not isinstance(value, kind):
             raise ShedError(f"{{param}} must be a {kind.__name__} or None, got {type(value).__name__}", param=what)
-    name, budget, estimator = params.policy, params.memory, params.estimator
+    name, budget, estimator = params.policy, Memory.of(params.memory, None, wl.bounds), params.estimator
     pol = None if name == "exact" else require(POLICIES[name] if name in POLICIES else get_policy(name), EQUI)
     ref = reference or Reference.of(wl)
     run = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}

@@ -14,7 +14,7 @@ from typing import Any
 
 from shedding.errors import ShedError
 from shedding.model import Memory, check_window, default_split
-from shedding.timerange import check_range
+from shedding.timerange import check_range, window_range
 from shedding.online.estimators import OnlineEstimator
 from shedding.online.hazard import age_buckets
 from shedding.online.groups import group_columns
@@ -115,12 +115,13 @@ class JoinSpec:
 
     @property
     def limits(self) -> Memory:
-        """M and its split (M_R, M_S) over all shards, as checked when the spec was built."""
-        return Memory(self.memory, *(self.memory_split or default_split(self.memory)))
+        """M and its split (M_R, M_S) over all shards, as checked when the spec was built (the
+        default split follows the range: :func:`~shedding.timerange.default_split`)."""
+        bounds = self.range or window_range(self.window)
+        return Memory(self.memory, *(self.memory_split or default_split(self.memory, bounds)))
 
     def __post_init__(self) -> None:
         check_window(self.window)
-        Memory.of(self.memory, self.memory_split)
         check_shards(self.shards)
         if self.shedding not in SHEDDING:
             raise ShedError(f"unknown shedding {self.shedding!r}; choose from {', '.join(SHEDDING)}")
@@ -146,6 +147,7 @@ class JoinSpec:
         object.__setattr__(self, "how", check_how(self.how))
         if self.range is not None:
             object.__setattr__(self, "range", check_range(range_pair(self.range)))
+        Memory.of(self.memory, self.memory_split, self.range or window_range(self.window))
         if isinstance(self.step, bool) or not isinstance(self.step, int) or self.step < 1:
             raise ShedError(f"{{param}} must be an integer >= 1, got {self.step!r}", param="step")
         if self.memory_split is not None:

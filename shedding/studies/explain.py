@@ -114,7 +114,7 @@ def explain(wl: Workload, policy: str, memory: int | Memory, *, against: str | N
     Refuses up front (before any run) a workload whose OPT network would exceed ``max_graph_bytes``.
     """
     policy, against = check_request(policy, against, buckets)
-    budget = Memory.of(memory, memory_split)  # once: simulate and the reference take it as it is
+    budget = Memory.of(memory, memory_split, wl.bounds)  # once: simulate and the reference take it as it is
     m = budget.total
     if against != "exact":
         check_size(wl, "variable" if against == "optv" else "fixed", max_graph_bytes=max_graph_bytes)

@@ -42,7 +42,13 @@ def test_every_network_matches_brute_force(wl: Workload, memory: int, variable: 
     if not variable and data.draw(st.booleans()):
         m_r = data.draw(st.integers(0, memory))
         split = (m_r, memory - m_r)
-    parts = split_of(memory, allocation, split)
+    lo, hi = wl.bounds
+    if split is not None and ((lo >= 0 < hi and split[1]) or (hi <= 0 > lo and split[0])):
+        with pytest.raises(ShedError, match="never stores") as exc:  # memory on a side never stored
+            solve_opt(wl, memory, split, allocation)
+        assert exc.value.param == "memory_split"
+        return
+    parts = split_of(memory, allocation, split, wl.bounds)
     expected = brute_force(wl, memory, parts)
     for graph in GRAPHS:
         for solver in SOLVERS:
@@ -78,7 +84,8 @@ def test_a_one_sided_range_gives_all_of_memory_to_r() -> None:
     wl = Workload.synchronous([1, 2, 1, 2, 1, 2, 3], [2, 1, 1, 2, 3, 1, 2], window=3, warmup=0).with_params(range=(0, 2))
     optv = solve_opt(wl, 2, allocation="variable").outputs
     assert solve_opt(wl, 2, (2, 0)).outputs == optv == brute_force(wl, 2, None)
-    assert solve_opt(wl, 2).outputs < optv  # the even split leaves one slot to S, which never uses it
+    assert solve_opt(wl, 2).outputs == optv  # the default split gives all of M to R
+    assert solve_opt(wl, 1, (1, 0)).outputs < optv
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

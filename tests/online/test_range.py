@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from duckdb_oracle import range_pairs
 from helpers import assert_exact_memory_is_the_least, assert_same_state
 from shedding import JoinOperator, ShedError, Workload, exact_count, exact_pairs, simulate
+from shedding.model import Memory
 from shedding.exact import ExactMemory, exact_memory
 from shedding.online import POLICIES as REGISTRY
 from strategies import ranged
@@ -113,15 +114,74 @@ def test_a_side_that_meets_nothing_later_is_never_stored(bounds, stored):
 
 
 def test_a_one_sided_range_stores_only_r():
-    """Departures r(a) and arrivals s(b) with 0 <= b - a <= 2: S is never stored, so M = 2 (all of
-    it R's under the variable split) keeps every pair, as M = 4 split evenly does."""
+    """Departures r(a) and arrivals s(b) with 0 <= b - a <= 2: S is never stored, so M = 2 keeps
+    every pair, all of it R's under the variable split and under the fixed split's default."""
     wl = Workload.from_streams([0, 1, 2, 3], [1, 2, 1, 2], [1, 2, 3, 4, 5], [1, 1, 2, 1, 2], 3, 0, "one-sided")
     wl = wl.with_params(range=(0, 2))
     assert exact_count(wl) == 7  # r(0): s(1), s(2); r(1): s(3); r(2): s(2), s(4); r(3): s(3), s(5)
     assert exact_memory(wl) == ExactMemory(2, 0, 2)
     assert simulate(wl, "probv", 2).outputs == 7
-    assert simulate(wl, "prob", 4, memory_split=(2, 2)).outputs == 7
-    assert simulate(wl, "prob", 2).outputs < 7  # half of M sits idle on the S side
+    res = simulate(wl, "prob", 2)
+    assert (res.outputs, res.memory_r, res.memory_s) == (7, 2, 0)
+    assert simulate(wl, "prob", 1, memory_split=(1, 0)).outputs < 7
+
+
+@pytest.mark.parametrize("bounds, split", [((0, 5), (2, 0)), ((3, 9), (2, 0)), ((-5, 0), (0, 2)), ((-9, -3), (0, 2)),
+                                           ((-2, 4), (1, 1)), ((0, 0), (1, 1))])
+def test_the_default_split_gives_all_of_m_to_the_side_that_is_stored(bounds, split):
+    """One resolution of the default split for every engine: the operator, the batch simulator,
+    OPT, the bounds on OPT, explain and the streaming spec."""
+    from shedding.offline import bound_opt, solve_opt
+    from shedding.streaming.spec import JoinSpec
+    from shedding.studies.explain import explain
+
+    # the stored side's three tuples come first, then one of each side: only M = 2 on that side keeps two
+    first = 1 if split == (0, 2) else 0
+    wl = Workload([first] * 3 + [0, 1], [0, 1, 2, 5, 5], [1] * 5, 10, 0, range=bounds)
+    op = JoinOperator(10, 2, "prob", range=bounds)
+    assert (op.memory_r, op.memory_s) == split
+    res = simulate(wl, "prob", 2)
+    assert (res.memory_r, res.memory_s) == split
+    opt = solve_opt(wl, 2)
+    assert (opt.memory_r, opt.memory_s) == split
+    assert opt.outputs == solve_opt(wl, 2, split).outputs >= res.outputs
+    low_high = bound_opt(wl, 2)
+    assert low_high.lower <= opt.outputs <= low_high.upper
+    assert explain(wl, "prob", 2).summary["reference_outputs"] == opt.outputs
+    assert JoinSpec(10, 2, range=bounds).limits.split == split
+
+
+@pytest.mark.parametrize("bounds, split, side", [((0, 5), (4, 4), "S"), ((-5, 0), (1, 7), "R"), ((2, 9), (7, 1), "S")])
+def test_memory_on_a_side_the_range_never_stores_is_refused(bounds, split, side):
+    from shedding.offline import solve_opt
+    from shedding.streaming.spec import JoinSpec
+
+    wl = Workload([0, 1, 0, 1], [0, 2, 3, 5], [1, 1, 1, 1], 10, 0, range=bounds)
+    for make in (lambda: simulate(wl, "prob", 8, memory_split=split), lambda: solve_opt(wl, 8, split),
+                 lambda: JoinOperator(10, 8, "prob", memory_split=split, range=bounds),
+                 lambda: JoinSpec(10, 8, memory_split=split, range=bounds)):
+        with pytest.raises(ShedError, match=f"gives . tuples to {side}, which the range") as exc:
+            make()
+        assert exc.value.param == "memory_split"
+
+
+@settings(max_examples=150, deadline=None)
+@given(wl=ranged(max_n=14), memory=st.integers(0, 4))
+def test_opt_with_the_default_split_is_the_brute_force_best_and_no_policy_beats_it(wl, memory):
+    """OPT (fixed split) is computed with the split the online policies run under, so it is the
+    best schedule of that split (brute force) and no policy exceeds it."""
+    from oracles import brute_force, split_of
+    from shedding.offline import solve_opt
+
+    opt = solve_opt(wl, memory)
+    split = (opt.memory_r, opt.memory_s)
+    assert split == Memory.of(memory, None, wl.bounds).split == split_of(memory, "fixed", None, wl.bounds)
+    assert opt.outputs == brute_force(wl, memory, split)
+    for policy in POLICIES:
+        res = simulate(wl, policy, memory)
+        if not REGISTRY[policy].variable:
+            assert (res.memory_r, res.memory_s) == split
+            assert res.outputs <= opt.outputs
 
 
 @pytest.mark.parametrize("value, words", [((3, 2), ["range", "lo > hi"]), ((1,), ["range", "two integers"]),
