@@ -29,9 +29,9 @@ def memory_checks(monkeypatch) -> list[tuple]:
     calls: list[tuple] = []
     real = shedding.model.check_memory
 
-    def counted(memory, split=None):
+    def counted(memory, split=None, bounds=None):
         calls.append((memory, split))
-        return real(memory, split)
+        return real(memory, split, bounds)
 
     monkeypatch.setattr(shedding.model, "check_memory", counted)
     return calls

@@ -30,7 +30,7 @@ from numba import prange
 
 from shedding.exact import KeyedStreams, exact_count
 from shedding.jit import njit
-from shedding.model import Memory, Schedule, Workload
+from shedding.model import Memory, Schedule, Workload, default_split
 from shedding.offline.network import groups_of, later_counted_ranges, same_time_pairs
 from shedding.offline.flow import heap_pop, heap_push
 
@@ -269,7 +269,7 @@ def opt_bounds(wl: Workload, memory: int, split: tuple[int, int] | None, allocat
     docstring. The lower bound is the better of the online policy (run by the join engine) and
     the relaxed schedule repaired to fit the memory (:meth:`Relaxation.repaired`)."""
     started = time.perf_counter()
-    lower, policy = online_lower_bound(wl, Memory.of(memory, split, wl.bounds), allocation)
+    lower, policy = online_lower_bound(wl, Memory(memory, *(split or default_split(memory, wl.bounds))), allocation)
     relax = Relaxation.of(wl, ks, caps, allocation == "variable")
     online = lower
 

@@ -13,10 +13,13 @@ ONLINE = ["prob", "life", "rand", "surv", "dual", "fluid", "probv", "dualv", "su
 
 
 def brute_bound(wl: Workload, caps: list[tuple[tuple[int, ...], int]]) -> float:
-    """Per join step, the top-cap partner probabilities of the live tuples of each partition."""
+    """Per join step, the top-cap partner probabilities of the tuples of each partition that arrived
+    before it and could pair with its arrival (lo <= s.time - r.time <= hi)."""
     p, n_steps, total = _partner_p(wl), len(wl) // 2, 0.0
+    lo, hi = wl.bounds
     for t in range(max(wl.warmup, 1), n_steps):
-        live = (wl.time >= t - wl.window + 1) & (wl.time <= t - 1)
+        gap = np.where(wl.side == 0, t - wl.time, wl.time - t)  # s.time - r.time with the arrival at t
+        live = (wl.time <= t - 1) & (gap >= lo) & (gap <= hi)
         for sides, cap in caps:
             vals = sorted(p[live & np.isin(wl.side, sides)], reverse=True)
             total += sum(vals[:cap])
@@ -37,6 +40,26 @@ def test_bound_matches_its_definition_and_bounds_every_policy_in_expectation(ske
     for policy in ONLINE:
         res = simulate(wl, policy, memory)
         assert expected_outputs(wl, res.schedule) <= (variable if POLICIES[policy].variable else fixed) + 1e-9
+
+
+@pytest.mark.parametrize("bounds", [(0, 9), (3, 12), (-12, -2), (-5, 7), (0, 0), (-9, 0), (4, 4)])
+@pytest.mark.parametrize("memory", [0, 3, 8])
+def test_under_a_time_range_the_bound_follows_each_tuples_partner_ages(bounds, memory):
+    """The bound with a range: its definition, above every policy's expected output under the
+    split the policies run with (all of M on the side a one-sided range stores), and equal to
+    the expected output of keeping every tuple."""
+    wl = zipf_workload(1.0, 8, 200, seed=5, correlation="same", window=20).with_params(range=bounds)
+    fixed, variable = online_bound(wl, memory), online_bound(wl, memory, variable=True)
+    m_r, m_s = simulate(wl, "prob", memory).memory_r, simulate(wl, "prob", memory).memory_s
+    assert np.isclose(fixed, brute_bound(wl, [((0,), m_r), ((1,), m_s)]))
+    assert np.isclose(variable, brute_bound(wl, [((0, 1), memory)]))
+    assert fixed <= variable + 1e-9
+    for policy in ONLINE:
+        res = simulate(wl, policy, memory)
+        assert expected_outputs(wl, res.schedule) <= (variable if POLICIES[policy].variable else fixed) + 1e-9
+    full = simulate(wl, "probv", 2 * wl.horizon)
+    assert full.outputs == full.exact
+    assert np.isclose(expected_outputs(wl, full.schedule), online_bound(wl, 2 * wl.horizon, variable=True))
 
 
 def test_expected_outputs_of_keeping_everything_is_the_expected_exact():

@@ -210,18 +210,6 @@ def test_snapshot_carries_the_range():
     assert_same_state(op, back)
 
 
-def test_the_online_bounds_refuse_a_time_range():
-    from shedding import zipf_workload
-    from shedding.offline.agebound import age_bound
-    from shedding.online.bound import online_bound
-
-    wl = zipf_workload(1.0, 10, 50, seed=0, window=5).with_params(range=(0, 4))
-    for bound in (online_bound, age_bound):
-        with pytest.raises(ShedError, match="window join only") as exc:
-            bound(wl, 4)
-        assert exc.value.param == "wl"
-
-
 @pytest.mark.slow
 def test_hazard_keeps_nine_tenths_of_opt_on_the_flights_one_sided_range():
     """Departures joined to the same aircraft's arrivals within 0..719 minutes (March 2013), M = 100
