@@ -2,12 +2,12 @@
 same aircraft with 0 <= b - a <= 719 (an arrival within 12 hours after the departure), against the
 symmetric window w = 720 that the papers' join would use, at one memory M.
 
-With the range no S tuple is ever stored (it can only meet departures already there), so all of M
-can go to departures. The script prints EXACT, OPT and OPTV, and every online policy's output and
-its share of OPT (of OPTV for the variable-split policies), for the range and for the window; then,
-for the range, the fixed split that gives all of M to the departures (M_R = M, M_S = 0, whose OPT
-is OPTV's) and HAZARD with the payload group ``--group`` (default dest: a departure's destination
-sets when its own arrival comes).
+With the range no S tuple is ever stored (it can only meet departures already there), so the
+default fixed split gives all of M to the departures (M_R = M, M_S = 0, whose OPT is OPTV's). The
+script prints EXACT, OPT and OPTV, and every online policy's output and its share of OPT (of OPTV
+for the variable-split policies), for the range and for the window; then, for the range, HAZARD
+with the payload group ``--group`` (default dest: a departure's destination sets when its own
+arrival comes).
 
     .venv/bin/python benchmarks/bench_range_flights.py [--months 3] [--memory 100] [--key tailnum]
         [--policies rand,prob,life,probv,lifev,age,agev,hazard,hazardv] [--group dest]
@@ -53,13 +53,11 @@ def main() -> None:
                 print(f"{policy:9} {res.outputs:>9,} {res.outputs / exact:>9.3f} {res.outputs / ref:>10.3f}  "
                       f"({estimator})")
     wl = base.with_params(range=(lo, hi))
-    split = (args.memory, 0)
-    opt = solve_opt(wl, args.memory, split).outputs
-    print(f"\nrange {lo}..{hi}, M_R = {args.memory}, M_S = 0: OPT {opt:,}")
-    for policy in ("prob", "life", "age", "hazard"):
-        for group in (None, args.group) if policy == "hazard" else (None,):
-            res = simulate(wl, policy, args.memory, memory_split=split, estimator="online", group=group)
-            print(f"{policy:9} {res.outputs:>9,} {res.outputs / opt:>10.3f}  (online{', group ' + group if group else ''})")
+    opt_run = solve_opt(wl, args.memory)
+    print(f"\nrange {lo}..{hi}, the default split M_R = {opt_run.memory_r}, M_S = {opt_run.memory_s}: "
+          f"OPT {opt_run.outputs:,}")
+    res = simulate(wl, "hazard", args.memory, estimator="online", group=args.group)
+    print(f"hazard    {res.outputs:>9,} {res.outputs / opt_run.outputs:>10.3f}  (online, group {args.group})")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.model import Workload
+from shedding.model import Workload, check_window_join
 
 #: Magnitude limit of a scaled value: integers below it are exact in float64 and their
 #: differences fit in int64.
@@ -151,6 +151,10 @@ class BandWorkload:
     decimals: tuple[int, ...]
     meta: dict = field(default_factory=dict, compare=False)
 
+    def __post_init__(self) -> None:
+        # the band engines hold every tuple for the symmetric window: a time range would be ignored
+        check_window_join(self.workload, "the band join")
+
     @classmethod
     def of(cls, wl: Workload, columns: Sequence[Any], eps: Any, attrs: Sequence[str] | None = None) -> "BandWorkload":
         """Scale ``columns`` and ``eps`` exactly into a band join of ``wl``.
@@ -166,8 +170,9 @@ class BandWorkload:
 
         Raises:
             ShedError: No attribute (``param`` ``attrs``), names or columns of other lengths,
-                a bad ``eps`` (``param`` ``eps``), missing or non-numeric values, or values
-                beyond 2^53 once scaled.
+                a bad ``eps`` (``param`` ``eps``), missing or non-numeric values, values
+                beyond 2^53 once scaled, or a workload with a time range (``param`` ``wl``: the
+                band join takes the symmetric window only).
         """
         attrs = tuple(attrs) if attrs is not None else tuple(f"a{i}" for i in range(len(columns)))
         if len(attrs) != len(columns):

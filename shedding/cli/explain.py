@@ -75,7 +75,7 @@ def explain(
                                          help="Join memory M in tuples (default: w)."),
     memory_split: Optional[str] = typer.Option(None, "--memory-split", callback=integers(2), show_default=False,
                                                help="Fixed split M_R,M_S for the policy and OPT (default: M//2, "
-                                               "M-M//2)."),
+                                               "M-M//2; all of M to R or S on a --range that stores one side)."),
     estimator: Optional[str] = typer.Option(None, "--estimator", callback=choice(ESTIMATORS), show_default=False,
                                             help=ESTIMATOR_HELP),
     decay: float = typer.Option(1.0, "--decay", callback=number(0, above=True, high=1),

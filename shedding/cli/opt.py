@@ -42,7 +42,8 @@ def opt(
     memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
                                          help="Join memory M in tuples (default: w)."),
     memory_split: Optional[str] = typer.Option(None, "--memory-split", callback=integers(2), show_default=False,
-                                               help="Fixed split M_R,M_S (default: M//2, M-M//2)."),
+                                               help="Fixed split M_R,M_S (default: M//2, M-M//2; all of M to R or S "
+                                               "on a --range that stores one side)."),
     allocation: str = typer.Option("fixed", "--allocation", callback=choice(ALLOCATIONS),
                                    help="fixed (OPT: M_R and M_S) or variable (OPTV: M in all)."),
     graph: str = typer.Option("auto", "--graph", callback=choice(GRAPHS),

@@ -334,7 +334,7 @@ def stream_join(
                                             help="Files per stream and micro-batch (default: all new files)."),
     memory_split: Optional[str] = typer.Option(None, "--memory-split", callback=integers(2), show_default=False,
                                                help="Fixed split M_R,M_S for prob, life, rand (default: M//2, "
-                                               "M-M//2)."),
+                                               "M-M//2; all of M to R or S on a --range that stores one side)."),
     estimator: str = typer.Option("online", "--estimator", callback=value_check(check_estimator),
                                   help="online (key counts so far, per shard), static (counted from the files "
                                   "present at the first start) or the path of a frequency table with columns "

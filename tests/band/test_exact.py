@@ -111,3 +111,15 @@ def test_bad_values_are_one_line() -> None:
     with pytest.raises(ShedError) as exc:
         BandWorkload.of(wl, [np.array(["a", "b"])], "1")
     assert_one_line_error(exc, "numbers")
+
+
+def test_a_time_range_is_refused_not_ignored():
+    """The band engines hold every tuple for the symmetric window: a workload with a time range is
+    refused naming it, not joined as if the range were not there."""
+    from shedding import ShedError, Workload
+    from shedding.band.predicate import BandWorkload
+
+    wl = Workload([0, 1, 0, 1], [0, 1, 2, 3], [1, 1, 2, 2], 3, 0, range=(0, 2))
+    with pytest.raises(ShedError, match="time range .* the band join holds for the window join only") as exc:
+        BandWorkload.on_key(wl, 1)
+    assert exc.value.param == "wl"

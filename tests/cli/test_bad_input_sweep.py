@@ -40,6 +40,10 @@ def files(tmp_path_factory) -> dict[str, Path]:
     (root / "g.csv").write_text("stream,time,key,category,rowid\n" + "\n".join(rows) + "\n")
     (root / "gr.csv").write_text("time,key,category,endpoint\n0,1,a,1\n1,2,b,2\n")
     (root / "gs.csv").write_text("time,key,Category\n0,1,a\n2,2,b\n")
+    # a DGR suite (the paper's window join, on Spark) asking for a time range it does not take
+    (root / "dgr-range.toml").write_text('name = "r"\n[defaults]\ndataset = "zipf"\nwindow = 10\nrange = "0,5"\n'
+                                         '[[experiment]]\nid = "a"\nfigure = "memory"\ny = "outputs"\n'
+                                         'memory = [4]\npolicies = ["prob"]\n')
     return {p.name: p for p in root.iterdir()} | {"root": root}
 
 
@@ -89,6 +93,11 @@ CASES = [
     (["simulate", "--range", "0,719", "--window", "720"], "give either --range or --window"),
     (["opt", "--range=-3,3", "-w", "4"], "give either --range or --window"),
     (["simulate", "--range", "0,5", "--predicate", "band", "--eps", "1"], "--range applies to equi-joins only"),
+    (["simulate", "--range", "0,5", "--memory", "10", "--memory-split", "5,5"],
+     "--memory-split 5,5 gives 5 tuples to S, which the range 0,5 never stores"),
+    (["opt", "--range=-5,0", "--memory", "10", "--memory-split", "5,5"], "gives 5 tuples to R"),
+    (["explain", "--policy", "prob", "--range", "2,9", "--memory", "4", "--memory-split", "1,3"], "--memory-split"),
+    (["compare", "--suite", "{dgr-range.toml}", "--out", "{root}/c2"], "unknown field(s) range"),
     (["simulate", "--range", "0,5", "--generator", "age", "--bound"], "--bound"),
     # --group on a file's own columns: a column not in the input names it and lists the input's; more
     # distinct values than the bound; a policy that ranks by no group; an empty column name
