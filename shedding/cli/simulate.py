@@ -70,8 +70,6 @@ RULES = (
             f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
     Ignored(("--group",), lambda v: v.predicate == "equi", "applies to equi-joins only"),
     Ignored(("--range",), lambda v: v.predicate == "equi", "applies to equi-joins only; band joins take --window"),
-    Ignored(("--bound",), lambda v: v.join_range is None, "bounds the window join of the age model only, not a "
-            "time range", "drop --bound or --range"),
     Holds(check_group),
     Holds(check_family),
     *tuning_rules(lambda v: policy_list(v.policy), known=lambda v: estimator_of(v) == "static"),
@@ -187,10 +185,11 @@ def _rows(wl: Workload, budget: Memory, chosen: list[str], estimator: str, decay
 def _bound_rows(wl: Workload, budget: Memory, chosen: list[str], max_graph_bytes: int, exact: int) -> list[dict]:
     """The online bound (:mod:`shedding.offline.agebound`) for each split of the chosen online
     policies (the fixed split when there are none); ``exact`` is EXACT's count of the policies' rows."""
+    from shedding.model import Memory
     from shedding.offline.agebound import REVEALS, age_bound
     from shedding.online.policies import POLICIES
 
-    rows = []
+    rows, budget = [], Memory.of(budget, None, wl.bounds)  # the split the policies ran under
     with busy("bounding the online policies..."):
         for variable in sorted({POLICIES[n].variable for n in chosen if n in POLICIES}) or [False]:
             started = time.perf_counter()

@@ -24,6 +24,11 @@ expectation bounds the expected output of every online policy, whatever it learn
 the model, for either ``reveal`` (take the smaller); OPT, which sees the realized matches and not
 just their credits, is not bound by it. Per stream the bound is a random number like the
 policies' outputs: compare means over seeds.
+
+Under a time range ``lo <= s.time - r.time <= hi`` (docs/semantics.md, "Time range") an arrival
+at t joins a held tuple only within its partner ages (``max(lo, 1) <= t - a <= hi`` for r(a),
+``max(-hi, 1) <= t - b <= -lo`` for s(b)): its credit is 0 at the other steps and it is held to
+its last partner time, so the argument holds as it is.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import numpy as np
 from shedding.datasets.age import background_rate, key_probabilities, partner_times
 from shedding.errors import ShedError
 from shedding.exact import KeyedStreams
-from shedding.model import Memory, Schedule, Workload, check_window_join
+from shedding.model import Memory, Schedule, Workload
 from shedding.offline.compact import star_network
 from shedding.offline.network import GRAPH_BYTES_PER_ARC, ORTOOLS_BYTES_PER_ARC, same_time_pairs
 from shedding.offline.opt import DEFAULT_MAX_GRAPH_BYTES, GIB, SOLVERS, check_solver, group_caps
@@ -49,20 +54,22 @@ BYTES_PER_CREDIT = 48
 
 
 def _holding(wl: Workload, length: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per tuple: the last step it can join (the end of its window or of the stream) and the
-    number of steps from its arrival + 1 up to it."""
-    last = np.minimum(wl.time + wl.window - 1, length - 1)
+    """Per tuple: the last step it can join (its last partner time, ``a + hi`` for r(a) and
+    ``b - lo`` for s(b), ``a + w - 1`` under the window; or the end of the stream) and the number
+    of steps from its arrival + 1 up to it."""
+    lo, hi = wl.bounds
+    last = np.minimum(wl.time + np.where(wl.side == 0, hi, -lo), length - 1)
     return last, np.maximum(last - wl.time, 0)
 
 
 def credits(wl: Workload, reveal: str = "lags") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every (tuple, step) at which a held tuple could join arrivals, with its credit given G
     (``reveal``, module docstring): arrays (tuple index, step, credit), sorted by tuple and step;
-    steps from the tuple's arrival + 1 to the end of its window or of the stream, credits 0
-    before the warmup."""
+    steps from the tuple's arrival + 1 to its last partner time or the end of the stream, credits 0
+    before the warmup and before its range begins."""
     if reveal not in REVEALS:
         raise ShedError(f"unknown {{param}} {reveal!r}; choose one of {', '.join(REVEALS)}", param="reveal")
-    meta, w = wl.meta, wl.window
+    meta, w = wl.meta, max(wl.window, wl.horizon)  # the lags that can still pair: the window's or the range's
     pt = partner_times(wl)
     length = int(meta["length"])
     pmf = np.zeros(w)
@@ -82,11 +89,12 @@ def credits(wl: Workload, reveal: str = "lags") -> tuple[np.ndarray, np.ndarray,
     # the partners of key k due at each step: with the lags, each partner when it comes; with the
     # labels, each R tuple's lag's hazard at every step until its partner has come
     r = np.flatnonzero(wl.side == 0)
+    reach = np.minimum(wl.time[r] + w - 1, length - 1)  # the partners counted: within w - 1 steps of their R tuple
     if reveal == "lags":  # the partner itself, when it comes
-        src = r[pt[r] <= last[r]]
+        src = r[pt[r] <= reach]
         age, weight = pt[src] - wl.time[src], np.ones(len(src))
     else:
-        due = np.minimum(np.minimum(last[r], pt[r]) - wl.time[r], w - 1).clip(0)
+        due = (np.minimum(reach, pt[r]) - wl.time[r]).clip(0)
         src = np.repeat(r, due)
         age = 1 + (np.arange(len(src)) - np.repeat(np.cumsum(due) - due, due))
         weight = hazard[age]
@@ -97,7 +105,9 @@ def credits(wl: Workload, reveal: str = "lags") -> tuple[np.ndarray, np.ndarray,
     at = np.minimum(np.searchsorted(codes, query), max(len(codes) - 1, 0))
     if len(codes):
         credit[r_part] += np.where(codes[at] == query, per_code[at], 0.0)
-    credit[step < wl.warmup] = 0.0
+    lo, hi = wl.bounds
+    first = wl.time[owner] + np.where(wl.side[owner] == 0, max(lo, 1), max(-hi, 1))  # the range's first step
+    credit[(step < wl.warmup) | (step < first)] = 0.0
     return owner, step, credit
 
 
@@ -120,7 +130,8 @@ def age_bound(wl: Workload, memory: int | Memory, memory_split: tuple[int, int] 
     Args:
         wl: The age-based model's workload (its ``meta`` holds the model).
         memory: M (an integer >= 0), or a checked :class:`~shedding.model.Memory`.
-        memory_split: (M_R, M_S), summing to M; default (M // 2, M - M // 2).
+        memory_split: (M_R, M_S), summing to M; default the range's
+            (:func:`~shedding.timerange.default_split`), as the policies run under.
         variable: Bound the variable-split policies (one pool of M) instead of the fixed split.
         reveal: What G adds to the past: ``lags`` (each R tuple's lag) or ``labels`` (which R
             tuple each S arrival is the partner of); both bound, take the smaller.
@@ -137,8 +148,7 @@ def age_bound(wl: Workload, memory: int | Memory, memory_split: tuple[int, int] 
             the parameter.
     """
     check_solver(solver)
-    check_window_join(wl, "the age bound")
-    budget = Memory.of(memory, memory_split)  # a Memory is checked already
+    budget = Memory.of(memory, memory_split, wl.bounds)  # a Memory is checked already
     m, m_r, m_s = budget.total, budget.r, budget.s
     exits = int(_holding(wl, int(wl.meta.get("length", 0)))[1].sum())
     need = exits * (GRAPH_BYTES_PER_ARC + ORTOOLS_BYTES_PER_ARC + BYTES_PER_CREDIT)

@@ -98,7 +98,6 @@ CASES = [
     (["opt", "--range=-5,0", "--memory", "10", "--memory-split", "5,5"], "gives 5 tuples to R"),
     (["explain", "--policy", "prob", "--range", "2,9", "--memory", "4", "--memory-split", "1,3"], "--memory-split"),
     (["compare", "--suite", "{dgr-range.toml}", "--out", "{root}/c2"], "unknown field(s) range"),
-    (["simulate", "--range", "0,5", "--generator", "age", "--bound"], "--bound"),
     # --group on a file's own columns: a column not in the input names it and lists the input's; more
     # distinct values than the bound; a policy that ranks by no group; an empty column name
     (["simulate", "--workload", "{g.csv}", "--policy", "hazard", "--group", "gate"],

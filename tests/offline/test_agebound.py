@@ -12,7 +12,7 @@ import pytest
 
 from shedding import ShedError, zipf_workload
 from shedding.datasets.age import age_workload, partner_times
-from shedding.model import Schedule, Workload
+from shedding.model import Memory, Schedule, Workload
 from shedding.offline.agebound import REVEALS, age_bound, credits, expected_outputs
 from shedding.run import run_policy
 
@@ -24,7 +24,9 @@ def brute_bound(wl: Workload, caps: tuple[int, ...], variable: bool, reveal: str
     any subset of (held + arrivals) within the caps is kept, memoized on (step, held)."""
     owner, step, credit = credits(wl, reveal)
     worth = {(int(x), int(t)): float(c) for x, t, c in zip(owner, step, credit)}
-    time, side, w = wl.time.tolist(), wl.side.tolist(), wl.window
+    time, side = wl.time.tolist(), wl.side.tolist()
+    lo, hi = wl.bounds
+    last = [time[i] + (hi if side[i] == 0 else -lo) for i in range(len(time))]  # its last partner time
     steps = range(int(wl.meta["length"]))
 
     memory, split = sum(caps), (None if variable else caps)
@@ -34,13 +36,13 @@ def brute_bound(wl: Workload, caps: tuple[int, ...], variable: bool, reveal: str
         if t == len(steps):
             return 0.0
         gained = sum(worth.get((x, t), 0.0) for x in held)
-        cands = sorted(i for i in held | {i for i in range(len(time)) if time[i] == t} if time[i] + w - 1 > t)
+        cands = sorted(i for i in held | {i for i in range(len(time)) if time[i] == t} if last[i] > t)
         options = (c for k in range(len(cands) + 1) for c in combinations(cands, k))
         return gained + max(best(t + 1, frozenset(kept)) for kept in options if fits(kept, side, memory, split))
 
     same = sum(1 for i in range(len(time)) for j in range(len(time))
                if side[i] == 0 and side[j] == 1 and time[i] == time[j] and wl.key[i] == wl.key[j]
-               and time[i] >= wl.warmup)
+               and time[i] >= wl.warmup and lo <= 0 <= hi)
     return same + best(0, frozenset())
 
 
@@ -175,3 +177,42 @@ def test_needs_the_age_models_own_stream():
     changed.meta.update(wl.meta)
     with pytest.raises(ShedError, match="unchanged"):
         age_bound(changed, 10)
+
+
+@pytest.mark.parametrize("bounds", [(0, 3), (2, 5), (-3, 0), (-1, 2)])
+@pytest.mark.parametrize("reveal", REVEALS)
+@pytest.mark.parametrize("seed", range(3))
+def test_under_a_time_range_the_bound_is_the_best_sum_of_credits(bounds, reveal, seed):
+    """The time range: a held tuple earns credits only within its partner ages, it is held to its
+    last partner time, and the default split gives all of M to the one side a range stores."""
+    wl = tiny(seed).with_params(range=bounds)
+    for memory, variable in ((2, False), (2, True)):
+        caps = (memory,) if variable else Memory.of(memory, None, bounds).split
+        assert age_bound(wl, memory, variable=variable, reveal=reveal) == pytest.approx(
+            brute_bound(wl, caps, variable, reveal), abs=1e-4)
+
+
+@pytest.mark.parametrize("bounds", [(0, 40), (5, 30), (-40, 0)])
+def test_under_a_time_range_the_bound_holds_every_online_schedule_and_keeping_all_is_exact(bounds):
+    wl = age_workload(length=600, window=50, lag_mean=20, lag_spread=8, background=0.3, skew=0.5, domain=30,
+                      seed=3).with_params(range=bounds)
+    for reveal in REVEALS:
+        fixed, variable = age_bound(wl, 15, reveal=reveal), age_bound(wl, 15, variable=True, reveal=reveal)
+        for policy in ("prob", "hazard", "age", "probv", "hazardv"):
+            res = run_policy(wl, policy, 15, estimator="online")
+            assert expected_outputs(wl, res.schedule, reveal) <= (variable if policy.endswith("v") else fixed) + 1e-6
+    lo, hi = bounds
+    keep_all = Schedule(np.ones(len(wl), dtype=bool), wl.time + np.where(wl.side == 0, hi, -lo))
+    assert age_bound(wl, len(wl), variable=True) == pytest.approx(expected_outputs(wl, keep_all), abs=1e-2)
+
+
+@pytest.mark.parametrize("reveal", REVEALS)
+def test_under_a_time_range_credits_are_the_expected_matches_of_a_fixed_schedule(reveal):
+    """A range that begins late (2..30): held tuples earn nothing before it, and over seeds the
+    pairs of a schedule fixed in advance minus its credits average to zero."""
+    diff = []
+    for seed in range(40):
+        wl = age_workload(**MODELS[0], seed=seed).with_params(range=(2, 30))
+        schedule = Schedule(np.ones(len(wl), dtype=bool), wl.time + np.where(wl.side == 0, 12, 0))
+        diff.append(int(produced_pairs(wl, schedule).sum()) - expected_outputs(wl, schedule, reveal))
+    assert abs(np.mean(diff)) <= 4 * np.std(diff) / np.sqrt(len(diff)) + 0.5

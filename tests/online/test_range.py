@@ -224,3 +224,17 @@ def test_hazard_keeps_nine_tenths_of_opt_on_the_flights_one_sided_range():
     assert opt == solve_opt(wl, 100, allocation="variable").outputs
     hazard = simulate(wl, "hazard", 100, memory_split=(100, 0), estimator="online", group="dest").outputs
     assert hazard >= 0.9 * opt
+
+
+def test_shed_simulate_bounds_the_age_model_under_a_range_with_the_policies_split():
+    import json
+
+    from helpers import run_shed
+
+    code, out, err = run_shed("simulate", "--generator", "age", "--range", "0,30", "--param", "lag_mean=10", "--bound",
+                              "--memory", "10", "--length", "300", "--policy", "prob,opt", "--json")
+    assert code == 0, err
+    rows = {r["policy"]: r for r in map(json.loads, out.splitlines())}
+    assert {(r["memory_r"], r["memory_s"]) for r in rows.values()} == {(10, 0)}
+    assert rows["prob"]["outputs"] <= rows["opt"]["outputs"]
+    assert 0 < rows["bound"]["expected_outputs"] <= rows["prob"]["exact"]
