@@ -337,8 +337,16 @@ class Memory:
     def of(cls, memory: "int | Memory", split: tuple[int, int] | None = None,
            bounds: tuple[int, int] | None = None) -> "Memory":
         """``memory`` checked (:func:`check_memory`) with its ``split`` under the time range
-        ``bounds`` (``Workload.bounds``; None when not known yet); a :class:`Memory` without a
-        split is returned as it is, its default split resolved for ``bounds`` if not given.
+        ``bounds``; a :class:`Memory` without a split is returned as it is, its default split
+        resolved for ``bounds`` if not given.
+
+        Args:
+            memory: M, an integer >= 0, or a :class:`Memory` already checked.
+            split: (M_R, M_S), two integers >= 0 summing to M; None for the default.
+            bounds: The run's time range (``Workload.bounds``); None when not known yet.
+
+        Returns:
+            The checked :class:`Memory`.
 
         Raises:
             ShedError: ``memory`` or ``memory_split`` out of range, or a split giving memory to a
