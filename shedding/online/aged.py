@@ -46,6 +46,11 @@ class AgedArrays(NamedTuple):
     edges: np.ndarray  #: int64 [B + 1]: the age buckets' edges
     lens: np.ndarray  #: float64 [B]: their lengths
     vm: np.ndarray  #: int64 [2, 2, V]: HAZARD's guard's virtual memories (:mod:`~shedding.online.guard`)
+    evd: np.ndarray  #: float64 [2, G, 2, B, Q]: the decayed events (:mod:`~shedding.online.forgetting`)
+    exd: np.ndarray  #: float64 [2, G, 2, B, Q]: the decayed exposure
+    evl: np.ndarray  #: int64 [2, G, 2, B, Q]: the events at the last refit
+    exl: np.ndarray  #: int64 [2, G, 2, B, Q]: the exposure at the last refit
+    cf: np.ndarray  #: float64 [2, 2, 2, 2, B]: per candidate (all, decayed) its pooled e and theta per side, c, j
 
 
 #: a field's position in :class:`AgedArrays` (and in ``AgedState.arrays``)
@@ -68,6 +73,7 @@ class AgedState:
         self._group_keys = np.zeros(0, dtype=np.int64)  # sorted raw group values
         self._group_ids = np.zeros(0, dtype=np.int64)
         self.grouped: bool | None = None  # decided by the first feed
+        self._forgets = tuning.forget > 0.0
         edges = Z.age_buckets(window, tuning.first, tuning.ratio) if self.active else np.array([0, 1], np.int64)
         nb = len(edges) - 1
         shadow = tuning.shadow if self.active else 1
@@ -92,7 +98,8 @@ class AgedState:
                        np.zeros((2, 0, L.KEY_FIELDS), np.int64),
                        np.full((2, HM.wheel_slots(window) if kind == HAZARD else segs, 2), -1, np.int64), segedge,
                        np.zeros((2, shadow, L.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens,
-                       np.full((2, 2, GD.SLOTS + 1 if kind == HAZARD else 1), -1, np.int64)]
+                       np.full((2, 2, GD.SLOTS + 1 if kind == HAZARD else 1), -1, np.int64),
+                       *self._decayed(nb, 1)]
         self._capacity = 0
         self._n_keys = 0
         self._plan: tuple[np.ndarray, np.ndarray] | None = None  # AGE's known curve: its knots and cumulative sums
@@ -123,6 +130,15 @@ class AgedState:
         return [np.zeros(shape + q, np.int64), np.zeros(shape + q, np.int64), np.zeros(shape),
                 np.ones((2, 2, shape[3])), np.zeros((2, 2, shape[3])), np.full(prio, np.nan),
                 np.full(prio, -1, np.int64)]
+
+    def _decayed(self, nb: int, ng: int) -> list[np.ndarray]:
+        """Fresh statistics of the fit that forgets (HAZARD with ``forget`` > 0): evd, exd, evl,
+        exl, cf (each candidate's fit starts flat, theta 1)."""
+        used = self.kind == HAZARD and self._forgets
+        shape = (2, ng, 2, nb, Z.Q_STATS) if used else (2, 1, 2, 1, 1)
+        cf = np.zeros((2, 2, 2, 2, nb if used else 1))
+        cf[:, 1] = 1.0
+        return [np.zeros(shape), np.zeros(shape), np.zeros(shape, np.int64), np.zeros(shape, np.int64), cf]
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:
@@ -212,15 +228,22 @@ class AgedState:
         eg[:, old:] = (0.0 + kappa * ep[:, None]) / (0.0 + kappa) if kappa > 0.0 else ep[:, None]
         for name, value in (("ev", ev), ("ex", ex), ("eg", eg), ("th", th), ("ep", ep), ("memo", memo), ("fall", fall)):
             self._set(name, value)
+        if self.kind == HAZARD and self._forgets:
+            evd, exd, evl, exl, _ = self._decayed(int(self.hsc[L.H_NB]), ng)
+            evd[:, :old], exd[:, :old], evl[:, :old], exl[:, :old] = self.evd, self.exd, self.evl, self.exl
+            for name, value in (("evd", evd), ("exd", exd), ("evl", evl), ("exl", exl)):
+                self._set(name, value)
         self.hsc[L.H_NG] = ng
 
     def guard_choice(self) -> str | None:
         """HAZARD's refits at which each side ranked by its age shape, of all refits
-        (``R 3/19 S 0/19``); None for the other kinds."""
+        (``R 3/19 S 0/19``), and those at which it fitted the decayed statistics (``forget 2/19``,
+        with ``forget`` > 0); None for the other kinds."""
         if self.kind != HAZARD:
             return None
         hsc = self.hsc
-        return f"R {hsc[L.H_CHOSE0]}/{hsc[L.H_REFITS]} S {hsc[L.H_CHOSE0 + 1]}/{hsc[L.H_REFITS]}"
+        choice = f"R {hsc[L.H_CHOSE0]}/{hsc[L.H_REFITS]} S {hsc[L.H_CHOSE0 + 1]}/{hsc[L.H_REFITS]}"
+        return f"{choice} forget {hsc[L.H_FCHOSE]}/{hsc[L.H_REFITS]}" if self._forgets else choice
 
     @property
     def nbytes(self) -> int:
@@ -255,4 +278,5 @@ class AgedState:
         aged.grouped = bool(snap["grouped"]) if "grouped" in snap else None
         aged.arrays = [snap[name] for name in AgedArrays._fields]
         aged._plan = (snap["plan_knots"], snap["plan_sums"]) if "plan_knots" in snap else None
+        aged._forgets = float(aged.hf[L.HF_FORGET]) > 0.0
         return aged

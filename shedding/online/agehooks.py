@@ -21,11 +21,11 @@ import math
 import numpy as np
 
 from shedding.jit import njit
-from shedding.online import ageing as AG, guard as G, hazardmemory as HM
+from shedding.online import ageing as AG, forgetting as F, guard as G, hazardmemory as HM
 from shedding.online.agedlayout import (H_ARR0, H_ARRIVALS, H_EVERY, H_FIRST, H_GROUPS, H_KNOWN, H_NEXT_REFIT,
                                         H_RHEAD0, H_SAMPLE0, H_T0, HF_FAC0, HF_RHO0, K_LAST)
 from shedding.online.agelists import seg_push, seg_unlink
-from shedding.online.hazard import forget, shadow_account_all, shadow_add, shadow_close, shadow_ended, shadow_events
+from shedding.online.hazard import shadow_account_all, shadow_add, shadow_close, shadow_ended, shadow_events
 from shedding.online.kinds import AGE, HAZARD, PROB
 from shedding.online.layout import F_TOT_R, N_SEQ, N_SIDE, N_TIME, P_VARIABLE, P_W, SC_GHEAD, SC_RANK
 
@@ -121,7 +121,8 @@ def refit_due(hsc):
 
 @njit
 def refit(node, cnt, fsc, sc, hz, t, kind):
-    """New arrival rates and beta factors, HAZARD's guard's judgement and model (and the rank it
+    """New arrival rates and beta factors, HAZARD's guard's judgement, its choice of the statistics
+    to fit (all or decayed, :mod:`~shedding.online.forgetting`) and model (and the rank it
     implies: PROB while no side is shaped) or AGE's hold ages, and the memory re-sorted (AGE's segments, or HAZARD's
     priorities, trees and wheel). Returns True when HAZARD goes back to ranking as PROB (the key
     trees need rebuilding)."""
@@ -138,8 +139,10 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
     if kind == HAZARD:
         was = sc[SC_RANK]
         G.judge(hsc, hf, sc)
-        forget(hsc, hf, hz.ev, ex)
-        sc[SC_RANK] = HM.refit(hsc, hf, hz.ev, ex, hz.eg, hz.th, hz.ep, hz.memo, hz.fall)
+        if F.choose(hsc, hf, hz.ev, ex, hz.evd, hz.exd, hz.evl, hz.exl, hz.cf):
+            sc[SC_RANK] = HM.refit(hsc, hf, hz.evd, hz.exd, hz.eg, hz.th, hz.ep, hz.memo, hz.fall)
+        else:
+            sc[SC_RANK] = HM.refit(hsc, hf, hz.ev, ex, hz.eg, hz.th, hz.ep, hz.memo, hz.fall)
         if sc[SC_RANK] == PROB:
             return was != PROB
     else:

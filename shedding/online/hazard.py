@@ -45,7 +45,7 @@ import numpy as np
 
 from shedding.errors import ShedError
 from shedding.jit import njit
-from shedding.online.agedlayout import (HF_DEV0, HF_EVIDENCE, HF_FAC0, HF_FORGET, HF_KAPPA, HF_KEPT0, HF_PEN0, H_DISTINCT0, H_EVENTS0,
+from shedding.online.agedlayout import (HF_DEV0, HF_EVIDENCE, HF_FAC0, HF_KAPPA, HF_KEPT0, HF_PEN0, H_DISTINCT0, H_EVENTS0,
                                         H_ITERS, H_NB, H_NG, H_REFITS, H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0,
                                         H_TEST, K_Q, K_SHEAD, K_STAIL, SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT, SH_Q,
                                         SH_TIME, SH_VM0, SH_VM1)
@@ -57,7 +57,7 @@ Q_STATS, Q_STATS_OCTAVE = 20, 1.0
 Q_PRIO, Q_PRIO_OCTAVE = 74, 4.0
 #: floors that keep both EM components alive (EM cannot leave 0), and theta's prior weight as a
 #: share of a cell's beta-weighted exposure
-_ALIVE, _THETA_PRIOR = 0.05, 0.05
+_ALIVE, THETA_PRIOR = 0.05, 0.05
 #: the flat model's EM runs to its maximum (relative steps below ``_FLAT_TOL``, at most
 #: ``_FLAT_ITERS`` steps): one cell of beta bins, cheap at every refit
 _FLAT_ITERS, _FLAT_TOL = 1000, 1e-9
@@ -245,7 +245,7 @@ def shadow_account_all(sh, hsc, edges, ex, t, w):
 
 
 @njit(_nrt=False)
-def _em_cell(evq, exq, betas, e, th, iters, prior, tol=0.0):
+def em_cell(evq, exq, betas, e, th, iters, prior, tol=0.0):
     """EM for lambda_q = e + th * beta_q on one cell's events ``evq`` and exposure ``exq`` per
     beta bin; returns (e, th) with th shrunk towards 1 by ``prior`` of beta-weighted exposure.
     ``iters`` steps, fewer when both move by less than ``tol`` (relative) in a step."""
@@ -325,14 +325,14 @@ def fit(hsc, hf, ev, ex, eg, th, ep):
         wsum = 0.0
         for q in range(Q_STATS):
             wsum += flat_ex[q] * betas[q]
-        prior = _THETA_PRIOR * wsum / max(2 * nb, 1)
+        prior = THETA_PRIOR * wsum / max(2 * nb, 1)
         # the flat model at its maximum: the shaped cells continue from the last fit, and a flat
         # fit stopped after ``iters`` steps would credit the shaped model with EM's unfinished steps
-        e0, th0 = _em_cell(flat_ev, flat_ex, betas, 0.0, 1.0, _FLAT_ITERS, prior * 2 * nb, _FLAT_TOL)
+        e0, th0 = em_cell(flat_ev, flat_ex, betas, 0.0, 1.0, _FLAT_ITERS, prior * 2 * nb, _FLAT_TOL)
         dev = 0.0
         for c in range(2):
             for j in range(nb):
-                e1[c, j], th[s, c, j] = _em_cell(pooled_ev[c, j], pooled_ex[c, j], betas, e1[c, j], th[s, c, j],
+                e1[c, j], th[s, c, j] = em_cell(pooled_ev[c, j], pooled_ex[c, j], betas, e1[c, j], th[s, c, j],
                                                  iters, prior)
                 dev += _deviance(pooled_ev[c, j], pooled_ex[c, j], betas, e1[c, j], th[s, c, j], e0, th0)
         # the evidence in distinct other-side arrivals (BIC with the effective number of events)
@@ -391,25 +391,6 @@ def index(eg, th, lens, s, g, c, j, beta):
         if cum_e / cum_l > best:
             best = cum_e / cum_l
     return best
-
-
-@njit(_nrt=False)
-def forget(hsc, hf, ev, ex):
-    """Forget the share ``HF_FORGET`` of the statistics (events, exposure and the model test's
-    evidence), rounding down: a refit then weighs an arrival less the more refits ago it came."""
-    keep = 1.0 - hf[HF_FORGET]
-    if keep >= 1.0:
-        return
-    for s in range(2):
-        for g in range(ev.shape[1]):
-            for c in range(2):
-                for j in range(ev.shape[3]):
-                    for q in range(ev.shape[4]):
-                        ev[s, g, c, j, q] = np.int64(ev[s, g, c, j, q] * keep)
-                        ex[s, g, c, j, q] = np.int64(ex[s, g, c, j, q] * keep)
-    for s in range(2):
-        hsc[H_EVENTS0 + s] = np.int64(hsc[H_EVENTS0 + s] * keep)
-        hsc[H_DISTINCT0 + s] = np.int64(hsc[H_DISTINCT0 + s] * keep)
 
 
 @njit(_nrt=False)

@@ -40,8 +40,10 @@ class HazardTuning:
     shaped model on any improvement; ``test`` False always takes it), and the guard that judges
     the shaped order by the outputs it keeps against PROB's (``guard``; it switches when one
     keeps more than the other by the share ``hysteresis``, see :mod:`~shedding.online.guard`), and
-    the share of the learner's statistics it forgets at each refit (``forget``, 0 <= forget < 1;
-    0 never forgets).
+    a second fit that forgets the share ``forget`` of its statistics at each refit (0 <= forget <
+    1; 0: no such fit), which the guard takes in place of the fit of all arrivals while it
+    predicts the shadow sample's new events better (:mod:`~shedding.online.forgetting`; without
+    the guard it is always taken).
 
     Attributes:
         first: The first age bucket's width in steps (>= 1).
@@ -55,7 +57,7 @@ class HazardTuning:
         test: Whether the shaped model must pass the test to be taken.
         guard: Whether the guard judges the shaped order against PROB's by the pairs each keeps.
         hysteresis: The share by which one order must keep more than the other to switch.
-        forget: The share of the learner's statistics forgotten at each refit (0 <= forget < 1).
+        forget: The share the second fit forgets at each refit (0 <= forget < 1; 0: none).
 
     Raises:
         ShedError: A field of the wrong type or out of its range, naming it.

@@ -83,8 +83,10 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 #: layout 2 gave HAZARD its wheel of falling priorities (shedding.online.hazardmemory) instead of age
 #: segments; layout 3 is the plain-data snapshot (an Arrow IPC stream, module docstring) instead of a pickle;
 #: layout 4 adds HAZARD's guard (shedding.online.guard: its virtual memories and verdicts) and forgetting,
-#: and the time range to the operator's scalars (P_LO, P_HI, SC_RTAIL: shedding.online.layout).
-STATE_LAYOUT = 4
+#: and the time range to the operator's scalars (P_LO, P_HI, SC_RTAIL: shedding.online.layout);
+#: layout 5 adds HAZARD's fit that forgets, chosen by its guard (shedding.online.forgetting: the
+#: decayed statistics, the counts at the last refit, both candidates' fits and the choice).
+STATE_LAYOUT = 5
 #: the entry naming what a shard's state is, and the version of its entries
 STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
 

@@ -27,6 +27,8 @@ AGED = ["age", "agev", "hazard", "hazardv"]
 #: refit at every step and always take the shaped model, so that tiny workloads exercise the
 #: per-tuple priorities, the crossings and the matches
 EAGER = HazardTuning(first=1, ratio=1.5, shadow=4, refit_first=1, refit_every=2, test=False)
+#: the same with HAZARD's fit that forgets (shedding.online.forgetting), chosen at every refit
+FORGETFUL = HazardTuning(first=1, ratio=1.5, shadow=4, refit_first=1, refit_every=2, test=False, forget=0.5)
 
 
 def run(wl, memory, policy, bounds=None, static=False, grouped=False, tuning=EAGER):
@@ -53,9 +55,9 @@ def test_registered_in_the_one_kernel():
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(wl=workloads(max_n=40), memory=st.integers(0, 8), policy=st.sampled_from(AGED), static=st.booleans(),
-       grouped=st.booleans())
-def test_outputs_are_a_subset_of_exact_and_never_above_opt(wl, memory, policy, static, grouped):
-    outs, pairs, _ = run(wl, memory, policy, static=static, grouped=grouped)
+       grouped=st.booleans(), tuning=st.sampled_from([EAGER, FORGETFUL]))
+def test_outputs_are_a_subset_of_exact_and_never_above_opt(wl, memory, policy, static, grouped, tuning):
+    outs, pairs, _ = run(wl, memory, policy, static=static, grouped=grouped, tuning=tuning)
     assert len(pairs) == outs and set(pairs) <= set(map(tuple, exact_pairs(wl).tolist()))
     opt = solve_opt(wl, memory, allocation="variable" if POLICIES[policy].variable else "fixed")
     assert outs <= opt.outputs
@@ -63,19 +65,21 @@ def test_outputs_are_a_subset_of_exact_and_never_above_opt(wl, memory, policy, s
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(wl=workloads(max_n=40), memory=st.integers(0, 8), policy=st.sampled_from(AGED),
-       cuts=st.lists(st.integers(0, 14), max_size=4), static=st.booleans(), grouped=st.booleans())
-def test_feeding_in_pieces_changes_nothing_and_runs_repeat(wl, memory, policy, cuts, static, grouped):
+       cuts=st.lists(st.integers(0, 14), max_size=4), static=st.booleans(), grouped=st.booleans(),
+       tuning=st.sampled_from([EAGER, FORGETFUL]))
+def test_feeding_in_pieces_changes_nothing_and_runs_repeat(wl, memory, policy, cuts, static, grouped, tuning):
     bounds = sorted({0, len(wl)} | {int(np.searchsorted(wl.time, c)) for c in cuts})
-    whole = run(wl, memory, policy, static=static, grouped=grouped)
-    assert run(wl, memory, policy, bounds, static=static, grouped=grouped) == whole
-    assert run(wl, memory, policy, static=static, grouped=grouped) == whole
+    whole = run(wl, memory, policy, static=static, grouped=grouped, tuning=tuning)
+    assert run(wl, memory, policy, bounds, static=static, grouped=grouped, tuning=tuning) == whole
+    assert run(wl, memory, policy, static=static, grouped=grouped, tuning=tuning) == whole
 
 
 @pytest.mark.parametrize("policy", AGED)
 @pytest.mark.parametrize("static", [False, True])
-def test_2w_minus_2_is_exact(policy, static):
+@pytest.mark.parametrize("tuning", [EAGER, FORGETFUL])
+def test_2w_minus_2_is_exact(policy, static, tuning):
     wl = zipf_workload(1.0, 20, 600, seed=5, window=40)
-    assert run(wl, 2 * wl.window - 2, policy, static=static)[0] == exact_count(wl)
+    assert run(wl, 2 * wl.window - 2, policy, static=static, tuning=tuning)[0] == exact_count(wl)
     assert run_policy(wl, policy, 2 * wl.window - 2, estimator="static" if static else "online").outputs \
         == exact_count(wl)
 
