@@ -401,4 +401,4 @@ def stream_join(
     if as_json:
         print(json.dumps(summary))
         return
-    print_summary(summary, title(spec))
+    print_summary(summary, title(spec), outer=spec.how != "inner")

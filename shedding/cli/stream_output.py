@@ -79,17 +79,26 @@ def title(spec: Any) -> str:
     return f"{escape(spec.shedding.upper())}: {extent}, {bound}, {spec.shards} shard(s){how}"
 
 
-def print_summary(summary: dict, title: str) -> None:
+def summary_rows(summary: dict, outer: bool) -> list[tuple[str, str]]:
+    """The summary's rows (label, value); an outer join's rows for tuples without a pair, and how
+    many of them are marked shed, only for an outer join."""
+    g = summary.get
+    unpaired = [("unpaired rows out", f"{g('unpaired', 0):,}"),
+                ("  of them shed (a partner may be lost)", f"{g('unpaired_shed', 0):,}")] if outer else []
+    return [("micro-batches", f"{g('batches', 0):,}"), ("tuples in", f"{g('arrivals', 0):,}"),
+            ("pairs out", f"{g('outputs', 0):,}"), *unpaired, ("tuples shed", f"{g('shed', 0):,}"),
+            ("late tuples (dropped)", f"{g('late', 0):,}"), ("bad rows (skipped)", f"{g('bad', 0):,}"),
+            ("peak join memory", f"{g('peak_memory', 0):,} tuples"), ("peak held back", f"{g('peak_held', 0):,} tuples"),
+            ("peak state", f"{g('peak_state_bytes', 0):,} bytes")]
+
+
+def print_summary(summary: dict, title: str, outer: bool = False) -> None:
+    """Print the summary table (:func:`summary_rows`), the skipped files and where the output is."""
     g = summary.get
     table = Table(show_edge=False, show_header=False, title=title)
     table.add_column("", justify="left")
     table.add_column("", justify="right")
-    for label, value in (("micro-batches", f"{g('batches', 0):,}"), ("tuples in", f"{g('arrivals', 0):,}"),
-                         ("pairs out", f"{g('outputs', 0):,}"), ("tuples shed", f"{g('shed', 0):,}"),
-                         ("late tuples (dropped)", f"{g('late', 0):,}"), ("bad rows (skipped)", f"{g('bad', 0):,}"),
-                         ("peak join memory", f"{g('peak_memory', 0):,} tuples"),
-                         ("peak held back", f"{g('peak_held', 0):,} tuples"),
-                         ("peak state", f"{g('peak_state_bytes', 0):,} bytes")):
+    for label, value in summary_rows(summary, outer):
         table.add_row(label, value)
     out.print(table)
     if g("skipped_files"):

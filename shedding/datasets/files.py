@@ -28,10 +28,10 @@ import numpy as np
 import pandas as pd
 
 from shedding.atomic import write_atomically
+from shedding.datasets.formats import FORMATS
 from shedding.errors import ShedError
 from shedding.model import R, S, SIDE_NAMES, Workload, check_window, default_warmup
 
-FORMATS = {".csv": "csv", ".csv.gz": "csv", ".parquet": "parquet", ".pq": "parquet"}
 _ACCEPTED = ", ".join(FORMATS)
 _INT_TEXT = re.compile(r"\s*[+-]?\d+\s*")
 

@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 
 from shedding.errors import ShedError
 from shedding.spark.local_fs import NIO_FS, nio_fs_jar
-from shedding.spark.workers import worker_python
+from shedding.spark.workers import launcher_for_env, worker_python
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -101,7 +101,7 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
     embedded = master.startswith("local") and not submitted
     python = worker_python(cache) if embedded else sys.executable
     fs_jar = nio_fs_jar(cache) if embedded else None  # file: paths without a chmod process (spark_fs)
-    os.environ.setdefault("PYSPARK_PYTHON", python)
+    launcher_for_env(python)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     logging.getLogger("py4j").setLevel(logging.CRITICAL)  # its errors reach us as exceptions
     from pyspark.sql import SparkSession

@@ -65,6 +65,34 @@ def worker_python(cache: Path) -> str:
     return str(target)
 
 
+def same_interpreter(python: str) -> bool:
+    """Whether ``python`` (a ``PYSPARK_PYTHON`` value) names this interpreter: the same binary in the
+    same folder, so the same virtual environment (a venv's ``python`` is a link to its base
+    interpreter, which has other packages, so the folder counts too)."""
+    here = Path(sys.executable)
+    given = Path(python) if os.sep in python else None
+    if given is None:  # a bare name such as python3: whatever PATH finds
+        import shutil
+
+        found = shutil.which(python)
+        given = Path(found) if found else None
+    return (given is not None and given.is_file() and os.path.abspath(given.parent) == os.path.abspath(here.parent)
+            and os.path.realpath(given) == os.path.realpath(here))
+
+
+def launcher_for_env(python: str) -> None:
+    """Set ``PYSPARK_PYTHON`` to the launcher ``python`` (:func:`worker_python`) unless it names another
+    interpreter. Spark starts its driver-side Python processes (the Python data sources'
+    streaming runners and planners, ``transformWithStateInPandas``' first-batch planning) with
+    ``PYSPARK_PYTHON`` from the environment, not ``spark.pyspark.python``: a user who set it to this
+    interpreter, as the streaming docs advise, gave each of them the zip's uncached imports, about
+    1.5 s more per process and 2 of them per query start with two folder sources. Another
+    interpreter is left as it is."""
+    current = os.environ.get("PYSPARK_PYTHON")
+    if current is None or (current != python and same_interpreter(current)):
+        os.environ["PYSPARK_PYTHON"] = python
+
+
 def _executable(tmp: Path, text: str) -> None:
     """``text`` as an executable script at ``tmp`` (:func:`~shedding.atomic.write_atomically`'s
     temporary file)."""

@@ -39,7 +39,7 @@ from typing import Iterator, Sequence
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxFiles
 
-from shedding.datasets.files import FORMATS
+from shedding.datasets.formats import FORMATS
 from shedding.errors import ShedError
 
 #: the format name the source is registered under

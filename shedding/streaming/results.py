@@ -16,8 +16,9 @@ import pandas as pd
 
 #: the two tables under the output folder
 PAIRS, METRIC_TABLE = "pairs", "metrics"
-#: the metrics summed over shards and batches
-TOTALS = ("arrivals", "outputs", "shed", "late", "bad", "ended")
+#: the metrics summed over shards and batches (``unpaired``: an outer join's rows for tuples without a
+#: pair, ``unpaired_shed``: those of them marked shed)
+TOTALS = ("arrivals", "outputs", "unpaired", "unpaired_shed", "shed", "late", "bad", "ended")
 #: the metrics of the state after a batch, summed over shards (observed per batch, not over batches)
 GAUGES = ("held", "memory_r", "memory_s", "state_bytes")
 
@@ -39,7 +40,7 @@ def summarize(out: Path) -> dict:
     if m.empty:
         return summary | {"batches": 0} | dict.fromkeys(TOTALS, 0)
     per_batch = m.assign(memory=m["memory_r"] + m["memory_s"]).groupby("batch")[["memory", "held", "state_bytes"]].sum()
-    totals = {k: int(m[k].sum()) for k in TOTALS}
+    totals = {k: int(m[k].sum()) if k in m else 0 for k in TOTALS}  # a table from before a metric existed lacks it
     return summary | {"batches": int(m["batch"].nunique())} | totals | {
         "peak_memory": int(per_batch["memory"].max()), "peak_held": int(per_batch["held"].max()),
         "peak_state_bytes": int(per_batch["state_bytes"].max())}
@@ -80,7 +81,9 @@ def progress_line(progress) -> str:
     rate = progress.get("processedRowsPerSecond") or 0.0
     skipped = skipped_in(progress)
     return (f"batch {progress['batchId']}: {sum(src['numInputRows'] for src in progress['sources']):,} rows "
-            f"({rate:,.0f} rows/s), {o.get('outputs', 0):,} pairs; state {o.get('memory_r', 0) + o.get('memory_s', 0):,} "
+            f"({rate:,.0f} rows/s), {o.get('outputs', 0):,} pairs"
+            + (f", {o['unpaired']:,} unpaired ({o.get('unpaired_shed', 0):,} shed)" if o.get("unpaired") else "")
+            + f"; state {o.get('memory_r', 0) + o.get('memory_s', 0):,} "
             f"tuples ({o.get('state_bytes', 0):,} bytes), held {o.get('held', 0):,}, shed {o.get('shed', 0):,}, "
             f"late {o.get('late', 0):,}, bad {o.get('bad', 0):,}"
             + (f"; {skipped:,} file(s) skipped: they arrived named before files already read" if skipped else ""))

@@ -90,8 +90,10 @@ STATE_LAYOUT = 5
 #: the entry naming what a shard's state is, and the version of its entries
 STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
 
-METRICS = ("arrivals", "outputs", "shed", "late", "bad", "held", "memory_r", "memory_s", "budget_r", "budget_s",
-           "released_until", "ended")
+#: ``unpaired`` counts an outer join's rows for tuples without a pair, ``unpaired_shed`` those of
+#: them marked ``shed`` (docs/streaming.md, "Outer joins"); both stay 0 for an inner join
+METRICS = ("arrivals", "outputs", "unpaired", "unpaired_shed", "shed", "late", "bad", "held", "memory_r", "memory_s",
+           "budget_r", "budget_s", "released_until", "ended")
 
 
 def new_operator(spec: JoinSpec, shard: int, table: StaticEstimator | None = None) -> JoinOperator:
@@ -222,6 +224,8 @@ class ShardJoin:
         metrics["outputs"] = len(pairs)
         unpaired = [] if self.unpaired is None else self.unpaired.end(self.released_until, self._resident)
         if unpaired:
+            metrics["unpaired"] = sum(len(rows) for rows in unpaired)
+            metrics["unpaired_shed"] = sum(int(rows[SHED].sum()) for rows in unpaired)
             pairs = pd.concat([pairs, *unpaired], ignore_index=True)
         metrics["shed"] = shed
         metrics["held"] = len(self._held)

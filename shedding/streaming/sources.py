@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from shedding.atomic import write_atomically
-from shedding.datasets.files import FORMATS
+from shedding.datasets.formats import FORMATS
 from shedding.errors import ShedError
 from shedding.streaming.event_time import TIME_LIMIT, whole_number_sql, whole_numbers
 from shedding.streaming.inputs import quoted

@@ -89,3 +89,25 @@ def test_a_worker_python_without_this_package_is_named_in_one_line(tmp_path):
         check_worker_python(SimpleNamespace(sparkContext=SimpleNamespace(pythonExec=str(bare))))
     assert "PYSPARK_PYTHON" in str(exc.value) and str(bare) in str(exc.value) and "\n" not in str(exc.value)
     check_worker_python(SimpleNamespace(sparkContext=SimpleNamespace(pythonExec=sys.executable)))  # this one has it
+
+
+def test_pyspark_python_naming_this_interpreter_becomes_the_launcher(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spark starts its driver-side Python processes with the environment's PYSPARK_PYTHON: one set
+    to this interpreter (as the streaming docs advise) gets the launcher; another interpreter, even
+    one with the same binary in another folder (a venv's base), is kept."""
+    launcher = str(tmp_path / "launcher")
+    for given in (None, sys.executable, os.path.join(os.path.dirname(sys.executable), ".", os.path.basename(sys.executable))):
+        if given is None:
+            monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+        else:
+            monkeypatch.setenv("PYSPARK_PYTHON", given)
+        spark_python.launcher_for_env(launcher)
+        assert os.environ["PYSPARK_PYTHON"] == launcher, given
+    other_folder = tmp_path / "bin"
+    other_folder.mkdir()
+    (other_folder / "python").symlink_to(os.path.realpath(sys.executable))  # the same binary, another environment
+    for given in (str(other_folder / "python"), "/nonexistent/python3"):
+        monkeypatch.setenv("PYSPARK_PYTHON", given)
+        spark_python.launcher_for_env(launcher)
+        assert os.environ["PYSPARK_PYTHON"] == given

@@ -80,6 +80,8 @@ def test_outer_rows_account_for_every_tuple(r, s, window, bounds, memory, policy
                         seed=seed).pairs
     assert sorted(zip(pairs["r_id"], pairs["s_id"])) == sorted(map(tuple, expected.tolist()))
     assert totals["outputs"] == len(pairs) and not pairs[SHED].any()
+    # the metrics count the outer rows, and those of them marked shed
+    assert totals["unpaired"] == len(lone) and totals["unpaired_shed"] == int(lone[SHED].sum())
     assert (pairs[EVENT_TIME] == np.maximum(pairs["r_time"], pairs["s_time"])).all()
     found = partners(wl)
     for side, name, other in ((0, "r", "s"), (1, "s", "r")):

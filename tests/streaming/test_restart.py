@@ -5,6 +5,7 @@ P = 2 shards sharing one budget, those of the shards fed the micro-batches the c
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -134,6 +135,9 @@ def test_outer_rows_are_written_exactly_once_across_a_kill_9(tmp_path):
     written = read_table(tmp_path / "out", PAIRS)
     assert rows_of(written) == expected
     assert written["shed"].any() and (~written["shed"] & written["r_time"].isna()).any()  # both kinds of row
+    lone = written[written["r_time"].isna() | written["s_time"].isna()]
+    summary = json.loads(again.stdout.strip().splitlines()[-1])  # --json: the totals over every committed batch
+    assert summary["unpaired"] == len(lone) and summary["unpaired_shed"] == int(lone["shed"].sum()) > 0
 
 
 @pytest.mark.spark
