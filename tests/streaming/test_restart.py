@@ -25,6 +25,7 @@ from shedding.streaming.shard import END, JoinSpec, ShardJoin
 
 W, M, FILES = 50, 50, 16
 RANGE = "0,40"  # an S tuple up to 40 steps after its R tuple
+RANGE_M = 20  # all of it R's (S is never stored), below the 40 R tuples the range holds: some are shed
 
 
 def command(base: Path, shards: int = 1, files: int = FILES, extent: tuple[str, ...] = ("--window", str(W))
@@ -121,6 +122,7 @@ def test_outer_rows_are_written_exactly_once_across_a_kill_9(tmp_path):
     """A full outer join over a time range, killed mid-stream and run again: its pairs and its rows
     without a partner are the shard's fed the whole stream at once, none lost and none twice."""
     args = [*command(tmp_path, extent=("--range", RANGE)), "--how", "full"]
+    args[args.index("--memory") + 1] = str(RANGE_M)
     done = kill_after_commits(tmp_path, start(tmp_path, args=args))
     assert 3 <= done < FILES, done
     again = subprocess.run(args, capture_output=True, text=True, timeout=900)
@@ -128,7 +130,7 @@ def test_outer_rows_are_written_exactly_once_across_a_kill_9(tmp_path):
     rows = pd.concat([pd.read_csv(path).assign(side=side) for side, name in ((0, "r"), (1, "s"))
                       for path in sorted((tmp_path / "out" / "sources" / name).glob("part-*.csv"))], ignore_index=True)
     lo, hi = map(int, RANGE.split(","))
-    join = ShardJoin(JoinSpec(hi + 1, M, "prob", range=(lo, hi), how="full"))
+    join = ShardJoin(JoinSpec(hi + 1, RANGE_M, "prob", range=(lo, hi), how="full"))
     whole, _ = join.push(rows)
     ended, _ = join.push(pd.DataFrame({"side": [END], "time": [0], "key": [0]}))
     expected = rows_of(pd.concat([whole, ended], ignore_index=True))
