@@ -114,13 +114,6 @@ def remaining(sc, side, time, t):
 
 
 @njit(_nrt=False)
-def split_lives(sc):
-    """Whether the two sides' tuples live for different times (P_HI != -P_LO): the memory list then
-    holds the R tuples first and the S tuples after (each in arrival order, so each in expiry order)."""
-    return sc[P_HI] != -sc[P_LO]
-
-
-@njit(_nrt=False)
 def _before(cls, cnt, fsc, sc, side, ci, cj, t):
     """True if the head of class ci is dropped before the head of class cj (same side).
 
@@ -449,10 +442,11 @@ def _displaces(cls, cnt, fsc, tree, sc, part, s, k, t, seq):
 
 
 @njit(_nrt=False)
-def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t):
+def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t, split):
     """Put an arrival into memory as a candidate (it may be evicted in the same step); returns its
     node. The age-aware kinds add it to their own structures after (``agehooks.insert``): passing
-    their arrays through here would cost every kind a copy of them per call."""
+    their arrays through here would cost every kind a copy of them per call. ``split``: as for
+    :func:`process`."""
     top = sc[SC_FREETOP] - 1
     x = free[top]
     sc[SC_FREETOP] = top
@@ -461,12 +455,13 @@ def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_si
     node[x, N_KEY] = x_key
     node[x, N_SIDE] = x_side
     # the memory list, in arrival order (R tuples first when the sides live for different times)
-    if x_side == 0 and split_lives(sc):
+    if split is not None and x_side == 0:
         prev = sc[SC_RTAIL]
         sc[SC_RTAIL] = x
-    else:
+        nxt = node[prev, N_GNEXT] if prev >= 0 else sc[SC_GHEAD]
+    else:  # at the tail
         prev = sc[SC_GTAIL]
-    nxt = node[prev, N_GNEXT] if prev >= 0 else sc[SC_GHEAD]
+        nxt = -1
     node[x, N_GPREV] = prev
     node[x, N_GNEXT] = nxt
     if prev >= 0:
@@ -502,13 +497,13 @@ def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_si
 
 
 @njit(_nrt=False)
-def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged):
-    """Take node x out of memory (expiry or eviction) and free it (``aged``: None where
-    :func:`process` is compiled without the age-aware kinds)."""
+def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged, split):
+    """Take node x out of memory (expiry or eviction) and free it (``aged``, ``split``: as for
+    :func:`process`)."""
     side = node[x, N_SIDE]
     k = node[x, N_KEY]
     gp, gn = node[x, N_GPREV], node[x, N_GNEXT]
-    if x == sc[SC_RTAIL]:
+    if split is not None and x == sc[SC_RTAIL]:
         sc[SC_RTAIL] = gp  # the R tuples come first: gp is an R tuple or none
     if gp >= 0:
         node[gp, N_GNEXT] = gn
@@ -549,22 +544,23 @@ def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg
 
 @njit(_nrt=False)
 def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_dep, t, hn, hprio, htree, sg,
-            hsc, aged):
+            hsc, aged, split):
     """Record a departure (seq, left, admitted) and remove the node."""
     if dep.shape[0] > 0:
         dep[n_dep, 0] = node[x, N_SEQ]
         dep[n_dep, 1] = left
         dep[n_dep, 2] = admitted
-    _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged)
+    _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged, split)
     return n_dep + 1
 
 
 @njit(_nrt=False)
-def next_expiry(node, sc):
+def next_expiry(node, sc, split):
     """The memory tuple whose range ends first (then the lower sequence number), -1 if none: the
-    head of the memory list, or of its R or S part when the sides live for different times."""
+    head of the memory list, or of its R or S part when the sides live for different times
+    (``split``: as for :func:`process`)."""
     x = sc[SC_GHEAD]
-    if x < 0 or not split_lives(sc):
+    if x < 0 or split is None:
         return x
     r_tail = sc[SC_RTAIL]
     if r_tail < 0:
@@ -579,17 +575,25 @@ def next_expiry(node, sc):
 
 
 @njit(_nrt=False)
-def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged):
+def expiry(node, sc, x, split):
+    """The time of the last step memory tuple x joins at (:func:`last_partner`; ``split``: as for
+    :func:`process`, and without it both sides' tuples live as long as R's)."""
+    return last_partner(sc, 0 if split is None else node[x, N_SIDE], node[x, N_TIME])
+
+
+@njit(_nrt=False)
+def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged,
+            split):
     """Expire every memory tuple whose range ends at or before ``limit`` (the earliest end first)."""
     while True:
-        x = next_expiry(node, sc)
+        x = next_expiry(node, sc, split)
         if x < 0:
             break
-        end = last_partner(sc, node[x, N_SIDE], node[x, N_TIME])
+        end = expiry(node, sc, x, split)
         if end > limit:
             break
         n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, end, 1, dep, n_dep, t, hn, hprio, htree, sg, hsc,
-                        aged)
+                        aged, split)
     return n_dep
 
 
@@ -646,13 +650,18 @@ def _over_budget(sc, part, extra):
 
 
 @njit(_nrt=False)
-def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, share, pairs, pos):
+def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left, dep, share, pairs, pos):
     """Run the join over a feed of arrivals sorted by time (whole batches only).
 
     ``aged``: True for the age-aware kinds (AGE, HAZARD), None for the others. Its type makes
     numba compile the loop twice, and the one for None without the age-aware work (numba prunes
     the branches on ``aged is not None`` before it types them): compiled together, the other kinds
     ran 6% slower on the flights and the Zipf point (the loop kept the age-aware arrays at hand).
+    ``split``: True when the two sides' tuples live for different times (a time range other than
+    the symmetric window: :func:`shedding.timerange.lives_apart`), None on the window, whose loop
+    numba compiles apart without the range's work: the memory list then holds the R tuples first
+    and the S tuples after (each part in arrival order, so in expiry order), and tuples may be too
+    young for their range. Compiled together, PROB on the window ran about 4% slower.
 
     ``hz``: the state of the age-aware kinds (:mod:`~shedding.online.aged`; tiny and unused
     for the others). ``side, time, key, group, seq``: the arrivals (key already mapped to class
@@ -679,10 +688,12 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
     online = sc[P_ONLINE]
     share_every = sc[P_SHARE_EVERY]
     want_pairs = pairs.shape[0] > 0
-    same_ok = sc[P_LO] <= 0 <= sc[P_HI]  # arrivals of one step pair up
+    same_ok = split is None or sc[P_LO] <= 0 <= sc[P_HI]  # arrivals of one step pair up
     # a memory tuple of side o meets an arrival at t iff its time <= t - young[o]: with young <= 1
     # all of memory does (the window); else the last steps' tuples wait for their range to begin
     young0, young1 = sc[P_LO], -sc[P_HI]
+    # an arrival that meets no later arrival is never stored (R when hi <= 0, S when lo >= 0)
+    lone0, lone1 = last_partner(sc, 0, 0) <= 0, last_partner(sc, 1, 0) <= 0
     n = time.shape[0]
     i, phase = pos[POS_I], pos[POS_PHASE]
     outputs, n_dep, n_share, n_pairs = pos[POS_OUT], pos[POS_DEP], pos[POS_SHARE], pos[POS_PAIRS]
@@ -693,7 +704,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
         if phase == 0:
             # (0) tuples whose window ended between batches
             n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t, hn, hprio, htree, sg, hsc,
-                            aged)
+                            aged, split)
             # (1) join: memory of the other side, and the other side's arrivals in this batch
             for x in range(i, j):
                 s_, k = side[x], key[x]
@@ -718,7 +729,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                 m = cls[o, k, C_SIZE]
                 if t >= warmup:
                     young = young0 if o == 0 else young1
-                    if young > 1:  # the newest tuples of the class are too young to meet x
+                    if split is not None and young > 1:  # the newest tuples of the class are too young to meet x
                         y = cls[o, k, C_TAIL]
                         while y >= 0 and node[y, N_TIME] > t - young:
                             m -= 1
@@ -760,7 +771,8 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                     A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, fall,
                               lens, side[x], key[x], t, sc[SC_LAST_T], w, sc[SC_RANK])
             # (2) expire what cannot meet a future arrival
-            n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged)
+            n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged,
+                            split)
             if aged is not None:
                 A.take_sample(cnt, sh, hk, hsc, hf, vm, edges, eg, th, memo, lens, side, key, group, i, j, t)
                 if A.refit_due(hsc):
@@ -791,7 +803,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
         for x in range(i, j):
             s_ = side[x]
             part = 0 if variable else s_
-            loses = last_partner(sc, s_, t) <= t  # meets no later arrival: never stored
+            loses = lone0 if split is None or s_ == 0 else lone1
             v = -1  # the partition's minimum, when it is full
             if not loses and ranked and _over_budget(sc, part, 1):
                 if aged is not None and age_aware(rank):
@@ -809,7 +821,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                     dep[n_dep, 2] = 0
                 n_dep += 1
                 continue
-            y = _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t)
+            y = _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t, split)
             if aged is not None and kind == HAZARD:  # also while it ranks as PROB: a later refit ranks by it
                 hn[y, HN_GROUP] = group[x]
             if aged is not None and age_aware(rank):
@@ -822,7 +834,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
             if v >= 0:  # the arrival ranks above v, the minimum before it came: v is still the minimum
                 adm = 1 if node[v, N_TIME] < t else 0
                 n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio, htree,
-                                sg, hsc, aged)
+                                sg, hsc, aged, split)
         if rank == SCHEDULE:
             y = sc[SC_GHEAD]
             while y >= 0:
@@ -830,7 +842,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                 if sched_left[node[y, N_SEQ]] <= t:
                     adm = 1 if node[y, N_TIME] < t else 0
                     n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, y, t, adm, dep, n_dep, t, hn, hprio,
-                                    htree, sg, hsc, aged)
+                                    htree, sg, hsc, aged, split)
                 y = nxt
             for part in range(1 if variable else 2):
                 if _over_budget(sc, part, 0):
@@ -844,7 +856,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                     d += 1
                     adm = 1 if node[v, N_TIME] < t else 0
                     n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio,
-                                    htree, sg, hsc, aged)
+                                    htree, sg, hsc, aged, split)
         if share.shape[0] > 0 and sc[SC_STEP] % share_every == 0:
             share[n_share, 0] = t
             share[n_share, 1] = sc[SC_NMEM_R]
@@ -880,11 +892,11 @@ def params_step(st, t):
 
 
 @njit
-def shrink(aged, st, hz, draws, dep):
+def shrink(aged, split, st, hz, draws, dep):
     """Evict down to the budgets, lowered between feeds, at the last processed time t: lowest
     priority first (RAND uniformly, its j-th eviction drawing ``draws[j]``; the age-aware kinds by
     their own victim), so memory holds what the admission at t would have kept under the new
-    budgets. ``aged``: as for :func:`process`."""
+    budgets. ``aged``, ``split``: as for :func:`process`."""
     node, cls, cnt, tree, bag, free = st.node, st.cls, st.cnt, st.tree, st.bag, st.free
     sc, fsc = st.sc, st.fsc
     hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
@@ -902,21 +914,20 @@ def shrink(aged, st, hz, draws, dep):
                 v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep])
             adm = 1 if node[v, N_TIME] < t else 0
             n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio, htree,
-                                sg, hsc, aged)
+                                sg, hsc, aged, split)
     return n_dep
 
 
 @njit
-def flush(aged, st, hz, dep):
-    """End of stream: every tuple still in memory is kept until it expires. ``aged``: as for
-    :func:`process` (so that the other kinds' flush needs none of the age-aware code)."""
+def flush(aged, split, st, hz, dep):
+    """End of stream: every tuple still in memory is kept until it expires. ``aged``, ``split``: as
+    for :func:`process` (so that the other kinds' flush needs none of the age-aware code)."""
     node, cls, cnt, tree, bag, free = st.node, st.cls, st.cnt, st.tree, st.bag, st.free
     sc, fsc = st.sc, st.fsc
     hsc, hn, hprio, htree, sg = hz.hsc, hz.hn, hz.hprio, hz.htree, hz.sg
     n_dep = 0
     while sc[SC_GHEAD] >= 0:
-        x = next_expiry(node, sc)
-        end = last_partner(sc, node[x, N_SIDE], node[x, N_TIME])
-        n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, end, 1, dep, n_dep, sc[SC_LAST_T], hn, hprio,
-                        htree, sg, hsc, aged)
+        x = next_expiry(node, sc, split)
+        n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, expiry(node, sc, x, split), 1, dep, n_dep,
+                        sc[SC_LAST_T], hn, hprio, htree, sg, hsc, aged, split)
     return n_dep
