@@ -229,7 +229,7 @@ class JoinOperator:
             self._n_keys = n_keys
             self._aged.grow(self._capacity, n_keys, self._node, int(self._sc[K.SC_GHEAD]))
             if oldk:
-                K.rebuild_trees(self._state(), self._sc[K.SC_LAST_T])
+                K.rebuild_trees(self._split_flag, self._state(), self._sc[K.SC_LAST_T])
 
     @property
     def _age_budgets(self) -> tuple[int, int]:
@@ -397,9 +397,9 @@ class JoinOperator:
                 grown[:pos[K.POS_PAIRS]] = pairs[:pos[K.POS_PAIRS]]
                 pairs = grown
             elif err == K.PAUSE_REFIT:
-                K.refit_step(state, aged, time[pos[K.POS_I]])
+                K.refit_step(self._split_flag, state, aged, time[pos[K.POS_I]])
             elif err == K.PAUSE_PARAMS:
-                K.params_step(state, time[pos[K.POS_I]])
+                K.params_step(self._split_flag, state, time[pos[K.POS_I]])
             else:
                 break
         if err == K.ERR_SCHEDULE_OVERFULL:
