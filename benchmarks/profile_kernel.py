@@ -14,6 +14,7 @@ counts every array it binds in and out. Its first line per policy also says how 
 
     python benchmarks/profile_kernel.py --policy hazard --policy prob   # flights January, M = 200
     python benchmarks/profile_kernel.py --policy hazard --workload zipf --repeats 100
+    python benchmarks/profile_kernel.py --policy hazard --group dest   # HAZARD by destination
 
 Needs ``perf``, ``objdump`` and ``nm`` (Debian: ``linux-perf``, ``binutils``) and permission to sample one's own
 process (``/proc/sys/kernel/perf_event_paranoid`` at most 2). The first run of each policy
@@ -69,10 +70,15 @@ def child(args) -> None:
 
     wl, memory = workload(args.workload)
     policy = args.policy[0]
+    groups = None
+    if args.group:
+        from shedding.online.simulator import payload_groups
+
+        groups = payload_groups(wl, args.group)
 
     def run(record: bool = False):
         op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(), record=record)
-        return op.feed(wl.side, wl.time, wl.key, None)
+        return op.feed(wl.side, wl.time, wl.key, groups)
 
     refused = int((run(record=True).departures[:, 2] == 0).sum())  # this first feed compiles the kernel
     out = Path(args.code)
@@ -137,6 +143,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--policy", action="append", help="policy to profile (repeatable; default hazard)")
     parser.add_argument("--workload", choices=["flights", "zipf"], default="flights")
+    parser.add_argument("--group", help="HAZARD's group column of the flights (dest)")
     parser.add_argument("--repeats", type=int, default=60, help="feeds of the whole workload under perf")
     parser.add_argument("--frequency", type=int, default=4000, help="perf's samples per second")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -163,13 +170,14 @@ def main() -> None:
             data = Path(tmp) / "perf.data"
             subprocess.run(["perf", "record", "-q", "-F", str(args.frequency), "-o", str(data), sys.executable,
                             __file__, "--child", "--code", str(code), "--policy", policy, "--workload",
-                            args.workload, "--repeats", str(args.repeats)], env=env, check=True,
+                            args.workload, "--repeats", str(args.repeats), *(["--group", args.group] if args.group
+                                                                                  else [])], env=env, check=True,
                            stdout=subprocess.DEVNULL)
             timing = json.loads((code / "timing.json").read_text())
             rows = table(code, data)
             total = sum(r["samples"] for r in rows)
             pushes = sum(r["pushes"] for r in rows)
-            print(json.dumps({"policy": policy, "workload": args.workload, "repeats": args.repeats,
+            print(json.dumps({"policy": policy, "workload": args.workload, "group": args.group, "repeats": args.repeats,
                               "us_per_arrival_under_perf": round(timing["us_per_arrival"], 3),
                               "arrivals": timing["arrivals"], "admitted": timing["admitted"],
                               "kernel_samples": total, "push_share": round(pushes / max(total, 1), 3)}))

@@ -35,6 +35,12 @@ def stored_sides(lo: int, hi: int) -> tuple[bool, bool]:
     return hi > 0, lo < 0
 
 
+def lives_apart(lo: int, hi: int) -> bool:
+    """Whether the two sides' tuples live for different times under the range (lo, hi): an R tuple
+    waits ``hi`` steps for a partner and an S tuple ``-lo``, the same only on a symmetric window."""
+    return hi != -lo
+
+
 def check_range(value: Any, param: str = "range") -> tuple[int, int]:
     """Validate a time range ``(lo, hi)``: two integers (not booleans or fractions) with
     ``lo <= hi``, each within +-2^62 so that a time plus either end fits in 64 bits."""

@@ -102,7 +102,7 @@ def _victim(mem, cnt, fsc, sc, bs, part, t, u):
         if not variable and mem[M_SIDE, p] != part:
             continue
         if best < 0 or tuple_before(cnt, fsc, sc, mem[M_SIDE, p], p, mem[M_TIME, p], mem[M_SEQ, p],
-                                     mem[M_SIDE, best], best, mem[M_TIME, best], mem[M_SEQ, best], t):
+                                     mem[M_SIDE, best], best, mem[M_TIME, best], mem[M_SEQ, best], t, None):  # a window
             best = p
     return best
 

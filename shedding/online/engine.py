@@ -20,7 +20,7 @@ import numpy as np
 
 from shedding.errors import ShedError
 from shedding.model import Memory, as_int_array
-from shedding.timerange import range_horizon, window_range
+from shedding.timerange import lives_apart, range_horizon, window_range
 from shedding.online import kernel as K
 from shedding.online.aged import AgedState
 from shedding.online.feed import FeedResult, check_feed
@@ -229,7 +229,7 @@ class JoinOperator:
             self._n_keys = n_keys
             self._aged.grow(self._capacity, n_keys, self._node, int(self._sc[K.SC_GHEAD]))
             if oldk:
-                K.rebuild_trees(self._state(), self._sc[K.SC_LAST_T])
+                K.rebuild_trees(self._split_flag, self._state(), self._sc[K.SC_LAST_T])
 
     @property
     def _age_budgets(self) -> tuple[int, int]:
@@ -241,6 +241,12 @@ class JoinOperator:
         """The first argument of the kernel's entry points: True for the age-aware kinds, None for
         the others, whose loop numba compiles without the age-aware work."""
         return True if self._aged.active else None
+
+    @property
+    def _split_flag(self) -> bool | None:
+        """The second argument of the kernel's entry points: True when the two sides' tuples live for
+        different times (:func:`~shedding.timerange.lives_apart`), None on the window."""
+        return True if lives_apart(*self.range) else None
 
     def _state(self) -> JoinState:
         return JoinState(self._node, self._cls, self._cnt, self._tree, self._bag, self._free, self._sc, self._fsc,
@@ -384,16 +390,16 @@ class JoinOperator:
             raise ShedError("the schedule is shorter than the stream; pass a schedule for every tuple")
         state, aged, pos = self._state(), self._aged.state(), np.zeros(K.POS_FIELDS, dtype=np.int64)
         while True:
-            err = K.process(self._aged_flag, state, aged, side, time, ids, groups, seq, draws,
+            err = K.process(self._aged_flag, self._split_flag, state, aged, side, time, ids, groups, seq, draws,
                             self._sched, dep, share, pairs, pos)
             if err == K.PAUSE_PAIRS:
                 grown = np.zeros((max(int(pos[K.POS_NEED]), 2 * len(pairs)), 2), dtype=np.int64)
                 grown[:pos[K.POS_PAIRS]] = pairs[:pos[K.POS_PAIRS]]
                 pairs = grown
             elif err == K.PAUSE_REFIT:
-                K.refit_step(state, aged, time[pos[K.POS_I]])
+                K.refit_step(self._split_flag, state, aged, time[pos[K.POS_I]])
             elif err == K.PAUSE_PARAMS:
-                K.params_step(state, time[pos[K.POS_I]])
+                K.params_step(self._split_flag, state, time[pos[K.POS_I]])
             else:
                 break
         if err == K.ERR_SCHEDULE_OVERFULL:
@@ -423,12 +429,12 @@ class JoinOperator:
             return _EMPTY_ROWS
         draws = self._rng.random(over) if self.policy.kind == K.RAND else np.zeros(over)
         dep = np.zeros((over, 3), dtype=np.int64)
-        n_dep = K.shrink(self._aged_flag, self._state(), self._aged.state(), draws, dep)
+        n_dep = K.shrink(self._aged_flag, self._split_flag, self._state(), self._aged.state(), draws, dep)
         return dep[:n_dep]
 
     def finish(self) -> np.ndarray:
         """End of stream: the tuples still in memory stay until they expire. Returns their
         departure rows (seq, left, admitted)."""
         dep = np.zeros((self._capacity, 3), dtype=np.int64)
-        n_dep = K.flush(self._aged_flag, self._state(), self._aged.state(), dep)
+        n_dep = K.flush(self._aged_flag, self._split_flag, self._state(), self._aged.state(), dep)
         return dep[:n_dep]

@@ -106,22 +106,25 @@ def last_partner(sc, side, time):
 
 
 @njit(_nrt=False)
-def remaining(sc, side, time, t):
+def life_end(sc, side, time, split):
+    """:func:`last_partner`, read as an R tuple's on the window (``split`` None, as for
+    :func:`process`: both sides' tuples live as long), so that the window's code does not look at
+    the side."""
+    return last_partner(sc, 0 if split is None else side, time)
+
+
+@njit(_nrt=False)
+def remaining(sc, side, time, t, split):
     """The steps after t at which a partner of the tuple (side, time) may still arrive: LIFE's
     remaining lifetime (DGR §3.3.2) over the tuple's remaining range (``time + w - 1 - t`` for the
     window; constant while the range has not begun, then falling by one per step)."""
+    if split is None:  # on the window every tuple's range begins before it arrives
+        return life_end(sc, side, time, split) - t
     return last_partner(sc, side, time) - max(t, first_partner(sc, side, time) - 1)
 
 
 @njit(_nrt=False)
-def split_lives(sc):
-    """Whether the two sides' tuples live for different times (P_HI != -P_LO): the memory list then
-    holds the R tuples first and the S tuples after (each in arrival order, so each in expiry order)."""
-    return sc[P_HI] != -sc[P_LO]
-
-
-@njit(_nrt=False)
-def _before(cls, cnt, fsc, sc, side, ci, cj, t):
+def _before(cls, cnt, fsc, sc, side, ci, cj, t, split):
     """True if the head of class ci is dropped before the head of class cj (same side).
 
     Order: priority (the other side's count of the key, times the remaining lifetime for
@@ -131,14 +134,14 @@ def _before(cls, cnt, fsc, sc, side, ci, cj, t):
     if cj < 0:
         return True
     if valued(sc[P_KIND]):
-        vi = _value(cnt, fsc, sc, side, ci, cls[side, ci, C_HTIME], t)
-        vj = _value(cnt, fsc, sc, side, cj, cls[side, cj, C_HTIME], t)
+        vi = _value(cnt, fsc, sc, side, ci, cls[side, ci, C_HTIME], t, split)
+        vj = _value(cnt, fsc, sc, side, cj, cls[side, cj, C_HTIME], t, split)
     else:
         vi = cnt[1 - side, ci]
         vj = cnt[1 - side, cj]
     if sc[P_KIND] == LIFE:
-        vi = vi * remaining(sc, side, cls[side, ci, C_HTIME], t)
-        vj = vj * remaining(sc, side, cls[side, cj, C_HTIME], t)
+        vi = vi * remaining(sc, side, cls[side, ci, C_HTIME], t, split)
+        vj = vj * remaining(sc, side, cls[side, cj, C_HTIME], t, split)
     if vi != vj:
         return vi < vj
     if cls[side, ci, C_HTIME] != cls[side, cj, C_HTIME]:
@@ -147,7 +150,7 @@ def _before(cls, cnt, fsc, sc, side, ci, cj, t):
 
 
 @njit(_nrt=False)
-def _value(cnt, fsc, sc, side, k, htime, t):
+def _value(cnt, fsc, sc, side, k, htime, t, split):
     """SURV and DUAL: the value of keeping a tuple of class (side, k) that arrived at ``htime``.
 
     p = the partner probability c_other(k) / N_other (§3.3.1), N_other as of the last parameter
@@ -159,7 +162,7 @@ def _value(cnt, fsc, sc, side, k, htime, t):
     memory slot per step (a slot freed now is refilled by a tuple worth theta per step)."""
     n = fsc[F_N0 + 1 - side]
     p = cnt[1 - side, k] / n if n > 0.0 else 0.0
-    rem = remaining(sc, side, htime, t)
+    rem = remaining(sc, side, htime, t, split)
     if sc[P_KIND] == SURV:
         return p * min(float(rem), fsc[F_H0 + (0 if sc[P_VARIABLE] else side)])
     a = p - fsc[F_TH0 + side]
@@ -167,13 +170,13 @@ def _value(cnt, fsc, sc, side, k, htime, t):
 
 
 @njit(_nrt=False)
-def _slope(cnt, fsc, sc, side, k, htime, t):
+def _slope(cnt, fsc, sc, side, k, htime, t, split):
     """(value lost per step from t on, first time > t the slope may change; INF if never)."""
     n = fsc[F_N0 + 1 - side]
     p = cnt[1 - side, k] / n if n > 0.0 else 0.0
-    rem = remaining(sc, side, htime, t)
-    last = last_partner(sc, side, htime)
-    if last - t > rem:  # the tuple's range has not begun: its value is constant until it does
+    rem = remaining(sc, side, htime, t, split)
+    last = life_end(sc, side, htime, split)
+    if split is not None and last - t > rem:  # the range has not begun: the value is constant until it does
         return 0.0, first_partner(sc, side, htime) - 1
     if sc[P_KIND] == SURV:
         h = fsc[F_H0 + (0 if sc[P_VARIABLE] else side)]
@@ -185,7 +188,7 @@ def _slope(cnt, fsc, sc, side, k, htime, t):
 
 
 @njit(_nrt=False)
-def _value_crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
+def _value_crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t, split):
     """SURV, DUAL: an early bound on the first time > t at which ``lose_c`` may overtake ``win_c``.
 
     Values are piecewise linear and non-increasing in t. While both keep their slopes, the loser
@@ -193,10 +196,10 @@ def _value_crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
     the bound (the winner starting to fall only delays a crossing). A relative margin of 1e-9
     absorbs rounding; early is safe (the node is just recomputed)."""
     hw, hl = cls[side, win_c, C_HTIME], cls[side, lose_c, C_HTIME]
-    vw = _value(cnt, fsc, sc, side, win_c, hw, t)
-    vl = _value(cnt, fsc, sc, side, lose_c, hl, t)
-    aw, _ = _slope(cnt, fsc, sc, side, win_c, hw, t)
-    al, change = _slope(cnt, fsc, sc, side, lose_c, hl, t)
+    vw = _value(cnt, fsc, sc, side, win_c, hw, t, split)
+    vl = _value(cnt, fsc, sc, side, lose_c, hl, t, split)
+    aw, _ = _slope(cnt, fsc, sc, side, win_c, hw, t, split)
+    al, change = _slope(cnt, fsc, sc, side, lose_c, hl, t, split)
     c = change
     if al > aw:
         tau = (vl - vw) / (al - aw)
@@ -243,7 +246,7 @@ def param_step(step):
 
 
 @njit
-def _update_params(node, cls, cnt, fsc, tree, sc, t):
+def _update_params(node, cls, cnt, fsc, tree, sc, t, split):
     """SURV's horizons and DUAL's prices from the arrival rates seen so far, and the totals both
     divide by, at the steps of :func:`param_step`; the trees are rebuilt when any of them moved."""
     if not param_step(sc[SC_STEP]):
@@ -269,11 +272,11 @@ def _update_params(node, cls, cnt, fsc, tree, sc, t):
                     fsc[F_TH0 + s] = price
                     changed = True
     if changed:
-        _rebuild(node, cls, cnt, fsc, tree, sc, t)
+        _rebuild(node, cls, cnt, fsc, tree, sc, t, split)
 
 
 @njit(_nrt=False)
-def _crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
+def _crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t, split):
     """LIFE: an early bound on the first time > t at which ``lose_c`` may overtake ``win_c``.
 
     Priorities are ``c * (L - t)``; the loser can only catch up if its count is larger. An early
@@ -282,17 +285,18 @@ def _crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
     cw = cnt[1 - side, win_c]
     cl = cnt[1 - side, lose_c]
     hw, hl = cls[side, win_c, C_HTIME], cls[side, lose_c, C_HTIME]
-    lw, ll = last_partner(sc, side, hw), last_partner(sc, side, hl)
-    fl = first_partner(sc, side, hl) - 1  # the loser's value falls from here on
-    if fl > t:  # it is constant until then, and the winner's cannot rise
-        return fl
-    fw = first_partner(sc, side, hw) - 1
-    if fw > t:  # the winner is constant at cw * span until fw, the loser falls to it
-        if cl <= 0.0:
-            return fw
-        span = lw - fw
-        t0 = ll - cw * span / cl
-        return min(fw, max(np.int64(math.floor(t0)), t + 1)) if t0 < 4e18 else fw
+    lw, ll = life_end(sc, side, hw, split), life_end(sc, side, hl, split)
+    if split is not None:  # a range may not have begun (on the window every one has)
+        fl = first_partner(sc, side, hl) - 1  # the loser's value falls from here on
+        if fl > t:  # it is constant until then, and the winner's cannot rise
+            return fl
+        fw = first_partner(sc, side, hw) - 1
+        if fw > t:  # the winner is constant at cw * span until fw, the loser falls to it
+            if cl <= 0.0:
+                return fw
+            span = lw - fw
+            t0 = ll - cw * span / cl
+            return min(fw, max(np.int64(math.floor(t0)), t + 1)) if t0 < 4e18 else fw
     if cl <= cw:
         return INF
     t0 = (cl * ll - cw * lw) / (cl - cw)
@@ -305,24 +309,24 @@ def _crossing(cls, cnt, fsc, sc, side, win_c, lose_c, t):
 
 
 @njit(_nrt=False)
-def _recompute(cls, cnt, fsc, tree, sc, side, n, t):
+def _recompute(cls, cnt, fsc, tree, sc, side, n, t, split):
     a = tree[T_WIN, side, 2 * n]
     b = tree[T_WIN, side, 2 * n + 1]
-    if _before(cls, cnt, fsc, sc, side, b, a, t):
+    if _before(cls, cnt, fsc, sc, side, b, a, t, split):
         w_, l_ = b, a
     else:
         w_, l_ = a, b
     tree[T_WIN, side, n] = w_
     c = min(tree[T_CERT, side, 2 * n], tree[T_CERT, side, 2 * n + 1])
     if sc[P_KIND] == LIFE and l_ >= 0:
-        c = min(c, _crossing(cls, cnt, fsc, sc, side, w_, l_, t))
+        c = min(c, _crossing(cls, cnt, fsc, sc, side, w_, l_, t, split))
     elif valued(sc[P_KIND]) and l_ >= 0:
-        c = min(c, _value_crossing(cls, cnt, fsc, sc, side, w_, l_, t))
+        c = min(c, _value_crossing(cls, cnt, fsc, sc, side, w_, l_, t, split))
     tree[T_CERT, side, n] = c
 
 
 @njit(_nrt=False)
-def _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t):
+def _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t, split):
     """Class (side, k) changed its head or its weight: refresh its leaf and the path up."""
     h = cls[side, k, C_HEAD]
     n = sc[P_LEAVES] + k
@@ -334,12 +338,12 @@ def _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t):
         tree[T_WIN, side, n] = -1
     n //= 2
     while n >= 1:
-        _recompute(cls, cnt, fsc, tree, sc, side, n, t)
+        _recompute(cls, cnt, fsc, tree, sc, side, n, t, split)
         n //= 2
 
 
 @njit(_nrt=False)
-def _advance(cls, cnt, fsc, tree, stack, sc, side, t):
+def _advance(cls, cnt, fsc, tree, stack, sc, side, t, split):
     """Bring the tree of ``side`` to time t: recompute every node whose certificate failed,
     children before parents."""
     if tree[T_CERT, side, 1] > t:
@@ -359,11 +363,11 @@ def _advance(cls, cnt, fsc, tree, stack, sc, side, t):
             stack[top + 1] = 2 * n + 1
             top += 2
     for i in range(n_order - 1, -1, -1):
-        _recompute(cls, cnt, fsc, tree, sc, side, stack[half + i], t)
+        _recompute(cls, cnt, fsc, tree, sc, side, stack[half + i], t, split)
 
 
 @njit(_nrt=False)
-def _rebuild(node, cls, cnt, fsc, tree, sc, t):
+def _rebuild(node, cls, cnt, fsc, tree, sc, t, split):
     leaves = sc[P_LEAVES]
     n_keys = cls.shape[1]
     for side in range(2):
@@ -375,17 +379,18 @@ def _rebuild(node, cls, cnt, fsc, tree, sc, t):
             tree[T_WIN, side, leaves + k] = k if h >= 0 else -1
             tree[T_CERT, side, leaves + k] = INF
         for n in range(leaves - 1, 0, -1):
-            _recompute(cls, cnt, fsc, tree, sc, side, n, t)
+            _recompute(cls, cnt, fsc, tree, sc, side, n, t, split)
 
 
 @njit
-def rebuild_trees(st, t):
-    """Recompute both tournament trees from their leaves (after resizing or rescaling)."""
-    _rebuild(st.node, st.cls, st.cnt, st.fsc, st.tree, st.sc, t)
+def rebuild_trees(split, st, t):
+    """Recompute both tournament trees from their leaves (after resizing or rescaling; ``split``: as
+    for :func:`process`)."""
+    _rebuild(st.node, st.cls, st.cnt, st.fsc, st.tree, st.sc, t, split)
 
 
 @njit(_nrt=False)
-def tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time_b, seq_b, t):
+def tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time_b, seq_b, t, split):
     """True if tuple a is dropped before tuple b, on any sides (the drop order of the join
     semantics, docs/semantics.md).
 
@@ -394,14 +399,14 @@ def tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time
     compare their float values (:func:`_value`). Then the older tuple first; at equal time the R
     tuple first; then the sequence number."""
     if valued(sc[P_KIND]):
-        lhs = _value(cnt, fsc, sc, side_a, key_a, time_a, t)
-        rhs = _value(cnt, fsc, sc, side_b, key_b, time_b, t)
+        lhs = _value(cnt, fsc, sc, side_a, key_a, time_a, t, split)
+        rhs = _value(cnt, fsc, sc, side_b, key_b, time_b, t, split)
     else:
         num_a = cnt[1 - side_a, key_a]
         num_b = cnt[1 - side_b, key_b]
         if sc[P_KIND] == LIFE:
-            num_a = num_a * remaining(sc, side_a, time_a, t)
-            num_b = num_b * remaining(sc, side_b, time_b, t)
+            num_a = num_a * remaining(sc, side_a, time_a, t, split)
+            num_b = num_b * remaining(sc, side_b, time_b, t, split)
         den_a = fsc[F_TOT_R + 1 - side_a]
         den_b = fsc[F_TOT_R + 1 - side_b]
         if den_a <= 0.0:
@@ -416,7 +421,7 @@ def tuple_before(cnt, fsc, sc, side_a, key_a, time_a, seq_a, side_b, key_b, time
 
 
 @njit(_nrt=False)
-def _min_candidate(cls, cnt, fsc, tree, sc, part, t):
+def _min_candidate(cls, cnt, fsc, tree, sc, part, t, split):
     """(side, class) of the memory tuple to drop next from partition ``part`` (PROB, LIFE);
     side -1 when the partition is empty."""
     if not sc[P_VARIABLE]:
@@ -429,18 +434,18 @@ def _min_candidate(cls, cnt, fsc, tree, sc, part, t):
     if ks < 0:
         return 0, kr
     if tuple_before(cnt, fsc, sc, 0, kr, cls[0, kr, C_HTIME], cls[0, kr, C_HSEQ],
-                     1, ks, cls[1, ks, C_HTIME], cls[1, ks, C_HSEQ], t):
+                     1, ks, cls[1, ks, C_HTIME], cls[1, ks, C_HSEQ], t, split):
         return 0, kr
     return 1, ks
 
 
 @njit(_nrt=False)
-def _displaces(cls, cnt, fsc, tree, sc, part, s, k, t, seq):
+def _displaces(cls, cnt, fsc, tree, sc, part, s, k, t, seq, split):
     """PROB, LIFE, SURV, DUAL: the memory tuple an arrival (side s, key k, sequence number ``seq``)
     displaces from its full partition ``part`` (the head of the lowest class, which the arrival
     ranks above), or -1 when the arrival is dropped itself."""
-    ms, mk = _min_candidate(cls, cnt, fsc, tree, sc, part, t)
-    if ms < 0 or tuple_before(cnt, fsc, sc, s, k, t, seq, ms, mk, cls[ms, mk, C_HTIME], cls[ms, mk, C_HSEQ], t):
+    ms, mk = _min_candidate(cls, cnt, fsc, tree, sc, part, t, split)
+    if ms < 0 or tuple_before(cnt, fsc, sc, s, k, t, seq, ms, mk, cls[ms, mk, C_HTIME], cls[ms, mk, C_HSEQ], t, split):
         return -1
     return cls[ms, mk, C_HEAD]
 
@@ -449,10 +454,11 @@ def _displaces(cls, cnt, fsc, tree, sc, part, s, k, t, seq):
 
 
 @njit(_nrt=False)
-def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t):
+def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_side, t, split):
     """Put an arrival into memory as a candidate (it may be evicted in the same step); returns its
     node. The age-aware kinds add it to their own structures after (``agehooks.insert``): passing
-    their arrays through here would cost every kind a copy of them per call."""
+    their arrays through here would cost every kind a copy of them per call. ``split``: as for
+    :func:`process`."""
     top = sc[SC_FREETOP] - 1
     x = free[top]
     sc[SC_FREETOP] = top
@@ -461,12 +467,13 @@ def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_si
     node[x, N_KEY] = x_key
     node[x, N_SIDE] = x_side
     # the memory list, in arrival order (R tuples first when the sides live for different times)
-    if x_side == 0 and split_lives(sc):
+    if split is not None and x_side == 0:
         prev = sc[SC_RTAIL]
         sc[SC_RTAIL] = x
-    else:
+        nxt = node[prev, N_GNEXT] if prev >= 0 else sc[SC_GHEAD]
+    else:  # at the tail
         prev = sc[SC_GTAIL]
-    nxt = node[prev, N_GNEXT] if prev >= 0 else sc[SC_GHEAD]
+        nxt = -1
     node[x, N_GPREV] = prev
     node[x, N_GNEXT] = nxt
     if prev >= 0:
@@ -497,18 +504,18 @@ def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_si
         sc[SC_BAGN_0 + part] = pos + 1
     elif keyed(rank):
         if ctail < 0:
-            _leaf_update(node, cls, cnt, fsc, tree, sc, x_side, x_key, t)
+            _leaf_update(node, cls, cnt, fsc, tree, sc, x_side, x_key, t, split)
     return x
 
 
 @njit(_nrt=False)
-def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged):
-    """Take node x out of memory (expiry or eviction) and free it (``aged``: None where
-    :func:`process` is compiled without the age-aware kinds)."""
+def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged, split):
+    """Take node x out of memory (expiry or eviction) and free it (``aged``, ``split``: as for
+    :func:`process`)."""
     side = node[x, N_SIDE]
     k = node[x, N_KEY]
     gp, gn = node[x, N_GPREV], node[x, N_GNEXT]
-    if x == sc[SC_RTAIL]:
+    if split is not None and x == sc[SC_RTAIL]:
         sc[SC_RTAIL] = gp  # the R tuples come first: gp is an R tuple or none
     if gp >= 0:
         node[gp, N_GNEXT] = gn
@@ -540,7 +547,7 @@ def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg
         sc[SC_BAGN_0 + part] = last
     elif keyed(rank):
         if cp < 0:
-            _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t)
+            _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t, split)
     elif aged is not None and age_aware(rank):
         A.remove(node, hn, hprio, htree, sg, hsc, x, rank)
     free[sc[SC_FREETOP]] = x
@@ -549,22 +556,23 @@ def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg
 
 @njit(_nrt=False)
 def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_dep, t, hn, hprio, htree, sg,
-            hsc, aged):
+            hsc, aged, split):
     """Record a departure (seq, left, admitted) and remove the node."""
     if dep.shape[0] > 0:
         dep[n_dep, 0] = node[x, N_SEQ]
         dep[n_dep, 1] = left
         dep[n_dep, 2] = admitted
-    _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged)
+    _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged, split)
     return n_dep + 1
 
 
 @njit(_nrt=False)
-def next_expiry(node, sc):
+def next_expiry(node, sc, split):
     """The memory tuple whose range ends first (then the lower sequence number), -1 if none: the
-    head of the memory list, or of its R or S part when the sides live for different times."""
+    head of the memory list, or of its R or S part when the sides live for different times
+    (``split``: as for :func:`process`)."""
     x = sc[SC_GHEAD]
-    if x < 0 or not split_lives(sc):
+    if x < 0 or split is None:
         return x
     r_tail = sc[SC_RTAIL]
     if r_tail < 0:
@@ -579,32 +587,33 @@ def next_expiry(node, sc):
 
 
 @njit(_nrt=False)
-def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged):
+def _expire(node, cls, cnt, fsc, tree, bag, free, sc, limit, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged,
+            split):
     """Expire every memory tuple whose range ends at or before ``limit`` (the earliest end first)."""
     while True:
-        x = next_expiry(node, sc)
+        x = next_expiry(node, sc, split)
         if x < 0:
             break
-        end = last_partner(sc, node[x, N_SIDE], node[x, N_TIME])
+        end = life_end(sc, node[x, N_SIDE], node[x, N_TIME], split)
         if end > limit:
             break
         n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, end, 1, dep, n_dep, t, hn, hprio, htree, sg, hsc,
-                        aged)
+                        aged, split)
     return n_dep
 
 
 @njit(_nrt=False)
-def _count(node, cls, cnt, tree, fsc, sc, side, k, inc, t):
+def _count(node, cls, cnt, tree, fsc, sc, side, k, inc, t, split):
     """Online estimator: one more arrival of key k on ``side``; its weight moves the other
     side's class (side', k)."""
     cnt[side, k] += inc
     fsc[F_TOT_R + side] += inc
     if keyed(sc[SC_RANK]) and cls[1 - side, k, C_SIZE] > 0:
-        _leaf_update(node, cls, cnt, fsc, tree, sc, 1 - side, k, t)
+        _leaf_update(node, cls, cnt, fsc, tree, sc, 1 - side, k, t, split)
 
 
 @njit(_nrt=False)
-def _decay_increment(node, cls, cnt, tree, fsc, sc, t):
+def _decay_increment(node, cls, cnt, tree, fsc, sc, t, split):
     """Weight of an arrival at time t under exponential decay, kept as growing increments so
     that old counts need no update; rescaled (and trees rebuilt) before overflow."""
     logg = fsc[F_LOGG]
@@ -617,19 +626,19 @@ def _decay_increment(node, cls, cnt, tree, fsc, sc, t):
                 cnt[s, k] /= inc
             fsc[F_TOT_R + s] /= inc
         fsc[F_TREF] = t
-        _rebuild(node, cls, cnt, fsc, tree, sc, t)
+        _rebuild(node, cls, cnt, fsc, tree, sc, t, split)
         inc = 1.0
     return inc
 
 
 @njit(_nrt=False)
-def _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, u):
+def _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, u, split):
     """The memory node to drop next from partition ``part`` (a side, or 0 = all when variable)."""
     if sc[P_KIND] == RAND:
         n = sc[SC_BAGN_0 + part]
         i = min(np.int64(u * n), n - 1)
         return bag[part, i]
-    vs, vk = _min_candidate(cls, cnt, fsc, tree, sc, part, t)
+    vs, vk = _min_candidate(cls, cnt, fsc, tree, sc, part, t, split)
     return cls[vs, vk, C_HEAD]
 
 
@@ -646,13 +655,18 @@ def _over_budget(sc, part, extra):
 
 
 @njit(_nrt=False)
-def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, share, pairs, pos):
+def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left, dep, share, pairs, pos):
     """Run the join over a feed of arrivals sorted by time (whole batches only).
 
     ``aged``: True for the age-aware kinds (AGE, HAZARD), None for the others. Its type makes
     numba compile the loop twice, and the one for None without the age-aware work (numba prunes
     the branches on ``aged is not None`` before it types them): compiled together, the other kinds
     ran 6% slower on the flights and the Zipf point (the loop kept the age-aware arrays at hand).
+    ``split``: True when the two sides' tuples live for different times (a time range other than
+    the symmetric window: :func:`shedding.timerange.lives_apart`), None on the window, whose loop
+    numba compiles apart without the range's work: the memory list then holds the R tuples first
+    and the S tuples after (each part in arrival order, so in expiry order), and tuples may be too
+    young for their range. Compiled together, PROB on the window ran about 4% slower.
 
     ``hz``: the state of the age-aware kinds (:mod:`~shedding.online.aged`; tiny and unused
     for the others). ``side, time, key, group, seq``: the arrivals (key already mapped to class
@@ -679,10 +693,12 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
     online = sc[P_ONLINE]
     share_every = sc[P_SHARE_EVERY]
     want_pairs = pairs.shape[0] > 0
-    same_ok = sc[P_LO] <= 0 <= sc[P_HI]  # arrivals of one step pair up
+    same_ok = split is None or sc[P_LO] <= 0 <= sc[P_HI]  # arrivals of one step pair up
     # a memory tuple of side o meets an arrival at t iff its time <= t - young[o]: with young <= 1
     # all of memory does (the window); else the last steps' tuples wait for their range to begin
     young0, young1 = sc[P_LO], -sc[P_HI]
+    # an arrival that meets no later arrival is never stored (R when hi <= 0, S when lo >= 0)
+    lone0, lone1 = last_partner(sc, 0, 0) <= 0, last_partner(sc, 1, 0) <= 0
     n = time.shape[0]
     i, phase = pos[POS_I], pos[POS_PHASE]
     outputs, n_dep, n_share, n_pairs = pos[POS_OUT], pos[POS_DEP], pos[POS_SHARE], pos[POS_PAIRS]
@@ -693,7 +709,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
         if phase == 0:
             # (0) tuples whose window ended between batches
             n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t - 1, dep, n_dep, t, hn, hprio, htree, sg, hsc,
-                            aged)
+                            aged, split)
             # (1) join: memory of the other side, and the other side's arrivals in this batch
             for x in range(i, j):
                 s_, k = side[x], key[x]
@@ -718,7 +734,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                 m = cls[o, k, C_SIZE]
                 if t >= warmup:
                     young = young0 if o == 0 else young1
-                    if young > 1:  # the newest tuples of the class are too young to meet x
+                    if split is not None and young > 1:  # the newest tuples of the class are too young to meet x
                         y = cls[o, k, C_TAIL]
                         while y >= 0 and node[y, N_TIME] > t - young:
                             m -= 1
@@ -745,14 +761,14 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
             # the online estimator learns this batch before deciding what to keep
             if online:
                 tref = fsc[F_TREF]
-                inc = _decay_increment(node, cls, cnt, tree, fsc, sc, t)
+                inc = _decay_increment(node, cls, cnt, tree, fsc, sc, t, split)
                 if aged is not None and fsc[F_TREF] != tref:  # counts rescaled: so is beta's factor
                     for s_ in range(2):
                         hf[HF_FAC0 + s_] *= math.exp(fsc[F_LOGG] * (t - tref))
                     if sc[SC_RANK] == HAZARD:
                         key_bins(cnt, hf, hk)
                 for x in range(i, j):
-                    _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t)
+                    _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t, split)
             # the age-aware kinds: what the arrivals teach the sample and whom they match
             if aged is not None:
                 A.begin_step(sh, hk, hsc, edges, ex, vm, t, w)
@@ -760,7 +776,8 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                     A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, fall,
                               lens, side[x], key[x], t, sc[SC_LAST_T], w, sc[SC_RANK])
             # (2) expire what cannot meet a future arrival
-            n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged)
+            n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged,
+                            split)
             if aged is not None:
                 A.take_sample(cnt, sh, hk, hsc, hf, vm, edges, eg, th, memo, lens, side, key, group, i, j, t)
                 if A.refit_due(hsc):
@@ -786,12 +803,12 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
             HM.turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, t)
         ranked = rank != RAND and rank != SCHEDULE
         if keyed(rank):
-            _advance(cls, cnt, fsc, tree, stack, sc, 0, t)
-            _advance(cls, cnt, fsc, tree, stack, sc, 1, t)
+            _advance(cls, cnt, fsc, tree, stack, sc, 0, t, split)
+            _advance(cls, cnt, fsc, tree, stack, sc, 1, t, split)
         for x in range(i, j):
             s_ = side[x]
             part = 0 if variable else s_
-            loses = last_partner(sc, s_, t) <= t  # meets no later arrival: never stored
+            loses = lone0 if split is None or s_ == 0 else lone1
             v = -1  # the partition's minimum, when it is full
             if not loses and ranked and _over_budget(sc, part, 1):
                 if aged is not None and age_aware(rank):
@@ -800,7 +817,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                     loses = v < 0 or A.loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
                                              key[x], group[x], t, seq[x], rank)
                 else:
-                    v = _displaces(cls, cnt, fsc, tree, sc, part, s_, key[x], t, seq[x])
+                    v = _displaces(cls, cnt, fsc, tree, sc, part, s_, key[x], t, seq[x], split)
                     loses = v < 0
             if loses:
                 if dep.shape[0] > 0:
@@ -809,7 +826,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                     dep[n_dep, 2] = 0
                 n_dep += 1
                 continue
-            y = _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t)
+            y = _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t, split)
             if aged is not None and kind == HAZARD:  # also while it ranks as PROB: a later refit ranks by it
                 hn[y, HN_GROUP] = group[x]
             if aged is not None and age_aware(rank):
@@ -822,7 +839,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
             if v >= 0:  # the arrival ranks above v, the minimum before it came: v is still the minimum
                 adm = 1 if node[v, N_TIME] < t else 0
                 n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio, htree,
-                                sg, hsc, aged)
+                                sg, hsc, aged, split)
         if rank == SCHEDULE:
             y = sc[SC_GHEAD]
             while y >= 0:
@@ -830,7 +847,7 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
                 if sched_left[node[y, N_SEQ]] <= t:
                     adm = 1 if node[y, N_TIME] < t else 0
                     n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, y, t, adm, dep, n_dep, t, hn, hprio,
-                                    htree, sg, hsc, aged)
+                                    htree, sg, hsc, aged, split)
                 y = nxt
             for part in range(1 if variable else 2):
                 if _over_budget(sc, part, 0):
@@ -840,11 +857,11 @@ def process(aged, st, hz, side, time, key, group, seq, draws, sched_left, dep, s
             d = i
             for part in range(1 if variable else 2):
                 while _over_budget(sc, part, 0):
-                    v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[min(d, n - 1)])
+                    v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[min(d, n - 1)], split)
                     d += 1
                     adm = 1 if node[v, N_TIME] < t else 0
                     n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio,
-                                    htree, sg, hsc, aged)
+                                    htree, sg, hsc, aged, split)
         if share.shape[0] > 0 and sc[SC_STEP] % share_every == 0:
             share[n_share, 0] = t
             share[n_share, 1] = sc[SC_NMEM_R]
@@ -865,26 +882,26 @@ def _save(pos, i, phase, outputs, n_dep, n_share, n_pairs):
 
 
 @njit
-def refit_step(st, hz, t):
+def refit_step(split, st, hz, t):
     """:func:`process` paused for a refit of the age-aware kinds at time t (it allocates)."""
     node, cls, cnt, tree, sc, fsc = st.node, st.cls, st.cnt, st.tree, st.sc, st.fsc
     if A.refit(node, cnt, fsc, sc, hz, t, sc[P_KIND]):
-        _rebuild(node, cls, cnt, fsc, tree, sc, t)  # HAZARD ranks as PROB again
+        _rebuild(node, cls, cnt, fsc, tree, sc, t, split)  # HAZARD ranks as PROB again
 
 
 @njit
-def params_step(st, t):
+def params_step(split, st, t):
     """:func:`process` paused for SURV's and DUAL's parameters at time t (they allocate)."""
     node, cls, cnt, tree, sc, fsc = st.node, st.cls, st.cnt, st.tree, st.sc, st.fsc
-    _update_params(node, cls, cnt, fsc, tree, sc, t)
+    _update_params(node, cls, cnt, fsc, tree, sc, t, split)
 
 
 @njit
-def shrink(aged, st, hz, draws, dep):
+def shrink(aged, split, st, hz, draws, dep):
     """Evict down to the budgets, lowered between feeds, at the last processed time t: lowest
     priority first (RAND uniformly, its j-th eviction drawing ``draws[j]``; the age-aware kinds by
     their own victim), so memory holds what the admission at t would have kept under the new
-    budgets. ``aged``: as for :func:`process`."""
+    budgets. ``aged``, ``split``: as for :func:`process`."""
     node, cls, cnt, tree, bag, free = st.node, st.cls, st.cnt, st.tree, st.bag, st.free
     sc, fsc = st.sc, st.fsc
     hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
@@ -899,24 +916,24 @@ def shrink(aged, st, hz, draws, dep):
                 v = A.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t,
                              rank)
             else:
-                v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep])
+                v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep], split)
             adm = 1 if node[v, N_TIME] < t else 0
             n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio, htree,
-                                sg, hsc, aged)
+                                sg, hsc, aged, split)
     return n_dep
 
 
 @njit
-def flush(aged, st, hz, dep):
-    """End of stream: every tuple still in memory is kept until it expires. ``aged``: as for
-    :func:`process` (so that the other kinds' flush needs none of the age-aware code)."""
+def flush(aged, split, st, hz, dep):
+    """End of stream: every tuple still in memory is kept until it expires. ``aged``, ``split``: as
+    for :func:`process` (so that the other kinds' flush needs none of the age-aware code)."""
     node, cls, cnt, tree, bag, free = st.node, st.cls, st.cnt, st.tree, st.bag, st.free
     sc, fsc = st.sc, st.fsc
     hsc, hn, hprio, htree, sg = hz.hsc, hz.hn, hz.hprio, hz.htree, hz.sg
     n_dep = 0
     while sc[SC_GHEAD] >= 0:
-        x = next_expiry(node, sc)
-        end = last_partner(sc, node[x, N_SIDE], node[x, N_TIME])
+        x = next_expiry(node, sc, split)
+        end = life_end(sc, node[x, N_SIDE], node[x, N_TIME], split)
         n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, end, 1, dep, n_dep, sc[SC_LAST_T], hn, hprio,
-                        htree, sg, hsc, aged)
+                        htree, sg, hsc, aged, split)
     return n_dep

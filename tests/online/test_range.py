@@ -17,6 +17,7 @@ from shedding import JoinOperator, ShedError, Workload, exact_count, exact_pairs
 from shedding.model import Memory
 from shedding.exact import ExactMemory, exact_memory
 from shedding.online import POLICIES as REGISTRY
+from shedding.timerange import lives_apart
 from strategies import ranged
 
 POLICIES = [name for name, pol in REGISTRY.items() if not pol.replay]
@@ -48,6 +49,14 @@ def test_the_symmetric_window_is_the_range_minus_w_plus_one_to_w_minus_one():
     for policy in ("exact", "prob", "life", "rand", "hazard"):
         a, b = simulate(wl, policy, 2, pairs=True), simulate(ranged_wl, policy, 2, pairs=True)
         assert (a.outputs, a.arm, a.pairs.tolist()) == (b.outputs, b.arm, b.pairs.tolist())
+
+
+def test_only_a_range_whose_sides_live_apart_runs_the_ranges_loop():
+    """The window's loop is compiled without the range's work (``split`` of kernel.process)."""
+    assert not lives_apart(-2, 2) and lives_apart(0, 2) and lives_apart(-3, 1)
+    assert JoinOperator(3, 2, "prob")._split_flag is None
+    assert JoinOperator(3, 2, "prob", range=(-2, 2))._split_flag is None
+    assert JoinOperator(3, 2, "prob", range=(0, 2))._split_flag is True
 
 
 @settings(max_examples=150, deadline=None)
