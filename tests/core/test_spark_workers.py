@@ -97,6 +97,7 @@ def test_pyspark_python_naming_this_interpreter_becomes_the_launcher(tmp_path: P
     to this interpreter (as the streaming docs advise) gets the launcher; another interpreter, even
     one with the same binary in another folder (a venv's base), is kept."""
     launcher = str(tmp_path / "launcher")
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)  # so that the undo restores the variable even when unset
     for given in (None, sys.executable, os.path.join(os.path.dirname(sys.executable), ".", os.path.basename(sys.executable))):
         if given is None:
             monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
