@@ -27,26 +27,13 @@ import numpy as np
 
 from shedding.jit import njit
 from shedding.online.agedlayout import H_FCHOSE, H_FORGOT, H_GUARD, H_ITERS, H_NB, H_NG, HF_FGAIN, HF_FORGET
-from shedding.online.hazard import Q_STATS, Q_STATS_OCTAVE, THETA_PRIOR, bin_beta, em_cell
+from shedding.online.hazard import Q_STATS, Q_STATS_OCTAVE, THETA_PRIOR, bin_beta, em_cell, pool_groups
 
 #: the decayed fit is taken once its running prequential gain exceeds this many nats (a likelihood
 #: ratio of e^4), and left once the gain falls below 0
 MARGIN = 4.0
 #: the weight of the past gains at each new one
 _DECAY = 0.5
-
-
-@njit(_nrt=False)
-def _pooled(ev, ex, s, ng, nb, pev, pex):
-    """Side s's events and exposure summed over the payload groups, per (c, j, q)."""
-    pev[:] = 0.0
-    pex[:] = 0.0
-    for g in range(ng):
-        for c in range(2):
-            for j in range(nb):
-                for q in range(Q_STATS):
-                    pev[c, j, q] += ev[s, g, c, j, q]
-                    pex[c, j, q] += ex[s, g, c, j, q]
 
 
 @njit(_nrt=False)
@@ -119,13 +106,15 @@ def choose(hsc, hf, ev, ex, evd, exd, evl, exl, cf):
         betas[q] = bin_beta(q, Q_STATS_OCTAVE)
     pev = np.zeros((2, nb, Q_STATS))
     pex = np.zeros((2, nb, Q_STATS))
+    fev = np.zeros(Q_STATS)  # the flat counts pool_groups also sums; the candidates' fits do not use them
+    fex = np.zeros(Q_STATS)
     gain = 0.0
     for s in range(2):
         _fold(ev, ex, evd, exd, evl, exl, s, ng, nb, keep, pev, pex)
         gain += _score(pev, pex, betas, cf, 1, s, nb) - _score(pev, pex, betas, cf, 0, s, nb)
-        _pooled(ev, ex, s, ng, nb, pev, pex)
+        pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex)
         _fit(pev, pex, betas, cf, 0, s, nb, iters)
-        _pooled(evd, exd, s, ng, nb, pev, pex)
+        pool_groups(evd, exd, s, ng, nb, pev, pex, fev, fex)
         _fit(pev, pex, betas, cf, 1, s, nb, iters)
     hf[HF_FGAIN] = _DECAY * hf[HF_FGAIN] + gain
     if hsc[H_GUARD] == 0 or hf[HF_FGAIN] > MARGIN:

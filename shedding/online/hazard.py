@@ -294,6 +294,24 @@ def _deviance(evq, exq, betas, e1, th1, e0, th0):
     return 2.0 * d
 
 
+@njit(_nrt=False)
+def pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex):
+    """Side s's events and exposure summed over the payload groups: per (c, j, q) into ``pev``,
+    ``pex``, and per beta bin q alone into ``fev``, ``fex`` (the flat model's counts)."""
+    pev[:] = 0.0
+    pex[:] = 0.0
+    fev[:] = 0.0
+    fex[:] = 0.0
+    for g in range(ng):
+        for c in range(2):
+            for j in range(nb):
+                for q in range(Q_STATS):
+                    pev[c, j, q] += ev[s, g, c, j, q]
+                    pex[c, j, q] += ex[s, g, c, j, q]
+                    fev[q] += ev[s, g, c, j, q]
+                    fex[q] += ex[s, g, c, j, q]
+
+
 @njit
 def fit(hsc, hf, ev, ex, eg, th, ep):
     """Refit the model of both sides from the shadow's counts (see the module docstring): theta
@@ -310,18 +328,7 @@ def fit(hsc, hf, ev, ex, eg, th, ep):
     flat_ex = np.zeros(Q_STATS)
     for s in range(2):
         e1 = ep[s]
-        pooled_ev[:] = 0.0
-        pooled_ex[:] = 0.0
-        flat_ev[:] = 0.0
-        flat_ex[:] = 0.0
-        for g in range(ng):
-            for c in range(2):
-                for j in range(nb):
-                    for q in range(Q_STATS):
-                        pooled_ev[c, j, q] += ev[s, g, c, j, q]
-                        pooled_ex[c, j, q] += ex[s, g, c, j, q]
-                        flat_ev[q] += ev[s, g, c, j, q]
-                        flat_ex[q] += ex[s, g, c, j, q]
+        pool_groups(ev, ex, s, ng, nb, pooled_ev, pooled_ex, flat_ev, flat_ex)
         wsum = 0.0
         for q in range(Q_STATS):
             wsum += flat_ex[q] * betas[q]
