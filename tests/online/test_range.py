@@ -168,7 +168,9 @@ def test_memory_on_a_side_the_range_never_stores_is_refused(bounds, split, side)
     wl = Workload([0, 1, 0, 1], [0, 2, 3, 5], [1, 1, 1, 1], 10, 0, range=bounds)
     for make in (lambda: simulate(wl, "prob", 8, memory_split=split), lambda: solve_opt(wl, 8, split),
                  lambda: JoinOperator(10, 8, "prob", memory_split=split, range=bounds),
-                 lambda: JoinSpec(10, 8, memory_split=split, range=bounds)):
+                 lambda: JoinSpec(10, 8, memory_split=split, range=bounds),
+                 # a Memory built for the window, its split given, then run under the range
+                 lambda: simulate(wl, "prob", Memory.of(8, split))):
         with pytest.raises(ShedError, match=f"gives . tuples to {side}, which the range") as exc:
             make()
         assert exc.value.param == "memory_split"
