@@ -76,6 +76,15 @@ def join_range(axis: Any, text: str) -> tuple[int, int]:
     return check_range(tuple(axis.signed_steps(b, "range") for b in range_amounts("--range", text)))
 
 
+def join_extent(axis: Any, window: int | str, text: str | None) -> tuple[int, tuple[int, int] | None]:
+    """(w, bounds): the window in steps of ``axis``, or, given ``--range`` ``text``, its bounds
+    (:func:`join_range`) and the window they are run under (:func:`range_window`). The rule that
+    checks the flags before Spark starts and the job, once its sources name the time's type, both
+    take them from here."""
+    bounds = None if text is None else join_range(axis, text)
+    return (axis.steps(window, "window") if bounds is None else range_window(bounds)), bounds
+
+
 def range_window(bounds: tuple[int, int]) -> int:
     """The window a range is given under: the longest a tuple waits, plus one
     (:func:`~shedding.timerange.range_horizon`)."""

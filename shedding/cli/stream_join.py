@@ -12,7 +12,7 @@ import typer
 
 from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_split,
                                  named, parsed, spark_master, split_list, value_check)
-from shedding.cli.event_amounts import amount, check_timeout, range_amounts, check_range_text, join_range, range_window
+from shedding.cli.event_amounts import amount, check_timeout, check_range_text, join_extent, range_amounts
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, tuning_rules
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
 from shedding.cli.stream_output import print_summary, run_job, title
@@ -120,8 +120,7 @@ def check_time(v: Values) -> None:
         raise ShedError(f"{lengths[0]} {given[lengths[0]]} is a length of time, but zipf sources have integer "
                         "times; give it in time steps")
     axis = TimeAxis.of(TIMESTAMP if lengths else INTEGER, given.get("--time-step"))
-    bounds = None if v.range_ is None else join_range(axis, v.range_)
-    window = axis.steps(given["--window"], "window") if bounds is None else range_window(bounds)
+    window, bounds = join_extent(axis, v.window, v.range_)
     axis.steps(given["--allowed-lateness"], "allowed_lateness")
     split = None if v.memory_split is None else parse_split("--memory-split", v.memory_split)
     if v.memory is not None or not lengths or v.time_step is not None:  # else w depends on the column (dates)
@@ -384,8 +383,7 @@ def stream_join(
     _check_group(groups, src_r, src_s)
     step: int | str | None = time_step  # the amounts as their callbacks parsed them (amount)
     axis = TimeAxis.of(kind_named(next(t for c, t in src_r.types.items() if c.strip().lower() == "time"), step), step)
-    bounds = None if range_ is None else join_range(axis, range_)
-    w = axis.steps(window, "window") if bounds is None else range_window(bounds)
+    w, bounds = join_extent(axis, window, range_)
     lateness = axis.steps(allowed_lateness, "allowed_lateness")
     split = None if memory_split is None else parse_split("--memory-split", memory_split)
     m = w if memory is None else memory
