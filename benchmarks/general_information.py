@@ -15,9 +15,16 @@ split M_R = M // 2, M_S = M - M // 2; ties drop the older tuple first). What var
 - ``last``: ``count`` and the age bucket of the last partner;
 - ``retry``: ``count`` and the tuple's own side's earlier arrivals of its key, 0, 1 or 2+ (a
   request's retry number);
+- ``count+group``, ``last+group`` (auctions): ``count`` or ``last`` and the auction's duration
+  octave, floor(log2 L), as a payload known when it opens (a NEXMark auction carries its expiry);
+  beside them HAZARD itself told the same octave as its payload group (``hazard+duration``);
 - ``oracle``: the generator's true parameters, an upper reference: an auction's duration and number
   of bids (the index follows exactly from them and the bids met), a request's latency law and its
-  retry number.
+  retry number; ``oracle-duration``: an auction's duration alone (its bids still to come are their
+  mean given those met, under the generator's law of the number of bids).
+
+On the requests the script also gives ``bound`` (:func:`request_bound`): an upper bound on the
+expected output of *every* online policy, index or not, from the generator's law.
 
 The learned states estimate, per side, state z at the start of age bucket j, the mean partners in
 each later bucket b, straight from a *shadow sample* as HAZARD's (every k-th arrival followed through
@@ -41,33 +48,39 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 from bench_general import auctions, measure, requests
 
 from shedding.atomic import write_text
 from shedding.model import Workload
 from shedding.online.hazard import age_buckets
+from shedding.run import run_policy
 
 #: pseudo-tuples of a state's shrinkage towards its coarser state
 KAPPA = 10.0
 #: open shadow entries per side (HAZARD's default ``shadow``)
 SHADOW = 256
 #: the states the learned index may use, each with its coarser parent
-PARENT = {"all": None, "hazard": "all", "count": "hazard", "last": "count", "retry": "count"}
+PARENT = {"all": None, "hazard": "all", "count": "hazard", "last": "count", "retry": "count",
+          "count+group": "count", "last+group": "last"}
 KNOWN_SEED = 100  # the separate seed (added to the run's) the ``known`` rates are fitted on
 
 
 @dataclass
 class Tuples:
     """What the join has told about every tuple so far: partners met, the age of the last one, and
-    its own side's earlier arrivals of its key (filled at arrival)."""
+    its own side's earlier arrivals of its key (filled at arrival), and a payload group known at
+    arrival (0 for none)."""
 
     met: np.ndarray
     last: np.ndarray
     own: np.ndarray
+    group: np.ndarray
 
     @classmethod
-    def of(cls, n: int) -> "Tuples":
-        return cls(np.zeros(n, np.int64), np.full(n, -1, np.int64), np.zeros(n, np.int64))
+    def of(cls, n: int, group: np.ndarray | None = None) -> "Tuples":
+        return cls(np.zeros(n, np.int64), np.full(n, -1, np.int64), np.zeros(n, np.int64),
+                   np.zeros(n, np.int64) if group is None else np.asarray(group, np.int64))
 
 
 @dataclass
@@ -76,12 +89,13 @@ class Result:
     pairs: list[tuple[int, int]]
 
 
-def run_index(wl: Workload, memory: int, ranker: "Ranker") -> Result:
-    """The window join of ``wl`` with ``memory`` slots (fixed split), shedding by ``ranker``."""
+def run_index(wl: Workload, memory: int, ranker: "Ranker", group: np.ndarray | None = None) -> Result:
+    """The window join of ``wl`` with ``memory`` slots (fixed split), shedding by ``ranker``
+    (``group``: each tuple's payload group, known at its arrival)."""
     w, warm = wl.window, wl.warmup
     cap = (memory // 2, memory - memory // 2)
     side, time, key = wl.side, wl.time, wl.key
-    info = Tuples.of(len(wl))
+    info = Tuples.of(len(wl), group)
     held: list[dict[int, None]] = [{}, {}]
     by_key: list[dict[int, set[int]]] = [defaultdict(set), defaultdict(set)]
     seen: list[dict[int, int]] = [defaultdict(int), defaultdict(int)]
@@ -163,9 +177,11 @@ class Ranker:
         raise NotImplementedError
 
 
-def state_of(state: str, met: int, last: int, own: int, edges: np.ndarray) -> int:
+def state_of(state: str, met: int, last: int, own: int, group: int, edges: np.ndarray, ng: int) -> int:
     """The state id of a tuple with ``met`` partners (the last at age ``last``), ``own`` earlier
-    arrivals of its key on its side."""
+    arrivals of its key on its side, in payload group ``group`` of ``ng``."""
+    if state.endswith("+group"):
+        return state_of(state[:-6], met, last, own, 0, edges, 1) * ng + group
     if state == "all":
         return 0
     if state == "hazard":
@@ -177,7 +193,9 @@ def state_of(state: str, met: int, last: int, own: int, edges: np.ndarray) -> in
     return min(met, 3) * 3 + min(own, 2)  # retry
 
 
-def states(state: str, nb: int) -> int:
+def states(state: str, nb: int, ng: int) -> int:
+    if state.endswith("+group"):
+        return states(state[:-6], nb, 1) * ng
     return {"all": 1, "hazard": 2, "count": 4, "last": 4 * nb, "retry": 12}[state]
 
 
@@ -202,15 +220,17 @@ class Shadow:
 
     edges: np.ndarray
     levels: list[str]
+    ng: int
     ev: list[list[np.ndarray]] = field(default_factory=list)
     n: list[list[np.ndarray]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         nb = len(self.edges) - 1
-        self.ev = [[np.zeros((states(lv, nb), nb, nb)) for lv in self.levels] for _ in range(2)]
-        self.n = [[np.zeros((states(lv, nb), nb, nb)) for lv in self.levels] for _ in range(2)]
+        self.ev = [[np.zeros((states(lv, nb, self.ng), nb, nb)) for lv in self.levels] for _ in range(2)]
+        self.n = [[np.zeros((states(lv, nb, self.ng), nb, nb)) for lv in self.levels] for _ in range(2)]
 
-    def add(self, s: int, ages: list[int], own: int, seen: int, ev: list | None = None, n: list | None = None) -> None:
+    def add(self, s: int, ages: list[int], own: int, group: int, seen: int, ev: list | None = None,
+            n: list | None = None) -> None:
         """One entry of side s, observed through age ``seen``, its partners at ``ages``."""
         ev = self.ev[s] if ev is None else ev
         n = self.n[s] if n is None else n
@@ -223,7 +243,7 @@ class Shadow:
             met = int(cum[j])
             last = int(p[met - 1]) if met else -1
             for i, lv in enumerate(self.levels):
-                z = state_of(lv, met, last, own, edges)
+                z = state_of(lv, met, last, own, group, edges, self.ng)
                 ev[i][z, j, j:full] += seg[j:full]
                 n[i][z, j, j:full] += 1
 
@@ -238,7 +258,7 @@ class Shadow:
             if mean is None:
                 mean = np.where(n > 0, ev / np.maximum(n, 1), 0.0)
             else:
-                parent = np.array([mean[self.coarser(lv, z, nb)] for z in range(states(lv, nb))])
+                parent = np.array([mean[self.coarser(lv, z, nb)] for z in range(states(lv, nb, self.ng))])
                 mean = (ev + KAPPA * parent) / (n + KAPPA)
         assert mean is not None
         steps = np.diff(edges).astype(float)
@@ -250,6 +270,8 @@ class Shadow:
 
     def coarser(self, lv: str, z: int, nb: int) -> int:
         """The parent level's state of state z of level ``lv``."""
+        if lv.endswith("+group"):
+            return z // self.ng
         if lv == "hazard":
             return 0
         if lv == "count":
@@ -262,19 +284,20 @@ class Shadow:
 class Learned(Ranker):
     """The index of a learned state: online from the shadow sample, or fixed (``tables``)."""
 
-    def __init__(self, state: str, tables: list[np.ndarray] | None = None) -> None:
-        self.state, self.tables, self.learn = state, tables, tables is None
+    def __init__(self, state: str, tables: list[np.ndarray] | None = None, ng: int = 1) -> None:
+        self.state, self.tables, self.learn, self.ng = state, tables, tables is None, ng
 
     def start(self, wl: Workload, info: Tuples) -> None:
         super().start(wl, info)
         self.edges = age_buckets(wl.window)
-        self.shadow = Shadow(self.edges, chain(self.state))
+        assert int(info.group.max(initial=0)) < self.ng, "more payload groups than ng"
+        self.shadow = Shadow(self.edges, chain(self.state), self.ng)
         self.open: list[dict[int, list[int]]] = [{}, {}]  # entry (tuple index) -> partner ages
         self.by_key: list[dict[int, list[int]]] = [defaultdict(list), defaultdict(list)]
         self.count, self.first = [0, 0], -1
         self.next_fit = 50
         if self.tables is None:
-            self.tables = [np.zeros((states(self.state, len(self.edges) - 1), len(self.edges) - 1))] * 2
+            self.tables = [np.zeros((states(self.state, len(self.edges) - 1, self.ng), len(self.edges) - 1))] * 2
 
     def every(self, s: int, t: int) -> int:
         rate = self.count[s] / max(t - self.first + 1, 1)
@@ -299,7 +322,7 @@ class Learned(Ranker):
                     self.open[1 - s][e].append(t - int(wl.time[e]))
         for s in (0, 1):
             for e in [e for e in self.open[s] if t - wl.time[e] >= w - 1]:
-                self.shadow.add(s, self.open[s].pop(e), int(self.info.own[e]), w - 1)
+                self.shadow.add(s, self.open[s].pop(e), int(self.info.own[e]), int(self.info.group[e]), w - 1)
                 self.by_key[s][int(wl.key[e])].remove(e)
 
     def step(self, t: int) -> None:
@@ -313,7 +336,8 @@ class Learned(Ranker):
         for s in (0, 1):
             extra = ([np.zeros_like(a) for a in self.shadow.ev[s]], [np.zeros_like(a) for a in self.shadow.n[s]])
             for e, ages in self.open[s].items():
-                self.shadow.add(s, ages, int(self.info.own[e]), t - int(self.wl.time[e]), extra[0], extra[1])
+                self.shadow.add(s, ages, int(self.info.own[e]), int(self.info.group[e]), t - int(self.wl.time[e]),
+                                extra[0], extra[1])
             tables.append(self.shadow.index(s, extra))
         self.tables = tables
 
@@ -322,16 +346,19 @@ class Learned(Ranker):
         assert self.tables is not None
         out = np.empty(len(idx))
         for i, x in enumerate(idx):
-            z = state_of(self.state, int(info.met[x]), int(info.last[x]), int(info.own[x]), edges)
+            z = state_of(self.state, int(info.met[x]), int(info.last[x]), int(info.own[x]), int(info.group[x]), edges,
+                         self.ng)
             out[i] = self.tables[int(wl.side[x])][z, bucket(edges, t - int(wl.time[x]))]
         return out
 
 
-def known_tables(make: Callable[..., Workload], seed: int, state: str) -> list[np.ndarray]:
-    """The index tables fitted on every tuple of another seed of the generator (no join run)."""
+def known_tables(make: Callable[..., Workload], seed: int, state: str,
+                 group_of: Callable[[Workload, int], np.ndarray] | None = None) -> list[np.ndarray]:
+    """The index tables fitted on every tuple of another seed of the generator (no join run);
+    ``group_of(wl, seed)`` gives its tuples' payload groups."""
     wl = make(seed=seed)
-    ranker = Learned(state)
-    info = Tuples.of(len(wl))
+    ranker = Learned(state, ng=DURATIONS if group_of is not None else 1)
+    info = Tuples.of(len(wl), None if group_of is None else group_of(wl, seed))
     ranker.start(wl, info)
     sh = ranker.shadow
     partners: dict[int, list[int]] = defaultdict(list)
@@ -352,7 +379,7 @@ def known_tables(make: Callable[..., Workload], seed: int, state: str) -> list[n
                 if lo <= d <= hi and d <= 0:
                     partners[y].append(-d)
     for x in range(len(wl)):
-        sh.add(int(wl.side[x]), partners.get(x, []), int(info.own[x]), wl.window - 1)
+        sh.add(int(wl.side[x]), partners.get(x, []), int(info.own[x]), int(info.group[x]), wl.window - 1)
     return [sh.index(0), sh.index(1)]
 
 
@@ -429,11 +456,14 @@ class RequestOracle(Ranker):
         p = answer * np.diff(np.r_[0.0, cdf])  # p[l - 1] = P(lag = l): 1 + floor(LN) = l
         fail = 1.0 - p.sum()
         self.table = np.zeros((retries + 1, window))
+        self.laws = np.zeros((retries + 1, window))  # P_i(x), ages 0 .. w - 1
+        self.born = fail ** np.arange(retries + 1)  # the chance that copy i is sent
+        self.timeout = timeout
         for i in range(retries + 1):
             law = np.zeros(window + (retries + 1) * timeout + 1)
             for d in range(retries - i + 1):
                 law[d * timeout + 1:d * timeout + 1 + timeout] += fail ** d * p
-            law = law[:window]  # ages 0 .. w - 1
+            law = self.laws[i] = law[:window]
             for a in range(window):
                 alive = 1.0 - law[:a + 1].sum()
                 self.table[i, a] = best_rate(law[a + 1:] / alive) if alive > 1e-12 else 0.0
@@ -447,8 +477,55 @@ class RequestOracle(Ranker):
         return out
 
 
+def request_bound(wl: Workload, memory: int, law: RequestOracle) -> float:
+    """An upper bound on the expected output of every online policy on a requests workload with
+    the generator's law: the memory constraint relaxed to its sum over the steps (M_R slots at each
+    of the run's steps), Lagrange multiplier mu. A request's copies are told nothing about their
+    response but their own age and whether it came, so each copy's best use of memory at price mu
+    is a hold to some age N while unmatched: it earns its partners at ages <= N counted (at times
+    >= warmup) less mu times its expected steps in memory; copy i is sent with probability f^i, at
+    i timeouts after the original. Bound = min over mu of the sum of those best values over the
+    original requests, plus mu M_R T (T the steps the run spans). Responses never have later
+    partners, and no pair forms within a batch, so nothing else counts."""
+    w, warm = wl.window, wl.warmup
+    r = wl.side == 0
+    seen: set[int] = set()
+    sent = []
+    for t, k in zip(wl.time[r].tolist(), wl.key[r].tolist()):
+        if k not in seen:
+            seen.add(k)
+            sent.append(t)
+    sent_at = np.array(sent)
+    span = int(wl.time.max() - wl.time.min() + 1)
+    mus = np.r_[0.0, np.geomspace(1e-5, 1.0, 400)]
+    total = mus * (memory // 2) * span
+    ages = np.arange(w)
+    for i in range(len(law.laws)):
+        p = law.laws[i]
+        held = np.cumsum(1.0 - np.cumsum(p))[:-1]  # steps held (unmatched after ages 0..N-1), N = 1..w-1
+        cut, counts = np.unique(np.clip(warm - (sent_at + i * law.timeout), 0, w), return_counts=True)
+        for c, n in zip(cut, counts):
+            catch = np.cumsum(np.where(ages >= c, p, 0.0))[1:]  # partners at ages 1..N, counted
+            value = catch[None, :] - mus[:, None] * held[None, :]
+            total += n * law.born[i] * np.maximum(value.max(axis=1), 0.0)
+    return float(total.min())
+
+
+#: an auction's duration as a payload group: its octave, floor(log2 L), the last open-ended
+DURATIONS = 12
+
+
+def duration_octave(wl: Workload, seed: int) -> np.ndarray:
+    """Each tuple's auction's duration octave (a bid gets its auction's): the expiry a NEXMark
+    auction carries when it opens, as a payload group."""
+    length = AuctionOracle(seed).length
+    return np.minimum(np.log2(length[wl.key]).astype(np.int64), DURATIONS - 1)
+
+
 GENERATORS: dict[str, Callable[..., Workload]] = {"auctions": auctions, "requests": requests}
 LEARNED = ("hazard", "count", "last", "retry")
+#: the learned states that also know the auction's duration octave (auctions only)
+GROUPED = ("count+group", "last+group")
 
 
 def oracles(name: str, seed: int, wl: Workload) -> dict[str, Ranker]:
@@ -464,12 +541,25 @@ def gap(value: int, row: dict) -> float | None:
     return round((value - base) / (row["opt"] - base), 3) if row["opt"] > base else None
 
 
+def summary(rows: list[dict]) -> None:
+    """Per workload and memory, the share of the gap each policy closed (seeds in order)."""
+    labels = list(dict.fromkeys(k[:-4] for r in rows for k in r if k.endswith("_gap")))
+    groups: dict[tuple[str, int], list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[(r["workload"].split("(")[0], r["memory"])].append(r)
+    print("share of the gap between max(PROB, RAND) and OPT closed, seeds in order")
+    for (name, memory), rs in groups.items():
+        cells = [f"{lb} " + "/".join(f"{100 * r[lb + '_gap']:.1f}" if r.get(lb + "_gap") is not None else "-"
+                                     for r in rs) for lb in labels if any(lb + "_gap" in r for r in rs)]
+        print(f"{name} M={memory}: " + "; ".join(cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1, 2])
     parser.add_argument("--memory", type=lambda s: [int(x) for x in s.split(",")], default=[50, 100])
     parser.add_argument("--generators", type=lambda s: s.split(","), default=list(GENERATORS))
-    parser.add_argument("--states", type=lambda s: s.split(","), default=[*LEARNED, "oracle"])
+    parser.add_argument("--states", type=lambda s: s.split(","), default=[*LEARNED, *GROUPED, "oracle"])
     parser.add_argument("--base", help="bench_general.py's JSON lines for these seeds (else measured here)")
     parser.add_argument("--out", help="also write the rows here (JSON lines)")
     args = parser.parse_args()
@@ -480,21 +570,37 @@ def main() -> None:
     rows = []
     for name in args.generators:
         make = GENERATORS[name]
-        known = {st: known_tables(make, KNOWN_SEED, st) for st in args.states if st in LEARNED}
+        grouped = name == "auctions"  # the requests carry no payload
+        chosen = [st for st in args.states if grouped or st not in GROUPED]
+        known = {st: known_tables(make, KNOWN_SEED, st, duration_octave if st in GROUPED else None)
+                 for st in chosen if st != "oracle"}
         for seed in args.seeds:
             wl = make(seed=seed)
+            group = duration_octave(wl, seed) if grouped else None
             for memory in args.memory:
                 row = dict(bases.get((wl.name, memory)) or measure(wl, memory))
                 row["hazard_gap"] = gap(row["hazard"], row)
-                for st in args.states:
+                if grouped:  # HAZARD itself, told the duration octave as its payload group
+                    assert group is not None
+                    told = Workload(wl.side, wl.time, wl.key, wl.window, wl.warmup, wl.name,
+                                    {"payload": pd.DataFrame({"duration": group})})
+                    row["hazard+duration"] = int(run_policy(told, "hazard", memory, estimator="online",
+                                                            group="duration").outputs)
+                    row["hazard+duration_gap"] = gap(row["hazard+duration"], row)
+                else:
+                    row["bound"] = round(request_bound(wl, memory, RequestOracle(wl.window)))
+                    row["bound_gap"] = gap(row["bound"], row)
+                for st in chosen:
+                    ng = DURATIONS if st in GROUPED else 1
                     runs = oracles(name, seed, wl) if st == "oracle" else \
-                        {f"{st}/online": Learned(st), f"{st}/known": Learned(st, known[st])}
+                        {f"{st}/online": Learned(st, ng=ng), f"{st}/known": Learned(st, known[st], ng=ng)}
                     for label, ranker in runs.items():
-                        out = run_index(wl, memory, ranker).outputs
+                        out = run_index(wl, memory, ranker, group if st in GROUPED else None).outputs
                         row[label] = out
                         row[f"{label}_gap"] = gap(out, row)
                 print(json.dumps(row), flush=True)
                 rows.append(row)
+    summary(rows)
     if args.out:
         write_text(args.out, "".join(json.dumps(r) + "\n" for r in rows))
 

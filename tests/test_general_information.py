@@ -29,11 +29,17 @@ def _requests(seed: int) -> Workload:
     return requests(steps=300, window=40, latency=2.0, timeout=20, seed=seed)
 
 
+def _durations(wl: Workload, seed: int) -> np.ndarray:
+    length = gi.AuctionOracle(seed, steps=300).length
+    return np.minimum(np.log2(length[wl.key]).astype(np.int64), gi.DURATIONS - 1)
+
+
 def _rankers(name: str, seed: int) -> dict[str, gi.Ranker]:
     make = _auctions if name == "auctions" else _requests
     rankers: dict[str, gi.Ranker] = {f"{st}/online": gi.Learned(st) for st in gi.LEARNED}
     rankers["last/known"] = gi.Learned("last", gi.known_tables(make, seed + 1, "last"))
     if name == "auctions":
+        rankers.update({f"{st}/online": gi.Learned(st, ng=gi.DURATIONS) for st in gi.GROUPED})
         rankers["oracle"] = gi.AuctionOracle(seed, steps=300)
         rankers["oracle-duration"] = gi.AuctionOracle(seed, steps=300, knows_bids=False)
     else:
@@ -51,7 +57,8 @@ def test_a_subset_of_exact_never_above_opt_exact_with_all_memory(name: str, seed
     for memory in (4, 12, everything):
         opt = solve_opt(wl, memory, allocation="fixed").outputs
         for label, ranker in _rankers(name, seed).items():
-            got = gi.run_index(wl, memory, ranker)
+            group = _durations(wl, seed) if label.startswith(gi.GROUPED) else None
+            got = gi.run_index(wl, memory, ranker, group)
             assert len(set(got.pairs)) == len(got.pairs) == got.outputs, label
             assert set(got.pairs) <= exact, label
             assert got.outputs <= opt, (label, memory, got.outputs, opt)
