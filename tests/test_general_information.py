@@ -88,3 +88,20 @@ def test_the_request_oracle_law_is_a_distribution() -> None:
     # the last copy has no retry after it: past its timeout nothing can come
     assert (oracle.table[2, 150:] == 0).all()
     assert (oracle.table[0, 150:300] > 0).all()
+
+
+def test_the_request_bound_is_above_every_online_policy_on_average_and_near_exact_with_all_memory() -> None:
+    """The bound is on the expected output: over ten seeds, the law's oracle index and the learned
+    states stay below its mean; with memory for everything it is about EXACT's mean."""
+    law = gi.RequestOracle(40, latency=2.0, timeout=20)
+    seeds = range(10)
+    wls = [_requests(seed) for seed in seeds]
+    for memory in (4, 8):
+        bound = np.mean([gi.request_bound(wl, memory, law) for wl in wls])
+        for ranker in (lambda: gi.RequestOracle(40, latency=2.0, timeout=20), lambda: gi.Learned("retry")):
+            got = np.mean([gi.run_index(wl, memory, ranker()).outputs for wl in wls])
+            assert got <= bound, (memory, got, bound)
+    everything = np.mean([gi.request_bound(wl, 10_000, law) for wl in wls])
+    exact = np.mean([exact_count(wl) for wl in wls])
+    assert abs(everything - exact) <= 0.05 * exact, (everything, exact)
+    assert gi.request_bound(wls[0], 4, law) <= gi.request_bound(wls[0], 8, law) <= gi.request_bound(wls[0], 10_000, law)
