@@ -9,8 +9,9 @@ docs/semantics.md (Das, Gehrke, Riedewald 2003, §2.1: join, expire, admit and e
 split M_R = M // 2, M_S = M - M // 2; ties drop the older tuple first). What varies is the tuple's
 *state*, the information the index may use:
 
-- ``hazard``: matched yet, c in {0, 1}, and the age bucket (HAZARD's state on these streams, whose
-  key is unique per R tuple, so HAZARD's key-rate bin carries nothing);
+- ``hazard``: matched yet, c in {0, 1}, and the age bucket (HAZARD's statistics' state on these
+  streams, whose key is unique per R tuple: the key-rate bin fixed at arrival is always 0; HAZARD's
+  priority still takes the key's current rate, the partners seen so far, with theta at 1);
 - ``count``: the partners met so far, 0, 1, 2 or 3+, and the age bucket;
 - ``last``: ``count`` and the age bucket of the last partner;
 - ``retry``: ``count`` and the tuple's own side's earlier arrivals of its key, 0, 1 or 2+ (a
@@ -63,7 +64,7 @@ SHADOW = 256
 #: the states the learned index may use, each with its coarser parent
 PARENT = {"all": None, "hazard": "all", "count": "hazard", "last": "count", "retry": "count",
           "count+group": "count", "last+group": "last"}
-KNOWN_SEED = 100  # the separate seed (added to the run's) the ``known`` rates are fitted on
+KNOWN_SEED = 100  # the separate seed the ``known`` rates are fitted on
 
 
 @dataclass
