@@ -24,8 +24,9 @@ from shedding.online.tuning import HazardTuning
 
 class AgedArrays(NamedTuple):
     """The arrays of the age-aware kinds, as the compiled join takes them, by name. C: node
-    capacity, D: keys, G: payload groups, B: age buckets (:mod:`~shedding.online.agedlayout`
-    defines the columns)."""
+    capacity, D: keys, G: payload groups, B: age buckets, A: candidate groupings (1 unless
+    ``group="auto"``: events and exposure hold a block of G groups per candidate;
+    :mod:`~shedding.online.agedlayout` defines the columns)."""
 
     hsc: np.ndarray  #: int64 [H_FIELDS]: the learner's and the memory's counters (``H_*``)
     hf: np.ndarray  #: float64 [HF_FIELDS]: its float parameters (``HF_*``)
@@ -36,8 +37,8 @@ class AgedArrays(NamedTuple):
     sg: np.ndarray  #: int64 [2, S, 2]: per side AGE's segments or HAZARD's wheel slots (head, tail)
     segedge: np.ndarray  #: int64 [2, 3]: AGE's segment edges (ages) per side
     sh: np.ndarray  #: int64 [2, shadow, SH_FIELDS]: the shadow sample (``SH_*``)
-    ev: np.ndarray  #: int64 [2, G, 2, B, Q]: events per side, group, matched, bucket, beta bin
-    ex: np.ndarray  #: int64 [2, G, 2, B, Q]: exposure in the same cells
+    ev: np.ndarray  #: int64 [2, A * G, 2, B, Q]: events per side, group, matched, bucket, beta bin
+    ex: np.ndarray  #: int64 [2, A * G, 2, B, Q]: exposure in the same cells
     eg: np.ndarray  #: float64 [2, G, 2, B]: the fitted age curve e
     th: np.ndarray  #: float64 [2, 2, B]: the fitted key factor theta
     ep: np.ndarray  #: float64 [2, 2, B]: the pooled curve the groups shrink towards
@@ -48,9 +49,10 @@ class AgedArrays(NamedTuple):
     vm: np.ndarray  #: int64 [2, 2, V]: HAZARD's guard's virtual memories (:mod:`~shedding.online.guard`)
     evd: np.ndarray  #: float64 [2, G, 2, B, Q]: the decayed events (:mod:`~shedding.online.forgetting`)
     exd: np.ndarray  #: float64 [2, G, 2, B, Q]: the decayed exposure
-    evl: np.ndarray  #: int64 [2, G, 2, B, Q]: the events at the last refit
-    exl: np.ndarray  #: int64 [2, G, 2, B, Q]: the exposure at the last refit
+    evl: np.ndarray  #: int64 [2, A * G, 2, B, Q]: the events at the last refit (forgetting, auto)
+    exl: np.ndarray  #: int64 [2, A * G, 2, B, Q]: the exposure at the last refit
     cf: np.ndarray  #: float64 [2, 2, 2, 2, B]: per candidate (all, decayed) its pooled e and theta per side, c, j
+    ac: np.ndarray  #: float64 [2, A * G, 2, B]: each candidate grouping's curves (:mod:`~shedding.online.autogroup`)
 
 
 #: a field's position in :class:`AgedArrays` (and in ``AgedState.arrays``)
@@ -59,6 +61,14 @@ _INDEX = {name: i for i, name in enumerate(AgedArrays._fields)}
 
 def _pow2(n: int) -> int:
     return 1 << max(0, (max(n, 1) - 1).bit_length())
+
+
+def _blocks(grown: np.ndarray, was: np.ndarray, ncand: int) -> None:
+    """Copy each candidate's block of groups (axis 1) of ``was`` to the start of its larger block
+    in ``grown``."""
+    old, ng = was.shape[1] // ncand, grown.shape[1] // ncand
+    for a in range(ncand):
+        grown[:, a * ng:a * ng + old] = was[:, a * old:(a + 1) * old]
 
 
 class AgedState:
@@ -79,7 +89,7 @@ class AgedState:
         shadow = tuning.shadow if self.active else 1
         hsc = np.zeros(L.H_FIELDS, dtype=np.int64)
         hf = np.zeros(L.HF_FIELDS)
-        hsc[L.H_NB], hsc[L.H_NG], hsc[L.H_T0], hsc[L.H_NEXT_REFIT] = nb, 1, -1, 1
+        hsc[L.H_NB], hsc[L.H_NG], hsc[L.H_T0], hsc[L.H_NEXT_REFIT], hsc[L.H_NCAND] = nb, 1, -1, 1, 1
         hsc[L.H_SAMPLE0] = hsc[L.H_SAMPLE0 + 1] = 1
         hsc[L.H_TEST], hsc[L.H_EVERY], hsc[L.H_FIRST], hsc[L.H_ITERS] = (int(tuning.test), tuning.refit_every,
                                                                          tuning.refit_first, tuning.iters)
@@ -99,7 +109,7 @@ class AgedState:
                        np.full((2, HM.wheel_slots(window) if kind == HAZARD else segs, 2), -1, np.int64), segedge,
                        np.zeros((2, shadow, L.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens,
                        np.full((2, 2, GD.SLOTS + 1 if kind == HAZARD else 1), -1, np.int64),
-                       *self._decayed(nb, 1)]
+                       *self._decayed(nb, 1), np.zeros((2, 1, 2, 1))]
         self._capacity = 0
         self._n_keys = 0
         self._plan: tuple[np.ndarray, np.ndarray] | None = None  # AGE's known curve: its knots and cumulative sums
@@ -122,12 +132,14 @@ class AgedState:
                    self.window)
         A.rebuild(node, cnt, sc, self.state(), t, AGE)
 
-    def _stats(self, nb: int, ng: int) -> list[np.ndarray]:
-        """Fresh statistics and model for ``ng`` groups: ev, ex, eg, th, ep, memo, fall."""
+    def _stats(self, nb: int, ng: int, ncand: int = 1) -> list[np.ndarray]:
+        """Fresh statistics and model for ``ng`` groups (events and exposure for ``ncand``
+        candidate groupings): ev, ex, eg, th, ep, memo, fall."""
         shape = (2, ng, 2, nb) if self.active else (2, 1, 2, 1)
         q = (Z.Q_STATS,) if self.active else (1,)
         prio = shape + ((Z.Q_PRIO,) if self.active else (1,))
-        return [np.zeros(shape + q, np.int64), np.zeros(shape + q, np.int64), np.zeros(shape),
+        counts = (2, ncand * shape[1]) + shape[2:] + q
+        return [np.zeros(counts, np.int64), np.zeros(counts, np.int64), np.zeros(shape),
                 np.ones((2, 2, shape[3])), np.zeros((2, 2, shape[3])), np.full(prio, np.nan),
                 np.full(prio, -1, np.int64)]
 
@@ -182,17 +194,24 @@ class AgedState:
 
     def group_ids(self, group: np.ndarray | None, n: int) -> np.ndarray:
         """Dense ids of a feed's payload groups (HAZARD with groups), zeros otherwise; the first
-        feed decides whether the operator ranks by group."""
+        feed decides whether the operator ranks by group, and by how many candidate groupings (a
+        2-D ``group``, one column of dense ids per candidate: HAZARD picks among them and no group,
+        :mod:`~shedding.online.autogroup`)."""
         if self.kind != HAZARD:
             return np.zeros(n, np.int64)
+        auto = group is not None and np.ndim(group) == 2
         if self.grouped is None:
             self.grouped = group is not None
             self.hsc[L.H_GROUPS] = int(self.grouped)
-        if (group is not None) != self.grouped:
-            raise ShedError("the operator's first feed decided whether it ranks by payload group; give group with "
-                            "every feed or with none")
+            if auto:
+                self._set_candidates(1 + np.shape(group)[1])
+        if (group is not None) != self.grouped or auto != (self.hsc[L.H_NCAND] > 1):
+            raise ShedError("the operator's first feed decided whether it ranks by payload group (and by one or by "
+                            "candidate groupings); give group alike with every feed or with none")
         if group is None:
             return np.zeros(n, np.int64)
+        if auto:
+            return self._packed(np.asarray(group), n)
         raw = np.ascontiguousarray(group, dtype=np.int64)
         if len(raw) != n:
             raise ShedError("group must have one value per arrival")
@@ -213,12 +232,45 @@ class AgedState:
             pos = np.searchsorted(self._group_keys, raw)
         return self._group_ids[pos]
 
+    def _set_candidates(self, ncand: int) -> None:
+        """The first feed gives ``ncand`` candidate groupings (no group and each column): a block of
+        events and exposure per candidate, their snapshot at the last refit and their curves."""
+        if self._forgets:
+            raise ShedError("{param} auto does not combine with tuning forget > 0 yet (the fit that forgets keeps one "
+                            "grouping's statistics); give a column or leave forget out", param="group")
+        if not 2 <= ncand <= L.MAX_CANDIDATES:
+            raise ShedError(f"{{param}} auto takes 1 to {L.MAX_CANDIDATES - 1} candidate columns, got {ncand - 1}",
+                            param="group")
+        nb = int(self.hsc[L.H_NB])
+        self.hsc[L.H_NCAND] = ncand
+        ev, ex = self._stats(nb, 1, ncand)[:2]
+        for name, value in (("ev", ev), ("ex", ex), ("evl", ev.copy()), ("exl", ex.copy()),
+                            ("ac", np.zeros((2, ncand, 2, nb)))):
+            self._set(name, value)
+
+    def _packed(self, ids: np.ndarray, n: int) -> np.ndarray:
+        """A feed's candidate groups (n x candidate columns of dense ids, each below ``MAX_GROUPS``)
+        packed into one code per arrival, ``GROUP_BITS`` bits per candidate (none: 0)."""
+        if ids.shape != (n, int(self.hsc[L.H_NCAND]) - 1) or not np.issubdtype(ids.dtype, np.integer):
+            raise ShedError(f"{{param}} must have one row of integer ids per arrival and "
+                            f"{int(self.hsc[L.H_NCAND]) - 1} columns", param="group")
+        ids = ids.astype(np.int64)
+        if n and (ids.min() < 0 or ids.max() >= MAX_GROUPS):
+            raise ShedError(f"{{param}} candidate ids must be dense ids 0 to {MAX_GROUPS - 1}", param="group")
+        if n:
+            self._grow_groups(int(ids.max()) + 1)
+        shifts = L.GROUP_BITS * np.arange(1, ids.shape[1] + 1, dtype=np.int64)
+        return np.ascontiguousarray((ids << shifts).sum(axis=1), dtype=np.int64)
+
     def _grow_groups(self, ng: int) -> None:
         old = int(self.hsc[L.H_NG])
         if ng <= old:
             return
-        ev, ex, eg, th, ep, memo, fall = self._stats(int(self.hsc[L.H_NB]), ng)
-        ev[:, :old], ex[:, :old], eg[:, :old] = self.ev, self.ex, self.eg
+        ncand = int(self.hsc[L.H_NCAND])
+        ev, ex, eg, th, ep, memo, fall = self._stats(int(self.hsc[L.H_NB]), ng, ncand)
+        _blocks(ev, self.ev, ncand)
+        _blocks(ex, self.ex, ncand)
+        eg[:, :old] = self.eg
         memo[:, :old], fall[:, :old] = self.memo, self.fall
         th[:], ep[:] = self.th, self.ep
         # a group first seen now has no events yet: the last fit would have given it the pooled
@@ -228,6 +280,14 @@ class AgedState:
         eg[:, old:] = (0.0 + kappa * ep[:, None]) / (0.0 + kappa) if kappa > 0.0 else ep[:, None]
         for name, value in (("ev", ev), ("ex", ex), ("eg", eg), ("th", th), ("ep", ep), ("memo", memo), ("fall", fall)):
             self._set(name, value)
+        if ncand > 1:
+            evl, exl, ac = np.zeros_like(ev), np.zeros_like(ex), np.zeros((2, ncand * ng) + eg.shape[2:])
+            for grown, was in ((evl, self.evl), (exl, self.exl), (ac, self.ac)):
+                _blocks(grown, was, ncand)
+            for a in range(ncand):  # a new group's curve in each candidate: as in eg
+                ac[:, a * ng + old:(a + 1) * ng] = eg[:, old:]
+            for name, value in (("evl", evl), ("exl", exl), ("ac", ac)):
+                self._set(name, value)
         if self.kind == HAZARD and self._forgets:
             evd, exd, evl, exl, _ = self._decayed(int(self.hsc[L.H_NB]), ng)
             evd[:, :old], exd[:, :old], evl[:, :old], exl[:, :old] = self.evd, self.exd, self.evl, self.exl
@@ -244,6 +304,14 @@ class AgedState:
         hsc = self.hsc
         choice = f"R {hsc[L.H_CHOSE0]}/{hsc[L.H_REFITS]} S {hsc[L.H_CHOSE0 + 1]}/{hsc[L.H_REFITS]}"
         return f"{choice} forget {hsc[L.H_FCHOSE]}/{hsc[L.H_REFITS]}" if self._forgets else choice
+
+    def picks(self) -> np.ndarray | None:
+        """With candidate groupings (``group="auto"``): per side and candidate (no group first) the
+        refits at which the side ranked by it; None otherwise."""
+        ncand = int(self.hsc[L.H_NCAND])
+        if self.kind != HAZARD or ncand <= 1:
+            return None
+        return self.hsc[L.H_PICKN0:L.H_PICKN0 + 2 * L.MAX_CANDIDATES].reshape(2, L.MAX_CANDIDATES)[:, :ncand].copy()
 
     @property
     def nbytes(self) -> int:
