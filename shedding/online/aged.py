@@ -63,14 +63,6 @@ def _pow2(n: int) -> int:
     return 1 << max(0, (max(n, 1) - 1).bit_length())
 
 
-def _blocks(grown: np.ndarray, was: np.ndarray, ncand: int) -> None:
-    """Copy each candidate's block of groups (axis 1) of ``was`` to the start of its larger block
-    in ``grown``."""
-    old, ng = was.shape[1] // ncand, grown.shape[1] // ncand
-    for a in range(ncand):
-        grown[:, a * ng:a * ng + old] = was[:, a * old:(a + 1) * old]
-
-
 class AgedState:
     """The arrays of the age-aware kinds for ``kind`` (tiny for the other kinds), window w,
     memory budgets (M_R, M_S) or M (``variable``), ``tuning`` (:class:`~shedding.online.tuning.HazardTuning`)
@@ -90,6 +82,7 @@ class AgedState:
         hsc = np.zeros(L.H_FIELDS, dtype=np.int64)
         hf = np.zeros(L.HF_FIELDS)
         hsc[L.H_NB], hsc[L.H_NG], hsc[L.H_T0], hsc[L.H_NEXT_REFIT], hsc[L.H_NCAND] = nb, 1, -1, 1, 1
+        hsc[L.H_GOFF0 + 1] = 1  # one candidate grouping, of one group
         hsc[L.H_SAMPLE0] = hsc[L.H_SAMPLE0 + 1] = 1
         hsc[L.H_TEST], hsc[L.H_EVERY], hsc[L.H_FIRST], hsc[L.H_ITERS] = (int(tuning.test), tuning.refit_every,
                                                                          tuning.refit_first, tuning.iters)
@@ -132,13 +125,14 @@ class AgedState:
                    self.window)
         A.rebuild(node, cnt, sc, self.state(), t, AGE)
 
-    def _stats(self, nb: int, ng: int, ncand: int = 1) -> list[np.ndarray]:
-        """Fresh statistics and model for ``ng`` groups (events and exposure for ``ncand``
-        candidate groupings): ev, ex, eg, th, ep, memo, fall."""
+    def _stats(self, nb: int, ng: int, blocks: int | None = None) -> list[np.ndarray]:
+        """Fresh statistics and model for ``ng`` groups (events and exposure in ``blocks`` rows of
+        groups, those of every candidate grouping; ``ng`` unless given): ev, ex, eg, th, ep, memo,
+        fall."""
         shape = (2, ng, 2, nb) if self.active else (2, 1, 2, 1)
         q = (Z.Q_STATS,) if self.active else (1,)
         prio = shape + ((Z.Q_PRIO,) if self.active else (1,))
-        counts = (2, ncand * shape[1]) + shape[2:] + q
+        counts = (2, shape[1] if blocks is None else blocks) + shape[2:] + q
         return [np.zeros(counts, np.int64), np.zeros(counts, np.int64), np.zeros(shape),
                 np.ones((2, 2, shape[3])), np.zeros((2, 2, shape[3])), np.full(prio, np.nan),
                 np.full(prio, -1, np.int64)]
@@ -228,7 +222,7 @@ class AgedState:
             ids = np.concatenate([self._group_ids, np.arange(used, used + len(new))])
             order = np.argsort(keys, kind="stable")
             self._group_keys, self._group_ids = keys[order], ids[order]
-            self._grow_groups(len(keys))
+            self._grow_groups([len(keys)])
             pos = np.searchsorted(self._group_keys, raw)
         return self._group_ids[pos]
 
@@ -243,6 +237,7 @@ class AgedState:
                             param="group")
         nb = int(self.hsc[L.H_NB])
         self.hsc[L.H_NCAND] = ncand
+        self.hsc[L.H_GOFF0:L.H_GOFF0 + ncand + 1] = np.arange(ncand + 1)  # one group each so far
         ev, ex = self._stats(nb, 1, ncand)[:2]
         for name, value in (("ev", ev), ("ex", ex), ("evl", ev.copy()), ("exl", ex.copy()),
                             ("ac", np.zeros((2, ncand, 2, nb)))):
@@ -251,43 +246,50 @@ class AgedState:
     def _packed(self, ids: np.ndarray, n: int) -> np.ndarray:
         """A feed's candidate groups (n x candidate columns of dense ids, each below ``MAX_GROUPS``)
         packed into one code per arrival, ``GROUP_BITS`` bits per candidate (none: 0)."""
-        if ids.shape != (n, int(self.hsc[L.H_NCAND]) - 1) or not np.issubdtype(ids.dtype, np.integer):
-            raise ShedError(f"{{param}} must have one row of integer ids per arrival and "
-                            f"{int(self.hsc[L.H_NCAND]) - 1} columns", param="group")
+        ncand = int(self.hsc[L.H_NCAND])
+        if ids.shape != (n, ncand - 1) or not np.issubdtype(ids.dtype, np.integer):
+            raise ShedError(f"{{param}} must have one row of integer ids per arrival and {ncand - 1} columns",
+                            param="group")
         ids = ids.astype(np.int64)
         if n and (ids.min() < 0 or ids.max() >= MAX_GROUPS):
             raise ShedError(f"{{param}} candidate ids must be dense ids 0 to {MAX_GROUPS - 1}", param="group")
         if n:
-            self._grow_groups(int(ids.max()) + 1)
-        shifts = L.GROUP_BITS * np.arange(1, ids.shape[1] + 1, dtype=np.int64)
+            self._grow_groups([1, *(ids.max(axis=0) + 1)])
+        shifts = L.GROUP_BITS * np.arange(1, ncand, dtype=np.int64)
         return np.ascontiguousarray((ids << shifts).sum(axis=1), dtype=np.int64)
 
-    def _grow_groups(self, ng: int) -> None:
-        old = int(self.hsc[L.H_NG])
-        if ng <= old:
+    def _grow_groups(self, sizes: list[int]) -> None:
+        """Room for ``sizes[a]`` groups of each candidate grouping a (no shrinking): its block of
+        events and exposure (and, with candidates, their snapshot and curves), and the curves and
+        priorities of the most groups any candidate has."""
+        hsc, ncand = self.hsc, int(self.hsc[L.H_NCAND])
+        off = hsc[L.H_GOFF0:L.H_GOFF0 + ncand + 1].copy()
+        sizes = np.maximum(np.diff(off), sizes)
+        if (sizes == np.diff(off)).all():
             return
-        ncand = int(self.hsc[L.H_NCAND])
-        ev, ex, eg, th, ep, memo, fall = self._stats(int(self.hsc[L.H_NB]), ng, ncand)
-        _blocks(ev, self.ev, ncand)
-        _blocks(ex, self.ex, ncand)
-        eg[:, :old] = self.eg
-        memo[:, :old], fall[:, :old] = self.memo, self.fall
+        new = np.concatenate([[0], np.cumsum(sizes)])
+        old, ng = int(hsc[L.H_NG]), max(int(hsc[L.H_NG]), int(sizes.max()))
+        ev, ex, eg, th, ep, memo, fall = self._stats(int(hsc[L.H_NB]), ng, int(new[-1]))
+        kappa = float(self.hf[L.HF_KAPPA])
+        eg[:, :old], memo[:, :old], fall[:, :old] = self.eg, self.memo, self.fall
         th[:], ep[:] = self.th, self.ep
         # a group first seen now has no events yet: the last fit would have given it the pooled
         # curve, shrunk by nothing (the same arithmetic as hazard.fit, so a stream fed in pieces
         # ranks as one fed whole)
-        kappa = float(self.hf[L.HF_KAPPA])
-        eg[:, old:] = (0.0 + kappa * ep[:, None]) / (0.0 + kappa) if kappa > 0.0 else ep[:, None]
-        for name, value in (("ev", ev), ("ex", ex), ("eg", eg), ("th", th), ("ep", ep), ("memo", memo), ("fall", fall)):
-            self._set(name, value)
+        fresh = (0.0 + kappa * ep[:, None]) / (0.0 + kappa) if kappa > 0.0 else ep[:, None]
+        eg[:, old:] = fresh
+        grown = [("ev", ev), ("ex", ex)]
         if ncand > 1:
-            evl, exl, ac = np.zeros_like(ev), np.zeros_like(ex), np.zeros((2, ncand * ng) + eg.shape[2:])
-            for grown, was in ((evl, self.evl), (exl, self.exl), (ac, self.ac)):
-                _blocks(grown, was, ncand)
-            for a in range(ncand):  # a new group's curve in each candidate: as in eg
-                ac[:, a * ng + old:(a + 1) * ng] = eg[:, old:]
-            for name, value in (("evl", evl), ("exl", exl), ("ac", ac)):
-                self._set(name, value)
+            ac = np.zeros((2, int(new[-1])) + eg.shape[2:])
+            ac[:] = fresh  # a new group's curve in each candidate: as in eg
+            grown += [("evl", np.zeros_like(ev)), ("exl", np.zeros_like(ex)), ("ac", ac)]
+        for name, value in grown:
+            was = getattr(self, name)
+            for a in range(ncand):
+                value[:, new[a]:new[a] + off[a + 1] - off[a]] = was[:, off[a]:off[a + 1]]
+        for name, value in (*grown, ("eg", eg), ("th", th), ("ep", ep), ("memo", memo), ("fall", fall)):
+            self._set(name, value)
+        hsc[L.H_GOFF0:L.H_GOFF0 + ncand + 1] = new
         if self.kind == HAZARD and self._forgets:
             evd, exd, evl, exl, _ = self._decayed(int(self.hsc[L.H_NB]), ng)
             evd[:, :old], exd[:, :old], evl[:, :old], exl[:, :old] = self.evd, self.exd, self.evl, self.exl

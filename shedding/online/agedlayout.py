@@ -17,7 +17,10 @@ scalar, column or cell holds what, for AGE (:mod:`~shedding.online.ageing`) and 
 #: payload columns, :mod:`~shedding.online.autogroup`); a shadow entry's group packs one id of
 #: ``GROUP_BITS`` bits per candidate
 MAX_CANDIDATES, GROUP_BITS = 6, 10
-H_FIELDS = H_PICKN0 + 2 * MAX_CANDIDATES
+#: where each candidate's block of groups starts in the statistics (``H_GOFF0 + a``; the last one
+#: ends the blocks)
+H_GOFF0 = H_PICKN0 + 2 * MAX_CANDIDATES
+H_FIELDS = H_GOFF0 + MAX_CANDIDATES + 1
 # (HAZARD's guard, :mod:`~shedding.online.guard`: whether it judges, the model test's verdict
 # per side, the refits at which each side ranked by its age shape, whether the guard allows the
 # shape per side, the sizes of its virtual memories per side and order (2 s + order), their

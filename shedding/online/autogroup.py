@@ -7,8 +7,8 @@ destination), and which column does that is a property of the data the user need
 once per *candidate grouping*: no group, and each payload column of the input with at most
 :data:`~shedding.online.groups.MAX_GROUPS` distinct values (at most five, so at most
 :data:`~shedding.online.agedlayout.MAX_CANDIDATES` candidates; :func:`shedding.online.groups.auto_groups`
-gives the rule). A candidate's statistics are a block of ``H_NG`` groups in the arrays of events and
-exposure; pooled over its groups every candidate has the same counts, so the learner's pooled fit
+gives the rule). A candidate's statistics are a block of its own groups in the arrays of events and
+exposure (from ``H_GOFF0 + a``); pooled over its groups every candidate has the same counts, so the learner's pooled fit
 (theta, the pooled curve and the model test, :func:`~shedding.online.hazard.fit`) is one for all of
 them, and a candidate is its groups' curves shrunk towards the pooled one
 (:func:`~shedding.online.hazard.group_curves`).
@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from shedding.jit import njit
-from shedding.online.agedlayout import (H_NB, H_NCAND, H_NG, H_PICK0, H_PICKN0, HF_ASCORE0, HF_KAPPA,
+from shedding.online.agedlayout import (H_GOFF0, H_NB, H_NCAND, H_PICK0, H_PICKN0, HF_ASCORE0, HF_KAPPA,
                                         MAX_CANDIDATES)
 from shedding.online.forgetting import MARGIN, add_loglik
 from shedding.online.hazard import Q_STATS, Q_STATS_OCTAVE, bin_beta, group_curves
@@ -60,14 +60,14 @@ def score(hsc, hf, ev, ex, evl, exl, ac, th):
     ncand = hsc[H_NCAND]
     if ncand <= 1:
         return
-    nb, ng = hsc[H_NB], hsc[H_NG]
+    nb = hsc[H_NB]
     betas = _betas()
     dv = np.empty(Q_STATS)
     dx = np.empty(Q_STATS)
     for s in range(2):
         for a in range(ncand):
             ll = 0.0
-            for g in range(a * ng, (a + 1) * ng):
+            for g in range(hsc[H_GOFF0 + a], hsc[H_GOFF0 + a + 1]):
                 for c in range(2):
                     for j in range(nb):
                         for q in range(Q_STATS):
@@ -95,10 +95,11 @@ def curves(hsc, hf, ev, ex, ac, eg, th, ep):
     ncand = hsc[H_NCAND]
     if ncand <= 1:
         return
-    nb, ng = hsc[H_NB], hsc[H_NG]
+    nb = hsc[H_NB]
     betas = _betas()
     for s in range(2):
         for a in range(ncand):
-            group_curves(ev, ex, s, a * ng, ng, nb, betas, th, ep[s], hf[HF_KAPPA], ac)
-        base = hsc[H_PICK0 + s] * ng
-        eg[s, :ng] = ac[s, base:base + ng]
+            lo = hsc[H_GOFF0 + a]
+            group_curves(ev, ex, s, lo, hsc[H_GOFF0 + a + 1] - lo, nb, betas, th, ep[s], hf[HF_KAPPA], ac)
+        lo, hi = hsc[H_GOFF0 + hsc[H_PICK0 + s]], hsc[H_GOFF0 + hsc[H_PICK0 + s] + 1]
+        eg[s, :hi - lo] = ac[s, lo:hi]

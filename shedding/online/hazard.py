@@ -46,7 +46,7 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.jit import njit
 from shedding.online.agedlayout import (GROUP_BITS, HF_DEV0, HF_EVIDENCE, HF_FAC0, HF_KAPPA, HF_KEPT0, HF_PEN0,
-                                        H_DISTINCT0, H_EVENTS0, H_ITERS, H_NB, H_NCAND, H_NG, H_PICK0, H_REFITS,
+                                        H_DISTINCT0, H_EVENTS0, H_GOFF0, H_ITERS, H_NB, H_NCAND, H_NG, H_PICK0, H_REFITS,
                                         H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0, H_TEST, K_Q, K_SHEAD, K_STAIL,
                                         SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT, SH_Q, SH_TIME, SH_VM0, SH_VM1)
 
@@ -165,7 +165,7 @@ def shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w):
             first = sh[s, e, SH_FIRST]
             c = 1 if 1 <= first <= age - 1 else 0
             for a in range(hsc[H_NCAND]):  # one count per candidate grouping, in its block of groups
-                ev[s, a * hsc[H_NG] + candidate_group(sh[s, e, SH_GROUP], a), c, j, sh[s, e, SH_Q]] += 1
+                ev[s, hsc[H_GOFF0 + a] + candidate_group(sh[s, e, SH_GROUP], a), c, j, sh[s, e, SH_Q]] += 1
             hsc[H_EVENTS0 + s] += 1
             for order in range(2):
                 if sh[s, e, SH_VM0 + order] >= 0:
@@ -196,7 +196,7 @@ def _account(sh, hsc, edges, ex, s, e, upto):
         if c == 0 and 1 <= first < end:
             end = first
         for b in range(hsc[H_NCAND]):
-            ex[s, b * hsc[H_NG] + candidate_group(g, b), c, j, q] += end - a
+            ex[s, hsc[H_GOFF0 + b] + candidate_group(g, b), c, j, q] += end - a
         a = end
         if a >= edges[j + 1] and j + 2 < edges.shape[0]:
             j += 1
@@ -333,8 +333,9 @@ def pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex):
 def fit(hsc, hf, ev, ex, eg, th, ep):
     """Refit the model of both sides from the shadow's counts (see the module docstring): theta
     ``th[s, c, j]``, the pooled curve ``ep[s, c, j]`` (EM starts from the last fit), the groups'
-    curves ``eg[s, g, c, j]``, and whether each side is shaped."""
-    nb, ng = hsc[H_NB], hsc[H_NG]
+    curves ``eg[s, g, c, j]``, and whether each side is shaped. The groups are the first candidate
+    grouping's (the only one unless ``group="auto"``, whose first is no group)."""
+    nb, ng = hsc[H_NB], hsc[H_GOFF0 + 1]
     iters, kappa = hsc[H_ITERS], hf[HF_KAPPA]
     betas = np.empty(Q_STATS)
     for q in range(Q_STATS):
