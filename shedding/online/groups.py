@@ -11,7 +11,9 @@ combine, each distinct combination of their values one group.
 ``group="auto"`` lets HAZARD pick the grouping itself (:mod:`~shedding.online.autogroup`). The
 candidates are no group and the payload columns, in the input's column order, that have from 2 to
 :data:`MAX_GROUPS` distinct values (a missing value counts as one), the first
-:data:`AUTO_COLUMNS` of them (:func:`auto_columns`): at most six candidates, so the statistics
+:data:`AUTO_COLUMNS` of them (:func:`auto_columns`); a workload that names the columns a group may
+use (``wl.meta["group_columns"]``: the flights' dest, carrier and origin, not the air time that
+sets the arrival's time) offers only those: at most six candidates, so the statistics
 HAZARD keeps per arrival grow at most six-fold. Which columns qualify is read from the whole input,
 as the groups' numbers are; every choice among them is made online.
 
@@ -115,9 +117,12 @@ def _payload(wl: Workload) -> pd.DataFrame:
 
 def auto_columns(wl: Workload) -> list[str]:
     """The payload columns ``group="auto"`` picks among (the module's rule): in column order, those
-    with 2 to :data:`MAX_GROUPS` distinct values, the first :data:`AUTO_COLUMNS`."""
+    the workload allows (all unless ``meta["group_columns"]``) with 2 to :data:`MAX_GROUPS`
+    distinct values, the first :data:`AUTO_COLUMNS`."""
     payload = _payload(wl)
-    fit = [str(c) for c in payload.columns if 2 <= payload[c].nunique(dropna=False) <= MAX_GROUPS]
+    allowed = wl.meta.get("group_columns")
+    fit = [str(c) for c in payload.columns if (allowed is None or c in allowed)
+           and 2 <= payload[c].nunique(dropna=False) <= MAX_GROUPS]
     if not fit:
         raise ShedError(f"{{param}} {AUTO} found no payload column with 2 to {MAX_GROUPS:,} distinct values among "
                         f"{', '.join(map(str, payload.columns))}; leave it out", param="group")
