@@ -197,7 +197,7 @@ class AgedState:
         if self.grouped is None:
             self.grouped = group is not None
             self.hsc[L.H_GROUPS] = int(self.grouped)
-            if auto:
+            if group is not None and auto:
                 self._set_candidates(1 + np.shape(group)[1])
         if (group is not None) != self.grouped or auto != (self.hsc[L.H_NCAND] > 1):
             raise ShedError("the operator's first feed decided whether it ranks by payload group (and by one or by "
@@ -258,14 +258,14 @@ class AgedState:
         shifts = L.GROUP_BITS * np.arange(1, ncand, dtype=np.int64)
         return np.ascontiguousarray((ids << shifts).sum(axis=1), dtype=np.int64)
 
-    def _grow_groups(self, sizes: list[int]) -> None:
-        """Room for ``sizes[a]`` groups of each candidate grouping a (no shrinking): its block of
+    def _grow_groups(self, need: list[int]) -> None:
+        """Room for ``need[a]`` groups of each candidate grouping a (no shrinking): its block of
         events and exposure (and, with candidates, their snapshot and curves), and the curves and
         priorities of the most groups any candidate has."""
         hsc, ncand = self.hsc, int(self.hsc[L.H_NCAND])
         off = hsc[L.H_GOFF0:L.H_GOFF0 + ncand + 1].copy()
-        sizes = np.maximum(np.diff(off), sizes)
-        if (sizes == np.diff(off)).all():
+        sizes = np.maximum(np.diff(off), np.asarray(need, np.int64))
+        if np.array_equal(sizes, np.diff(off)):
             return
         new = np.concatenate([[0], np.cumsum(sizes)])
         old, ng = int(hsc[L.H_NG]), max(int(hsc[L.H_NG]), int(sizes.max()))

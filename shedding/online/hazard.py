@@ -333,8 +333,7 @@ def pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex):
 def fit(hsc, hf, ev, ex, eg, th, ep):
     """Refit the model of both sides from the shadow's counts (see the module docstring): theta
     ``th[s, c, j]``, the pooled curve ``ep[s, c, j]`` (EM starts from the last fit), the groups'
-    curves ``eg[s, g, c, j]``, and whether each side is shaped. The groups are the first candidate
-    grouping's (the only one unless ``group="auto"``, whose first is no group)."""
+    curves ``eg[s, g, c, j]`` of the first candidate grouping's groups, and whether each side is shaped."""
     nb, ng = hsc[H_NB], hsc[H_GOFF0 + 1]
     iters, kappa = hsc[H_ITERS], hf[HF_KAPPA]
     betas = np.empty(Q_STATS)
