@@ -52,7 +52,7 @@ from shedding.run import run_policy
 #: the policies measured besides PROB: name -> (registry name, estimator or None for the run's,
 #: payload group or None); AGE with the static estimator knows the workload's age curve
 POLICIES = {"age": ("age", "static", None), "age-est": ("age", "online", None), "hazard": ("hazard", None, None),
-            "hazard-dest": ("hazard", None, "dest")}
+            "hazard-dest": ("hazard", None, "dest"), "hazard-auto": ("hazard", None, "auto")}
 
 
 def parse_tuning(text: str) -> HazardTuning:
@@ -110,11 +110,13 @@ def cost(tunings: list[HazardTuning], repeats: int = 5) -> list[dict]:
     rows = []
     for label, wl, memory in (("flights-jan", flights_workload(1), 200), ("zipf", zipf_workload(seed=2), 400)):
         groups = payload_groups(wl, "dest") if "payload" in wl.meta else None
+        auto = payload_groups(wl, "auto") if "payload" in wl.meta else None
         runs = [("prob", "prob", None, None), ("probv", "probv", None, None)]
         for tuning in tunings:
             runs += [(name, policy, group, tuning) for name, policy, group in (
                 ("age", "age", None), ("hazard", "hazard", None), ("hazard-dest", "hazard", groups),
-                ("hazardv", "hazardv", None)) if group is not None or name != "hazard-dest"]
+                ("hazard-auto", "hazard", auto), ("hazardv", "hazardv", None))
+                if group is not None or name not in ("hazard-dest", "hazard-auto")]
         best = [float("inf")] * len(runs)
         for _ in range(repeats + 1):  # the first run loads the compiled code
             for i, (_, policy, group, tuning) in enumerate(runs):

@@ -424,6 +424,9 @@ class RunResult:
     params: dict = field(default_factory=dict)
     #: HAZARD's guard's choice (:attr:`shedding.online.JoinOperator.guard_choice`), None otherwise
     guard: str | None = None
+    #: with ``group="auto"``: per side (``R``, ``S``) the refits at which HAZARD ranked by each
+    #: candidate grouping (``none`` or a column), None otherwise
+    group_choice: dict | None = None
 
     @property
     def ratio(self) -> float:
@@ -444,4 +447,6 @@ class RunResult:
             "seconds": round(self.seconds, 4),
         }
         row.update(self.params)
+        if self.group_choice is not None:
+            row["group_choice"] = self.group_choice
         return row

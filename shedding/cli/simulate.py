@@ -148,6 +148,11 @@ def simulate(
             print(json.dumps(r))
         return
     _print_table(wl, m, rows)
+    for r in rows:
+        if "group_choice" in r:
+            say(f"{r['policy'].upper()} --group auto ranked by, of {sum(r['group_choice']['R'].values())} refits: "
+                + "; ".join(f"{side} " + ", ".join(f"{name} {n}" for name, n in counts.items() if n)
+                            for side, counts in r["group_choice"].items()))
     if predicate == "band":
         say("band join: " + ", ".join(f"|r.{a} - s.{a}| <= {e}" for a, e in zip(rows[0]["attrs"], rows[0]["eps"])))
     if bound:

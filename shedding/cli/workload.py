@@ -31,7 +31,9 @@ SOURCES = import_module("shedding.datasets.generators").GENERATORS
 PARAM_GENERATORS = tuple(n for n in SOURCES if n != "zipf")
 GROUP_HELP = ("HAZARD: the payload column whose values get age curves of their own, or a comma list of columns "
               "whose value combinations do: a CSV or Parquet file's own columns beside stream, time and key "
-              "(strings or integers), or --generator flights' dest, carrier and origin; at most 1,000 groups.")
+              "(strings or integers), or --generator flights' dest, carrier and origin; at most 1,000 groups. "
+              "auto: HAZARD picks the column itself, or none, as it learns (among those with at most 1,000 "
+              "values, the first five).")
 MAX_GRAPH_HELP = ("OPT/OPTV: refuse, before building it, a network whose estimated peak memory (network plus "
                   "solver workspace) is above this many GiB.")
 GENERATOR_FLAGS = ("--zipf-skew", "--domain", "--length", "--seed", "--correlation", "--generator", "--param")
@@ -140,10 +142,10 @@ def check_group(v: Values) -> None:
     """--group names payload columns the workload has, checked before any data is read: the
     generated workload's (the registry's ``payload``: the flights' dest, carrier, origin) or a
     CSV or Parquet file's own columns beside stream, time and key (both files' with --r/--s); a
-    comma list combines them (:mod:`shedding.online.groups`)."""
+    comma list combines them (:mod:`shedding.online.groups`); ``auto`` needs some payload column."""
     if v.group is None:
         return
-    from shedding.online.groups import group_columns
+    from shedding.online.groups import group_columns, is_auto
 
     columns = group_columns(v.group) or ()
     fix = ("give --group with --generator " + " or ".join(n for n, s in SOURCES.items() if s.payload)
@@ -160,6 +162,10 @@ def check_group(v: Values) -> None:
         if available_or_none is None:
             return  # an unreadable header: the read says why
         available = available_or_none
+    if is_auto(columns):
+        if not available:
+            raise ShedError(f"--group auto picks among the payload columns, and {where} has none; {fix}, or drop --group")
+        return
     lower = {c.lower() for c in available}
     for c in columns:
         if c not in available and c.lower() not in lower:

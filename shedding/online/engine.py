@@ -352,6 +352,13 @@ class JoinOperator:
         return self._aged.guard_choice()
 
     @property
+    def group_picks(self) -> np.ndarray | None:
+        """HAZARD with candidate groupings (a 2-D ``group``, :mod:`~shedding.online.autogroup`): per
+        side and candidate (no group first, then the group's columns in order) the refits at which
+        the side ranked by it; None otherwise."""
+        return self._aged.picks()
+
+    @property
     def state_bytes(self) -> int:
         """Bytes held by the operator's state: O(M + batch + domain), never O(stream)."""
         return sum(a.nbytes for a in self._state()) + self._aged.nbytes
@@ -363,7 +370,9 @@ class JoinOperator:
         (0/1), times (>= 0) and keys are integers (integral floats are taken, as by
         :class:`~shedding.model.Workload`). ``group``
         (integers, one per arrival) is the payload group HAZARD ranks by; the first feed decides
-        whether there is one."""
+        whether there is one. A 2-D ``group`` (one row per arrival, one column of dense ids below
+        :data:`~shedding.online.groups.MAX_GROUPS` per candidate grouping) lets HAZARD pick among the
+        candidates and no group (``group="auto"``, :mod:`~shedding.online.autogroup`)."""
         side = np.ascontiguousarray(as_int_array(side, "side"))
         time = np.ascontiguousarray(as_int_array(time, "time"))
         key = np.ascontiguousarray(as_int_array(key, "key"))

@@ -58,20 +58,30 @@ def _fold(ev, ex, evd, exd, evl, exl, s, ng, nb, keep, pev, pex):
 
 
 @njit(_nrt=False)
+def add_loglik(ll, evq, exq, betas, e, th):
+    """``ll`` plus the Poisson log-likelihood of one cell's events ``evq`` and exposure ``exq`` per
+    beta bin under the rates e + th * beta (the terms that do not depend on the rates left out):
+    the prequential score of the fit that forgets (:func:`choose`) and of the candidate
+    groupings (:mod:`~shedding.online.autogroup`)."""
+    for q in range(evq.shape[0]):
+        if exq[q] <= 0.0 and evq[q] <= 0.0:
+            continue
+        lam = e + th * betas[q]
+        if evq[q] > 0.0:
+            ll += evq[q] * math.log(max(lam, 1e-300))
+        ll -= exq[q] * lam
+    return ll
+
+
+
+@njit(_nrt=False)
 def _score(pev, pex, betas, cf, cand, s, nb):
     """The Poisson log-likelihood of the counts ``pev``, ``pex`` (per (c, j, q)) under candidate
-    ``cand``'s rates e + theta * beta of side s (the terms that do not depend on the rates left out)."""
+    ``cand``'s rates e + theta * beta of side s (:func:`add_loglik`)."""
     ll = 0.0
     for c in range(2):
         for j in range(nb):
-            e, th = cf[cand, 0, s, c, j], cf[cand, 1, s, c, j]
-            for q in range(Q_STATS):
-                if pex[c, j, q] <= 0.0 and pev[c, j, q] <= 0.0:
-                    continue
-                lam = e + th * betas[q]
-                if pev[c, j, q] > 0.0:
-                    ll += pev[c, j, q] * math.log(max(lam, 1e-300))
-                ll -= pex[c, j, q] * lam
+            ll = add_loglik(ll, pev[c, j], pex[c, j], betas, cf[cand, 0, s, c, j], cf[cand, 1, s, c, j])
     return ll
 
 

@@ -8,6 +8,15 @@ one endpoint). A group is given as one or more payload columns of the workload
 CSV or Parquet file's own columns beside ``stream``, ``time`` and ``key``); several columns
 combine, each distinct combination of their values one group.
 
+``group="auto"`` lets HAZARD pick the grouping itself (:mod:`~shedding.online.autogroup`). The
+candidates are no group and the payload columns, in the input's column order, that have from 2 to
+:data:`MAX_GROUPS` distinct values (a missing value counts as one), the first
+:data:`AUTO_COLUMNS` of them (:func:`auto_columns`); a workload that names the columns a group may
+use (``wl.meta["group_columns"]``: the flights' dest, carrier and origin, not the air time that
+sets the arrival's time) offers only those: at most six candidates, so the statistics
+HAZARD keeps per arrival grow at most six-fold. Which columns qualify is read from the whole input,
+as the groups' numbers are; every choice among them is made online.
+
 The rule that numbers them (:func:`group_ids`): the distinct value combinations sorted (column by
 column, each column's values in their own order: text as text, numbers as numbers, a missing value
 after every other one, a group of its own), and each tuple's group its combination's rank. The
@@ -26,6 +35,7 @@ import pandas as pd
 
 from shedding.errors import ShedError
 from shedding.model import Workload
+from shedding.online.agedlayout import MAX_CANDIDATES
 
 #: the most distinct groups HAZARD learns curves for. Each group's curve is fitted from the share
 #: of the shadow sample (256 tuples per side by default) that falls into it: past about a thousand
@@ -34,6 +44,9 @@ from shedding.model import Workload
 #: statistics and priorities at w = 720, 160 MB at the bound). Typical groups are far below it: the
 #: flights' destinations 105, destination and carrier together 314.
 MAX_GROUPS = 1000
+#: ``group="auto"``: the value that asks HAZARD to pick its grouping, and the most payload columns
+#: it picks among (beside no group)
+AUTO, AUTO_COLUMNS = "auto", MAX_CANDIDATES - 1
 
 
 def group_columns(group: str | Sequence[str] | None) -> tuple[str, ...] | None:
@@ -52,6 +65,9 @@ def group_columns(group: str | Sequence[str] | None) -> tuple[str, ...] | None:
                         param="group")
     if not names or not all(names):
         raise ShedError(f"{{param}} {group!r} has an empty column name; give names such as dest or dest,carrier",
+                        param="group")
+    if AUTO in (n.lower() for n in names) and len(names) > 1:
+        raise ShedError(f"{{param}} {AUTO} picks among the payload columns itself; give {AUTO} alone or the columns",
                         param="group")
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
@@ -82,17 +98,47 @@ def group_ids(table: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
     return np.asarray(ids, dtype=np.int64).reshape(-1)
 
 
-def payload_groups(wl: Workload, group: str | Sequence[str] | None) -> np.ndarray | None:
-    """The group id per tuple of ``wl`` by payload column(s) ``group`` (:func:`group_columns`), None
-    without a group. Columns are matched by name, else case-insensitively."""
-    columns = group_columns(group)
-    if columns is None:
-        return None
+def is_auto(columns: Sequence[str] | None) -> bool:
+    """Whether the checked ``columns`` (:func:`group_columns`) ask HAZARD to pick its grouping."""
+    return columns is not None and len(columns) == 1 and columns[0].lower() == AUTO
+
+
+def _payload(wl: Workload) -> pd.DataFrame:
     payload = wl.meta.get("payload")
     if payload is None or len(payload.columns) == 0:
         raise ShedError("{param} needs payload columns per tuple (a CSV or Parquet file's columns beside stream, "
                         "time and key, or the flights' dest, carrier and origin); this workload has none, so leave "
                         "it out", param="group")
+    if len(payload) != len(wl):
+        raise ShedError(f"the workload's payload has {len(payload):,} rows for {len(wl):,} tuples; give one row per "
+                        "tuple", param="group")
+    return payload
+
+
+def auto_columns(wl: Workload) -> list[str]:
+    """The payload columns ``group="auto"`` picks among (the module's rule): in column order, those
+    the workload allows (all unless ``meta["group_columns"]``) with 2 to :data:`MAX_GROUPS`
+    distinct values, the first :data:`AUTO_COLUMNS`."""
+    payload = _payload(wl)
+    allowed = wl.meta.get("group_columns")
+    fit = [str(c) for c in payload.columns if (allowed is None or c in allowed)
+           and 2 <= payload[c].nunique(dropna=False) <= MAX_GROUPS]
+    if not fit:
+        raise ShedError(f"{{param}} {AUTO} found no payload column with 2 to {MAX_GROUPS:,} distinct values among "
+                        f"{', '.join(map(str, payload.columns))}; leave it out", param="group")
+    return fit[:AUTO_COLUMNS]
+
+
+def payload_groups(wl: Workload, group: str | Sequence[str] | None) -> np.ndarray | None:
+    """The group id per tuple of ``wl`` by payload column(s) ``group`` (:func:`group_columns`), None
+    without a group; with ``auto``, one column of ids per candidate column (:func:`auto_columns`).
+    Columns are matched by name, else case-insensitively."""
+    columns = group_columns(group)
+    if columns is None:
+        return None
+    payload = _payload(wl)
+    if is_auto(columns):
+        return np.stack([group_ids(payload, [c]) for c in auto_columns(wl)], axis=1)
     names = [str(c) for c in payload.columns]
     lower: dict[str, list[str]] = {}
     for n in names:
@@ -104,7 +150,4 @@ def payload_groups(wl: Workload, group: str | Sequence[str] | None) -> np.ndarra
             raise ShedError(f"unknown {{param}} column {c!r}; the workload's payload columns are {', '.join(names)}",
                             param="group")
         found.append(match[0])
-    if len(payload) != len(wl):
-        raise ShedError(f"the workload's payload has {len(payload):,} rows for {len(wl):,} tuples; give one row per "
-                        "tuple", param="group")
     return group_ids(payload, found)

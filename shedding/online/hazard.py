@@ -45,10 +45,10 @@ import numpy as np
 
 from shedding.errors import ShedError
 from shedding.jit import njit
-from shedding.online.agedlayout import (HF_DEV0, HF_EVIDENCE, HF_FAC0, HF_KAPPA, HF_KEPT0, HF_PEN0, H_DISTINCT0, H_EVENTS0,
-                                        H_ITERS, H_NB, H_NG, H_REFITS, H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0,
-                                        H_TEST, K_Q, K_SHEAD, K_STAIL, SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT, SH_Q,
-                                        SH_TIME, SH_VM0, SH_VM1)
+from shedding.online.agedlayout import (GROUP_BITS, HF_DEV0, HF_EVIDENCE, HF_FAC0, HF_KAPPA, HF_KEPT0, HF_PEN0,
+                                        H_DISTINCT0, H_EVENTS0, H_GOFF0, H_ITERS, H_NB, H_NCAND, H_NG, H_PICK0, H_REFITS,
+                                        H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0, H_TEST, K_Q, K_SHEAD, K_STAIL,
+                                        SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT, SH_Q, SH_TIME, SH_VM0, SH_VM1)
 
 #: beta bins: 0 for beta = 0, then one per octave (statistics) or a quarter octave (priorities)
 #: from 2^-16 arrivals per step up, the last one open-ended
@@ -130,6 +130,20 @@ def key_bins(cnt, hf, hk):
             key_bin(cnt, hf, hk, s, k)
 
 
+@njit(_nrt=False)
+def candidate_group(code, a):
+    """Candidate grouping a's group in a tuple's packed ``code`` (``GROUP_BITS`` bits each; with one
+    grouping, the code is its group)."""
+    return (code >> (GROUP_BITS * a)) & ((1 << GROUP_BITS) - 1)
+
+
+@njit(_nrt=False)
+def picked_group(hsc, s, code):
+    """The group side s ranks a tuple by: that of the grouping it picked
+    (:mod:`~shedding.online.autogroup`; the one grouping unless ``group="auto"``)."""
+    return candidate_group(code, hsc[H_PICK0 + s])
+
+
 # ---------------------------------------------------------------- the shadow sample
 
 
@@ -150,7 +164,8 @@ def shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w):
                 j -= 1
             first = sh[s, e, SH_FIRST]
             c = 1 if 1 <= first <= age - 1 else 0
-            ev[s, sh[s, e, SH_GROUP], c, j, sh[s, e, SH_Q]] += 1
+            for a in range(hsc[H_NCAND]):  # one count per candidate grouping, in its block of groups
+                ev[s, hsc[H_GOFF0 + a] + candidate_group(sh[s, e, SH_GROUP], a), c, j, sh[s, e, SH_Q]] += 1
             hsc[H_EVENTS0 + s] += 1
             for order in range(2):
                 if sh[s, e, SH_VM0 + order] >= 0:
@@ -164,9 +179,10 @@ def shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w):
 
 
 @njit(_nrt=False)
-def _account(sh, edges, ex, s, e, upto):
+def _account(sh, hsc, edges, ex, s, e, upto):
     """Add the steps ``SH_ACC .. upto - 1`` of entry e (ages a, each the step to a + 1) to the
-    exposure: unmatched before its first partner's age, matched from it on."""
+    exposure: unmatched before its first partner's age, matched from it on (in each candidate
+    grouping's block)."""
     lo = sh[s, e, SH_ACC]
     if upto <= lo:
         return
@@ -179,7 +195,8 @@ def _account(sh, edges, ex, s, e, upto):
         c = 1 if 1 <= first <= a else 0
         if c == 0 and 1 <= first < end:
             end = first
-        ex[s, g, c, j, q] += end - a
+        for b in range(hsc[H_NCAND]):
+            ex[s, hsc[H_GOFF0 + b] + candidate_group(g, b), c, j, q] += end - a
         a = end
         if a >= edges[j + 1] and j + 2 < edges.shape[0]:
             j += 1
@@ -197,7 +214,7 @@ def shadow_close(sh, hk, hsc, edges, ex, s, w):
     """Close the oldest open entry of side s, whose window ended (its whole exposure is counted)."""
     cap = sh.shape[1]
     e = hsc[H_RHEAD0 + s]
-    _account(sh, edges, ex, s, e, w - 1)
+    _account(sh, hsc, edges, ex, s, e, w - 1)
     k = sh[s, e, SH_KEY]
     hk[s, k, K_SHEAD] = sh[s, e, SH_NEXT]
     if hk[s, k, K_SHEAD] < 0:
@@ -238,7 +255,7 @@ def shadow_account_all(sh, hsc, edges, ex, t, w):
     for s in range(2):
         for i in range(hsc[H_RN0 + s]):
             e = (hsc[H_RHEAD0 + s] + i) % cap
-            _account(sh, edges, ex, s, e, min(t - sh[s, e, SH_TIME], w - 1))
+            _account(sh, hsc, edges, ex, s, e, min(t - sh[s, e, SH_TIME], w - 1))
 
 
 # ---------------------------------------------------------------- the fit
@@ -316,8 +333,8 @@ def pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex):
 def fit(hsc, hf, ev, ex, eg, th, ep):
     """Refit the model of both sides from the shadow's counts (see the module docstring): theta
     ``th[s, c, j]``, the pooled curve ``ep[s, c, j]`` (EM starts from the last fit), the groups'
-    curves ``eg[s, g, c, j]``, and whether each side is shaped."""
-    nb, ng = hsc[H_NB], hsc[H_NG]
+    curves ``eg[s, g, c, j]`` of the first candidate grouping's groups, and whether each side is shaped."""
+    nb, ng = hsc[H_NB], hsc[H_GOFF0 + 1]
     iters, kappa = hsc[H_ITERS], hf[HF_KAPPA]
     betas = np.empty(Q_STATS)
     for q in range(Q_STATS):
@@ -350,20 +367,27 @@ def fit(hsc, hf, ev, ex, eg, th, ep):
         hf[HF_DEV0 + s] = dev / design
         hf[HF_PEN0 + s] = penalty
         hsc[H_SHAPED0 + s] = 1 if (hsc[H_TEST] == 0 and events > 0) or dev / design > penalty else 0
-        # each group's curve: its events attributed to e, shrunk towards the pooled curve
-        for g in range(ng):
-            for c in range(2):
-                for j in range(nb):
-                    to_e = 0.0
-                    n = 0.0
-                    for q in range(Q_STATS):
-                        n += ex[s, g, c, j, q]
-                        if ev[s, g, c, j, q] > 0:
-                            lam_t = th[s, c, j] * betas[q]
-                            total = e1[c, j] + lam_t
-                            to_e += ev[s, g, c, j, q] * (e1[c, j] / total if total > 0.0 else 1.0)
-                    eg[s, g, c, j] = (to_e + kappa * e1[c, j]) / (n + kappa) if n + kappa > 0.0 else e1[c, j]
+        group_curves(ev, ex, s, 0, ng, nb, betas, th, e1, kappa, eg)
     hsc[H_REFITS] += 1
+
+
+@njit(_nrt=False)
+def group_curves(ev, ex, s, base, ng, nb, betas, th, e1, kappa, out):
+    """Side s's curve of each group g < ng of the block from ``base`` of the statistics (a
+    candidate grouping's, :mod:`~shedding.online.autogroup`) into ``out[s, base + g]``: its events
+    attributed to e, shrunk towards the pooled curve ``e1`` by ``kappa`` steps of pseudo-exposure."""
+    for g in range(base, base + ng):
+        for c in range(2):
+            for j in range(nb):
+                to_e = 0.0
+                n = 0.0
+                for q in range(Q_STATS):
+                    n += ex[s, g, c, j, q]
+                    if ev[s, g, c, j, q] > 0:
+                        lam_t = th[s, c, j] * betas[q]
+                        total = e1[c, j] + lam_t
+                        to_e += ev[s, g, c, j, q] * (e1[c, j] / total if total > 0.0 else 1.0)
+                out[s, g, c, j] = (to_e + kappa * e1[c, j]) / (n + kappa) if n + kappa > 0.0 else e1[c, j]
 
 
 @njit(_nrt=False)

@@ -41,7 +41,7 @@ from shedding.online.agedlayout import (HF_FAC0, HN_BUCKET, HN_C, HN_DUE, HN_GRO
                                         H_LEAVES, H_SHAPED0, H_WHEEL_NEXT, K_LAST, K_Q)
 from shedding.online.agelists import seg_push, seg_unlink
 from shedding.online.guard import verdict
-from shedding.online.hazard import bucket_of, fit, key_bin, key_bins, shaped_prio
+from shedding.online.hazard import bucket_of, fit, key_bin, key_bins, picked_group, shaped_prio
 from shedding.online.kinds import HAZARD, PROB
 from shedding.online.layout import C_TAIL, INF, N_CPREV, N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, P_VARIABLE
 from shedding.online.order import ties_before
@@ -73,7 +73,7 @@ def prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, j):
 @njit(_nrt=False)
 def group_of(hn, hsc, s, x):
     """The payload group HAZARD ranks tuple x by (0 unless side s is shaped and ranked by groups)."""
-    return hn[x, HN_GROUP] if hsc[H_SHAPED0 + s] and hsc[H_GROUPS] else 0
+    return picked_group(hsc, s, hn[x, HN_GROUP]) if hsc[H_SHAPED0 + s] and hsc[H_GROUPS] else 0
 
 
 @njit(_nrt=False)
@@ -340,7 +340,8 @@ def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, v, s, k, group,
     kernel's tie order."""
     sv, tv, qv = node[v, N_SIDE], node[v, N_TIME], node[v, N_SEQ]
     shaped = hsc[H_SHAPED0 + s]
-    p = prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, group if shaped and hsc[H_GROUPS] else 0, 0, 0)
+    p = prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, picked_group(hsc, s, group) if shaped and hsc[H_GROUPS] else 0,
+             0, 0)
     pv = hprio[v]
     if p != pv:
         return p < pv

@@ -22,7 +22,7 @@ from shedding.errors import ShedError
 from shedding.model import Memory, check_name, check_window
 from shedding.timerange import check_range, window_range
 from shedding.online.estimators import check_estimator
-from shedding.online.groups import group_columns
+from shedding.online.groups import AUTO, group_columns, is_auto
 from shedding.online.policies import EQUI, POLICIES, Policy, check_group, get_policy, require
 from shedding.online.tuning import HazardTuning
 
@@ -136,7 +136,8 @@ class RunParams:
             decay: The online estimator's weight per time step, in (0, 1].
             seed: RAND's seed (an integer >= 0).
             group: HAZARD's payload column(s) on an equi-join (a name, a comma list or a list of
-                names, :func:`~shedding.online.groups.group_columns`); None for none.
+                names, :func:`~shedding.online.groups.group_columns`; ``auto`` to let HAZARD pick
+                one, :mod:`~shedding.online.autogroup`); None for none.
             tuning: The learner of the learning policies (HAZARD, AGE); None for the defaults.
             samples: About how often the R share of memory is sampled (>= 1).
             band: The run is on a band join, where no policy takes a group.
@@ -160,6 +161,10 @@ class RunParams:
             raise ShedError(f"{{param}} must be an integer >= 1 (how often the R share is sampled), got {samples!r}",
                             param="samples")
         check_group(name, group, band)
-        return cls(policy=name, memory=budget, estimator=est, decay=decay, seed=check_seed(seed), group=group_columns(group),
+        columns = group_columns(group)
+        if is_auto(columns) and learner is not None and learner.forget > 0.0:
+            raise ShedError(f"{{param}} {AUTO} does not combine with tuning forget > 0 yet (the fit that forgets keeps "
+                            "one grouping's statistics); give a column or leave forget out", param="group")
+        return cls(policy=name, memory=budget, estimator=est, decay=decay, seed=check_seed(seed), group=columns,
                    tuning=learner,
                    samples=int(samples))

@@ -19,7 +19,7 @@ from shedding.metrics import archive_metric
 from shedding.model import Memory, RunResult, Schedule, Workload, check_workload
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import default_estimator, make_estimator
-from shedding.online.groups import group_columns, payload_groups
+from shedding.online.groups import auto_columns, group_columns, payload_groups
 from shedding.online.kinds import AGE
 from shedding.online.params import OperatorParams, RunParams
 from shedding.online.policies import EQUI, POLICIES, get_policy, require
@@ -164,6 +164,9 @@ def run_online(wl: Workload, params: RunParams, *, reference: Reference | None =
     followed = Schedule(admitted, left)
     arm = archive_metric(wl, followed, ref.profile, ref.ks)
     split_r, split_s = (None, None) if pol.variable else budget.split
+    picks = op.group_picks
+    choice = None if picks is None else {side: dict(zip(["none", *auto_columns(wl)], map(int, counts)))
+                                         for side, counts in zip("RS", picks)}
     return RunResult(
         pol.name, fed.outputs, ref.exact, arm, budget.total, split_r, split_s,
         share_time=fed.share[:, 0], share_r=fed.share[:, 1], share_s=fed.share[:, 2],
@@ -172,5 +175,16 @@ def run_online(wl: Workload, params: RunParams, *, reference: Reference | None =
         seconds=_time.perf_counter() - started,
         params=run | ({"seed": params.seed} if pol.seed else {})
         | ({"group": ",".join(columns)} if columns is not None else {}),
-        guard=op.guard_choice,
+        guard=op.guard_choice if choice is None else f"{op.guard_choice} {picked(choice)}",
+        group_choice=choice,
     )
+
+
+def picked(choice: dict) -> str:
+    """``group="auto"``'s choice in a few words: per side the grouping ranked by at most refits
+    (``by R dest 15/19 S none 19/19``)."""
+    words = []
+    for side, counts in choice.items():
+        name = max(counts, key=counts.__getitem__)
+        words.append(f"{side} {name} {counts[name]}/{sum(counts.values())}")
+    return "by " + " ".join(words)

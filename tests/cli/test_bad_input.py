@@ -144,6 +144,11 @@ CASES = {
          "--tuning applies to AGE only with --estimator online"),
         (["--generator", "age", "--policy", "prob,agev", "--tuning", "ratio=3", "--estimator", "static"],
          "--tuning applies to AGE only"),
+        # HAZARD picks its grouping among payload columns: none to pick from, or auto with others
+        (["--workload", "{w.csv}", "--policy", "hazard", "--group", "auto"], "--group auto picks among the payload"),
+        (["--generator", "flights", "--policy", "hazard", "--group", "auto,dest"], "--group auto picks among"),
+        (["--generator", "flights", "--policy", "hazard", "--estimator", "online", "--group", "auto", "--tuning",
+          "forget=0.5"], "--group auto does not combine with tuning forget"),
     ],
     "opt": [
         (["--memory", "-1"], "--memory"),
@@ -180,6 +185,7 @@ CASES = {
         (["--policy", "hazard", "--tuning", "first=0"], "--tuning"),
         (["--policy", "age", "--tuning", "ratio=3"], "--tuning applies to AGE only with --estimator online"),
         (["--generator", "flights", "--param", "months=0"], "--param months"),
+        (["--generator", "flights", "--policy", "hazard", "--group", "dest,auto"], "--group auto picks among"),
     ],
     "static": [
         (["--components", "3x2", "--keep", "-1"], "--keep"),
@@ -222,6 +228,8 @@ CASES = {
         (["{garbage}"], "DIR"),
     ],
     "stream-join": [
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "hazard", "--group", "auto"],
+         "--group auto is not available in stream-join"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{r.csv}"], "--out"),  # was a traceback
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "/proc/x"], "--out"),  # was a traceback
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--window", "0"], "--window"),

@@ -237,3 +237,26 @@ def test_every_json_output_follows_the_schema(shed, tmp_path):
     assert all(r["window"] == 20 and r["domain"] == 50 and r["length"] == 400 and r["seed"] == 0
                and r["correlation"] == "independent" and r["skew"] == 1.0 for r in rows if r["dataset"] == "zipf")
     assert np.isfinite([r["seconds"] for r in rows]).all()
+
+
+def test_group_auto_shows_its_choice_in_the_table_and_the_json_row(shed, tmp_path):
+    """``--group auto`` on a file's own columns: the row carries ``group_choice`` (per side the
+    refits at which HAZARD ranked by each candidate: none and the file's columns), valid under
+    the schema, and the table is followed by the choice in one line."""
+    jsonschema = pytest.importorskip("jsonschema")
+    rng = np.random.default_rng(0)
+    n = 600
+    t_r = np.sort(rng.integers(0, n, n))
+    cat = rng.integers(0, 3, n)
+    frame = pd.DataFrame({"stream": ["R"] * n + ["S"] * n, "time": np.r_[t_r, t_r + 5 + 30 * cat],
+                          "key": np.r_[np.arange(n), np.arange(n)], "cat": np.r_[cat, cat],
+                          "shop": np.r_[np.arange(n) % 4, np.arange(n) % 4]}).sort_values("time", kind="stable")
+    frame.to_csv(tmp_path / "w.csv", index=False)
+    args = ("simulate", "--workload", str(tmp_path / "w.csv"), "--window", "100", "--memory", "20", "--policy",
+            "hazard", "--estimator", "online", "--group", "auto")
+    code, stdout, _ = shed(*args, "--json")
+    row = json.loads(stdout)
+    assert code == 0 and row["group"] == "auto" and set(row["group_choice"]["R"]) == {"none", "cat", "shop"}
+    jsonschema.Draft202012Validator(SCHEMA).validate(row)
+    code, stdout, _ = shed(*args)
+    assert code == 0 and "HAZARD --group auto ranked by, of " in " ".join(stdout.split())

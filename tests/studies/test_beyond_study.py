@@ -109,6 +109,7 @@ def test_a_list_of_numbers_is_one_lag_pmf(tmp_path, given, pmfs):
     ("flights", "group = 'dest,gate'", "group = 'dest,gate' is not one of dest, carrier, origin (the flights payload "
      "columns) or a comma list of them ('gate' is none of them)"),
     ("flights", "group = 'dest,dest'", "group names dest twice"),
+    ("flights", "group = 'auto,dest'", "group auto picks among the payload columns itself"),
     ("flights", "group = 3", "group = 3 must be text"),
     ("drift", "group = 'dest'", "group = 'dest' needs the flights' payload, not the drift generator"),
     ("bursts", "rotate = 3", "rotate must be true or false, got 3"),
@@ -381,6 +382,6 @@ def test_a_group_may_combine_payload_columns(tmp_path):
 
     from shedding.studies.beyond.spec import parse_beyond_suite
 
-    text = one_experiment("flights", "group = ['dest,carrier', 'origin', '']\n").replace("length = 300\n", "")
+    text = one_experiment("flights", "group = ['dest,carrier', 'origin', '', 'auto']\n").replace("length = 300\n", "")
     suite = parse_beyond_suite(tomllib.loads(text), "s.toml")
-    assert sorted({r.group for r in suite.runs()}) == ["", "dest,carrier", "origin"]
+    assert sorted({r.group for r in suite.runs()}) == ["", "auto", "dest,carrier", "origin"]
