@@ -338,8 +338,7 @@ class Memory:
            bounds: tuple[int, int] | None = None) -> "Memory":
         """``memory`` checked (:func:`check_memory`) with its ``split`` under the time range
         ``bounds``; a :class:`Memory` without a split is returned as it is, its default split
-        resolved for ``bounds`` if not given, a given split checked against ``bounds`` (a Memory
-        checked for the window may be run under a range that never stores one of its sides).
+        resolved for ``bounds`` if not given, a given split checked against ``bounds``.
 
         Args:
             memory: M, an integer >= 0, or a :class:`Memory` already checked.
@@ -355,10 +354,9 @@ class Memory:
         """
         if isinstance(memory, Memory):
             if split is None:
-                if bounds is None:
-                    return memory
-                if memory.given:
+                if bounds is not None and memory.given:  # a split given for the window, run under a range
                     check_stored_split(memory.r, memory.s, bounds)
+                if memory.given or bounds is None:
                     return memory
                 return cls(memory.total, *default_split(memory.total, bounds), given=False)
             memory = memory.total
