@@ -41,8 +41,7 @@ class AgedArrays(NamedTuple):
     eg: np.ndarray  #: float64 [2, G, 2, B]: the fitted age curve e
     th: np.ndarray  #: float64 [2, 2, B]: the fitted key factor theta
     ep: np.ndarray  #: float64 [2, 2, B]: the pooled curve the groups shrink towards
-    memo: np.ndarray  #: float64 [2, G, 2, B, P]: priorities looked up per state and beta bin
-    fall: np.ndarray  #: int64 [2, G, 2, B, P]: the bucket where that priority next falls
+    memo: np.ndarray  #: float64 [2, G, 2, P, B + 1]: per state and beta bin its priorities per bucket and fit number
     edges: np.ndarray  #: int64 [B + 1]: the age buckets' edges
     lens: np.ndarray  #: float64 [B]: their lengths
     vm: np.ndarray  #: int64 [2, 2, V]: HAZARD's guard's virtual memories (:mod:`~shedding.online.guard`)
@@ -123,13 +122,13 @@ class AgedState:
         A.rebuild(node, cnt, sc, self.state(), t, AGE)
 
     def _stats(self, nb: int, ng: int) -> list[np.ndarray]:
-        """Fresh statistics and model for ``ng`` groups: ev, ex, eg, th, ep, memo, fall."""
+        """Fresh statistics and model for ``ng`` groups: ev, ex, eg, th, ep, memo (its rows not
+        computed for any fit: NaN)."""
         shape = (2, ng, 2, nb) if self.active else (2, 1, 2, 1)
         q = (Z.Q_STATS,) if self.active else (1,)
-        prio = shape + ((Z.Q_PRIO,) if self.active else (1,))
+        prio = shape[:3] + (Z.Q_PRIO if self.active else 1, shape[3] + 1)
         return [np.zeros(shape + q, np.int64), np.zeros(shape + q, np.int64), np.zeros(shape),
-                np.ones((2, 2, shape[3])), np.zeros((2, 2, shape[3])), np.full(prio, np.nan),
-                np.full(prio, -1, np.int64)]
+                np.ones((2, 2, shape[3])), np.zeros((2, 2, shape[3])), np.full(prio, np.nan)]
 
     def _decayed(self, nb: int, ng: int) -> list[np.ndarray]:
         """Fresh statistics of the fit that forgets (HAZARD with ``forget`` > 0): evd, exd, evl,
@@ -217,16 +216,15 @@ class AgedState:
         old = int(self.hsc[L.H_NG])
         if ng <= old:
             return
-        ev, ex, eg, th, ep, memo, fall = self._stats(int(self.hsc[L.H_NB]), ng)
-        ev[:, :old], ex[:, :old], eg[:, :old] = self.ev, self.ex, self.eg
-        memo[:, :old], fall[:, :old] = self.memo, self.fall
+        ev, ex, eg, th, ep, memo = self._stats(int(self.hsc[L.H_NB]), ng)
+        ev[:, :old], ex[:, :old], eg[:, :old], memo[:, :old] = self.ev, self.ex, self.eg, self.memo
         th[:], ep[:] = self.th, self.ep
         # a group first seen now has no events yet: the last fit would have given it the pooled
         # curve, shrunk by nothing (the same arithmetic as hazard.fit, so a stream fed in pieces
         # ranks as one fed whole)
         kappa = float(self.hf[L.HF_KAPPA])
         eg[:, old:] = (0.0 + kappa * ep[:, None]) / (0.0 + kappa) if kappa > 0.0 else ep[:, None]
-        for name, value in (("ev", ev), ("ex", ex), ("eg", eg), ("th", th), ("ep", ep), ("memo", memo), ("fall", fall)):
+        for name, value in (("ev", ev), ("ex", ex), ("eg", eg), ("th", th), ("ep", ep), ("memo", memo)):
             self._set(name, value)
         if self.kind == HAZARD and self._forgets:
             evd, exd, evl, exl, _ = self._decayed(int(self.hsc[L.H_NB]), ng)

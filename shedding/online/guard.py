@@ -56,7 +56,7 @@ def _prio(sh, cnt, hsc, hf, edges, eg, th, memo, lens, s, e, order, t):
     age = t - sh[s, e, SH_TIME]
     first = sh[s, e, SH_FIRST]
     g = sh[s, e, SH_GROUP] if hsc[H_GROUPS] else 0
-    return shaped_prio(eg, th, memo, lens, s, g, 1 if 1 <= first <= age else 0, bucket_of(edges, age),
+    return shaped_prio(hsc, eg, th, memo, lens, s, g, 1 if 1 <= first <= age else 0, bucket_of(edges, age),
                        beta_bin(beta, Q_PRIO_OCTAVE, Q_PRIO))
 
 
