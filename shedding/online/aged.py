@@ -195,22 +195,50 @@ class AgedState:
         raw = np.ascontiguousarray(group, dtype=np.int64)
         if len(raw) != n:
             raise ShedError("group must have one value per arrival")
-        pos = np.searchsorted(self._group_keys, raw)
-        known = pos < len(self._group_keys)
-        known[known] = self._group_keys[pos[known]] == raw[known]
-        if not known.all():
-            new = np.unique(raw[~known])
+        table = self._table(raw)
+        ids = self._ids_of(raw, table)
+        if (ids < 0).any():
+            if table is not None:  # the new values, sorted, without sorting the feed
+                seen = np.zeros(len(table), bool)
+                seen[raw] = True
+                new = np.flatnonzero(seen & (table < 0))
+            else:
+                new = np.unique(raw[ids < 0])
             used = len(self._group_keys)
             if used + len(new) > MAX_GROUPS:  # a stream's groups, seen one feed at a time (the streaming join)
                 raise ShedError(f"{{param}} has more than {MAX_GROUPS:,} distinct values, more than HAZARD learns age "
                                 "curves for; choose a column with fewer values", param="group")
             keys = np.concatenate([self._group_keys, new])
-            ids = np.concatenate([self._group_ids, np.arange(used, used + len(new))])
             order = np.argsort(keys, kind="stable")
-            self._group_keys, self._group_ids = keys[order], ids[order]
+            self._group_keys = keys[order]
+            self._group_ids = np.concatenate([self._group_ids, np.arange(used, used + len(new))])[order]
             self._grow_groups(len(keys))
-            pos = np.searchsorted(self._group_keys, raw)
-        return self._group_ids[pos]
+            if table is not None:
+                table[new] = np.arange(used, used + len(new))
+            ids = self._ids_of(raw, table)
+        return ids
+
+    def _table(self, raw: np.ndarray) -> np.ndarray | None:
+        """The ids of the groups seen so far in a table indexed by the raw value (-1: not seen),
+        when the feed's values are small non-negative integers (payload codes, as the flights'
+        columns give): a lookup per arrival instead of a binary search, which took HAZARD by
+        destination 0.08 us per arrival on the flights. None for other values."""
+        if not len(raw) or raw.min() < 0 or raw.max() >= 4 * len(raw) + 1024:
+            return None
+        table = np.full(int(raw.max()) + 1, -1, np.int64)
+        inside = self._group_keys < len(table)
+        table[self._group_keys[inside]] = self._group_ids[inside]
+        return table
+
+    def _ids_of(self, raw: np.ndarray, table: np.ndarray | None) -> np.ndarray:
+        """Each raw value's group id, -1 for a value not seen yet: from ``table``, or by a binary
+        search of the sorted values seen."""
+        if table is not None:
+            return table[raw]
+        if not len(self._group_keys):
+            return np.full(len(raw), -1, np.int64)
+        pos = np.minimum(np.searchsorted(self._group_keys, raw), len(self._group_keys) - 1)
+        return np.where(self._group_keys[pos] == raw, self._group_ids[pos], -1)
 
     def _grow_groups(self, ng: int) -> None:
         old = int(self.hsc[L.H_NG])

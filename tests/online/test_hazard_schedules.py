@@ -82,6 +82,22 @@ def test_the_schedule_is_unchanged(seed):
     assert case(seed) == json.loads(EXPECTED.read_text())[str(seed)]
 
 
+@pytest.mark.parametrize("seed", [3, 10])
+def test_group_values_beyond_a_table_rank_as_codes(seed):
+    """Payload codes (small non-negative integers) are looked up in a table, other values by a
+    binary search (shedding.online.aged): both give the groups the same ids, so the same schedule,
+    fed whole or in pieces."""
+    rng = np.random.default_rng(seed)
+    side, time, key, group = stream(rng, 60, 12)
+    runs = set()
+    for values in (group, group * 1_000_003 - 7, group + 2**40):
+        for cuts in ([0, len(time)], [0, int(np.searchsorted(time, time[len(time) // 3])), len(time)]):
+            op = JoinOperator(60, 20, "hazard", record=True, tuning=HazardTuning(refit_first=4, test=False))
+            dep = [op.feed(side[a:b], time[a:b], key[a:b], values[a:b]).departures for a, b in zip(cuts, cuts[1:])]
+            runs.add(np.concatenate([*dep, op.finish()]).tobytes())
+    assert len(runs) == 1
+
+
 def test_the_cases_rank_by_age():
     """The recorded cases reach HAZARD's shaped priorities (not only PROB's order)."""
     chose = [c["guard"].split()[1:4:2] for c in json.loads(EXPECTED.read_text()).values()]
