@@ -27,7 +27,7 @@ class AgedArrays(NamedTuple):
     capacity, D: keys, G: payload groups, B: age buckets (:mod:`~shedding.online.agedlayout`
     defines the columns)."""
 
-    hsc: np.ndarray  #: int64 [H_FIELDS]: the learner's and the memory's counters (``H_*``)
+    hsc: np.ndarray  #: int64 [H_FIELDS + 4 G P]: the learner's and the memory's counters (``H_*``), then memo rows
     hf: np.ndarray  #: float64 [HF_FIELDS]: its float parameters (``HF_*``)
     hn: np.ndarray  #: int64 [C, HN_FIELDS]: per node its list, group, matched flag, bucket, due time
     hprio: np.ndarray  #: float64 [C]: per node its value in the tree
@@ -41,7 +41,7 @@ class AgedArrays(NamedTuple):
     eg: np.ndarray  #: float64 [2, G, 2, B]: the fitted age curve e
     th: np.ndarray  #: float64 [2, 2, B]: the fitted key factor theta
     ep: np.ndarray  #: float64 [2, 2, B]: the pooled curve the groups shrink towards
-    memo: np.ndarray  #: float64 [2, G, 2, P, B + 1]: per state and beta bin its priorities per bucket and fit number
+    memo: np.ndarray  #: float64 [2, G, 2, P, B]: per state and beta bin its priorities per bucket (NaN: not yet)
     edges: np.ndarray  #: int64 [B + 1]: the age buckets' edges
     lens: np.ndarray  #: float64 [B]: their lengths
     vm: np.ndarray  #: int64 [2, 2, V]: HAZARD's guard's virtual memories (:mod:`~shedding.online.guard`)
@@ -76,7 +76,7 @@ class AgedState:
         edges = Z.age_buckets(window, tuning.first, tuning.ratio) if self.active else np.array([0, 1], np.int64)
         nb = len(edges) - 1
         shadow = tuning.shadow if self.active else 1
-        hsc = np.zeros(L.H_FIELDS, dtype=np.int64)
+        hsc = np.zeros(L.H_FIELDS + (4 * Z.Q_PRIO if self.active else 0), dtype=np.int64)
         hf = np.zeros(L.HF_FIELDS)
         hsc[L.H_NB], hsc[L.H_NG], hsc[L.H_T0], hsc[L.H_NEXT_REFIT] = nb, 1, -1, 1
         hsc[L.H_SAMPLE0] = hsc[L.H_SAMPLE0 + 1] = 1
@@ -126,7 +126,7 @@ class AgedState:
         computed for any fit: NaN)."""
         shape = (2, ng, 2, nb) if self.active else (2, 1, 2, 1)
         q = (Z.Q_STATS,) if self.active else (1,)
-        prio = shape[:3] + (Z.Q_PRIO if self.active else 1, shape[3] + 1)
+        prio = shape[:3] + (Z.Q_PRIO if self.active else 1, shape[3])
         return [np.zeros(shape + q, np.int64), np.zeros(shape + q, np.int64), np.zeros(shape),
                 np.ones((2, 2, shape[3])), np.zeros((2, 2, shape[3])), np.full(prio, np.nan)]
 
@@ -259,7 +259,10 @@ class AgedState:
             evd[:, :old], exd[:, :old], evl[:, :old], exl[:, :old] = self.evd, self.exd, self.evl, self.exl
             for name, value in (("evd", evd), ("exd", exd), ("evl", evl), ("exl", exl)):
                 self._set(name, value)
-        self.hsc[L.H_NG] = ng
+        hsc = np.zeros(L.H_FIELDS + 4 * ng * Z.Q_PRIO, np.int64)  # room to list every memo row
+        hsc[:len(self.hsc)] = self.hsc
+        hsc[L.H_NG] = ng
+        self._set("hsc", hsc)
 
     def guard_choice(self) -> str | None:
         """HAZARD's refits at which each side ranked by its age shape, of all refits

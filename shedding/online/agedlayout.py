@@ -11,15 +11,16 @@ scalar, column or cell holds what, for AGE (:mod:`~shedding.online.ageing`) and 
  H_EVENTS0, H_EVENTS1, H_DISTINCT0, H_DISTINCT1, H_HOLD0, H_HOLD1, H_KNOWN, H_TEST, H_GROUPS, H_CAP,
  H_EVERY, H_FIRST, H_ITERS, H_REFITS, H_WHEEL_NEXT,
  H_GUARD, H_FITSHAPED0, H_FITSHAPED1, H_CHOSE0, H_CHOSE1, H_OK0, H_OK1, H_VN0, H_VN1, H_VN2, H_VN3,
- H_VCAP0, H_VCAP1, H_JEVERY0, H_JEVERY1, H_JSEEN0, H_JSEEN1, H_FORGOT, H_FCHOSE, H_PRIO_FIT) = range(55)
+ H_VCAP0, H_VCAP1, H_JEVERY0, H_JEVERY1, H_JSEEN0, H_JSEEN1, H_FORGOT, H_FCHOSE, H_ROWS) = range(55)
 H_FIELDS = 55
 # (HAZARD's guard, :mod:`~shedding.online.guard`: whether it judges, the model test's verdict
 # per side, the refits at which each side ranked by its age shape, whether the guard allows the
 # shape per side, the sizes of its virtual memories per side and order (2 s + order), their
 # capacities per side, and which shadow entries of a side it judges: every ``H_JEVERY``-th;
 # whether the guard ranks by the fit that forgets, and at how many refits it did,
-# :mod:`~shedding.online.forgetting`; the number of the fit whose priorities the memo's rows
-# stamped with it hold, :func:`~shedding.online.hazard.prio_row`)
+# :mod:`~shedding.online.forgetting`; how many rows of the memo of priorities were filled since
+# the last refit, listed in ``hsc[H_FIELDS:]`` (-1: more than it holds), so that a refit empties
+# only those: :func:`~shedding.online.hazardindex.forget_rows`)
 # float scalars (``hf``): beta per count of the other side's key, arrival rates, AGE's gain
 # per slot, the fit's shrinkage and evidence factor, the last model test per side
 (HF_FAC0, HF_FAC1, HF_RHO0, HF_RHO1, HF_DENS0, HF_DENS1, HF_KAPPA, HF_EVIDENCE, HF_DEV0, HF_DEV1,

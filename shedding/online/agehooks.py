@@ -140,9 +140,9 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
         was = sc[SC_RANK]
         G.judge(hsc, hf, sc)
         if F.choose(hsc, hf, hz.ev, ex, hz.evd, hz.exd, hz.evl, hz.exl, hz.cf):
-            sc[SC_RANK] = HM.refit(hsc, hf, hz.evd, hz.exd, hz.eg, hz.th, hz.ep)
+            sc[SC_RANK] = HM.refit(hsc, hf, hz.evd, hz.exd, hz.eg, hz.th, hz.ep, hz.memo)
         else:
-            sc[SC_RANK] = HM.refit(hsc, hf, hz.ev, ex, hz.eg, hz.th, hz.ep)
+            sc[SC_RANK] = HM.refit(hsc, hf, hz.ev, ex, hz.eg, hz.th, hz.ep, hz.memo)
         if sc[SC_RANK] == PROB:
             return was != PROB
     else:

@@ -34,7 +34,8 @@ from shedding.jit import njit
 from shedding.online.agedlayout import (H_CHOSE0, H_FITSHAPED0, H_GROUPS, H_GUARD, H_JEVERY0, H_JSEEN0, H_OK0,
                                         H_SAMPLE0, H_SHAPED0, H_VCAP0, H_VN0, HF_FAC0, HF_HYST, HF_JDEN0,
                                         HF_JNUM0, HF_KEPT0, HF_RHO0, SH_FIRST, SH_GROUP, SH_KEY, SH_TIME, SH_VM0)
-from shedding.online.hazard import Q_PRIO, Q_PRIO_OCTAVE, beta_bin, bucket_of, shaped_prio
+from shedding.online.hazard import Q_PRIO, Q_PRIO_OCTAVE, beta_bin, bucket_of
+from shedding.online.hazardindex import shaped_prio
 from shedding.online.layout import P_M, P_MR, P_VARIABLE
 
 #: the most slots of a virtual memory (its entries are searched for the lowest at each drop)

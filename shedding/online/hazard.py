@@ -35,7 +35,8 @@ its priority is the best mean rate over a horizon, max over bucket ends n of (ex
 in buckets j..n) / (their steps): the rate itself when rates are flat, and AGE's preference for
 tuples nearing the age of their partner when they are not (a Gittins-like index of a memory slot
 rented per step). It is computed a row at a time, every age bucket of a state and beta bin at once,
-when the row is first asked for after a refit, and kept until the next (:func:`prio_row`).
+when the row is first asked for after a refit, and kept until the next
+(:mod:`~shedding.online.hazardindex`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.jit import njit
 from shedding.online.agedlayout import (HF_DEV0, HF_EVIDENCE, HF_FAC0, HF_KAPPA, HF_KEPT0, HF_PEN0, H_DISTINCT0, H_EVENTS0,
-                                        H_ITERS, H_NB, H_NG, H_PRIO_FIT, H_REFITS, H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0,
+                                        H_ITERS, H_NB, H_NG, H_REFITS, H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0,
                                         H_TEST, K_Q, K_SHEAD, K_STAIL, SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT, SH_Q,
                                         SH_TIME, SH_VM0, SH_VM1)
 
@@ -365,74 +366,6 @@ def fit(hsc, hf, ev, ex, eg, th, ep):
                             to_e += ev[s, g, c, j, q] * (e1[c, j] / total if total > 0.0 else 1.0)
                     eg[s, g, c, j] = (to_e + kappa * e1[c, j]) / (n + kappa) if n + kappa > 0.0 else e1[c, j]
     hsc[H_REFITS] += 1
-
-
-@njit(_nrt=False)
-def index_row(eg, th, lens, s, g, c, beta, memo, q):
-    """The priority of a tuple in state (s, g, c), its key's rate beta, at the start of every age
-    bucket j, into ``memo[s, g, c, q, j]``: the best mean rate of partners per step over a horizon
-    of whole buckets j..n (max over n of the expected partners in buckets j..n over their steps).
-
-    Each bucket's own term is computed once for the whole row: its expected partners (c = 1) or its
-    chance of no partner, exp(-l0 * steps) (c = 0), held in ``memo[..., b]`` until bucket b's own
-    priority overwrites it (the priority at j reads only the buckets from j on). The sums run
-    from j on, in the same order as a priority computed alone, so every value is the same to the
-    bit; the exponential per (bucket, start) was the index's cost."""
-    nb = lens.shape[0]
-    for b in range(nb):
-        if c == 1:
-            memo[s, g, c, q, b] = (eg[s, g, 1, b] + th[s, 1, b] * beta) * lens[b]
-        else:
-            l0 = eg[s, g, 0, b] + th[s, 0, b] * beta
-            memo[s, g, c, q, b] = math.exp(-l0 * lens[b]) if l0 > 0.0 else 1.0
-    for j in range(nb):
-        best = -1.0
-        cum_e = 0.0
-        cum_l = 0.0
-        still = 1.0  # probability of no partner yet (c = 0)
-        for b in range(j, nb):
-            steps = lens[b]
-            if steps <= 0.0:
-                continue
-            if c == 1:
-                expected = memo[s, g, c, q, b]
-            else:
-                l0 = eg[s, g, 0, b] + th[s, 0, b] * beta
-                l1 = eg[s, g, 1, b] + th[s, 1, b] * beta
-                if l0 > 0.0:
-                    surv = memo[s, g, c, q, b]
-                    first = still * (1.0 - surv)
-                    unmatched = first / l0
-                else:
-                    surv = 1.0
-                    first = 0.0
-                    unmatched = still * steps
-                expected = first + l1 * (still * steps - unmatched)
-                still *= surv
-            cum_e += expected
-            cum_l += steps
-            if cum_e / cum_l > best:
-                best = cum_e / cum_l
-        memo[s, g, c, q, j] = best
-
-
-@njit(_nrt=False)
-def prio_row(hsc, eg, th, memo, lens, s, g, c, q):
-    """Make ``memo[s, g, c, q, :B]`` the priorities of state (s, g, c) in every age bucket at the
-    priority bin q of beta, for the present fit: a row is computed whole when first asked for after
-    a refit (:func:`index_row`) and stamped in ``memo[s, g, c, q, B]`` with the fit's number
-    (``H_PRIO_FIT``; NaN: never), so a refit forgets every row by counting, not by clearing them."""
-    nb = lens.shape[0]
-    if memo[s, g, c, q, nb] != hsc[H_PRIO_FIT]:
-        index_row(eg, th, lens, s, g, c, bin_beta(q, Q_PRIO_OCTAVE), memo, q)
-        memo[s, g, c, q, nb] = hsc[H_PRIO_FIT]
-
-
-@njit(_nrt=False)
-def shaped_prio(hsc, eg, th, memo, lens, s, g, c, j, q):
-    """The priority of state (s, g, c, j) at the priority bin q of beta (:func:`prio_row`)."""
-    prio_row(hsc, eg, th, memo, lens, s, g, c, q)
-    return memo[s, g, c, q, j]
 
 
 @njit(_nrt=False)

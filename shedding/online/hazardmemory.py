@@ -36,10 +36,11 @@ true one.
 
 from shedding.jit import njit
 from shedding.online.agedlayout import (HF_FAC0, HN_BUCKET, HN_C, HN_DUE, HN_GROUP, HN_SNEXT, HN_STALE, H_GROUPS,
-                                        H_LEAVES, H_PRIO_FIT, H_SHAPED0, H_WHEEL_NEXT, K_LAST, K_Q)
+                                        H_LEAVES, H_SHAPED0, H_WHEEL_NEXT, K_LAST, K_Q)
 from shedding.online.agelists import seg_push, seg_unlink
 from shedding.online.guard import verdict
-from shedding.online.hazard import bucket_of, fit, key_bin, key_bins, prio_row, shaped_prio
+from shedding.online.hazard import bucket_of, fit, key_bin, key_bins
+from shedding.online.hazardindex import forget_rows, shaped_prio
 from shedding.online.kinds import HAZARD, PROB
 from shedding.online.layout import C_TAIL, INF, N_CPREV, N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, P_VARIABLE
 from shedding.online.order import ties_before
@@ -85,13 +86,13 @@ def tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j):
 def falls_at(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j, p):
     """The first age bucket after j in which tuple x's priority (in its present state) is below p,
     the number of buckets if none: a look along its state's row of priorities
-    (:func:`~shedding.online.hazard.prio_row`). A side ranked like PROB never falls."""
+    (:func:`~shedding.online.hazardindex.shaped_prio`). A side ranked like PROB never falls."""
     s = node[x, N_SIDE]
     nb = lens.shape[0]
     if hsc[H_SHAPED0 + s] == 0:
         return nb
     g, c, q = group_of(hn, hsc, s, x), hn[x, HN_C], hk[s, node[x, N_KEY], K_Q]
-    prio_row(hsc, eg, th, memo, lens, s, g, c, q)
+    shaped_prio(hsc, eg, th, memo, lens, s, g, c, j, q)  # the row is there
     b = j + 1
     while b < nb and memo[s, g, c, q, b] >= p:
         b += 1
@@ -359,12 +360,12 @@ def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, ed
 
 
 @njit(inline="always")
-def refit(hsc, hf, ev, ex, eg, th, ep):
+def refit(hsc, hf, ev, ex, eg, th, ep, memo):
     """HAZARD's model fitted anew (:func:`~shedding.online.hazard.fit`, then the guard's
-    :func:`~shedding.online.guard.verdict`) and the priorities it implies forgotten (a new fit's
-    number: the memo's rows stamped with the last one are computed again when next asked for);
-    returns the kind it ranks as now: PROB while no side is shaped."""
+    :func:`~shedding.online.guard.verdict`) and the priorities of the last one forgotten
+    (:func:`~shedding.online.hazardindex.forget_rows`); returns the kind it ranks as now: PROB while
+    no side is shaped."""
     fit(hsc, hf, ev, ex, eg, th, ep)
     verdict(hsc)
-    hsc[H_PRIO_FIT] += 1
+    forget_rows(hsc, memo)
     return HAZARD if hsc[H_SHAPED0] or hsc[H_SHAPED0 + 1] else PROB

@@ -1,4 +1,4 @@
-"""HAZARD's index a row at a time (shedding.online.hazard.index_row, prio_row) against its
+"""HAZARD's index a row at a time (shedding.online.hazardindex: index_row, shaped_prio, forget_rows) against its
 definition, the per-cell loop it replaced, kept here as the oracle: the best mean rate of partners
 per step over a horizon of whole buckets j..n, computed alone for each (state, bucket, beta). Every
 value must be the same to the bit, since the values rank tuples; and a row is computed again after
@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shedding.jit import njit
-from shedding.online.agedlayout import H_FIELDS, H_PRIO_FIT
-from shedding.online.hazard import Q_PRIO, Q_PRIO_OCTAVE, age_buckets, bin_beta, index_row, prio_row, shaped_prio
+from shedding.online.agedlayout import H_FIELDS, H_ROWS
+from shedding.online.hazard import Q_PRIO, Q_PRIO_OCTAVE, age_buckets, bin_beta
+from shedding.online.hazardindex import forget_rows, index_row, shaped_prio
 
 
 @njit(cache=False)
@@ -69,7 +70,7 @@ def test_a_row_is_every_cell_to_the_bit(seed, window, first, ratio):
     lens = np.diff(age_buckets(window, first, ratio)).astype(np.float64)
     nb = len(lens)
     eg, th = model(seed, nb)
-    memo = np.full((2, 3, 2, Q_PRIO, nb + 1), np.nan)
+    memo = np.full((2, 3, 2, Q_PRIO, nb), np.nan)
     rng = np.random.default_rng(seed)
     for q in [0, 1, Q_PRIO - 1, *rng.integers(0, Q_PRIO, 6)]:
         beta = bin_beta(q, Q_PRIO_OCTAVE)
@@ -84,32 +85,38 @@ def test_a_row_is_every_cell_to_the_bit(seed, window, first, ratio):
 def test_an_empty_bucket_is_passed_over_as_before():
     lens = np.array([3.0, 0.0, 5.0, 0.0])
     eg, th = model(7, 4)
-    memo = np.full((2, 3, 2, Q_PRIO, 5), np.nan)
+    memo = np.full((2, 3, 2, Q_PRIO, 4), np.nan)
     for c in range(2):
         index_row(eg, th, lens, 1, 2, c, 0.25, memo, 9)
         assert memo[1, 2, c, 9, :4].tolist() == [cell_index(eg, th, lens, 1, 2, c, j, 0.25) for j in range(4)]
 
 
 def test_a_row_is_computed_once_per_fit():
-    """prio_row computes a row when its stamp is not the present fit's number, and only then: a
-    new fit (``H_PRIO_FIT`` counted up, as a refit does) is never served the last fit's values."""
+    """shaped_prio computes a row when its first priority is asked for, lists it, and reads it
+    after; a refit (forget_rows) empties the listed rows, and only those, so a new fit is never
+    served the last fit's values; a row filled again (a NaN priority) makes it empty the whole memo."""
     lens = np.diff(age_buckets(200)).astype(np.float64)
     nb = len(lens)
     eg, th = model(3, nb)
-    hsc = np.zeros(H_FIELDS, np.int64)
-    memo = np.full((2, 3, 2, Q_PRIO, nb + 1), np.nan)
+    hsc = np.zeros(H_FIELDS + 4 * 3 * Q_PRIO, np.int64)
+    memo = np.full((2, 3, 2, Q_PRIO, nb), np.nan)
     q = 40
     beta = bin_beta(q, Q_PRIO_OCTAVE)
     first = shaped_prio(hsc, eg, th, memo, lens, 0, 1, 0, 2, q)
-    assert first == cell_index(eg, th, lens, 0, 1, 0, 2, beta) and memo[0, 1, 0, q, nb] == 0
-    assert np.isnan(memo[0, 1, 1, q]).all() and np.isnan(memo[0, 0, 0, q]).all()  # other rows untouched
-    eg *= 3.0  # a refit: new rates, and a new fit number
-    hsc[H_PRIO_FIT] += 1
+    assert first == cell_index(eg, th, lens, 0, 1, 0, 2, beta) and hsc[H_ROWS] == 1
+    assert not np.isnan(memo[0, 1, 0, q]).any() and np.isnan(memo[0, 1, 1]).all() and np.isnan(memo[0, 0]).all()
+    shaped_prio(hsc, eg, th, memo, lens, 1, 2, 1, 5, 7)
+    memo[0, 1, 0, q, 2] = -7.0  # a row of this fit is read, not computed again
+    assert shaped_prio(hsc, eg, th, memo, lens, 0, 1, 0, 2, q) == -7.0 and hsc[H_ROWS] == 2
+    eg *= 3.0  # a refit: new rates, and the rows of the last fit forgotten
+    forget_rows(hsc, memo)
+    assert np.isnan(memo).all() and hsc[H_ROWS] == 0
     again = shaped_prio(hsc, eg, th, memo, lens, 0, 1, 0, 2, q)
-    assert again == cell_index(eg, th, lens, 0, 1, 0, 2, beta) != first and memo[0, 1, 0, q, nb] == 1
-    memo[0, 1, 0, q, 2] = -7.0  # the row is now this fit's: read, not computed again
-    prio_row(hsc, eg, th, memo, lens, 0, 1, 0, q)
-    assert memo[0, 1, 0, q, 2] == -7.0
+    assert again == cell_index(eg, th, lens, 0, 1, 0, 2, beta) != first
+    memo[1, 1, 1, 3] = 1.0  # filled, and not listed: only an overfull list (-1) empties everything
+    hsc[H_ROWS] = -1
+    forget_rows(hsc, memo)
+    assert np.isnan(memo).all() and hsc[H_ROWS] == 0
 
 
 @pytest.mark.parametrize("c", [0, 1])
@@ -119,6 +126,6 @@ def test_flat_rates_rank_as_the_rate(c):
     nb = len(lens)
     eg = np.zeros((2, 1, 2, nb))
     th = np.ones((2, 2, nb))
-    memo = np.full((2, 1, 2, Q_PRIO, nb + 1), np.nan)
+    memo = np.full((2, 1, 2, Q_PRIO, nb), np.nan)
     index_row(eg, th, lens, 0, 0, c, 0.5, memo, 3)
     assert np.allclose(memo[0, 0, c, 3, :nb], 0.5, rtol=1e-12)
