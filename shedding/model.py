@@ -422,8 +422,7 @@ class RunResult:
     params: dict = field(default_factory=dict)
     #: HAZARD's guard's choice (:attr:`shedding.online.JoinOperator.guard_choice`), None otherwise
     guard: str | None = None
-    #: with ``group="auto"``: per side (``R``, ``S``) the refits at which HAZARD ranked by each
-    #: candidate grouping (``none`` or a column), None otherwise
+    #: ``group="auto"``: per side (R, S) the refits HAZARD ranked by each grouping (none or a column)
     group_choice: dict | None = None
 
     @property
@@ -445,6 +444,5 @@ class RunResult:
             "seconds": round(self.seconds, 4),
         }
         row.update(self.params)
-        if self.group_choice is not None:
-            row["group_choice"] = self.group_choice
+        row.update({} if self.group_choice is None else {"group_choice": self.group_choice})
         return row

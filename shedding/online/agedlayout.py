@@ -11,8 +11,8 @@ scalar, column or cell holds what, for AGE (:mod:`~shedding.online.ageing`) and 
  H_EVENTS0, H_EVENTS1, H_DISTINCT0, H_DISTINCT1, H_HOLD0, H_HOLD1, H_KNOWN, H_TEST, H_GROUPS, H_CAP,
  H_EVERY, H_FIRST, H_ITERS, H_REFITS, H_WHEEL_NEXT,
  H_GUARD, H_FITSHAPED0, H_FITSHAPED1, H_CHOSE0, H_CHOSE1, H_OK0, H_OK1, H_VN0, H_VN1, H_VN2, H_VN3,
- H_VCAP0, H_VCAP1, H_JEVERY0, H_JEVERY1, H_JSEEN0, H_JSEEN1, H_FORGOT, H_FCHOSE,
- H_NCAND, H_PICK0, H_PICK1, H_PICKN0) = range(58)
+ H_VCAP0, H_VCAP1, H_JEVERY0, H_JEVERY1, H_JSEEN0, H_JSEEN1, H_FORGOT, H_FCHOSE, H_ROWS,
+ H_NCAND, H_PICK0, H_PICK1, H_PICKN0) = range(59)
 #: the most candidate groupings HAZARD chooses among (``group="auto"``: no group and up to five
 #: payload columns, :mod:`~shedding.online.autogroup`); a shadow entry's group packs one id of
 #: ``GROUP_BITS`` bits per candidate
@@ -26,9 +26,11 @@ H_FIELDS = H_GOFF0 + MAX_CANDIDATES + 1
 # shape per side, the sizes of its virtual memories per side and order (2 s + order), their
 # capacities per side, and which shadow entries of a side it judges: every ``H_JEVERY``-th;
 # whether the guard ranks by the fit that forgets, and at how many refits it did,
-# :mod:`~shedding.online.forgetting`; the candidate groupings, 1 unless ``group="auto"``, the one
-# each side ranks by, and at how many refits each side ranked by each, ``H_PICKN0 + MAX_CANDIDATES
-# * s + a``, :mod:`~shedding.online.autogroup`)
+# :mod:`~shedding.online.forgetting`; how many rows of the memo of priorities were filled since
+# the last refit, listed in ``hsc[H_FIELDS:]`` (-1: more than it holds), so that a refit empties
+# only those: :func:`~shedding.online.hazardindex.forget_rows`; the candidate groupings, 1 unless
+# ``group="auto"``, the one each side ranks by, and at how many refits each side ranked by each,
+# ``H_PICKN0 + MAX_CANDIDATES * s + a``, :mod:`~shedding.online.autogroup`)
 # float scalars (``hf``): beta per count of the other side's key, arrival rates, AGE's gain
 # per slot, the fit's shrinkage and evidence factor, the last model test per side
 (HF_FAC0, HF_FAC1, HF_RHO0, HF_RHO1, HF_DENS0, HF_DENS1, HF_KAPPA, HF_EVIDENCE, HF_DEV0, HF_DEV1,

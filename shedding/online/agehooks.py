@@ -31,13 +31,13 @@ from shedding.online.layout import F_TOT_R, N_SEQ, N_SIDE, N_TIME, P_VARIABLE, P
 
 
 @njit(_nrt=False, inline="always")
-def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, kind):
+def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x, kind):
     """Tuple x entered memory (age 0, not matched; the kernel has set its payload group): AGE's
     first segment, HAZARD's tree at its priority in bucket 0."""
     if kind == AGE:
         seg_push(hn, sg, node[x, N_SIDE], 0, x)
         return
-    HM.admit(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x)
+    HM.admit(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x)
 
 
 @njit(_nrt=False, inline="always")
@@ -50,7 +50,7 @@ def remove(node, hn, hprio, htree, sg, hsc, x, kind):
 
 
 @njit(_nrt=False, inline="always")
-def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, fall, lens, o, k, t,
+def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, lens, o, k, t,
             last, w, rank):
     """An arrival of key k on side o at time t (after the estimator counted it): the shadow's
     events; while HAZARD ranks by age (``rank``), the other side's tuples of k are matched
@@ -59,16 +59,16 @@ def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg
         shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w)
     hk[o, k, K_LAST] = t
     if rank == HAZARD:
-        HM.match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, eg, th, memo, fall, lens, o, k, last)
+        HM.match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, eg, th, memo, lens, o, k, last)
 
 
 @njit(_nrt=False, inline="always")
-def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t, kind):
+def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc, part, t, kind):
     """The memory tuple dropped next from partition ``part`` (a side, or both under the variable
     split), -1 when it is empty."""
     if kind == AGE:
         return AG.victim(node, hn, sg, hsc, hf, sc, part, t)
-    return HM.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t)
+    return HM.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc, part, t)
 
 
 @njit(_nrt=False, inline="always")
@@ -142,9 +142,9 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
         G.judge(hsc, hf, sc)
         AU.score(hsc, hf, hz.ev, ex, hz.evl, hz.exl, hz.ac, hz.th)
         if F.choose(hsc, hf, hz.ev, ex, hz.evd, hz.exd, hz.evl, hz.exl, hz.cf):
-            sc[SC_RANK] = HM.refit(hsc, hf, hz.evd, hz.exd, hz.eg, hz.th, hz.ep, hz.memo, hz.fall)
+            sc[SC_RANK] = HM.refit(hsc, hf, hz.evd, hz.exd, hz.eg, hz.th, hz.ep, hz.memo)
         else:
-            sc[SC_RANK] = HM.refit(hsc, hf, hz.ev, ex, hz.eg, hz.th, hz.ep, hz.memo, hz.fall)
+            sc[SC_RANK] = HM.refit(hsc, hf, hz.ev, ex, hz.eg, hz.th, hz.ep, hz.memo)
         AU.curves(hsc, hf, hz.ev, ex, hz.ac, hz.eg, hz.th, hz.ep)
         if sc[SC_RANK] == PROB:
             return was != PROB
@@ -159,7 +159,7 @@ def rebuild(node, cnt, sc, hz, t, rank):
     """Re-sort the memory after a refit: AGE's segments, or (when HAZARD ranks by age, ``rank``)
     every tuple's priority, the trees and the wheel."""
     if rank == HAZARD:
-        HM.rebuild(node, cnt, hz.hn, hz.hprio, hz.htree, hz.hk, hz.sg, hz.hsc, hz.hf, hz.eg, hz.th, hz.memo, hz.fall,
+        HM.rebuild(node, cnt, hz.hn, hz.hprio, hz.htree, hz.hk, hz.sg, hz.hsc, hz.hf, hz.eg, hz.th, hz.memo,
                    hz.lens, hz.edges, sc[SC_GHEAD], t)
     else:
         AG.rebuild_segments(node, hz.hn, hz.sg, hz.hsc, hz.segedge, sc[SC_GHEAD], t)

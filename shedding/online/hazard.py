@@ -34,7 +34,9 @@ The index. From its state, a tuple's expected partners per future bucket follow 
 its priority is the best mean rate over a horizon, max over bucket ends n of (expected partners
 in buckets j..n) / (their steps): the rate itself when rates are flat, and AGE's preference for
 tuples nearing the age of their partner when they are not (a Gittins-like index of a memory slot
-rented per step).
+rented per step). It is computed a row at a time, every age bucket of a state and beta bin at once,
+when the row is first asked for after a refit, and kept until the next
+(:mod:`~shedding.online.hazardindex`).
 """
 
 from __future__ import annotations
@@ -388,51 +390,6 @@ def group_curves(ev, ex, s, base, ng, nb, betas, th, e1, kappa, out):
                         total = e1[c, j] + lam_t
                         to_e += ev[s, g, c, j, q] * (e1[c, j] / total if total > 0.0 else 1.0)
                 out[s, g, c, j] = (to_e + kappa * e1[c, j]) / (n + kappa) if n + kappa > 0.0 else e1[c, j]
-
-
-@njit(_nrt=False)
-def index(eg, th, lens, s, g, c, j, beta):
-    """The priority of a tuple in state (s, g, c) at the start of bucket j, its key's rate beta:
-    the best mean rate of partners per step over a horizon of whole buckets j..n."""
-    best = -1.0
-    cum_e = 0.0
-    cum_l = 0.0
-    still = 1.0  # probability of no partner yet (c = 0)
-    for b in range(j, lens.shape[0]):
-        steps = lens[b]
-        if steps <= 0.0:
-            continue
-        l1 = eg[s, g, 1, b] + th[s, 1, b] * beta
-        if c == 1:
-            expected = l1 * steps
-        else:
-            l0 = eg[s, g, 0, b] + th[s, 0, b] * beta
-            if l0 > 0.0:
-                surv = math.exp(-l0 * steps)
-                first = still * (1.0 - surv)
-                unmatched = first / l0
-            else:
-                surv = 1.0
-                first = 0.0
-                unmatched = still * steps
-            expected = first + l1 * (still * steps - unmatched)
-            still *= surv
-        cum_e += expected
-        cum_l += steps
-        if cum_e / cum_l > best:
-            best = cum_e / cum_l
-    return best
-
-
-@njit(_nrt=False)
-def shaped_prio(eg, th, memo, lens, s, g, c, j, q):
-    """The index of state (s, g, c, j) at the priority bin q of beta, looked up once per refit
-    (``memo``, NaN: not yet)."""
-    v = memo[s, g, c, j, q]
-    if v != v:
-        v = index(eg, th, lens, s, g, c, j, bin_beta(q, Q_PRIO_OCTAVE))
-        memo[s, g, c, j, q] = v
-    return v
 
 
 @njit(_nrt=False)

@@ -20,8 +20,8 @@ O(log M) work (AGE's own, its age segments, are in :mod:`~shedding.online.ageing
   never come near the minimum cost nothing;
 * the *wheel*: the one event that must reach the tree at once is a priority falling below the
   tuple's value there. When a tuple is placed (or its state changes), the first later age
-  bucket whose priority is below its value gives the time it falls (looked up once per state,
-  bucket and beta bin after each refit), and the tuple waits in that time's slot of a per-side
+  bucket whose priority is below its value gives the time it falls (a look along its state's row
+  of priorities, every bucket's computed at once), and the tuple waits in that time's slot of a per-side
   wheel (a ring of lists, one slot per step of the window). At each step only the slots of the
   steps since the last come due. Most bucket crossings raise the priority (the learned rates
   grow towards the partner's age), and none of those is visited: moving every tuple at every
@@ -34,14 +34,13 @@ one it was placed in) is placed anew and the minimum looked up again, so the che
 true one.
 """
 
-import numpy as np
-
 from shedding.jit import njit
 from shedding.online.agedlayout import (HF_FAC0, HN_BUCKET, HN_C, HN_DUE, HN_GROUP, HN_SNEXT, HN_STALE, H_GROUPS,
                                         H_LEAVES, H_SHAPED0, H_WHEEL_NEXT, K_LAST, K_Q)
 from shedding.online.agelists import seg_push, seg_unlink
 from shedding.online.guard import verdict
-from shedding.online.hazard import bucket_of, fit, key_bin, key_bins, picked_group, shaped_prio
+from shedding.online.hazard import bucket_of, fit, key_bin, key_bins, picked_group
+from shedding.online.hazardindex import forget_rows, shaped_prio
 from shedding.online.kinds import HAZARD, PROB
 from shedding.online.layout import C_TAIL, INF, N_CPREV, N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, P_VARIABLE
 from shedding.online.order import ties_before
@@ -64,10 +63,10 @@ def wheel_slots(window: int) -> int:
 def prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, j):
     """HAZARD's priority of a tuple of side s, key k in state (g, c, j): beta (PROB's order) on a
     side ranked like PROB, else the index of its state at its key's beta bin (``key_bin``; the
-    index is computed once per state and bin after each refit)."""
+    index is computed once per state and bin after each refit, a row of buckets at a time)."""
     if hsc[H_SHAPED0 + s] == 0:
         return cnt[1 - s, k] * hf[HF_FAC0 + 1 - s]
-    return shaped_prio(eg, th, memo, lens, s, g, c, j, hk[s, k, K_Q])
+    return shaped_prio(hsc, eg, th, memo, lens, s, g, c, j, hk[s, k, K_Q])
 
 
 @njit(_nrt=False)
@@ -84,32 +83,19 @@ def tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j):
 
 
 @njit(_nrt=False)
-def falls_at(node, cnt, hn, hsc, hf, hk, eg, th, memo, fall, lens, x, j, p):
+def falls_at(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j, p):
     """The first age bucket after j in which tuple x's priority (in its present state) is below p,
-    the number of buckets if none; with p its priority in bucket j, looked up once per state, bucket
-    and beta bin after each refit (``fall``, -1: not yet). A side ranked like PROB never falls."""
+    the number of buckets if none: a look along its state's row of priorities
+    (:func:`~shedding.online.hazardindex.shaped_prio`). A side ranked like PROB never falls."""
     s = node[x, N_SIDE]
     nb = lens.shape[0]
     if hsc[H_SHAPED0 + s] == 0:
         return nb
-    k = node[x, N_KEY]
-    g, c = group_of(hn, hsc, s, x), hn[x, HN_C]
-    q = hk[s, k, K_Q]
-    if fall[s, g, c, j, q] >= 0 and p == memo[s, g, c, j, q]:
-        return fall[s, g, c, j, q]
-    return _falls_scan(cnt, hsc, hf, hk, eg, th, memo, fall, lens, s, k, g, c, j, p)
-
-
-@njit(_nrt=False)
-def _falls_scan(cnt, hsc, hf, hk, eg, th, memo, fall, lens, s, k, g, c, j, p):
-    """:func:`falls_at` when ``fall`` does not know it yet: look along the buckets (and remember
-    the answer when p is the priority in bucket j)."""
-    nb = lens.shape[0]
+    g, c, q = group_of(hn, hsc, s, x), hn[x, HN_C], hk[s, node[x, N_KEY], K_Q]
+    shaped_prio(hsc, eg, th, memo, lens, s, g, c, j, q)  # the row is there
     b = j + 1
-    while b < nb and prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, b) >= p:
+    while b < nb and memo[s, g, c, q, b] >= p:
         b += 1
-    if p == prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, j):
-        fall[s, g, c, j, hk[s, k, K_Q]] = b
     return b
 
 
@@ -159,35 +145,35 @@ def _schedule(node, hn, sg, hsc, edges, x, b):
 
 
 @njit(_nrt=False)
-def schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x):
+def schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, lens, edges, x):
     """Tuple x, just placed in the tree at its priority in bucket ``HN_BUCKET``, waits in the wheel
     for the first later bucket below it."""
-    _schedule(node, hn, sg, hsc, edges, x, falls_at(node, cnt, hn, hsc, hf, hk, eg, th, memo, fall, lens, x,
+    _schedule(node, hn, sg, hsc, edges, x, falls_at(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x,
                                                     hn[x, HN_BUCKET], hprio[x]))
 
 
 @njit(_nrt=False)
-def place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j, p):
+def place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x, j, p):
     """Tuple x, in age bucket j, takes its priority p there as its value in the tree now, and
     waits in the wheel for the first later bucket below p."""
     hprio[x] = p
     hn[x, HN_STALE] = 0
     hn[x, HN_BUCKET] = j
     _leaf(node, hprio, htree, hsc, x, True)
-    schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x)
+    schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, lens, edges, x)
 
 
 @njit(_nrt=False)
-def _settle(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j):
+def _settle(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x, j):
     """Tuple x changed its state (matched, or its key's beta bin moved) in age bucket j: a fall of
     its priority goes into the tree now, a raise waits (stale) until x is the minimum; either way
     the wheel learns when it next falls below its value."""
     p = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j)
     if p < hprio[x]:
-        place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j, p)
+        place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x, j, p)
         return
     hn[x, HN_STALE] = 1 if p > hprio[x] else 0
-    _schedule(node, hn, sg, hsc, edges, x, falls_at(node, cnt, hn, hsc, hf, hk, eg, th, memo, fall, lens, x, j,
+    _schedule(node, hn, sg, hsc, edges, x, falls_at(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j,
                                                     hprio[x]))
 
 
@@ -211,17 +197,17 @@ def rebuild_tree(node, hprio, htree, hsc, head):
 
 
 @njit(_nrt=False)
-def _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, t):
+def _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x, t):
     """Tuple x came due in the wheel by time t: it takes its priority in the bucket it
     fell in, and again in each later one it fell in by t (a step may pass several edges)."""
     while 0 <= hn[x, HN_DUE] <= t:
         j = bucket_of(edges, hn[x, HN_DUE] - node[x, N_TIME])
-        place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j,
+        place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x, j,
               tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j))
 
 
 @njit(_nrt=False)
-def turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, t):
+def turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, t):
     """The wheel's slots from the first that holds a tuple (``H_WHEEL_NEXT``, no tuple is
     due before it) up to t come due, each slot once at most (a longer window's lists hold later
     turns too); then the next slot that holds a tuple is found for the next step."""
@@ -232,7 +218,7 @@ def turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens,
             x = sg[s, tau & (slots - 1), 0]
             while x >= 0:
                 nxt = hn[x, HN_SNEXT]
-                _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, t)
+                _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x, t)
                 x = nxt
     hsc[H_WHEEL_NEXT] = INF
     for tau in range(t + 1, t + slots + 1):
@@ -245,12 +231,12 @@ def turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens,
 
 
 @njit(_nrt=False)
-def admit(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x):
+def admit(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x):
     """Tuple x entered memory (age 0, not matched; the kernel has set its payload group): its tree
     at its priority in bucket 0."""
     hn[x, HN_C] = 0
     hn[x, HN_DUE] = -1
-    place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, 0,
+    place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x, 0,
           tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, 0))
 
 
@@ -263,7 +249,7 @@ def leave(node, hn, hprio, htree, sg, hsc, x):
 
 
 @njit(_nrt=False)
-def match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, eg, th, memo, fall, lens, o, k, last):
+def match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, eg, th, memo, lens, o, k, last):
     """An arrival of key k on side o (after the estimator counted it), while HAZARD ranks by age:
     the other side's tuples of k are matched now, and take k's new beta, in the age bucket of the
     last step (``last``: the buckets move on at this step's admission). The key's FIFO (the
@@ -280,7 +266,7 @@ def match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, eg, th, memo
             hn[x, HN_C] = 1
         elif not every:
             break
-        _settle(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x,
+        _settle(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x,
                 bucket_of(edges, last - node[x, N_TIME]))
         x = node[x, N_CPREV]
 
@@ -305,18 +291,18 @@ def _fresh(node, hn, hsc, edges, x, t):
 
 
 @njit(_nrt=False)
-def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t):
+def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc, part, t):
     """The memory tuple dropped next from partition ``part`` (a side, or both under the variable
     split), -1 when it is empty: most of the time the minimum as its tree holds it, unless its
     priority rose above that value (:func:`_search`)."""
     x = _top(node, hprio, htree, sc[P_VARIABLE], part)
     if x < 0 or _fresh(node, hn, hsc, edges, x, t):
         return x
-    return _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t)
+    return _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc, part, t)
 
 
 @njit(_nrt=False)
-def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t):
+def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc, part, t):
     """:func:`victim`'s search: the minimum after placing anew the tuples that reach the top with a
     priority above their value."""
     variable = sc[P_VARIABLE]
@@ -330,7 +316,7 @@ def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, le
             hn[x, HN_STALE] = 0
             hn[x, HN_BUCKET] = j
             return x
-        place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x, j, p)
+        place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x, j, p)
 
 
 @njit(_nrt=False)
@@ -353,7 +339,7 @@ def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, v, s, k, group,
 
 
 @njit
-def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, head, t):
+def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, head, t):
     """Re-sort the memory (the global list from ``head``) after a refit: every tuple's state, its
     priority in the bucket of its age as its value in the trees, and the wheel of the times they
     fall."""
@@ -369,18 +355,18 @@ def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, le
         hn[x, HN_BUCKET] = bucket_of(edges, age)
         hprio[x] = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, hn[x, HN_BUCKET])
         hn[x, HN_DUE] = -1
-        schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, x)
+        schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, lens, edges, x)
         x = node[x, N_GNEXT]
     rebuild_tree(node, hprio, htree, hsc, head)
 
 
 @njit(inline="always")
-def refit(hsc, hf, ev, ex, eg, th, ep, memo, fall):
+def refit(hsc, hf, ev, ex, eg, th, ep, memo):
     """HAZARD's model fitted anew (:func:`~shedding.online.hazard.fit`, then the guard's
-    :func:`~shedding.online.guard.verdict`) and the priorities it implies forgotten; returns the
-    kind it ranks as now: PROB while no side is shaped."""
+    :func:`~shedding.online.guard.verdict`) and the priorities of the last one forgotten
+    (:func:`~shedding.online.hazardindex.forget_rows`); returns the kind it ranks as now: PROB while
+    no side is shaped."""
     fit(hsc, hf, ev, ex, eg, th, ep)
     verdict(hsc)
-    memo[:] = np.nan
-    fall[:] = -1
+    forget_rows(hsc, memo)
     return HAZARD if hsc[H_SHAPED0] or hsc[H_SHAPED0 + 1] else PROB

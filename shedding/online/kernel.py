@@ -685,7 +685,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
     sc, fsc, bcnt, bhead, bnext, stack = st.sc, st.fsc, st.bcnt, st.bhead, st.bnext, st.stack
     hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
     sg, segedge, sh, ev, ex, eg = hz.sg, hz.segedge, hz.sh, hz.ev, hz.ex, hz.eg
-    th, memo, fall, edges, lens, vm = hz.th, hz.memo, hz.fall, hz.edges, hz.lens, hz.vm
+    th, memo, edges, lens, vm = hz.th, hz.memo, hz.edges, hz.lens, hz.vm
     w = sc[P_W]
     warmup = sc[P_WARMUP]
     kind = sc[P_KIND]
@@ -773,7 +773,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
             if aged is not None:
                 A.begin_step(sh, hk, hsc, edges, ex, vm, t, w)
                 for x in range(i, j):
-                    A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, fall,
+                    A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo,
                               lens, side[x], key[x], t, sc[SC_LAST_T], w, sc[SC_RANK])
             # (2) expire what cannot meet a future arrival
             n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged,
@@ -800,7 +800,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
         if aged is not None and rank == AGE:
             due0, due1 = AG.cross(node, hn, sg, segedge, hsc, t, due0, due1)
         elif aged is not None and rank == HAZARD and hsc[H_WHEEL_NEXT] <= t:
-            HM.turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, t)
+            HM.turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, t)
         ranked = rank != RAND and rank != SCHEDULE
         if keyed(rank):
             _advance(cls, cnt, fsc, tree, stack, sc, 0, t, split)
@@ -812,7 +812,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
             v = -1  # the partition's minimum, when it is full
             if not loses and ranked and _over_budget(sc, part, 1):
                 if aged is not None and age_aware(rank):
-                    v = A.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc,
+                    v = A.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc,
                                  part, t, rank)
                     loses = v < 0 or A.loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
                                              key[x], group[x], t, seq[x], rank)
@@ -830,7 +830,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
             if aged is not None and kind == HAZARD:  # also while it ranks as PROB: a later refit ranks by it
                 hn[y, HN_GROUP] = group[x]
             if aged is not None and age_aware(rank):
-                A.insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, y, rank)
+                A.insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, y, rank)
             if aged is not None and rank == AGE:
                 if s_ == 0:
                     due0 = AG.due_after_insert(segedge, hsc, 0, t, due0)
@@ -905,7 +905,7 @@ def shrink(aged, split, st, hz, draws, dep):
     node, cls, cnt, tree, bag, free = st.node, st.cls, st.cnt, st.tree, st.bag, st.free
     sc, fsc = st.sc, st.fsc
     hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
-    sg, eg, th, memo, fall, edges = hz.sg, hz.eg, hz.th, hz.memo, hz.fall, hz.edges
+    sg, eg, th, memo, edges = hz.sg, hz.eg, hz.th, hz.memo, hz.edges
     lens = hz.lens
     t = sc[SC_LAST_T]
     rank = sc[SC_RANK]
@@ -913,7 +913,7 @@ def shrink(aged, split, st, hz, draws, dep):
     for part in range(1 if sc[P_VARIABLE] else 2):
         while _over_budget(sc, part, 0):
             if aged is not None and age_aware(rank):
-                v = A.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, fall, lens, edges, sc, part, t,
+                v = A.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc, part, t,
                              rank)
             else:
                 v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep], split)

@@ -87,8 +87,11 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 #: layout 5 adds HAZARD's fit that forgets, chosen by its guard (shedding.online.forgetting: the
 #: decayed statistics, the counts at the last refit, both candidates' fits and the choice);
 #: layout 6 adds HAZARD's candidate groupings (shedding.online.autogroup: their curves, running
-#: scores, picks and counts).
-STATE_LAYOUT = 6
+#: scores, picks and counts); layout 7 keeps HAZARD's priorities a row of age buckets at a time and
+#: lists the rows filled since the last refit after the learner's counters
+#: (shedding.online.hazardindex: the memo's layout, ``H_ROWS``), and drops the memo of the buckets
+#: where they fall.
+STATE_LAYOUT = 7
 #: the entry naming what a shard's state is, and the version of its entries
 STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
 

@@ -14,10 +14,13 @@ from shedding.model import Workload
 from shedding.offline import solve_opt
 from shedding.online import JoinOperator, OnlineEstimator, simulate
 from shedding.online import agedlayout as L
+from shedding.online.aged import AgedState
 from shedding.online.autogroup import score
 from shedding.online.forgetting import MARGIN
 from shedding.online.groups import auto_columns, payload_groups
-from shedding.online.hazard import Q_STATS, Q_STATS_OCTAVE, bin_beta
+from shedding.online.hazard import Q_PRIO, Q_STATS, Q_STATS_OCTAVE, bin_beta, candidate_group
+from shedding.online.kinds import HAZARD
+from shedding.online.tuning import HazardTuning
 
 #: partners come this many steps after their tuple, by its category
 LAGS = np.array([10, 40, 90, 160])
@@ -176,3 +179,33 @@ def test_bad_auto_input_names_group(tmp_path):
     op = JoinOperator(wl.window, 10, "hazard", estimator=OnlineEstimator())
     with pytest.raises(ShedError, match="candidate ids must be dense ids"):
         op.feed(wl.side, wl.time, wl.key, np.full((len(wl), 2), 5000))
+
+
+def test_auto_ids_are_packed_as_given_and_one_column_codes_go_through_the_table(monkeypatch):
+    """The table of payload codes (shedding.online.aged) maps one column's raw values to ids; auto's
+    candidate ids are dense already and are packed as given, never through it: each candidate's
+    group in a packed code is the id it was given, feed after feed. One column of codes (the
+    table) and the same column shifted beyond it (the binary search) get the same ids; either way
+    the counters keep room to list every memo row of the most groups any candidate has."""
+    rng = np.random.default_rng(5)
+    ids = np.c_[rng.integers(0, 7, 400), rng.integers(0, 300, 400)]
+    auto = AgedState(HAZARD, 50, (10, 10), False, HazardTuning())
+    consulted = []
+    monkeypatch.setattr(AgedState, "_table", lambda self, raw: consulted.append(raw))
+    codes = np.concatenate([auto.group_ids(ids[:150], 150), auto.group_ids(ids[150:], 250)])
+    monkeypatch.undo()
+    assert not consulted
+    assert [candidate_group(c, 0) for c in codes] == [0] * 400  # the first candidate: no group
+    for a in (1, 2):
+        assert [candidate_group(c, a) for c in codes] == ids[:, a - 1].tolist()
+    ng = int(ids[:, 1].max()) + 1
+    assert auto.hsc[L.H_NG] == ng and len(auto.hsc) == L.H_FIELDS + 4 * ng * Q_PRIO
+    col = ids[:, 1]
+    got = {}
+    for values in (col, col + 2**40):
+        one = AgedState(HAZARD, 50, (10, 10), False, HazardTuning())
+        assert (one._table(values) is None) == (values is not col)
+        got[values is col] = np.concatenate([one.group_ids(values[:150], 150), one.group_ids(values[150:], 250)])
+        assert len(one.hsc) == L.H_FIELDS + 4 * len(np.unique(col)) * Q_PRIO
+    assert got[True].tolist() == got[False].tolist()
+    assert len(set(zip(col.tolist(), got[True].tolist()))) == len(np.unique(col)) == got[True].max() + 1
