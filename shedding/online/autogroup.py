@@ -6,7 +6,7 @@ destination), and which column does that is a property of the data the user need
 ``group="auto"`` the shadow sample (:mod:`~shedding.online.hazard`) keeps its events and exposure
 once per *candidate grouping*: no group, and each payload column of the input with at most
 :data:`~shedding.online.groups.MAX_GROUPS` distinct values (at most five, so at most
-:data:`~shedding.online.agedlayout.MAX_CANDIDATES` candidates; :func:`shedding.online.groups.auto_groups`
+:data:`~shedding.online.agedlayout.MAX_CANDIDATES` candidates; :func:`shedding.online.groups.auto_columns`
 gives the rule). A candidate's statistics are a block of its own groups in the arrays of events and
 exposure (from ``H_GOFF0 + a``); pooled over its groups every candidate has the same counts, so the learner's pooled fit
 (theta, the pooled curve and the model test, :func:`~shedding.online.hazard.fit`) is one for all of
