@@ -17,6 +17,7 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.online import agedlayout as L, agehooks as A, ageing as AG, guard as GD, hazard as Z, hazardmemory as HM
 from shedding.online.groups import MAX_GROUPS
+from shedding.online.hazardindex import row_room
 from shedding.online.kinds import AGE, HAZARD, is_age_aware
 from shedding.online.layout import INF
 from shedding.online.tuning import HazardTuning
@@ -78,7 +79,7 @@ class AgedState:
         edges = Z.age_buckets(window, tuning.first, tuning.ratio) if self.active else np.array([0, 1], np.int64)
         nb = len(edges) - 1
         shadow = tuning.shadow if self.active else 1
-        hsc = np.zeros(L.H_FIELDS + (4 * Z.Q_PRIO if self.active else 0), dtype=np.int64)
+        hsc = np.zeros(L.H_FIELDS + (row_room(1) if self.active else 0), dtype=np.int64)
         hf = np.zeros(L.HF_FIELDS)
         hsc[L.H_NB], hsc[L.H_NG], hsc[L.H_T0], hsc[L.H_NEXT_REFIT], hsc[L.H_NCAND] = nb, 1, -1, 1, 1
         hsc[L.H_GOFF0 + 1] = 1  # one candidate grouping, of one group
@@ -323,7 +324,7 @@ class AgedState:
                 self._set(name, value)
         hsc[L.H_NG] = ng
         if ng > old:  # room to list every memo row (:mod:`~shedding.online.hazardindex`)
-            rows = np.zeros(L.H_FIELDS + 4 * ng * Z.Q_PRIO, np.int64)
+            rows = np.zeros(L.H_FIELDS + row_room(ng), np.int64)
             rows[:len(hsc)] = hsc
             self._set("hsc", rows)
 

@@ -35,20 +35,8 @@ import numpy as np
 from shedding.jit import njit
 from shedding.online.agedlayout import (H_GOFF0, H_NB, H_NCAND, H_PICK0, H_PICKN0, HF_ASCORE0, HF_KAPPA,
                                         MAX_CANDIDATES)
-from shedding.online.forgetting import MARGIN, add_loglik
-from shedding.online.hazard import Q_STATS, Q_STATS_OCTAVE, bin_beta, group_curves
-
-#: the weight of the past scores at each new one (as the fit that forgets weighs its gains)
-_DECAY = 0.5
-
-
-@njit
-def _betas():
-    """The beta each statistics bin stands for."""
-    betas = np.empty(Q_STATS)
-    for q in range(Q_STATS):
-        betas[q] = bin_beta(q, Q_STATS_OCTAVE)
-    return betas
+from shedding.online.forgetting import DECAY, MARGIN, add_loglik
+from shedding.online.hazard import Q_STATS, group_curves, stats_betas
 
 
 @njit
@@ -61,7 +49,7 @@ def score(hsc, hf, ev, ex, evl, exl, ac, th):
     if ncand <= 1:
         return
     nb = hsc[H_NB]
-    betas = _betas()
+    betas = stats_betas()
     dv = np.empty(Q_STATS)
     dx = np.empty(Q_STATS)
     for s in range(2):
@@ -75,7 +63,7 @@ def score(hsc, hf, ev, ex, evl, exl, ac, th):
                             dx[q] = ex[s, g, c, j, q] - exl[s, g, c, j, q]
                         ll = add_loglik(ll, dv, dx, betas, ac[s, g, c, j], th[s, c, j])
             at = HF_ASCORE0 + MAX_CANDIDATES * s + a
-            hf[at] = _DECAY * hf[at] + ll
+            hf[at] = DECAY * hf[at] + ll
         pick = hsc[H_PICK0 + s]
         best = pick
         for a in range(ncand):
@@ -96,7 +84,7 @@ def curves(hsc, hf, ev, ex, ac, eg, th, ep):
     if ncand <= 1:
         return
     nb = hsc[H_NB]
-    betas = _betas()
+    betas = stats_betas()
     for s in range(2):
         for a in range(ncand):
             lo = hsc[H_GOFF0 + a]

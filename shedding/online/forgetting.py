@@ -27,13 +27,14 @@ import numpy as np
 
 from shedding.jit import njit
 from shedding.online.agedlayout import H_FCHOSE, H_FORGOT, H_GUARD, H_ITERS, H_NB, H_NG, HF_FGAIN, HF_FORGET
-from shedding.online.hazard import Q_STATS, Q_STATS_OCTAVE, THETA_PRIOR, bin_beta, em_cell, pool_groups
+from shedding.online.hazard import Q_STATS, THETA_PRIOR, em_cell, pool_groups, stats_betas
 
 #: the decayed fit is taken once its running prequential gain exceeds this many nats (a likelihood
 #: ratio of e^4), and left once the gain falls below 0
 MARGIN = 4.0
-#: the weight of the past gains at each new one
-_DECAY = 0.5
+#: the weight of the past gains at each new one (and of the candidate groupings' past scores,
+#: :mod:`~shedding.online.autogroup`)
+DECAY = 0.5
 
 
 @njit(_nrt=False)
@@ -111,9 +112,7 @@ def choose(hsc, hf, ev, ex, evd, exd, evl, exl, cf):
     if keep >= 1.0:
         return False
     nb, ng, iters = hsc[H_NB], hsc[H_NG], hsc[H_ITERS]
-    betas = np.empty(Q_STATS)
-    for q in range(Q_STATS):
-        betas[q] = bin_beta(q, Q_STATS_OCTAVE)
+    betas = stats_betas()
     pev = np.zeros((2, nb, Q_STATS))
     pex = np.zeros((2, nb, Q_STATS))
     fev = np.zeros(Q_STATS)  # the flat counts pool_groups also sums; the candidates' fits do not use them
@@ -126,7 +125,7 @@ def choose(hsc, hf, ev, ex, evd, exd, evl, exl, cf):
         _fit(pev, pex, betas, cf, 0, s, nb, iters)
         pool_groups(evd, exd, s, ng, nb, pev, pex, fev, fex)
         _fit(pev, pex, betas, cf, 1, s, nb, iters)
-    hf[HF_FGAIN] = _DECAY * hf[HF_FGAIN] + gain
+    hf[HF_FGAIN] = DECAY * hf[HF_FGAIN] + gain
     if hsc[H_GUARD] == 0 or hf[HF_FGAIN] > MARGIN:
         hsc[H_FORGOT] = 1
     elif hf[HF_FGAIN] < 0.0:

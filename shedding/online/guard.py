@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 
 from shedding.jit import njit
-from shedding.online.agedlayout import (H_CHOSE0, H_FITSHAPED0, H_GROUPS, H_GUARD, H_JEVERY0, H_JSEEN0, H_OK0,
+from shedding.online.agedlayout import (H_CHOSE0, H_FITSHAPED0, H_GUARD, H_JEVERY0, H_JSEEN0, H_OK0,
                                         H_SAMPLE0, H_SHAPED0, H_VCAP0, H_VN0, HF_FAC0, HF_HYST, HF_JDEN0,
                                         HF_JNUM0, HF_KEPT0, HF_RHO0, SH_FIRST, SH_GROUP, SH_KEY, SH_TIME, SH_VM0)
 from shedding.online.hazard import Q_PRIO, Q_PRIO_OCTAVE, beta_bin, bucket_of, picked_group
@@ -56,7 +56,7 @@ def _prio(sh, cnt, hsc, hf, edges, eg, th, memo, lens, s, e, order, t):
         return beta
     age = t - sh[s, e, SH_TIME]
     first = sh[s, e, SH_FIRST]
-    g = picked_group(hsc, s, sh[s, e, SH_GROUP]) if hsc[H_GROUPS] else 0
+    g = picked_group(hsc, s, sh[s, e, SH_GROUP])
     return shaped_prio(hsc, eg, th, memo, lens, s, g, 1 if 1 <= first <= age else 0, bucket_of(edges, age),
                        beta_bin(beta, Q_PRIO_OCTAVE, Q_PRIO))
 

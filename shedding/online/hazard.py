@@ -48,7 +48,7 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.jit import njit
 from shedding.online.agedlayout import (GROUP_BITS, HF_DEV0, HF_EVIDENCE, HF_FAC0, HF_KAPPA, HF_KEPT0, HF_PEN0,
-                                        H_DISTINCT0, H_EVENTS0, H_GOFF0, H_ITERS, H_NB, H_NCAND, H_NG, H_PICK0, H_REFITS,
+                                        H_DISTINCT0, H_EVENTS0, H_GOFF0, H_GROUPS, H_ITERS, H_NB, H_NCAND, H_NG, H_PICK0, H_REFITS,
                                         H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0, H_TEST, K_Q, K_SHEAD, K_STAIL,
                                         SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT, SH_Q, SH_TIME, SH_VM0, SH_VM1)
 
@@ -111,6 +111,16 @@ def bin_beta(q, per_octave):
     return 2.0 ** (LOG2_LO + (q - 0.5) / per_octave)
 
 
+@njit
+def stats_betas():
+    """The beta each statistics bin stands for (:func:`bin_beta`), as the fits and the scores of
+    their candidates take them."""
+    betas = np.empty(Q_STATS)
+    for q in range(Q_STATS):
+        betas[q] = bin_beta(q, Q_STATS_OCTAVE)
+    return betas
+
+
 @njit(_nrt=False)
 def bucket_of(edges, age):
     """The bucket holding ``age`` (ages past the last edge belong to the last bucket)."""
@@ -142,8 +152,8 @@ def candidate_group(code, a):
 @njit(_nrt=False)
 def picked_group(hsc, s, code):
     """The group side s ranks a tuple by: that of the grouping it picked
-    (:mod:`~shedding.online.autogroup`; the one grouping unless ``group="auto"``)."""
-    return candidate_group(code, hsc[H_PICK0 + s])
+    (:mod:`~shedding.online.autogroup`; the one grouping unless ``group="auto"``), 0 without groups."""
+    return candidate_group(code, hsc[H_PICK0 + s]) if hsc[H_GROUPS] else 0
 
 
 # ---------------------------------------------------------------- the shadow sample
@@ -338,9 +348,7 @@ def fit(hsc, hf, ev, ex, eg, th, ep):
     curves ``eg[s, g, c, j]`` of the first candidate grouping's groups, and whether each side is shaped."""
     nb, ng = hsc[H_NB], hsc[H_GOFF0 + 1]
     iters, kappa = hsc[H_ITERS], hf[HF_KAPPA]
-    betas = np.empty(Q_STATS)
-    for q in range(Q_STATS):
-        betas[q] = bin_beta(q, Q_STATS_OCTAVE)
+    betas = stats_betas()
     pooled_ev = np.zeros((2, nb, Q_STATS))
     pooled_ex = np.zeros((2, nb, Q_STATS))
     flat_ev = np.zeros(Q_STATS)

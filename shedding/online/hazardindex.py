@@ -20,6 +20,12 @@ from shedding.online.agedlayout import H_FIELDS, H_ROWS
 from shedding.online.hazard import Q_PRIO, Q_PRIO_OCTAVE, bin_beta
 
 
+def row_room(ng: int) -> int:
+    """The memo's rows for ``ng`` groups (per side, matched state, group and beta bin), so many
+    the list after the learner's counters must hold."""
+    return 2 * 2 * ng * Q_PRIO
+
+
 @njit(_nrt=False)
 def index_row(eg, th, lens, s, g, c, beta, memo, q):
     """The priority of a tuple in state (s, g, c), its key's rate beta, at the start of every age

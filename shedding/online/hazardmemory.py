@@ -35,8 +35,7 @@ true one.
 """
 
 from shedding.jit import njit
-from shedding.online.agedlayout import (HF_FAC0, HN_BUCKET, HN_C, HN_DUE, HN_GROUP, HN_SNEXT, HN_STALE, H_GROUPS,
-                                        H_LEAVES, H_SHAPED0, H_WHEEL_NEXT, K_LAST, K_Q)
+from shedding.online.agedlayout import (HF_FAC0, HN_BUCKET, HN_C, HN_DUE, HN_GROUP, HN_SNEXT, HN_STALE, H_LEAVES, H_SHAPED0, H_WHEEL_NEXT, K_LAST, K_Q)
 from shedding.online.agelists import seg_push, seg_unlink
 from shedding.online.guard import verdict
 from shedding.online.hazard import bucket_of, fit, key_bin, key_bins, picked_group
@@ -72,7 +71,7 @@ def prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, g, c, j):
 @njit(_nrt=False)
 def group_of(hn, hsc, s, x):
     """The payload group HAZARD ranks tuple x by (0 unless side s is shaped and ranked by groups)."""
-    return picked_group(hsc, s, hn[x, HN_GROUP]) if hsc[H_SHAPED0 + s] and hsc[H_GROUPS] else 0
+    return picked_group(hsc, s, hn[x, HN_GROUP]) if hsc[H_SHAPED0 + s] else 0
 
 
 @njit(_nrt=False)
@@ -326,8 +325,7 @@ def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, v, s, k, group,
     kernel's tie order."""
     sv, tv, qv = node[v, N_SIDE], node[v, N_TIME], node[v, N_SEQ]
     shaped = hsc[H_SHAPED0 + s]
-    p = prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, picked_group(hsc, s, group) if shaped and hsc[H_GROUPS] else 0,
-             0, 0)
+    p = prio(cnt, hsc, hf, hk, eg, th, memo, lens, s, k, picked_group(hsc, s, group) if shaped else 0, 0, 0)
     pv = hprio[v]
     if p != pv:
         return p < pv
