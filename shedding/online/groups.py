@@ -10,7 +10,8 @@ combine, each distinct combination of their values one group.
 
 ``group="auto"`` lets HAZARD pick the grouping itself (:mod:`~shedding.online.autogroup`). The
 candidates are no group and the payload columns, in the input's column order, that have from 2 to
-:data:`MAX_GROUPS` distinct values (a missing value counts as one), the first
+:data:`MAX_GROUPS` distinct values (a missing value counts as one) and are not the join key under
+other names (the carrier as a group when the carrier is the key: :func:`renames_key`), the first
 :data:`AUTO_COLUMNS` of them (:func:`auto_columns`); a workload that names the columns a group may
 use (``wl.meta["group_columns"]``: the flights' dest, carrier and origin, not the air time that
 sets the arrival's time) offers only those: at most six candidates, so the statistics
@@ -115,17 +116,26 @@ def _payload(wl: Workload) -> pd.DataFrame:
     return payload
 
 
+def renames_key(values: pd.Series, key: np.ndarray) -> bool:
+    """Whether a payload column is the join key under other names: one value per key and one key
+    per value. Such a group's age curve is a per-key rate beside beta(key), the key's own rate in
+    HAZARD's model (:mod:`~shedding.online.hazard`), so the two components of a group's rate
+    describe the same thing and the fit may split them either way."""
+    pairs = pd.DataFrame({"v": values.to_numpy(), "k": key}).drop_duplicates()
+    return bool(pairs["k"].is_unique and pairs["v"].is_unique)
+
+
 def auto_columns(wl: Workload) -> list[str]:
     """The payload columns ``group="auto"`` picks among (the module's rule): in column order, those
     the workload allows (all unless ``meta["group_columns"]``) with 2 to :data:`MAX_GROUPS`
-    distinct values, the first :data:`AUTO_COLUMNS`."""
+    distinct values and not the key renamed (:func:`renames_key`), the first :data:`AUTO_COLUMNS`."""
     payload = _payload(wl)
     allowed = wl.meta.get("group_columns")
     fit = [str(c) for c in payload.columns if (allowed is None or c in allowed)
-           and 2 <= payload[c].nunique(dropna=False) <= MAX_GROUPS]
+           and 2 <= payload[c].nunique(dropna=False) <= MAX_GROUPS and not renames_key(payload[c], wl.key)]
     if not fit:
-        raise ShedError(f"{{param}} {AUTO} found no payload column with 2 to {MAX_GROUPS:,} distinct values among "
-                        f"{', '.join(map(str, payload.columns))}; leave it out", param="group")
+        raise ShedError(f"{{param}} {AUTO} found no payload column with 2 to {MAX_GROUPS:,} distinct values other than the "
+                        f"key among {', '.join(map(str, payload.columns))}; leave it out", param="group")
     return fit[:AUTO_COLUMNS]
 
 

@@ -66,6 +66,20 @@ def test_auto_finds_the_column_that_sets_the_ages():
     assert auto.as_dict()["group_choice"] == auto.group_choice
 
 
+def test_auto_leaves_out_the_key_under_other_names():
+    """A column with one value per key and one key per value is not a candidate; a column that
+    groups many keys (one value per key) and one with several values per key stay."""
+    wl = lagged(400)
+    payload = wl.meta["payload"].assign(name=[f"k{k}" for k in wl.key], parity=wl.key % 2)
+    wl2 = Workload(side=wl.side, time=wl.time, key=wl.key, window=wl.window, warmup=0, name="named",
+                   meta={"payload": payload[["name", "parity", "category"]]})
+    assert auto_columns(wl2) == ["parity", "category"]
+    only = Workload(side=wl.side, time=wl.time, key=wl.key % 50, window=wl.window, warmup=0, name="named",
+                    meta={"payload": pd.DataFrame({"name": [f"k{k}" for k in wl.key % 50]})})
+    with pytest.raises(ShedError, match="other than the key"):
+        auto_columns(only)
+
+
 @pytest.mark.parametrize("memory", [0, 7, 40])
 def test_auto_keeps_a_subset_of_the_pairs_never_above_opt(memory):
     wl = lagged(1500, seed=1)
