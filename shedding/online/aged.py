@@ -17,7 +17,7 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.online import agedlayout as L, agehooks as A, ageing as AG, guard as GD, hazard as Z, hazardmemory as HM
 from shedding.online.groups import MAX_GROUPS
-from shedding.online.hazardindex import row_room
+from shedding.online.hazardindex import MEMO_BINS, row_room
 from shedding.online.kinds import AGE, HAZARD, is_age_aware
 from shedding.online.layout import INF
 from shedding.online.tuning import HazardTuning
@@ -43,7 +43,7 @@ class AgedArrays(NamedTuple):
     eg: np.ndarray  #: float64 [2, G, 2, B]: the fitted age curve e
     th: np.ndarray  #: float64 [2, 2, B]: the fitted key factor theta
     ep: np.ndarray  #: float64 [2, 2, B]: the pooled curve the groups shrink towards
-    memo: np.ndarray  #: float64 [2, G, 2, P, B]: per state and beta bin its priorities per bucket (NaN: not yet)
+    memo: np.ndarray  #: float64 [2, G, 2, P + 3, B]: per state and beta bin its priorities per bucket (NaN: not yet)
     edges: np.ndarray  #: int64 [B + 1]: the age buckets' edges
     lens: np.ndarray  #: float64 [B]: their lengths
     vm: np.ndarray  #: int64 [2, 2, V]: HAZARD's guard's virtual memories (:mod:`~shedding.online.guard`)
@@ -131,7 +131,7 @@ class AgedState:
         (its rows not computed for any fit: NaN)."""
         shape = (2, ng, 2, nb) if self.active else (2, 1, 2, 1)
         q = (Z.Q_STATS,) if self.active else (1,)
-        prio = shape[:3] + (Z.Q_PRIO if self.active else 1, shape[3])
+        prio = shape[:3] + (MEMO_BINS if self.active else 1, shape[3])
         counts = (2, shape[1] if blocks is None else blocks) + shape[2:] + q
         return [np.zeros(counts, np.int64), np.zeros(counts, np.int64), np.zeros(shape),
                 np.ones((2, 2, shape[3])), np.zeros((2, 2, shape[3])), np.full(prio, np.nan)]
