@@ -277,13 +277,15 @@ class AgedState:
         if ids.shape != (n, ncand - 1) or not np.issubdtype(ids.dtype, np.integer):
             raise ShedError(f"{{param}} must have one row of integer ids per arrival and {ncand - 1} columns",
                             param="group")
-        ids = ids.astype(np.int64)
-        if n and (ids.min() < 0 or ids.max() >= MAX_GROUPS):
+        columns = [np.ascontiguousarray(ids[:, a], dtype=np.int64) for a in range(ncand - 1)]
+        if n and (min(c.min() for c in columns) < 0 or max(c.max() for c in columns) >= MAX_GROUPS):
             raise ShedError(f"{{param}} candidate ids must be dense ids 0 to {MAX_GROUPS - 1}", param="group")
         if n:
-            self._grow_groups([1, *(ids.max(axis=0) + 1)])
-        shifts = L.GROUP_BITS * np.arange(1, ncand, dtype=np.int64)
-        return np.ascontiguousarray((ids << shifts).sum(axis=1), dtype=np.int64)
+            self._grow_groups([1, *(int(c.max()) + 1 for c in columns)])
+        code = np.zeros(n, np.int64)
+        for a, column in enumerate(columns):  # a column at a time: reducing the rows took 2 ms a month
+            code |= column << (L.GROUP_BITS * (a + 1))
+        return code
 
     def _grow_groups(self, need: list[int]) -> None:
         """Room for ``need[a]`` groups of each candidate grouping a (no shrinking): its block of
