@@ -2,7 +2,8 @@
 
 Numba's compiled code has no symbols that ``perf`` can see, so this script compiles the kernel
 afresh (in a temporary cache: code loaded from numba's cache carries no function list), asks
-numba's code library where each function starts, and writes a perf map
+numba's code libraries of the join loop and of its refits (``refit_step``: the age-aware kinds'
+fit, HAZARD's guard and the memory re-sorted) where each function starts, and writes a perf map
 (``/tmp/perf-<pid>.map``, with each function's size from the compiled object's symbol table) before feeding the policy's
 join operator the workload ``--repeats`` times under ``perf record``. It prints, per compiled
 function, its samples, their share of the kernel's, and the share of its samples on ``push``
@@ -83,7 +84,7 @@ def child(args) -> None:
     refused = int((run(record=True).departures[:, 2] == 0).sum())  # this first feed compiles the kernel
     out = Path(args.code)
     functions = []
-    for cres in K.process.overloads.values():
+    for cres in [*K.process.overloads.values(), *K.refit_step.overloads.values()]:  # the loop, and its refits
         library = cres.library
         (out / "kernel.o").write_bytes(library._get_compiled_object())
         sizes = {}  # from the object file's symbol table

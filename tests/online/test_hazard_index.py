@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from shedding.jit import njit
 from shedding.online.agedlayout import H_FIELDS, H_ROWS
 from shedding.online.hazard import Q_PRIO, Q_PRIO_OCTAVE, age_buckets, bin_beta
-from shedding.online.hazardindex import forget_rows, index_row, shaped_prio
+from shedding.online.hazardindex import MEMO_BINS, forget_rows, index_row, shaped_prio
 
 
 @njit(cache=False)
@@ -70,22 +70,26 @@ def test_a_row_is_every_cell_to_the_bit(seed, window, first, ratio):
     lens = np.diff(age_buckets(window, first, ratio)).astype(np.float64)
     nb = len(lens)
     eg, th = model(seed, nb)
-    memo = np.full((2, 3, 2, Q_PRIO, nb), np.nan)
+    memo = np.full((2, 3, 2, MEMO_BINS, nb), np.nan)
     rng = np.random.default_rng(seed)
     for q in [0, 1, Q_PRIO - 1, *rng.integers(0, Q_PRIO, 6)]:
         beta = bin_beta(q, Q_PRIO_OCTAVE)
         for s in range(2):
             for g in range(3):
                 for c in range(2):
+                    before = memo[:, :, :, :Q_PRIO].copy()
                     index_row(eg, th, lens, s, g, c, beta, memo, q)
                     want = [cell_index(eg, th, lens, s, g, c, j, beta) for j in range(nb)]
                     assert memo[s, g, c, q, :nb].tobytes() == np.array(want).tobytes()
+                    # its sums wait in the scratch rows, never in another row of priorities
+                    before[s, g, c, q] = memo[s, g, c, q]
+                    assert before.tobytes() == memo[:, :, :, :Q_PRIO].tobytes()
 
 
 def test_an_empty_bucket_is_passed_over_as_before():
     lens = np.array([3.0, 0.0, 5.0, 0.0])
     eg, th = model(7, 4)
-    memo = np.full((2, 3, 2, Q_PRIO, 4), np.nan)
+    memo = np.full((2, 3, 2, MEMO_BINS, 4), np.nan)
     for c in range(2):
         index_row(eg, th, lens, 1, 2, c, 0.25, memo, 9)
         assert memo[1, 2, c, 9, :4].tolist() == [cell_index(eg, th, lens, 1, 2, c, j, 0.25) for j in range(4)]
@@ -99,24 +103,25 @@ def test_a_row_is_computed_once_per_fit():
     nb = len(lens)
     eg, th = model(3, nb)
     hsc = np.zeros(H_FIELDS + 4 * 3 * Q_PRIO, np.int64)
-    memo = np.full((2, 3, 2, Q_PRIO, nb), np.nan)
+    memo = np.full((2, 3, 2, MEMO_BINS, nb), np.nan)
     q = 40
     beta = bin_beta(q, Q_PRIO_OCTAVE)
     first = shaped_prio(hsc, eg, th, memo, lens, 0, 1, 0, 2, q)
     assert first == cell_index(eg, th, lens, 0, 1, 0, 2, beta) and hsc[H_ROWS] == 1
-    assert not np.isnan(memo[0, 1, 0, q]).any() and np.isnan(memo[0, 1, 1]).all() and np.isnan(memo[0, 0]).all()
+    rows = memo[:, :, :, :Q_PRIO]  # the priorities (the rows after them are index_row's scratch)
+    assert not np.isnan(memo[0, 1, 0, q]).any() and np.isnan(memo[0, 1, 1]).all() and np.isnan(rows[0, 0]).all()
     shaped_prio(hsc, eg, th, memo, lens, 1, 2, 1, 5, 7)
     memo[0, 1, 0, q, 2] = -7.0  # a row of this fit is read, not computed again
     assert shaped_prio(hsc, eg, th, memo, lens, 0, 1, 0, 2, q) == -7.0 and hsc[H_ROWS] == 2
     eg *= 3.0  # a refit: new rates, and the rows of the last fit forgotten
     forget_rows(hsc, memo)
-    assert np.isnan(memo).all() and hsc[H_ROWS] == 0
+    assert np.isnan(rows).all() and hsc[H_ROWS] == 0
     again = shaped_prio(hsc, eg, th, memo, lens, 0, 1, 0, 2, q)
     assert again == cell_index(eg, th, lens, 0, 1, 0, 2, beta) != first
     memo[1, 1, 1, 3] = 1.0  # filled, and not listed: only an overfull list (-1) empties everything
     hsc[H_ROWS] = -1
     forget_rows(hsc, memo)
-    assert np.isnan(memo).all() and hsc[H_ROWS] == 0
+    assert np.isnan(rows).all() and hsc[H_ROWS] == 0
 
 
 @pytest.mark.parametrize("c", [0, 1])
@@ -126,6 +131,6 @@ def test_flat_rates_rank_as_the_rate(c):
     nb = len(lens)
     eg = np.zeros((2, 1, 2, nb))
     th = np.ones((2, 2, nb))
-    memo = np.full((2, 1, 2, Q_PRIO, nb), np.nan)
+    memo = np.full((2, 1, 2, MEMO_BINS, nb), np.nan)
     index_row(eg, th, lens, 0, 0, c, 0.5, memo, 3)
     assert np.allclose(memo[0, 0, c, 3, :nb], 0.5, rtol=1e-12)

@@ -27,7 +27,7 @@ from shedding.streaming.state import from_state_bytes
 #: 1 and 2 were pickles, fingerprinted by their arrays and the pickled objects' attributes; from
 #: layout 3 on the fingerprint is of the snapshot's entries
 FINGERPRINTS = {1: "7b8a90fdeb22", 2: "7c6e88bfb55f", 3: "020c36adfc0f", 4: "3ab9f9920a1f", 5: "ab7d80dd820b",
-                6: "fb84c720c404", 7: "e1575c0ae561"}
+                6: "fb84c720c404", 7: "e1575c0ae561", 8: "eca90d35a663"}
 
 
 def fed_shard(policy: str = "hazard") -> ShardJoin:
@@ -39,11 +39,14 @@ def fed_shard(policy: str = "hazard") -> ShardJoin:
 
 def fingerprint(join: ShardJoin) -> str:
     """The kernel's field counts and every entry of the stored snapshot (name, dtype, rank): what a
-    restart reads back."""
+    restart reads back; from layout 8 on also the rows per state of HAZARD's memo of priorities
+    (its bins and the scratch rows after them)."""
     parts = [layout.NODE_FIELDS, layout.CLS_FIELDS, layout.SC_FIELDS, layout.FSC_FIELDS, agedlayout.HN_FIELDS,
              agedlayout.H_FIELDS, agedlayout.HF_FIELDS, agedlayout.SH_FIELDS, agedlayout.KEY_FIELDS]
     entries = from_state_bytes(join.to_bytes(), "the state", "")
     parts += sorted((name, a.dtype.str, a.ndim) for name, a in entries.items())
+    if join.layout >= 8:
+        parts.append(entries["op.aged.memo"].shape[3])
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:12]
 
 
