@@ -41,7 +41,9 @@ is the model's). The index is the full table (the mean partners in each later bu
 tuples in state z at the start of bucket j), or with ``state@form`` only what HAZARD's model
 holds, a rate per state and bucket: ``rates`` HAZARD's own formula (a matched state keeps its
 rate), ``carry`` that formula also counting the partners of tuples matched in an earlier bucket,
-``chain`` every partner moving the tuple to the state it gives. The share of the gap closed is (policy - max(PROB, RAND)) / (OPT - max(PROB, RAND)),
+``chain`` every partner moving the tuple to the state it gives, ``mixed`` the rates until the first
+partner and the table after it, ``hazard`` the chain with its rates counted as HAZARD's statistics
+count them (events in the state before, exposure in the state a step is spent in). The share of the gap closed is (policy - max(PROB, RAND)) / (OPT - max(PROB, RAND)),
 with PROB, RAND, HAZARD and OPT from ``bench_general.measure``.
 
     python benchmarks/general_information.py --seeds 0,1,2 --memory 50,100 --out out/general_information.jsonl
@@ -80,7 +82,7 @@ PARENT = {"all": None, "hazard": "all", "count": "hazard", "last": "count", "ret
 WIDENED = ("clast", "clast4", "since", "since4")
 #: how a learned state's index may be computed besides the full table (``state@form``): from one
 #: rate per state and bucket, as HAZARD's model holds them (:func:`rate_index`, :func:`chain_index`)
-FORMS = ("rates", "carry", "chain", "mixed")
+FORMS = ("rates", "carry", "chain", "mixed", "hazard")
 KNOWN_SEED = 100  # the separate seed the ``known`` rates are fitted on
 
 
@@ -267,6 +269,9 @@ class Shadow:
         cum = np.searchsorted(p, edges, side="right")
         seg = np.diff(cum).astype(float)
         full = int(np.searchsorted(edges[1:], seen, side="right"))  # segments (e_b, e_b+1] observed
+        if self.form == "hazard":
+            self.add_exposure(p, cum, min(full, nb), own, group, ev, n)
+            return
         for j in range(min(full, nb)):
             met = int(cum[j])
             last = int(p[met - 1]) if met else -1
@@ -274,6 +279,28 @@ class Shadow:
                 z = state_of(lv, met, last, own, group, edges, self.ng, int(edges[j]))
                 ev[i][z, j, j:full] += seg[j:full]
                 n[i][z, j, j:full] += 1
+
+    def add_exposure(self, p: np.ndarray, cum: np.ndarray, full: int, own: int, group: int, ev: list,
+                     n: list) -> None:
+        """As HAZARD's statistics count them (``hazard.shadow_events``, ``hazard._account``): each
+        partner an event in the state before it, and each step an exposure in the state it spends
+        in, into the diagonal ``[z, b, b]`` (exposure in whole buckets, so that the mean is
+        partners per bucket, as the other forms')."""
+        edges = self.edges
+        for b in range(full):
+            met = int(cum[b])
+            last = int(p[met - 1]) if met else -1
+            at = float(edges[b])
+            steps = float(edges[b + 1] - edges[b])
+            for a in [*p[cum[b]:cum[b + 1]].tolist(), None]:
+                upto = float(edges[b + 1]) if a is None else float(a)
+                for i, lv in enumerate(self.levels):
+                    z = state_of(lv, met, last, own, group, edges, self.ng, int(edges[b]))
+                    n[i][z, b, b] += (upto - at) / steps
+                    if a is not None:
+                        ev[i][z, b, b] += 1
+                if a is not None:
+                    met, last, at = met + 1, int(a), upto
 
     def index(self, s: int, extra: tuple[list, list] | None = None) -> np.ndarray:
         """The index of every (state, bucket) of the finest level, shrunk along the levels."""
@@ -284,13 +311,13 @@ class Shadow:
             if extra is not None:
                 ev, n = ev + extra[0][i], n + extra[1][i]
             if mean is None:
-                mean = np.where(n > 0, ev / np.maximum(n, 1), 0.0)
+                mean = np.where(n > 0, ev / np.where(n > 0, n, 1), 0.0)
             else:
                 parent = np.array([mean[self.coarser(lv, z, nb)] for z in range(states(lv, nb, self.ng))])
                 mean = (ev + self.kappa * parent) / (n + self.kappa)
         assert mean is not None
         steps = np.diff(edges).astype(float)
-        if self.form == "chain":
+        if self.form in ("chain", "hazard"):
             return chain_index(mean, steps, self.levels[-1])
         if self.form == "mixed":
             return mixed_index(mean, steps, self.levels[-1])

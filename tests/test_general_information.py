@@ -68,7 +68,7 @@ def test_a_subset_of_exact_never_above_opt_exact_with_all_memory(name: str, seed
                 assert got.outputs == len(exact), label
 
 
-@pytest.mark.parametrize("state", [*gi.LEARNED, *gi.WIDENED, "clast@chain", "clast@carry", "hazard@rates"])
+@pytest.mark.parametrize("state", [*gi.LEARNED, *gi.WIDENED, "clast@chain", "clast@carry", "hazard@rates", "clast@hazard"])
 def test_exact_with_2w_minus_2_on_one_tuple_per_stream_and_step(state: str) -> None:
     rng = np.random.default_rng(5)
     w = 8
@@ -131,3 +131,20 @@ def test_the_chain_over_matched_yet_is_hazards_index_with_the_earlier_matched_co
     carried, hazards = gi.rate_index(early, steps, "hazard", True), gi.rate_index(early, steps, "hazard", False)
     assert carried[0, 0] > hazards[0, 0] + 0.05
     assert carried[1] == pytest.approx(hazards[1])
+
+
+def test_the_exposure_form_counts_every_observed_step_once_and_every_partner_in_the_state_before_it() -> None:
+    """HAZARD's way of counting (``@hazard``): per fully observed bucket one bucket of exposure
+    split over the states the entry spends it in, and each partner an event of the state before it."""
+    edges = np.array([0, 4, 10, 20, 40])
+    sh = gi.Shadow(edges, gi.chain("clast"), 1, form="hazard")
+    sh.add(0, [2, 3, 12, 30], 0, 0, 25)  # observed through age 25: buckets (0, 4], (4, 10], (10, 20]
+    root, clast = sh.n[0][0], sh.n[0][2]
+    assert np.diag(root[0]).tolist() == [1.0, 1.0, 1.0, 0.0]
+    assert np.diag(sh.ev[0][0][0]).tolist() == [2.0, 0.0, 1.0, 0.0]
+    # clast: unmatched (z = 0) for ages 0..2 of bucket 0; after the partner at 2 its state is
+    # 1 + bucket(2) = 1 for 2..3, and stays 1 after the one at 3 (the same bucket)
+    assert clast[0, 0, 0] == pytest.approx(2 / 4) and clast[1, 0, 0] == pytest.approx(2 / 4)
+    assert sh.ev[0][2][0, 0, 0] == 1 and sh.ev[0][2][1, 0, 0] == 1
+    assert clast[1, 1, 1] == 1.0 and clast[1, 2, 2] == pytest.approx(2 / 10) and clast[3, 2, 2] == pytest.approx(8 / 10)
+    assert sh.ev[0][2][1, 2, 2] == 1
