@@ -16,6 +16,10 @@ split M_R = M // 2, M_S = M - M // 2; ties drop the older tuple first). What var
 - ``last``: ``count`` and the age bucket of the last partner;
 - ``retry``: ``count`` and the tuple's own side's earlier arrivals of its key, 0, 1 or 2+ (a
   request's retry number);
+- ``clast``: matched yet widened by the age bucket of the last partner (``count`` capped at 1, with
+  ``last``'s bucket), and ``clast4`` with that bucket in four levels; ``since`` and ``since4``: matched
+  yet widened by the bucket of the steps since the last partner, at the start of the current age
+  bucket (a renewal clock beside the age): candidates for HAZARD's matched state c;
 - ``count+group``, ``last+group`` (auctions): ``count`` or ``last`` and the auction's duration
   octave, floor(log2 L), as a payload known when it opens (a NEXMark auction carries its expiry);
   beside them HAZARD itself told the same octave as its payload group (``hazard+duration``);
@@ -33,7 +37,13 @@ its whole window as if it were kept, k such that about 256 are open at once; onl
 censors it), shrunk towards the coarser state (``last`` -> ``count`` -> ``hazard`` -> all) by
 ``KAPPA`` tuples, refitted at steps 50, 100, 200, 400 and then every 400 (``online``); or once, from
 every tuple of a separate seed of the same generator (``known``: the rates known, so what is left
-is the model's). The share of the gap closed is (policy - max(PROB, RAND)) / (OPT - max(PROB, RAND)),
+is the model's). The index is the full table (the mean partners in each later bucket b of the
+tuples in state z at the start of bucket j), or with ``state@form`` only what HAZARD's model
+holds, a rate per state and bucket: ``rates`` HAZARD's own formula (a matched state keeps its
+rate), ``carry`` that formula also counting the partners of tuples matched in an earlier bucket,
+``chain`` every partner moving the tuple to the state it gives, ``mixed`` the rates until the first
+partner and the table after it, ``hazard`` the chain with its rates counted as HAZARD's statistics
+count them (events in the state before, exposure in the state a step is spent in). The share of the gap closed is (policy - max(PROB, RAND)) / (OPT - max(PROB, RAND)),
 with PROB, RAND, HAZARD and OPT from ``bench_general.measure``.
 
     python benchmarks/general_information.py --seeds 0,1,2 --memory 50,100 --out out/general_information.jsonl
@@ -63,7 +73,16 @@ KAPPA = 10.0
 SHADOW = 256
 #: the states the learned index may use, each with its coarser parent
 PARENT = {"all": None, "hazard": "all", "count": "hazard", "last": "count", "retry": "count",
-          "count+group": "count", "last+group": "last"}
+          "count+group": "count", "last+group": "last", "clast": "hazard", "clast4": "hazard", "since": "hazard",
+          "since4": "hazard"}
+#: the states that fit HAZARD's model (matched yet widened by what the last partner says): the
+#: matched state z >= 1 is 1 + a level of the last partner's age bucket (``clast``, ``clast4``: in
+#: four levels) or of the steps since the last partner at the start of the current bucket
+#: (``since``, ``since4``)
+WIDENED = ("clast", "clast4", "since", "since4")
+#: how a learned state's index may be computed besides the full table (``state@form``): from one
+#: rate per state and bucket, as HAZARD's model holds them (:func:`rate_index`, :func:`chain_index`)
+FORMS = ("rates", "carry", "chain", "mixed", "hazard")
 KNOWN_SEED = 100  # the separate seed the ``known`` rates are fitted on
 
 
@@ -178,11 +197,18 @@ class Ranker:
         raise NotImplementedError
 
 
-def state_of(state: str, met: int, last: int, own: int, group: int, edges: np.ndarray, ng: int) -> int:
+def state_of(state: str, met: int, last: int, own: int, group: int, edges: np.ndarray, ng: int, at: int = 0) -> int:
     """The state id of a tuple with ``met`` partners (the last at age ``last``), ``own`` earlier
-    arrivals of its key on its side, in payload group ``group`` of ``ng``."""
+    arrivals of its key on its side, in payload group ``group`` of ``ng``, at the start of an age
+    bucket that begins at age ``at``."""
     if state.endswith("+group"):
         return state_of(state[:-6], met, last, own, 0, edges, 1) * ng + group
+    if state in WIDENED:
+        if not met:
+            return 0
+        nb = len(edges) - 1
+        level = bucket(edges, last if state.startswith("clast") else max(at - last, 0))
+        return 1 + (level * 4 // nb if state.endswith("4") else level)
     if state == "all":
         return 0
     if state == "hazard":
@@ -197,7 +223,8 @@ def state_of(state: str, met: int, last: int, own: int, group: int, edges: np.nd
 def states(state: str, nb: int, ng: int) -> int:
     if state.endswith("+group"):
         return states(state[:-6], nb, 1) * ng
-    return {"all": 1, "hazard": 2, "count": 4, "last": 4 * nb, "retry": 12}[state]
+    return {"all": 1, "hazard": 2, "count": 4, "last": 4 * nb, "retry": 12, "clast": 1 + nb, "clast4": 5,
+            "since": 1 + nb, "since4": 5}[state]
 
 
 def bucket(edges: np.ndarray, age: int) -> int:
@@ -222,6 +249,8 @@ class Shadow:
     edges: np.ndarray
     levels: list[str]
     ng: int
+    form: str = "table"
+    kappa: float = KAPPA
     ev: list[list[np.ndarray]] = field(default_factory=list)
     n: list[list[np.ndarray]] = field(default_factory=list)
 
@@ -240,13 +269,38 @@ class Shadow:
         cum = np.searchsorted(p, edges, side="right")
         seg = np.diff(cum).astype(float)
         full = int(np.searchsorted(edges[1:], seen, side="right"))  # segments (e_b, e_b+1] observed
+        if self.form == "hazard":
+            self.add_exposure(p, cum, min(full, nb), own, group, ev, n)
+            return
         for j in range(min(full, nb)):
             met = int(cum[j])
             last = int(p[met - 1]) if met else -1
             for i, lv in enumerate(self.levels):
-                z = state_of(lv, met, last, own, group, edges, self.ng)
+                z = state_of(lv, met, last, own, group, edges, self.ng, int(edges[j]))
                 ev[i][z, j, j:full] += seg[j:full]
                 n[i][z, j, j:full] += 1
+
+    def add_exposure(self, p: np.ndarray, cum: np.ndarray, full: int, own: int, group: int, ev: list,
+                     n: list) -> None:
+        """As HAZARD's statistics count them (``hazard.shadow_events``, ``hazard._account``): each
+        partner an event in the state before it, and each step an exposure in the state it spends
+        in, into the diagonal ``[z, b, b]`` (exposure in whole buckets, so that the mean is
+        partners per bucket, as the other forms')."""
+        edges = self.edges
+        for b in range(full):
+            met = int(cum[b])
+            last = int(p[met - 1]) if met else -1
+            at = float(edges[b])
+            steps = float(edges[b + 1] - edges[b])
+            for a in [*p[cum[b]:cum[b + 1]].tolist(), None]:
+                upto = float(edges[b + 1]) if a is None else float(a)
+                for i, lv in enumerate(self.levels):
+                    z = state_of(lv, met, last, own, group, edges, self.ng, int(edges[b]))
+                    n[i][z, b, b] += (upto - at) / steps
+                    if a is not None:
+                        ev[i][z, b, b] += 1
+                if a is not None:
+                    met, last, at = met + 1, int(a), upto
 
     def index(self, s: int, extra: tuple[list, list] | None = None) -> np.ndarray:
         """The index of every (state, bucket) of the finest level, shrunk along the levels."""
@@ -257,17 +311,19 @@ class Shadow:
             if extra is not None:
                 ev, n = ev + extra[0][i], n + extra[1][i]
             if mean is None:
-                mean = np.where(n > 0, ev / np.maximum(n, 1), 0.0)
+                mean = np.where(n > 0, ev / np.where(n > 0, n, 1), 0.0)
             else:
                 parent = np.array([mean[self.coarser(lv, z, nb)] for z in range(states(lv, nb, self.ng))])
-                mean = (ev + KAPPA * parent) / (n + KAPPA)
+                mean = (ev + self.kappa * parent) / (n + self.kappa)
         assert mean is not None
         steps = np.diff(edges).astype(float)
-        out = np.zeros(mean.shape[:2])
-        for j in range(nb):
-            cum = np.cumsum(mean[:, j, j:], axis=1) / np.cumsum(steps[j:])
-            out[:, j] = cum.max(axis=1)
-        return out
+        if self.form in ("chain", "hazard"):
+            return chain_index(mean, steps, self.levels[-1])
+        if self.form == "mixed":
+            return mixed_index(mean, steps, self.levels[-1])
+        if self.form != "table":
+            return rate_index(mean, steps, self.levels[-1], self.form == "carry")
+        return table_index(mean, steps)
 
     def coarser(self, lv: str, z: int, nb: int) -> int:
         """The parent level's state of state z of level ``lv``."""
@@ -275,24 +331,139 @@ class Shadow:
             return z // self.ng
         if lv == "hazard":
             return 0
-        if lv == "count":
+        if lv == "count" or lv in WIDENED:
             return min(z, 1)
         if lv == "last":
             return z // nb
         return z // 3  # retry -> count
 
 
+def rate_index(mean: np.ndarray, steps: np.ndarray, state: str, carry: bool) -> np.ndarray:
+    """The index HAZARD's model can hold (``hazard.index_row``): per state z and bucket b only a
+    rate, the mean partners in b of the tuples in z at its start per step; a matched state keeps
+    its rate (frozen: a later partner's change of state is not foreseen), an unmatched tuple meets
+    its first partner in bucket b at the z = 0 rate and then holds the state that partner gives it
+    (``hazard``: 1; ``clast``: 1 + the level of b). HAZARD's formula counts a bucket's partners
+    after the first only for the tuples unmatched at the bucket's start; ``carry`` also counts the
+    partners, at their state's rate, of those matched in an earlier bucket."""
+    nb = len(steps)
+    rate = mean[:, np.arange(nb), np.arange(nb)] / steps
+    after = [1 + (b * 4 // nb if state.endswith("4") else b) if state.startswith("clast") else 1 for b in range(nb)]
+    out = np.zeros((mean.shape[0], nb))
+    for z in range(mean.shape[0]):
+        for j in range(nb):
+            best, cum_e, cum_l, still = -1.0, 0.0, 0.0, 1.0
+            held = np.zeros(mean.shape[0])  # P(first partner met in an earlier bucket, giving state y)
+            for b in range(j, nb):
+                st = steps[b]
+                if z >= 1:
+                    expected = rate[z, b] * st
+                else:
+                    l0, l1 = rate[0, b], rate[after[b], b]
+                    surv = math.exp(-l0 * st) if l0 > 0 else 1.0
+                    first = still * (1.0 - surv)
+                    unmatched = first / l0 if l0 > 0 else still * st
+                    expected = first + l1 * (still * st - unmatched)
+                    if carry:
+                        expected += float(held @ rate[:, b]) * st
+                    held[after[b]] += first
+                    still *= surv
+                cum_e += expected
+                cum_l += st
+                best = max(best, cum_e / cum_l)
+            out[z, j] = best
+    return out
+
+
+def chain_index(mean: np.ndarray, steps: np.ndarray, state: str) -> np.ndarray:
+    """As :func:`rate_index`, but each partner moves the tuple to the state it gives (a Markov chain
+    over the states, one rate per state and bucket): the mass of each state at the start of bucket b
+    meets partners at its rate, and the share that meets one moves to the state a partner in b
+    gives (its partners after that one in b at the new state's rate, as HAZARD's c = 0 -> 1)."""
+    nb, nz = len(steps), mean.shape[0]
+    rate = mean[:, np.arange(nb), np.arange(nb)] / steps
+    after = [1 + (b * 4 // nb if state.endswith("4") else b) if state.startswith("clast") else 1 for b in range(nb)]
+    out = np.zeros((nz, nb))
+    for z in range(nz):
+        for j in range(nb):
+            best, cum_e, cum_l = -1.0, 0.0, 0.0
+            p = np.zeros(nz)
+            p[z] = 1.0
+            for b in range(j, nb):
+                st, to = steps[b], after[b]
+                lt = rate[to, b]
+                expected = 0.0
+                moved = 0.0
+                for y in np.flatnonzero(p):
+                    ly = rate[y, b]
+                    if y == to or ly <= 0:
+                        expected += p[y] * ly * st
+                        continue
+                    first = p[y] * (1.0 - math.exp(-ly * st))
+                    expected += first + lt * (p[y] * st - first / ly)
+                    p[y] -= first
+                    moved += first
+                p[to] += moved
+                cum_e += expected
+                cum_l += st
+                best = max(best, cum_e / cum_l)
+            out[z, j] = best
+    return out
+
+
+def mixed_index(mean: np.ndarray, steps: np.ndarray, state: str) -> np.ndarray:
+    """The full table's index for the matched states, and for an unmatched tuple one rate per
+    bucket until its first partner (HAZARD's c = 0 model), after which it counts the table's
+    partners of the state that partner gives: a partner met in bucket b' gives the mean partners in
+    each later bucket of the tuples in that state at the start of b' + 1 (and, within b', the
+    state's rate)."""
+    nb = len(steps)
+    out = table_index(mean, steps)
+    rate = mean[:, np.arange(nb), np.arange(nb)] / steps
+    after = [1 + (b * 4 // nb if state.endswith("4") else b) if state.startswith("clast") else 1 for b in range(nb)]
+    for j in range(nb):
+        best, cum_e, cum_l, still = -1.0, 0.0, 0.0, 1.0
+        firsts: list[tuple[int, float]] = []  # (bucket b' of the first partner, its probability)
+        for b in range(j, nb):
+            st, l0, l1 = steps[b], rate[0, b], rate[after[b], b]
+            surv = math.exp(-l0 * st) if l0 > 0 else 1.0
+            first = still * (1.0 - surv)
+            unmatched = first / l0 if l0 > 0 else still * st
+            expected = first + l1 * (still * st - unmatched)
+            expected += sum(p * mean[after[c], c + 1, b] for c, p in firsts)
+            firsts.append((b, first))
+            still *= surv
+            cum_e += expected
+            cum_l += st
+            best = max(best, cum_e / cum_l)
+        out[0, j] = best
+    return out
+
+
+def table_index(mean: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """The full table's index: per state z and bucket j, the best mean partners per step over the
+    buckets j..n of the tuples in z at the start of j."""
+    nb = len(steps)
+    out = np.zeros(mean.shape[:2])
+    for j in range(nb):
+        cum = np.cumsum(mean[:, j, j:], axis=1) / np.cumsum(steps[j:])
+        out[:, j] = cum.max(axis=1)
+    return out
+
+
 class Learned(Ranker):
     """The index of a learned state: online from the shadow sample, or fixed (``tables``)."""
 
-    def __init__(self, state: str, tables: list[np.ndarray] | None = None, ng: int = 1) -> None:
-        self.state, self.tables, self.learn, self.ng = state, tables, tables is None, ng
+    def __init__(self, state: str, tables: list[np.ndarray] | None = None, ng: int = 1, form: str = "table",
+                 kappa: float = KAPPA) -> None:
+        self.state, self.tables, self.learn, self.ng, self.form = state, tables, tables is None, ng, form
+        self.kappa = kappa
 
     def start(self, wl: Workload, info: Tuples) -> None:
         super().start(wl, info)
         self.edges = age_buckets(wl.window)
         assert int(info.group.max(initial=0)) < self.ng, "more payload groups than ng"
-        self.shadow = Shadow(self.edges, chain(self.state), self.ng)
+        self.shadow = Shadow(self.edges, chain(self.state), self.ng, self.form, self.kappa)
         self.open: list[dict[int, list[int]]] = [{}, {}]  # entry (tuple index) -> partner ages
         self.by_key: list[dict[int, list[int]]] = [defaultdict(list), defaultdict(list)]
         self.count, self.first = [0, 0], -1
@@ -347,18 +518,20 @@ class Learned(Ranker):
         assert self.tables is not None
         out = np.empty(len(idx))
         for i, x in enumerate(idx):
+            j = bucket(edges, t - int(wl.time[x]))
             z = state_of(self.state, int(info.met[x]), int(info.last[x]), int(info.own[x]), int(info.group[x]), edges,
-                         self.ng)
-            out[i] = self.tables[int(wl.side[x])][z, bucket(edges, t - int(wl.time[x]))]
+                         self.ng, int(edges[j]))
+            out[i] = self.tables[int(wl.side[x])][z, j]
         return out
 
 
 def known_tables(make: Callable[..., Workload], seed: int, state: str,
-                 group_of: Callable[[Workload, int], np.ndarray] | None = None) -> list[np.ndarray]:
+                 group_of: Callable[[Workload, int], np.ndarray] | None = None, form: str = "table",
+                 kappa: float = KAPPA) -> list[np.ndarray]:
     """The index tables fitted on every tuple of another seed of the generator (no join run);
     ``group_of(wl, seed)`` gives its tuples' payload groups."""
     wl = make(seed=seed)
-    ranker = Learned(state, ng=DURATIONS if group_of is not None else 1)
+    ranker = Learned(state, ng=DURATIONS if group_of is not None else 1, form=form, kappa=kappa)
     info = Tuples.of(len(wl), None if group_of is None else group_of(wl, seed))
     ranker.start(wl, info)
     sh = ranker.shadow
@@ -561,6 +734,8 @@ def main() -> None:
     parser.add_argument("--memory", type=lambda s: [int(x) for x in s.split(",")], default=[50, 100])
     parser.add_argument("--generators", type=lambda s: s.split(","), default=list(GENERATORS))
     parser.add_argument("--states", type=lambda s: s.split(","), default=[*LEARNED, *GROUPED, "oracle"])
+    parser.add_argument("--online-only", action="store_true", help="skip the rates fitted on another seed")
+    parser.add_argument("--kappa", type=float, default=KAPPA, help="pseudo-tuples of the shrinkage to the coarser state")
     parser.add_argument("--base", help="bench_general.py's JSON lines for these seeds (else measured here)")
     parser.add_argument("--out", help="also write the rows here (JSON lines)")
     args = parser.parse_args()
@@ -573,28 +748,33 @@ def main() -> None:
         make = GENERATORS[name]
         grouped = name == "auctions"  # the requests carry no payload
         chosen = [st for st in args.states if grouped or st not in GROUPED]
-        known = {st: known_tables(make, KNOWN_SEED, st, duration_octave if st in GROUPED else None)
-                 for st in chosen if st != "oracle"}
+        known = {st: known_tables(make, KNOWN_SEED, st.partition("@")[0],
+                                  duration_octave if st in GROUPED else None, st.partition("@")[2] or "table",
+                                  args.kappa)
+                 for st in chosen if st != "oracle" and not args.online_only}
         for seed in args.seeds:
             wl = make(seed=seed)
             group = duration_octave(wl, seed) if grouped else None
             for memory in args.memory:
                 row = dict(bases.get((wl.name, memory)) or measure(wl, memory))
                 row["hazard_gap"] = gap(row["hazard"], row)
-                if grouped:  # HAZARD itself, told the duration octave as its payload group
+                if grouped and any(st in GROUPED for st in chosen):  # HAZARD told the duration octave as its group
                     assert group is not None
                     told = Workload(wl.side, wl.time, wl.key, wl.window, wl.warmup, wl.name,
                                     {"payload": pd.DataFrame({"duration": group})})
                     row["hazard+duration"] = int(run_policy(told, "hazard", memory, estimator="online",
                                                             group="duration").outputs)
                     row["hazard+duration_gap"] = gap(row["hazard+duration"], row)
-                else:
+                elif not grouped:
                     row["bound"] = round(request_bound(wl, memory, RequestOracle(wl.window)))
                     row["bound_gap"] = gap(row["bound"], row)
                 for st in chosen:
                     ng = DURATIONS if st in GROUPED else 1
+                    state, _, form = st.partition("@")
                     runs = oracles(name, seed, wl) if st == "oracle" else \
-                        {f"{st}/online": Learned(st, ng=ng), f"{st}/known": Learned(st, known[st], ng=ng)}
+                        {f"{st}/online": Learned(state, ng=ng, form=form or "table", kappa=args.kappa)}
+                    if st in known:
+                        runs[f"{st}/known"] = Learned(state, known[st], ng=ng, form=form or "table", kappa=args.kappa)
                     for label, ranker in runs.items():
                         out = run_index(wl, memory, ranker, group if st in GROUPED else None).outputs
                         row[label] = out

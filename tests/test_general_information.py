@@ -36,7 +36,9 @@ def _durations(wl: Workload, seed: int) -> np.ndarray:
 
 def _rankers(name: str, seed: int) -> dict[str, gi.Ranker]:
     make = _auctions if name == "auctions" else _requests
-    rankers: dict[str, gi.Ranker] = {f"{st}/online": gi.Learned(st) for st in gi.LEARNED}
+    rankers: dict[str, gi.Ranker] = {f"{st}/online": gi.Learned(st) for st in (*gi.LEARNED, *gi.WIDENED)}
+    rankers.update({f"{st}@{form}/online": gi.Learned(st, form=form)
+                    for st in ("hazard", "clast", "clast4") for form in gi.FORMS})
     rankers["last/known"] = gi.Learned("last", gi.known_tables(make, seed + 1, "last"))
     if name == "auctions":
         rankers.update({f"{st}/online": gi.Learned(st, ng=gi.DURATIONS) for st in gi.GROUPED})
@@ -66,13 +68,14 @@ def test_a_subset_of_exact_never_above_opt_exact_with_all_memory(name: str, seed
                 assert got.outputs == len(exact), label
 
 
-@pytest.mark.parametrize("state", [*gi.LEARNED])
+@pytest.mark.parametrize("state", [*gi.LEARNED, *gi.WIDENED, "clast@chain", "clast@carry", "hazard@rates", "clast@hazard"])
 def test_exact_with_2w_minus_2_on_one_tuple_per_stream_and_step(state: str) -> None:
     rng = np.random.default_rng(5)
     w = 8
     wl = Workload.synchronous(rng.integers(0, 4, 120), rng.integers(0, 4, 120), window=w)
-    assert gi.run_index(wl, 2 * w - 2, gi.Learned(state)).outputs == exact_count(wl)
-    smaller = gi.run_index(wl, w, gi.Learned(state))
+    name, _, form = state.partition("@")
+    assert gi.run_index(wl, 2 * w - 2, gi.Learned(name, form=form or "table")).outputs == exact_count(wl)
+    smaller = gi.run_index(wl, w, gi.Learned(name, form=form or "table"))
     assert smaller.outputs <= solve_opt(wl, w).outputs
 
 
@@ -105,3 +108,43 @@ def test_the_request_bound_is_above_every_online_policy_on_average_and_near_exac
     exact = np.mean([exact_count(wl) for wl in wls])
     assert abs(everything - exact) <= 0.05 * exact, (everything, exact)
     assert gi.request_bound(wls[0], 4, law) <= gi.request_bound(wls[0], 8, law) <= gi.request_bound(wls[0], 10_000, law)
+
+
+def test_the_chain_over_matched_yet_is_hazards_index_with_the_earlier_matched_counted() -> None:
+    """With two states (matched yet) every partner leads to state 1, so the chain's index is the
+    carried rate index; with the same rate everywhere every index is that rate."""
+    rng = np.random.default_rng(3)
+    nb = 6
+    steps = rng.integers(1, 9, nb).astype(float)
+    mean = rng.choice([0.0, 1.0], (2, nb, nb)) * rng.uniform(0, 3, (2, nb, nb))
+    assert np.allclose(gi.chain_index(mean, steps, "hazard"), gi.rate_index(mean, steps, "hazard", carry=True))
+    flat = np.zeros((1 + nb, nb, nb))
+    flat[:, np.arange(nb), np.arange(nb)] = 0.25 * steps
+    for index in (gi.chain_index(flat, steps, "clast"), gi.rate_index(flat, steps, "clast", carry=True)):
+        assert index == pytest.approx(0.25)
+    assert gi.rate_index(flat, steps, "clast", carry=False)[1:] == pytest.approx(0.25)
+    # HAZARD's formula counts no partners of a tuple matched in an earlier bucket: an unmatched
+    # tuple that meets its first partner early and then many is ranked below the carried index
+    early = np.zeros((2, nb, nb))
+    early[1, np.arange(nb), np.arange(nb)] = steps
+    early[0, 0, 0] = 0.5 * steps[0]
+    carried, hazards = gi.rate_index(early, steps, "hazard", True), gi.rate_index(early, steps, "hazard", False)
+    assert carried[0, 0] > hazards[0, 0] + 0.05
+    assert carried[1] == pytest.approx(hazards[1])
+
+
+def test_the_exposure_form_counts_every_observed_step_once_and_every_partner_in_the_state_before_it() -> None:
+    """HAZARD's way of counting (``@hazard``): per fully observed bucket one bucket of exposure
+    split over the states the entry spends it in, and each partner an event of the state before it."""
+    edges = np.array([0, 4, 10, 20, 40])
+    sh = gi.Shadow(edges, gi.chain("clast"), 1, form="hazard")
+    sh.add(0, [2, 3, 12, 30], 0, 0, 25)  # observed through age 25: buckets (0, 4], (4, 10], (10, 20]
+    root, clast = sh.n[0][0], sh.n[0][2]
+    assert np.diag(root[0]).tolist() == [1.0, 1.0, 1.0, 0.0]
+    assert np.diag(sh.ev[0][0][0]).tolist() == [2.0, 0.0, 1.0, 0.0]
+    # clast: unmatched (z = 0) for ages 0..2 of bucket 0; after the partner at 2 its state is
+    # 1 + bucket(2) = 1 for 2..3, and stays 1 after the one at 3 (the same bucket)
+    assert clast[0, 0, 0] == pytest.approx(2 / 4) and clast[1, 0, 0] == pytest.approx(2 / 4)
+    assert sh.ev[0][2][0, 0, 0] == 1 and sh.ev[0][2][1, 0, 0] == 1
+    assert clast[1, 1, 1] == 1.0 and clast[1, 2, 2] == pytest.approx(2 / 10) and clast[3, 2, 2] == pytest.approx(8 / 10)
+    assert sh.ev[0][2][1, 2, 2] == 1
