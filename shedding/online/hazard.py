@@ -30,7 +30,10 @@ distinct other-side arrivals (one arrival can be an event for many sampled tuple
 raw event counts overstate the evidence). Otherwise the side ranks as PROB does.
 
 The index. From its state, a tuple's expected partners per future bucket follow from the rates
-(an unmatched tuple meets its first partner at the c = 0 rate and continues at the c = 1 rate);
+(an unmatched tuple meets its first partner at the c = 0 rate and, within the bucket of that first
+partner, continues at the c = 1 rate; the partners it would meet matched in later buckets are left
+out, as its priority is recomputed at c = 1 once it matches: counting them cost output on drifting
+and bursty streams in the beyond-i.i.d. study);
 its priority is the best mean rate over a horizon, max over bucket ends n of (expected partners
 in buckets j..n) / (their steps): the rate itself when rates are flat, and AGE's preference for
 tuples nearing the age of their partner when they are not (a Gittins-like index of a memory slot
