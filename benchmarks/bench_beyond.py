@@ -16,6 +16,7 @@ appended to a JSON-lines file as they finish, and a rerun skips the rows already
     python benchmarks/bench_beyond.py age|drift|bursts|iid --out out/beyond.jsonl
     python benchmarks/bench_beyond.py cost   # time per arrival of the operator alone, against PROB
     python benchmarks/bench_beyond.py cost --tuning ratio=1.6,first=16 --tuning shadow=128
+    python benchmarks/bench_beyond.py cost-grid --months 1,9 --repeats 3   # PROB, HAZARD, by destination: w x M
     python benchmarks/bench_beyond.py churn --months 1   # tuples admitted and how long they stay, against OPT
 
 ``--tuning`` sets HAZARD's learner (fields of shedding.online.tuning.HazardTuning, the others at
@@ -99,12 +100,27 @@ def measure(wl, memory: int, label: dict, estimator: str = "online", variable: b
     return row
 
 
+def _best_seconds(wl, memory: int, runs: list, repeats: int) -> list[float]:
+    """The best of ``repeats`` CPU times of each run's feed (``runs``: (name, policy, group,
+    tuning)), all runs of one repeat in turn, so that the load of the machine falls alike on each;
+    a first, untimed round loads the compiled code."""
+    from shedding.online import JoinOperator, OnlineEstimator
+
+    best = [float("inf")] * len(runs)
+    for r in range(repeats + 1):
+        for i, (_, policy, group, tuning) in enumerate(runs):
+            op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(), tuning=tuning)
+            started = time.process_time()
+            op.feed(wl.side, wl.time, wl.key, group)
+            if r > 0:
+                best[i] = min(best[i], time.process_time() - started)
+    return best
+
+
 def cost(tunings: list[HazardTuning], repeats: int = 5) -> list[dict]:
     """CPU time per arrival of each policy's join operator alone (the feed, best of ``repeats``), on
     the flights of January (M = 200, online estimator) and the paper's Zipf point (w = M = 400);
-    AGE and HAZARD with each of ``tunings``, all runs of one repeat in turn, so that the load of
-    the machine falls alike on each."""
-    from shedding.online import JoinOperator, OnlineEstimator
+    AGE and HAZARD with each of ``tunings``, all runs of one repeat in turn."""
     from shedding.online.simulator import payload_groups
 
     rows = []
@@ -117,20 +133,36 @@ def cost(tunings: list[HazardTuning], repeats: int = 5) -> list[dict]:
                 ("age", "age", None), ("hazard", "hazard", None), ("hazard-dest", "hazard", groups),
                 ("hazard-auto", "hazard", auto), ("hazardv", "hazardv", None))
                 if group is not None or name not in ("hazard-dest", "hazard-auto")]
-        best = [float("inf")] * len(runs)
-        for _ in range(repeats + 1):  # the first run loads the compiled code
-            for i, (_, policy, group, tuning) in enumerate(runs):
-                op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(),
-                                  tuning=tuning)
-                started = time.process_time()
-                op.feed(wl.side, wl.time, wl.key, group)
-                best[i] = min(best[i], time.process_time() - started)
+        best = _best_seconds(wl, memory, runs, repeats)
         for (name, _, _, tuning), seconds in zip(runs, best):
             base = best[1 if name.endswith("v") else 0]
             rows.append({"workload": label, "policy": name, "tuples": len(wl), "memory": memory,
                          "tuning": None if tuning is None else dataclasses.asdict(tuning),
                          "tuning_spec": None if tuning is None else spec(tuning),
                          "us_per_arrival": round(1e6 * seconds / len(wl), 3), "vs_prob": round(seconds / base, 2)})
+    return rows
+
+
+def cost_grid(months: list[int], windows: list[int], memories: list[int], repeats: int = 3) -> list[dict]:
+    """The cost across settings: CPU time per arrival of the feed alone (best of ``repeats``, the
+    policies alternating) of PROB, HAZARD and HAZARD by destination on the flights of each month
+    (the tail number as the key), window and memory; one row per setting."""
+    from shedding.online.simulator import payload_groups
+
+    rows = []
+    for month in months:
+        for window in windows:
+            wl = flights_workload(month, window=window)
+            runs = [("prob", "prob", None, None), ("hazard", "hazard", None, None),
+                    ("hazard-dest", "hazard", payload_groups(wl, "dest"), None)]
+            for memory in memories:
+                best = _best_seconds(wl, memory, runs, repeats)
+                row: dict = {"month": month, "window": window, "memory": memory, "tuples": len(wl)}
+                for (name, *_), seconds in zip(runs, best):
+                    row[f"{name}_us"] = round(1e6 * seconds / len(wl), 3)
+                    if name != "prob":
+                        row[f"{name}_vs_prob"] = round(seconds / best[0], 2)
+                rows.append(row)
     return rows
 
 
@@ -210,7 +242,8 @@ def cases(kind: str, args) -> list:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("kind", choices=["flights", "age", "drift", "bursts", "iid", "cost", "churn"])
+    parser.add_argument("kind", choices=["flights", "age", "drift", "bursts", "iid", "cost", "cost-grid",
+                                                     "churn"])
     parser.add_argument("--months", type=lambda s: [int(x) for x in s.split(",")], default=list(range(1, 13)),
                         help="comma list of months")
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1])
@@ -229,6 +262,12 @@ def main() -> None:
     tunings = args.tuning or [HazardTuning()]
     if args.kind == "cost":
         for row in cost(tunings, args.repeats):
+            print(json.dumps(row), flush=True)
+        return
+    if args.kind == "cost-grid":
+        windows = [args.window] if args.window else [240, 720, 1440]
+        memories = [args.memory] if args.memory else [100, 200, 600]
+        for row in cost_grid(args.months, windows, memories, args.repeats):
             print(json.dumps(row), flush=True)
         return
     if args.kind == "churn":

@@ -142,9 +142,9 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
         G.judge(hsc, hf, sc)
         AU.score(hsc, hf, hz.ev, ex, hz.evl, hz.exl, hz.ac, hz.th)
         if F.choose(hsc, hf, hz.ev, ex, hz.evd, hz.exd, hz.evl, hz.exl, hz.cf):
-            sc[SC_RANK] = HM.refit(hsc, hf, hz.evd, hz.exd, hz.eg, hz.th, hz.ep, hz.memo)
+            sc[SC_RANK] = HM.refit(hsc, hf, hz.evd, hz.exd, hz.eg, hz.th, hz.ep, hz.memo, False)
         else:
-            sc[SC_RANK] = HM.refit(hsc, hf, hz.ev, ex, hz.eg, hz.th, hz.ep, hz.memo)
+            sc[SC_RANK] = HM.refit(hsc, hf, hz.ev, ex, hz.eg, hz.th, hz.ep, hz.memo, True)
         AU.curves(hsc, hf, hz.ev, ex, hz.ac, hz.eg, hz.th, hz.ep)
         if sc[SC_RANK] == PROB:
             return was != PROB

@@ -121,9 +121,9 @@ def choose(hsc, hf, ev, ex, evd, exd, evl, exl, cf):
     for s in range(2):
         _fold(ev, ex, evd, exd, evl, exl, s, ng, nb, keep, pev, pex)
         gain += _score(pev, pex, betas, cf, 1, s, nb) - _score(pev, pex, betas, cf, 0, s, nb)
-        pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex)
+        pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex, True)
         _fit(pev, pex, betas, cf, 0, s, nb, iters)
-        pool_groups(evd, exd, s, ng, nb, pev, pex, fev, fex)
+        pool_groups(evd, exd, s, ng, nb, pev, pex, fev, fex, False)
         _fit(pev, pex, betas, cf, 1, s, nb, iters)
     hf[HF_FGAIN] = DECAY * hf[HF_FGAIN] + gain
     if hsc[H_GUARD] == 0 or hf[HF_FGAIN] > MARGIN:

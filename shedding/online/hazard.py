@@ -327,9 +327,12 @@ def _deviance(evq, exq, betas, e1, th1, e0, th0):
 
 
 @njit(_nrt=False)
-def pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex):
+def pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex, whole):
     """Side s's events and exposure summed over the payload groups: per (c, j, q) into ``pev``,
-    ``pex``, and per beta bin q alone into ``fev``, ``fex`` (the flat model's counts)."""
+    ``pex``, and per beta bin q alone into ``fev``, ``fex`` (the flat model's counts). ``whole``:
+    the statistics are whole numbers (the ones that never forget), whose sums are exact in any
+    order, so the flat counts are summed from the pooled ones (half the work over the groups); the
+    decayed ones are summed group by group, in the order they always were, to the same bits."""
     pev[:] = 0.0
     pex[:] = 0.0
     fev[:] = 0.0
@@ -340,15 +343,23 @@ def pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex):
                 for q in range(Q_STATS):
                     pev[c, j, q] += ev[s, g, c, j, q]
                     pex[c, j, q] += ex[s, g, c, j, q]
-                    fev[q] += ev[s, g, c, j, q]
-                    fex[q] += ex[s, g, c, j, q]
+                    if not whole:
+                        fev[q] += ev[s, g, c, j, q]
+                        fex[q] += ex[s, g, c, j, q]
+    if whole:
+        for c in range(2):
+            for j in range(nb):
+                for q in range(Q_STATS):
+                    fev[q] += pev[c, j, q]
+                    fex[q] += pex[c, j, q]
 
 
 @njit
-def fit(hsc, hf, ev, ex, eg, th, ep):
+def fit(hsc, hf, ev, ex, eg, th, ep, whole):
     """Refit the model of both sides from the shadow's counts (see the module docstring): theta
     ``th[s, c, j]``, the pooled curve ``ep[s, c, j]`` (EM starts from the last fit), the groups'
-    curves ``eg[s, g, c, j]`` of the first candidate grouping's groups, and whether each side is shaped."""
+    curves ``eg[s, g, c, j]`` of the first candidate grouping's groups, and whether each side is shaped.
+    ``whole``: the counts are whole numbers (:func:`pool_groups`)."""
     nb, ng = hsc[H_NB], hsc[H_GOFF0 + 1]
     iters, kappa = hsc[H_ITERS], hf[HF_KAPPA]
     betas = stats_betas()
@@ -358,7 +369,7 @@ def fit(hsc, hf, ev, ex, eg, th, ep):
     flat_ex = np.zeros(Q_STATS)
     for s in range(2):
         e1 = ep[s]
-        pool_groups(ev, ex, s, ng, nb, pooled_ev, pooled_ex, flat_ev, flat_ex)
+        pool_groups(ev, ex, s, ng, nb, pooled_ev, pooled_ex, flat_ev, flat_ex, whole)
         wsum = 0.0
         for q in range(Q_STATS):
             wsum += flat_ex[q] * betas[q]

@@ -359,12 +359,13 @@ def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, ed
 
 
 @njit(inline="always")
-def refit(hsc, hf, ev, ex, eg, th, ep, memo):
-    """HAZARD's model fitted anew (:func:`~shedding.online.hazard.fit`, then the guard's
+def refit(hsc, hf, ev, ex, eg, th, ep, memo, whole):
+    """HAZARD's model fitted anew (:func:`~shedding.online.hazard.fit` on counts that are ``whole``
+    numbers or decayed ones, then the guard's
     :func:`~shedding.online.guard.verdict`) and the priorities of the last one forgotten
     (:func:`~shedding.online.hazardindex.forget_rows`); returns the kind it ranks as now: PROB while
     no side is shaped."""
-    fit(hsc, hf, ev, ex, eg, th, ep)
+    fit(hsc, hf, ev, ex, eg, th, ep, whole)
     verdict(hsc)
     forget_rows(hsc, memo)
     return HAZARD if hsc[H_SHAPED0] or hsc[H_SHAPED0 + 1] else PROB
