@@ -338,6 +338,15 @@ class Shadow:
         return z // 3  # retry -> count
 
 
+def bucket_rates(mean: np.ndarray, steps: np.ndarray, state: str) -> tuple[np.ndarray, list[int]]:
+    """What the rate forms read of a table: per state z and bucket b the mean partners in b of the
+    tuples in z at its start, per step, and per bucket b the state a partner met in b gives
+    (``clast``: 1 + the level of b; otherwise 1, matched)."""
+    nb = len(steps)
+    rate = mean[:, np.arange(nb), np.arange(nb)] / steps
+    return rate, [1 + (b * 4 // nb if state.endswith("4") else b) if state.startswith("clast") else 1 for b in range(nb)]
+
+
 def rate_index(mean: np.ndarray, steps: np.ndarray, state: str, carry: bool) -> np.ndarray:
     """The index HAZARD's model can hold (``hazard.index_row``): per state z and bucket b only a
     rate, the mean partners in b of the tuples in z at its start per step; a matched state keeps
@@ -347,8 +356,7 @@ def rate_index(mean: np.ndarray, steps: np.ndarray, state: str, carry: bool) -> 
     after the first only for the tuples unmatched at the bucket's start; ``carry`` also counts the
     partners, at their state's rate, of those matched in an earlier bucket."""
     nb = len(steps)
-    rate = mean[:, np.arange(nb), np.arange(nb)] / steps
-    after = [1 + (b * 4 // nb if state.endswith("4") else b) if state.startswith("clast") else 1 for b in range(nb)]
+    rate, after = bucket_rates(mean, steps, state)
     out = np.zeros((mean.shape[0], nb))
     for z in range(mean.shape[0]):
         for j in range(nb):
@@ -381,8 +389,7 @@ def chain_index(mean: np.ndarray, steps: np.ndarray, state: str) -> np.ndarray:
     meets partners at its rate, and the share that meets one moves to the state a partner in b
     gives (its partners after that one in b at the new state's rate, as HAZARD's c = 0 -> 1)."""
     nb, nz = len(steps), mean.shape[0]
-    rate = mean[:, np.arange(nb), np.arange(nb)] / steps
-    after = [1 + (b * 4 // nb if state.endswith("4") else b) if state.startswith("clast") else 1 for b in range(nb)]
+    rate, after = bucket_rates(mean, steps, state)
     out = np.zeros((nz, nb))
     for z in range(nz):
         for j in range(nb):
@@ -419,8 +426,7 @@ def mixed_index(mean: np.ndarray, steps: np.ndarray, state: str) -> np.ndarray:
     state's rate)."""
     nb = len(steps)
     out = table_index(mean, steps)
-    rate = mean[:, np.arange(nb), np.arange(nb)] / steps
-    after = [1 + (b * 4 // nb if state.endswith("4") else b) if state.startswith("clast") else 1 for b in range(nb)]
+    rate, after = bucket_rates(mean, steps, state)
     for j in range(nb):
         best, cum_e, cum_l, still = -1.0, 0.0, 0.0, 1.0
         firsts: list[tuple[int, float]] = []  # (bucket b' of the first partner, its probability)
