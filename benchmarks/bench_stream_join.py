@@ -35,7 +35,12 @@ values. Rows per second are the input rows (both streams) over each bounded run'
 start included; the query start to the first micro-batch is printed apart.
 
     .venv/bin/python benchmarks/bench_stream_join.py [--triggers 1,4,40] [--stores hdfs,rocksdb] [--repeat 3]
-        [--semantic-shards 1,2] [--policies prob,hazard] [--ranges 60,600,3600 --memory 500]
+        [--semantic-shards 1,2] [--policies prob,hazard] [--ranges 60,600,3600 --memory 500] [--floor]
+
+With ``--floor`` a third query runs beside them on the same files, source and files per trigger:
+both streams read and counted, nothing joined. No join through this source at this trigger can
+beat its rows per second, so floor / native bounds how many times the native join's rows per
+second any join (ours included) can reach there.
 
 Each join runs ``--repeat`` times per trigger size, the semantic and native runs alternating;
 rows per second are the medians, and the ratios are ratios of medians from the same run.
@@ -115,6 +120,26 @@ def native(spark, src: tuple, base: Path, per_trigger: int, store: str, bounds: 
             "peak_state_bytes": int(batches["state_bytes"].max())}
 
 
+def floor(spark, src: tuple, base: Path, per_trigger: int) -> dict:
+    """The cheapest query on the same files through the same source and files per trigger: both
+    streams read and counted per micro-batch, nothing joined or kept, micro-batches back to back
+    as the native join runs them. Every join through this source at this trigger reads as much, so
+    its rows per second bound both joins' (and the ratio floor / native bounds ours over native)."""
+    work = tempfile.mkdtemp(dir=base)
+    r, s = src[0].reader(spark, per_trigger), src[1].reader(spark, per_trigger)
+    counts: list[int] = []
+    started = time.perf_counter()
+    query = (r.unionByName(s, allowMissingColumns=True).writeStream
+             .foreachBatch(lambda df, _batch: counts.append(df.count()))
+             .option("checkpointLocation", f"{work}/ck").trigger(processingTime="0 seconds").start())
+    query.processAllAvailable()
+    query.stop()
+    seconds = time.perf_counter() - started
+    if sum(counts) != 2 * LENGTH:
+        raise SystemExit(f"the floor's query read {sum(counts):,} rows, not {2 * LENGTH:,}")
+    return {"seconds": seconds, "rows_per_s": 2 * LENGTH / seconds, "batches": len(counts)}
+
+
 def label(policy: str, shards: int) -> str:
     return f"{policy.upper()}, P = {shards}"
 
@@ -138,6 +163,9 @@ def main() -> None:
                     "(seconds of event time), e.g. 60,600,3600")
     ap.add_argument("--memory", type=int, default=WINDOW, help="M of the semantic join (default w)")
     ap.add_argument("--length", type=int, default=LENGTH, help="tuples per stream (one per time step)")
+    ap.add_argument("--floor", action="store_true",
+                    help="also time the cheapest query on the same files and trigger (read and count, no join): "
+                    "a bound on every join's rows/s through this source, so floor / native bounds our ratio")
     args = ap.parse_args()
     LENGTH = args.length  # the rows per second of both joins count these
     extents = [(0, int(h)) for h in args.ranges.split(",") if h] or [None]
@@ -157,7 +185,7 @@ def main() -> None:
             for bounds, k in ((b, int(k)) for b in extents for k in args.triggers.split(",")):
                 # the runs alternate (ours with each policy and P, then each native store) so that drift
                 # hits all alike
-                names = [label(policy, p) for policy, p in ours] + stores
+                names = [label(policy, p) for policy, p in ours] + stores + (["floor"] if args.floor else [])
                 runs: dict[str, list[dict]] = {name: [] for name in names}
                 for _ in range(args.repeat):
                     for policy, p in ours:
@@ -165,6 +193,8 @@ def main() -> None:
                                                                bounds=bounds, memory=args.memory))
                     for store in stores:
                         runs[store].append(native(spark, src, base, k, store, bounds))
+                    if args.floor:
+                        runs["floor"].append(floor(spark, src, base, k))
                 rate = {name: statistics.median(r["rows_per_s"] for r in rs) for name, rs in runs.items()}
                 extent = f"w = {WINDOW}" if bounds is None else f"range {bounds[0]}..{bounds[1]}"
                 if bounds is not None and stores:
@@ -188,6 +218,10 @@ def main() -> None:
                     print(f"  native ({store}): {rate[store]:,.0f} rows/s ({_each(runs[store])}; "
                           f"{nat['batches']} batches), outputs {nat['outputs']:,}; peak state {nat['peak_state_rows']:,} "
                           f"rows, {nat['peak_state_bytes']:,} bytes; semantic {versus}", flush=True)
+                if args.floor:
+                    bound = ", ".join(f"{rate['floor'] / rate[store]:.1f}x the native join's ({store})" for store in stores)
+                    print(f"  floor (read and count, no join): {rate['floor']:,.0f} rows/s ({_each(runs['floor'])}; "
+                          f"{runs['floor'][-1]['batches']} batches){': at most ' + bound if bound else ''}", flush=True)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
