@@ -685,7 +685,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
     sc, fsc, bcnt, bhead, bnext, stack = st.sc, st.fsc, st.bcnt, st.bhead, st.bnext, st.stack
     hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
     sg, segedge, sh, ev, ex, eg = hz.sg, hz.segedge, hz.sh, hz.ev, hz.ex, hz.eg
-    th, memo, edges, lens, vm = hz.th, hz.memo, hz.edges, hz.lens, hz.vm
+    th, memo, edges, lens, vm, xc = hz.th, hz.memo, hz.edges, hz.lens, hz.vm, hz.xc
     w = sc[P_W]
     warmup = sc[P_WARMUP]
     kind = sc[P_KIND]
@@ -771,7 +771,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
                     _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t, split)
             # the age-aware kinds: what the arrivals teach the sample and whom they match
             if aged is not None:
-                A.begin_step(sh, hk, hsc, edges, ex, vm, t, w)
+                A.begin_step(sh, hk, hsc, edges, ex, xc, vm, t, w)
                 for x in range(i, j):
                     A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo,
                               lens, side[x], key[x], t, sc[SC_LAST_T], w, sc[SC_RANK])
