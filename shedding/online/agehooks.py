@@ -96,7 +96,7 @@ def begin_step(sh, hk, hsc, edges, ex, xc, vm, t, w):
 
 
 @njit(_nrt=False)
-def take_sample(cnt, sh, hk, hsc, hf, vm, edges, eg, th, memo, lens, side, key, group, i, j, t):
+def take_sample(cnt, sh, hk, hsc, hf, vm, edges, ab, eg, th, memo, lens, side, key, group, i, j, t):
     """After a step's arrivals were joined and counted: count them, and let the shadow sample
     take its share (and HAZARD's guard its share of that)."""
     for x in range(i, j):
@@ -107,7 +107,7 @@ def take_sample(cnt, sh, hk, hsc, hf, vm, edges, eg, th, memo, lens, side, key, 
             beta = cnt[1 - s, k] * hf[HF_FAC0 + 1 - s]
             e = shadow_add(sh, hk, hsc, s, k, group[x] if hsc[H_GROUPS] else 0, beta, t)
             if e >= 0:
-                G.enter(sh, cnt, hsc, hf, vm, edges, eg, th, memo, lens, s, e, t)
+                G.enter(sh, cnt, hsc, hf, vm, edges, ab, eg, th, memo, lens, s, e, t)
 
 
 @njit(_nrt=False)

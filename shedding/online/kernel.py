@@ -685,7 +685,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
     sc, fsc, bcnt, bhead, bnext, stack = st.sc, st.fsc, st.bcnt, st.bhead, st.bnext, st.stack
     hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
     sg, segedge, sh, ev, ex, eg = hz.sg, hz.segedge, hz.sh, hz.ev, hz.ex, hz.eg
-    th, memo, edges, lens, vm, xc = hz.th, hz.memo, hz.edges, hz.lens, hz.vm, hz.xc
+    th, memo, edges, lens, vm, xc, ab = hz.th, hz.memo, hz.edges, hz.lens, hz.vm, hz.xc, hz.ab
     w = sc[P_W]
     warmup = sc[P_WARMUP]
     kind = sc[P_KIND]
@@ -779,7 +779,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
             n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged,
                             split)
             if aged is not None:
-                A.take_sample(cnt, sh, hk, hsc, hf, vm, edges, eg, th, memo, lens, side, key, group, i, j, t)
+                A.take_sample(cnt, sh, hk, hsc, hf, vm, edges, ab, eg, th, memo, lens, side, key, group, i, j, t)
                 if A.refit_due(hsc):
                     _save(pos, i, 1, outputs, n_dep, n_share, n_pairs)
                     return PAUSE_REFIT

@@ -158,3 +158,16 @@ def test_the_fit_that_forgets_is_taken_when_it_predicts_the_new_events_better():
         assert not choose(*steady)
     unguarded = _chooser(0.5, guard=0)
     assert choose(*unguarded) and not choose(*_chooser(0.0))
+
+
+@pytest.mark.parametrize("window,first,ratio", [(720, 8, 1.3), (2, 8, 1.3), (1, 8, 1.3), (4090, 1, 1.0), (9000, 4, 1.0), (40, 3, 2.0)])
+def test_the_bucket_table_gives_the_bucket_the_edges_give(window: int, first: int, ratio: float) -> None:
+    """The guard's table of age buckets (guard.bucket_table, at most TABLE_AGES ages) against the
+    binary search of the edges (hazard.bucket_of) for every age it holds."""
+    from shedding.online.guard import TABLE_AGES, bucket_table
+    from shedding.online.hazard import age_buckets, bucket_of
+
+    edges = age_buckets(window, first, ratio)
+    table = bucket_table(edges)
+    assert len(table) == min(int(edges[-1]), TABLE_AGES)
+    assert [int(b) for b in table] == [bucket_of(edges, age) for age in range(len(table))]
