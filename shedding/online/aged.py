@@ -17,6 +17,7 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.online import (agedlayout as L, agehooks as A, ageing as AG, exposure as EX, guard as GD, hazard as Z,
                              hazardmemory as HM)
+from shedding.online.agebuckets import bucket_table
 from shedding.online.groups import MAX_GROUPS
 from shedding.online.hazardindex import MEMO_BINS, row_room
 from shedding.online.kinds import AGE, HAZARD, is_age_aware
@@ -55,7 +56,7 @@ class AgedArrays(NamedTuple):
     cf: np.ndarray  #: float64 [2, 2, 2, 2, B]: per candidate (all, decayed) its pooled e and theta per side, c, j
     ac: np.ndarray  #: float64 [2, A * G, 2, B]: each candidate grouping's curves (:mod:`~shedding.online.autogroup`)
     xc: np.ndarray  #: int64 [2, A * G, Q, B + 1]: closed shadow entries by split bucket (:mod:`~shedding.online.exposure`)
-    ab: np.ndarray  #: int64 [ages]: the age bucket of each age below the last edge (:func:`~shedding.online.guard.bucket_table`)
+    ab: np.ndarray  #: int64 [ages]: the age bucket of each age below the last edge (:mod:`~shedding.online.agebuckets`)
 
 
 #: a field's position in :class:`AgedArrays` (and in ``AgedState.arrays``)
@@ -106,7 +107,7 @@ class AgedState:
                        np.zeros((2, shadow, L.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens,
                        np.full((2, 2, GD.SLOTS + 1 if kind == HAZARD else 1), -1, np.int64),
                        *self._decayed(nb, 1), np.zeros((2, 1, 2, 1)), self._waiting(nb, 1),
-                       GD.bucket_table(edges) if kind == HAZARD else np.zeros(1, np.int64)]
+                       bucket_table(edges) if kind == HAZARD else np.zeros(1, np.int64)]
         self._capacity = 0
         self._n_keys = 0
         self._plan: tuple[np.ndarray, np.ndarray] | None = None  # AGE's known curve: its knots and cumulative sums

@@ -51,7 +51,7 @@ def remove(node, hn, hprio, htree, sg, hsc, x, kind):
 
 
 @njit(_nrt=False, inline="always")
-def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, lens, o, k, t,
+def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ab, ev, eg, th, memo, lens, o, k, t,
             last, w, rank):
     """An arrival of key k on side o at time t (after the estimator counted it): the shadow's
     events; while HAZARD ranks by age (``rank``), the other side's tuples of k are matched
@@ -60,7 +60,7 @@ def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg
         shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w)
     hk[o, k, K_LAST] = t
     if rank == HAZARD:
-        HM.match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, eg, th, memo, lens, o, k, last)
+        HM.match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, ab, eg, th, memo, lens, o, k, last)
 
 
 @njit(_nrt=False, inline="always")

@@ -30,20 +30,17 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from shedding.jit import njit
 from shedding.online.agedlayout import (H_CHOSE0, H_FITSHAPED0, H_GUARD, H_JEVERY0, H_JSEEN0, H_OK0,
                                         H_SAMPLE0, H_SHAPED0, H_VCAP0, H_VN0, HF_FAC0, HF_HYST, HF_JDEN0,
                                         HF_JNUM0, HF_KEPT0, HF_RHO0, SH_FIRST, SH_GROUP, SH_KEY, SH_TIME, SH_VM0)
-from shedding.online.hazard import Q_PRIO, Q_PRIO_OCTAVE, beta_bin, bucket_of, picked_group
+from shedding.online.agebuckets import bucket_at
+from shedding.online.hazard import Q_PRIO, Q_PRIO_OCTAVE, beta_bin, picked_group
 from shedding.online.hazardindex import shaped_prio
 from shedding.online.layout import P_M, P_MR, P_VARIABLE
 
 #: the most slots of a virtual memory (its entries are searched for the lowest at each drop)
 SLOTS = 16
-#: the most ages of the table of age buckets (:func:`bucket_table`; older ages are searched for)
-TABLE_AGES = 4096
 #: the weight of the past judgements at each new one
 _DECAY = 0.5
 #: the shape is allowed only with a lead above the hysteresis by this many times the noise of a
@@ -51,27 +48,18 @@ _DECAY = 0.5
 _Z = 1.0
 
 
-def bucket_table(edges: np.ndarray) -> np.ndarray:
-    """The age bucket of each age 0, 1, ... below the last edge (at most :data:`TABLE_AGES` of
-    them): the guard looks a shadow entry's bucket up at every drop, where a binary search of the
-    edges took 5% of HAZARD's time per arrival on the flights."""
-    ages = np.arange(min(int(edges[-1]), TABLE_AGES))
-    return np.minimum(np.searchsorted(edges, ages, side="right") - 1, len(edges) - 2).astype(np.int64)
-
-
 @njit(_nrt=False)
 def _prio(sh, cnt, hsc, hf, edges, ab, eg, th, memo, lens, s, e, order, t):
     """Shadow entry e of side s in ``order`` at time t: its key's beta (0: PROB's), or the shaped
     index of its state (1), as HAZARD ranks it in memory (its age bucket from the table ``ab``,
-    :func:`bucket_table`, for the ages it holds)."""
+    :mod:`~shedding.online.agebuckets`)."""
     beta = cnt[1 - s, sh[s, e, SH_KEY]] * hf[HF_FAC0 + 1 - s]
     if order == 0:
         return beta
     age = t - sh[s, e, SH_TIME]
     first = sh[s, e, SH_FIRST]
     g = picked_group(hsc, s, sh[s, e, SH_GROUP])
-    j = ab[age] if 0 <= age < ab.shape[0] else bucket_of(edges, age)
-    return shaped_prio(hsc, eg, th, memo, lens, s, g, 1 if 1 <= first <= age else 0, j,
+    return shaped_prio(hsc, eg, th, memo, lens, s, g, 1 if 1 <= first <= age else 0, bucket_at(ab, edges, age),
                        beta_bin(beta, Q_PRIO_OCTAVE, Q_PRIO))
 
 

@@ -773,7 +773,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
             if aged is not None:
                 A.begin_step(sh, hk, hsc, edges, ex, xc, vm, t, w)
                 for x in range(i, j):
-                    A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo,
+                    A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ab, ev, eg, th, memo,
                               lens, side[x], key[x], t, sc[SC_LAST_T], w, sc[SC_RANK])
             # (2) expire what cannot meet a future arrival
             n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged,
@@ -800,7 +800,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
         if aged is not None and rank == AGE:
             due0, due1 = AG.cross(node, hn, sg, segedge, hsc, t, due0, due1)
         elif aged is not None and rank == HAZARD and hsc[H_WHEEL_NEXT] <= t:
-            HM.turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, t)
+            HM.turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, t)
         ranked = rank != RAND and rank != SCHEDULE
         if keyed(rank):
             _advance(cls, cnt, fsc, tree, stack, sc, 0, t, split)
