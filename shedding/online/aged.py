@@ -15,7 +15,9 @@ from typing import NamedTuple
 import numpy as np
 
 from shedding.errors import ShedError
-from shedding.online import agedlayout as L, agehooks as A, ageing as AG, guard as GD, hazard as Z, hazardmemory as HM
+from shedding.online import (agedlayout as L, agehooks as A, ageing as AG, exposure as EX, guard as GD, hazard as Z,
+                             hazardmemory as HM)
+from shedding.online.agebuckets import bucket_table
 from shedding.online.groups import MAX_GROUPS
 from shedding.online.hazardindex import MEMO_BINS, row_room
 from shedding.online.kinds import AGE, HAZARD, is_age_aware
@@ -53,6 +55,8 @@ class AgedArrays(NamedTuple):
     exl: np.ndarray  #: int64 [2, A * G, 2, B, Q]: the exposure at the last refit
     cf: np.ndarray  #: float64 [2, 2, 2, 2, B]: per candidate (all, decayed) its pooled e and theta per side, c, j
     ac: np.ndarray  #: float64 [2, A * G, 2, B]: each candidate grouping's curves (:mod:`~shedding.online.autogroup`)
+    xc: np.ndarray  #: int64 [2, A * G, Q, B + 1]: closed shadow entries by split bucket (:mod:`~shedding.online.exposure`)
+    ab: np.ndarray  #: int64 [ages]: the age bucket of each age below the last edge (:mod:`~shedding.online.agebuckets`)
 
 
 #: a field's position in :class:`AgedArrays` (and in ``AgedState.arrays``)
@@ -102,7 +106,8 @@ class AgedState:
                        np.full((2, HM.wheel_slots(window) if kind == HAZARD else segs, 2), -1, np.int64), segedge,
                        np.zeros((2, shadow, L.SH_FIELDS), np.int64), *self._stats(nb, 1), edges, lens,
                        np.full((2, 2, GD.SLOTS + 1 if kind == HAZARD else 1), -1, np.int64),
-                       *self._decayed(nb, 1), np.zeros((2, 1, 2, 1))]
+                       *self._decayed(nb, 1), np.zeros((2, 1, 2, 1)), self._waiting(nb, 1),
+                       bucket_table(edges) if kind == HAZARD else np.zeros(1, np.int64)]
         self._capacity = 0
         self._n_keys = 0
         self._plan: tuple[np.ndarray, np.ndarray] | None = None  # AGE's known curve: its knots and cumulative sums
@@ -135,6 +140,11 @@ class AgedState:
         counts = (2, shape[1] if blocks is None else blocks) + shape[2:] + q
         return [np.zeros(counts, np.int64), np.zeros(counts, np.int64), np.zeros(shape),
                 np.ones((2, 2, shape[3])), np.zeros((2, 2, shape[3])), np.full(prio, np.nan)]
+
+    def _waiting(self, nb: int, blocks: int) -> np.ndarray:
+        """Fresh counts of closed shadow entries by split bucket (:mod:`~shedding.online.exposure`)
+        for ``blocks`` rows of groups."""
+        return np.zeros((2, blocks, Z.Q_STATS, nb + 1) if self.active else (2, 1, 1, 1), np.int64)
 
     def _decayed(self, nb: int, ng: int) -> list[np.ndarray]:
         """Fresh statistics of the fit that forgets (HAZARD with ``forget`` > 0): evd, exd, evl,
@@ -267,7 +277,7 @@ class AgedState:
         self.hsc[L.H_GOFF0:L.H_GOFF0 + ncand + 1] = np.arange(ncand + 1)  # one group each so far
         ev, ex = self._stats(nb, 1, ncand)[:2]
         for name, value in (("ev", ev), ("ex", ex), ("evl", ev.copy()), ("exl", ex.copy()),
-                            ("ac", np.zeros((2, ncand, 2, nb)))):
+                            ("ac", np.zeros((2, ncand, 2, nb))), ("xc", self._waiting(nb, ncand))):
             self._set(name, value)
 
     def _packed(self, ids: np.ndarray, n: int) -> np.ndarray:
@@ -297,6 +307,7 @@ class AgedState:
         if np.array_equal(sizes, np.diff(off)):
             return
         new = np.concatenate([[0], np.cumsum(sizes)])
+        EX.settle(self.edges, self.ex, self.xc)  # the exposure whole before its blocks move
         old, ng = int(hsc[L.H_NG]), max(int(hsc[L.H_NG]), int(sizes.max()))
         ev, ex, eg, th, ep, memo = self._stats(int(hsc[L.H_NB]), ng, int(new[-1]))
         kappa = float(self.hf[L.HF_KAPPA])
@@ -316,7 +327,9 @@ class AgedState:
             was = getattr(self, name)
             for a in range(ncand):
                 value[:, new[a]:new[a] + off[a + 1] - off[a]] = was[:, off[a]:off[a + 1]]
-        for name, value in (*grown, ("eg", eg), ("th", th), ("ep", ep), ("memo", memo)):
+        grown_all = (*grown, ("eg", eg), ("th", th), ("ep", ep), ("memo", memo),
+                     ("xc", self._waiting(int(hsc[L.H_NB]), int(new[-1]))))
+        for name, value in grown_all:
             self._set(name, value)
         hsc[L.H_GOFF0:L.H_GOFF0 + ncand + 1] = new
         if self.kind == HAZARD and self._forgets:

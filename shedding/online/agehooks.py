@@ -25,6 +25,7 @@ from shedding.online import ageing as AG, autogroup as AU, forgetting as F, guar
 from shedding.online.agedlayout import (H_ARR0, H_ARRIVALS, H_EVERY, H_FIRST, H_GROUPS, H_KNOWN, H_NEXT_REFIT,
                                         H_RHEAD0, H_SAMPLE0, H_T0, HF_FAC0, HF_RHO0, K_LAST)
 from shedding.online.agelists import seg_push, seg_unlink
+from shedding.online.exposure import settle
 from shedding.online.hazard import shadow_account_all, shadow_add, shadow_close, shadow_ended, shadow_events
 from shedding.online.kinds import AGE, HAZARD, PROB
 from shedding.online.layout import F_TOT_R, N_SEQ, N_SIDE, N_TIME, P_VARIABLE, P_W, SC_GHEAD, SC_RANK
@@ -50,7 +51,7 @@ def remove(node, hn, hprio, htree, sg, hsc, x, kind):
 
 
 @njit(_nrt=False, inline="always")
-def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo, lens, o, k, t,
+def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ab, ev, eg, th, memo, lens, o, k, t,
             last, w, rank):
     """An arrival of key k on side o at time t (after the estimator counted it): the shadow's
     events; while HAZARD ranks by age (``rank``), the other side's tuples of k are matched
@@ -59,7 +60,7 @@ def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg
         shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w)
     hk[o, k, K_LAST] = t
     if rank == HAZARD:
-        HM.match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, eg, th, memo, lens, o, k, last)
+        HM.match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, ab, eg, th, memo, lens, o, k, last)
 
 
 @njit(_nrt=False, inline="always")
@@ -81,7 +82,7 @@ def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s, k, gr
 
 
 @njit(_nrt=False)
-def begin_step(sh, hk, hsc, edges, ex, vm, t, w):
+def begin_step(sh, hk, hsc, edges, ex, xc, vm, t, w):
     """Before a step's arrivals: close the shadow entries whose window ended (and take them out of
     HAZARD's guard's virtual memories)."""
     if hsc[H_T0] < 0:
@@ -91,11 +92,11 @@ def begin_step(sh, hk, hsc, edges, ex, vm, t, w):
     for s in range(2):
         while shadow_ended(sh, hsc, s, t, w):
             G.leave(sh, hsc, vm, s, hsc[H_RHEAD0 + s])
-            shadow_close(sh, hk, hsc, edges, ex, s, w)
+            shadow_close(sh, hk, hsc, edges, ex, xc, s, w)
 
 
 @njit(_nrt=False)
-def take_sample(cnt, sh, hk, hsc, hf, vm, edges, eg, th, memo, lens, side, key, group, i, j, t):
+def take_sample(cnt, sh, hk, hsc, hf, vm, edges, ab, eg, th, memo, lens, side, key, group, i, j, t):
     """After a step's arrivals were joined and counted: count them, and let the shadow sample
     take its share (and HAZARD's guard its share of that)."""
     for x in range(i, j):
@@ -106,7 +107,7 @@ def take_sample(cnt, sh, hk, hsc, hf, vm, edges, eg, th, memo, lens, side, key, 
             beta = cnt[1 - s, k] * hf[HF_FAC0 + 1 - s]
             e = shadow_add(sh, hk, hsc, s, k, group[x] if hsc[H_GROUPS] else 0, beta, t)
             if e >= 0:
-                G.enter(sh, cnt, hsc, hf, vm, edges, eg, th, memo, lens, s, e, t)
+                G.enter(sh, cnt, hsc, hf, vm, edges, ab, eg, th, memo, lens, s, e, t)
 
 
 @njit(_nrt=False)
@@ -129,6 +130,7 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
     trees need rebuilding)."""
     hsc, hf, sh, ex = hz.hsc, hz.hf, hz.sh, hz.ex
     w = sc[P_W]
+    settle(hz.edges, ex, hz.xc)
     shadow_account_all(sh, hsc, hz.edges, ex, t, w)
     steps = max(t - hsc[H_T0] + 1, 1)
     for s in range(2):

@@ -34,7 +34,8 @@ from shedding.jit import njit
 from shedding.online.agedlayout import (H_CHOSE0, H_FITSHAPED0, H_GUARD, H_JEVERY0, H_JSEEN0, H_OK0,
                                         H_SAMPLE0, H_SHAPED0, H_VCAP0, H_VN0, HF_FAC0, HF_HYST, HF_JDEN0,
                                         HF_JNUM0, HF_KEPT0, HF_RHO0, SH_FIRST, SH_GROUP, SH_KEY, SH_TIME, SH_VM0)
-from shedding.online.hazard import Q_PRIO, Q_PRIO_OCTAVE, beta_bin, bucket_of, picked_group
+from shedding.online.agebuckets import bucket_at
+from shedding.online.hazard import Q_PRIO, Q_PRIO_OCTAVE, beta_bin, picked_group
 from shedding.online.hazardindex import shaped_prio
 from shedding.online.layout import P_M, P_MR, P_VARIABLE
 
@@ -48,16 +49,17 @@ _Z = 1.0
 
 
 @njit(_nrt=False)
-def _prio(sh, cnt, hsc, hf, edges, eg, th, memo, lens, s, e, order, t):
+def _prio(sh, cnt, hsc, hf, edges, ab, eg, th, memo, lens, s, e, order, t):
     """Shadow entry e of side s in ``order`` at time t: its key's beta (0: PROB's), or the shaped
-    index of its state (1), as HAZARD ranks it in memory."""
+    index of its state (1), as HAZARD ranks it in memory (its age bucket from the table ``ab``,
+    :mod:`~shedding.online.agebuckets`)."""
     beta = cnt[1 - s, sh[s, e, SH_KEY]] * hf[HF_FAC0 + 1 - s]
     if order == 0:
         return beta
     age = t - sh[s, e, SH_TIME]
     first = sh[s, e, SH_FIRST]
     g = picked_group(hsc, s, sh[s, e, SH_GROUP])
-    return shaped_prio(hsc, eg, th, memo, lens, s, g, 1 if 1 <= first <= age else 0, bucket_of(edges, age),
+    return shaped_prio(hsc, eg, th, memo, lens, s, g, 1 if 1 <= first <= age else 0, bucket_at(ab, edges, age),
                        beta_bin(beta, Q_PRIO_OCTAVE, Q_PRIO))
 
 
@@ -73,7 +75,7 @@ def _drop(sh, hsc, vm, s, order, i):
 
 
 @njit(_nrt=False)
-def enter(sh, cnt, hsc, hf, vm, edges, eg, th, memo, lens, s, e, t):
+def enter(sh, cnt, hsc, hf, vm, edges, ab, eg, th, memo, lens, s, e, t):
     """Shadow entry e of side s joined the sample at time t: every ``H_JEVERY``-th enters both
     virtual memories, and each over its capacity drops its lowest entry in its order."""
     if hsc[H_GUARD] == 0 or hsc[H_VCAP0 + s] == 0:
@@ -91,7 +93,7 @@ def enter(sh, cnt, hsc, hf, vm, edges, eg, th, memo, lens, s, e, t):
             low, at = math.inf, -1
             for i in range(hsc[H_VN0 + 2 * s + order]):
                 x = vm[s, order, i]
-                p = _prio(sh, cnt, hsc, hf, edges, eg, th, memo, lens, s, x, order, t)
+                p = _prio(sh, cnt, hsc, hf, edges, ab, eg, th, memo, lens, s, x, order, t)
                 if at < 0 or p < low or (p == low and sh[s, x, SH_TIME] < sh[s, vm[s, order, at], SH_TIME]):
                     low, at = p, i
             _drop(sh, hsc, vm, s, order, at)

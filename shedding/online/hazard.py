@@ -54,6 +54,7 @@ from shedding.online.agedlayout import (GROUP_BITS, HF_DEV0, HF_EVIDENCE, HF_FAC
                                         H_DISTINCT0, H_EVENTS0, H_GOFF0, H_GROUPS, H_ITERS, H_NB, H_NCAND, H_NG, H_PICK0, H_REFITS,
                                         H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0, H_TEST, K_Q, K_SHEAD, K_STAIL,
                                         SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT, SH_Q, SH_TIME, SH_VM0, SH_VM1)
+from shedding.online.exposure import close_whole
 
 #: beta bins: 0 for beta = 0, then one per octave (statistics) or a quarter octave (priorities)
 #: from 2^-16 arrivals per step up, the last one open-ended
@@ -225,11 +226,19 @@ def shadow_ended(sh, hsc, s, t, w):
 
 
 @njit(_nrt=False)
-def shadow_close(sh, hk, hsc, edges, ex, s, w):
-    """Close the oldest open entry of side s, whose window ended (its whole exposure is counted)."""
+def shadow_close(sh, hk, hsc, edges, ex, xc, s, w):
+    """Close the oldest open entry of side s, whose window ended (its whole exposure is counted: at
+    once, :func:`~shedding.online.exposure.close_whole`, when none of it was counted yet)."""
     cap = sh.shape[1]
     e = hsc[H_RHEAD0 + s]
-    _account(sh, hsc, edges, ex, s, e, w - 1)
+    first = sh[s, e, SH_FIRST]
+    if sh[s, e, SH_ACC] == 0 and w - 1 == edges[-1]:
+        b = bucket_of(edges, first) if first >= 1 else edges.shape[0] - 1
+        for a in range(hsc[H_NCAND]):
+            close_whole(edges, ex, xc, s, hsc[H_GOFF0 + a] + candidate_group(sh[s, e, SH_GROUP], a), sh[s, e, SH_Q],
+                        first, b)
+    else:
+        _account(sh, hsc, edges, ex, s, e, w - 1)
     k = sh[s, e, SH_KEY]
     hk[s, k, K_SHEAD] = sh[s, e, SH_NEXT]
     if hk[s, k, K_SHEAD] < 0:

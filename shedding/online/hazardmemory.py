@@ -35,6 +35,7 @@ true one.
 """
 
 from shedding.jit import njit
+from shedding.online.agebuckets import bucket_at
 from shedding.online.agedlayout import (HF_FAC0, HN_BUCKET, HN_C, HN_DUE, HN_GROUP, HN_SNEXT, HN_STALE, H_LEAVES, H_SHAPED0, H_WHEEL_NEXT, K_LAST, K_Q)
 from shedding.online.agelists import seg_push, seg_unlink
 from shedding.online.guard import verdict
@@ -196,17 +197,17 @@ def rebuild_tree(node, hprio, htree, hsc, head):
 
 
 @njit(_nrt=False)
-def _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x, t):
+def _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, x, t):
     """Tuple x came due in the wheel by time t: it takes its priority in the bucket it
     fell in, and again in each later one it fell in by t (a step may pass several edges)."""
     while 0 <= hn[x, HN_DUE] <= t:
-        j = bucket_of(edges, hn[x, HN_DUE] - node[x, N_TIME])
+        j = bucket_at(ab, edges, hn[x, HN_DUE] - node[x, N_TIME])
         place(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x, j,
               tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j))
 
 
 @njit(_nrt=False)
-def turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, t):
+def turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, t):
     """The wheel's slots from the first that holds a tuple (``H_WHEEL_NEXT``, no tuple is
     due before it) up to t come due, each slot once at most (a longer window's lists hold later
     turns too); then the next slot that holds a tuple is found for the next step."""
@@ -217,7 +218,7 @@ def turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges
             x = sg[s, tau & (slots - 1), 0]
             while x >= 0:
                 nxt = hn[x, HN_SNEXT]
-                _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x, t)
+                _fall(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, x, t)
                 x = nxt
     hsc[H_WHEEL_NEXT] = INF
     for tau in range(t + 1, t + slots + 1):
@@ -248,7 +249,7 @@ def leave(node, hn, hprio, htree, sg, hsc, x):
 
 
 @njit(_nrt=False)
-def match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, eg, th, memo, lens, o, k, last):
+def match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, ab, eg, th, memo, lens, o, k, last):
     """An arrival of key k on side o (after the estimator counted it), while HAZARD ranks by age:
     the other side's tuples of k are matched now, and take k's new beta, in the age bucket of the
     last step (``last``: the buckets move on at this step's admission). The key's FIFO (the
@@ -266,7 +267,7 @@ def match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, eg, th, memo
         elif not every:
             break
         _settle(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x,
-                bucket_of(edges, last - node[x, N_TIME]))
+                bucket_at(ab, edges, last - node[x, N_TIME]))
         x = node[x, N_CPREV]
 
 

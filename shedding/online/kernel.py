@@ -685,7 +685,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
     sc, fsc, bcnt, bhead, bnext, stack = st.sc, st.fsc, st.bcnt, st.bhead, st.bnext, st.stack
     hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
     sg, segedge, sh, ev, ex, eg = hz.sg, hz.segedge, hz.sh, hz.ev, hz.ex, hz.eg
-    th, memo, edges, lens, vm = hz.th, hz.memo, hz.edges, hz.lens, hz.vm
+    th, memo, edges, lens, vm, xc, ab = hz.th, hz.memo, hz.edges, hz.lens, hz.vm, hz.xc, hz.ab
     w = sc[P_W]
     warmup = sc[P_WARMUP]
     kind = sc[P_KIND]
@@ -771,15 +771,15 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
                     _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t, split)
             # the age-aware kinds: what the arrivals teach the sample and whom they match
             if aged is not None:
-                A.begin_step(sh, hk, hsc, edges, ex, vm, t, w)
+                A.begin_step(sh, hk, hsc, edges, ex, xc, vm, t, w)
                 for x in range(i, j):
-                    A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ev, eg, th, memo,
+                    A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ab, ev, eg, th, memo,
                               lens, side[x], key[x], t, sc[SC_LAST_T], w, sc[SC_RANK])
             # (2) expire what cannot meet a future arrival
             n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged,
                             split)
             if aged is not None:
-                A.take_sample(cnt, sh, hk, hsc, hf, vm, edges, eg, th, memo, lens, side, key, group, i, j, t)
+                A.take_sample(cnt, sh, hk, hsc, hf, vm, edges, ab, eg, th, memo, lens, side, key, group, i, j, t)
                 if A.refit_due(hsc):
                     _save(pos, i, 1, outputs, n_dep, n_share, n_pairs)
                     return PAUSE_REFIT
@@ -800,7 +800,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
         if aged is not None and rank == AGE:
             due0, due1 = AG.cross(node, hn, sg, segedge, hsc, t, due0, due1)
         elif aged is not None and rank == HAZARD and hsc[H_WHEEL_NEXT] <= t:
-            HM.turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, t)
+            HM.turn(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, t)
         ranked = rank != RAND and rank != SCHEDULE
         if keyed(rank):
             _advance(cls, cnt, fsc, tree, stack, sc, 0, t, split)

@@ -90,9 +90,9 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 #: scores, picks and counts); layout 7 keeps HAZARD's priorities a row of age buckets at a time and
 #: lists the rows filled since the last refit after the learner's counters
 #: (shedding.online.hazardindex: the memo's layout, ``H_ROWS``), and drops the memo of the buckets
-#: where they fall; layout 8 adds three rows per state to the memo, after its bins of beta: the
-#: scratch of a row's computation (shedding.online.hazardindex.index_row).
-STATE_LAYOUT = 8
+#: where they fall; layout 8 adds three rows per state to the memo, after its bins of beta: the scratch of a
+#: row's computation (hazardindex.index_row); layout 9 adds ``xc`` (exposure) and ``ab`` (guard.bucket_table).
+STATE_LAYOUT = 9
 #: the entry naming what a shard's state is, and the version of its entries
 STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
 

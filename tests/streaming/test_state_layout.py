@@ -27,7 +27,8 @@ from shedding.streaming.state import from_state_bytes
 #: 1 and 2 were pickles, fingerprinted by their arrays and the pickled objects' attributes; from
 #: layout 3 on the fingerprint is of the snapshot's entries
 FINGERPRINTS = {1: "7b8a90fdeb22", 2: "7c6e88bfb55f", 3: "020c36adfc0f", 4: "3ab9f9920a1f", 5: "ab7d80dd820b",
-                6: "fb84c720c404", 7: "e1575c0ae561", 8: "eca90d35a663"}
+                6: "fb84c720c404", 7: "e1575c0ae561", 8: "eca90d35a663",
+                9: "5b2621a1d530"}
 
 
 def fed_shard(policy: str = "hazard") -> ShardJoin:
