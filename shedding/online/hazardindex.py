@@ -40,65 +40,51 @@ def index_row(eg, th, lens, s, g, c, beta, memo, q):
 
     Bucket by bucket, each bucket's own term (its expected partners when c = 1, or its chance of no
     partner, exp(-l0 * steps), when c = 0) is computed once and added to the sums of every start j
-    up to it (:func:`_starts`); each start's sums (its chance of no partner yet, its expected
-    partners and its steps) wait in the memo's scratch rows (``memo[0, 0, 0, SCRATCH + i]``) and its
-    best rate in its own cell. Each start still sums its buckets in the same order and with the same
-    operations as a priority computed alone, so every value is the same to the bit; going bucket by
-    bucket instead of start by start took a third to two fifths off a row (the rows were most of what
-    groups add to HAZARD's time; start by start with the buckets' terms shared was slower still, its
-    sums one chain of dependent divisions). Compiled with numpy's error model: no division here can
-    be by zero (the steps summed are positive, l0 is), and Python's check of each divisor was a third
-    of a matched row."""
-    still, cum_e, cum_l = memo[0, 0, 0, SCRATCH], memo[0, 0, 0, SCRATCH + 1], memo[0, 0, 0, SCRATCH + 2]
-    row = memo[s, g, c, q]
+    up to it; each start's sums (its chance of no partner yet, its expected partners and its
+    steps) wait in the memo's scratch rows (``memo[0, 0, 0, SCRATCH + i]``) and its best rate in its
+    own cell. Each start still sums its buckets in the same order and with the same operations as a
+    priority computed alone, so every value is the same to the bit; going bucket by bucket instead of
+    start by start took a third to two fifths off a row (the rows were most of what groups add to
+    HAZARD's time). Compiled with numpy's error model: no division here can be by zero (the steps
+    summed are positive, l0 is), and Python's check of each divisor was a third of a matched row."""
+    still, cum_e, cum_l = SCRATCH, SCRATCH + 1, SCRATCH + 2
     for b in range(lens.shape[0]):
         steps = lens[b]
-        still[b] = 1.0  # start b: no partner yet, nothing summed
-        cum_e[b] = 0.0
-        cum_l[b] = 0.0
-        row[b] = -1.0
+        memo[0, 0, 0, still, b] = 1.0  # start b: no partner yet, nothing summed
+        memo[0, 0, 0, cum_e, b] = 0.0
+        memo[0, 0, 0, cum_l, b] = 0.0
+        memo[s, g, c, q, b] = -1.0
         if steps <= 0.0:
             continue
         l1 = eg[s, g, 1, b] + th[s, 1, b] * beta
         if c == 1:
-            _starts(still, cum_e, cum_l, row, b, steps, l1, 0.0, 1.0, True)
+            expected = l1 * steps
+            for j in range(b + 1):
+                _add(memo, s, g, c, q, j, expected, steps)
             continue
         l0 = eg[s, g, 0, b] + th[s, 0, b] * beta
-        if l0 > 0.0:
-            _starts(still, cum_e, cum_l, row, b, steps, l1, l0, math.exp(-l0 * steps), False)
-        else:
-            _starts(still, cum_e, cum_l, row, b, steps, l1, l0, 1.0, False)
-
-
-@njit(_nrt=False, error_model="numpy", inline="always")
-def _starts(still, cum_e, cum_l, row, b, steps, l1, l0, surv, matched):
-    """Bucket b's term added to the sums of every start j <= b, and each start's best rate the new
-    mean if it is higher: ``matched``, its expected partners at the c = 1 rate l1; else its first
-    partner at the c = 0 rate l0 (none when l0 = 0; ``surv``: the chance of none in the bucket) and
-    partners at l1 after it. Three calls with their branches fixed, one loop with none inside, which
-    LLVM vectorizes across the starts (a tenth to a sixth off a row; the loop's sums and its best
-    rate read and written through one array each, no conditional store)."""
-    gone = 1.0 - surv
-    for j in range(b + 1):
-        now = still[j]  # probability of no partner yet
-        if matched:
-            expected = l1 * steps
-        else:
+        surv = math.exp(-l0 * steps) if l0 > 0.0 else 1.0
+        for j in range(b + 1):
+            now = memo[0, 0, 0, still, j]  # probability of no partner yet
             if l0 > 0.0:
-                first = now * gone
+                first = now * (1.0 - surv)
                 unmatched = first / l0
             else:
                 first = 0.0
                 unmatched = now * steps
-            still[j] = now * surv
-            expected = first + l1 * (now * steps - unmatched)
-        e = cum_e[j] + expected
-        n = cum_l[j] + steps
-        cum_e[j] = e
-        cum_l[j] = n
-        r = e / n
-        m = row[j]
-        row[j] = r if r > m else m
+            memo[0, 0, 0, still, j] = now * surv
+            _add(memo, s, g, c, q, j, first + l1 * (now * steps - unmatched), steps)
+
+
+@njit(_nrt=False, error_model="numpy", inline="always")
+def _add(memo, s, g, c, q, j, expected, steps):
+    """Start j's sums take a bucket's expected partners and steps; its best rate the new mean."""
+    cum_e = memo[0, 0, 0, SCRATCH + 1, j] + expected
+    cum_l = memo[0, 0, 0, SCRATCH + 2, j] + steps
+    memo[0, 0, 0, SCRATCH + 1, j] = cum_e
+    memo[0, 0, 0, SCRATCH + 2, j] = cum_l
+    if cum_e / cum_l > memo[s, g, c, q, j]:
+        memo[s, g, c, q, j] = cum_e / cum_l
 
 
 @njit(_nrt=False)
