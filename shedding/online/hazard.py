@@ -59,9 +59,8 @@ from shedding.online.agedlayout import (GROUP_BITS, HF_DEV0, HF_EVIDENCE, HF_FAC
 #: from 2^-16 arrivals per step up, the last one open-ended
 LOG2_LO = -16.0
 Q_STATS, Q_STATS_OCTAVE = 20, 1.0
-#: the position of a 32-bit word's one set bit x, ``_BIT[(x * 0x077CB531 mod 2^32) >> 27]`` (de Bruijn)
-_BIT = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
-                 31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], np.int64)
+#: the position of a 32-bit word's one set bit x: ``_BIT[(x * 0x077CB531 mod 2^32) >> 27]`` (de Bruijn)
+_BIT = np.argsort(((1 << np.arange(32, dtype=np.int64)) * 0x077CB531 & 0xFFFFFFFF) >> 27)
 Q_PRIO, Q_PRIO_OCTAVE = 74, 4.0
 #: floors that keep both EM components alive (EM cannot leave 0), and theta's prior weight as a
 #: share of a cell's beta-weighted exposure
@@ -335,9 +334,7 @@ def pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex, whole, cells=None):
     ``pex``, and per beta bin q alone into ``fev``, ``fex`` (the flat model's counts). ``whole``:
     the statistics are whole numbers (the ones that never forget), whose sums are exact in any
     order, so the flat counts are summed from the pooled ones (half the work over the groups); the
-    decayed ones are summed group by group, in the order they always were, to the same bits.
-    ``cells``: per (g, c, j) the bits of the beta bins q with any events or
-    exposure, for :func:`group_curves` to pass over the rest (most cells of a group hold none)."""
+    decayed ones group by group, in their old order (same bits). ``cells``: the bins with counts."""
     pev[:] = 0.0
     pex[:] = 0.0
     fev[:] = 0.0
@@ -352,8 +349,7 @@ def pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex, whole, cells=None):
                     if not whole:
                         fev[q] += ev[s, g, c, j, q]
                         fex[q] += ex[s, g, c, j, q]
-                    if cells is not None and (ev[s, g, c, j, q] != 0 or ex[s, g, c, j, q] != 0):
-                        held |= 1 << q
+                    held |= (1 << q) if cells is not None and (ev[s, g, c, j, q] != 0 or ex[s, g, c, j, q] != 0) else 0
                 if cells is not None:
                     cells[g, c, j] = held
     if whole:
@@ -410,26 +406,21 @@ def fit(hsc, hf, ev, ex, eg, th, ep, whole):
 def group_curves(ev, ex, s, base, ng, nb, betas, th, e1, kappa, out, cells=None):
     """Side s's curve of each group g < ng of the block from ``base`` of the statistics (a
     candidate grouping's, :mod:`~shedding.online.autogroup`) into ``out[s, base + g]``: its events
-    attributed to e, shrunk towards the pooled curve ``e1`` by ``kappa`` steps of pseudo-exposure.
-    With ``cells`` (:func:`pool_groups`) only the beta bins set in ``cells[g, c, j]`` are read, the
-    others holding no counts; an empty cell still takes the same formula, (0 + kappa e1) / (0 +
-    kappa), which is not always e1 to the bit. By destination on the flights, whose statistics are
-    mostly zeros, that halved this loop (a test of every bin's bit instead was slower than reading
-    them all)."""
+    attributed to e, shrunk towards the pooled curve ``e1`` by ``kappa`` steps of pseudo-exposure;
+    with ``cells`` (:func:`pool_groups`) reading only the bins that hold counts (an empty cell
+    still takes (0 + kappa e1) / (0 + kappa), not always e1 to the bit)."""
     for g in range(ng):
         for c in range(2):
             for j in range(nb):
-                to_e = 0.0
-                n = 0.0
+                to_e, n = 0.0, 0.0
                 if cells is None:
                     for q in range(Q_STATS):
                         n, to_e = _attribute(ev, ex, s, base + g, c, j, q, betas, th, e1, n, to_e)
                 else:
                     held = cells[g, c, j]
                     while held != 0:
-                        low = held & -held
-                        held ^= low
-                        q = _BIT[((low * 0x077CB531) & 0xFFFFFFFF) >> 27]
+                        q = _BIT[(((held & -held) * 0x077CB531) & 0xFFFFFFFF) >> 27]  # its lowest set bit
+                        held &= held - 1
                         n, to_e = _attribute(ev, ex, s, base + g, c, j, q, betas, th, e1, n, to_e)
                 out[s, base + g, c, j] = (to_e + kappa * e1[c, j]) / (n + kappa) if n + kappa > 0.0 else e1[c, j]
 
