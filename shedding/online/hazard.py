@@ -51,7 +51,7 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.jit import njit
 from shedding.online.agedlayout import (GROUP_BITS, HF_DEV0, HF_EVIDENCE, HF_FAC0, HF_KAPPA, HF_KEPT0, HF_PEN0,
-                                        H_DISTINCT0, H_EVENTS0, H_GOFF0, H_GROUPS, H_ITERS, H_NB, H_NCAND, H_NG, H_PICK0, H_REFITS,
+                                        H_DISTINCT0, H_EVENTS0, H_GOFF0, H_GROUPS, H_ITERS, H_NB, H_NCAND, H_PICK0, H_REFITS,
                                         H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0, H_TEST, K_Q, K_SHEAD, K_STAIL,
                                         SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT, SH_Q, SH_TIME, SH_VM0, SH_VM1)
 
@@ -433,18 +433,3 @@ def _attribute(ev, ex, s, g, c, j, q, betas, th, e1, n, to_e):
         total = e1[c, j] + th[s, c, j] * betas[q]
         to_e += ev[s, g, c, j, q] * (e1[c, j] / total if total > 0.0 else 1.0)
     return n, to_e
-
-
-@njit(_nrt=False)
-def pooled_rates(ev, ex, hsc, s, out):
-    """Partners per step of side s per bucket, pooled over groups, states and keys: the age
-    curve AGE estimates online (``out[j]``)."""
-    for j in range(hsc[H_NB]):
-        events = 0.0
-        steps = 0.0
-        for g in range(hsc[H_NG]):
-            for c in range(2):
-                for q in range(Q_STATS):
-                    events += ev[s, g, c, j, q]
-                    steps += ex[s, g, c, j, q]
-        out[j] = events / steps if steps > 0 else 0.0
