@@ -32,9 +32,9 @@ import numpy as np
 from shedding.exact import exact_pairs
 from shedding.jit import njit
 from shedding.model import Workload
-from shedding.online.agedlayout import HF_DENS0, HF_RHO0, HN_SPREV, H_HOLD0, H_NB, H_NG, H_NSEG0
+from shedding.online.agedlayout import HF_DENS0, HF_RHO0, HN_SPREV, H_HOLD0, H_NB, H_NSEG0
 from shedding.online.agelists import seg_push, seg_unlink
-from shedding.online.hazard import Q_STATS
+from shedding.online.hazard import pooled_rates
 from shedding.online.layout import INF, N_GNEXT, N_SEQ, N_SIDE, N_TIME, P_M, P_MR, P_VARIABLE, P_W
 
 #: splits of M tried by AGE's variable split
@@ -133,25 +133,10 @@ def set_hold(hsc, hf, segedge, knots, cum, budgets, variable, w):
         segedge[s, 2] = max(w, hold[s] + 2)
 
 
-@njit(_nrt=False)
-def pooled_rates(ev, ex, hsc, s, out):
-    """Partners per step of side s per bucket, pooled over groups, states and keys: the age
-    curve AGE estimates online (``out[j]``)."""
-    for j in range(hsc[H_NB]):
-        events = 0.0
-        steps = 0.0
-        for g in range(hsc[H_NG]):
-            for c in range(2):
-                for q in range(Q_STATS):
-                    events += ev[s, g, c, j, q]
-                    steps += ex[s, g, c, j, q]
-        out[j] = events / steps if steps > 0 else 0.0
-
-
 @njit
 def estimate_hold(hsc, hf, segedge, ev, ex, edges, lens, sc):
     """The hold ages (:func:`set_hold`) from the age curve that HAZARD's shadow sample estimates,
-    pooled over keys and groups (:func:`pooled_rates`), and the memory
+    pooled over keys and groups (:func:`~shedding.online.hazard.pooled_rates`), and the memory
     parameters of ``sc``."""
     nb = hsc[H_NB]
     rates = np.empty(nb)

@@ -51,7 +51,7 @@ import numpy as np
 from shedding.errors import ShedError
 from shedding.jit import njit
 from shedding.online.agedlayout import (GROUP_BITS, HF_DEV0, HF_EVIDENCE, HF_FAC0, HF_KAPPA, HF_KEPT0, HF_PEN0,
-                                        H_DISTINCT0, H_EVENTS0, H_GOFF0, H_GROUPS, H_ITERS, H_NB, H_NCAND, H_PICK0, H_REFITS,
+                                        H_DISTINCT0, H_EVENTS0, H_GOFF0, H_GROUPS, H_ITERS, H_NB, H_NCAND, H_NG, H_PICK0, H_REFITS,
                                         H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0, H_TEST, K_Q, K_SHEAD, K_STAIL,
                                         SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT, SH_Q, SH_TIME, SH_VM0, SH_VM1)
 
@@ -59,8 +59,6 @@ from shedding.online.agedlayout import (GROUP_BITS, HF_DEV0, HF_EVIDENCE, HF_FAC
 #: from 2^-16 arrivals per step up, the last one open-ended
 LOG2_LO = -16.0
 Q_STATS, Q_STATS_OCTAVE = 20, 1.0
-#: the position of a 32-bit word's one set bit x: ``_BIT[(x * 0x077CB531 mod 2^32) >> 27]`` (de Bruijn)
-_BIT = np.argsort(((1 << np.arange(32, dtype=np.int64)) * 0x077CB531 & 0xFFFFFFFF) >> 27)
 Q_PRIO, Q_PRIO_OCTAVE = 74, 4.0
 #: floors that keep both EM components alive (EM cannot leave 0), and theta's prior weight as a
 #: share of a cell's beta-weighted exposure
@@ -329,12 +327,12 @@ def _deviance(evq, exq, betas, e1, th1, e0, th0):
 
 
 @njit(_nrt=False)
-def pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex, whole, cells=None):
+def pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex, whole):
     """Side s's events and exposure summed over the payload groups: per (c, j, q) into ``pev``,
     ``pex``, and per beta bin q alone into ``fev``, ``fex`` (the flat model's counts). ``whole``:
     the statistics are whole numbers (the ones that never forget), whose sums are exact in any
     order, so the flat counts are summed from the pooled ones (half the work over the groups); the
-    decayed ones group by group, in their old order (same bits). ``cells``: the bins with counts."""
+    decayed ones are summed group by group, in the order they always were, to the same bits."""
     pev[:] = 0.0
     pex[:] = 0.0
     fev[:] = 0.0
@@ -342,16 +340,12 @@ def pool_groups(ev, ex, s, ng, nb, pev, pex, fev, fex, whole, cells=None):
     for g in range(ng):
         for c in range(2):
             for j in range(nb):
-                held = 0
                 for q in range(Q_STATS):
                     pev[c, j, q] += ev[s, g, c, j, q]
                     pex[c, j, q] += ex[s, g, c, j, q]
                     if not whole:
                         fev[q] += ev[s, g, c, j, q]
                         fex[q] += ex[s, g, c, j, q]
-                    held |= (1 << q) if cells is not None and (ev[s, g, c, j, q] != 0 or ex[s, g, c, j, q] != 0) else 0
-                if cells is not None:
-                    cells[g, c, j] = held
     if whole:
         for c in range(2):
             for j in range(nb):
@@ -373,10 +367,9 @@ def fit(hsc, hf, ev, ex, eg, th, ep, whole):
     pooled_ex = np.zeros((2, nb, Q_STATS))
     flat_ev = np.zeros(Q_STATS)
     flat_ex = np.zeros(Q_STATS)
-    cells = np.empty((ng, 2, nb), np.int64)
     for s in range(2):
         e1 = ep[s]
-        pool_groups(ev, ex, s, ng, nb, pooled_ev, pooled_ex, flat_ev, flat_ex, whole, cells)
+        pool_groups(ev, ex, s, ng, nb, pooled_ev, pooled_ex, flat_ev, flat_ex, whole)
         wsum = 0.0
         for q in range(Q_STATS):
             wsum += flat_ex[q] * betas[q]
@@ -398,38 +391,39 @@ def fit(hsc, hf, ev, ex, eg, th, ep, whole):
         hf[HF_DEV0 + s] = dev / design
         hf[HF_PEN0 + s] = penalty
         hsc[H_SHAPED0 + s] = 1 if (hsc[H_TEST] == 0 and events > 0) or dev / design > penalty else 0
-        group_curves(ev, ex, s, 0, ng, nb, betas, th, e1, kappa, eg, cells)
+        group_curves(ev, ex, s, 0, ng, nb, betas, th, e1, kappa, eg)
     hsc[H_REFITS] += 1
 
 
 @njit(_nrt=False)
-def group_curves(ev, ex, s, base, ng, nb, betas, th, e1, kappa, out, cells=None):
+def group_curves(ev, ex, s, base, ng, nb, betas, th, e1, kappa, out):
     """Side s's curve of each group g < ng of the block from ``base`` of the statistics (a
     candidate grouping's, :mod:`~shedding.online.autogroup`) into ``out[s, base + g]``: its events
-    attributed to e, shrunk towards the pooled curve ``e1`` by ``kappa`` steps of pseudo-exposure;
-    with ``cells`` (:func:`pool_groups`) reading only the bins that hold counts (an empty cell
-    still takes (0 + kappa e1) / (0 + kappa), not always e1 to the bit)."""
-    for g in range(ng):
+    attributed to e, shrunk towards the pooled curve ``e1`` by ``kappa`` steps of pseudo-exposure."""
+    for g in range(base, base + ng):
         for c in range(2):
             for j in range(nb):
-                to_e, n = 0.0, 0.0
-                if cells is None:
-                    for q in range(Q_STATS):
-                        n, to_e = _attribute(ev, ex, s, base + g, c, j, q, betas, th, e1, n, to_e)
-                else:
-                    held = cells[g, c, j]
-                    while held != 0:
-                        q = _BIT[(((held & -held) * 0x077CB531) & 0xFFFFFFFF) >> 27]  # its lowest set bit
-                        held &= held - 1
-                        n, to_e = _attribute(ev, ex, s, base + g, c, j, q, betas, th, e1, n, to_e)
-                out[s, base + g, c, j] = (to_e + kappa * e1[c, j]) / (n + kappa) if n + kappa > 0.0 else e1[c, j]
+                to_e = 0.0
+                n = 0.0
+                for q in range(Q_STATS):
+                    n += ex[s, g, c, j, q]
+                    if ev[s, g, c, j, q] > 0:
+                        lam_t = th[s, c, j] * betas[q]
+                        total = e1[c, j] + lam_t
+                        to_e += ev[s, g, c, j, q] * (e1[c, j] / total if total > 0.0 else 1.0)
+                out[s, g, c, j] = (to_e + kappa * e1[c, j]) / (n + kappa) if n + kappa > 0.0 else e1[c, j]
 
 
-@njit(_nrt=False, inline="always")
-def _attribute(ev, ex, s, g, c, j, q, betas, th, e1, n, to_e):
-    """Cell (s, g, c, j, q)'s exposure added to ``n``, and its events' share of e to ``to_e``."""
-    n += ex[s, g, c, j, q]
-    if ev[s, g, c, j, q] > 0:
-        total = e1[c, j] + th[s, c, j] * betas[q]
-        to_e += ev[s, g, c, j, q] * (e1[c, j] / total if total > 0.0 else 1.0)
-    return n, to_e
+@njit(_nrt=False)
+def pooled_rates(ev, ex, hsc, s, out):
+    """Partners per step of side s per bucket, pooled over groups, states and keys: the age
+    curve AGE estimates online (``out[j]``)."""
+    for j in range(hsc[H_NB]):
+        events = 0.0
+        steps = 0.0
+        for g in range(hsc[H_NG]):
+            for c in range(2):
+                for q in range(Q_STATS):
+                    events += ev[s, g, c, j, q]
+                    steps += ex[s, g, c, j, q]
+        out[j] = events / steps if steps > 0 else 0.0
