@@ -8,8 +8,9 @@ statistics are the real ones. Medians of ``--blocks`` blocks.
     PYTHONPATH=<another worktree> .venv/bin/python benchmarks/bench_refit.py   # another revision
 
 It also prints how many of the statistics' cells and beta bins hold counts. The groups' curves are
-timed with every bin read and, where the revision has it, with only the bins that hold counts
-(``cells``, marked by ``pool_groups``); see the beyond-i.i.d. study's cost section.
+timed with every bin read and, in a revision whose ``group_curves`` takes ``cells`` (the bins that
+hold counts, marked by ``pool_groups``: a lever the beyond-i.i.d. study's cost section measured and
+dropped), with only those.
 """
 
 from __future__ import annotations
