@@ -64,12 +64,12 @@ def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ab, ev
 
 
 @njit(_nrt=False, inline="always")
-def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc, part, t, kind):
+def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, sc, part, t, kind):
     """The memory tuple dropped next from partition ``part`` (a side, or both under the variable
     split), -1 when it is empty."""
     if kind == AGE:
         return AG.victim(node, hn, sg, hsc, hf, sc, part, t)
-    return HM.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc, part, t)
+    return HM.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, sc, part, t)
 
 
 @njit(_nrt=False, inline="always")
@@ -82,7 +82,7 @@ def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s, k, gr
 
 
 @njit(_nrt=False)
-def begin_step(sh, hk, hsc, edges, ex, xc, vm, t, w):
+def begin_step(sh, hk, hsc, edges, ab, ex, xc, vm, t, w):
     """Before a step's arrivals: close the shadow entries whose window ended (and take them out of
     HAZARD's guard's virtual memories)."""
     if hsc[H_T0] < 0:
@@ -92,7 +92,7 @@ def begin_step(sh, hk, hsc, edges, ex, xc, vm, t, w):
     for s in range(2):
         while shadow_ended(sh, hsc, s, t, w):
             G.leave(sh, hsc, vm, s, hsc[H_RHEAD0 + s])
-            shadow_close(sh, hk, hsc, edges, ex, xc, s, w)
+            shadow_close(sh, hk, hsc, edges, ab, ex, xc, s, w)
 
 
 @njit(_nrt=False)
@@ -131,7 +131,7 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
     hsc, hf, sh, ex = hz.hsc, hz.hf, hz.sh, hz.ex
     w = sc[P_W]
     settle(hz.edges, ex, hz.xc)
-    shadow_account_all(sh, hsc, hz.edges, ex, t, w)
+    shadow_account_all(sh, hsc, hz.edges, hz.ab, ex, t, w)
     steps = max(t - hsc[H_T0] + 1, 1)
     for s in range(2):
         rho = hsc[H_ARR0 + s] / steps
@@ -162,6 +162,6 @@ def rebuild(node, cnt, sc, hz, t, rank):
     every tuple's priority, the trees and the wheel."""
     if rank == HAZARD:
         HM.rebuild(node, cnt, hz.hn, hz.hprio, hz.htree, hz.hk, hz.sg, hz.hsc, hz.hf, hz.eg, hz.th, hz.memo,
-                   hz.lens, hz.edges, sc[SC_GHEAD], t)
+                   hz.lens, hz.edges, hz.ab, sc[SC_GHEAD], t)
     else:
         AG.rebuild_segments(node, hz.hn, hz.sg, hz.hsc, hz.segedge, sc[SC_GHEAD], t)

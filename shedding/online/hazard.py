@@ -54,6 +54,7 @@ from shedding.online.agedlayout import (GROUP_BITS, HF_DEV0, HF_EVIDENCE, HF_FAC
                                         H_DISTINCT0, H_EVENTS0, H_GOFF0, H_GROUPS, H_ITERS, H_NB, H_NCAND, H_NG, H_PICK0, H_REFITS,
                                         H_RHEAD0, H_RN0, H_SAMPLE0, H_SEEN0, H_SHAPED0, H_TEST, K_Q, K_SHEAD, K_STAIL,
                                         SH_ACC, SH_FIRST, SH_GROUP, SH_KEY, SH_NEXT, SH_Q, SH_TIME, SH_VM0, SH_VM1)
+from shedding.online.agebuckets import bucket_at
 from shedding.online.exposure import close_whole
 
 #: beta bins: 0 for beta = 0, then one per octave (statistics) or a quarter octave (priorities)
@@ -126,13 +127,6 @@ def stats_betas():
 
 
 @njit(_nrt=False)
-def bucket_of(edges, age):
-    """The bucket holding ``age`` (ages past the last edge belong to the last bucket)."""
-    j = np.searchsorted(edges, age, side="right") - 1
-    return min(max(j, 0), edges.shape[0] - 2)
-
-
-@njit(_nrt=False)
 def key_bin(cnt, hf, hk, s, k):
     """Keep the priority bin of key k's beta for side s (after its count or the factor moved)."""
     hk[s, k, K_Q] = beta_bin(cnt[1 - s, k] * hf[HF_FAC0 + 1 - s], Q_PRIO_OCTAVE, Q_PRIO)
@@ -195,7 +189,7 @@ def shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w):
 
 
 @njit(_nrt=False)
-def _account(sh, hsc, edges, ex, s, e, upto):
+def _account(sh, hsc, edges, ab, ex, s, e, upto):
     """Add the steps ``SH_ACC .. upto - 1`` of entry e (ages a, each the step to a + 1) to the
     exposure: unmatched before its first partner's age, matched from it on (in each candidate
     grouping's block)."""
@@ -205,7 +199,7 @@ def _account(sh, hsc, edges, ex, s, e, upto):
     first = sh[s, e, SH_FIRST]
     g, q = sh[s, e, SH_GROUP], sh[s, e, SH_Q]
     a = lo
-    j = bucket_of(edges, a)
+    j = bucket_at(ab, edges, a)
     while a < upto:
         end = min(upto, edges[j + 1])
         c = 1 if 1 <= first <= a else 0
@@ -226,19 +220,19 @@ def shadow_ended(sh, hsc, s, t, w):
 
 
 @njit(_nrt=False)
-def shadow_close(sh, hk, hsc, edges, ex, xc, s, w):
+def shadow_close(sh, hk, hsc, edges, ab, ex, xc, s, w):
     """Close the oldest open entry of side s, whose window ended (its whole exposure is counted: at
     once, :func:`~shedding.online.exposure.close_whole`, when none of it was counted yet)."""
     cap = sh.shape[1]
     e = hsc[H_RHEAD0 + s]
     first = sh[s, e, SH_FIRST]
     if sh[s, e, SH_ACC] == 0 and w - 1 == edges[-1]:
-        b = bucket_of(edges, first) if first >= 1 else edges.shape[0] - 1
+        b = bucket_at(ab, edges, first) if first >= 1 else edges.shape[0] - 1
         for a in range(hsc[H_NCAND]):
             close_whole(edges, ex, xc, s, hsc[H_GOFF0 + a] + candidate_group(sh[s, e, SH_GROUP], a), sh[s, e, SH_Q],
                         first, b)
     else:
-        _account(sh, hsc, edges, ex, s, e, w - 1)
+        _account(sh, hsc, edges, ab, ex, s, e, w - 1)
     k = sh[s, e, SH_KEY]
     hk[s, k, K_SHEAD] = sh[s, e, SH_NEXT]
     if hk[s, k, K_SHEAD] < 0:
@@ -273,13 +267,13 @@ def shadow_add(sh, hk, hsc, s, k, g, beta, t):
 
 
 @njit(_nrt=False)
-def shadow_account_all(sh, hsc, edges, ex, t, w):
+def shadow_account_all(sh, hsc, edges, ab, ex, t, w):
     """Count the exposure the open entries have lived so far (at a refit)."""
     cap = sh.shape[1]
     for s in range(2):
         for i in range(hsc[H_RN0 + s]):
             e = (hsc[H_RHEAD0 + s] + i) % cap
-            _account(sh, hsc, edges, ex, s, e, min(t - sh[s, e, SH_TIME], w - 1))
+            _account(sh, hsc, edges, ab, ex, s, e, min(t - sh[s, e, SH_TIME], w - 1))
 
 
 # ---------------------------------------------------------------- the fit

@@ -39,7 +39,7 @@ from shedding.online.agebuckets import bucket_at
 from shedding.online.agedlayout import (HF_FAC0, HN_BUCKET, HN_C, HN_DUE, HN_GROUP, HN_SNEXT, HN_STALE, H_LEAVES, H_SHAPED0, H_WHEEL_NEXT, K_LAST, K_Q)
 from shedding.online.agelists import seg_push, seg_unlink
 from shedding.online.guard import verdict
-from shedding.online.hazard import bucket_of, fit, key_bin, key_bins, picked_group
+from shedding.online.hazard import fit, key_bin, key_bins, picked_group
 from shedding.online.hazardindex import forget_rows, shaped_prio
 from shedding.online.kinds import HAZARD, PROB
 from shedding.online.layout import C_TAIL, INF, N_CPREV, N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, P_VARIABLE
@@ -291,18 +291,18 @@ def _fresh(node, hn, hsc, edges, x, t):
 
 
 @njit(_nrt=False)
-def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc, part, t):
+def victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, sc, part, t):
     """The memory tuple dropped next from partition ``part`` (a side, or both under the variable
     split), -1 when it is empty: most of the time the minimum as its tree holds it, unless its
     priority rose above that value (:func:`_search`)."""
     x = _top(node, hprio, htree, sc[P_VARIABLE], part)
     if x < 0 or _fresh(node, hn, hsc, edges, x, t):
         return x
-    return _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc, part, t)
+    return _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, sc, part, t)
 
 
 @njit(_nrt=False)
-def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc, part, t):
+def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, sc, part, t):
     """:func:`victim`'s search: the minimum after placing anew the tuples that reach the top with a
     priority above their value."""
     variable = sc[P_VARIABLE]
@@ -310,7 +310,7 @@ def _search(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, ed
         x = _top(node, hprio, htree, variable, part)
         if x < 0 or _fresh(node, hn, hsc, edges, x, t):
             return x
-        j = bucket_of(edges, t - node[x, N_TIME])
+        j = bucket_at(ab, edges, t - node[x, N_TIME])
         p = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, j)
         if p == hprio[x]:  # its priority is its value again
             hn[x, HN_STALE] = 0
@@ -338,7 +338,7 @@ def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, v, s, k, group,
 
 
 @njit
-def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, head, t):
+def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, head, t):
     """Re-sort the memory (the global list from ``head``) after a refit: every tuple's state, its
     priority in the bucket of its age as its value in the trees, and the wheel of the times they
     fall."""
@@ -351,7 +351,7 @@ def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, ed
         age = t - node[x, N_TIME]
         hn[x, HN_C] = 1 if hsc[H_SHAPED0 + s] and hk[1 - s, k, K_LAST] > node[x, N_TIME] else 0
         hn[x, HN_STALE] = 0
-        hn[x, HN_BUCKET] = bucket_of(edges, age)
+        hn[x, HN_BUCKET] = bucket_at(ab, edges, age)
         hprio[x] = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, hn[x, HN_BUCKET])
         hn[x, HN_DUE] = -1
         schedule(node, cnt, hn, hprio, hk, sg, hsc, hf, eg, th, memo, lens, edges, x)

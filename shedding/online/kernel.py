@@ -771,7 +771,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
                     _count(node, cls, cnt, tree, fsc, sc, side[x], key[x], inc, t, split)
             # the age-aware kinds: what the arrivals teach the sample and whom they match
             if aged is not None:
-                A.begin_step(sh, hk, hsc, edges, ex, xc, vm, t, w)
+                A.begin_step(sh, hk, hsc, edges, ab, ex, xc, vm, t, w)
                 for x in range(i, j):
                     A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ab, ev, eg, th, memo,
                               lens, side[x], key[x], t, sc[SC_LAST_T], w, sc[SC_RANK])
@@ -812,7 +812,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
             v = -1  # the partition's minimum, when it is full
             if not loses and ranked and _over_budget(sc, part, 1):
                 if aged is not None and age_aware(rank):
-                    v = A.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc,
+                    v = A.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, sc,
                                  part, t, rank)
                     loses = v < 0 or A.loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, sc, v, s_,
                                              key[x], group[x], t, seq[x], rank)
@@ -906,15 +906,15 @@ def shrink(aged, split, st, hz, draws, dep):
     sc, fsc = st.sc, st.fsc
     hsc, hf, hn, hprio, htree, hk = hz.hsc, hz.hf, hz.hn, hz.hprio, hz.htree, hz.hk
     sg, eg, th, memo, edges = hz.sg, hz.eg, hz.th, hz.memo, hz.edges
-    lens = hz.lens
+    lens, ab = hz.lens, hz.ab
     t = sc[SC_LAST_T]
     rank = sc[SC_RANK]
     n_dep = 0
     for part in range(1 if sc[P_VARIABLE] else 2):
         while _over_budget(sc, part, 0):
             if aged is not None and age_aware(rank):
-                v = A.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, sc, part, t,
-                             rank)
+                v = A.victim(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, sc, part,
+                             t, rank)
             else:
                 v = _pick_victim(cls, cnt, fsc, tree, bag, sc, part, t, draws[n_dep], split)
             adm = 1 if node[v, N_TIME] < t else 0

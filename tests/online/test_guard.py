@@ -163,10 +163,10 @@ def test_the_fit_that_forgets_is_taken_when_it_predicts_the_new_events_better():
 @pytest.mark.parametrize("window,first,ratio", [(720, 8, 1.3), (2, 8, 1.3), (1, 8, 1.3), (4090, 1, 1.0), (9000, 4, 1.0), (40, 3, 2.0)])
 def test_the_bucket_table_gives_the_bucket_the_edges_give(window: int, first: int, ratio: float) -> None:
     """The table of age buckets the guard and the memory look up (agebuckets.bucket_table, at most
-    TABLE_AGES ages) against the binary search of the edges (hazard.bucket_of) for every age it
+    TABLE_AGES ages) against the binary search of the edges (agebuckets.bucket_of) for every age it
     holds, and bucket_at for ages in it and past it."""
-    from shedding.online.agebuckets import TABLE_AGES, bucket_at, bucket_table
-    from shedding.online.hazard import age_buckets, bucket_of
+    from shedding.online.agebuckets import TABLE_AGES, bucket_at, bucket_of, bucket_table
+    from shedding.online.hazard import age_buckets
 
     edges = age_buckets(window, first, ratio)
     table = bucket_table(edges)

@@ -34,7 +34,7 @@ def test_closes_at_once_count_the_exposure_of_stepping_along_the_buckets(window:
     rng = np.random.default_rng(window + ncand)
     ngroups = 4
     aged = _state(window, ncand, ngroups)
-    sh, hk, hsc, edges = aged.sh, aged.hk, aged.hsc, aged.edges
+    sh, hk, hsc, edges, ab = aged.sh, aged.hk, aged.hsc, aged.edges, aged.ab
     want = aged.ex.copy()
     for rnd in range(40):  # rounds of entries, some counted in part at a refit before they close
         for s in range(2):
@@ -48,14 +48,14 @@ def test_closes_at_once_count_the_exposure_of_stepping_along_the_buckets(window:
                 sh[s, e, L.SH_FIRST] = -1 if rng.random() < 0.3 else int(rng.integers(1, max(window, 2)))
         if rnd % 3 == 0:  # a refit while they are open: each counted up to an age, in part
             t = 10 * rnd + int(rng.integers(0, window))
-            shadow_account_all(sh.copy(), hsc, edges, want, t, window)
-            shadow_account_all(sh, hsc, edges, aged.ex, t, window)
+            shadow_account_all(sh.copy(), hsc, edges, ab, want, t, window)
+            shadow_account_all(sh, hsc, edges, ab, aged.ex, t, window)
         for s in range(2):
             while hsc[L.H_RN0 + s] > 0:
                 e = hsc[L.H_RHEAD0 + s]
                 copy = sh.copy()
-                _account(copy, hsc, edges, want, s, e, window - 1)
-                shadow_close(sh, hk, hsc, edges, aged.ex, aged.xc, s, window)
+                _account(copy, hsc, edges, ab, want, s, e, window - 1)
+                shadow_close(sh, hk, hsc, edges, ab, aged.ex, aged.xc, s, window)
     settle(edges, aged.ex, aged.xc)
     assert not aged.xc.any()
     assert np.array_equal(aged.ex, want)
