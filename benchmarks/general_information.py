@@ -347,6 +347,25 @@ def bucket_rates(mean: np.ndarray, steps: np.ndarray, state: str) -> tuple[np.nd
     return rate, [1 + (b * 4 // nb if state.endswith("4") else b) if state.startswith("clast") else 1 for b in range(nb)]
 
 
+def unmatched_bucket(still: float, l0: float, l1: float, steps: float) -> tuple[float, float, float]:
+    """One bucket of an unmatched tuple, HAZARD's c = 0 term (``hazard.index_row``): with ``still``
+    the chance it has met no partner yet, its first partner comes at the rate l0 and the partners
+    after it in the bucket at l1. Returns the bucket's expected partners, the chance its first
+    partner comes in the bucket, and the chance of none in it."""
+    surv = math.exp(-l0 * steps) if l0 > 0 else 1.0
+    first = still * (1.0 - surv)
+    unmatched = first / l0 if l0 > 0 else still * steps
+    return first + l1 * (still * steps - unmatched), first, surv
+
+
+def best_rate(future: np.ndarray | list[float], steps: np.ndarray | None = None) -> float:
+    """max over horizons h >= 1 of (expected partners in the next h ages, or buckets of ``steps``
+    steps each) over their steps, summed in order as HAZARD sums them; 0 past the window."""
+    if len(future) == 0:
+        return 0.0
+    return float((np.cumsum(future) / (np.arange(1, len(future) + 1) if steps is None else np.cumsum(steps))).max())
+
+
 def rate_index(mean: np.ndarray, steps: np.ndarray, state: str, carry: bool) -> np.ndarray:
     """The index HAZARD's model can hold (``hazard.index_row``): per state z and bucket b only a
     rate, the mean partners in b of the tuples in z at its start per step; a matched state keeps
@@ -360,26 +379,21 @@ def rate_index(mean: np.ndarray, steps: np.ndarray, state: str, carry: bool) -> 
     out = np.zeros((mean.shape[0], nb))
     for z in range(mean.shape[0]):
         for j in range(nb):
-            best, cum_e, cum_l, still = -1.0, 0.0, 0.0, 1.0
+            still = 1.0
             held = np.zeros(mean.shape[0])  # P(first partner met in an earlier bucket, giving state y)
+            expected = []
             for b in range(j, nb):
                 st = steps[b]
                 if z >= 1:
-                    expected = rate[z, b] * st
-                else:
-                    l0, l1 = rate[0, b], rate[after[b], b]
-                    surv = math.exp(-l0 * st) if l0 > 0 else 1.0
-                    first = still * (1.0 - surv)
-                    unmatched = first / l0 if l0 > 0 else still * st
-                    expected = first + l1 * (still * st - unmatched)
-                    if carry:
-                        expected += float(held @ rate[:, b]) * st
-                    held[after[b]] += first
-                    still *= surv
-                cum_e += expected
-                cum_l += st
-                best = max(best, cum_e / cum_l)
-            out[z, j] = best
+                    expected.append(rate[z, b] * st)
+                    continue
+                e, first, surv = unmatched_bucket(still, rate[0, b], rate[after[b], b], st)
+                if carry:
+                    e += float(held @ rate[:, b]) * st
+                expected.append(e)
+                held[after[b]] += first
+                still *= surv
+            out[z, j] = best_rate(expected, steps[j:])
     return out
 
 
@@ -393,28 +407,26 @@ def chain_index(mean: np.ndarray, steps: np.ndarray, state: str) -> np.ndarray:
     out = np.zeros((nz, nb))
     for z in range(nz):
         for j in range(nb):
-            best, cum_e, cum_l = -1.0, 0.0, 0.0
             p = np.zeros(nz)
             p[z] = 1.0
+            expected = []
             for b in range(j, nb):
                 st, to = steps[b], after[b]
                 lt = rate[to, b]
-                expected = 0.0
+                e = 0.0
                 moved = 0.0
                 for y in np.flatnonzero(p):
                     ly = rate[y, b]
                     if y == to or ly <= 0:
-                        expected += p[y] * ly * st
+                        e += p[y] * ly * st
                         continue
                     first = p[y] * (1.0 - math.exp(-ly * st))
-                    expected += first + lt * (p[y] * st - first / ly)
+                    e += first + lt * (p[y] * st - first / ly)
                     p[y] -= first
                     moved += first
                 p[to] += moved
-                cum_e += expected
-                cum_l += st
-                best = max(best, cum_e / cum_l)
-            out[z, j] = best
+                expected.append(e)
+            out[z, j] = best_rate(expected, steps[j:])
     return out
 
 
@@ -428,21 +440,15 @@ def mixed_index(mean: np.ndarray, steps: np.ndarray, state: str) -> np.ndarray:
     out = table_index(mean, steps)
     rate, after = bucket_rates(mean, steps, state)
     for j in range(nb):
-        best, cum_e, cum_l, still = -1.0, 0.0, 0.0, 1.0
+        still = 1.0
         firsts: list[tuple[int, float]] = []  # (bucket b' of the first partner, its probability)
+        expected = []
         for b in range(j, nb):
-            st, l0, l1 = steps[b], rate[0, b], rate[after[b], b]
-            surv = math.exp(-l0 * st) if l0 > 0 else 1.0
-            first = still * (1.0 - surv)
-            unmatched = first / l0 if l0 > 0 else still * st
-            expected = first + l1 * (still * st - unmatched)
-            expected += sum(p * mean[after[c], c + 1, b] for c, p in firsts)
+            e, first, surv = unmatched_bucket(still, rate[0, b], rate[after[b], b], steps[b])
+            expected.append(e + sum(p * mean[after[c], c + 1, b] for c, p in firsts))
             firsts.append((b, first))
             still *= surv
-            cum_e += expected
-            cum_l += st
-            best = max(best, cum_e / cum_l)
-        out[0, j] = best
+        out[0, j] = best_rate(expected, steps[j:])
     return out
 
 
@@ -561,13 +567,6 @@ def known_tables(make: Callable[..., Workload], seed: int, state: str,
     for x in range(len(wl)):
         sh.add(int(wl.side[x]), partners.get(x, []), int(info.own[x]), int(info.group[x]), wl.window - 1)
     return [sh.index(0), sh.index(1)]
-
-
-def best_rate(future: np.ndarray) -> float:
-    """max over horizons h >= 1 of (expected partners at the next h ages) / h; 0 past the window."""
-    if len(future) == 0:
-        return 0.0
-    return float((np.cumsum(future) / np.arange(1, len(future) + 1)).max())
 
 
 class AuctionOracle(Ranker):
