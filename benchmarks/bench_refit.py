@@ -16,12 +16,16 @@ dropped), with only those.
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 import inspect
 import json
-import statistics
-import time
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from timing import median_cpu_per_call  # noqa: E402
 
 from shedding.datasets.flights import flights_workload
 from shedding.jit import njit
@@ -34,14 +38,7 @@ from shedding.online.simulator import payload_groups
 
 def cpu_us(call, calls: int, blocks: int) -> float:
     """The median over ``blocks`` of the CPU microseconds per call of ``call``."""
-    call()  # compile or load outside the timing
-    per_block = []
-    for _ in range(blocks):
-        started = time.process_time()
-        for _ in range(calls):
-            call()
-        per_block.append(1e6 * (time.process_time() - started) / calls)
-    return statistics.median(per_block)
+    return 1e6 * median_cpu_per_call(call, calls, blocks)
 
 
 @njit(cache=False)

@@ -16,12 +16,15 @@ too: ``PYTHONPATH=<its worktree> .venv/bin/python benchmarks/bench_state.py``.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from timing import median_cpu_per_call  # noqa: E402
 
 from shedding import zipf_workload
 from shedding.streaming.shard import JoinSpec, ShardJoin
@@ -31,13 +34,7 @@ LENGTH, DOMAIN, WINDOW, BATCHES = 20_000, 650, 500, 40
 
 def cpu_ms(call, calls: int, blocks: int) -> float:
     """The median over ``blocks`` of the CPU milliseconds per call of ``call``."""
-    per_block = []
-    for _ in range(blocks):
-        started = time.process_time()
-        for _ in range(calls):
-            call()
-        per_block.append(1e3 * (time.process_time() - started) / calls)
-    return statistics.median(per_block)
+    return 1e3 * median_cpu_per_call(call, calls, blocks)
 
 
 def main() -> None:
