@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 TUNING_HELP = ("HAZARD's learner (and AGE's when it estimates its age curve): field=value,... of first (steps of the "
                "first age bucket, 8), ratio (each next bucket this much wider, 1.3), shadow (sample size per side, "
-               "256), refit_first (64), refit_every (arrivals between refits, 4096), iters (EM steps, 8), kappa (100), "
+               "256), refit_first (64), refit_every (arrivals between refits, 4096), "
+               "group_fit_every (with groups, arrivals between fits, 16384), iters (EM steps, 8), kappa (100), "
                "evidence (1), test (true); e.g. ratio=2,shadow=128 trades some quality for speed.")
 
 

@@ -91,6 +91,7 @@ class AgedState:
         hsc[L.H_TEST], hsc[L.H_EVERY], hsc[L.H_FIRST], hsc[L.H_ITERS] = (int(tuning.test), tuning.refit_every,
                                                                          tuning.refit_first, tuning.iters)
         hf[L.HF_KAPPA], hf[L.HF_EVIDENCE] = tuning.kappa, tuning.evidence
+        hsc[L.H_FIT_EVERY], hsc[L.H_NEXT_FIT] = tuning.group_fit_every, 1
         hsc[L.H_GUARD], hf[L.HF_HYST] = int(tuning.guard and kind == HAZARD), tuning.hysteresis
         hf[L.HF_FORGET] = tuning.forget
         hsc[L.H_JEVERY0] = hsc[L.H_JEVERY0 + 1] = 1

@@ -12,7 +12,7 @@ scalar, column or cell holds what, for AGE (:mod:`~shedding.online.ageing`) and 
  H_EVERY, H_FIRST, H_ITERS, H_REFITS, H_WHEEL_NEXT,
  H_GUARD, H_FITSHAPED0, H_FITSHAPED1, H_CHOSE0, H_CHOSE1, H_OK0, H_OK1, H_VN0, H_VN1, H_VN2, H_VN3,
  H_VCAP0, H_VCAP1, H_JEVERY0, H_JEVERY1, H_JSEEN0, H_JSEEN1, H_FORGOT, H_FCHOSE, H_ROWS,
- H_NCAND, H_PICK0, H_PICK1, H_PICKN0) = range(59)
+ H_FIT_EVERY, H_NEXT_FIT, H_NCAND, H_PICK0, H_PICK1, H_PICKN0) = range(61)
 #: the most candidate groupings HAZARD chooses among (``group="auto"``: no group and up to five
 #: payload columns, :mod:`~shedding.online.autogroup`); a shadow entry's group packs one id of
 #: ``GROUP_BITS`` bits per candidate

@@ -11,7 +11,8 @@ HAZARD's priorities, trees and wheel).
 
 Refits come after the first step, then at twice as many arrivals each time (from ``refit_first``)
 up to every ``refit_every`` arrivals: a deterministic schedule of the arrivals alone, so feeding
-the stream in pieces changes nothing. Between refits the arrival rates and the factor that turns
+the stream in pieces changes nothing. With payload groups HAZARD fits its model anew at fewer of
+them (at most every ``group_fit_every`` arrivals, :func:`fit_due`); the others only judge. Between refits the arrival rates and the factor that turns
 a key's count into its rate beta (the other side's arrivals per step over its total count) stay
 as they were, so priorities move only at known events.
 """
@@ -22,8 +23,9 @@ import numpy as np
 
 from shedding.jit import njit
 from shedding.online import ageing as AG, autogroup as AU, forgetting as F, guard as G, hazardmemory as HM
-from shedding.online.agedlayout import (H_ARR0, H_ARRIVALS, H_EVERY, H_FIRST, H_GROUPS, H_KNOWN, H_NEXT_REFIT,
-                                        H_RHEAD0, H_SAMPLE0, H_T0, HF_FAC0, HF_RHO0, K_LAST)
+from shedding.online.agedlayout import (H_ARR0, H_ARRIVALS, H_EVERY, H_FCHOSE, H_FIRST, H_FIT_EVERY, H_FORGOT,
+                                        H_GROUPS, H_KNOWN, H_NCAND, H_NEXT_FIT, H_NEXT_REFIT, H_PICK0, H_PICKN0,
+                                        H_RHEAD0, H_SAMPLE0, H_T0, HF_FAC0, HF_RHO0, K_LAST, MAX_CANDIDATES)
 from shedding.online.agelists import seg_push, seg_unlink
 from shedding.online.exposure import settle
 from shedding.online.hazard import shadow_account_all, shadow_add, shadow_close, shadow_ended, shadow_events
@@ -120,10 +122,43 @@ def refit_due(hsc):
     return True
 
 
+@njit(_nrt=False)
+def fit_due(hsc):
+    """Whether this refit (:func:`refit_due` has set the next one) fits HAZARD's model anew, and
+    when the next fit falls due, or only judges. With payload groups fits fall due on the refits'
+    doubling schedule but at most ``group_fit_every`` arrivals apart
+    (:class:`~shedding.online.tuning.HazardTuning`), and each is made at the last refit before it
+    falls due (at this one when the next refit would come after it), so a fit is never later than
+    its schedule and, while the refits double, every refit fits; without groups every refit fits.
+    A fit by groups is the refit's work times the groups (each group's curves, and each row of the
+    index asked for again: :mod:`~shedding.online.hazardindex`), while a group's statistics grow at
+    its share of the arrivals; the refits between fits keep the curves and the index and take the
+    new arrival rates and the guard's judgement."""
+    if hsc[H_GROUPS] == 0:
+        return True
+    n = hsc[H_ARRIVALS]
+    if n < hsc[H_NEXT_FIT] and hsc[H_NEXT_REFIT] <= hsc[H_NEXT_FIT]:
+        return False
+    hsc[H_NEXT_FIT] = n + min(max(n, hsc[H_FIRST]), hsc[H_FIT_EVERY])
+    return True
+
+
+@njit(_nrt=False)
+def kept_choices(hsc):
+    """A refit that only judges keeps the last fit's statistics (all or decayed) and grouping, and
+    counts them as a fit does (:func:`~shedding.online.forgetting.choose`,
+    :func:`~shedding.online.autogroup.score`)."""
+    hsc[H_FCHOSE] += hsc[H_FORGOT]
+    if hsc[H_NCAND] > 1:
+        for s in range(2):
+            hsc[H_PICKN0 + MAX_CANDIDATES * s + hsc[H_PICK0 + s]] += 1
+
+
 @njit
 def refit(node, cnt, fsc, sc, hz, t, kind):
-    """New arrival rates and beta factors, HAZARD's guard's judgement, its choice of the statistics
-    to fit (all or decayed, :mod:`~shedding.online.forgetting`) and of its payload grouping
+    """New arrival rates and beta factors, HAZARD's guard's judgement and, when a fit is due
+    (:func:`fit_due`; else the last fit's curves stay), its choice of the statistics to fit (all
+    or decayed, :mod:`~shedding.online.forgetting`) and of its payload grouping
     (``group="auto"``, :mod:`~shedding.online.autogroup`) and model (and the rank it
     implies: PROB while no side is shaped) or AGE's hold ages, and the memory re-sorted (AGE's segments, or HAZARD's
     priorities, trees and wheel). Returns True when HAZARD goes back to ranking as PROB (the key
@@ -142,12 +177,16 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
     if kind == HAZARD:
         was = sc[SC_RANK]
         G.judge(hsc, hf, sc)
-        AU.score(hsc, hf, hz.ev, ex, hz.evl, hz.exl, hz.ac, hz.th)
-        if F.choose(hsc, hf, hz.ev, ex, hz.evd, hz.exd, hz.evl, hz.exl, hz.cf):
-            sc[SC_RANK] = HM.refit(hsc, hf, hz.evd, hz.exd, hz.eg, hz.th, hz.ep, hz.memo, False)
+        if fit_due(hsc):
+            AU.score(hsc, hf, hz.ev, ex, hz.evl, hz.exl, hz.ac, hz.th)
+            if F.choose(hsc, hf, hz.ev, ex, hz.evd, hz.exd, hz.evl, hz.exl, hz.cf):
+                sc[SC_RANK] = HM.refit(hsc, hf, hz.evd, hz.exd, hz.eg, hz.th, hz.ep, hz.memo, False)
+            else:
+                sc[SC_RANK] = HM.refit(hsc, hf, hz.ev, ex, hz.eg, hz.th, hz.ep, hz.memo, True)
+            AU.curves(hsc, hf, hz.ev, ex, hz.ac, hz.eg, hz.th, hz.ep)
         else:
-            sc[SC_RANK] = HM.refit(hsc, hf, hz.ev, ex, hz.eg, hz.th, hz.ep, hz.memo, True)
-        AU.curves(hsc, hf, hz.ev, ex, hz.ac, hz.eg, hz.th, hz.ep)
+            sc[SC_RANK] = HAZARD if G.rejudge(hsc) else PROB
+            kept_choices(hsc)
         if sc[SC_RANK] == PROB:
             return was != PROB
     else:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 
 from shedding.jit import njit
-from shedding.online.agedlayout import (H_CHOSE0, H_FITSHAPED0, H_GUARD, H_JEVERY0, H_JSEEN0, H_OK0,
+from shedding.online.agedlayout import (H_CHOSE0, H_FITSHAPED0, H_GUARD, H_JEVERY0, H_JSEEN0, H_OK0, H_REFITS,
                                         H_SAMPLE0, H_SHAPED0, H_VCAP0, H_VN0, HF_FAC0, HF_HYST, HF_JDEN0,
                                         HF_JNUM0, HF_KEPT0, HF_RHO0, SH_FIRST, SH_GROUP, SH_KEY, SH_TIME, SH_VM0)
 from shedding.online.agebuckets import bucket_at
@@ -156,3 +156,15 @@ def verdict(hsc):
         if hsc[H_GUARD]:
             hsc[H_SHAPED0 + s] = hsc[H_SHAPED0 + s] and hsc[H_OK0 + s]
         hsc[H_CHOSE0 + s] += hsc[H_SHAPED0 + s]
+
+
+@njit(_nrt=False)
+def rejudge(hsc):
+    """A refit without a new fit (:func:`~shedding.online.agehooks.fit_due`): a side ranks by the
+    last fit's shape if its model test found one and the guard allows it now, counted as
+    :func:`verdict` counts; whether a side ranks by its shape."""
+    for s in range(2):
+        hsc[H_SHAPED0 + s] = hsc[H_FITSHAPED0 + s] and (hsc[H_OK0 + s] or not hsc[H_GUARD])
+        hsc[H_CHOSE0 + s] += hsc[H_SHAPED0 + s]
+    hsc[H_REFITS] += 1
+    return hsc[H_SHAPED0] or hsc[H_SHAPED0 + 1]

@@ -35,7 +35,9 @@ class HazardTuning:
     """The learner's settings: age buckets (``first`` steps wide, each next ``ratio`` times
     wider), the shadow sample's size per side (``shadow``), refits (at the first arrival, then
     ``refit_first`` arrivals later, then each time the arrivals so far double, at most every
-    ``refit_every`` arrivals), EM steps per refit (``iters``), the groups'
+    ``refit_every`` arrivals; with payload groups a refit fits the model anew at most every
+    ``group_fit_every`` arrivals and in between only judges, see
+    :func:`~shedding.online.agehooks.fit_due`), EM steps per refit (``iters``), the groups'
     shrinkage (``kappa`` steps), the model test's penalty factor (``evidence``; 0 takes the
     shaped model on any improvement; ``test`` False always takes it), and the guard that judges
     the shaped order by the outputs it keeps against PROB's (``guard``; it switches when one
@@ -51,6 +53,8 @@ class HazardTuning:
         shadow: The shadow sample's size per side (>= 1).
         refit_first: Arrivals between the first fit and the second.
         refit_every: The most arrivals between two refits.
+        group_fit_every: With payload groups, the most arrivals between two fits (>= 1; at or
+            below ``refit_every`` every refit fits, as without groups).
         iters: EM steps per refit.
         kappa: The groups' shrinkage towards the pooled curve, in steps.
         evidence: The model test's penalty factor (>= 0).
@@ -68,6 +72,7 @@ class HazardTuning:
     shadow: int = 256
     refit_first: int = 64
     refit_every: int = 4096
+    group_fit_every: int = 16384
     iters: int = 8
     kappa: float = 100.0
     evidence: float = 1.0
@@ -86,7 +91,7 @@ class HazardTuning:
                 object.__setattr__(self, f.name, kind(value))
             except OverflowError:  # an integer beyond every float
                 raise ShedError(f"{{param}} must be {what} of a float's range, got {value!r}", param=f.name) from None
-        for name in ("first", "shadow", "refit_first", "refit_every", "iters"):
+        for name in ("first", "shadow", "refit_first", "refit_every", "group_fit_every", "iters"):
             value = getattr(self, name)
             if not 1 <= value <= 2**62:
                 raise ShedError(f"{{param}} must be an integer >= 1 (and at most 2^62), got {value!r}", param=name)

@@ -88,11 +88,11 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 #: decayed statistics, the counts at the last refit, both candidates' fits and the choice);
 #: layout 6 adds HAZARD's candidate groupings (shedding.online.autogroup: their curves, running
 #: scores, picks and counts); layout 7 keeps HAZARD's priorities a row of age buckets at a time and
-#: lists the rows filled since the last refit after the learner's counters
-#: (shedding.online.hazardindex: the memo's layout, ``H_ROWS``), and drops the memo of the buckets
-#: where they fall; layout 8 adds three rows per state to the memo, after its bins of beta: the scratch of a
-#: row's computation (hazardindex.index_row); layout 9 adds ``xc`` (exposure) and ``ab`` (guard.bucket_table).
-STATE_LAYOUT = 9
+#: lists the rows filled since the last refit after the learner's counters (hazardindex, ``H_ROWS``),
+#: and drops the memo of the buckets where they fall; layout 8 adds three rows per state to the memo, after its bins of beta: the scratch of a
+#: row's computation (hazardindex.index_row); layout 9 adds ``xc`` (exposure) and ``ab`` (guard.bucket_table);
+#: layout 10 adds the fits' schedule with groups (``H_NEXT_FIT``: agehooks.fit_due).
+STATE_LAYOUT = 10
 #: the entry naming what a shard's state is, and the version of its entries
 STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
 

