@@ -81,6 +81,28 @@ def warn_static_lookahead(wl: Workload, estimator: str, names: list[str]) -> Non
              f"is online) to compare {'it' if one else 'them'} as online")
 
 
+def hint_group(wl: Workload, names: list[str], group: str | None) -> None:
+    """One note line when a policy that ranks by a payload group (HAZARD) runs without one on a
+    workload whose payload has columns ``--group auto`` would pick among
+    (:func:`shedding.online.groups.auto_columns`): one age curve for every tuple cannot tell a
+    40-minute flight from a 6-hour one (on the flights' one-sided range HAZARD keeps 87% of OPT
+    without a group, 97% by destination; docs/policies.md, "Payload groups")."""
+    from shedding.errors import ShedError
+    from shedding.online.groups import auto_columns
+    from shedding.online.policies import grouped
+
+    takes = [n.upper() for n in names if grouped(n)]
+    if group is not None or not takes or "payload" not in wl.meta:
+        return
+    try:
+        columns = auto_columns(wl)
+    except ShedError:  # no column could be a group
+        return
+    err.print(f"note: {' and '.join(takes)} rank{'s' if len(takes) == 1 else ''} every tuple by one age curve; "
+              f"this input's {', '.join(columns)} may set when partners come: --group auto picks among them as it "
+              f"learns, --group COLUMN names one", markup=False, highlight=False, emoji=False, soft_wrap=True)
+
+
 def print_header(wl: Workload, memory: int) -> None:
     """The workload's name, sizes, window (or time range), warmup and memory (and its summary, if any)."""
     join = f"w = {wl.window}" if wl.range is None else f"range {wl.range[0]} <= s.time - r.time <= {wl.range[1]}"

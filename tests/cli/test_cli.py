@@ -68,6 +68,24 @@ def test_simulate_shows_the_memory_exact_needs(shed, tmp_path):
             "M_S >= 1 (--memory-split 4,1), a variable split with M >= 4") in " ".join(stdout.split())
 
 
+def test_simulate_notes_the_payload_columns_hazard_could_rank_by(shed, tmp_path):
+    """HAZARD without --group on a file with payload columns: one note naming the columns --group
+    auto would pick among; none with a group, without HAZARD, or on a file without such columns."""
+    path = tmp_path / "w.csv"
+    rows = [f"{side},{t},{t % 5},{'abc'[t % 3]},x" for t in range(60) for side in "RS"]
+    path.write_text("stream,time,key,route,site\n" + "\n".join(rows) + "\n")
+    common = ("simulate", "--workload", str(path), "--window", "4", "--memory", "3", "--json")
+    code, _, err = shed(*common, "--policy", "prob,hazard")
+    assert code == 0 and err.startswith("note: HAZARD ranks every tuple by one age curve; this input's route may set")
+    assert "--group auto" in err and len(err.strip().splitlines()) == 1  # site: one value, no group
+    for extra in (("--policy", "prob,hazard", "--group", "route"), ("--policy", "prob,life")):
+        code, _, err = shed(*common, *extra)
+        assert code == 0 and not err, extra
+    path.write_text("stream,time,key\n" + "\n".join(r.rsplit(",", 2)[0] for r in rows) + "\n")
+    code, _, err = shed(*common, "--policy", "hazard")
+    assert code == 0 and not err
+
+
 def test_simulate_reads_a_workload_file(shed, tmp_path):
     path = tmp_path / "w.csv"
     path.write_text("stream,time,key\nR,0,1\nS,0,1\nR,1,2\nS,2,2\n")
