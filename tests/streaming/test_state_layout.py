@@ -28,7 +28,7 @@ from shedding.streaming.state import from_state_bytes
 #: layout 3 on the fingerprint is of the snapshot's entries
 FINGERPRINTS = {1: "7b8a90fdeb22", 2: "7c6e88bfb55f", 3: "020c36adfc0f", 4: "3ab9f9920a1f", 5: "ab7d80dd820b",
                 6: "fb84c720c404", 7: "e1575c0ae561", 8: "eca90d35a663",
-                9: "5b2621a1d530"}
+                9: "5b2621a1d530", 10: "be0bd1fa7761"}
 
 
 def fed_shard(policy: str = "hazard") -> ShardJoin:
