@@ -42,8 +42,8 @@ class HazardTuning:
     shaped model on any improvement; ``test`` False always takes it), and the guard that judges
     the shaped order by the outputs it keeps against PROB's (``guard``; it switches when one
     keeps more than the other by the share ``hysteresis``, see :mod:`~shedding.online.guard`), and
-    a second fit that forgets the share ``forget`` of its statistics at each refit (0 <= forget <
-    1; 0: no such fit), which the guard takes in place of the fit of all arrivals while it
+    a second fit that forgets the share ``forget`` of its statistics at each refit that fits (0 <=
+    forget < 1; 0: no such fit), which the guard takes in place of the fit of all arrivals while it
     predicts the shadow sample's new events better (:mod:`~shedding.online.forgetting`; without
     the guard it is always taken).
 
