@@ -356,6 +356,7 @@ def test_tuning_reads_its_spec_back():
     ("shadow=100000", "shadow is at most 65,536 entries per side"),
     ("iters=20000", "iters is at most 10,000 EM steps"),
     ("refit_every=99999999999999999999", "refit_every must be an integer >= 1 \\(and at most 2\\^62\\)"),
+    ("group_fit_every=0", "group_fit_every must be an integer >= 1 \\(and at most 2\\^62\\), got 0"),
 ])
 def test_bad_tuning_text(text, match):
     with pytest.raises(ShedError, match=match):
