@@ -23,9 +23,8 @@ import numpy as np
 
 from shedding.jit import njit
 from shedding.online import ageing as AG, autogroup as AU, forgetting as F, guard as G, hazardmemory as HM
-from shedding.online.agedlayout import (H_ARR0, H_ARRIVALS, H_EVERY, H_FCHOSE, H_FIRST, H_FIT_EVERY, H_FORGOT,
-                                        H_GROUPS, H_KNOWN, H_NCAND, H_NEXT_FIT, H_NEXT_REFIT, H_PICK0, H_PICKN0,
-                                        H_RHEAD0, H_SAMPLE0, H_T0, HF_FAC0, HF_RHO0, K_LAST, MAX_CANDIDATES)
+from shedding.online.agedlayout import (H_ARR0, H_ARRIVALS, H_EVERY, H_FIRST, H_FIT_EVERY, H_GROUPS, H_KNOWN,
+                                        H_NEXT_FIT, H_NEXT_REFIT, H_RHEAD0, H_SAMPLE0, H_T0, HF_FAC0, HF_RHO0, K_LAST)
 from shedding.online.agelists import seg_push, seg_unlink
 from shedding.online.exposure import settle
 from shedding.online.hazard import shadow_account_all, shadow_add, shadow_close, shadow_ended, shadow_events
@@ -117,9 +116,16 @@ def refit_due(hsc):
     """Whether the learner refits now (and when it refits next)."""
     if hsc[H_KNOWN] != 0 or hsc[H_ARRIVALS] < hsc[H_NEXT_REFIT]:
         return False
-    n = hsc[H_ARRIVALS]
-    hsc[H_NEXT_REFIT] = n + min(max(n, hsc[H_FIRST]), hsc[H_EVERY])
+    hsc[H_NEXT_REFIT] = _doubled(hsc, hsc[H_EVERY])
     return True
+
+
+@njit(_nrt=False)
+def _doubled(hsc, most):
+    """The arrival count at which the next refit (or fit) falls due: ``refit_first`` arrivals after
+    the first, then twice the arrivals so far, at most ``most`` arrivals later."""
+    n = hsc[H_ARRIVALS]
+    return n + min(max(n, hsc[H_FIRST]), most)
 
 
 @njit(_nrt=False)
@@ -136,22 +142,10 @@ def fit_due(hsc):
     new arrival rates and the guard's judgement."""
     if hsc[H_GROUPS] == 0:
         return True
-    n = hsc[H_ARRIVALS]
-    if n < hsc[H_NEXT_FIT] and hsc[H_NEXT_REFIT] <= hsc[H_NEXT_FIT]:
+    if hsc[H_ARRIVALS] < hsc[H_NEXT_FIT] and hsc[H_NEXT_REFIT] <= hsc[H_NEXT_FIT]:
         return False
-    hsc[H_NEXT_FIT] = n + min(max(n, hsc[H_FIRST]), hsc[H_FIT_EVERY])
+    hsc[H_NEXT_FIT] = _doubled(hsc, hsc[H_FIT_EVERY])
     return True
-
-
-@njit(_nrt=False)
-def kept_choices(hsc):
-    """A refit that only judges keeps the last fit's statistics (all or decayed) and grouping, and
-    counts them as a fit does (:func:`~shedding.online.forgetting.choose`,
-    :func:`~shedding.online.autogroup.score`)."""
-    hsc[H_FCHOSE] += hsc[H_FORGOT]
-    if hsc[H_NCAND] > 1:
-        for s in range(2):
-            hsc[H_PICKN0 + MAX_CANDIDATES * s + hsc[H_PICK0 + s]] += 1
 
 
 @njit
@@ -186,7 +180,8 @@ def refit(node, cnt, fsc, sc, hz, t, kind):
             AU.curves(hsc, hf, hz.ev, ex, hz.ac, hz.eg, hz.th, hz.ep)
         else:
             sc[SC_RANK] = HAZARD if G.rejudge(hsc) else PROB
-            kept_choices(hsc)
+            F.count_choice(hsc)  # the last fit's statistics (all or decayed) and grouping are kept
+            AU.count_picks(hsc)
         if sc[SC_RANK] == PROB:
             return was != PROB
     else:

@@ -71,9 +71,17 @@ def score(hsc, hf, ev, ex, evl, exl, ac, th):
                 best = a
         if hf[HF_ASCORE0 + MAX_CANDIDATES * s + best] > hf[HF_ASCORE0 + MAX_CANDIDATES * s + pick] + MARGIN:
             hsc[H_PICK0 + s] = best
-        hsc[H_PICKN0 + MAX_CANDIDATES * s + hsc[H_PICK0 + s]] += 1
+    count_picks(hsc)
     evl[:] = ev
     exl[:] = ex
+
+
+@njit(_nrt=False)
+def count_picks(hsc):
+    """Count a refit under each side's grouping (at a refit that only judges: the last fit's)."""
+    if hsc[H_NCAND] > 1:
+        for s in range(2):
+            hsc[H_PICKN0 + MAX_CANDIDATES * s + hsc[H_PICK0 + s]] += 1
 
 
 @njit

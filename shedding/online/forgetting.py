@@ -130,5 +130,12 @@ def choose(hsc, hf, ev, ex, evd, exd, evl, exl, cf):
         hsc[H_FORGOT] = 1
     elif hf[HF_FGAIN] < 0.0:
         hsc[H_FORGOT] = 0
-    hsc[H_FCHOSE] += hsc[H_FORGOT]
+    count_choice(hsc)
     return hsc[H_FORGOT] == 1
+
+
+@njit(_nrt=False)
+def count_choice(hsc):
+    """Count a refit at which the model is fitted to the decayed statistics (at a refit that only
+    judges: was, at the last fit)."""
+    hsc[H_FCHOSE] += hsc[H_FORGOT]

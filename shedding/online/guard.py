@@ -153,18 +153,23 @@ def verdict(hsc):
     ``H_FITSHAPED``) and the guard allows it; the choices are counted per side."""
     for s in range(2):
         hsc[H_FITSHAPED0 + s] = hsc[H_SHAPED0 + s]
-        if hsc[H_GUARD]:
-            hsc[H_SHAPED0 + s] = hsc[H_SHAPED0 + s] and hsc[H_OK0 + s]
-        hsc[H_CHOSE0 + s] += hsc[H_SHAPED0 + s]
+    _allow(hsc)
 
 
 @njit(_nrt=False)
 def rejudge(hsc):
-    """A refit without a new fit (:func:`~shedding.online.agehooks.fit_due`): a side ranks by the
-    last fit's shape if its model test found one and the guard allows it now, counted as
-    :func:`verdict` counts; whether a side ranks by its shape."""
-    for s in range(2):
-        hsc[H_SHAPED0 + s] = hsc[H_FITSHAPED0 + s] and (hsc[H_OK0 + s] or not hsc[H_GUARD])
-        hsc[H_CHOSE0 + s] += hsc[H_SHAPED0 + s]
+    """A refit without a new fit (:func:`~shedding.online.agehooks.fit_due`): the last fit's
+    verdict of the model test judged again by the guard as it stands now, counted as
+    :func:`verdict` counts, and the refit counted; whether a side ranks by its shape."""
+    _allow(hsc)
     hsc[H_REFITS] += 1
     return hsc[H_SHAPED0] or hsc[H_SHAPED0 + 1]
+
+
+@njit(_nrt=False)
+def _allow(hsc):
+    """A side ranks by its shape if the model test found one (``H_FITSHAPED``) and the guard, when
+    it judges, allows it; the choices are counted per side."""
+    for s in range(2):
+        hsc[H_SHAPED0 + s] = 1 if hsc[H_FITSHAPED0 + s] and (hsc[H_OK0 + s] or not hsc[H_GUARD]) else 0
+        hsc[H_CHOSE0 + s] += hsc[H_SHAPED0 + s]
