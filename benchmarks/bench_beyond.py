@@ -53,7 +53,8 @@ from shedding.run import run_policy
 #: the policies measured besides PROB: name -> (registry name, estimator or None for the run's,
 #: payload group or None); AGE with the static estimator knows the workload's age curve
 POLICIES = {"age": ("age", "static", None), "age-est": ("age", "online", None), "hazard": ("hazard", None, None),
-            "hazard-dest": ("hazard", None, "dest"), "hazard-auto": ("hazard", None, "auto")}
+            "hazard-dest": ("hazard", None, "dest"), "hazard-auto": ("hazard", None, "auto"),
+            "hazard-history": ("hazard", None, "history")}
 
 
 def parse_tuning(text: str) -> HazardTuning:
@@ -120,18 +121,20 @@ def _best_seconds(wl, memory: int, runs: list, repeats: int) -> list[float]:
 def cost(tunings: list[HazardTuning], repeats: int = 5) -> list[dict]:
     """CPU time per arrival of each policy's join operator alone (the feed, best of ``repeats``), on
     the flights of January (M = 200, online estimator) and the paper's Zipf point (w = M = 400);
-    AGE and HAZARD with each of ``tunings``, all runs of one repeat in turn."""
+    AGE and HAZARD (without a group; by destination and with ``auto`` on the flights; by the key's
+    history) with each of ``tunings``, all runs of one repeat in turn."""
     from shedding.online.simulator import payload_groups
 
     rows = []
     for label, wl, memory in (("flights-jan", flights_workload(1), 200), ("zipf", zipf_workload(seed=2), 400)):
         groups = payload_groups(wl, "dest") if "payload" in wl.meta else None
         auto = payload_groups(wl, "auto") if "payload" in wl.meta else None
+        history = payload_groups(wl, "history")
         runs = [("prob", "prob", None, None), ("probv", "probv", None, None)]
         for tuning in tunings:
             runs += [(name, policy, group, tuning) for name, policy, group in (
                 ("age", "age", None), ("hazard", "hazard", None), ("hazard-dest", "hazard", groups),
-                ("hazard-auto", "hazard", auto), ("hazardv", "hazardv", None))
+                ("hazard-auto", "hazard", auto), ("hazard-history", "hazard", history), ("hazardv", "hazardv", None))
                 if group is not None or name not in ("hazard-dest", "hazard-auto")]
         best = _best_seconds(wl, memory, runs, repeats)
         for (name, _, _, tuning), seconds in zip(runs, best):

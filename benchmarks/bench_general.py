@@ -8,9 +8,10 @@ in points of OPT (the goals: at least half of the gap; never more than 0.5 point
 With ``--payload`` the generators give each tuple payload columns: an auction's ``category`` sets
 its mean duration and how many bids it draws, a request's ``endpoint`` its median latency, and a
 ``region`` of each sets nothing; the rows then add HAZARD by that column and with ``group="auto"``
-(which must find it). Without it the streams are those of before, bit for bit.
+(which must find it). Without it the streams are those of before, bit for bit. With ``--history``
+the rows add HAZARD by the key's history (``group="history"``, no payload needed).
 
-    python benchmarks/bench_general.py --seeds 0,1,2 [--payload]
+    python benchmarks/bench_general.py --seeds 0,1,2 [--payload] [--history]
 """
 
 from __future__ import annotations
@@ -107,15 +108,17 @@ def requests(steps: int = 4000, rate: float = 1.0, latency: float = 3.5, sigma: 
                      {"endpoint": end[keys], "region": region[keys]} if endpoints else None)
 
 
-def measure(wl: Workload, memory: int, column: str | None = None) -> dict:
-    """One row; with ``column`` (a payload column) also HAZARD by it and with ``group="auto"``."""
+def measure(wl: Workload, memory: int, column: str | None = None, history: bool = False) -> dict:
+    """One row; with ``column`` (a payload column) also HAZARD by it and with ``group="auto"``; with
+    ``history`` also HAZARD by the key's history (``group="history"``)."""
     row: dict = {"workload": wl.name, "memory": memory, "tuples": len(wl)}
     row["opt"] = int(solve_opt(wl, memory, allocation="fixed").outputs)
     for policy in ("prob", "rand", "age", "hazard"):
         row[policy] = int(run_policy(wl, policy, memory, estimator="online").outputs)
-    if column is not None:
+    groups = ((f"hazard-{column}", column), ("hazard-auto", "auto")) if column is not None else ()
+    if groups or history:
         base = max(row["prob"], row["rand"])
-        for label, group in ((f"hazard-{column}", column), ("hazard-auto", "auto")):
+        for label, group in (*groups, *((("hazard-history", "history"),) if history else ())):
             run = run_policy(wl, "hazard", memory, estimator="online", group=group)
             row[label], row[f"{label}_guard"] = int(run.outputs), run.guard
             row[f"{label}_gap_closed"] = round((run.outputs - base) / (row["opt"] - base), 3) if row["opt"] > base else None
@@ -133,12 +136,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1, 2])
     parser.add_argument("--memory", type=lambda s: [int(x) for x in s.split(",")], default=[50, 100])
     parser.add_argument("--payload", action="store_true", help="8 auction categories and 6 request endpoints")
+    parser.add_argument("--history", action="store_true", help="also HAZARD by the key's history (group history)")
     args = parser.parse_args()
     for seed in args.seeds:
         for wl, column in ((auctions(seed=seed, categories=8), "category"), (requests(seed=seed, endpoints=6), "endpoint")) \
                 if args.payload else ((auctions(seed=seed), None), (requests(seed=seed), None)):
             for memory in args.memory:
-                print(json.dumps(measure(wl, memory, column)), flush=True)
+                print(json.dumps(measure(wl, memory, column, args.history)), flush=True)
 
 
 if __name__ == "__main__":

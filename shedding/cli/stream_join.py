@@ -258,14 +258,14 @@ def _payload(text: str, src_r: Any, src_s: Any, keys: tuple[str, ...]) -> tuple[
 
 
 def _group_names(text: str) -> tuple[str, ...]:
-    """--group's columns (:func:`shedding.online.groups.group_columns`); ``auto`` is refused: a
-    streaming shard sees its groups one micro-batch at a time, and the choice among candidate
-    groupings is built for the batch simulator only."""
-    from shedding.online.groups import group_columns, is_auto
+    """--group's columns (:func:`shedding.online.groups.group_columns`); ``auto`` and ``history``
+    are refused: a streaming shard sees its groups one micro-batch at a time and keeps no key's
+    history, and the choice among candidate groupings is built for the batch simulator only."""
+    from shedding.online.groups import batch_only, group_columns
 
     names = group_columns(text) or ()
-    if is_auto(names):
-        raise ShedError("--group auto is not available in stream-join yet (HAZARD picks its grouping in simulate, "
+    if batch_only(names):
+        raise ShedError(f"--group {batch_only(names)} is not available in stream-join yet (HAZARD uses it in simulate, "
                         "explain and the suites); give the payload column(s) by name")
     return names
 

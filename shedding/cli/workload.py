@@ -142,12 +142,15 @@ def check_group(v: Values) -> None:
     """--group names payload columns the workload has, checked before any data is read: the
     generated workload's (the registry's ``payload``: the flights' dest, carrier, origin) or a
     CSV or Parquet file's own columns beside stream, time and key (both files' with --r/--s); a
-    comma list combines them (:mod:`shedding.online.groups`); ``auto`` needs some payload column."""
+    comma list combines them (:mod:`shedding.online.groups`); ``auto`` needs some payload column,
+    ``history`` none."""
     if v.group is None:
         return
-    from shedding.online.groups import group_columns, is_auto
+    from shedding.online.groups import group_columns, is_auto, is_history
 
-    columns = group_columns(v.group) or ()
+    columns = tuple(c for c in group_columns(v.group) or () if not is_history(c))  # history needs no payload
+    if not columns:
+        return
     fix = ("give --group with --generator " + " or ".join(n for n, s in SOURCES.items() if s.payload)
            + ", or with a CSV or Parquet --workload or --r/--s file that has columns beside time and key")
     if generated(v):

@@ -8,6 +8,11 @@ one endpoint). A group is given as one or more payload columns of the workload
 CSV or Parquet file's own columns beside ``stream``, ``time`` and ``key``); several columns
 combine, each distinct combination of their values one group.
 
+``group="history"`` groups each tuple by how soon its key's previous tuple met a partner, read from
+the stream alone (:mod:`~shedding.online.keyhistory`): it needs no payload and combines with
+payload columns like one (``"history,dest"``); a payload column named ``history`` (or ``auto``)
+is not reachable by that name.
+
 ``group="auto"`` lets HAZARD pick the grouping itself (:mod:`~shedding.online.autogroup`). The
 candidates are no group and the payload columns, in the input's column order, that have from 2 to
 :data:`MAX_GROUPS` distinct values (a missing value counts as one) and are not the join key under
@@ -37,6 +42,7 @@ import pandas as pd
 from shedding.errors import ShedError
 from shedding.model import Workload
 from shedding.online.agedlayout import MAX_CANDIDATES
+from shedding.online.keyhistory import HISTORY, history_groups
 
 #: the most distinct groups HAZARD learns curves for. Each group's curve is fitted from the share
 #: of the shadow sample (256 tuples per side by default) that falls into it: past about a thousand
@@ -104,6 +110,18 @@ def is_auto(columns: Sequence[str] | None) -> bool:
     return columns is not None and len(columns) == 1 and columns[0].lower() == AUTO
 
 
+def is_history(column: str) -> bool:
+    """Whether ``column`` asks for the key's history (:mod:`~shedding.online.keyhistory`), not a
+    payload column."""
+    return column.lower() == HISTORY
+
+
+def batch_only(columns: Sequence[str] | None) -> str | None:
+    """The grouping among ``columns`` that needs the whole stream or a choice the streaming join
+    does not make (``auto``, ``history``), else None."""
+    return next((c.lower() for c in columns or () if c.lower() in (AUTO, HISTORY)), None)
+
+
 def _payload(wl: Workload) -> pd.DataFrame:
     payload = wl.meta.get("payload")
     if payload is None or len(payload.columns) == 0:
@@ -141,23 +159,29 @@ def auto_columns(wl: Workload) -> list[str]:
 
 def payload_groups(wl: Workload, group: str | Sequence[str] | None) -> np.ndarray | None:
     """The group id per tuple of ``wl`` by payload column(s) ``group`` (:func:`group_columns`), None
-    without a group; with ``auto``, one column of ids per candidate column (:func:`auto_columns`).
+    without a group; with ``auto``, one column of ids per candidate column (:func:`auto_columns`);
+    ``history`` is the key's history (:mod:`~shedding.online.keyhistory`), which needs no payload.
     Columns are matched by name, else case-insensitively."""
     columns = group_columns(group)
     if columns is None:
         return None
-    payload = _payload(wl)
     if is_auto(columns):
+        payload = _payload(wl)
         return np.stack([group_ids(payload, [c]) for c in auto_columns(wl)], axis=1)
+    named = [c for c in columns if not is_history(c)]
+    payload = _payload(wl) if named else pd.DataFrame(index=range(len(wl)))
     names = [str(c) for c in payload.columns]
     lower: dict[str, list[str]] = {}
     for n in names:
         lower.setdefault(n.lower(), []).append(n)
     found = []
-    for c in columns:
+    for c in named:
         match = [c] if c in names else lower.get(c.lower(), [])
         if len(match) != 1:
             raise ShedError(f"unknown {{param}} column {c!r}; the workload's payload columns are {', '.join(names)}",
                             param="group")
         found.append(match[0])
+    if len(found) < len(columns):  # the key's history, as one more column
+        payload = payload[found].assign(**{HISTORY: history_groups(wl)}).reset_index(drop=True)
+        found = [*found, HISTORY]
     return group_ids(payload, found)

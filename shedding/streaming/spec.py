@@ -17,7 +17,7 @@ from shedding.model import Memory, check_window, default_split
 from shedding.timerange import check_range, window_range
 from shedding.online.estimators import OnlineEstimator
 from shedding.online.hazard import age_buckets
-from shedding.online.groups import AUTO, group_columns, is_auto
+from shedding.online.groups import batch_only, group_columns
 from shedding.online.policies import POLICIES, STREAM, check_group, names_for
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import BUDGETS
@@ -154,9 +154,10 @@ class JoinSpec:
             object.__setattr__(self, "memory_split", tuple(int(v) for v in self.memory_split))
         object.__setattr__(self, "key_names", tuple(self.key_names))
         object.__setattr__(self, "group", group_columns(self.group or None) or ())
-        if is_auto(self.group):
-            raise ShedError(f"{{param}} {AUTO} is for the batch simulator only (a shard sees its groups one micro-batch "
-                            "at a time); give the payload column(s) by name", param="group")
+        if batch_only(self.group):
+            raise ShedError(f"{{param}} {batch_only(self.group)} is for the batch simulator only (a shard sees its "
+                            "groups one micro-batch at a time, and keeps no key's history); give the payload "
+                            "column(s) by name", param="group")
         check_group(self.shedding, self.group or None)
         if self.tuning:
             if self.shedding == "none" or not POLICIES[self.shedding].tunable:

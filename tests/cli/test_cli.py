@@ -86,6 +86,28 @@ def test_simulate_notes_the_payload_columns_hazard_could_rank_by(shed, tmp_path)
     assert code == 0 and not err
 
 
+def test_simulate_groups_by_the_keys_history_without_payload(shed, tmp_path):
+    """--group history needs no payload column: the same outputs as the library, and the group in
+    the JSON row; with a payload column it combines like one."""
+    from shedding.datasets import load_workload
+
+    path = tmp_path / "w.csv"
+    arrivals = sorted((t + (7 * (t % 3) if side == "S" else 0), side, t % 7, "ab"[t % 2]) for t in range(200)
+                      for side in "RS")
+    rows = [f"{side},{t},{key},{site}" for t, side, key, site in arrivals]
+    path.write_text("stream,time,key,site\n" + "\n".join(rows) + "\n")
+    bare = tmp_path / "bare.csv"
+    bare.write_text("stream,time,key\n" + "\n".join(r.rsplit(",", 1)[0] for r in rows) + "\n")
+    for file, group in ((bare, "history"), (path, "site,history")):
+        code, stdout, err = shed("simulate", "--workload", str(file), "--range", "0,30", "--memory", "5", "--policy",
+                                 "hazard", "--group", group, "--json")
+        assert code == 0, err
+        row = json.loads(stdout)
+        wl = load_workload(file, row["window"], row["warmup"]).with_params(range=(0, 30))
+        lib = simulate(wl, "hazard", 5, estimator="online", group=group)
+        assert row["outputs"] == lib.outputs and row["group"] == group
+
+
 def test_simulate_reads_a_workload_file(shed, tmp_path):
     path = tmp_path / "w.csv"
     path.write_text("stream,time,key\nR,0,1\nS,0,1\nR,1,2\nS,2,2\n")

@@ -385,3 +385,16 @@ def test_a_group_may_combine_payload_columns(tmp_path):
     text = one_experiment("flights", "group = ['dest,carrier', 'origin', '', 'auto']\n").replace("length = 300\n", "")
     suite = parse_beyond_suite(tomllib.loads(text), "s.toml")
     assert sorted({r.group for r in suite.runs()}) == ["", "auto", "dest,carrier", "origin"]
+
+
+def test_the_keys_history_is_a_group_of_any_generator():
+    """group = "history" needs no payload (the drift generator has none), and combines with the
+    flights' columns."""
+    import tomllib
+
+    from shedding.studies.beyond.spec import parse_beyond_suite
+
+    suite = parse_beyond_suite(tomllib.loads(one_experiment("drift", "group = ['history', '']\n")), "s.toml")
+    assert sorted({r.group for r in suite.runs()}) == ["", "history"]
+    text = one_experiment("flights", "group = ['dest,history']\n").replace("length = 300\n", "")
+    assert {r.group for r in parse_beyond_suite(tomllib.loads(text), "s.toml").runs()} == {"dest,history"}

@@ -37,7 +37,7 @@ from pathlib import Path
 from shedding.datasets.generators import GENERATORS, check_params, own_params, with_payload
 from shedding.errors import ShedError
 from shedding.timerange import check_range
-from shedding.online.groups import group_columns, is_auto
+from shedding.online.groups import group_columns, is_auto, is_history
 from shedding.online.kinds import learns
 from shedding.online.policies import POLICIES
 from shedding.online.tuning import HazardTuning
@@ -164,14 +164,16 @@ def _check_workloads(grid: dict, here: str) -> None:
         payload = GENERATORS[name].payload_columns()
         for group in grid.get("group", []):
             check(isinstance(group, str), here, f"group = {group!r} must be text: a payload column, a comma list of "
-                  "them (\"dest,carrier\"), \"auto\" (HAZARD picks) or \"\" for none")
-            check(not group or bool(payload), here, f"group = {group!r} needs the "
-                  f"{' or '.join(with_payload())}' payload, not the {name} generator; leave group out (or \"\")")
+                  "them (\"dest,carrier\"), \"auto\" (HAZARD picks), \"history\" (the key's history) or \"\" "
+                  "for none")
             try:
                 columns = group_columns(group) if group else ()
             except ShedError as exc:
                 raise ShedError(f"{here}: {exc}") from None
-            unknown = [c for c in columns or () if c not in payload and not is_auto(columns)]
+            named = [c for c in columns or () if not is_history(c)]
+            check(not named or bool(payload), here, f"group = {group!r} needs the "
+                  f"{' or '.join(with_payload())}' payload, not the {name} generator; leave group out (or \"\")")
+            unknown = [c for c in named if c not in payload and not is_auto(columns)]
             check(not unknown, here, f"group = {group!r} is not one of {', '.join(payload)} (the {name} payload columns) "
                   f"or a comma list of them ({', '.join(map(repr, unknown))} is none of them), or \"\" for none")
 
