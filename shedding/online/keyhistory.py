@@ -30,6 +30,7 @@ import numpy as np
 
 from shedding.model import Workload
 from shedding.online.bound import partner_ages
+from shedding.timerange import RANGE_LIMIT
 
 #: the value of ``group`` that asks for the key's history
 HISTORY = "history"
@@ -78,7 +79,12 @@ def _side_groups(wl: Workload, side: int) -> np.ndarray:
     partner[order] = np.where(hit >= 0, order[np.maximum(hit, 0)], -1)
     u = np.where(partner[:len(mine)] >= 0, time[np.maximum(partner[:len(mine)], 0)], mt + last + 1)
     met = u <= mt + last
-    bucket = np.where(met, 2 + (u - mt - first) * SLICES // (last - first + 1), 1)
+    span, age = last - first + 1, np.where(met, u - mt - first, 0)
+    if span < RANGE_LIMIT // SLICES:  # age * SLICES stays within 64 bits
+        slot = age * SLICES // span
+    else:
+        slot = np.minimum((age / span * SLICES).astype(np.int64), SLICES - 1)
+    bucket = np.where(met, 2 + slot, 1)
     known = np.where(met, u, mt + last + 1)
     # each tuple's group: the observation known last strictly before its arrival
     key = np.concatenate([mk, mk])

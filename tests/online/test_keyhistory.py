@@ -117,3 +117,10 @@ def test_the_history_tells_hazard_the_lag_its_key_repeats():
     for wl in (_lags(seed, 2000) for seed in range(3)):
         history = simulate(wl, "hazard", 8, estimator="online", group="history").outputs
         assert history > simulate(wl, "hazard", 8, estimator="online").outputs
+
+
+def test_a_range_near_the_64_bit_bound_slices_without_overflow():
+    hi, u = 2**59 - 1, 3 * 2**55 + 2**40
+    wl = Workload(np.array([0, 1, 0]), np.array([0, u, 2**60]), np.array([1, 1, 1]), 2, range=(0, hi))
+    # R at 0 meets S at u, just past three sixteenths of its partner ages 1..hi: slice 3, group 5
+    assert keyhistory.history_groups(wl).tolist() == [0, 0, 5]
