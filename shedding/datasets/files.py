@@ -75,6 +75,9 @@ def read_with_payload(path: str | os.PathLike, columns: Sequence[str],
             frame = pd.read_csv(path, dtype=str, skipinitialspace=True)
         else:
             frame = pd.read_parquet(path)
+            named = [n for n in frame.index.names if n is not None]
+            if named:  # pandas' named index (set_index("time")) is a column of the file, as Spark reads it
+                frame = frame.reset_index(level=named)
     except pd.errors.EmptyDataError:
         raise ShedError(
             f"{path} is empty; it needs a header line with the columns {', '.join(columns)}"

@@ -80,6 +80,23 @@ def test_a_files_own_columns_are_groups_in_csv_and_parquet_alike(tmp_path):
     assert simulate(from_csv, "hazard", 30, estimator="online", group="Category").params["group"] == "Category"
 
 
+def test_a_parquet_files_named_index_is_one_of_its_columns(tmp_path):
+    """pandas writes a named index (``set_index``) as a column of the file: it is read as one, the
+    time or a payload column alike; an unnamed index (``index=True``) is pandas' row labels and no
+    column, as pandas reads it."""
+    wl, frame = _bids(tmp_path)
+    frame.to_csv(tmp_path / "bids.csv", index=False)
+    frame.set_index("time").to_parquet(tmp_path / "by_time.parquet")
+    frame.set_index("category").to_parquet(tmp_path / "by_category.parquet")
+    frame.iloc[::-1].iloc[::-1].set_axis(np.arange(len(frame)) * 3).to_parquet(tmp_path / "labels.parquet", index=True)
+    expected = simulate(load_workload(tmp_path / "bids.csv", 60), "hazard", 30, estimator="online", group="category")
+    for name in ("by_time", "by_category", "labels"):
+        loaded = load_workload(tmp_path / f"{name}.parquet", 60)
+        assert sorted(loaded.meta["payload"].columns) == ["category", "seller"], name
+        res = simulate(loaded, "hazard", 30, estimator="online", group="category")
+        assert res.outputs == expected.outputs and np.array_equal(res.schedule.left, expected.schedule.left), name
+
+
 def test_rows_reordered_within_a_time_keep_their_groups(tmp_path):
     """The file's order among equal times is the tuples' order; each tuple keeps its group's id."""
     _, frame = _bids(tmp_path)
