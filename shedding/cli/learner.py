@@ -17,7 +17,9 @@ TUNING_HELP = ("HAZARD's learner (and AGE's when it estimates its age curve): fi
                "first age bucket, 8), ratio (each next bucket this much wider, 1.3), shadow (sample size per side, "
                "256), refit_first (64), refit_every (arrivals between refits, 4096), "
                "group_fit_every (with groups, arrivals between fits, 16384), iters (EM steps, 8), kappa (100), "
-               "evidence (1), test (true); e.g. ratio=2,shadow=128 trades some quality for speed.")
+               "evidence (1), test (true), guard (true: the age shape only where a replay keeps more than PROB's "
+               "order), hysteresis (0.002), forget (0: off; 0 <= forget < 1, the share a second fit forgets at "
+               "each fit); e.g. ratio=2,shadow=128 trades some quality for speed.")
 
 
 def _learners() -> str:

@@ -78,7 +78,8 @@ WORKLOAD_FLAGS = (
         "integers, LO <= HI; --window w is the range -(w-1),w-1), e.g. --range 0,719 for an arrival within 12 "
         "hours after its departure; a side that can meet no later arrival is never stored.")),
     _flag("warmup", "Optional[int]", typer.Option(None, "--warmup", callback=integer(0), show_default=False,
-                                                  help="First time step whose outputs count (default: 2w; 0 for the flights, which count from the first departure).")),
+                                                  help="First time step whose outputs count (default: 2w, with --range twice the longest a tuple waits, "
+                                                       "2 (max(HI, -LO) + 1); 0 for the flights, which count from the first departure).")),
     _flag("r_path", "Optional[Path]", typer.Option(
         None, "--r", help="Stream R from a file (with --s): NDP-026B cloud reports, Meteo-France SYNOP, or "
         "CSV/Parquet with columns time,key.", show_default=False)),
