@@ -211,6 +211,9 @@ def file_format(v: Values) -> str | None:
     try:
         return format_of(v.r_path)
     except ShedError:
+        if Path(v.r_path).is_dir():
+            raise ShedError(f"--r {v.r_path} is a folder; give the path of one file per stream (shed stream-join reads "
+                            "folders of files)") from None
         raise ShedError(f"--r {v.r_path}: unknown file format; add --format ndp, synop, csv or parquet") from None
 
 

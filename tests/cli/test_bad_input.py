@@ -76,6 +76,7 @@ CASES = {
         (["--max-graph-gib", "inf", "--policy", "opt"], "--max-graph-gib"),
         (["--workload", "{root}/missing.csv"], "--workload"),
         (["--workload", "{folder}"], "--workload"),
+        (["--r", "{src}", "--s", "{src}"], "is a folder; give the path of one file per stream"),  # was "add --format"
         (["--workload", "{bad.parquet}"], "--workload"),  # was pyarrow's "Parquet input source '<Buffer>'"
         (["--r", "{r.csv}"], "--s"),
         (["--workload", "{w.csv}", "--r", "{r.csv}", "--s", "{s.csv}"], "--workload"),
