@@ -57,6 +57,15 @@ def check_file(path: Path, what: str = "one data file") -> None:
         raise ShedError(f"not a file: {path}; give the path of {what}")
 
 
+def _check_header(path: Path) -> None:
+    """A CSV header names each column once (pandas would read a second ``key`` as ``key.1``)."""
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+    names = [str(n).strip().lower() for n in header.iloc[0]] if len(header) else []
+    twice = sorted({n for n in names if n and names.count(n) > 1})
+    if twice:
+        raise ShedError(f"{path} names the column {twice[0]!r} twice in its header; give each column once")
+
+
 def read_table(path: str | os.PathLike, columns: Sequence[str], refused: str | None = None) -> pd.DataFrame:
     """Read ``path`` and return exactly ``columns`` (matched case-insensitively), as found.
     A column named ``refused`` is an error (it means the file is in the other layout)."""
@@ -88,6 +97,8 @@ def read_with_payload(path: str | os.PathLike, columns: Sequence[str],
             f"cannot read {path} as {kind} ({_one_line(exc)[:200]}); "
             f"check that it is a valid {kind} file (accepted extensions: {_ACCEPTED})"
         ) from None
+    if fmt == "csv":
+        _check_header(path)
     found = {str(c).strip().lower(): c for c in frame.columns}
     if refused in found:
         raise ShedError(

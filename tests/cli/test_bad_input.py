@@ -31,6 +31,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     (root / "r.csv").write_text("time,key\n0,1\n1,2\n")
     (root / "s.csv").write_text("time,key\n0,1\n2,2\n")
     (root / "w.csv").write_text("stream,time,key\nR,0,1\nS,0,1\n")
+    (root / "twice.csv").write_text("stream,time,key,Key\nR,0,1,2\nS,0,1,3\n")
     (root / "br.csv").write_text("name,y1,y2,t\nA,0,0,0\nB,1.0,1.0,1\n")
     (root / "bs.csv").write_text("name,y1,y2,t\nc,0.1,0.2,0\nd,1.2,1.3,1\n")
     (root / "fine.csv").write_text("name,y1,y2,t\nA,0,0.1234567890123456789,0.12345678901234567890\n")
@@ -77,6 +78,7 @@ CASES = {
         (["--workload", "{root}/missing.csv"], "--workload"),
         (["--workload", "{folder}"], "--workload"),
         (["--r", "{src}", "--s", "{src}"], "is a folder; give the path of one file per stream"),  # was "add --format"
+        (["--workload", "{twice.csv}"], "names the column 'key' twice"),  # was read as key and key.1, silently
         (["--workload", "{bad.parquet}"], "--workload"),  # was pyarrow's "Parquet input source '<Buffer>'"
         (["--r", "{r.csv}"], "--s"),
         (["--workload", "{w.csv}", "--r", "{r.csv}", "--s", "{s.csv}"], "--workload"),
