@@ -131,6 +131,10 @@ def explain(
         f"({100 * s['ratio']:.2f}%): {s['lost_outputs']:,} lost, {s['gained_outputs']:,} gained; lost tuples "
         f"{s['tuples_never_admitted']:,} never admitted, {s['tuples_evicted_before_partners_came']:,} evicted "
         f"early; {s['tuples_kept_but_never_matched']:,} kept but never matched")
+    if s.get("group_choice"):
+        from shedding.online.simulator import picked
+
+        say(f"{policy.upper()} --group auto ranked {picked(s['group_choice'])} refits")
     print_fitted(
         [("key", "right"), ("net lost", "right"), ("lost", "right"), ("gained", "right"), ("mem % pol", "right"),
          ("mem % ref", "right"), ("reason", "left")],

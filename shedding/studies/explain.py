@@ -127,7 +127,8 @@ def explain(wl: Workload, policy: str, memory: int | Memory, *, against: str | N
     # what produced the policy's schedule, as simulate's rows say it
     ran = run.params["estimator"]
     ex.summary.update(estimator=ran, decay=decay if ran == "online" else None, seed=seed,
-                      group=run.params.get("group"), tuning=HazardTuning.of(tuning).spec or None)
+                      group=run.params.get("group"), tuning=HazardTuning.of(tuning).spec or None,
+                      range=None if wl.range is None else list(wl.range), group_choice=run.group_choice)
     return ex
 
 

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from shedding.atomic import write_text
+from shedding.online.simulator import picked
 from shedding.studies.explain import Explanation
 from shedding.studies.page.figures import figure_html
 from shedding.studies.page.page import facts, page, provenance_facts
@@ -111,6 +112,14 @@ def key_table(ex: Explanation, top: int) -> str:
     return table_html("keys", [h for h, _ in KEY_COLUMNS], body, note)
 
 
+def joined(summary: dict) -> str:
+    """The join's condition for the page's facts: the time range, or the window w."""
+    if summary.get("range"):
+        lo, hi = summary["range"]
+        return f"range {lo} <= s.time - r.time <= {hi}"
+    return f"w = {summary['window']}"
+
+
 def estimator_text(estimator: str | None, decay: float | None, group: str | None) -> str:
     """What the policy's run estimated from, for the page's facts: the online counts so far, or
     the static table of the whole stream, which reads each key's future arrivals."""
@@ -129,7 +138,7 @@ def write_explain_html(ex: Explanation, path: Path | str, top: int = 20, command
     info = {**provenance(command), "finished": now()}  # the explanation is made; the page follows at once
     items = {**provenance_facts(info),
              "Versions": f"Python {info['python']}, numpy {info['numpy']}, plotly {info['plotly']}",
-             "Workload": f"{s['workload']}: {s['tuples']:,} tuples, w = {s['window']}, warmup = {s['warmup']}, "
+             "Workload": f"{s['workload']}: {s['tuples']:,} tuples, {joined(s)}, warmup = {s['warmup']}, "
                          f"M = {s['memory']}",
              "Outputs": f"{policy} {s['policy_outputs']:,}, {against} {s['reference_outputs']:,} "
                         f"({100 * s['ratio']:.2f}% of {against})",
@@ -138,7 +147,8 @@ def write_explain_html(ex: Explanation, path: Path | str, top: int = 20, command
              "Lost tuples": f"{s['lost_tuples']:,}: {s['tuples_never_admitted']:,} never admitted, "
                             f"{s['tuples_evicted_before_partners_came']:,} evicted before partners came",
              "Kept, never matched": f"{s['tuples_kept_but_never_matched']:,} tuples",
-             "Estimator": estimator_text(s.get("estimator"), s.get("decay"), s.get("group")),
+             "Estimator": estimator_text(s.get("estimator"), s.get("decay"), s.get("group"))
+                          + (f" ({picked(s['group_choice'])} refits)" if s.get("group_choice") else ""),
              "Time buckets": f"{s['buckets']}"}
     figures = [heatmap(ex), composition(ex), gap_figure(ex)]
     plots = "".join(f"<section>{figure_html(i, f)}</section>\n" for i, f in enumerate(figures))

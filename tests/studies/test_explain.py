@@ -96,6 +96,24 @@ def test_hazard_is_explained_with_the_learner_it_is_given():
     assert (text["policy_outputs"], text["tuning"]) == (runs[tuning], "first=4,ratio=1.5")
 
 
+def test_a_range_and_autos_choice_are_in_the_summary_and_on_the_page(tmp_path):
+    """Under a time range the summary carries it and the page's facts state it instead of a window;
+    with group="auto" both say which grouping each side ranked by, as simulate does."""
+    import pandas as pd
+
+    from shedding.datasets.age import age_workload
+
+    wl = age_workload(length=1500, window=100, lag_mean=30, lag_spread=5).with_params(range=(0, 99))
+    wl.meta["payload"] = pd.DataFrame({"band": wl.key % 3})
+    run = simulate(wl, "hazard", 20, estimator="online", group="auto")
+    ex = explain(wl, "hazard", 20, estimator="online", group="auto")
+    assert ex.summary["range"] == [0, 99] and ex.summary["group_choice"] == run.group_choice is not None
+    html = write_explain_html(ex, tmp_path / "explain.html").read_text()
+    assert "range 0 &lt;= s.time - r.time &lt;= 99" in html and "by R " in html
+    plain = explain(wl.with_params(window=100), "prob", 20).summary
+    assert plain["range"] is None and plain["group_choice"] is None
+
+
 def test_page_is_self_contained(tmp_path):
     wl = zipf_workload(1.0, 20, 1500, seed=0, window=100)
     ex = explain(wl, "life", 100, buckets=20)
