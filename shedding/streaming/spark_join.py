@@ -31,7 +31,7 @@ from shedding.streaming.event_time import DATE, timeout_ms
 from shedding.streaming.frequencies import load_frequency_table
 from shedding.streaming.inputs import Inputs, output_schema, payload_names, tagged_union
 from shedding.streaming.paths import library_path, session_place
-from shedding.streaming.processor import PACKED, Packer, ShedProcessor
+from shedding.streaming.processor import PACKED, Packer, ShedProcessor, positional
 from shedding.streaming.results import GAUGES, TOTALS
 from shedding.streaming.shard import JoinSpec
 from shedding.streaming.spec import check_how, range_pair
@@ -259,7 +259,8 @@ def semantic_window_join(
     folders = [None if d is None else str(library_path(d, place, name))
                for d, name in ((metrics_dir, "metrics_dir"), (pairs_dir, "pairs_dir"))]
     processor = ShedProcessor(spec, table, schema, *folders)
-    packed = union.mapInArrow(Packer(spec.shards, spec.shares_budget), PACKED)
+    names = tuple(union.columns)
+    packed = union.toDF(*positional(list(names))).mapInArrow(Packer(spec.shards, spec.shares_budget, names), PACKED)
     joined = packed.groupBy("shard").transformWithStateInPandas(processor, schema, "Append", "None")
     joined = joined.observe("shedding", *[metric(m, total=True) for m in (*TOTALS, *GAUGES)])
     if with_metrics or pairs_dir is not None:

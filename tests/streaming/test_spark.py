@@ -215,6 +215,31 @@ def test_hazard_runs_with_the_learner_it_is_given_and_keeps_it_with_the_checkpoi
     assert_one_line_error(exc, "checkpoint", "other parameters", "use a new checkpoint")
 
 
+def test_payload_columns_named_with_a_dot_or_twice_are_carried(spark, tmp_path):
+    """Spark reads a dot in a column's name as a struct's field: a payload ``price.usd``, or the
+    ``v.1`` of a CSV file with two columns ``v``, once failed the query's planning (a traceback)."""
+    for name, rows in (("r", "1,1,3.5,a,b\n2,2,4,c,d\n"), ("s", "3,1,1,e,f\n9,2,2,g,h\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.csv").write_text("time,key,price.usd,v,v\n" + rows)
+    run_on(spark, stream_job(tmp_path, JoinSpec(6, M, "none", payload_r=("price.usd", "v", "v.1"),
+                                                payload_s=("price.usd", "v.1"), range=(0, 5), how="full"), None))
+    out = read_table(tmp_path / "out", PAIRS).sort_values("r_time", na_position="last")
+    assert out[["r_price.usd", "r_v", "r_v.1", "s_price.usd", "s_v.1"]].astype(str).values.tolist() == [
+        ["3.5", "a", "b", "1.0", "f"], ["4.0", "c", "d", "nan", "None"], ["nan", "None", "None", "2.0", "h"]]
+
+
+def test_a_run_refused_while_its_query_is_built_records_no_parameters(spark, tmp_path):
+    """A first run that fails before its query starts leaves no parameters or sources behind,
+    which a corrected rerun would be held to."""
+    for name, rows in (("r", "0,1,1\n"), ("s", "1,1,one\n")):  # tag: integers in R, text in S
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.csv").write_text("time,key,tag\n" + rows)
+    with pytest.raises(ShedError) as exc:
+        run_on(spark, stream_job(tmp_path, JoinSpec(W, M, "hazard", group=("tag",)), None))
+    assert_one_line_error(exc, "group", "'tag'")
+    assert not [p.name for p in (tmp_path / "out").rglob("*.json")] + [p.name for p in (tmp_path / "ck").rglob("*.json")]
+
+
 @pytest.mark.parametrize("content, needle", [
     ("when,key\n1,2\n", "has the columns time, key"),
     ("time,key\nx,1\ny,2\n", "holds neither whole numbers nor timestamps"),
