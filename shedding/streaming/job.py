@@ -138,6 +138,8 @@ def check_params(job: StreamJob) -> None:
             old.setdefault("state_layout", 1)  # recorded since layouts were; what came before is layout 1
             check_layout(old["state_layout"], f"{what} {folder}")
             diff = differences(old, job.params)
+            if job.spec.range is not None:  # the window is the range's horizon: the range's change says it
+                diff = [d for d in diff if not d.startswith("spec.window ")]
             if diff:
                 raise ShedError(f"{{param}} {folder} was made by a run with other parameters "
                                 f"({'; '.join(diff[:3])}); use a new {{param}} or the same parameters", param=what)

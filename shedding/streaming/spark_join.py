@@ -140,7 +140,8 @@ def semantic_window_join(
             (fixed R/S split) or ``probv``, ``lifev``, ``randv`` (variable split), and the
             others of ``shed simulate``.
         memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies; default
-            (M // 2, M - M // 2).
+            (M // 2, M - M // 2), or all of M to the side a one-sided ``range`` stores (the other
+            side only meets tuples already held: :func:`~shedding.timerange.default_split`).
         estimator: ``online`` (key counts so far, per shard, optionally decayed), a path to a
             frequency table (key, count_r, count_s; integer keys) or a
             :class:`~shedding.online.estimators.StaticEstimator`.

@@ -399,6 +399,16 @@ def test_bad_input_names_the_flag(shed, files, command, args, flag):
     assert not (files["root"] / "o").exists()  # refused before any output was written
 
 
+def test_a_source_folder_is_named_only_where_the_error_names_its_path(shed, tmp_path, monkeypatch):
+    """A folder called r is not named by every word with an r in it (was "error: --r: --memory-split ...")."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("r", "s"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.csv").write_text("time,key\n2024-01-01 00:00:00,1\n")
+    assert_error_line(shed("stream-join", "--r", "r", "--s", "s", "--out", "o", "--range", "-1 hour,0 seconds",
+                           "--memory-split", "100,100"), "error: --memory-split 100,100 sums to 200")
+
+
 def test_a_missing_data_package_names_the_extra(shed, monkeypatch):
     import sys
 
