@@ -327,6 +327,14 @@ CASES = {
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "0,soon"], "--range"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"0,{2**62 + 1}"], "--range"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"0,{2**64}"], "--range"),
+        # the real limits, named as the range's (were "--window 4611686018427387904 overflows", and "--range
+        # 9223372036854775808 does not fit in 64-bit integers" without the sign)
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"0,{2**62 - 2}"],
+         f"--range 0,{2**62 - 2} reaches beyond 64-bit times; keep both ends from -{2**62 - 3} to {2**62 - 3}"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"{-2**63},0"],
+         f"--range {-2**63},0 reaches beyond 64-bit times"),
+        (["--r", "{src}", "--s", "{src}", "--out", "{root}/o", "--range", "0 seconds,1 hour"],
+         "--range '1 hour' is a length of time, but the time column holds integers"),  # was "an integer >= 0"
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "0,5", "--time-step", "2"],
          "--range"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "0 seconds,1 hour"], "--range"),
