@@ -259,6 +259,47 @@ def test_text_keys_and_timestamps_are_read_as_such(tmp_path):
                                                                      "n": "double"}
 
 
+def test_a_file_of_a_header_alone_does_not_fix_the_types(tmp_path):
+    """An hour without rows, written first by pandas, is skipped: the next file's rows tell the types
+    (it once refused the folder: "holds neither whole numbers nor timestamps (first value [])")."""
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "a.csv").write_text("time,key\n")
+    with pytest.raises(ShedError) as exc:
+        inspect_source(tmp_path / "r", None, "stream R")
+    assert_one_line_error(exc, "holds no rows yet", "a.csv has only its header line", "add one")
+    assert exc.value.param == "r"
+    (tmp_path / "r" / "b.csv").write_text("time,key\n3,x\n")
+    assert inspect_source(tmp_path / "r", None, "stream R").types == {"time": "bigint", "key": "string"}
+
+
+def test_the_unnamed_index_pandas_writes_is_no_column(tmp_path):
+    """pandas writes an index other than 0, 1, ... as ``__index_level_0__``, and reads it back as the
+    index, not a column (as ``shed simulate`` does): no payload ``r___index_level_0__``."""
+    (tmp_path / "r").mkdir()
+    frame = pd.DataFrame({"time": [1, 2, 3], "key": [4, 5, 6], "n": [7, 8, 9]})
+    frame[frame["time"] > 1].to_parquet(tmp_path / "r" / "a.parquet")
+    assert inspect_source(tmp_path / "r", None, "stream R").columns == ("time", "key", "n")
+
+
+def test_a_changed_range_is_named_without_the_window_it_implies(tmp_path):
+    from shedding.streaming.job import check_params, record_params
+    from shedding.timerange import range_horizon
+
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "a.csv").write_text("time,key\n1,1\n")
+    src = inspect_source(tmp_path / "r", None, "stream R")
+
+    def job(bounds):
+        return StreamJob(src, src, tmp_path / "out", tmp_path / "ck", JoinSpec(range_horizon(*bounds), M, "prob",
+                                                                                range=bounds))
+
+    check_params(job((0, 30)))
+    record_params(job((0, 30)))
+    with pytest.raises(ShedError) as exc:
+        check_params(job((0, 31)))
+    assert "spec.range was [0, 30], now [0, 31])" in assert_one_line_error(exc, "other parameters")
+
+
 def test_missing_or_empty_source_directories(tmp_path):
     with pytest.raises(ShedError) as exc:
         inspect_source(tmp_path / "nope", None, "stream R")
