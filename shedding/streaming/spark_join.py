@@ -32,7 +32,7 @@ from shedding.streaming.frequencies import load_frequency_table
 from shedding.streaming.inputs import Inputs, output_schema, payload_names, tagged_union
 from shedding.streaming.paths import library_path, session_place
 from shedding.streaming.processor import PACKED, Packer, ShedProcessor, positional
-from shedding.streaming.results import GAUGES, TOTALS
+from shedding.streaming.results import FLAGS, GAUGES, TOTALS
 from shedding.streaming.shard import JoinSpec
 from shedding.streaming.spec import check_how, range_pair
 
@@ -63,13 +63,14 @@ def metric(name: str, total: bool = False) -> Column:
 
     Args:
         name: The metric, a key of the ``metrics`` column's JSON (e.g. ``outputs``, ``shed``).
-        total: Sum it over the rows, named ``name`` (for ``observe``).
+        total: Sum it over the rows, named ``name`` (for ``observe``); a flag
+            (:data:`~shedding.streaming.results.FLAGS`, such as ``ended``) is 1 once any row has it.
 
     Returns:
-        The metric as a long (null on pair rows), or its sum with ``total``.
+        The metric as a long (null on pair rows), or its total with ``total``.
     """
     value = f"CAST(get_json_object(metrics, '$.{name}') AS BIGINT)"
-    return F.expr(f"sum({value}) AS {name}" if total else value)
+    return F.expr(f"{'max' if name in FLAGS else 'sum'}({value}) AS {name}" if total else value)
 
 
 def semantic_window_join(

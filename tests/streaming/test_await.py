@@ -154,3 +154,17 @@ def test_the_totals_read_the_same_from_a_spark_connect_report() -> None:
     connect = {"observedMetrics": {"shedding": _Row(values=[800, 1], schema={"type": "struct", "fields": fields})}}
     assert observed(connect) == observed({"observedMetrics": {"shedding": _Row(arrivals=800, ended=1)}}) == \
         {"arrivals": 800, "ended": 1}
+
+
+def test_the_summary_s_ended_is_one_flag_over_the_shards(tmp_path: Path) -> None:
+    """Every shard ends in the same micro-batch: the summary (and --json) says 1, not P."""
+    import pandas as pd
+
+    from shedding.streaming.results import summarize
+
+    for shard in range(2):
+        (tmp_path / "metrics" / "batch=3").mkdir(parents=True, exist_ok=True)
+        pd.DataFrame({"shard": [shard], "arrivals": [5], "outputs": [2], "ended": [1], "memory_r": [1], "memory_s": [0],
+                      "held": [0], "state_bytes": [9]}).to_parquet(tmp_path / "metrics" / "batch=3" / f"shard-{shard}.parquet")
+    summary = summarize(tmp_path)
+    assert (summary["ended"], summary["arrivals"], summary["outputs"]) == (1, 10, 4)

@@ -103,7 +103,8 @@ def test_each_shard_equals_a_simulator_on_its_keys(spark, tmp_path, workload):
     shards = 3
     write_workload(tmp_path, workload, 4, fmt="parquet")
     spec = JoinSpec(W, M, "prob", shards=shards, budget="even")
-    run_on(spark, stream_job(tmp_path, spec, 2))
+    summary = run_on(spark, stream_job(tmp_path, spec, 2))
+    assert summary["ended"] == 1  # one flag, not one per shard
     got = pairs_of(tmp_path / "out")
     mine = shard_of(workload.key, shards)
     expected = []
