@@ -192,7 +192,7 @@ def semantic_window_join(
 
     Returns:
         The pairs (the key column(s), ``r_time``, ``s_time`` with the original times,
-        payloads) as a streaming DataFrame whose query reports each micro-batch's totals
+        ``event_time`` for a watermark downstream, payloads) as a streaming DataFrame whose query reports each micro-batch's totals
         (``arrivals``, ``outputs``, ``unpaired``, ``unpaired_shed``, ``shed``, ``late``, ``bad``,
         ``ended``, and the state after it: ``held``, ``memory_r``, ``memory_s``, ``state_bytes``) in
         ``lastProgress["observedMetrics"]["shedding"]``
