@@ -12,8 +12,10 @@ import numpy as np
 
 from shedding.errors import ShedError
 
-#: the bound on a range's ends: a time plus or minus either end stays within 64-bit integers
-RANGE_LIMIT = 2**62
+#: the widest end of a range: its horizon (the end plus one, :func:`range_horizon`) is a window
+#: that :func:`shedding.model.check_window` takes (2w + 2 within 64-bit integers), and a time plus
+#: or minus either end stays within 64-bit integers
+RANGE_LIMIT = 2**62 - 3
 
 
 def window_range(window: int) -> tuple[int, int]:
@@ -43,7 +45,7 @@ def lives_apart(lo: int, hi: int) -> bool:
 
 def check_range(value: Any, param: str = "range") -> tuple[int, int]:
     """Validate a time range ``(lo, hi)``: two integers (not booleans or fractions) with
-    ``lo <= hi``, each within +-2^62 so that a time plus either end fits in 64 bits."""
+    ``lo <= hi``, each within +-:data:`RANGE_LIMIT` (2^62 - 3)."""
     try:
         parts = tuple(value)
     except TypeError:
@@ -56,8 +58,8 @@ def check_range(value: Any, param: str = "range") -> tuple[int, int]:
     if lo > hi:
         raise ShedError(f"{{param}} {lo},{hi} is empty (lo > hi); give lo <= hi", param=param)
     if max(abs(lo), abs(hi)) > RANGE_LIMIT:
-        raise ShedError(f"{{param}} {lo},{hi} does not fit in 64-bit integers; keep both ends within +-2^62",
-                        param=param)
+        raise ShedError(f"{{param}} {lo},{hi} reaches beyond 64-bit times; keep both ends from -{RANGE_LIMIT} "
+                        f"to {RANGE_LIMIT} (2^62 - 3) steps", param=param)
     return lo, hi
 
 

@@ -170,7 +170,7 @@ def names(valid: Names, noun: str = "policy") -> Callable:
 
 def parse_range(flag: str, text: str) -> tuple[int, int]:
     """``"0,719"`` (or ``-5:3``) as a time range LO,HI of the join (lo <= s.time - r.time <= hi):
-    two integers, negative ones too, with LO <= HI, each within +-2^62
+    two integers, negative ones too, with LO <= HI, each within +-(2^62 - 3)
     (:func:`~shedding.timerange.check_range`)."""
     from shedding.timerange import check_range
 

@@ -50,13 +50,17 @@ def check_timeout(flag: str, text: str) -> str:
 
 def range_amounts(flag: str, text: str) -> tuple[int | str, int | str]:
     """``LO,HI`` as two amounts of event time (:func:`time_amount`), either may be negative:
-    ``0,720`` or ``0 seconds,12 hours``."""
+    ``0,720`` or ``0 seconds,12 hours``. An integer is kept whole, however large: the range's own
+    check (:func:`~shedding.timerange.check_range`) gives its limits."""
     parts = split_list(text)
     if len(parts) != 2 or not all(parts):
         raise ShedError(f"{flag} {text!r} is not LO,HI: give two bounds, e.g. {flag} 0,720 or "
                         f"{flag} '0 seconds,12 hours' (lo <= s.time - r.time <= hi)")
     bounds: list[int | str] = []
     for part in parts:
+        if re.fullmatch(r"[+-]?\d+", part):
+            bounds.append(int(part))
+            continue
         negative = part.startswith("-")
         value = time_amount(flag, part[1:].strip() if negative else part, 0)
         bounds.append(-value if isinstance(value, int) and negative else f"-{value}" if negative else value)

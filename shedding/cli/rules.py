@@ -243,10 +243,11 @@ class Exists:
                 _check_signature(flag, path)
 
     def naming(self, v: Values, message: str) -> str | None:
-        """``message`` with the flag that gave the path it is about, if it names a path of these
-        flags (a library error about a file's content)."""
+        """``message`` with the flag that gave the path it is about, if it names a path of these flags
+        as a path of its own, not within a word or a name (a folder ``r`` is not named by "error")."""
         for flag, path in _paths(v, self.flags, self.split):
-            if str(path) in message and not re.search(rf"{re.escape(flag)}(?![\w-])", message):
+            own = re.search(rf"(?<![\w.-]){re.escape(str(path))}(?![\w-]|\.\w)", message)
+            if own and not re.search(rf"{re.escape(flag)}(?![\w-])", message):
                 return f"{flag} {message}" if message.startswith(str(path)) else f"{flag}: {message}"
         return None
 

@@ -81,14 +81,23 @@ class EndOfInput:
         return await_query(query, progress, self.folder)
 
 
+#: the most characters of Spark's own message a failed query's error keeps
+CAUSE_CHARS = 600
+
+
 def query_error(exc: Exception) -> ShedError:
-    """A failed query as one line: our own ShedError from the handler if there is one."""
+    """A failed query as one line: our own ShedError from the handler if there is one, else the
+    first line of Spark's message without its query ids, cut at a word (the cause, such as the
+    column and types of a file that does not match the schema, comes after the file's path)."""
     text = str(exc)
     m = re.search(r"ShedError: ([^\n]+)", text)
     if m:
         return ShedError(m.group(1).strip())
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)
-    return ShedError(f"the streaming query failed: {first[:300]}; the checkpoint is kept, fix the cause and rerun")
+    first = re.sub(r"^\[STREAM_FAILED\] Query \[[^\]]*\] terminated with exception: ", "", first)
+    if len(first) > CAUSE_CHARS:
+        first = first[:CAUSE_CHARS].rsplit(" ", 1)[0] + " ..."
+    return ShedError(f"the streaming query failed: {first}; the checkpoint is kept, fix the cause and rerun")
 
 
 def await_query(query, progress: Callable[[dict], None] | None, end_dir: Path | None = None,

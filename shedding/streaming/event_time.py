@@ -111,15 +111,19 @@ class TimeAxis:
                             f"got {step!r}", param="step")
         return cls(kind, parse_interval(default if step is None else step, "step"))
 
-    def steps(self, value: object, param: str) -> int:
+    def steps(self, value: object, param: str, signed: bool = False) -> int:
         """``value`` (window or lateness, in the time's unit) as a whole number of steps; zero in any
-        unit (``0``, ``"0 seconds"``) is none."""
+        unit (``0``, ``"0 seconds"``) is none. ``signed``: the magnitude of a bound that may be
+        negative (:meth:`signed_steps`), which errors do not call ">= 0"."""
         if isinstance(value, str) and re.fullmatch(r"\s*0+(\.0*)?\s*[a-z]+\s*", value.lower()):
             return parse_interval(value, param, zero=True)  # zero of a known unit: 0 steps of any time
         if self.kind == INTEGER:
+            if isinstance(value, str) and re.search(r"[a-z]", value.lower()):
+                raise ShedError(f"{{param}} {value!r} is a length of time, but the time column holds integers; give "
+                                "it as an integer in the time column's unit", param=param)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise ShedError(f"{{param}} must be an integer >= 0 in the time column's unit, got {value!r}",
-                                param=param)
+                raise ShedError(f"{{param}} must be {'an integer' if signed else 'an integer >= 0'} in the time "
+                                f"column's unit, got {value!r}", param=param)
             units = int(value)
         else:
             if value == dt.timedelta(0) or isinstance(value, (int, np.integer)) and not isinstance(value, bool):
@@ -137,12 +141,12 @@ class TimeAxis:
         """:meth:`steps` of a bound that may be negative (``-5``, ``"-1 hour"``, a negative
         timedelta): a time range's ``lo`` and ``hi``."""
         if isinstance(value, str) and value.strip().startswith("-"):
-            return -self.steps(value.strip()[1:], param)
+            return -self.steps(value.strip()[1:], param, signed=True)
         if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value < 0:
-            return -self.steps(-int(value), param)
+            return -self.steps(-int(value), param, signed=True)
         if isinstance(value, dt.timedelta) and value < dt.timedelta(0):
-            return -self.steps(-value, param)
-        return self.steps(value, param)
+            return -self.steps(-value, param, signed=True)
+        return self.steps(value, param, signed=True)
 
     def units(self, steps: int) -> int | dt.timedelta:
         """``steps`` steps in the time's unit (the inverse of :meth:`steps`)."""

@@ -121,6 +121,13 @@ class Inputs:
             return TimestampNTZType()
         return {INTEGER: LongType(), TIMESTAMP: TimestampType(), DATE: DateType()}[self.axis.kind]
 
+    @property
+    def event_time_type(self) -> DataType:
+        """The type of the output's event time: the times' own, but a TIMESTAMP for timestamps
+        without a time zone (their wall-clock time read as UTC, as the join reads them), since
+        Spark's watermark takes a TIMESTAMP only."""
+        return TimestampType() if isinstance(self.time_type, TimestampNTZType) else self.time_type
+
     def value_sql(self, side: int) -> str:
         """SQL: the time of input ``side`` as an integer (the value, microseconds or days)."""
         col, kind = quoted(self.time[side]), self.time_types[side]
@@ -206,12 +213,13 @@ def tagged_union(r: DataFrame, s: DataFrame, spec: JoinSpec, inputs: Inputs, idl
 
 def output_schema(inputs: Inputs, payload_fields: list[StructField], outer: bool = False) -> StructType:
     """The pair columns (the key columns, ``r_time``, ``s_time``, the event time
-    :data:`~shedding.streaming.shard.EVENT_TIME` of the times' type, payloads, and with ``outer``
+    :data:`~shedding.streaming.shard.EVENT_TIME` (:attr:`Inputs.event_time_type`), payloads, and with ``outer``
     the outer rows' flag :data:`~shedding.streaming.shard.SHED`), then ``metrics``: null on a pair
     row, and on the one metrics row per shard and micro-batch a JSON object (``shard``,
     :data:`~shedding.streaming.shard.METRICS`, ``state_bytes``, ``handler_ms``). One narrow column
     keeps the Arrow transfer of a batch's pairs small."""
-    fields = [*inputs.key_fields, *(StructField(c, inputs.time_type) for c in ("r_time", "s_time", EVENT_TIME))]
+    fields = [*inputs.key_fields, *(StructField(c, inputs.time_type) for c in ("r_time", "s_time")),
+              StructField(EVENT_TIME, inputs.event_time_type)]
     fields += [StructField(f.name, f.dataType) for f in payload_fields]
     if outer:
         fields.append(StructField(SHED, BooleanType()))

@@ -18,9 +18,10 @@ import json
 import re
 import threading
 import time as _time
+from contextlib import contextmanager
 from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from shedding.atomic import write_json
 from shedding.errors import ShedError
@@ -126,7 +127,8 @@ def stored_json(path: Path, param: str, keys: tuple[str, ...]) -> dict:
 
 
 def check_params(job: StreamJob) -> None:
-    """Refuse a checkpoint or output folder made with other parameters; record them on a first start."""
+    """Refuse a checkpoint or output folder made with other parameters (they are recorded by
+    :func:`record_params` once the query is built)."""
     for folder, what in ((job.checkpoint, "checkpoint"), (job.out, "out")):
         if folder.exists() and not folder.is_dir():
             raise ShedError(f"{{param}} {folder} is a file; give a folder (it is made if missing)", param=what)
@@ -136,21 +138,36 @@ def check_params(job: StreamJob) -> None:
             old.setdefault("state_layout", 1)  # recorded since layouts were; what came before is layout 1
             check_layout(old["state_layout"], f"{what} {folder}")
             diff = differences(old, job.params)
+            if job.spec.range is not None:  # the window is the range's horizon: the range's change says it
+                diff = [d for d in diff if not d.startswith("spec.window ")]
             if diff:
                 raise ShedError(f"{{param}} {folder} was made by a run with other parameters "
                                 f"({'; '.join(diff[:3])}); use a new {{param}} or the same parameters", param=what)
         elif any((folder / part).exists() for part in (PAIRS, METRIC_TABLE, "spark")):
             raise ShedError(f"{{param}} {folder} holds results of another job; give a new folder", param=what)
-    for folder in (job.checkpoint, job.out):
-        try:
+        with writing(folder):
             folder.mkdir(parents=True, exist_ok=True)
+
+
+def record_params(job: StreamJob) -> None:
+    """Record the parameters beside the checkpoint and the output, and the sources as this first
+    start found them. Called once the query is built: a run refused before it (a column Spark
+    cannot read, say) leaves nothing that a corrected rerun would be held to."""
+    for folder in (job.checkpoint, job.out):
+        with writing(folder):
             write_json(folder / PARAMS, job.params, indent=1, sort_keys=True)
-        except OSError as exc:
-            raise ShedError(f"cannot write to {folder} ({exc.strerror or exc}); give a folder you can write to") \
-                from None
     kept = job.checkpoint / SOURCES
     if not kept.exists():
         write_json(kept, {"r": job.r.as_dict(), "s": job.s.as_dict()}, indent=1)
+
+
+@contextmanager
+def writing(folder: Path) -> Iterator[None]:
+    """Writing into ``folder``: a folder that cannot be written is a one-line error."""
+    try:
+        yield
+    except OSError as exc:
+        raise ShedError(f"cannot write to {folder} ({exc.strerror or exc}); give a folder you can write to") from None
 
 
 def differences(old: dict, new: dict, prefix: str = "") -> list[str]:
@@ -244,10 +261,6 @@ def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
     end_dir.mkdir(exist_ok=True)
     spec = job.spec
     max_files = None if job.trigger.strip().lower() == "once" else job.max_files_per_trigger
-    files = file_counts((job.r, job.s))
-    ahead = marker_after(job.checkpoint, max_files, files)  # before one_batch's marker: it records the first start
-    if bounded and one_batch(job.checkpoint, max_files, files):
-        drop_marker(end_dir)
     used = {job.time.lower(), *(k.lower() for k in job.key), *(g.lower() for g in spec.group)}
     r, s = (src.reader(spark, max_files, strict=spec.strict, keep=used | {c.lower() for c in payload})
             for src, payload in ((job.r, spec.payload_r), (job.s, spec.payload_s)))
@@ -263,6 +276,11 @@ def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
         strict=spec.strict, end_of_input=spark.readStream.format("text").load(str(end_dir)), with_metrics=True,
         metrics_dir=job.out / METRIC_TABLE, pairs_dir=job.out / PAIRS, tuning=spec.tuning, max_held=spec.max_held,
         group=spec.group)
+    record_params(job)
+    files = file_counts((job.r, job.s))
+    ahead = marker_after(job.checkpoint, max_files, files)  # before one_batch's marker: it records the first start
+    if bounded and one_batch(job.checkpoint, max_files, files):
+        drop_marker(end_dir)
     running = (joined.writeStream.queryName("shed_stream_join").format("noop")
                .option("checkpointLocation", str(job.checkpoint / "spark")).trigger(**trigger).start())
     trace["progress"] += await_query(running, progress, end_dir if bounded else None, ahead if bounded else None,

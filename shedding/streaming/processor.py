@@ -51,10 +51,16 @@ class Packer:
     Every shard gets a row per Arrow batch, empty if it has no rows in it (a *tick*), so every
     shard runs in every micro-batch: with ``census`` each row also carries the batch's census
     part (:class:`~shedding.streaming.budget.Census`, over all shards), and the batch's processing
-    time (column ``now`` of the tagged rows, when present) reaches idle shards too."""
+    time (column ``now`` of the tagged rows, when present) reaches idle shards too.
+
+    ``names``: the tagged rows' column names, which the batches get back here. ``mapInArrow``
+    refers to its input's columns by name and Spark reads a dot in a name as a field of a struct
+    (a payload ``price.usd``, or the ``v.1`` a CSV with two columns ``v`` gives), so the rows reach
+    it under the positional names ``c0``, ``c1``, ... (:func:`positional`)."""
 
     shards: int
     census: bool = False
+    names: tuple[str, ...] = ()
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import pickle
@@ -64,6 +70,8 @@ class Packer:
 
         schema = pa.schema([("shard", pa.int32()), ("rows", pa.binary()), ("census", pa.binary()), ("now", pa.int64())])
         for batch in batches:
+            if self.names:
+                batch = batch.rename_columns(list(self.names))
             shards = batch.column("shard")
             census = None
             if self.census:
@@ -84,6 +92,11 @@ class Packer:
                     rows = b""
                 yield pa.RecordBatch.from_pydict({"shard": [shard], "rows": [rows], "census": [census], "now": [now]},
                                                  schema=schema)
+
+
+def positional(names: list[str]) -> list[str]:
+    """The names ``c0``, ``c1``, ... of ``names``' columns on their way into :class:`Packer`."""
+    return [f"c{i}" for i in range(len(names))]
 
 
 def unpack_rows(packed: Iterator[pd.DataFrame]) -> tuple[pd.DataFrame, Any, int | None]:

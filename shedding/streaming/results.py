@@ -19,6 +19,8 @@ PAIRS, METRIC_TABLE = "pairs", "metrics"
 #: the metrics summed over shards and batches (``unpaired``: an outer join's rows for tuples without a
 #: pair, ``unpaired_shed``: those of them marked shed)
 TOTALS = ("arrivals", "outputs", "unpaired", "unpaired_shed", "shed", "late", "bad", "ended")
+#: the totals that are flags: 1 once any shard's row has it (every shard ends in the same batch)
+FLAGS = ("ended",)
 #: the metrics of the state after a batch, summed over shards (observed per batch, not over batches)
 GAUGES = ("held", "memory_r", "memory_s", "state_bytes")
 
@@ -34,13 +36,15 @@ def read_table(out: Path, name: str) -> pd.DataFrame:
 
 
 def summarize(out: Path) -> dict:
-    """Totals over every batch and shard, and the peaks of memory, held tuples and state size."""
+    """Totals over every batch and shard (:data:`FLAGS` as one flag), and the peaks of memory, held
+    tuples and state size."""
     m = read_table(out, METRIC_TABLE)
     summary = {"out": str(out), "pairs": str(out / PAIRS), "metrics": str(out / METRIC_TABLE)}
     if m.empty:
         return summary | {"batches": 0} | dict.fromkeys(TOTALS, 0)
     per_batch = m.assign(memory=m["memory_r"] + m["memory_s"]).groupby("batch")[["memory", "held", "state_bytes"]].sum()
-    totals = {k: int(m[k].sum()) if k in m else 0 for k in TOTALS}  # a table from before a metric existed lacks it
+    # a table from before a metric existed lacks it
+    totals = {k: int(m[k].max() if k in FLAGS else m[k].sum()) if k in m else 0 for k in TOTALS}
     return summary | {"batches": int(m["batch"].nunique())} | totals | {
         "peak_memory": int(per_batch["memory"].max()), "peak_held": int(per_batch["held"].max()),
         "peak_state_bytes": int(per_batch["state_bytes"].max())}

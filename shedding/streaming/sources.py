@@ -115,17 +115,24 @@ def _text_type(values: pd.Series) -> str:
     return "timestamp" if _majority(values, stamps.notna()) else "string"
 
 
+#: the column pandas writes a frame's unnamed index to (an index other than 0, 1, ..., such as the
+#: rows left after a filter); pandas reads it back as the index, not as a column
+PANDAS_INDEX = re.compile(r"__index_level_\d+__")
+
+
 def _sample(path: Path, fmt: str) -> tuple[list[str], dict | None, pd.DataFrame | None]:
     """The columns of one file, its Parquet types (None for CSV) and a CSV sample (rows that do
-    not parse are skipped, as Spark's permissive mode makes them bad rows)."""
+    not parse are skipped, as Spark's permissive mode makes them bad rows). A Parquet file's
+    :data:`PANDAS_INDEX` columns are left out, as ``pandas.read_parquet`` and ``shed simulate``
+    leave them out."""
     if fmt == "csv":
         sample = pd.read_csv(path, dtype=str, nrows=1000, on_bad_lines="skip", engine="python")
         return [str(c) for c in sample.columns], None, sample
     import pyarrow.parquet as pq
     from pyspark.sql.pandas.types import from_arrow_type
 
-    schema = pq.read_schema(path)
-    return list(schema.names), {f.name: from_arrow_type(f.type).simpleString() for f in schema}, None
+    schema = [f for f in pq.read_schema(path) if not PANDAS_INDEX.fullmatch(f.name)]
+    return [f.name for f in schema], {f.name: from_arrow_type(f.type).simpleString() for f in schema}, None
 
 
 def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...] = ("key",),
@@ -133,7 +140,8 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
     """Check one source directory up front and learn its columns, as Spark's file source will
     read it: the first file in name order (:func:`source_files`) that has the ``time`` and
     ``keys`` columns fixes them (a file that cannot be read is skipped: Spark reads it
-    permissively, its rows are bad rows). CSV column types come from a sample of that file (most
+    permissively, its rows are bad rows; so is a CSV file of a header alone, whose columns have no
+    values to tell their types). CSV column types come from a sample of that file (most
     values decide, :func:`_text_type`); integer keys stay integers, other keys join as text.
     ``param`` names the parameter that gave ``path`` in errors (``r`` or ``s``)."""
     if not path.exists():
@@ -152,7 +160,7 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
     if not files:
         raise ShedError(f"no {fmt} files in {path} yet; the first file fixes the columns, so add one before starting")
     wanted = (time, *keys)
-    seen, timed = [], False
+    seen, timed, empty = [], False, []
     for file in files[:20]:
         try:
             columns, types, sample = _sample(file, fmt)
@@ -160,10 +168,16 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
             continue
         lower = {c.strip().lower(): c for c in columns}
         if all(w.lower() in lower for w in wanted):
-            break
+            if sample is None or len(sample):
+                break
+            empty.append(file.name)  # a header alone (an hour without rows) tells no column's type
+            continue
         seen.append(f"{file.name} has {', '.join(columns) or 'no columns'}")
         timed = timed or time.lower() in lower
     else:
+        if empty:
+            raise ShedError(f"{{param}} {path} holds no rows yet ({empty[0]} has only its header line); the first "
+                            "file with rows fixes the columns' types, so add one before starting", param=param)
         raise ShedError(f"no {what} file among the first {min(len(files), 20)} has the "
                         f"{'{param} column(s) ' + ', '.join(keys) if timed else 'columns ' + ', '.join(wanted)} "
                         f"({'; '.join(seen[:2]) or 'none could be read'}); sources need "

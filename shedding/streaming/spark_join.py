@@ -31,8 +31,8 @@ from shedding.streaming.event_time import DATE, timeout_ms
 from shedding.streaming.frequencies import load_frequency_table
 from shedding.streaming.inputs import Inputs, output_schema, payload_names, tagged_union
 from shedding.streaming.paths import library_path, session_place
-from shedding.streaming.processor import PACKED, Packer, ShedProcessor
-from shedding.streaming.results import GAUGES, TOTALS
+from shedding.streaming.processor import PACKED, Packer, ShedProcessor, positional
+from shedding.streaming.results import FLAGS, GAUGES, TOTALS
 from shedding.streaming.shard import JoinSpec
 from shedding.streaming.spec import check_how, range_pair
 
@@ -63,13 +63,14 @@ def metric(name: str, total: bool = False) -> Column:
 
     Args:
         name: The metric, a key of the ``metrics`` column's JSON (e.g. ``outputs``, ``shed``).
-        total: Sum it over the rows, named ``name`` (for ``observe``).
+        total: Sum it over the rows, named ``name`` (for ``observe``); a flag
+            (:data:`~shedding.streaming.results.FLAGS`, such as ``ended``) is 1 once any row has it.
 
     Returns:
-        The metric as a long (null on pair rows), or its sum with ``total``.
+        The metric as a long (null on pair rows), or its total with ``total``.
     """
     value = f"CAST(get_json_object(metrics, '$.{name}') AS BIGINT)"
-    return F.expr(f"sum({value}) AS {name}" if total else value)
+    return F.expr(f"{'max' if name in FLAGS else 'sum'}({value}) AS {name}" if total else value)
 
 
 def semantic_window_join(
@@ -140,7 +141,8 @@ def semantic_window_join(
             (fixed R/S split) or ``probv``, ``lifev``, ``randv`` (variable split), and the
             others of ``shed simulate``.
         memory_split: (M_R, M_S), summing to ``memory``, for the fixed-split policies; default
-            (M // 2, M - M // 2).
+            (M // 2, M - M // 2), or all of M to the side a one-sided ``range`` stores (the other
+            side only meets tuples already held: :func:`~shedding.timerange.default_split`).
         estimator: ``online`` (key counts so far, per shard, optionally decayed), a path to a
             frequency table (key, count_r, count_s; integer keys) or a
             :class:`~shedding.online.estimators.StaticEstimator`.
@@ -190,7 +192,7 @@ def semantic_window_join(
 
     Returns:
         The pairs (the key column(s), ``r_time``, ``s_time`` with the original times,
-        payloads) as a streaming DataFrame whose query reports each micro-batch's totals
+        ``event_time`` for a watermark downstream, payloads) as a streaming DataFrame whose query reports each micro-batch's totals
         (``arrivals``, ``outputs``, ``unpaired``, ``unpaired_shed``, ``shed``, ``late``, ``bad``,
         ``ended``, and the state after it: ``held``, ``memory_r``, ``memory_s``, ``state_bytes``) in
         ``lastProgress["observedMetrics"]["shedding"]``
@@ -259,7 +261,8 @@ def semantic_window_join(
     folders = [None if d is None else str(library_path(d, place, name))
                for d, name in ((metrics_dir, "metrics_dir"), (pairs_dir, "pairs_dir"))]
     processor = ShedProcessor(spec, table, schema, *folders)
-    packed = union.mapInArrow(Packer(spec.shards, spec.shares_budget), PACKED)
+    names = tuple(union.columns)
+    packed = union.toDF(*positional(list(names))).mapInArrow(Packer(spec.shards, spec.shares_budget, names), PACKED)
     joined = packed.groupBy("shard").transformWithStateInPandas(processor, schema, "Append", "None")
     joined = joined.observe("shedding", *[metric(m, total=True) for m in (*TOTALS, *GAUGES)])
     if with_metrics or pairs_dir is not None:

@@ -332,6 +332,14 @@ CASES = {
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "0,soon"], "--range"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"0,{2**62 + 1}"], "--range"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"0,{2**64}"], "--range"),
+        # the real limits, named as the range's (were "--window 4611686018427387904 overflows", and "--range
+        # 9223372036854775808 does not fit in 64-bit integers" without the sign)
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"0,{2**62 - 2}"],
+         f"--range 0,{2**62 - 2} reaches beyond 64-bit times; keep both ends from -{2**62 - 3} to {2**62 - 3}"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", f"{-2**63},0"],
+         f"--range {-2**63},0 reaches beyond 64-bit times"),
+        (["--r", "{src}", "--s", "{src}", "--out", "{root}/o", "--range", "0 seconds,1 hour"],
+         "--range '1 hour' is a length of time, but the time column holds integers"),  # was "an integer >= 0"
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "0,5", "--time-step", "2"],
          "--range"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--range", "0 seconds,1 hour"], "--range"),
@@ -402,6 +410,16 @@ def test_bad_input_names_the_flag(shed, files, command, args, flag):
     line = assert_error_line(shed(command, *with_paths(args, files)), flag)
     assert not any(word in line for word in INTERNALS), line
     assert not (files["root"] / "o").exists()  # refused before any output was written
+
+
+def test_a_source_folder_is_named_only_where_the_error_names_its_path(shed, tmp_path, monkeypatch):
+    """A folder called r is not named by every word with an r in it (was "error: --r: --memory-split ...")."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("r", "s"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.csv").write_text("time,key\n2024-01-01 00:00:00,1\n")
+    assert_error_line(shed("stream-join", "--r", "r", "--s", "s", "--out", "o", "--range", "-1 hour,0 seconds",
+                           "--memory-split", "100,100"), "error: --memory-split 100,100 sums to 200")
 
 
 def test_a_missing_data_package_names_the_extra(shed, monkeypatch):

@@ -154,3 +154,31 @@ def test_the_totals_read_the_same_from_a_spark_connect_report() -> None:
     connect = {"observedMetrics": {"shedding": _Row(values=[800, 1], schema={"type": "struct", "fields": fields})}}
     assert observed(connect) == observed({"observedMetrics": {"shedding": _Row(arrivals=800, ended=1)}}) == \
         {"arrivals": 800, "ended": 1}
+
+
+def test_a_failed_query_keeps_the_cause_of_sparks_message() -> None:
+    """The column and types of a file that does not match the schema come after its path: the
+    line keeps them, without the query's ids, and cuts a longer message at a word."""
+    path = "file:///data/" + "deep/" * 40 + "part-0.parquet"
+    cause = (f"[FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH] Encountered error while reading file {path}. "
+             "Data type mismatches when reading Parquet column [time]. Expected Spark type timestamp, actual "
+             "Parquet type INT64. SQLSTATE: KD001")
+    error = eoi.query_error(RuntimeError(f"[STREAM_FAILED] Query [id = 1, runId = 2] terminated with exception: "
+                                         f"{cause}\n\tat org.apache.spark..."))
+    assert str(error) == f"the streaming query failed: {cause}; the checkpoint is kept, fix the cause and rerun"
+    long = str(eoi.query_error(RuntimeError("word " * 200)))
+    assert "word ...;" in long and len(long) < eoi.CAUSE_CHARS + 100
+
+
+def test_the_summary_s_ended_is_one_flag_over_the_shards(tmp_path: Path) -> None:
+    """Every shard ends in the same micro-batch: the summary (and --json) says 1, not P."""
+    import pandas as pd
+
+    from shedding.streaming.results import summarize
+
+    for shard in range(2):
+        (tmp_path / "metrics" / "batch=3").mkdir(parents=True, exist_ok=True)
+        pd.DataFrame({"shard": [shard], "arrivals": [5], "outputs": [2], "ended": [1], "memory_r": [1], "memory_s": [0],
+                      "held": [0], "state_bytes": [9]}).to_parquet(tmp_path / "metrics" / "batch=3" / f"shard-{shard}.parquet")
+    summary = summarize(tmp_path)
+    assert (summary["ended"], summary["arrivals"], summary["outputs"]) == (1, 10, 4)

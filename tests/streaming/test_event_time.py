@@ -110,6 +110,11 @@ def test_a_bounded_stream_ends_by_the_library_and_reports_its_totals(spark, tmp_
     ({"time": "ts", "range": ("1 hour", "-1 hour")}, "lo > hi"),
     ({"time": "ts", "range": "1 hour"}, "two bounds"),
     ({"time": "ts", "range": (0, 60)}, "length of time"),
+    # integer times (amount): the range's own limits and words (were "window ... overflows" and ">= 0")
+    ({"time": "amount", "range": (0, 2**62)}, "range 0,4611686018427387904 reaches beyond 64-bit times"),
+    ({"time": "amount", "range": ("0 seconds", "1 hour")}, "range '1 hour' is a length of time, but the time "
+                                                           "column holds integers"),
+    ({"time": "amount", "range": (0, 1.5)}, "range must be an integer in the time column's unit, got 1.5"),
     ({"time": "ts", "window": "1 minute", "how": "left_anti"}, "how"),
     ({"time": "ts", "window": "1 minute", "how": "sideways"}, "how"),
 ])

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from pyspark.sql import functions as F
 
 from duckdb_oracle import inner_pairs, windowed_counts, without_partner
@@ -46,10 +47,13 @@ def write_files(folder: Path, frame: pd.DataFrame, files: int) -> None:
         os.utime(path, (1_000_000 + i, 1_000_000 + i))
 
 
-def test_a_windowed_count_after_the_join_in_append_mode_equals_duckdb(spark, tmp_path):
+@pytest.mark.parametrize("naive", [False, True])
+def test_a_windowed_count_after_the_join_in_append_mode_equals_duckdb(spark, tmp_path, naive):
     """The join over a one-sided time range (an S tuple up to 10 minutes after its R tuple) as a
     stream, with Spark's watermark on ``event_time``: every window the watermark closed is emitted
-    once with the count of its pairs (by the later of their times)."""
+    once with the count of its pairs (by the later of their times). ``naive``: naive datetimes, as
+    pandas writes them (TIMESTAMP_NTZ, on which Spark refuses a watermark): ``event_time`` is a
+    TIMESTAMP, the wall-clock time read as UTC."""
     configure_session(spark, 1)
     rng = np.random.default_rng(0)
     frames = {}
@@ -57,9 +61,10 @@ def test_a_windowed_count_after_the_join_in_append_mode_equals_duckdb(spark, tmp
         seconds = np.sort(rng.integers(0, 6 * 3600, 3000))
         frames[side] = pd.DataFrame({"time": (START + pd.to_timedelta(seconds, unit="s")).astype("datetime64[us, UTC]"),
                                      "key": rng.integers(0, 50, 3000)})
-        write_files(tmp_path / side, frames[side], 6)
-    read = {side: spark.readStream.schema("time timestamp, key long").option("maxFilesPerTrigger", 1)
-            .parquet(str(tmp_path / side)) for side in "rs"}
+        write_files(tmp_path / side, frames[side].assign(time=frames[side]["time"].dt.tz_localize(None))
+                    if naive else frames[side], 6)
+    read = {side: spark.readStream.schema(f"time {'timestamp_ntz' if naive else 'timestamp'}, key long")
+            .option("maxFilesPerTrigger", 1).parquet(str(tmp_path / side)) for side in "rs"}
     pairs = semantic_window_join(read["r"], read["s"], range=("0 seconds", "10 minutes"), memory=10**6,
                                  shedding="none")
     counts = pairs.withWatermark("event_time", "0 seconds").groupBy(F.window("event_time", "30 minutes")).count()

@@ -103,7 +103,8 @@ def test_each_shard_equals_a_simulator_on_its_keys(spark, tmp_path, workload):
     shards = 3
     write_workload(tmp_path, workload, 4, fmt="parquet")
     spec = JoinSpec(W, M, "prob", shards=shards, budget="even")
-    run_on(spark, stream_job(tmp_path, spec, 2))
+    summary = run_on(spark, stream_job(tmp_path, spec, 2))
+    assert summary["ended"] == 1  # one flag, not one per shard
     got = pairs_of(tmp_path / "out")
     mine = shard_of(workload.key, shards)
     expected = []
@@ -157,7 +158,7 @@ def test_the_library_call_on_batch_frames_with_float_times_and_string_keys(spark
     assert sorted(zip(pairs["key"], pairs["r_time"], pairs["s_time"])) == exact
     rows = spark.createDataFrame(out[out["metrics"].notna()][["metrics"]])
     totals = rows.select(*(metric(m, total=True) for m in ("bad", "arrivals", "ended"))).first()
-    assert (totals["bad"], totals["arrivals"], totals["ended"]) == (2, len(t_r) + len(t_s) + 1, 2)
+    assert (totals["bad"], totals["arrivals"], totals["ended"]) == (2, len(t_r) + len(t_s) + 1, 1)  # a flag
     # with pairs_dir the shards' tasks write the pairs (a batch query is batch 0), the result is the metrics rows
     rows = semantic_window_join(spark.createDataFrame(r), spark.createDataFrame(s), key="K", time="ts", window=W,
                                 memory=0, shedding="none", shards=2,
@@ -215,6 +216,31 @@ def test_hazard_runs_with_the_learner_it_is_given_and_keeps_it_with_the_checkpoi
     assert_one_line_error(exc, "checkpoint", "other parameters", "use a new checkpoint")
 
 
+def test_payload_columns_named_with_a_dot_or_twice_are_carried(spark, tmp_path):
+    """Spark reads a dot in a column's name as a struct's field: a payload ``price.usd``, or the
+    ``v.1`` of a CSV file with two columns ``v``, once failed the query's planning (a traceback)."""
+    for name, rows in (("r", "1,1,3.5,a,b\n2,2,4,c,d\n"), ("s", "3,1,1,e,f\n9,2,2,g,h\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.csv").write_text("time,key,price.usd,v,v\n" + rows)
+    run_on(spark, stream_job(tmp_path, JoinSpec(6, M, "none", payload_r=("price.usd", "v", "v.1"),
+                                                payload_s=("price.usd", "v.1"), range=(0, 5), how="full"), None))
+    out = read_table(tmp_path / "out", PAIRS).sort_values("r_time", na_position="last")
+    assert out[["r_price.usd", "r_v", "r_v.1", "s_price.usd", "s_v.1"]].astype(str).values.tolist() == [
+        ["3.5", "a", "b", "1.0", "f"], ["4.0", "c", "d", "nan", "None"], ["nan", "None", "None", "2.0", "h"]]
+
+
+def test_a_run_refused_while_its_query_is_built_records_no_parameters(spark, tmp_path):
+    """A first run that fails before its query starts leaves no parameters or sources behind,
+    which a corrected rerun would be held to."""
+    for name, rows in (("r", "0,1,1\n"), ("s", "1,1,one\n")):  # tag: integers in R, text in S
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.csv").write_text("time,key,tag\n" + rows)
+    with pytest.raises(ShedError) as exc:
+        run_on(spark, stream_job(tmp_path, JoinSpec(W, M, "hazard", group=("tag",)), None))
+    assert_one_line_error(exc, "group", "'tag'")
+    assert not [p.name for p in (tmp_path / "out").rglob("*.json")] + [p.name for p in (tmp_path / "ck").rglob("*.json")]
+
+
 @pytest.mark.parametrize("content, needle", [
     ("when,key\n1,2\n", "has the columns time, key"),
     ("time,key\nx,1\ny,2\n", "holds neither whole numbers nor timestamps"),
@@ -232,6 +258,47 @@ def test_text_keys_and_timestamps_are_read_as_such(tmp_path):
     (tmp_path / "r" / "a.csv").write_text("time,key,n\n2024-01-01 10:00:00,a,1\n2024-01-01 10:00:01,b,2.5\n")
     assert inspect_source(tmp_path / "r", None, "stream R").types == {"time": "timestamp", "key": "string",
                                                                      "n": "double"}
+
+
+def test_a_file_of_a_header_alone_does_not_fix_the_types(tmp_path):
+    """An hour without rows, written first by pandas, is skipped: the next file's rows tell the types
+    (it once refused the folder: "holds neither whole numbers nor timestamps (first value [])")."""
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "a.csv").write_text("time,key\n")
+    with pytest.raises(ShedError) as exc:
+        inspect_source(tmp_path / "r", None, "stream R")
+    assert_one_line_error(exc, "holds no rows yet", "a.csv has only its header line", "add one")
+    assert exc.value.param == "r"
+    (tmp_path / "r" / "b.csv").write_text("time,key\n3,x\n")
+    assert inspect_source(tmp_path / "r", None, "stream R").types == {"time": "bigint", "key": "string"}
+
+
+def test_the_unnamed_index_pandas_writes_is_no_column(tmp_path):
+    """pandas writes an index other than 0, 1, ... as ``__index_level_0__``, and reads it back as the
+    index, not a column (as ``shed simulate`` does): no payload ``r___index_level_0__``."""
+    (tmp_path / "r").mkdir()
+    frame = pd.DataFrame({"time": [1, 2, 3], "key": [4, 5, 6], "n": [7, 8, 9]})
+    frame[frame["time"] > 1].to_parquet(tmp_path / "r" / "a.parquet")
+    assert inspect_source(tmp_path / "r", None, "stream R").columns == ("time", "key", "n")
+
+
+def test_a_changed_range_is_named_without_the_window_it_implies(tmp_path):
+    from shedding.streaming.job import check_params, record_params
+    from shedding.timerange import range_horizon
+
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "a.csv").write_text("time,key\n1,1\n")
+    src = inspect_source(tmp_path / "r", None, "stream R")
+
+    def job(bounds):
+        return StreamJob(src, src, tmp_path / "out", tmp_path / "ck", JoinSpec(range_horizon(*bounds), M, "prob",
+                                                                                range=bounds))
+
+    check_params(job((0, 30)))
+    record_params(job((0, 30)))
+    with pytest.raises(ShedError) as exc:
+        check_params(job((0, 31)))
+    assert "spec.range was [0, 30], now [0, 31])" in assert_one_line_error(exc, "other parameters")
 
 
 def test_missing_or_empty_source_directories(tmp_path):

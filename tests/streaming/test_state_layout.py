@@ -18,7 +18,7 @@ from helpers import assert_one_line_error
 from shedding import zipf_workload
 from shedding.errors import ShedError
 from shedding.online import agedlayout, layout
-from shedding.streaming.job import PARAMS, StreamJob, check_params
+from shedding.streaming.job import PARAMS, StreamJob, check_params, record_params
 from shedding.streaming.shard import R, S, STATE_LAYOUT, JoinSpec, ShardJoin
 from shedding.streaming.sources import inspect_source, write_zipf_sources
 from shedding.streaming.state import from_state_bytes
@@ -87,7 +87,8 @@ def test_a_checkpoint_of_another_layout_is_refused_before_the_query(tmp_path):
     r, s = write_zipf_sources("zipf:1:20", "zipf:1:20", tmp_path / "src", 200, 2, 0)
     job = StreamJob(inspect_source(r, "csv", "stream R"), inspect_source(s, "csv", "stream S"), tmp_path / "out",
                     tmp_path / "ck", JoinSpec(30, 20, "prob"))
-    check_params(job)  # a first start records the parameters, with the layout
+    check_params(job)
+    record_params(job)  # a first start records the parameters, with the layout (once its query is built)
     stored = json.loads((job.checkpoint / PARAMS).read_text())
     assert stored["state_layout"] == STATE_LAYOUT
     for folder in (job.checkpoint, job.out):  # made before the layout was recorded: layout 1
