@@ -182,6 +182,6 @@ def payload_groups(wl: Workload, group: str | Sequence[str] | None) -> np.ndarra
                             param="group")
         found.append(match[0])
     if len(found) < len(columns):  # the key's history, as one more column
-        payload = payload[found].assign(**{HISTORY: history_groups(wl)}).reset_index(drop=True)
+        payload = payload[found].assign(**{HISTORY: history_groups(wl)})
         found = [*found, HISTORY]
     return group_ids(payload, found)

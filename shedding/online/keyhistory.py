@@ -38,27 +38,16 @@ HISTORY = "history"
 SLICES = 16
 
 
-def _next_other(key: np.ndarray, time: np.ndarray, is_other: np.ndarray) -> np.ndarray:
-    """Per event in (key, time, kind) order: the index of the first ``is_other`` event at or after
-    it with the same key, else -1."""
+def _nearest(key: np.ndarray, marked: np.ndarray, after: bool) -> np.ndarray:
+    """Per event in (key, time, kind) order: the index of the nearest ``marked`` event with the same
+    key at or after it (``after``) or at or before it, else -1."""
     n = len(key)
-    idx = np.where(is_other, np.arange(n), n)
-    nxt = np.minimum.accumulate(idx[::-1])[::-1]
-    found = nxt < n
+    idx = np.where(marked, np.arange(n), n if after else -1)
+    near = np.minimum.accumulate(idx[::-1])[::-1] if after else np.maximum.accumulate(idx)
+    found = (near >= 0) & (near < n)
     same = np.zeros(n, dtype=bool)
-    same[found] = key[nxt[found]] == key[found]
-    return np.where(same, nxt, -1)
-
-
-def _last_seen(key: np.ndarray, is_seen: np.ndarray) -> np.ndarray:
-    """Per event in (key, time, kind) order: the index of the last ``is_seen`` event at or before
-    it with the same key, else -1."""
-    idx = np.where(is_seen, np.arange(len(key)), -1)
-    last = np.maximum.accumulate(idx) if len(idx) else idx
-    found = last >= 0
-    same = np.zeros(len(key), dtype=bool)
-    same[found] = key[last[found]] == key[found]
-    return np.where(same, last, -1)
+    same[found] = key[near[found]] == key[found]
+    return np.where(same, near, -1)
 
 
 def _side_groups(wl: Workload, side: int) -> np.ndarray:
@@ -74,7 +63,7 @@ def _side_groups(wl: Workload, side: int) -> np.ndarray:
     time = np.concatenate([mt + first, wl.time[other]])
     kind = np.r_[np.zeros(len(mine), np.int8), np.ones(len(other), np.int8)]
     order = np.lexsort((kind, time, key))
-    hit = _next_other(key[order], time[order], kind[order] == 1)
+    hit = _nearest(key[order], kind[order] == 1, after=True)
     partner = np.full(len(key), -1)
     partner[order] = np.where(hit >= 0, order[np.maximum(hit, 0)], -1)
     u = np.where(partner[:len(mine)] >= 0, time[np.maximum(partner[:len(mine)], 0)], mt + last + 1)
@@ -92,7 +81,7 @@ def _side_groups(wl: Workload, side: int) -> np.ndarray:
     kind = np.r_[np.zeros(len(mine), np.int8), np.ones(len(mine), np.int8)]
     arrival = np.concatenate([mt, mt])
     order = np.lexsort((arrival, kind, time, key))
-    seen = _last_seen(key[order], kind[order] == 1)
+    seen = _nearest(key[order], kind[order] == 1, after=False)
     group = np.zeros(len(key), dtype=np.int64)
     group[order] = np.where(seen >= 0, bucket[order[np.maximum(seen, 0)] - len(mine)], 0)
     return group[:len(mine)]
