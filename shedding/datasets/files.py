@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from pathlib import Path
 from typing import NoReturn, Sequence
 
@@ -60,8 +61,8 @@ def check_file(path: Path, what: str = "one data file") -> None:
 def _check_header(path: Path) -> None:
     """A CSV header names each column once (pandas would read a second ``key`` as ``key.1``)."""
     header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
-    names = [str(n).strip().lower() for n in header.iloc[0]] if len(header) else []
-    twice = sorted({n for n in names if n and names.count(n) > 1})
+    counts = Counter(str(n).strip().lower() for n in header.iloc[0]) if len(header) else Counter()
+    twice = sorted(n for n, c in counts.items() if n and c > 1)
     if twice:
         raise ShedError(f"{path} names the column {twice[0]!r} twice in its header; give each column once")
 
