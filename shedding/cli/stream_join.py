@@ -210,8 +210,9 @@ RULES = (
     Ignored(("--group",), lambda v: grouped(v.shedding),
             f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
     Holds(lambda v: _group_names(v.group) if v.group is not None else None),
-    Ignored(("--group",), lambda v: not synthetic(v), "needs payload columns, and zipf:SKEW:DOMAIN sources have "
-            "only time and key", "give folders of CSV or Parquet files with the group column"),
+    Ignored(("--group",), lambda v: not synthetic(v) or not _payload_group(v.group), "names payload columns, and "
+            "zipf:SKEW:DOMAIN sources have only time and key", "give folders of CSV or Parquet files with the group "
+            "column, or --group history"),
     *tuning_rules(lambda v: [v.shedding], "--shedding"),  # AGE learns: a frequency table holds no age curve
     Ignored(("--estimator",), lambda v: v.shedding != "none", "applies to shedding policies only, not to "
             "--shedding none"),
@@ -258,23 +259,32 @@ def _payload(text: str, src_r: Any, src_s: Any, keys: tuple[str, ...]) -> tuple[
 
 
 def _group_names(text: str) -> tuple[str, ...]:
-    """--group's columns (:func:`shedding.online.groups.group_columns`); ``auto`` and ``history``
-    are refused: a streaming shard sees its groups one micro-batch at a time and keeps no key's
-    history, and the choice among candidate groupings is built for the batch simulator only."""
+    """--group's columns (:func:`shedding.online.groups.group_columns`); ``auto`` is refused: the
+    choice among candidate groupings reads the whole input, which a streaming shard never sees
+    (``history``, the key's history, each shard keeps in its state)."""
     from shedding.online.groups import batch_only, group_columns
 
     names = group_columns(text) or ()
     if batch_only(names):
-        raise ShedError(f"--group {batch_only(names)} is not available in stream-join yet (HAZARD uses it in simulate, "
-                        "explain and the suites); give the payload column(s) by name")
+        raise ShedError(f"--group {batch_only(names)} is not available in stream-join (HAZARD uses it in simulate, "
+                        "explain and the suites); give the payload column(s) by name, or history")
     return names
 
 
+def _payload_group(text: str | None) -> tuple[str, ...]:
+    """The payload columns among --group's (all but ``history``)."""
+    from shedding.online.groups import group_columns, payload_names
+
+    return payload_names(group_columns(text)) if text else ()
+
+
 def _check_group(names: tuple[str, ...], src_r: Any, src_s: Any) -> None:
-    """Each --group column is a column of both streams' sources."""
+    """Each --group column but ``history`` is a column of both streams' sources."""
+    from shedding.online.groups import payload_names
+
     for src, what in ((src_r, "R"), (src_s, "S")):
         have = {c.strip().lower() for c in src.columns}
-        missing = [c for c in names if c.lower() not in have]
+        missing = [c for c in payload_names(names) if c.lower() not in have]
         if missing:
             raise ShedError(f"unknown --group column {missing[0]!r}; stream {what} has the columns "
                             f"{', '.join(src.columns)} (a group column must be in both streams)")
@@ -363,7 +373,9 @@ def stream_join(
     group: Optional[str] = typer.Option(None, "--group", show_default=False,
                                         help="--shedding hazard or hazardv: the column of both streams whose values "
                                         "get age curves of their own, or a comma list whose combinations do "
-                                        "(strings, integers, any type; at most 1,000 groups per shard)."),
+                                        "(strings, integers, any type; at most 1,000 groups per shard); history "
+                                        "groups each tuple by how soon its key's previous tuple met a partner "
+                                        "(no column needed; combines with columns: dest,history)."),
 ) -> None:
     """Join two streams on Spark with at most M tuples of join state, shedding by PROB or another online policy.
 

@@ -147,9 +147,9 @@ def check_group(v: Values) -> None:
     ``history`` none."""
     if v.group is None:
         return
-    from shedding.online.groups import group_columns, is_auto, is_history
+    from shedding.online.groups import group_columns, is_auto, payload_names
 
-    columns = tuple(c for c in group_columns(v.group) or () if not is_history(c))  # history needs no payload
+    columns = payload_names(group_columns(v.group))  # history needs no payload
     if not columns:
         return
     fix = ("give --group with --generator " + " or ".join(n for n, s in SOURCES.items() if s.payload)

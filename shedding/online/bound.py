@@ -51,7 +51,12 @@ def _partner_p(wl: Workload) -> np.ndarray:
 def partner_ages(wl: Workload, side: int) -> tuple[int, int]:
     """(first, last): the ages t - a >= 1 at which a tuple of ``side`` held since its arrival at a
     can meet the arrival of step t under the workload's range (first > last: never)."""
-    lo, hi = wl.bounds
+    return ages_within(wl.bounds, side)
+
+
+def ages_within(bounds: tuple[int, int], side: int) -> tuple[int, int]:
+    """:func:`partner_ages` under the range ``bounds`` (lo, hi)."""
+    lo, hi = bounds
     return (max(lo, 1), hi) if side == 0 else (max(-hi, 1), -lo)
 
 

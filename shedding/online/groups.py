@@ -117,9 +117,14 @@ def is_history(column: str) -> bool:
 
 
 def batch_only(columns: Sequence[str] | None) -> str | None:
-    """The grouping among ``columns`` that needs the whole stream or a choice the streaming join
-    does not make (``auto``, ``history``), else None."""
-    return next((c.lower() for c in columns or () if c.lower() in (AUTO, HISTORY)), None)
+    """The grouping among ``columns`` that the streaming join does not make (``auto``: the choice
+    among candidate groupings reads which columns qualify from the whole input), else None."""
+    return next((c.lower() for c in columns or () if c.lower() == AUTO), None)
+
+
+def payload_names(columns: Sequence[str] | None) -> tuple[str, ...]:
+    """The payload columns among the checked ``columns``: all but the key's history."""
+    return tuple(c for c in columns or () if not is_history(c))
 
 
 def _payload(wl: Workload) -> pd.DataFrame:
@@ -168,7 +173,7 @@ def payload_groups(wl: Workload, group: str | Sequence[str] | None) -> np.ndarra
     if is_auto(columns):
         payload = _payload(wl)
         return np.stack([group_ids(payload, [c]) for c in auto_columns(wl)], axis=1)
-    named = [c for c in columns if not is_history(c)]
+    named = payload_names(columns)
     payload = _payload(wl) if named else pd.DataFrame(index=range(len(wl)))
     names = [str(c) for c in payload.columns]
     lower: dict[str, list[str]] = {}

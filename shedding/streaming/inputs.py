@@ -167,8 +167,8 @@ def tagged(df: DataFrame, side: int, spec: JoinSpec, inputs: Inputs, idle: bool,
         out.append(f"COALESCE({value}, 0) AS {TIME_VALUE}")
     if inputs.hashed:
         out += [f"{quoted(c)} AS {KEY_VALUE}{i}" for i, c in enumerate(inputs.keys[side])]
-    if spec.group:
-        out.append(f"xxhash64({', '.join(quoted(column(df, c, what, 'group')) for c in spec.group)}) AS {GROUP_VALUE}")
+    if spec.payload_group:
+        out.append(f"xxhash64({', '.join(quoted(column(df, c, what, 'group')) for c in spec.payload_group)}) AS {GROUP_VALUE}")
     if idle:
         out.append(f"unix_millis(current_timestamp()) AS {NOW}")
     out += [f"{quoted(cols[c])} AS {quoted(('r_' if side == 0 else 's_') + c)}" for c in own]
@@ -197,7 +197,7 @@ def tagged_union(r: DataFrame, s: DataFrame, spec: JoinSpec, inputs: Inputs, idl
           end_of_input: DataFrame | None) -> tuple[DataFrame, list[StructField]]:
     """Both inputs (and the end-of-input marker, one row per shard) as one stream of tagged rows,
     and the payload fields."""
-    check_group_types(r, s, spec.group)
+    check_group_types(r, s, spec.payload_group)
     parts = [tagged(r, 0, spec, inputs, idle, "stream R"), tagged(s, 1, spec, inputs, idle, "stream S")]
     payload = [f for df in parts for f in df.schema.fields if f.name in spec.payload_columns]
     extra = [f for f in parts[0].schema.fields

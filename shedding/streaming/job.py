@@ -261,7 +261,7 @@ def query(spark, job: StreamJob, progress: Callable[[dict], None] | None,
     end_dir.mkdir(exist_ok=True)
     spec = job.spec
     max_files = None if job.trigger.strip().lower() == "once" else job.max_files_per_trigger
-    used = {job.time.lower(), *(k.lower() for k in job.key), *(g.lower() for g in spec.group)}
+    used = {job.time.lower(), *(k.lower() for k in job.key), *(g.lower() for g in spec.payload_group)}
     r, s = (src.reader(spark, max_files, strict=spec.strict, keep=used | {c.lower() for c in payload})
             for src, payload in ((job.r, spec.payload_r), (job.s, spec.payload_s)))
     axis = TimeAxis.of(time_kind(r.schema[job.time].dataType, job.step), job.step)

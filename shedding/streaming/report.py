@@ -46,7 +46,7 @@ def stepped(spark, job: StreamJob, stream: bool = False) -> tuple[DataFrame, Dat
 
     from shedding.streaming.inputs import Inputs, tagged
 
-    used = {job.time.lower(), *(k.lower() for k in job.key), *(g.lower() for g in job.spec.group)}
+    used = {job.time.lower(), *(k.lower() for k in job.key), *(g.lower() for g in job.spec.payload_group)}
     frames = [src.reader(spark, job.max_files_per_trigger, stream, keep=used) for src in (job.r, job.s)]
     inputs = Inputs.of(frames[0], frames[1], list(job.key), job.time, job.step)
     spec = replace(job.spec, payload_r=(), payload_s=(), carry_time=False)

@@ -54,6 +54,7 @@ from shedding.errors import ShedError
 from shedding.model import Memory, default_split
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import OnlineEstimator, StaticEstimator
+from shedding.online.keyhistory import KeyHistory, with_history
 from shedding.online.kinds import RAND as RAND_KIND
 from shedding.online.params import OperatorParams
 from shedding.online.policies import POLICIES
@@ -61,7 +62,7 @@ from shedding.online.snapshot import Snapshot, SnapshotReader
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import Census, divide
 from shedding.streaming.partition import shard_budgets
-from shedding.streaming.frames import append_rows, positions
+from shedding.streaming.frames import append_rows, canonical, positions
 from shedding.streaming.spec import GROUP_VALUE, HOWS, KEY_VALUE, SHEDDING, TIME_VALUE, JoinSpec
 from shedding.streaming.state import NEW_CHECKPOINT, bytes_table, from_state_bytes, table_bytes, to_state_bytes
 from shedding.streaming.unpaired import EVENT_TIME, SHED, Unpaired, key_columns
@@ -91,8 +92,9 @@ _UNBOUNDED = 2**62  # "none": memory never binds (the operator's pool grows with
 #: lists the rows filled since the last refit after the learner's counters (hazardindex, ``H_ROWS``),
 #: and drops the memo of the buckets where they fall; layout 8 adds three rows per state to the memo, after its bins of beta: the scratch of a
 #: row's computation (hazardindex.index_row); layout 9 adds ``xc`` (exposure) and ``ab`` (guard.bucket_table);
-#: layout 10 adds the fits' schedule with groups (``H_NEXT_FIT``: agehooks.fit_due).
-STATE_LAYOUT = 10
+#: layout 10 adds the fits' schedule with groups (``H_NEXT_FIT``: agehooks.fit_due); layout 11 the key's
+#: history (``history.*``: shedding.online.keyhistory.KeyHistory.snapshot).
+STATE_LAYOUT = 11
 #: the entry naming what a shard's state is, and the version of its entries
 STATE_FORMAT, FORMAT_VERSION = "shedding.streaming.shard", 1
 
@@ -147,6 +149,7 @@ class ShardJoin:
         self.op = new_operator(spec, shard, table)
         self.budget = shard_budgets(spec.limits, None, spec.shards)[shard]
         self.census = Census() if spec.shares_budget else None
+        self.history = KeyHistory(spec.bounds) if len(spec.group) > len(spec.payload_group) else None
         self._held = _empty(self._columns)
         self._resident = _empty(["seq", "time", "key", *self._carried, *self._payload, *self._extra])
         self._latest: list[int | None] = [None, None]  # latest time seen from R and from S
@@ -293,26 +296,18 @@ class ShardJoin:
         self._resident = self._resident[~np.isin(self._resident["seq"].to_numpy(), gone[:, 0])].reset_index(drop=True)
         return shed
 
-    def _canonical(self, ready: pd.DataFrame) -> pd.DataFrame:
-        """The released rows in the canonical order: time, side, key, original time, original
-        keys, payload (the numeric columns alone when they leave no ties)."""
-        numeric = ["time", "side", "key", *([TIME_VALUE] if self.spec.carry_time else [])]
-        order = np.lexsort(tuple(ready[c].to_numpy() for c in reversed(numeric)))
-        rest = [c for c in self._columns if c not in numeric]
-        if rest and len(order) > 1:
-            values = np.stack([ready[c].to_numpy()[order] for c in numeric])
-            if (values[:, 1:] == values[:, :-1]).all(axis=0).any():  # ties: the other columns decide
-                return ready.sort_values([*numeric, *rest], kind="mergesort")
-        return ready.iloc[order]
-
     def _join(self, ready: pd.DataFrame) -> tuple[pd.DataFrame, int]:
         """Feed the released steps to the operator; the pairs with their payloads, and the shed count
         (the outer rows of the tuples that left go to :meth:`_leave`)."""
         if not len(ready):
             return self._pairs_frame(self._resident, *self._pair_rows(self._resident, _NO_PAIRS, self.op.arrivals)), 0
-        ready = self._canonical(ready)
-        group = ready[GROUP_VALUE].to_numpy(np.int64) if self.spec.group else None
-        fed = self.op.feed(ready["side"].to_numpy(), ready["time"].to_numpy(), ready["key"].to_numpy(), group)
+        ready = canonical(ready, ["time", "side", "key", *([TIME_VALUE] if self.spec.carry_time else [])],
+                          self._columns)
+        side, time, key = (ready[c].to_numpy() for c in ("side", "time", "key"))
+        group = ready[GROUP_VALUE].to_numpy(np.int64) if self.spec.payload_group else None
+        if self.history is not None:  # the key's history, alone or with the payload group
+            group = with_history(group, self.history.groups(side, time, key))
+        fed = self.op.feed(side, time, key, group)
         first = self.op.arrivals - len(ready)
         arrived = ready.assign(seq=np.arange(first, first + len(ready)))  # with its side: kept if _extra has it
         if self._outer:
@@ -395,6 +390,8 @@ class ShardJoin:
         snap |= {name: value for name, value in optional.items() if value is not None}
         if self.unpaired is not None:
             snap |= {f"dropped.{name}": value for name, value in self.unpaired.snapshot().items()}
+        if self.history is not None:
+            snap |= {f"history.{name}": value for name, value in self.history.snapshot().items()}
         return snap | {f"op.{name}": value for name, value in self.op.snapshot().items()}
 
     @classmethod
@@ -418,6 +415,8 @@ class ShardJoin:
         values: dict[str, Any] = {f.name: census[f.name] if census[f.name].ndim else census[f.name].item()
                                   for f in fields(Census) if f.name in census}
         join.census = Census(**values) if join.spec.shares_budget else None
+        join.history = None if len(join.spec.group) == len(join.spec.payload_group) else KeyHistory.restore(
+            join.spec.bounds, entries.within("history."))
         join._held, join._resident = (bytes_table(entries[name], name) for name in ("held", "resident"))
         known = {name: int(entries[name]) for name in ("latest.r", "latest.s", "heard.r", "heard.s", "since",
                                                         "released_until") if name in entries}

@@ -17,7 +17,7 @@ from shedding.model import Memory, check_window, default_split
 from shedding.timerange import check_range, window_range
 from shedding.online.estimators import OnlineEstimator
 from shedding.online.hazard import age_buckets
-from shedding.online.groups import batch_only, group_columns
+from shedding.online.groups import batch_only, group_columns, payload_names
 from shedding.online.policies import POLICIES, STREAM, check_group, names_for
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import BUDGETS
@@ -68,7 +68,8 @@ class JoinSpec:
     and ``days`` how a step maps back to the original times (the time axis's step, and whether
     the original times are dates counted in days), for the event time of an outer row, and
     ``group`` the input columns whose values are HAZARD's payload groups (empty: none; the rows
-    carry their hash, column :data:`GROUP_VALUE`, :mod:`~shedding.online.groups`).
+    carry their hash, column :data:`GROUP_VALUE`, :mod:`~shedding.online.groups`), or ``history``
+    among them, the key's history, which each shard keeps (:mod:`~shedding.online.keyhistory`).
     """
 
     window: int
@@ -155,9 +156,9 @@ class JoinSpec:
         object.__setattr__(self, "key_names", tuple(self.key_names))
         object.__setattr__(self, "group", group_columns(self.group or None) or ())
         if batch_only(self.group):
-            raise ShedError(f"{{param}} {batch_only(self.group)} is for the batch simulator only (a shard sees its "
-                            "groups one micro-batch at a time, and keeps no key's history); give the payload "
-                            "column(s) by name", param="group")
+            raise ShedError(f"{{param}} {batch_only(self.group)} is for the batch simulator only (it picks among the "
+                            "columns that qualify over the whole input, which a shard never sees); give the "
+                            "payload column(s) by name, or history", param="group")
         check_group(self.shedding, self.group or None)
         if self.tuning:
             if self.shedding == "none" or not POLICIES[self.shedding].tunable:
@@ -178,9 +179,14 @@ class JoinSpec:
         return [TIME_VALUE] * self.carry_time + [f"{KEY_VALUE}{i}" for i in range(len(self.key_names))]
 
     @property
+    def payload_group(self) -> tuple[str, ...]:
+        """The input columns among ``group`` (all but the key's history)."""
+        return payload_names(self.group)
+
+    @property
     def group_columns(self) -> list[str]:
         """The rows' group column (:data:`GROUP_VALUE`) when the join ranks by a payload group."""
-        return [GROUP_VALUE] if self.group else []
+        return [GROUP_VALUE] if self.payload_group else []
 
     @property
     def shares_budget(self) -> bool:

@@ -233,8 +233,8 @@ CASES = {
     "stream-join": [
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "hazard", "--group", "auto"],
          "--group auto is not available in stream-join"),
-        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "hazard", "--group", "history"],
-         "--group history is not available in stream-join"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "hazard", "--group",
+          "history,dest"], "--group names payload columns"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{r.csv}"], "--out"),  # was a traceback
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "/proc/x"], "--out"),  # was a traceback
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--window", "0"], "--window"),

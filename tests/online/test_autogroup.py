@@ -187,10 +187,11 @@ def test_bad_auto_input_names_group(tmp_path):
     assert info.value.param == "group"
     from shedding.streaming.spec import JoinSpec
 
-    for batch in ("auto", "history", "dest,History"):
+    for batch in ("auto", "AUTO"):
         with pytest.raises(ShedError, match="is for the batch simulator only") as info:
             JoinSpec(30, 20, "hazard", group=batch)
         assert info.value.param == "group"
+    assert JoinSpec(30, 20, "hazard", group="dest,History").payload_group == ("dest",)  # each shard keeps history
     op = JoinOperator(wl.window, 10, "hazard", estimator=OnlineEstimator())
     with pytest.raises(ShedError, match="candidate ids must be dense ids"):
         op.feed(wl.side, wl.time, wl.key, np.full((len(wl), 2), 5000))

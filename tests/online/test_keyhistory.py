@@ -69,6 +69,36 @@ def test_a_tuples_group_depends_only_on_the_arrivals_before_it(wl, data):
     assert np.array_equal(keyhistory.history_groups(other)[:keep.sum()], keyhistory.history_groups(wl)[keep])
 
 
+@settings(max_examples=300, deadline=None)
+@given(wl=ranged(max_n=40), data=st.data())
+def test_runs_of_whole_steps_carried_through_snapshots_give_the_same_groups(wl, data):
+    """The streaming join's use: the stream cut into runs of whole time steps anywhere, the carried
+    state stored and restored between runs (as a checkpoint does), gives every tuple the group
+    the whole stream gives it."""
+    if not len(wl):
+        return
+    steps = sorted(set(wl.time.tolist()))
+    cuts = sorted(data.draw(st.sets(st.sampled_from(steps), max_size=6)))
+    history, groups = keyhistory.KeyHistory(wl.bounds), np.zeros(len(wl), dtype=np.int64)
+    for lo, hi in zip([steps[0], *cuts], [*cuts, steps[-1] + 1]):
+        run = (wl.time >= lo) & (wl.time < hi)
+        groups[run] = history.groups(wl.side[run], wl.time[run], wl.key[run])
+        history = keyhistory.KeyHistory.restore(wl.bounds, {k: np.asarray(v) for k, v in history.snapshot().items()})
+    assert groups.tolist() == keyhistory.history_groups(wl).tolist()
+
+
+def test_the_carried_state_is_the_last_observation_per_key_and_the_open_tuples():
+    """What a run carries: each key's observation known last, and the tuples whose partner may
+    still come (or whose absence is known only after the run)."""
+    history = keyhistory.KeyHistory((0, 9))  # R meets S 1..9 steps later
+    side, time, key = np.array([0, 1, 0, 0]), np.array([0, 4, 5, 6]), np.array([7, 7, 7, 8])
+    assert history.groups(side, time, key).tolist() == [0, 0, 2 + 3 * 16 // 9, 0]
+    keys, arrivals = history.pending[0]
+    assert keys.tolist() == [7, 8] and arrivals.tolist() == [5, 6]
+    assert [a.tolist() for a in history.seen[0]] == [[7], [4], [0], [2 + 3 * 16 // 9]]
+    assert history.groups(np.array([1, 0]), np.array([20, 21]), np.array([8, 8])).tolist() == [0, 1]
+
+
 def _lags(seed: int, n: int = 600) -> Workload:
     """Each key's partner comes after a lag set by the key (3 + 7 * (key mod 4)): its history tells
     the lag, its arrivals do not."""

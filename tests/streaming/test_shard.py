@@ -246,6 +246,31 @@ def test_the_groups_are_the_ones_the_spec_names():
     assert pair_set(pairs) == expected != simulated(wl, "hazard", 20, estimator="online")
 
 
+@pytest.mark.parametrize("group, bounds", [("history", (0, 39)), ("endpoint,history", None)])
+def test_the_keys_history_in_the_stream_is_the_simulators(group, bounds):
+    """group="history": a shard keeps its keys' history in its state (through the checkpoint's
+    bytes between micro-batches that cut R and S apart anywhere) and ranks as the simulator does
+    with the same grouping, alone or beside a payload group, over a range or the window: the
+    same pairs, and not those without it."""
+    from shedding.streaming.shard import GROUP_VALUE
+
+    rng = np.random.default_rng(5)
+    n = 700
+    rt, rk = np.sort(rng.integers(0, 2000, n)), rng.integers(0, 60, n)
+    side, time, key = np.r_[np.zeros(n, np.int64), np.ones(n, np.int64)], np.r_[rt, rt + 3 + 9 * (rk % 4)], np.r_[rk, rk]
+    order = np.lexsort((key, side, time))
+    wl = Workload(side[order], time[order], key[order], 40, 0, range=bounds)
+    wl.meta["payload"] = pd.DataFrame({"endpoint": np.array(["/a", "/b", "/c"])[wl.key % 3]})
+    spec = JoinSpec(40, 12, "hazard", group=group, range=bounds)
+    assert JoinSpec(**spec.as_dict()).group == spec.group and spec.group_columns == (
+        [GROUP_VALUE] if "endpoint" in group else [])
+    batches = [b.assign(**{GROUP_VALUE: np.array([11, -3, 2**40])[b["key"].to_numpy() % 3]})
+               for b in out_of_step(wl, 9, np.random.default_rng(2))]
+    pairs, _, _ = run_stream(spec, batches)
+    expected = simulated(wl, "hazard", 12, estimator="online", group=group)
+    assert pair_set(pairs) == expected != simulated(wl, "hazard", 12, estimator="online")
+
+
 def test_more_groups_than_the_bound_stop_the_shard():
     from shedding.online.groups import MAX_GROUPS
     from shedding.streaming.shard import GROUP_VALUE

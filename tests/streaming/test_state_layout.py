@@ -28,12 +28,14 @@ from shedding.streaming.state import from_state_bytes
 #: layout 3 on the fingerprint is of the snapshot's entries
 FINGERPRINTS = {1: "7b8a90fdeb22", 2: "7c6e88bfb55f", 3: "020c36adfc0f", 4: "3ab9f9920a1f", 5: "ab7d80dd820b",
                 6: "fb84c720c404", 7: "e1575c0ae561", 8: "eca90d35a663",
-                9: "5b2621a1d530", 10: "be0bd1fa7761"}
+                9: "5b2621a1d530", 10: "be0bd1fa7761", 11: "ecc5fd04769b"}
 
 
 def fed_shard(policy: str = "hazard") -> ShardJoin:
+    """A shard of ``policy`` fed 600 tuples; HAZARD's by the key's history (from layout 11 on its
+    entries are in the state, and so in the fingerprint)."""
     wl = zipf_workload(1.0, 20, 300, seed=1, window=30)
-    join = ShardJoin(JoinSpec(30, 20, policy))
+    join = ShardJoin(JoinSpec(30, 20, policy, group="history" if policy == "hazard" else ()))
     join.push(pd.DataFrame({"side": np.where(wl.side == 0, R, S), "time": wl.time, "key": wl.key}))
     return join
 

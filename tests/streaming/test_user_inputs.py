@@ -150,7 +150,7 @@ def test_a_parquet_source_with_negative_integer_times_is_refused_up_front(tmp_pa
 def test_hazard_by_a_text_column_of_both_inputs_equals_the_simulator(spark):
     """group="category": the rows carry the hash of their category (Spark's xxhash64), each input
     in two partitions; the pairs equal the simulator's with the categories as groups on the same
-    rows (in the join's order within a step). A group column with one type in R and another in S,
+    rows (in the join's order within a step), and so do those by the category and the key's history. A group column with one type in R and another in S,
     one the inputs lack, or a policy without groups is refused."""
     from shedding import Workload, simulate
     from shedding.datasets.age import age_workload
@@ -163,10 +163,11 @@ def test_hazard_by_a_text_column_of_both_inputs_equals_the_simulator(spark):
     frames = [spark.createDataFrame(pd.DataFrame({"time": wl.time[wl.side == s], "key": wl.key[wl.side == s],
                                                   "category": category[wl.side == s]})).repartition(2)
               for s in (0, 1)]
-    rows = semantic_window_join(*frames, window=60, memory=20, shedding="hazard", group="category").collect()
-    res = simulate(wl, "hazard", 20, estimator="online", group="category", pairs=True)
-    assert sorted((p["key"], p["r_time"], p["s_time"]) for p in rows) == sorted(
-        zip(wl.key[res.pairs[:, 0]], wl.time[res.pairs[:, 0]], wl.time[res.pairs[:, 1]]))
+    for group in ("category", "category,history"):  # each shard keeps the key's history in its state
+        rows = semantic_window_join(*frames, window=60, memory=20, shedding="hazard", group=group).collect()
+        res = simulate(wl, "hazard", 20, estimator="online", group=group, pairs=True)
+        assert sorted((p["key"], p["r_time"], p["s_time"]) for p in rows) == sorted(
+            zip(wl.key[res.pairs[:, 0]], wl.time[res.pairs[:, 0]], wl.time[res.pairs[:, 1]]))
     assert len(rows) != simulate(wl, "hazard", 20, estimator="online").outputs
     other = frames[1].withColumn("category", frames[1]["key"])
     with pytest.raises(ShedError, match="^group column 'category' is string in R but bigint in S"):

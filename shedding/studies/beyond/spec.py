@@ -37,7 +37,7 @@ from pathlib import Path
 from shedding.datasets.generators import GENERATORS, check_params, own_params, with_payload
 from shedding.errors import ShedError
 from shedding.timerange import check_range
-from shedding.online.groups import group_columns, is_auto, is_history
+from shedding.online.groups import group_columns, is_auto, payload_names
 from shedding.online.kinds import learns
 from shedding.online.policies import POLICIES
 from shedding.online.tuning import HazardTuning
@@ -170,7 +170,7 @@ def _check_workloads(grid: dict, here: str) -> None:
                 columns = group_columns(group) if group else ()
             except ShedError as exc:
                 raise ShedError(f"{here}: {exc}") from None
-            named = [c for c in columns or () if not is_history(c)]
+            named = payload_names(columns)
             check(not named or bool(payload), here, f"group = {group!r} needs the "
                   f"{' or '.join(with_payload())}' payload, not the {name} generator; leave group out (or \"\")")
             unknown = [c for c in named if c not in payload and not is_auto(columns)]
