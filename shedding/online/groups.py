@@ -95,11 +95,13 @@ def _codes(values: pd.Series) -> np.ndarray:
 def group_ids(table: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
     """The dense group id of each row of ``table`` by ``columns`` (the module's rule): the rank of
     the row's value combination among the distinct combinations; at most :data:`MAX_GROUPS`."""
-    codes = np.stack([_codes(table[c]) for c in columns], axis=1) if len(table) else np.zeros((0, len(columns)),
-                                                                                             np.int64)
-    distinct, ids = np.unique(codes, axis=0, return_inverse=True)
-    if len(distinct) > MAX_GROUPS:
-        raise ShedError(f"{{param}} {','.join(columns)} has {len(distinct):,} distinct values, more than the "
+    codes = [_codes(table[c]) for c in columns]
+    ids = codes[0]  # the ranks of the first column's values; then of the combinations, a column more each
+    for c in codes[1:]:  # ids and c are below the rows' count, so the pair's number stays within 64 bits
+        _, ids = np.unique(ids * (int(c.max(initial=0)) + 1) + c, return_inverse=True)
+    count = int(ids.max(initial=-1)) + 1
+    if count > MAX_GROUPS:
+        raise ShedError(f"{{param}} {','.join(columns)} has {count:,} distinct values, more than the "
                         f"{MAX_GROUPS:,} HAZARD learns age curves for (each from its share of a 256-tuple sample); "
                         "choose a column with fewer values", param="group")
     return np.asarray(ids, dtype=np.int64).reshape(-1)

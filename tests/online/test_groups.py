@@ -22,6 +22,19 @@ def test_the_ids_are_the_ranks_of_the_sorted_distinct_values():
     assert group_ids(table, ["c", "n"]).tolist() == [2, 1, 3, 0, 4]
 
 
+def test_combinations_of_many_columns_are_ranked_as_sorted_tuples():
+    """Three or four columns, many values each (their product past 2^64 with the last): each row's
+    id is the rank of its value tuple among the sorted distinct tuples, as a brute force says."""
+    rng = np.random.default_rng(11)
+    n = 400
+    table = pd.DataFrame({"a": rng.integers(0, 3, n), "b": rng.integers(-5, 5, n), "c": rng.choice(["x", "y"], n),
+                          "d": rng.integers(0, 2**40, n) % 7 * 2**37})
+    for columns in (["a", "b", "c"], ["c", "a", "b", "d"]):
+        rows = list(zip(*(table[c].tolist() for c in columns)))
+        rank = {t: i for i, t in enumerate(sorted(set(rows)))}
+        assert group_ids(table, columns).tolist() == [rank[t] for t in rows]
+
+
 def test_the_ids_do_not_depend_on_the_row_order():
     rng = np.random.default_rng(3)
     table = pd.DataFrame({"endpoint": rng.choice(["/a", "/b", "/c/d", "/e"], 300), "code": rng.integers(0, 5, 300)})
