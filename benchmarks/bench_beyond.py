@@ -16,7 +16,7 @@ appended to a JSON-lines file as they finish, and a rerun skips the rows already
     python benchmarks/bench_beyond.py age|drift|bursts|iid --out out/beyond.jsonl
     python benchmarks/bench_beyond.py cost   # time per arrival of the operator alone, against PROB
     python benchmarks/bench_beyond.py cost --tuning ratio=1.6,first=16 --tuning shadow=128
-    python benchmarks/bench_beyond.py cost-grid --months 1,9 --repeats 3   # PROB, HAZARD, by destination: w x M
+    python benchmarks/bench_beyond.py cost-grid --months 1,9 --repeats 3   # PROB, HAZARD (none, dest, history): w x M
     python benchmarks/bench_beyond.py churn --months 1   # tuples admitted and how long they stay, against OPT
 
 ``--tuning`` sets HAZARD's learner (fields of shedding.online.tuning.HazardTuning, the others at
@@ -51,7 +51,9 @@ from shedding.run import run_policy
 
 
 #: the policies measured besides PROB: name -> (registry name, estimator or None for the run's,
-#: payload group or None); AGE with the static estimator knows the workload's age curve
+#: group or None); AGE with the static estimator knows the workload's age curve. A payload group
+#: (``dest``, ``auto``) runs only on a workload with a payload; the key's history (``history``,
+#: shedding.online.keyhistory) reads the stream alone, so it runs on every workload
 POLICIES = {"age": ("age", "static", None), "age-est": ("age", "online", None), "hazard": ("hazard", None, None),
             "hazard-dest": ("hazard", None, "dest"), "hazard-auto": ("hazard", None, "auto"),
             "hazard-history": ("hazard", None, "history")}
@@ -82,7 +84,7 @@ def measure(wl, memory: int, label: dict, estimator: str = "online", variable: b
     row["opt_seconds"] = round(time.perf_counter() - started, 1)
     ref = Reference.of(wl)
     names = ["prob"] + [n for n in POLICIES if (not only or n in only)
-                        and (POLICIES[n][2] is None or "payload" in wl.meta)]
+                        and (POLICIES[n][2] in (None, "history") or "payload" in wl.meta)]
     for name in names:
         policy, est, group = POLICIES.get(name, ("prob", None, None))
         for _ in range(2):  # the second run, warm, is timed
@@ -148,8 +150,8 @@ def cost(tunings: list[HazardTuning], repeats: int = 5) -> list[dict]:
 
 def cost_grid(months: list[int], windows: list[int], memories: list[int], repeats: int = 3) -> list[dict]:
     """The cost across settings: CPU time per arrival of the feed alone (best of ``repeats``, the
-    policies alternating) of PROB, HAZARD and HAZARD by destination on the flights of each month
-    (the tail number as the key), window and memory; one row per setting."""
+    policies alternating) of PROB, HAZARD, HAZARD by destination and HAZARD by the key's history on
+    the flights of each month (the tail number as the key), window and memory; one row per setting."""
     from shedding.online.simulator import payload_groups
 
     rows = []
@@ -157,7 +159,8 @@ def cost_grid(months: list[int], windows: list[int], memories: list[int], repeat
         for window in windows:
             wl = flights_workload(month, window=window)
             runs = [("prob", "prob", None, None), ("hazard", "hazard", None, None),
-                    ("hazard-dest", "hazard", payload_groups(wl, "dest"), None)]
+                    ("hazard-dest", "hazard", payload_groups(wl, "dest"), None),
+                    ("hazard-history", "hazard", payload_groups(wl, "history"), None)]
             for memory in memories:
                 best = _best_seconds(wl, memory, runs, repeats)
                 row: dict = {"month": month, "window": window, "memory": memory, "tuples": len(wl)}
