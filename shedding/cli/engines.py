@@ -4,8 +4,8 @@ for a generic CPU, saved in the folder the wheel ships (``shedding/jit.py``, "Th
     python -m shedding.cli.engines OUT [--jobs N]
 
 A list of small runs (:data:`TASKS`: every policy of every join family with both estimators, OPT
-and OPTV with their bounds, a time range, ``explain``, the streaming join's operator with each
-policy it runs and an outer join over a range)
+and OPTV with their bounds, a time range, ``explain``, HAZARD by the key's history, the streaming
+join's operator with each policy it runs, an outer join over a range and HAZARD by history)
 goes through the same code a user's command goes through, each in a process of its own with
 ``SHEDDING_ENGINES_OUT=OUT`` and ``NUMBA_CPU_NAME=generic``, ``N`` at a time. ``setup.py`` calls
 it when a wheel is built; ``make`` calls it for the development install, so the test processes
@@ -37,6 +37,7 @@ _SMALL = ["--window", "20", "--memory", "10", "--length", "400", "--json"]
 #: name -> the ``shed`` arguments of one run (files named here are written by :func:`write_inputs`)
 TASKS: dict[str, list[str]] = {
     "hazard": ["simulate", "--policy", "hazard,hazardv", "--estimator", "online", *_SMALL],
+    "history": ["simulate", "--policy", "hazard", "--estimator", "online", "--group", "history", *_SMALL],
     "equi-static": ["simulate", "--policy", _EQUI, "--estimator", "static", *_SMALL],
     "equi-online": ["simulate", "--policy", _EQUI, "--estimator", "online", *_SMALL],
     "opt": ["simulate", "--policy", "exact,opt,optv", *_SMALL],
@@ -99,7 +100,8 @@ def _stream() -> None:
                           "key": rng.integers(0, 10, n)})
     end = pd.DataFrame({"side": [END], "time": [0], "key": [0]})
     specs = [JoinSpec(window=20, memory=10, shedding=policy) for policy in ("none", *names_for(FAMILY))]
-    specs += [JoinSpec(window=20, memory=10, shedding="prob", range=(-5, 19), how="full")]
+    specs += [JoinSpec(window=20, memory=10, shedding="prob", range=(-5, 19), how="full"),
+              JoinSpec(window=20, memory=10, shedding="hazard", group=("history",))]
     for spec in specs:
         join = ShardJoin(spec)
         join.push(batch.iloc[: n // 2])

@@ -23,7 +23,10 @@ far, not the future). ``group="history"`` groups each tuple by that observation:
 what a later tuple may still need: per side, the tuples whose observation is not known yet and
 each key's observation known last. The batch simulator gives it the whole stream as one run
 (:func:`history_groups`); the streaming join gives it each micro-batch's released time steps and
-keeps the carried arrays in its checkpoint, so both give every tuple the same group. Each tuple's
+keeps the carried arrays in its checkpoint, so both give every tuple the same group. A run is one
+compiled pass per side in time order (:func:`_side_pass`: each key's waiting tuples in a queue,
+each tuple's observation made once), after the keys are numbered: 0.17 us per tuple on the
+flights of January, where the sorts of a numpy formulation took 0.5-0.65. Each tuple's
 group uses only arrivals before its own time, so the policy stays online (a test scrambles the
 stream after a time and checks the groups before it). The carried state holds one observation per
 key seen on a side (as the online estimator holds a count per key) and the tuples of the last
@@ -36,6 +39,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from shedding.jit import njit
 from shedding.model import Workload
 from shedding.online.bound import ages_within
 from shedding.online.snapshot import Snapshot
@@ -45,20 +49,6 @@ from shedding.timerange import RANGE_LIMIT
 HISTORY = "history"
 #: the slices of a side's partner ages the first partner age is put in
 SLICES = 16
-
-
-def _nearest(key: np.ndarray, marked: np.ndarray, after: bool) -> np.ndarray:
-    """Per event in (key, time, kind) order: the index of the nearest ``marked`` event with the same
-    key at or after it (``after``) or at or before it, else -1."""
-    n = len(key)
-    idx = np.where(marked, np.arange(n), n if after else -1)
-    near = np.minimum.accumulate(idx[::-1])[::-1] if after else np.maximum.accumulate(idx)
-    found = (near >= 0) & (near < n)
-    same = np.zeros(n, dtype=bool)
-    same[found] = key[near[found]] == key[found]
-    return np.where(same, near, -1)
-
-
 #: the carried arrays of a side: the tuples not known yet (key, arrival), and per key the
 #: observation known last (key, the time it became known, the arrival of its tuple, its group)
 _PENDING, _SEEN = ("key", "arrival"), ("key", "known", "arrival", "group")
@@ -66,44 +56,77 @@ _PENDING, _SEEN = ("key", "arrival"), ("key", "known", "arrival", "group")
 _ODD = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _observed(key: np.ndarray, time: np.ndarray, first: int, last: int, other_key: np.ndarray,
-              other_time: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per tuple (``key``, arrival ``time``): the group its observation gives (1, or 2 + slice) and
-    the time it becomes known, from the other side's arrivals ``other_*`` after the tuple's
-    earlier runs (a first partner at u is known at u, none at ``time + last + 1``)."""
-    n = len(key)
-    keys = np.concatenate([key, other_key])
-    times = np.concatenate([time + first, other_time])
-    kind = np.r_[np.zeros(n, np.int8), np.ones(len(other_key), np.int8)]
-    order = np.lexsort((kind, times, keys))
-    hit = _nearest(keys[order], kind[order] == 1, after=True)
-    partner = np.full(len(keys), -1)
-    partner[order] = np.where(hit >= 0, order[np.maximum(hit, 0)], -1)
-    u = np.where(partner[:n] >= 0, times[np.maximum(partner[:n], 0)], time + last + 1)
-    met = u <= time + last
-    span, age = last - first + 1, np.where(met, u - time - first, 0)
-    if span < RANGE_LIMIT // SLICES:  # age * SLICES stays within 64 bits
-        slot = age * SLICES // span
-    else:
-        slot = np.minimum((age / span * SLICES).astype(np.int64), SLICES - 1)
-    return np.where(met, 2 + slot, 1), np.where(met, u, time + last + 1)
+@njit(_nrt=False)
+def _resolve(i, known, group, times, keys, done, seen_known, seen_arrival, seen_group):
+    """Tuple ``i``'s observation (known at ``known``, group ``group``) made: its key's observation
+    known last becomes it if it is later (by known time, then arrival)."""
+    done[i] = True
+    k = keys[i]
+    if seen_group[k] < 0 or known > seen_known[k] or (known == seen_known[k] and times[i] > seen_arrival[k]):
+        seen_known[k], seen_arrival[k], seen_group[k] = known, times[i], group
 
 
-def _latest(key: np.ndarray, known: np.ndarray, arrival: np.ndarray, before: np.ndarray, time: np.ndarray
-            ) -> np.ndarray:
-    """Per arrival (``before``, at ``time``): the index of the observation (``key``, ``known``,
-    ``arrival``) of its key known last strictly before ``time`` (at equal times, the later
-    arrival's), else -1."""
-    n = len(before)
-    keys = np.concatenate([before, key])
-    times = np.concatenate([time, known])
-    kind = np.r_[np.zeros(n, np.int8), np.ones(len(key), np.int8)]
-    arrivals = np.concatenate([time, arrival])
-    order = np.lexsort((arrivals, kind, times, keys))
-    seen = _nearest(keys[order], kind[order] == 1, after=False)
-    found = np.full(len(keys), -1)
-    found[order] = np.where(seen >= 0, order[np.maximum(seen, 0)] - n, -1)
-    return found[:n]
+@njit(_nrt=False)
+def _side_pass(times, keys, carried, other_time, other_key, first, last, slices, horizon, out, done, head, tail,
+               nxt, seen_known, seen_arrival, seen_group):
+    """One side's groups over a run, in time order (the module's rule): ``times``/``keys`` the
+    side's tuples not known yet (the first ``carried``, from earlier runs) then the run's own, in
+    arrival order; ``other_*`` the other side's arrivals of the run; keys are dense ids, and
+    ``seen_*`` each key's observation known last (group -1: none). Writes the run's own groups to
+    ``out`` and marks in ``done`` the tuples whose observation is known by ``horizon``.
+
+    Per step t: the observations known before t are made (a tuple whose last partner age has
+    passed: no partner), the side's tuples of t take their key's latest, then each arrival of
+    the other side makes the observation of every waiting tuple of its key it is a first partner
+    of (kept per key in arrival order: those past their ages leave first, then those whose ages
+    have begun); the side's tuples of t then wait."""
+    n, m = times.shape[0], other_time.shape[0]
+    span = last - first + 1
+    wide = span >= RANGE_LIMIT // slices  # age * slices would leave 64 bits
+    for i in range(carried):  # the carried tuples wait, in arrival order
+        k = keys[i]
+        if head[k] < 0:
+            head[k] = i
+        else:
+            nxt[tail[k]] = i
+        tail[k] = i
+    own, j, d = carried, 0, 0
+    while own < n or j < m:
+        t = times[own] if own < n else other_time[j]
+        if j < m and other_time[j] < t:
+            t = other_time[j]
+        while d < own and times[d] + last + 1 < t:  # no partner, known before t
+            if not done[d]:
+                _resolve(d, times[d] + last + 1, 1, times, keys, done, seen_known, seen_arrival, seen_group)
+            d += 1
+        start = own
+        while own < n and times[own] == t:
+            out[own - carried] = max(seen_group[keys[own]], 0)
+            own += 1
+        while j < m and other_time[j] == t:
+            k = other_key[j]
+            i = head[k]
+            while i >= 0 and (done[i] or times[i] + last < t):
+                if not done[i]:
+                    _resolve(i, times[i] + last + 1, 1, times, keys, done, seen_known, seen_arrival, seen_group)
+                i = nxt[i]
+            while i >= 0 and times[i] + first <= t:
+                age = t - times[i] - first
+                slot = min(int(age / span * slices), slices - 1) if wide else age * slices // span
+                _resolve(i, t, 2 + slot, times, keys, done, seen_known, seen_arrival, seen_group)
+                i = nxt[i]
+            head[k] = i
+            j += 1
+        for i in range(start, own):  # the side's tuples of t wait for a partner
+            k = keys[i]
+            if head[k] < 0:
+                head[k] = i
+            else:
+                nxt[tail[k]] = i
+            tail[k] = i
+    for i in range(d, n):  # no partner, known by the horizon
+        if not done[i] and times[i] + last + 1 <= horizon:
+            _resolve(i, times[i] + last + 1, 1, times, keys, done, seen_known, seen_arrival, seen_group)
 
 
 class KeyHistory:
@@ -135,26 +158,23 @@ class KeyHistory:
         first, last = self.ages[s]
         if first > last:
             return np.zeros(len(key), dtype=np.int64)
-        # the tuples not known yet, then the run's own: their observations from the run's other side
         pend_key, pend_time = self.pending[s]
-        keys, times = np.concatenate([pend_key, key]), np.concatenate([pend_time, time])
-        group, known = _observed(keys, times, first, last, other_key, other_time)
-        # the observations a tuple may take: each key's carried one, then those made in the run
         seen_key, seen_known, seen_arrival, seen_group = self.seen[s]
-        obs_key, obs_known = np.concatenate([seen_key, keys]), np.concatenate([seen_known, known])
-        obs_arrival, obs_group = np.concatenate([seen_arrival, times]), np.concatenate([seen_group, group])
-        found = _latest(obs_key, obs_known, obs_arrival, key, time)
-        out = np.where(found >= 0, obs_group[np.maximum(found, 0)], 0)
-        # carried to the next run: the tuples not known by the horizon (no partner came, and one
-        # may still come, or its absence is known only after the horizon), so that a later tuple
-        # at horizon + 1 does not take an observation known then; and each key's observation
-        # known last
-        open_ = known > horizon
-        self.pending[s] = (keys[open_], times[open_])
-        done = np.flatnonzero(np.r_[np.ones(len(seen_key), bool), ~open_])
-        done = done[np.lexsort((obs_arrival[done], obs_known[done], obs_key[done]))]
-        done = done[np.r_[obs_key[done][1:] != obs_key[done][:-1], True]] if len(done) else done
-        self.seen[s] = tuple(a[done] for a in (obs_key, obs_known, obs_arrival, obs_group))
+        keys = np.concatenate([pend_key, key])
+        uniq, ids = np.unique(np.concatenate([keys, other_key, seen_key]), return_inverse=True)
+        ids = ids.astype(np.int64)
+        own, other, seen = ids[:len(keys)], ids[len(keys):len(keys) + len(other_key)], ids[len(keys) + len(other_key):]
+        k = len(uniq)
+        known, arrival, group = np.zeros(k, np.int64), np.zeros(k, np.int64), np.full(k, -1, np.int64)
+        known[seen], arrival[seen], group[seen] = seen_known, seen_arrival, seen_group
+        times = np.concatenate([pend_time, time]).astype(np.int64)
+        out, done = np.zeros(len(key), np.int64), np.zeros(len(keys), np.bool_)
+        _side_pass(times, own, len(pend_key), other_time.astype(np.int64), other, first, last, SLICES, horizon, out,
+                   done, np.full(k, -1, np.int64), np.full(k, -1, np.int64), np.full(len(keys), -1, np.int64),
+                   known, arrival, group)
+        self.pending[s] = (keys[~done], times[~done])
+        has = np.flatnonzero(group >= 0)
+        self.seen[s] = (uniq[has], known[has], arrival[has], group[has])
         return out
 
     def snapshot(self) -> Snapshot:
