@@ -25,8 +25,8 @@ each key's observation known last. The batch simulator gives it the whole stream
 (:func:`history_groups`); the streaming join gives it each micro-batch's released time steps and
 keeps the carried arrays in its checkpoint, so both give every tuple the same group. A run is one
 compiled pass per side in time order (:func:`_side_pass`: each key's waiting tuples in a queue,
-each tuple's observation made once), after the keys of both sides are numbered once: 0.17 us per tuple on the
-flights of January, where the sorts of a numpy formulation took 0.5-0.65. Each tuple's
+each tuple's observation made once), after the keys of both sides are numbered once: 0.17-0.20 us
+per tuple on the flights of January, where the sorts of a numpy formulation took 0.5-0.65. Each tuple's
 group uses only arrivals before its own time, so the policy stays online (a test scrambles the
 stream after a time and checks the groups before it). The carried state holds one observation per
 key seen on a side (as the online estimator holds a count per key) and the tuples of the last
