@@ -1,5 +1,6 @@
 """Exactly once under kill -9: ``shed stream-join`` killed mid-stream and started again with the same
-command writes exactly the pairs and metrics totals of an uninterrupted run (the simulator's), or with
+command writes exactly the pairs and metrics totals of an uninterrupted run (the simulator's: HAZARD
+by the key's history, whose learner and history are in the checkpointed state), or with
 P = 2 shards sharing one budget, those of the shards fed the micro-batches the checkpoint records
 (:mod:`shedding.streaming.recorded`); a SIGTERM stops it cleanly."""
 
@@ -28,11 +29,11 @@ RANGE = "0,40"  # an S tuple up to 40 steps after its R tuple
 RANGE_M = 20  # all of it R's (S is never stored), below the 40 R tuples the range holds: some are shed
 
 
-def command(base: Path, shards: int = 1, files: int = FILES, extent: tuple[str, ...] = ("--window", str(W))
-            ) -> list[str]:
+def command(base: Path, shards: int = 1, files: int = FILES, extent: tuple[str, ...] = ("--window", str(W)),
+            policy: tuple[str, ...] = ("--shedding", "prob")) -> list[str]:
     return [sys.executable, "-m", "shedding.cli", "stream-join", "--r", "zipf:1:40", "--s", "zipf:1:40",
             "--length", "1600", "--files", str(files), *extent, "--memory", str(M),
-            "--shedding", "prob", "--max-files-per-trigger", "1", "--out", str(base / "out"),
+            *policy, "--max-files-per-trigger", "1", "--out", str(base / "out"),
             "--master", "local[2]", "--shards", str(shards), "--json"]
 
 
@@ -88,19 +89,25 @@ def commits(base: Path) -> int:
     return len([p for p in folder.iterdir() if p.name.isdigit()]) if folder.exists() else 0
 
 
+#: the policy of the one-shard run killed: HAZARD by the key's history, whose learner and history
+#: live in the checkpointed state
+HISTORY = ("--shedding", "hazard", "--group", "history")
+
+
 @pytest.mark.spark
 @pytest.mark.parametrize("shards", [1, 2])
 def test_kill_9_mid_stream_then_restart_loses_and_duplicates_nothing(tmp_path, shards):
-    done = kill_after_commits(tmp_path, start(tmp_path, shards))
+    policy = HISTORY if shards == 1 else ("--shedding", "prob")
+    done = kill_after_commits(tmp_path, start(tmp_path, args=command(tmp_path, shards, policy=policy)))
     assert 3 <= done < FILES, done
-    again = subprocess.run(command(tmp_path, shards), capture_output=True, text=True, timeout=900)
+    again = subprocess.run(command(tmp_path, shards, policy=policy), capture_output=True, text=True, timeout=900)
     assert again.returncode == 0, again.stderr[-2000:]
     if shards > 1:  # one budget re-divided every batch: the pairs of the batches the query ran
         assert_recorded_batches_written(tmp_path, shards)
         return
 
     wl = zipf_workload(1.0, 40, 1600, seed=0, correlation="independent", window=W, warmup=0)
-    ref = simulate(wl, "prob", M, estimator="online", pairs=True)
+    ref = simulate(wl, "hazard", M, estimator="online", group="history", pairs=True)
     expected = sorted(zip(wl.key[ref.pairs[:, 0]], wl.time[ref.pairs[:, 0]], wl.time[ref.pairs[:, 1]]))
     pairs = read_table(tmp_path / "out", PAIRS)
     assert sorted(zip(pairs["key"], pairs["r_time"], pairs["s_time"])) == expected  # none lost, none twice
@@ -169,7 +176,7 @@ def test_a_signal_stops_after_a_committed_batch_with_exit_0_and_the_same_command
                            timeout=900)
     assert again.returncode == 0, again.stderr[-2000:]
     wl = zipf_workload(1.0, 40, 1600, seed=0, correlation="independent", window=W, warmup=0)
-    ref = simulate(wl, "prob", M, estimator="online", pairs=True)
+    ref = simulate(wl, "hazard", M, estimator="online", group="history", pairs=True)
     pairs = read_table(tmp_path / "out", PAIRS)
     assert sorted(zip(pairs["key"], pairs["r_time"], pairs["s_time"])) == \
         sorted(zip(wl.key[ref.pairs[:, 0]], wl.time[ref.pairs[:, 0]], wl.time[ref.pairs[:, 1]]))
