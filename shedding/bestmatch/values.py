@@ -124,9 +124,13 @@ def scale_columns(columns: Sequence[tuple[str, Sequence[Sequence[object]]]], eps
         for k, rel in enumerate(decimals[i]):
             for j, x in enumerate(rel):
                 v = int(x * factor)
+                if abs(v) >= LIMIT and abs(int(x)) >= LIMIT:
+                    raise ShedError(f"{{param}} row {j + 1}, attribute {name!r}: {x} is beyond +-2^61, more than exact "
+                                    "64-bit arithmetic holds; divide the column by a power of ten", param=_REL[k])
                 if abs(v) >= LIMIT:
-                    raise ShedError(f"{{param}} row {j + 1}, attribute {name!r}: {x} needs {places} decimal places at "
-                                    f"this magnitude, more than 64-bit integers hold; round the column", param=_REL[k])
+                    raise ShedError(f"{{param}} row {j + 1}, attribute {name!r}: {x} with {places} decimal places (the "
+                                    "most any value or eps of the attribute has) is more than 64-bit integers hold; "
+                                    "round the column to fewer places", param=_REL[k])
                 scaled[k][j, i] = v
         if eps is not None and eps_out is not None:  # eps_out is None exactly when eps is
             e = int(eps[i] * factor)
@@ -165,8 +169,8 @@ def from_frames(r, s, attrs: Sequence[str], eps_text: str | None) -> BestmatchIn
     for name, frame in (("R", r), ("S", s)):
         missing = [a for a in attrs if a not in frame.columns]
         if missing:
-            raise ShedError(f"unknown attribute {missing[0]!r} in {name}; its columns are "
-                            f"{', '.join(map(str, frame.columns))}")
+            raise ShedError(f"{{param}} names {missing[0]!r}, which {name} lacks; its columns are "
+                            f"{', '.join(map(str, frame.columns))}", param="attrs")
     eps = None if eps_text is None else parse_eps(eps_text, len(attrs))
     columns = [(a, [r[a].tolist(), s[a].tolist()]) for a in attrs]
     (rr, ss), eps_scaled, scales = scale_columns(columns, eps)

@@ -176,6 +176,8 @@ def parse_range(flag: str, text: str) -> tuple[int, int]:
 
     try:
         values = tuple(int(part) for part in text.replace(":", ",").split(","))
+        if len(values) != 2:
+            raise ValueError(text)
     except ValueError:
         raise ShedError(f"{flag} must be two integers LO,HI (LO <= s.time - r.time <= HI) such as 0,719, got "
                         f"{text!r}") from None
@@ -201,6 +203,8 @@ def parse_integers(flag: str, text: str, count: int | None = None) -> tuple[int,
     example = ",".join(["200"] * (count or 2))
     try:
         values = tuple(int(part) for part in text.replace(":", ",").split(","))
+        if len(values) != 2:
+            raise ValueError(text)
     except ValueError:
         raise ShedError(f"{flag} must be integers separated by commas such as {example}, got {text!r}") from None
     if count is not None and len(values) != count:

@@ -152,7 +152,8 @@ def check_group(v: Values) -> None:
     columns = payload_names(group_columns(v.group))  # history needs no payload
     if not columns:
         return
-    fix = ("give --group with --generator " + " or ".join(n for n, s in SOURCES.items() if s.payload)
+    fix = ("give --group history (the key's history needs no column), or --group with --generator "
+           + " or ".join(n for n, s in SOURCES.items() if s.payload)
            + ", or with a CSV or Parquet --workload or --r/--s file that has columns beside time and key")
     if generated(v):
         if not SOURCES[v.generator].payload:

@@ -86,8 +86,14 @@ def read_with_payload(path: str | os.PathLike, columns: Sequence[str],
         else:
             frame = pd.read_parquet(path)
             named = [n for n in frame.index.names if n is not None]
+            twice = [n for n in named if n in frame.columns]
+            if twice:
+                raise ShedError(f"{path} names the column {twice[0]!r} twice (its pandas index and a column); "
+                                "rename one, or write the file with index=False")
             if named:  # pandas' named index (set_index("time")) is a column of the file, as Spark reads it
                 frame = frame.reset_index(level=named)
+    except ShedError:
+        raise
     except pd.errors.EmptyDataError:
         raise ShedError(
             f"{path} is empty; it needs a header line with the columns {', '.join(columns)}"

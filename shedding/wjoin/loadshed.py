@@ -63,9 +63,10 @@ def fixed_split(memory: int, n: int, split: Sequence[int] | None = None) -> list
         return [m // n + (1 if i < m % n else 0) for i in range(n)]
     parts = [int(v) for v in split]
     if len(parts) != n:
-        raise ShedError(f"the memory split has {len(parts)} parts for {n} streams; give one per stream")
+        raise ShedError(f"{{param}} has {len(parts)} parts for {n} streams; give one per stream", param="memory_split")
     if min(parts) < 0 or sum(parts) != m:
-        raise ShedError(f"memory split {','.join(map(str, parts))} must be >= 0 and sum to the memory {m}")
+        raise ShedError(f"{{param}} {','.join(map(str, parts))} must be >= 0 and sum to the memory {m}",
+                        param="memory_split")
     return parts
 
 

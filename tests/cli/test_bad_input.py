@@ -131,6 +131,10 @@ CASES = {
         (["--generator", "flights", "--policy", "hazard", "--group", "air_time"], "--group"),  # was accepted
         (["--generator", "flights", "--policy", "hazard", "--group", "flight_row"], "--group"),  # was accepted
         (["--generator", "age", "--policy", "hazard", "--group", "dest"], "--group needs"),
+        (["--policy", "hazard", "--group", "dest", "--length", "100", "--window", "10"],
+         "give --group history (the key's history needs no column)"),
+        (["--range", "3", "--length", "100"], "--range must be two integers LO,HI (LO <= s.time - r.time <= HI) such as "
+         "0,719, got '3'"),  # was "got (3,)"
         (["--tuning", "ratio=2"], "--tuning"),  # PROB and LIFE learn nothing
         (["--policy", "hazard", "--tuning", "ratio=0.5"], "--tuning"),
         (["--policy", "hazard", "--tuning", "gate=1"], "--tuning"),

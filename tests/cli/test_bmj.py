@@ -110,7 +110,7 @@ def test_literal_dominance_drops_ties(bmj, tmp_path):
 @pytest.mark.parametrize("args, words", [
     (["--attrs", "y1,y2", "--eps", "0.1,0.1", "--dominance", "strict"],
      "unknown --dominance 'strict'; choose from pareto, literal"),
-    (["--attrs", "y1,y9", "--eps", "0.1,0.1"], "unknown attribute 'y9' in R"),
+    (["--attrs", "y1,y9", "--eps", "0.1,0.1"], "--attrs names 'y9', which R lacks"),
     (["--attrs", "y1,y2", "--eps", "-0.1,0.1"], "negative distance"),
     (["--attrs", "y1,y2", "--eps", "0.1,x"], "--eps value 2: 'x' is not a number"),
     (["--attrs", "y1,y2", "--eps", "0.1"], "--eps has 1 value(s) but --attrs names 2"),
@@ -127,6 +127,10 @@ def test_bad_input_is_one_line_exit_2(bmj, files, args, words):
 
 def test_nan_value_is_one_line_exit_2(bmj, tmp_path, files):
     r, _ = files
+    huge = tmp_path / "huge.csv"
+    huge.write_text("y1,y2\n1e30,0.1\n")  # the value itself is past 2^61: no rounding helps
+    assert_error_line(bmj("--r", r, "--s", huge, "--attrs", "y1,y2", "--eps", "0.1,0.1"),
+                      "S row 1, attribute 'y1': 1E+30 is beyond +-2^61")
     s = tmp_path / "nan.csv"
     s.write_text("y1,y2\n0.1,0.2\n0.3,\n")
     assert_error_line(bmj("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.1,0.1"),

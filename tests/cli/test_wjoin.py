@@ -132,7 +132,7 @@ def test_out_writes_the_n_tuples(wjoin, files, tmp_path, name):
     (("--window", "2", "--windows", "A-B:1"), ("not both",)),
     (("--algorithm", "zw"), ("unknown --algorithm 'zw'",)),
     (("--memory", "4", "--policy", "best"), ("unknown policy",)),
-    (("--memory", "4", "--memory-split", "1,1"), ("2 parts for 3 streams",)),
+    (("--memory", "4", "--memory-split", "1,1"), ("--memory-split has 2 parts for 3 streams",)),
     (("--rates", "1,x,1"), ("--rates",)),
 ])
 def test_bad_input_is_one_line_and_exit_2(wjoin, args, words):

@@ -108,6 +108,9 @@ def test_a_parquet_files_named_index_is_one_of_its_columns(tmp_path):
         assert sorted(loaded.meta["payload"].columns) == ["category", "seller"], name
         res = simulate(loaded, "hazard", 30, estimator="online", group="category")
         assert res.outputs == expected.outputs and np.array_equal(res.schedule.left, expected.schedule.left), name
+    frame.set_index(frame["category"].rename("seller")).to_parquet(tmp_path / "twice.parquet")
+    with pytest.raises(ShedError, match="names the column 'seller' twice .its pandas index and a column.; rename one"):
+        load_workload(tmp_path / "twice.parquet", 60)  # a valid file, named so, not "cannot read"
 
 
 def test_rows_reordered_within_a_time_keep_their_groups(tmp_path):
