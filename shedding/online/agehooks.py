@@ -43,12 +43,12 @@ def insert(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edg
 
 
 @njit(_nrt=False, inline="always")
-def remove(node, hn, hprio, htree, sg, hsc, x, kind):
-    """Tuple x left memory."""
+def remove(node, hn, hprio, htree, sg, hsc, x, kind, walk):
+    """Tuple x left memory (``walk``: as for :func:`~shedding.online.hazardmemory.leave`)."""
     if kind == AGE:
         seg_unlink(hn, sg, node[x, N_SIDE], x)
         return
-    HM.leave(node, hn, hprio, htree, sg, hsc, x)
+    HM.leave(node, hn, hprio, htree, sg, hsc, x, walk)
 
 
 @njit(_nrt=False, inline="always")

@@ -241,11 +241,13 @@ def admit(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edge
 
 
 @njit(_nrt=False)
-def leave(node, hn, hprio, htree, sg, hsc, x):
-    """Tuple x left memory: out of the wheel and the tree."""
+def leave(node, hn, hprio, htree, sg, hsc, x, walk):
+    """Tuple x left memory: out of the wheel and the tree, or (``walk`` False) out of the wheel
+    only, when an arrival takes its node and its leaf at once (its :func:`admit` walks the path)."""
     if hn[x, HN_DUE] >= 0:
         seg_unlink(hn, sg, node[x, N_SIDE], x)
-    _leaf(node, hprio, htree, hsc, x, False)
+    if walk:
+        _leaf(node, hprio, htree, hsc, x, False)
 
 
 @njit(_nrt=False)

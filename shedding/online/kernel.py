@@ -509,9 +509,10 @@ def _insert(node, cls, cnt, fsc, tree, bag, free, sc, x_seq, x_time, x_key, x_si
 
 
 @njit(_nrt=False)
-def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged, split):
+def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged, split, walk=True):
     """Take node x out of memory (expiry or eviction) and free it (``aged``, ``split``: as for
-    :func:`process`)."""
+    :func:`process`; ``walk`` False: HAZARD's tree keeps x's leaf for the arrival that takes its
+    node next, :func:`process`)."""
     side = node[x, N_SIDE]
     k = node[x, N_KEY]
     gp, gn = node[x, N_GPREV], node[x, N_GNEXT]
@@ -549,20 +550,20 @@ def _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg
         if cp < 0:
             _leaf_update(node, cls, cnt, fsc, tree, sc, side, k, t, split)
     elif aged is not None and age_aware(rank):
-        A.remove(node, hn, hprio, htree, sg, hsc, x, rank)
+        A.remove(node, hn, hprio, htree, sg, hsc, x, rank, walk)
     free[sc[SC_FREETOP]] = x
     sc[SC_FREETOP] += 1
 
 
 @njit(_nrt=False)
 def _depart(node, cls, cnt, fsc, tree, bag, free, sc, x, left, admitted, dep, n_dep, t, hn, hprio, htree, sg,
-            hsc, aged, split):
-    """Record a departure (seq, left, admitted) and remove the node."""
+            hsc, aged, split, walk=True):
+    """Record a departure (seq, left, admitted) and remove the node (``walk``: as for :func:`_remove`)."""
     if dep.shape[0] > 0:
         dep[n_dep, 0] = node[x, N_SEQ]
         dep[n_dep, 1] = left
         dep[n_dep, 2] = admitted
-    _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged, split)
+    _remove(node, cls, cnt, fsc, tree, bag, free, sc, x, t, hn, hprio, htree, sg, hsc, aged, split, walk)
     return n_dep + 1
 
 
@@ -826,6 +827,16 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
                     dep[n_dep, 2] = 0
                 n_dep += 1
                 continue
+            # HAZARD: a victim of the arrival's own tree leaves first and the arrival takes its node
+            # (the free list is a stack) and its leaf, so one walk up the tree places the one and
+            # drops the other (the victim won every node on its path). The same memory, departures
+            # and order: the trees compare priorities and then the tie order, never node ids
+            handover = aged is not None and rank == HAZARD and v >= 0 and node[v, N_SIDE] == s_
+            if handover:
+                adm = 1 if node[v, N_TIME] < t else 0
+                n_dep = _depart(node, cls, cnt, fsc, tree, bag, free, sc, v, t, adm, dep, n_dep, t, hn, hprio, htree,
+                                sg, hsc, aged, split, False)
+                v = -1
             y = _insert(node, cls, cnt, fsc, tree, bag, free, sc, seq[x], t, key[x], s_, t, split)
             if aged is not None and kind == HAZARD:  # also while it ranks as PROB: a later refit ranks by it
                 hn[y, HN_GROUP] = group[x]
