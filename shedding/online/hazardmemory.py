@@ -256,15 +256,28 @@ def match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, ab, eg, th, 
     the other side's tuples of k are matched now, and take k's new beta, in the age bucket of the
     last step (``last``: the buckets move on at this step's admission). The key's FIFO (the
     kernel's key class) holds them in arrival order, and the unmatched ones are its youngest, so a
-    beta bin that did not move touches only those."""
+    beta bin that did not move touches only those. On a side ranked like PROB every tuple of k takes
+    k's new beta (the arrival's count raised it): a raise waits (stale) and, as such a side never
+    falls (:func:`falls_at`), never reaches the wheel, so only a fall or a tuple the wheel still
+    lists needs :func:`_settle` (a call with its arrays was a tenth of HAZARD's time)."""
     s = 1 - o
     q = hk[s, k, K_Q]
     key_bin(cnt, hf, hk, s, k)
     shaped = hsc[H_SHAPED0 + s]
-    every = hk[s, k, K_Q] != q or not shaped  # an unshaped side ranks by the count itself
     x = cls[s, k, C_TAIL]
+    if not shaped:
+        p = cnt[o, k] * hf[HF_FAC0 + o]  # its priority (:func:`prio`) in every state
+        while x >= 0:
+            if p < hprio[x] or hn[x, HN_DUE] >= 0:
+                _settle(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, x,
+                        bucket_at(ab, edges, last - node[x, N_TIME]))
+            else:
+                hn[x, HN_STALE] = 1 if p > hprio[x] else 0
+            x = node[x, N_CPREV]
+        return
+    every = hk[s, k, K_Q] != q
     while x >= 0:
-        if shaped and hn[x, HN_C] == 0:
+        if hn[x, HN_C] == 0:
             hn[x, HN_C] = 1
         elif not every:
             break
