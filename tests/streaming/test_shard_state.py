@@ -128,7 +128,7 @@ def test_the_state_is_a_compressed_arrow_stream_of_plain_data():
     batch = pa.ipc.open_stream(raw).read_next_batch()
     assert batch.num_rows == 1
     assert {"spec", "held", "resident", "op.state.node", "op.aged.hsc"} <= set(batch.schema.names)
-    assert batch.column("layout")[0].as_py() == STATE_LAYOUT == 10
+    assert batch.column("layout")[0].as_py() == STATE_LAYOUT == 11
     assert batch.column("format")[0].as_py() == "shedding.streaming.shard"
     assert batch.schema.field("op.state.node").metadata[b"shape"] == b"%d,9" % len(join.op._node)
     assert JoinSpec(**{k: tuple(v) if isinstance(v, list) else v
