@@ -67,6 +67,18 @@ def _resolve(i, known, group, times, keys, done, seen_known, seen_arrival, seen_
 
 
 @njit(_nrt=False)
+def _wait(i, keys, head, tail, nxt):
+    """Tuple ``i`` joins the end of its key's queue of waiting tuples (``head``/``tail`` per key,
+    ``nxt`` per tuple, -1 for none)."""
+    k = keys[i]
+    if head[k] < 0:
+        head[k] = i
+    else:
+        nxt[tail[k]] = i
+    tail[k] = i
+
+
+@njit(_nrt=False)
 def _side_pass(times, keys, carried, other_time, other_key, first, last, slices, horizon, out, done, head, tail,
                nxt, seen_known, seen_arrival, seen_group):
     """One side's groups over a run, in time order (the module's rule): ``times``/``keys`` the
@@ -84,12 +96,7 @@ def _side_pass(times, keys, carried, other_time, other_key, first, last, slices,
     span = last - first + 1
     wide = span >= RANGE_LIMIT // slices  # age * slices would leave 64 bits
     for i in range(carried):  # the carried tuples wait, in arrival order
-        k = keys[i]
-        if head[k] < 0:
-            head[k] = i
-        else:
-            nxt[tail[k]] = i
-        tail[k] = i
+        _wait(i, keys, head, tail, nxt)
     own, j, d = carried, 0, 0
     while own < n or j < m:
         t = times[own] if own < n else other_time[j]
@@ -118,12 +125,7 @@ def _side_pass(times, keys, carried, other_time, other_key, first, last, slices,
             head[k] = i
             j += 1
         for i in range(start, own):  # the side's tuples of t wait for a partner
-            k = keys[i]
-            if head[k] < 0:
-                head[k] = i
-            else:
-                nxt[tail[k]] = i
-            tail[k] = i
+            _wait(i, keys, head, tail, nxt)
     for i in range(d, n):  # no partner, known by the horizon
         if not done[i] and times[i] + last + 1 <= horizon:
             _resolve(i, times[i] + last + 1, 1, times, keys, done, seen_known, seen_arrival, seen_group)
