@@ -210,7 +210,7 @@ RULES = (
     Ignored(("--group",), lambda v: grouped(v.shedding),
             f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
     Holds(lambda v: _group_names(v.group) if v.group is not None else None),
-    Ignored(("--group",), lambda v: not synthetic(v) or not _payload_group(v.group), "names payload columns, and "
+    Ignored(("--group",), lambda v: not synthetic(v) or not _payload_group(v.group), "needs payload columns, and "
             "zipf:SKEW:DOMAIN sources have only time and key", "give folders of CSV or Parquet files with the group "
             "column, or --group history"),
     *tuning_rules(lambda v: [v.shedding], "--shedding"),  # AGE learns: a frequency table holds no age curve
