@@ -203,8 +203,6 @@ def parse_integers(flag: str, text: str, count: int | None = None) -> tuple[int,
     example = ",".join(["200"] * (count or 2))
     try:
         values = tuple(int(part) for part in text.replace(":", ",").split(","))
-        if len(values) != 2:
-            raise ValueError(text)
     except ValueError:
         raise ShedError(f"{flag} must be integers separated by commas such as {example}, got {text!r}") from None
     if count is not None and len(values) != count:

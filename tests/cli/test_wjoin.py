@@ -60,6 +60,10 @@ def test_shedding_rows_match_the_library_and_the_table_prints(wjoin, files):
         assert (row["outputs"], row["dropped"]) == shed_count(streams, spec, 9, row["policy"])
         assert row["exact"] == exact_count(streams, spec)
     assert rows[0]["outputs"] == shed_wjoin(streams, spec, 9, "prob").outputs
+    code, stdout, err = wjoin("--streams", ",".join(files), "--window", "4", "--memory", "9", "--memory-split", "2,3,4",
+                              "--policy", "prob", "--json")  # one part per stream, three here
+    assert code == 0, err
+    assert json.loads(stdout)["outputs"] == shed_wjoin(streams, spec, 9, "prob", memory_split=[2, 3, 4]).outputs
     code, stdout, err = wjoin("--streams", ",".join(files), "--windows", "a-b:4,b-c:2", "--memory", "9", "--policy",
                               "life", "--json")
     row = json.loads(stdout)
