@@ -149,7 +149,7 @@ class ShardJoin:
         self.op = new_operator(spec, shard, table)
         self.budget = shard_budgets(spec.limits, None, spec.shards)[shard]
         self.census = Census() if spec.shares_budget else None
-        self.history = KeyHistory(spec.bounds) if len(spec.group) > len(spec.payload_group) else None
+        self.history = KeyHistory(spec.bounds) if spec.by_history else None
         self._held = _empty(self._columns)
         self._resident = _empty(["seq", "time", "key", *self._carried, *self._payload, *self._extra])
         self._latest: list[int | None] = [None, None]  # latest time seen from R and from S
@@ -415,8 +415,7 @@ class ShardJoin:
         values: dict[str, Any] = {f.name: census[f.name] if census[f.name].ndim else census[f.name].item()
                                   for f in fields(Census) if f.name in census}
         join.census = Census(**values) if join.spec.shares_budget else None
-        join.history = None if len(join.spec.group) == len(join.spec.payload_group) else KeyHistory.restore(
-            join.spec.bounds, entries.within("history."))
+        join.history = KeyHistory.restore(join.spec.bounds, entries.within("history.")) if join.spec.by_history else None
         join._held, join._resident = (bytes_table(entries[name], name) for name in ("held", "resident"))
         known = {name: int(entries[name]) for name in ("latest.r", "latest.s", "heard.r", "heard.s", "since",
                                                         "released_until") if name in entries}

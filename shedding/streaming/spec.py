@@ -184,6 +184,11 @@ class JoinSpec:
         return payload_names(self.group)
 
     @property
+    def by_history(self) -> bool:
+        """Whether ``group`` holds the key's history (which each shard then keeps in its state)."""
+        return len(self.payload_group) < len(self.group)
+
+    @property
     def group_columns(self) -> list[str]:
         """The rows' group column (:data:`GROUP_VALUE`) when the join ranks by a payload group."""
         return [GROUP_VALUE] if self.payload_group else []
