@@ -29,7 +29,7 @@ from shedding.online.agelists import seg_push, seg_unlink
 from shedding.online.exposure import settle
 from shedding.online.hazard import shadow_account_all, shadow_add, shadow_close, shadow_ended, shadow_events
 from shedding.online.kinds import AGE, HAZARD, PROB
-from shedding.online.layout import F_TOT_R, N_SEQ, N_SIDE, N_TIME, P_VARIABLE, P_W, SC_GHEAD, SC_RANK
+from shedding.online.layout import F_TOT_R, N_SEQ, N_SIDE, N_TIME, P_HI, P_LO, P_VARIABLE, P_W, SC_GHEAD, SC_RANK
 
 
 @njit(_nrt=False, inline="always")
@@ -53,15 +53,17 @@ def remove(node, hn, hprio, htree, sg, hsc, x, kind, walk):
 
 @njit(_nrt=False, inline="always")
 def arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ab, ev, eg, th, memo, lens, o, k, t,
-            last, w, rank):
-    """An arrival of key k on side o at time t (after the estimator counted it): the shadow's
-    events; while HAZARD ranks by age (``rank``), the other side's tuples of k are matched
-    (:func:`~shedding.online.hazardmemory.match`)."""
+            last, w, young, end, rank):
+    """An arrival of key k on side o at time t (after the estimator counted it), a partner of the
+    other side's tuples of k aged ``young`` to ``end`` (their range, docs/semantics.md "Time
+    range"): the shadow's events; while HAZARD ranks by age (``rank``), the other side's tuples of
+    k it partners are matched (:func:`~shedding.online.hazardmemory.match`)."""
     if hsc[H_KNOWN] == 0:
-        shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w)
+        shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w, young, end)
     hk[o, k, K_LAST] = t
     if rank == HAZARD:
-        HM.match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, ab, eg, th, memo, lens, o, k, last)
+        HM.match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, ab, eg, th, memo, lens, o, k, last,
+                 t - young)
 
 
 @njit(_nrt=False, inline="always")
@@ -196,6 +198,6 @@ def rebuild(node, cnt, sc, hz, t, rank):
     every tuple's priority, the trees and the wheel."""
     if rank == HAZARD:
         HM.rebuild(node, cnt, hz.hn, hz.hprio, hz.htree, hz.hk, hz.sg, hz.hsc, hz.hf, hz.eg, hz.th, hz.memo,
-                   hz.lens, hz.edges, hz.ab, sc[SC_GHEAD], t)
+                   hz.lens, hz.edges, hz.ab, sc[SC_GHEAD], t, max(sc[P_LO], 1), max(-sc[P_HI], 1))
     else:
         AG.rebuild_segments(node, hz.hn, hz.sg, hz.hsc, hz.segedge, sc[SC_GHEAD], t)

@@ -158,11 +158,15 @@ def picked_group(hsc, s, code):
 
 
 @njit(_nrt=False)
-def shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w):
-    """An arrival of key k on side ``o`` at time t: an event for every shadow entry of the other
-    side with that key inside its window, in the cell of the entry's state before it, and a partner
-    kept by each of HAZARD's guard's virtual memories that holds it. The entries
-    come oldest first, so the bucket of their ages only goes down along the list."""
+def shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w, young, end):
+    """An arrival of key k on side ``o`` at time t: for every shadow entry of the other side with
+    that key that it partners, an event in the cell of the entry's state before it, and a partner
+    kept by each of HAZARD's guard's virtual memories that holds it; the entry is matched from then
+    on. It partners the entries aged ``young`` to ``end`` (their range, docs/semantics.md "Time
+    range": 1 to w - 1 on the window; under a range with lo > 0 an R tuple meets nothing before the
+    age lo, and an arrival then is no partner: counted as one, HAZARD learned partners that never
+    pair). The entries come oldest first, so the bucket of their ages only goes down along the
+    list."""
     s = 1 - o
     e = hk[s, k, K_SHEAD]
     hit = False
@@ -170,19 +174,20 @@ def shadow_events(sh, hk, hsc, hf, edges, ev, o, k, t, w):
     while e >= 0:
         age = t - sh[s, e, SH_TIME]
         if 1 <= age <= w - 1:
-            while j > 0 and edges[j] > age - 1:
-                j -= 1
             first = sh[s, e, SH_FIRST]
-            c = 1 if 1 <= first <= age - 1 else 0
-            for a in range(hsc[H_NCAND]):  # one count per candidate grouping, in its block of groups
-                ev[s, hsc[H_GOFF0 + a] + candidate_group(sh[s, e, SH_GROUP], a), c, j, sh[s, e, SH_Q]] += 1
-            hsc[H_EVENTS0 + s] += 1
-            for order in range(2):
-                if sh[s, e, SH_VM0 + order] >= 0:
-                    hf[HF_KEPT0 + 2 * s + order] += 1.0
-            if first < 0:
-                sh[s, e, SH_FIRST] = age
-            hit = True
+            if young <= age <= end:
+                while j > 0 and edges[j] > age - 1:
+                    j -= 1
+                c = 1 if 1 <= first <= age - 1 else 0
+                for a in range(hsc[H_NCAND]):  # one count per candidate grouping, in its block of groups
+                    ev[s, hsc[H_GOFF0 + a] + candidate_group(sh[s, e, SH_GROUP], a), c, j, sh[s, e, SH_Q]] += 1
+                hsc[H_EVENTS0 + s] += 1
+                for order in range(2):
+                    if sh[s, e, SH_VM0 + order] >= 0:
+                        hf[HF_KEPT0 + 2 * s + order] += 1.0
+                hit = True
+                if first < 0:
+                    sh[s, e, SH_FIRST] = age
         e = sh[s, e, SH_NEXT]
     if hit:
         hsc[H_DISTINCT0 + s] += 1

@@ -251,11 +251,13 @@ def leave(node, hn, hprio, htree, sg, hsc, x, walk):
 
 
 @njit(_nrt=False)
-def match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, ab, eg, th, memo, lens, o, k, last):
+def match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, ab, eg, th, memo, lens, o, k, last, born):
     """An arrival of key k on side o (after the estimator counted it), while HAZARD ranks by age:
-    the other side's tuples of k are matched now, and take k's new beta, in the age bucket of the
-    last step (``last``: the buckets move on at this step's admission). The key's FIFO (the
-    kernel's key class) holds them in arrival order, and the unmatched ones are its youngest, so a
+    the other side's tuples of k that arrived by the time ``born`` are matched now (it partners
+    them; the younger ones wait for their range to begin, lo > 0 for R), and all take k's new beta,
+    in the age bucket of the last step (``last``: the buckets move on at this step's admission).
+    The key's FIFO (the kernel's key class) holds them in arrival order, and the unmatched ones are
+    its youngest (a tuple older than a matched one met the same partner, in its range too), so a
     beta bin that did not move touches only those. On a side ranked like PROB every tuple of k takes
     k's new beta (the arrival's count raised it): a raise waits (stale) and, as such a side never
     falls (:func:`falls_at`), never reaches the wheel, so only a fall or a tuple the wheel still
@@ -277,7 +279,11 @@ def match(node, cls, cnt, hn, hprio, htree, hk, sg, hsc, hf, edges, ab, eg, th, 
         return
     every = hk[s, k, K_Q] != q
     while x >= 0:
-        if hn[x, HN_C] == 0:
+        if node[x, N_TIME] > born:  # too young to meet it
+            if not every:
+                x = node[x, N_CPREV]
+                continue
+        elif hn[x, HN_C] == 0:
             hn[x, HN_C] = 1
         elif not every:
             break
@@ -353,10 +359,12 @@ def loses(node, cnt, hn, hprio, hk, hsc, hf, eg, th, memo, lens, v, s, k, group,
 
 
 @njit
-def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, head, t):
-    """Re-sort the memory (the global list from ``head``) after a refit: every tuple's state, its
-    priority in the bucket of its age as its value in the trees, and the wheel of the times they
-    fall."""
+def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, edges, ab, head, t, young0, young1):
+    """Re-sort the memory (the global list from ``head``) after a refit: every tuple's state (matched
+    if its key's last arrival on the other side came when it was at least ``young0`` steps old for
+    R, ``young1`` for S: the youngest age its range meets a partner at, at least 1; an earlier
+    arrival of the key came younger still), its priority in the bucket of its age as its value in
+    the trees, and the wheel of the times they fall."""
     sg[:] = -1
     key_bins(cnt, hf, hk)
     hsc[H_WHEEL_NEXT] = INF
@@ -364,7 +372,8 @@ def rebuild(node, cnt, hn, hprio, htree, hk, sg, hsc, hf, eg, th, memo, lens, ed
     while x >= 0:
         s, k = node[x, N_SIDE], node[x, N_KEY]
         age = t - node[x, N_TIME]
-        hn[x, HN_C] = 1 if hsc[H_SHAPED0 + s] and hk[1 - s, k, K_LAST] > node[x, N_TIME] else 0
+        young = young0 if s == 0 else young1
+        hn[x, HN_C] = 1 if hsc[H_SHAPED0 + s] and hk[1 - s, k, K_LAST] >= node[x, N_TIME] + young else 0
         hn[x, HN_STALE] = 0
         hn[x, HN_BUCKET] = bucket_at(ab, edges, age)
         hprio[x] = tuple_prio(node, cnt, hn, hsc, hf, hk, eg, th, memo, lens, x, hn[x, HN_BUCKET])

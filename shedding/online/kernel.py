@@ -773,9 +773,11 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
             # the age-aware kinds: what the arrivals teach the sample and whom they match
             if aged is not None:
                 A.begin_step(sh, hk, hsc, edges, ab, ex, xc, vm, t, w)
-                for x in range(i, j):
+                for x in range(i, j):  # it partners the other side's tuples of ages young .. their range's end
+                    o = 1 - side[x]
                     A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ab, ev, eg, th, memo,
-                              lens, side[x], key[x], t, sc[SC_LAST_T], w, sc[SC_RANK])
+                              lens, side[x], key[x], t, sc[SC_LAST_T], w, young0 if o == 0 else young1,
+                              last_partner(sc, o, 0), sc[SC_RANK])
             # (2) expire what cannot meet a future arrival
             n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged,
                             split)

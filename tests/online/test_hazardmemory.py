@@ -2,7 +2,8 @@
 each memory tuple's value in the tree never exceeds its priority in its present state (in the
 bucket of its age) and equals it unless it rose since it was placed (marked stale, or in a later
 bucket than the one it was placed in), it is matched exactly when its key arrived on the other side
-after it, it waits in the wheel exactly at the first later age at which its priority falls below
+after it at an age its range meets (any age on the window; from lo on for R under a time range,
+from -hi on for S), it waits in the wheel exactly at the first later age at which its priority falls below
 its value (and nowhere when it never does), and each tree's root is the minimum of its side's
 memory by (value, time, side, sequence number). Together these make the checked victim the true
 minimum of the drop order (Das, Gehrke, Riedewald 2003, §2.1; docs/semantics.md)."""
@@ -16,7 +17,7 @@ from shedding.datasets import zipf_workload
 from shedding.datasets.age import age_workload
 from shedding.online import JoinOperator, OnlineEstimator
 from shedding.online import agedlayout as L, hazardmemory as H
-from shedding.online.agedlayout import H_LEAVES, H_SHAPED0, K_LAST
+from shedding.online.agedlayout import H_LEAVES, H_SHAPED0
 from shedding.online.tuning import HazardTuning
 from shedding.online.kinds import HAZARD
 from shedding.online.layout import N_GNEXT, N_KEY, N_SEQ, N_SIDE, N_TIME, SC_GHEAD, SC_RANK
@@ -45,8 +46,10 @@ def wheel_of(a, s: int) -> dict[int, int]:
     return listed
 
 
-def check(op: JoinOperator, t: int) -> int:
-    """Assert the invariants at time t; returns how many tuples were checked while ranking by age."""
+def check(op: JoinOperator, t: int, last: dict[tuple[int, int], int], young: tuple[int, int]) -> int:
+    """Assert the invariants at time t (``last``: each (side, key)'s latest arrival so far; ``young``:
+    the youngest age a partner meets an R, an S tuple at, at least 1); returns how many tuples were
+    checked while ranking by age."""
     if op._sc[SC_RANK] != HAZARD:
         return 0
     a, node = op._aged, op._node
@@ -57,7 +60,8 @@ def check(op: JoinOperator, t: int) -> int:
     for x in mem:
         s, k = int(node[x, N_SIDE]), int(node[x, N_KEY])
         j = min(int(np.searchsorted(edges, t - node[x, N_TIME], side="right")) - 1, nb - 1)
-        matched = bool(a.hsc[H_SHAPED0 + s]) and a.hk[1 - s, k, K_LAST] > node[x, N_TIME]
+        # a later arrival meets it from the age young on: the latest did if any did
+        matched = bool(a.hsc[H_SHAPED0 + s]) and last.get((1 - s, k), -1) >= node[x, N_TIME] + young[s]
         assert a.hn[x, L.HN_C] == matched
         true = H.tuple_prio(node, op._cnt, a.hn, a.hsc, a.hf, a.hk, a.eg, a.th, a.memo, a.lens, x, j)
         assert a.hprio[x] <= true
@@ -82,6 +86,7 @@ def check(op: JoinOperator, t: int) -> int:
     return len(mem)
 
 
+@pytest.mark.parametrize("bounds", [None, (5, 39), (-39, -5), (-12, 39)], ids=["window", "lo>0", "hi<0", "asymmetric"])
 @pytest.mark.parametrize("policy", ["hazard", "hazardv"])
 @pytest.mark.parametrize("make, memory, grouped", [
     (lambda: age_workload(length=900, window=60, lag_mean=20, lag_spread=5, background=0.25, skew=0.0,
@@ -90,13 +95,18 @@ def check(op: JoinOperator, t: int) -> int:
                           seed=4), 12, True),
     (lambda: zipf_workload(1.0, 30, 900, seed=5, window=40), 16, False),
 ], ids=["age-unique-keys", "age-colliding-keys-groups", "zipf"])
-def test_the_trees_and_priorities_hold_after_every_step(make, memory, grouped, policy):
+def test_the_trees_and_priorities_hold_after_every_step(make, memory, grouped, policy, bounds):
     wl = make()
-    op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(), tuning=EAGER)
+    op = JoinOperator(wl.window, memory, policy, warmup=wl.warmup, estimator=OnlineEstimator(), tuning=EAGER,
+                      range=bounds)
     group = np.arange(len(wl)) % 3 if grouped else None
+    young = (1, 1) if bounds is None else (max(bounds[0], 1), max(-bounds[1], 1))
+    side = wl.side if bounds is None or bounds[1] >= 0 else 1 - wl.side  # hi < 0: R tuples follow S's
     starts = np.flatnonzero(np.r_[True, wl.time[1:] != wl.time[:-1]])
-    checked = 0
+    checked, last = 0, {}
     for lo, hi in zip(starts, np.r_[starts[1:], len(wl)]):
-        op.feed(wl.side[lo:hi], wl.time[lo:hi], wl.key[lo:hi], None if group is None else group[lo:hi])
-        checked += check(op, int(wl.time[lo]))
+        op.feed(side[lo:hi], wl.time[lo:hi], wl.key[lo:hi], None if group is None else group[lo:hi])
+        ids = op._ids[np.searchsorted(op._keys, wl.key[lo:hi])]  # the kernel's class ids of the raw keys
+        last.update(((int(s), int(k)), int(wl.time[lo])) for s, k in zip(side[lo:hi], ids))
+        checked += check(op, int(wl.time[lo]), last, young)
     assert checked > 1000  # ranked by age for most of the stream, with a full memory
