@@ -271,6 +271,9 @@ def main() -> None:
     parser.add_argument("--tuning", type=parse_tuning, action="append", default=None,
                         help="HAZARD's learner, e.g. ratio=1.6,first=16 (cost: may be given more than once)")
     parser.add_argument("--repeats", type=int, default=5, help="cost: timed runs of each policy")
+    parser.add_argument("--range", type=lambda s: tuple(int(x) for x in s.split(",")), default=None,
+                        help="LO,HI: join every workload of the suite over this time range instead of its window "
+                             "(e.g. 100,399 on the generators' w = 400: an R tuple meets nothing before the age 100)")
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tunings = args.tuning or [HazardTuning()]
@@ -296,12 +299,15 @@ def main() -> None:
     only = tuple(args.only.split(",")) if args.only else None
     for label, make, memory, _ in cases(args.kind, args):
         label = dict(label, memory=memory, estimator=args.estimator, variable=args.variable)
+        if args.range:
+            label["range"] = list(args.range)
         if tunings[0] != HazardTuning():
             label["tuning"] = spec(tunings[0])
         key = json.dumps({"label": label})
         if key in done:
             continue
-        row = measure(make(), memory, label, args.estimator, args.variable, only=only, tuning=tunings[0])
+        wl = make() if not args.range else make().with_params(range=args.range)
+        row = measure(wl, memory, label, args.estimator, args.variable, only=only, tuning=tunings[0])
         row["label"] = label
         with args.out.open("a") as f:
             f.write(json.dumps(row) + "\n")
