@@ -51,6 +51,7 @@ import functools
 import hashlib
 import inspect
 import os
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -77,6 +78,10 @@ BUILD_ENV = "SHEDDING_ENGINES_OUT"
 STAMP = "STAMP"
 #: set to a file: every function of the package compiled at run time is appended to it by name
 LOG_ENV = "SHEDDING_JIT_LOG"
+#: set by the ``shed`` command (:func:`shedding.cli.group.main`): the first function of the package
+#: compiled at run time prints one line on a terminal's stderr (:func:`compile_notice`), so that a
+#: first run that compiles for minutes is not silent
+NOTICE_ENV = "SHEDDING_COMPILE_NOTICE"
 
 
 @functools.lru_cache(maxsize=1)
@@ -190,6 +195,39 @@ class _CompileLog(event.Listener):
 
 if os.environ.get(LOG_ENV):
     event.register("numba:compile", _CompileLog())
+
+
+def compile_notice() -> str:
+    """The one line printed when the package first compiles at run time: why, and how long."""
+    shipped = shipped_stamp()
+    if shipped is None:
+        why = "no engines were compiled ahead for this installation"
+    elif shipped != source_stamp():
+        why = ("the engines compiled ahead are for another version of the source (an edited checkout: "
+               "`make shedding/_engines/.built` compiles them again)")
+    else:
+        why = "the engines compiled ahead lack a signature this run needs"
+    return f"compiling the join engines for this machine, once (a minute or more; cached afterwards): {why}"
+
+
+class _CompileNotice(event.Listener):
+    """Prints :func:`compile_notice` on stderr, if it is a terminal, when the package first compiles."""
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def on_start(self, ev: event.Event) -> None:
+        if not self.shown and ev.data["dispatcher"].py_func.__module__.startswith("shedding."):
+            self.shown = True
+            if sys.stderr.isatty():
+                print(compile_notice(), file=sys.stderr, flush=True)
+
+    def on_end(self, ev: event.Event) -> None:
+        pass
+
+
+if os.environ.get(NOTICE_ENV):
+    event.register("numba:compile", _CompileNotice())
 
 
 def _per_type(dispatcher: Any) -> Any:

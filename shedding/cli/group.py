@@ -98,8 +98,10 @@ def _warning_line(message: Any, category: Any, *args: Any, **kwargs: Any) -> Non
 
 def main() -> None:
     """Entry point: runs the app; bad input ends with one line, ``error: ...``, and exit code 2."""
+    import os
     import warnings
 
+    os.environ.setdefault("SHEDDING_COMPILE_NOTICE", "1")  # shedding.jit.NOTICE_ENV, without importing numba
     shown = warnings.showwarning
     warnings.showwarning = _warning_line
     try:

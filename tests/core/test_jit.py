@@ -85,3 +85,50 @@ def test_constants_passed_from_compiled_code_compile_the_callee_once() -> None:
 
     assert caller(np.arange(3)) == 1 + 2 + 3
     assert len(helper.signatures) == 1  # not one per literal 0, 1 and the int64 expression
+
+
+@pytest.mark.parametrize("shipped, words", [(None, "no engines were compiled ahead"),
+                                            ("another", "make shedding/_engines/.built"),
+                                            ("same", "lack a signature")])
+def test_the_compile_notice_says_why_the_engines_compile(monkeypatch, shipped, words) -> None:
+    monkeypatch.setattr(jit, "shipped_stamp", lambda: jit.source_stamp() if shipped == "same" else shipped)
+    line = jit.compile_notice()
+    assert words in line and "once" in line and "\n" not in line
+
+
+_COMPILE = ("import numpy as np; from shedding.online.order import ties_before; "
+            "ties_before(np.float32(1), np.int8(0), np.int8(1), np.float32(2), np.int8(0), np.int8(2))")
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_a_run_that_compiles_says_so_once_on_a_terminal_only(tmp_path, terminal) -> None:
+    """A first run that compiles (an edited checkout, another Python) took minutes in silence. The
+    ``shed`` command sets the notice on; it prints on a terminal's stderr, never into a pipe."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), **{jit.NOTICE_ENV: "1"})
+    code = _COMPILE + "; ties_before(np.float32(1), np.int16(0), np.int16(1), np.float32(2), np.int16(0), np.int16(2))"
+    if not terminal:
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0 and done.stderr == ""
+        return
+    main, child = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=child)
+    os.close(child)
+    chunks = []
+    while True:
+        try:
+            data = os.read(main, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    assert proc.wait(timeout=300) == 0
+    os.close(main)
+    text = b"".join(chunks).decode()
+    assert text.count("compiling the join engines") == 1, text
