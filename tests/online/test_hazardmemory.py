@@ -106,7 +106,7 @@ def test_the_trees_and_priorities_hold_after_every_step(make, memory, grouped, p
     checked, last = 0, {}
     for lo, hi in zip(starts, np.r_[starts[1:], len(wl)]):
         op.feed(side[lo:hi], wl.time[lo:hi], wl.key[lo:hi], None if group is None else group[lo:hi])
-        ids = op._ids[np.searchsorted(op._keys, wl.key[lo:hi])]  # the kernel's class ids of the raw keys
+        ids = op._map_keys(wl.key[lo:hi])  # the kernel's class ids of the raw keys (all known once fed)
         last.update(((int(s), int(k)), int(wl.time[lo])) for s, k in zip(side[lo:hi], ids))
         checked += check(op, int(wl.time[lo]), last, young)
     assert checked > 1000  # ranked by age for most of the stream, with a full memory
