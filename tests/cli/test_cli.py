@@ -270,15 +270,22 @@ except SystemExit:
 
 
 def _cpu_seconds(code: str, *args: str) -> tuple[float, subprocess.CompletedProcess]:
-    """The CPU time of one ``python -c code ARGS`` (the least of two runs, as load on the machine
-    only adds to it)."""
-    best, proc = float("inf"), None
-    for _ in range(2):
-        started = resource.getrusage(resource.RUSAGE_CHILDREN)
-        proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60)
-        used = resource.getrusage(resource.RUSAGE_CHILDREN)
-        best = min(best, used.ru_utime + used.ru_stime - started.ru_utime - started.ru_stime)
-    return best, proc
+    """The CPU time of one ``python -c code ARGS``."""
+    started = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60)
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime - started.ru_utime - started.ru_stime, proc
+
+
+def _cpu_against_floor(code: str, *args: str, rounds: int = 3) -> tuple[float, float, subprocess.CompletedProcess]:
+    """The least CPU time of ``code`` and of the bare typer app, over rounds that alternate them:
+    load on the machine only adds to either, and alternating lets a busy moment slow both."""
+    floor, cpu, proc = float("inf"), float("inf"), None
+    for _ in range(rounds):
+        floor = min(floor, _cpu_seconds(TYPER_FLOOR)[0])
+        used, proc = _cpu_seconds(code, *args)
+        cpu = min(cpu, used)
+    return cpu, floor, proc
 
 
 @pytest.mark.slow  # a new interpreter per case
@@ -287,18 +294,18 @@ def _cpu_seconds(code: str, *args: str) -> tuple[float, subprocess.CompletedProc
                                   ["stream-join", "--help"], ["wjoin", "--help"], ["bmj", "--help"]])
 def test_help_is_quick_and_imports_nothing_heavy(args):
     """--help loads neither pandas, numba nor Spark (1.6-2.2 s before), and flags show no <bool>.
-    Its CPU time is measured against a bare typer app's --help on the same machine, in the same
-    test, so that a loaded machine does not fail it: shed's own modules may add 0.3 s at most
-    (about 0.1 s here; pandas alone takes 0.4 s)."""
+    Its CPU time is measured against a bare typer app's --help in alternating rounds of the same
+    test, so that a loaded machine does not fail it: shed's --help may take at most twice the bare
+    app's (1.4-1.6 times on a quiet machine, where rendering the larger commands' options adds
+    0.13-0.18 s; pandas alone would add 0.4 s, more than the bare app's 0.3 s)."""
     code = ("import sys\nfrom shedding.cli import main\nsys.argv = ['shed', *sys.argv[1:]]\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "heavy = [m for m in ('pandas', 'numpy', 'numba', 'pyspark', 'ortools', 'plotly') if m in sys.modules]\n"
             "print('HEAVY', heavy)")
-    floor, _ = _cpu_seconds(TYPER_FLOOR)
-    cpu, proc = _cpu_seconds(code, *args)
+    cpu, floor, proc = _cpu_against_floor(code, *args)
     assert proc.returncode == 0, proc.stderr
     assert "HEAVY []" in proc.stdout and "<bool>" not in proc.stdout
-    assert cpu < floor + 0.3, (cpu, floor)
+    assert cpu < 2 * floor, (cpu, floor)
 
 
 def test_first_policy_is_timed_without_loading_the_engine():
