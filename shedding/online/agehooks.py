@@ -29,7 +29,8 @@ from shedding.online.agelists import seg_push, seg_unlink
 from shedding.online.exposure import settle
 from shedding.online.hazard import shadow_account_all, shadow_add, shadow_close, shadow_ended, shadow_events
 from shedding.online.kinds import AGE, HAZARD, PROB
-from shedding.online.layout import F_TOT_R, N_SEQ, N_SIDE, N_TIME, P_HI, P_LO, P_VARIABLE, P_W, SC_GHEAD, SC_RANK
+from shedding.online.layout import F_TOT_R, N_SEQ, N_SIDE, N_TIME, P_VARIABLE, P_W, SC_GHEAD, SC_RANK
+from shedding.online.partners import partner_ages
 
 
 @njit(_nrt=False, inline="always")
@@ -198,6 +199,6 @@ def rebuild(node, cnt, sc, hz, t, rank):
     every tuple's priority, the trees and the wheel."""
     if rank == HAZARD:
         HM.rebuild(node, cnt, hz.hn, hz.hprio, hz.htree, hz.hk, hz.sg, hz.hsc, hz.hf, hz.eg, hz.th, hz.memo,
-                   hz.lens, hz.edges, hz.ab, sc[SC_GHEAD], t, max(sc[P_LO], 1), max(-sc[P_HI], 1))
+                   hz.lens, hz.edges, hz.ab, sc[SC_GHEAD], t, partner_ages(sc, 0)[0], partner_ages(sc, 1)[0])
     else:
         AG.rebuild_segments(node, hz.hn, hz.sg, hz.hsc, hz.segedge, sc[SC_GHEAD], t)

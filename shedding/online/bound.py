@@ -55,7 +55,8 @@ def partner_ages(wl: Workload, side: int) -> tuple[int, int]:
 
 
 def ages_within(bounds: tuple[int, int], side: int) -> tuple[int, int]:
-    """:func:`partner_ages` under the range ``bounds`` (lo, hi)."""
+    """:func:`partner_ages` under the range ``bounds`` (lo, hi): what the compiled join reads from
+    :func:`shedding.online.partners.partner_ages`, for a caller that holds the range as a pair."""
     lo, hi = bounds
     return (max(lo, 1), hi) if side == 0 else (max(-hi, 1), -lo)
 

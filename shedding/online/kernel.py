@@ -37,6 +37,7 @@ from shedding.online import agehooks as A, ageing as AG, hazardmemory as HM
 from shedding.online.agedlayout import H_WHEEL_NEXT, HF_FAC0, HN_GROUP
 from shedding.online.hazard import key_bins
 from shedding.online.order import ties_before
+from shedding.online.partners import first_partner, last_partner, partner_ages
 # the policy kinds (SURV and DUAL rank like PROB and LIFE, with float values; AGE and HAZARD by age)
 from shedding.online.kinds import (  # noqa: F401 (K.PROB, ...)
     AGE, DUAL, HAZARD, LIFE, PROB, RAND, SCHEDULE, SURV, is_age_aware, is_keyed, is_valued)
@@ -89,20 +90,6 @@ def batch_end(time, i):
     while j < time.shape[0] and time[j] == time[i]:
         j += 1
     return j
-
-
-@njit(_nrt=False)
-def first_partner(sc, side, time):
-    """The earliest arrival time of a partner of a tuple (side, time) under the time range
-    P_LO <= s.time - r.time <= P_HI (docs/semantics.md, "Time range")."""
-    return time + sc[P_LO] if side == 0 else time - sc[P_HI]
-
-
-@njit(_nrt=False)
-def last_partner(sc, side, time):
-    """The latest arrival time of a partner of a tuple (side, time): the tuple expires after the
-    join at that step (``time + w - 1`` for the symmetric window)."""
-    return time + sc[P_HI] if side == 0 else time - sc[P_LO]
 
 
 @njit(_nrt=False)
@@ -695,11 +682,11 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
     share_every = sc[P_SHARE_EVERY]
     want_pairs = pairs.shape[0] > 0
     same_ok = split is None or sc[P_LO] <= 0 <= sc[P_HI]  # arrivals of one step pair up
-    # a memory tuple of side o meets an arrival at t iff its time <= t - young[o]: with young <= 1
-    # all of memory does (the window); else the last steps' tuples wait for their range to begin
-    young0, young1 = sc[P_LO], -sc[P_HI]
+    # a memory tuple of side o meets an arrival at t iff its age is young[o] .. end[o]: with
+    # young 1 all of memory does (the window); else the last steps' tuples wait for their range
+    (young0, end0), (young1, end1) = partner_ages(sc, 0), partner_ages(sc, 1)
     # an arrival that meets no later arrival is never stored (R when hi <= 0, S when lo >= 0)
-    lone0, lone1 = last_partner(sc, 0, 0) <= 0, last_partner(sc, 1, 0) <= 0
+    lone0, lone1 = end0 <= 0, end1 <= 0
     n = time.shape[0]
     i, phase = pos[POS_I], pos[POS_PHASE]
     outputs, n_dep, n_share, n_pairs = pos[POS_OUT], pos[POS_DEP], pos[POS_SHARE], pos[POS_PAIRS]
@@ -777,7 +764,7 @@ def process(aged, split, st, hz, side, time, key, group, seq, draws, sched_left,
                     o = 1 - side[x]
                     A.arrival(node, cls, cnt, hn, hprio, htree, hk, sg, sh, hsc, hf, edges, ab, ev, eg, th, memo,
                               lens, side[x], key[x], t, sc[SC_LAST_T], w, young0 if o == 0 else young1,
-                              last_partner(sc, o, 0), sc[SC_RANK])
+                              end0 if o == 0 else end1, sc[SC_RANK])
             # (2) expire what cannot meet a future arrival
             n_dep = _expire(node, cls, cnt, fsc, tree, bag, free, sc, t, dep, n_dep, t, hn, hprio, htree, sg, hsc, aged,
                             split)
