@@ -24,7 +24,7 @@ from shedding.streaming.replay import run_shards
 from shedding.streaming.results import METRIC_TABLE, PAIRS, read_table
 from shedding.streaming.shard import END, JoinSpec, ShardJoin
 
-W, M, FILES = 50, 50, 16
+W, M, FILES = 50, 50, 8
 RANGE = "0,40"  # an S tuple up to 40 steps after its R tuple
 RANGE_M = 20  # all of it R's (S is never stored), below the 40 R tuples the range holds: some are shed
 
