@@ -134,7 +134,11 @@ def compare(
                         command=shlex.join(["shed", *sys.argv[1:]]),
                         **{k: v for k, v in inputs.items() if v is not None})
     results, suite_dict, complete = load_results(out_dir)
-    path = build_report(results, suite_dict, complete, out_dir / "report.html")
+    try:
+        path = build_report(results, suite_dict, complete, out_dir / "report.html")
+    except KeyboardInterrupt:  # every run is on disk by now: only the page is missing
+        raise ShedError(f"interrupted while writing the report; all {runs_in(results):,} runs are kept in "
+                        f"{out_dir}, write the page with: shed report {shlex.quote(str(out_dir))}") from None
     seconds = time.perf_counter() - started
     files = {"report": path, "results_parquet": out_dir / "results.parquet", "results_csv": out_dir / "results.csv",
              "suite_json": out_dir / "suite.json"}

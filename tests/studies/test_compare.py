@@ -170,6 +170,39 @@ def test_compare_json_follows_the_schema(spark, tmp_path, monkeypatch, capsys):
     assert Path(summary["report"]) == out / "report.html" and Path(summary["results_csv"]).is_file()
 
 
+def test_ctrl_c_while_the_page_is_written_says_how_to_write_it(spark, tmp_path, monkeypatch, capsys):
+    """Every run is on disk before the page is written: Ctrl-C then says so in one line, and the
+    command it names writes the page."""
+    import contextlib
+
+    import shedding.cli.group as cli
+    from shedding.studies import registry, runner
+
+    suite = tmp_path / "small.toml"
+    suite.write_text(SMALL)
+    out = tmp_path / "o u t"
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "spark_session", lambda master: contextlib.nullcontext(spark))
+    monkeypatch.setattr(registry, "build_report", interrupted)
+    monkeypatch.setattr(sys, "argv", ["shed", "compare", "--suite", str(suite), "--out", str(out)])
+    with pytest.raises(SystemExit) as done:
+        cli.main()
+    assert done.value.code == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    runs = len(suite_of(suite).runs())
+    assert lines == [f"error: interrupted while writing the report; all {runs:,} runs are kept in {out}, write the "
+                     f"page with: shed report '{out}'"]
+    assert not (out / "report.html").exists()
+    monkeypatch.undo()
+    proc = subprocess.run([sys.executable, "-m", "shedding.cli", "report", str(out)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "report.html").is_file()
+
+
 def test_unwritable_output_folder(small_suite, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
