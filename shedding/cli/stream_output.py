@@ -18,14 +18,15 @@ def run_job(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> d
     import threading
 
     from shedding.streaming.job import run
-    from shedding.streaming.results import observed, progress_line
+    from shedding.streaming.results import counted, observed, progress_line
 
     status = err.status("starting Spark...", spinner="dots") if err.is_terminal and bounded else None
 
     def progress(p: dict) -> None:
         if status is not None:
             rows = sum(src["numInputRows"] for src in p["sources"])
-            status.update(f"batch {p['batchId']}: {rows:,} rows in, {observed(p).get('outputs', 0):,} pairs out")
+            status.update(f"batch {p['batchId']}: {counted(rows, 'row')} in, "
+                          f"{counted(observed(p).get('outputs', 0), 'pair')} out")
         elif not bounded and not as_json and observed(p):  # a batch ran (not an idle trigger's report)
             err.print(progress_line(p), highlight=False, soft_wrap=True)
 
@@ -73,27 +74,33 @@ def run_job(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> d
 def title(spec: Any) -> str:
     """The summary's title: the policy, w, M (none has no memory bound: it holds what the window
     needs) and the shards."""
+    from shedding.streaming.results import counted
+
     bound = "no memory bound (the exact join)" if spec.shedding == "none" else f"M = {spec.memory}"
     extent = f"w = {spec.window}" if spec.range is None else f"range {spec.range[0]}..{spec.range[1]} steps"
     how = "" if spec.how == "inner" else f", {spec.how} outer"
-    return f"{escape(spec.shedding.upper())}: {extent}, {bound}, {spec.shards} shard(s){how}"
+    return f"{escape(spec.shedding.upper())}: {extent}, {bound}, {counted(spec.shards, 'shard')}{how}"
 
 
 def summary_rows(summary: dict, outer: bool) -> list[tuple[str, str]]:
     """The summary's rows (label, value); an outer join's rows for tuples without a pair, and how
     many of them are marked shed, only for an outer join."""
+    from shedding.streaming.results import counted
+
     g = summary.get
     unpaired = [("unpaired rows out", f"{g('unpaired', 0):,}"),
                 ("  of them shed (a partner may be lost)", f"{g('unpaired_shed', 0):,}")] if outer else []
     return [("micro-batches", f"{g('batches', 0):,}"), ("tuples in", f"{g('arrivals', 0):,}"),
             ("pairs out", f"{g('outputs', 0):,}"), *unpaired, ("tuples shed", f"{g('shed', 0):,}"),
             ("late tuples (dropped)", f"{g('late', 0):,}"), ("bad rows (skipped)", f"{g('bad', 0):,}"),
-            ("peak join memory", f"{g('peak_memory', 0):,} tuples"), ("peak held back", f"{g('peak_held', 0):,} tuples"),
-            ("peak state", f"{g('peak_state_bytes', 0):,} bytes")]
+            ("peak join memory", counted(g("peak_memory", 0), "tuple")),
+            ("peak held back", counted(g("peak_held", 0), "tuple")), ("peak state", counted(g("peak_state_bytes", 0), "byte"))]
 
 
 def print_summary(summary: dict, title: str, outer: bool = False) -> None:
     """Print the summary table (:func:`summary_rows`), the skipped files and where the output is."""
+    from shedding.streaming.results import counted
+
     g = summary.get
     table = Table(show_edge=False, show_header=False, title=title)
     table.add_column("", justify="left")
@@ -101,9 +108,11 @@ def print_summary(summary: dict, title: str, outer: bool = False) -> None:
     for label, value in summary_rows(summary, outer):
         table.add_row(label, value)
     out.print(table)
-    if g("skipped_files"):
-        out.print(f"{g('skipped_files'):,} file(s) skipped: they arrived named before files already read; name new "
-                  "files so that they sort after the ones before them (--strict stops at the first)", highlight=False)
+    skipped = int(g("skipped_files", 0))
+    if skipped:
+        out.print(f"{counted(skipped, 'file')} skipped: {'it' if skipped == 1 else 'they'} arrived named before files "
+                  "already read; name new files so that they sort after the ones before them (--strict stops at the "
+                  "first)", highlight=False)
     out.print(f"pairs:   {escape(summary['pairs'])}", highlight=False)
     out.print(f"metrics: {escape(summary['metrics'])}  ({summary['seconds']:.1f} s)", highlight=False)
     if "report" in summary:

@@ -27,7 +27,7 @@ from shedding.model import Workload
 from shedding.streaming.job import StreamJob
 from shedding.streaming.recorded import local_path, recorded_files
 from shedding.streaming.replay import run_shards
-from shedding.streaming.results import METRIC_TABLE, read_table
+from shedding.streaming.results import METRIC_TABLE, counted, read_table
 from shedding.streaming.shard import R, S, JoinSpec
 from shedding.streaming.sources import source_files
 from shedding.studies.page.figures import figure_html
@@ -145,7 +145,7 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
     spec = job.spec
     learner = f" (learner {spec.tuning})" if spec.tuning else ""
     extent = f"w = {spec.window}" if spec.range is None else f"range {spec.range[0]}..{spec.range[1]} steps"
-    setup = (f"{extent}, M = {spec.memory}, shedding {spec.shedding}{learner}, {spec.shards} shard(s), "
+    setup = (f"{extent}, M = {spec.memory}, shedding {spec.shedding}{learner}, {counted(spec.shards, 'shard')}, "
              f"estimator {job.estimator}, {summary['arrivals']:,} tuples in {summary['batches']} micro-batches "
              f"(trigger {job.trigger}, {job.max_files_per_trigger or 'all'} files per trigger); "
              f"R: {job.r.path}, S: {job.s.path}")

@@ -78,16 +78,23 @@ def skipped_in(progress) -> int:
     return sum((offset_of(o if isinstance(o, str) else json.dumps(o)) or {"skipped": 0})["skipped"] for o in offsets)
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless n is 1: "1 row", "2 rows"."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def progress_line(progress) -> str:
     """One line on a micro-batch for a running job: input rate, state, what was shed and late, and
     the files skipped for arriving out of name order (if any)."""
     o = observed(progress)
     rate = progress.get("processedRowsPerSecond") or 0.0
     skipped = skipped_in(progress)
-    return (f"batch {progress['batchId']}: {sum(src['numInputRows'] for src in progress['sources']):,} rows "
-            f"({rate:,.0f} rows/s), {o.get('outputs', 0):,} pairs"
+    rows = sum(src["numInputRows"] for src in progress["sources"])
+    return (f"batch {progress['batchId']}: {counted(rows, 'row')} ({rate:,.0f} rows/s), "
+            f"{counted(o.get('outputs', 0), 'pair')}"
             + (f", {o['unpaired']:,} unpaired ({o.get('unpaired_shed', 0):,} shed)" if o.get("unpaired") else "")
-            + f"; state {o.get('memory_r', 0) + o.get('memory_s', 0):,} "
-            f"tuples ({o.get('state_bytes', 0):,} bytes), held {o.get('held', 0):,}, shed {o.get('shed', 0):,}, "
+            + f"; state {counted(o.get('memory_r', 0) + o.get('memory_s', 0), 'tuple')} "
+            f"({counted(o.get('state_bytes', 0), 'byte')}), held {o.get('held', 0):,}, shed {o.get('shed', 0):,}, "
             f"late {o.get('late', 0):,}, bad {o.get('bad', 0):,}"
-            + (f"; {skipped:,} file(s) skipped: they arrived named before files already read" if skipped else ""))
+            + (f"; {counted(skipped, 'file')} skipped: {'it' if skipped == 1 else 'they'} arrived named before files "
+               "already read" if skipped else ""))

@@ -7,8 +7,8 @@ from shedding.streaming.shard import JoinSpec
 
 
 def test_the_title_of_none_says_it_has_no_memory_bound():
-    assert title(JoinSpec(300, 300, "none")) == "NONE: w = 300, no memory bound (the exact join), 1 shard(s)"
-    assert title(JoinSpec(300, 200, "prob", shards=2)) == "PROB: w = 300, M = 200, 2 shard(s)"
+    assert title(JoinSpec(300, 300, "none")) == "NONE: w = 300, no memory bound (the exact join), 1 shard"
+    assert title(JoinSpec(300, 200, "prob", shards=2)) == "PROB: w = 300, M = 200, 2 shards"
 
 
 def test_the_summary_counts_an_outer_joins_unpaired_rows_and_only_for_an_outer_join():
