@@ -99,7 +99,7 @@ def summary_rows(summary: dict, outer: bool) -> list[tuple[str, str]]:
 
 def print_summary(summary: dict, title: str, outer: bool = False) -> None:
     """Print the summary table (:func:`summary_rows`), the skipped files and where the output is."""
-    from shedding.streaming.results import counted
+    from shedding.streaming.results import skipped_sentence
 
     g = summary.get
     table = Table(show_edge=False, show_header=False, title=title)
@@ -110,9 +110,8 @@ def print_summary(summary: dict, title: str, outer: bool = False) -> None:
     out.print(table)
     skipped = int(g("skipped_files", 0))
     if skipped:
-        out.print(f"{counted(skipped, 'file')} skipped: {'it' if skipped == 1 else 'they'} arrived named before files "
-                  "already read; name new files so that they sort after the ones before them (--strict stops at the "
-                  "first)", highlight=False)
+        out.print(f"{skipped_sentence(skipped)}; name new files so that they sort after the ones before them "
+                  "(--strict stops at the first)", highlight=False)
     out.print(f"pairs:   {escape(summary['pairs'])}", highlight=False)
     out.print(f"metrics: {escape(summary['metrics'])}  ({summary['seconds']:.1f} s)", highlight=False)
     if "report" in summary:

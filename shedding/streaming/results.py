@@ -83,6 +83,12 @@ def counted(n: int, noun: str) -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
+def skipped_sentence(n: int) -> str:
+    """What ``n`` files skipped for arriving out of name order were: the progress line's and the
+    summary's words for them."""
+    return f"{counted(n, 'file')} skipped: {'it' if n == 1 else 'they'} arrived named before files already read"
+
+
 def progress_line(progress) -> str:
     """One line on a micro-batch for a running job: input rate, state, what was shed and late, and
     the files skipped for arriving out of name order (if any)."""
@@ -96,5 +102,4 @@ def progress_line(progress) -> str:
             + f"; state {counted(o.get('memory_r', 0) + o.get('memory_s', 0), 'tuple')} "
             f"({counted(o.get('state_bytes', 0), 'byte')}), held {o.get('held', 0):,}, shed {o.get('shed', 0):,}, "
             f"late {o.get('late', 0):,}, bad {o.get('bad', 0):,}"
-            + (f"; {counted(skipped, 'file')} skipped: {'it' if skipped == 1 else 'they'} arrived named before files "
-               "already read" if skipped else ""))
+            + (f"; {skipped_sentence(skipped)}" if skipped else ""))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shedding.cli.stream_output import summary_rows, title
+from shedding.cli.stream_output import print_summary, summary_rows, title
 from shedding.streaming.shard import JoinSpec
 
 
@@ -16,3 +16,13 @@ def test_the_summary_counts_an_outer_joins_unpaired_rows_and_only_for_an_outer_j
     rows = dict(summary_rows(totals, outer=True))
     assert rows["unpaired rows out"] == "25" and rows["  of them shed (a partner may be lost)"] == "7"
     assert not any("unpaired" in label for label, _ in summary_rows(totals, outer=False))
+
+
+def test_the_summary_words_the_skipped_files_as_the_progress_line_does(capsys):
+    base = {"pairs": "out/pairs", "metrics": "out/metrics", "seconds": 1.0}
+    for n, words in ((1, "1 file skipped: it arrived"), (3, "3 files skipped: they arrived")):
+        print_summary(base | {"skipped_files": n}, "PROB")
+        printed = " ".join(capsys.readouterr().out.split())
+        assert f"{words} named before files already read; name new files" in printed
+    print_summary(base, "PROB")
+    assert "arrived named before" not in capsys.readouterr().out
