@@ -221,25 +221,25 @@ def _check_signature(flag: str, path: Path) -> None:
 
 @dataclass(frozen=True)
 class Exists:
-    """Each of ``flags`` names an existing file (``folder=True``: folder) that can be read, and
-    is of the format its extension names; ``split``: a comma list of them; ``when`` limits the
-    check to the modes that read the path."""
+    """Each of ``flags`` names an existing file (``folder=True``: folder; None: either) that can
+    be read, and is of the format its extension names; ``split``: a comma list of them; ``when``
+    limits the check to the modes that read the path."""
 
     flags: tuple[str, ...]
-    folder: bool = False
+    folder: bool | None = False
     split: bool = False
     when: Test = field(default=lambda v: True)
 
     def check(self, v: Values) -> None:
         if not self.when(v):
             return
-        kind = "folder" if self.folder else "file"
+        kind = {True: "folder", False: "file", None: "folder or file"}[self.folder]
         for flag, path in _paths(v, self.flags, self.split):
             if not path.exists():
                 raise ShedError(f"{flag} {path}: {kind} not found; check the path")
-            if path.is_dir() != self.folder:
+            if self.folder is not None and path.is_dir() != self.folder:
                 raise ShedError(f"{flag} {path} is a {'file' if self.folder else 'folder'}; give the path of a {kind}")
-            if not self.folder:
+            if not path.is_dir():
                 _check_signature(flag, path)
 
     def naming(self, v: Values, message: str) -> str | None:

@@ -31,7 +31,7 @@ MAX_ALL_PAYLOAD = 100
 
 
 def zipf_source(flag: str, text: str) -> tuple[float, int] | None:
-    """``zipf:SKEW:DOMAIN`` as (skew, domain); None for a directory."""
+    """``zipf:SKEW:DOMAIN`` as (skew, domain); None for a folder or file."""
     if not text.strip().lower().startswith("zipf:"):
         return None
     parts = text.strip().split(":")
@@ -53,7 +53,7 @@ def check_sources(v: Values) -> None:
     """Both --r and --s are zipf:SKEW:DOMAIN of one domain, or both are directories."""
     r, s = zipf_source("--r", v.r), zipf_source("--s", v.s)
     if (r is None) != (s is None):
-        raise ShedError("give zipf:SKEW:DOMAIN for both --r and --s, or a directory for both")
+        raise ShedError("give zipf:SKEW:DOMAIN for both --r and --s, or a folder or file for both")
     if r is not None and s is not None and r[1] != s[1]:
         raise ShedError(f"--r {v.r} and --s {v.s} need the same domain (zipf:SKEW:DOMAIN); the skews may differ")
 
@@ -228,7 +228,7 @@ RULES = (
     Holds(bounded_for_report),
     Holds(check_places),
     Holds(check_apart),
-    Exists(("--r", "--s"), folder=True, when=lambda v: not synthetic(v)),
+    Exists(("--r", "--s"), folder=None, when=lambda v: not synthetic(v)),
     Creatable(("--out", "--checkpoint"), folder=True),
     Holds(check_cluster),
 )
@@ -291,8 +291,9 @@ def _check_group(names: tuple[str, ...], src_r: Any, src_s: Any) -> None:
 
 
 def stream_join(
-    r: str = typer.Option(..., "--r", help="Stream R: a directory of CSV or Parquet files with columns "
-                          "time,key[,payload...], or zipf:SKEW:DOMAIN for a synthetic stream."),
+    r: str = typer.Option(..., "--r", help="Stream R: a folder of CSV or Parquet files with columns "
+                          "time,key[,payload...] (read in name order as they arrive), one such file, or "
+                          "zipf:SKEW:DOMAIN for a synthetic stream."),
     s: str = typer.Option(..., "--s", help="Stream S, as --r."),
     out_dir: str = typer.Option(..., "--out", help="Output folder: pairs/ and metrics/ (Parquet, one batch=N "
                                 "folder per micro-batch). On a cluster: a folder every worker shares, "

@@ -85,15 +85,28 @@ class EndOfInput:
 CAUSE_CHARS = 600
 
 
+#: the line a Python traceback ends in (the first after its indented frames): the exception's
+#: type and message, without the SQL states Spark appends
+RAISED = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*): (.+?)(?: SQLSTATE: .*)?")
+
+
 def query_error(exc: Exception) -> ShedError:
     """A failed query as one line: our own ShedError from the handler if there is one, else the
     first line of Spark's message without its query ids, cut at a word (the cause, such as the
-    column and types of a file that does not match the schema, comes after the file's path)."""
+    column and types of a file that does not match the schema, comes after the file's path);
+    when that line only opens a Python worker's traceback, the exception the traceback ends in."""
     text = str(exc)
     m = re.search(r"ShedError: ([^\n]+)", text)
     if m:
         return ShedError(m.group(1).strip())
-    first = next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    first = lines[0] if lines else type(exc).__name__
+    if first.endswith("Traceback (most recent call last):"):
+        after = text.split("Traceback (most recent call last):", 1)[1].splitlines()[1:]
+        end = next((line for line in after if line.strip() and not line[0].isspace()), "")
+        raised = RAISED.fullmatch(end.strip())
+        if raised:
+            first = f"a Python worker raised {raised.group(1)}: {raised.group(2)}"
     first = re.sub(r"^\[STREAM_FAILED\] Query \[[^\]]*\] terminated with exception: ", "", first)
     if len(first) > CAUSE_CHARS:
         first = first[:CAUSE_CHARS].rsplit(" ", 1)[0] + " ..."

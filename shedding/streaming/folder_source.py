@@ -17,7 +17,8 @@ count it (``skipped``, summed over the run by
 query stops with an error naming the last file read. A micro-batch replayed after a crash reads
 the files then present between its two offsets' names: the same ones, unless a file arrived
 named between them in the meantime (the replay reads it, and it is not counted as skipped).
-Files whose names start with ``.`` or ``_`` are ignored, as Spark does.
+Files whose names start with ``.`` or ``_`` are ignored, as Spark does. A source may also be one
+file (a finished export): it is read as a folder that holds that file alone, in one micro-batch.
 
 Files are read with pyarrow by the rules of Spark's readers: a CSV file's first line is its header
 and its fields are taken by position as text (a row with fewer fields gets nulls, extra fields are
@@ -29,6 +30,7 @@ Spark's microseconds, truncated).
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import os
@@ -48,10 +50,18 @@ FORMAT = "shedding_folder"
 BATCH_ROWS = 100_000
 
 
+def folder_of(path: str | Path) -> str:
+    """The folder a source's files are in: ``path`` itself, or the folder of a one-file source."""
+    return os.path.dirname(os.path.abspath(path)) if os.path.isfile(path) else str(path)
+
+
 def file_names(folder: str | Path, fmt: str) -> list[str]:
     """The names of the files of format ``fmt`` in ``folder``, in name order (the order this source
-    takes them); names starting with ``.`` or ``_`` are left out, as Spark's sources do."""
+    takes them); names starting with ``.`` or ``_`` are left out, as Spark's sources do. A source
+    that is one file (``folder`` names a file) has that file alone, if it is of format ``fmt``."""
     exts = tuple(e for e, f in FORMATS.items() if f == fmt)
+    if os.path.isfile(folder):
+        return [os.path.basename(folder)] if str(folder).lower().endswith(exts) else []
     with os.scandir(folder) as entries:
         return sorted(e.name for e in entries if e.is_file() and not e.name.startswith((".", "_"))
                       and e.name.lower().endswith(exts))
@@ -104,7 +114,8 @@ def read_csv(path: str, columns: list[str]):
     import pyarrow as pa
     from pyarrow import csv as pacsv
 
-    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+    opener = gzip.open if path.lower().endswith(".gz") else open  # pyarrow decompresses by extension too
+    with opener(path, "rt", newline="", encoding="utf-8", errors="replace") as f:
         header = next(csv.reader(f), [])
     if not header:  # an empty file: no rows
         return pa.table({c: pa.array([], pa.string()) for c in columns})
@@ -122,7 +133,7 @@ def read_csv(path: str, columns: list[str]):
                                                                 strings_can_be_null=True))
     out = {}
     for i, name in enumerate(columns):
-        values = table.column(i) if i < width else pa.nulls(table.num_rows, pa.string())
+        values = table.column(i) if i < width else pa.chunked_array([pa.nulls(table.num_rows, pa.string())])
         extra = [row[i] if i < len(row) and row[i] != "" else None for row in odd]
         out[name] = pa.concat_arrays([*values.chunks, pa.array(extra, pa.string())]) if odd else values
     return pa.table(out) if out else table
@@ -178,7 +189,7 @@ class FolderReader(DataSourceStreamReader):
 
     def partitions(self, start: dict, end: dict) -> list[InputPartition]:
         names = batch_names(file_names(self.path, self.fmt), start, end)
-        paths = [os.path.join(self.path, n) for n in names]
+        paths = [os.path.join(folder_of(self.path), n) for n in names]
         return [InputPartition(list(part)) for part in grouped(paths, self.tasks)]
 
     def read(self, partition: InputPartition) -> Iterator:

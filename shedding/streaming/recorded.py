@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from shedding.errors import ShedError
-from shedding.streaming.folder_source import batch_names, file_names, initial_offset, offset_of
+from shedding.streaming.folder_source import batch_names, file_names, folder_of, initial_offset, offset_of
 
 #: the version line of the offset log this reader knows
 LOG_VERSION = "v1"
@@ -60,7 +60,7 @@ def recorded_files(spark_checkpoint: Path) -> dict[str, int] | None:
         for end in folder_offsets(offsets[batch]):
             start = before.get(end["path"], initial_offset(end["path"], end["fmt"]))
             for name in batch_names(file_names(end["path"], end["fmt"]), start, end):
-                batch_of.setdefault(local_path(str(Path(end["path"]) / name)), batch)
+                batch_of.setdefault(local_path(str(Path(folder_of(end["path"])) / name)), batch)
             before[end["path"]] = end
     return batch_of
 

@@ -1,7 +1,8 @@
 """The file sources of ``shed stream-join``: checked up front, and synthetic ones written out.
 
 Each stream is a directory of CSV or Parquet files (``time,key[,payload...]``) read as a stream
-in name order as files arrive (:mod:`~shedding.streaming.folder_source`). :func:`inspect_source` checks a directory
+in name order as files arrive, or one such file (:mod:`~shedding.streaming.folder_source`).
+:func:`inspect_source` checks a source
 before the query starts (it exists, holds files, has time and key columns with integers), so a
 wrong path or file is a one-line error, not a failed query; :func:`write_zipf_sources` writes the
 paper's synthetic workload (§4) as such directories.
@@ -92,9 +93,9 @@ def converted(col: str, kind: str) -> str:
 def source_files(path: Path, fmt: str) -> list[Path]:
     """The files of format ``fmt`` in a source directory, in the order the stream takes them: by
     name (:func:`~shedding.streaming.folder_source.file_names`)."""
-    from shedding.streaming.folder_source import file_names
+    from shedding.streaming.folder_source import file_names, folder_of
 
-    return [path / name for name in file_names(path, fmt)]
+    return [Path(folder_of(path)) / name for name in file_names(path, fmt)]
 
 
 def _majority(values: pd.Series, test: pd.Series) -> bool:
@@ -137,19 +138,22 @@ def _sample(path: Path, fmt: str) -> tuple[list[str], dict | None, pd.DataFrame 
 
 def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...] = ("key",),
                    time: str = "time", param: str = "r") -> StreamSource:
-    """Check one source directory up front and learn its columns, as Spark's file source will
-    read it: the first file in name order (:func:`source_files`) that has the ``time`` and
+    """Check one source (a folder, or one file) up front and learn its columns, as the stream
+    will read it: the first file in name order (:func:`source_files`) that has the ``time`` and
     ``keys`` columns fixes them (a file that cannot be read is skipped: Spark reads it
     permissively, its rows are bad rows; so is a CSV file of a header alone, whose columns have no
     values to tell their types). CSV column types come from a sample of that file (most
     values decide, :func:`_text_type`); integer keys stay integers, other keys join as text.
     ``param`` names the parameter that gave ``path`` in errors (``r`` or ``s``)."""
     if not path.exists():
-        raise ShedError(f"source directory not found: {path}; give the directory the {what} files arrive in")
-    if not path.is_dir():
-        raise ShedError(f"{path} is not a directory; {{param}} takes a directory of CSV or Parquet files", param=param)
+        raise ShedError(f"source not found: {path}; give the folder the {what} files arrive in, or one file")
+    named = {f for e, f in FORMATS.items() if path.name.lower().endswith(e)}
+    if not path.is_dir() and not named:
+        raise ShedError(f"{path} is neither a folder nor a {', '.join(FORMATS)} file; {{param}} takes a folder of "
+                        "CSV or Parquet files, or one such file", param=param)
     if fmt is None:
-        found = {f for e, f in FORMATS.items() for p in path.iterdir() if p.name.lower().endswith(e)}
+        found = named if not path.is_dir() else \
+            {f for e, f in FORMATS.items() for p in path.iterdir() if p.name.lower().endswith(e)}
         if len(found) != 1:
             raise ShedError(f"cannot tell the format of {path} ({'mixed files' if found else 'no .csv or .parquet files'}); "
                             "add {param} csv or parquet", param="fmt")
@@ -157,6 +161,8 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
     if fmt not in ("csv", "parquet"):
         raise ShedError(f"unknown {{param}} {fmt!r}; choose csv or parquet", param="fmt")
     files = source_files(path, fmt)
+    if not files and not path.is_dir():
+        raise ShedError(f"{path} is not a {fmt} file, as {{param}} says; give a file of that format", param="fmt")
     if not files:
         raise ShedError(f"no {fmt} files in {path} yet; the first file fixes the columns, so add one before starting")
     wanted = (time, *keys)
@@ -178,10 +184,16 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
         if empty:
             raise ShedError(f"{{param}} {path} holds no rows yet ({empty[0]} has only its header line); the first "
                             "file with rows fixes the columns' types, so add one before starting", param=param)
-        raise ShedError(f"no {what} file among the first {min(len(files), 20)} has the "
-                        f"{'{param} column(s) ' + ', '.join(keys) if timed else 'columns ' + ', '.join(wanted)} "
-                        f"({'; '.join(seen[:2]) or 'none could be read'}); sources need "
-                        f"{','.join(wanted)}[,payload...]", param="key" if timed else None)
+        count = min(len(files), 20)
+        if timed:  # the time column is there: the key's flag is the one to fix
+            where = f"no {what} file among the first {count} has" if path.is_dir() else f"{what} file {path} does not have"
+            lacking, flag = f"{{param}} column(s) {', '.join(keys)}", "key"
+        else:
+            where = f"{{param}} {path}: no file among the first {count} has" if path.is_dir() else \
+                f"{{param}} {path} does not have"
+            lacking, flag = f"columns {', '.join(wanted)}", param
+        raise ShedError(f"{where} the {lacking} ({'; '.join(seen[:2]) or 'none could be read'}); sources need "
+                        f"{','.join(wanted)}[,payload...]", param=flag)
     column = lower[time.lower()]
     if types is None:
         assert sample is not None, "a CSV file comes with its sample (_sample)"

@@ -36,6 +36,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     (root / "bs.csv").write_text("name,y1,y2,t\nc,0.1,0.2,0\nd,1.2,1.3,1\n")
     (root / "fine.csv").write_text("name,y1,y2,t\nA,0,0.1234567890123456789,0.12345678901234567890\n")
     (root / "bad.parquet").write_text("not parquet")
+    (root / "notes.txt").write_text("time,key\n0,1\n")
     (root / "folder").mkdir()
     (root / "src").mkdir()
     (root / "src" / "part-0.csv").write_text("time,key\n0,1\n")
@@ -263,7 +264,10 @@ CASES = {
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "none", "--estimator",
           "static"], "--estimator"),
         (["--r", "{root}/missing", "--s", "{src}", "--out", "{root}/o"], "--r"),
-        (["--r", "{r.csv}", "--s", "{src}", "--out", "{root}/o"], "--r"),
+        # one file per stream is a source too, but it must be a readable CSV or Parquet file with the columns
+        (["--r", "{bad.parquet}", "--s", "{src}", "--out", "{root}/o"], "--r"),
+        (["--r", "{notes.txt}", "--s", "{src}", "--out", "{root}/o"], "--r"),
+        (["--r", "{br.csv}", "--s", "{src}", "--out", "{root}/o"], "--r"),
         (["--r", "zipf:x", "--s", "zipf:1:10", "--out", "{root}/o"], "--r"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--trigger", "sometimes"], "--trigger"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--checkpoint", "{r.csv}"], "--checkpoint"),

@@ -170,6 +170,17 @@ def test_a_failed_query_keeps_the_cause_of_sparks_message() -> None:
     assert "word ...;" in long and len(long) < eoi.CAUSE_CHARS + 100
 
 
+def test_a_python_worker_s_traceback_gives_the_exception_it_ends_in() -> None:
+    text = ("[STREAM_FAILED] Query [id = 1, runId = 2] terminated with exception: [PYTHON_EXCEPTION] An exception "
+            "was thrown from the Python worker: Traceback (most recent call last):\n"
+            '  File "/x/folder_source.py", line 127, in read_csv\n    out[name] = values.chunks\n'
+            "pyarrow.lib.ArrowInvalid: CSV parse error: Expected 2 columns, got 3 SQLSTATE: 38000 SQLSTATE: XXKST\n"
+            "=== Streaming Query ===\n\tat org.apache.spark...")
+    assert str(eoi.query_error(RuntimeError(text))) == (
+        "the streaming query failed: a Python worker raised pyarrow.lib.ArrowInvalid: CSV parse error: Expected 2 "
+        "columns, got 3; the checkpoint is kept, fix the cause and rerun")
+
+
 def test_the_summary_s_ended_is_one_flag_over_the_shards(tmp_path: Path) -> None:
     """Every shard ends in the same micro-batch: the summary (and --json) says 1, not P."""
     import pandas as pd

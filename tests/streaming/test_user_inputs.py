@@ -20,12 +20,12 @@ from pyspark.sql.types import StringType, StructField, StructType
 from helpers import assert_one_line_error
 from shedding.errors import ShedError
 from shedding.streaming.event_time import TIME_LIMIT
-from shedding.streaming.folder_source import FolderReader, initial_offset, next_offset
+from shedding.streaming.folder_source import FolderReader, file_names, folder_of, initial_offset, next_offset, read_csv
 from shedding.streaming.job import StreamJob, run_on
 from shedding.streaming.paths import library_path
 from shedding.streaming.results import PAIRS, progress_line, read_table
 from shedding.streaming.shard import JoinSpec
-from shedding.streaming.sources import inspect_source
+from shedding.streaming.sources import inspect_source, source_files
 from shedding.streaming.spark_join import semantic_window_join
 
 FILES, ROWS = 6, 500
@@ -104,6 +104,50 @@ def test_a_file_named_before_one_already_read_is_counted_reported_and_refused_wh
         FolderReader(options | {"strict": "true"}, schema).latestOffset(first, ReadMaxFiles(1))
     assert_one_line_error(exc, "1 file(s) named before 'b.csv'", "arrived after it", "strict")
     assert next_offset(["a.csv", "b.csv", "c.csv"], later, None) == later
+
+
+@pytest.mark.spark
+def test_one_file_per_stream_gzip_csv_and_parquet_joins_as_pandas_merge(spark, tmp_path):
+    """A source may be one file (a finished export), read as a folder holding it alone; R is a
+    gzip-compressed CSV file (whose header the reader must decompress too), S a Parquet file, each
+    in a folder with other files the job must not read."""
+    whole = write_streams(tmp_path, lambda t: t, "parquet", lambda i: 1_000_000)
+    one = {n: whole[n].sort_values("time", kind="stable") for n in ("r", "s")}
+    one["r"].to_csv(tmp_path / "r" / "all.csv.gz", index=False)
+    one["s"].to_parquet(tmp_path / "s" / "all.parquet")
+    src = [inspect_source(tmp_path / n / f, None, f"stream {n}") for n, f in (("r", "all.csv.gz"), ("s", "all.parquet"))]
+    assert [s.fmt for s in src] == ["csv", "parquet"]
+    summary = run_on(spark, StreamJob(*src, tmp_path / "out", tmp_path / "ck", JoinSpec(300, 0, "none"),
+                                      max_files_per_trigger=1))
+    assert summary["batches"] == 1 and summary["arrivals"] == 2 * FILES * ROWS and summary["bad"] == 0
+    pairs = read_table(tmp_path / "out", PAIRS)
+    assert sorted(zip(pairs["key"], pairs["r_time"], pairs["s_time"])) == merged(whole, lambda t: t, 300)
+
+
+def test_a_one_file_source_lists_that_file_alone_and_refuses_other_formats(tmp_path):
+    (tmp_path / "a.csv").write_text("time,key\n0,1\n")
+    (tmp_path / "b.csv").write_text("time,key\n1,1\n")
+    assert file_names(tmp_path / "b.csv", "csv") == ["b.csv"] and file_names(tmp_path / "b.csv", "parquet") == []
+    assert folder_of(tmp_path / "b.csv") == str(tmp_path) and folder_of(tmp_path) == str(tmp_path)
+    assert source_files(tmp_path / "a.csv", "csv") == [tmp_path / "a.csv"]
+    (tmp_path / "notes.txt").write_text("time,key\n0,1\n")
+    with pytest.raises(ShedError) as exc:
+        inspect_source(tmp_path / "notes.txt", None, "stream R")
+    assert_one_line_error(exc, "notes.txt is neither a folder nor a .csv", "takes a folder", "or one such file")
+    with pytest.raises(ShedError) as exc:
+        inspect_source(tmp_path / "a.csv", "parquet", "stream R")
+    assert_one_line_error(exc, "a.csv is not a parquet file")
+    with pytest.raises(ShedError) as exc:
+        inspect_source(tmp_path / "gone.csv", None, "stream R")
+    assert_one_line_error(exc, "source not found", "gone.csv", "or one file")
+
+
+def test_a_csv_file_with_a_short_header_and_ragged_rows_reads_by_position(tmp_path):
+    """Columns past the header's fields are nulls on the rows of the header's width; a longer row
+    gives its fields by position (pyarrow hands such rows to the handler, read after the others)."""
+    (tmp_path / "a.csv").write_text("time\n3\n1,2\n")
+    table = read_csv(str(tmp_path / "a.csv"), ["time", "key"]).to_pydict()
+    assert table == {"time": ["3", "1"], "key": [None, "2"]}
 
 
 @pytest.mark.spark
