@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import csv
 import gzip
-import io
 import json
 import os
 from bisect import bisect_right
@@ -120,10 +119,10 @@ def read_csv(path: str, columns: list[str]):
     if not header:  # an empty file: no rows
         return pa.table({c: pa.array([], pa.string()) for c in columns})
     width = max(len(header), 1)
-    odd: list[list[str]] = []  # rows with another number of fields, taken by position below
+    ragged = []  # rows with another number of fields than the header
 
     def keep(row) -> str:
-        odd.append(next(csv.reader(io.StringIO(row.text)), []))
+        ragged.append(row)
         return "skip"
 
     names = [f"c{i}" for i in range(width)]
@@ -131,12 +130,13 @@ def read_csv(path: str, columns: list[str]):
                            parse_options=pacsv.ParseOptions(invalid_row_handler=keep),
                            convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()),
                                                                 strings_can_be_null=True))
-    out = {}
-    for i, name in enumerate(columns):
-        values = table.column(i) if i < width else pa.chunked_array([pa.nulls(table.num_rows, pa.string())])
-        extra = [row[i] if i < len(row) and row[i] != "" else None for row in odd]
-        out[name] = pa.concat_arrays([*values.chunks, pa.array(extra, pa.string())]) if odd else values
-    return pa.table(out) if out else table
+    if ragged:  # the whole file by position in its own order, as Spark reads it (rare: no fast path)
+        with opener(path, "rt", newline="", encoding="utf-8", errors="replace") as f:
+            rows = [row for row in csv.reader(f) if row][1:]  # blank lines are skipped, as Spark does
+        return pa.table({name: pa.array([row[i] if i < len(row) and row[i] != "" else None for row in rows],
+                                        pa.string()) for i, name in enumerate(columns)})
+    nulls = pa.chunked_array([pa.nulls(table.num_rows, pa.string())])
+    return pa.table({name: table.column(i) if i < width else nulls for i, name in enumerate(columns)})
 
 
 def read_parquet(path: str, columns: list[str]):

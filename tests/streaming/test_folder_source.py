@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 from pyspark.sql.types import LongType, StringType, StructField, StructType, TimestampNTZType
 
-from shedding.streaming.folder_source import file_names, grouped, read_file
+from shedding.streaming.folder_source import file_names, grouped, read_csv, read_file
 
 
 def rows(path, fmt, schema, columns=None) -> list[dict]:
@@ -16,14 +16,35 @@ def rows(path, fmt, schema, columns=None) -> list[dict]:
 def test_csv_fields_by_position_short_rows_padded_long_rows_cut(tmp_path):
     (tmp_path / "a.csv").write_text("time,key,note\n1,5,x\n2,6\n3,7,y,extra\n4,,\n")
     schema = StructType([StructField(c, StringType()) for c in ("time", "key", "note")])
-    got = sorted(rows(tmp_path / "a.csv", "csv", schema), key=lambda r: r["time"])
+    got = rows(tmp_path / "a.csv", "csv", schema)  # in the file's order, ragged rows too
     assert got == [{"time": "1", "key": "5", "note": "x"}, {"time": "2", "key": "6", "note": None},
                    {"time": "3", "key": "7", "note": "y"}, {"time": "4", "key": None, "note": None}]
     narrow = StructType([StructField("note", StringType()), StructField("time", StringType())])  # two of three
     got = rows(tmp_path / "a.csv", "csv", narrow, ["time", "key", "note"])
-    assert sorted(got, key=lambda r: r["time"])[0] == {"note": "x", "time": "1"}
+    assert got[0] == {"note": "x", "time": "1"}
     (tmp_path / "empty.csv").write_text("")
     assert rows(tmp_path / "empty.csv", "csv", schema) == []
+
+
+def test_a_csv_file_with_a_short_header_and_ragged_rows_reads_by_position(tmp_path):
+    """Columns past the header's fields are nulls; a row of another width gives its fields by
+    position, in the file's order (pyarrow hands such rows to a handler, apart from the others)."""
+    (tmp_path / "a.csv").write_text("time\n3\n1,2\n\n5,,7\n4\n")
+    table = read_csv(str(tmp_path / "a.csv"), ["time", "key"]).to_pydict()
+    assert table == {"time": ["3", "1", "5", "4"], "key": [None, "2", None, None]}
+    (tmp_path / "b.csv").write_text("time,key,x\n3,1\n\n1,2,3,4\n")
+    assert read_csv(str(tmp_path / "b.csv"), ["time", "key"]).to_pydict() == {"time": ["3", "1"], "key": ["1", "2"]}
+    (tmp_path / "c.csv").write_text("time\n3\n\n4\n")
+    assert read_csv(str(tmp_path / "c.csv"), ["time", "key"]).to_pydict() == {"time": ["3", "4"], "key": [None, None]}
+
+
+def test_a_gzip_csv_file_is_read_decompressed(tmp_path):
+    import gzip
+
+    with gzip.open(tmp_path / "a.csv.gz", "wt") as f:
+        f.write("time,key\n1,5\n2,6,extra\n")
+    schema = StructType([StructField(c, StringType()) for c in ("time", "key")])
+    assert rows(tmp_path / "a.csv.gz", "csv", schema) == [{"time": "1", "key": "5"}, {"time": "2", "key": "6"}]
 
 
 def test_parquet_by_name_with_nanosecond_timestamps_and_a_missing_column(tmp_path):

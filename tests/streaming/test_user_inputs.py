@@ -20,7 +20,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 from helpers import assert_one_line_error
 from shedding.errors import ShedError
 from shedding.streaming.event_time import TIME_LIMIT
-from shedding.streaming.folder_source import FolderReader, file_names, folder_of, initial_offset, next_offset, read_csv
+from shedding.streaming.folder_source import FolderReader, file_names, folder_of, initial_offset, next_offset
 from shedding.streaming.job import StreamJob, run_on
 from shedding.streaming.paths import library_path
 from shedding.streaming.results import PAIRS, progress_line, read_table
@@ -140,14 +140,6 @@ def test_a_one_file_source_lists_that_file_alone_and_refuses_other_formats(tmp_p
     with pytest.raises(ShedError) as exc:
         inspect_source(tmp_path / "gone.csv", None, "stream R")
     assert_one_line_error(exc, "source not found", "gone.csv", "or one file")
-
-
-def test_a_csv_file_with_a_short_header_and_ragged_rows_reads_by_position(tmp_path):
-    """Columns past the header's fields are nulls on the rows of the header's width; a longer row
-    gives its fields by position (pyarrow hands such rows to the handler, read after the others)."""
-    (tmp_path / "a.csv").write_text("time\n3\n1,2\n")
-    table = read_csv(str(tmp_path / "a.csv"), ["time", "key"]).to_pydict()
-    assert table == {"time": ["3", "1"], "key": [None, "2"]}
 
 
 @pytest.mark.spark
