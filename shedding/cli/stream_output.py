@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from shedding.cli.output import err, out
+from shedding.streaming.words import counted, skipped_sentence
 
 
 def run_job(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> dict:
@@ -18,7 +19,7 @@ def run_job(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> d
     import threading
 
     from shedding.streaming.job import run
-    from shedding.streaming.results import counted, observed, progress_line
+    from shedding.streaming.results import observed, progress_line
 
     status = err.status("starting Spark...", spinner="dots") if err.is_terminal and bounded else None
 
@@ -74,8 +75,6 @@ def run_job(job: Any, bounded: bool, report: bool, as_json: bool, ui: bool) -> d
 def title(spec: Any) -> str:
     """The summary's title: the policy, w, M (none has no memory bound: it holds what the window
     needs) and the shards."""
-    from shedding.streaming.results import counted
-
     bound = "no memory bound (the exact join)" if spec.shedding == "none" else f"M = {spec.memory}"
     extent = f"w = {spec.window}" if spec.range is None else f"range {spec.range[0]}..{spec.range[1]} steps"
     how = "" if spec.how == "inner" else f", {spec.how} outer"
@@ -85,8 +84,6 @@ def title(spec: Any) -> str:
 def summary_rows(summary: dict, outer: bool) -> list[tuple[str, str]]:
     """The summary's rows (label, value); an outer join's rows for tuples without a pair, and how
     many of them are marked shed, only for an outer join."""
-    from shedding.streaming.results import counted
-
     g = summary.get
     unpaired = [("unpaired rows out", f"{g('unpaired', 0):,}"),
                 ("  of them shed (a partner may be lost)", f"{g('unpaired_shed', 0):,}")] if outer else []
@@ -99,8 +96,6 @@ def summary_rows(summary: dict, outer: bool) -> list[tuple[str, str]]:
 
 def print_summary(summary: dict, title: str, outer: bool = False) -> None:
     """Print the summary table (:func:`summary_rows`), the skipped files and where the output is."""
-    from shedding.streaming.results import skipped_sentence
-
     g = summary.get
     table = Table(show_edge=False, show_header=False, title=title)
     table.add_column("", justify="left")

@@ -15,7 +15,7 @@
   sources (:mod:`~shedding.streaming.sources`), the end of a bounded input
   (:mod:`~shedding.streaming.end_of_input`), Spark settings (:mod:`~shedding.streaming.tuning`),
   paths a cluster shares (:mod:`~shedding.streaming.paths`) and the tables it writes
-  (:mod:`~shedding.streaming.results`).
+  (:mod:`~shedding.streaming.results`), with counts in words (:mod:`~shedding.streaming.words`).
 
 The public names are imported on first use (``from shedding.streaming import
 semantic_window_join``), so that importing the package, and ``shed --help``, do not load Spark:

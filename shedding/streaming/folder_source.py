@@ -42,6 +42,7 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMa
 
 from shedding.datasets.formats import FORMATS
 from shedding.errors import ShedError
+from shedding.streaming.words import counted
 
 #: the format name the source is registered under
 FORMAT = "shedding_folder"
@@ -181,8 +182,9 @@ class FolderReader(DataSourceStreamReader):
         names = file_names(self.path, self.fmt)
         end = next_offset(names, start, limit.max_files if isinstance(limit, ReadMaxFiles) else None)
         if self.strict and end["skipped"] > start["skipped"]:
-            raise ShedError(f"{end['skipped'] - start['skipped']} file(s) named before {start['last']!r}, the last "
-                            f"file read from {self.path}, arrived after it and would never be read; name new files "
+            late = end["skipped"] - start["skipped"]
+            raise ShedError(f"{counted(late, 'file')} named before {start['last']!r}, the last file read from "
+                            f"{self.path}, arrived after it and would never be read; name new files "
                             "so that they sort after the ones before them, or run without strict to count and skip "
                             "them")
         return end

@@ -27,7 +27,8 @@ from shedding.model import Workload
 from shedding.streaming.job import StreamJob
 from shedding.streaming.recorded import local_path, recorded_files
 from shedding.streaming.replay import run_shards
-from shedding.streaming.results import METRIC_TABLE, counted, read_table
+from shedding.streaming.results import METRIC_TABLE, read_table
+from shedding.streaming.words import counted
 from shedding.streaming.shard import R, S, JoinSpec
 from shedding.streaming.sources import source_files
 from shedding.studies.page.figures import figure_html

@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from shedding.streaming.words import counted, skipped_sentence
+
 #: the two tables under the output folder
 PAIRS, METRIC_TABLE = "pairs", "metrics"
 #: the metrics summed over shards and batches (``unpaired``: an outer join's rows for tuples without a
@@ -76,17 +78,6 @@ def skipped_in(progress) -> int:
 
     offsets = (src["endOffset"] for src in progress["sources"])
     return sum((offset_of(o if isinstance(o, str) else json.dumps(o)) or {"skipped": 0})["skipped"] for o in offsets)
-
-
-def counted(n: int, noun: str) -> str:
-    """``n`` and the noun, plural unless n is 1: "1 row", "2 rows"."""
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
-
-
-def skipped_sentence(n: int) -> str:
-    """What ``n`` files skipped for arriving out of name order were: the progress line's and the
-    summary's words for them."""
-    return f"{counted(n, 'file')} skipped: {'it' if n == 1 else 'they'} arrived named before files already read"
 
 
 def progress_line(progress) -> str:

@@ -102,7 +102,7 @@ def test_a_file_named_before_one_already_read_is_counted_reported_and_refused_wh
     assert line.endswith("1 file skipped: it arrived named before files already read")
     with pytest.raises(ShedError) as exc:
         FolderReader(options | {"strict": "true"}, schema).latestOffset(first, ReadMaxFiles(1))
-    assert_one_line_error(exc, "1 file(s) named before 'b.csv'", "arrived after it", "strict")
+    assert_one_line_error(exc, "1 file named before 'b.csv'", "arrived after it", "strict")
     assert next_offset(["a.csv", "b.csv", "c.csv"], later, None) == later
 
 
