@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from shedding.atomic import write_atomically
-from shedding.datasets.formats import FORMATS
+from shedding.datasets.formats import FORMATS, separator_hint
 from shedding.errors import ShedError
 from shedding.model import R, S, SIDE_NAMES, Workload, check_window, default_warmup
 
@@ -117,7 +117,7 @@ def read_with_payload(path: str | os.PathLike, columns: Sequence[str],
         listed = ", ".join(str(c) for c in frame.columns) or "none"
         raise ShedError(
             f"{path} lacks the column(s) {', '.join(missing)}; found columns: {listed}; "
-            f"it needs {', '.join(columns)}"
+            f"it needs {', '.join(columns)}{separator_hint(frame.columns) if fmt == 'csv' else ''}"
         )
     out = frame[[found[c] for c in columns]]
     out.columns = list(columns)

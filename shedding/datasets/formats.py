@@ -10,3 +10,16 @@ from __future__ import annotations
 
 #: file extension (lower case) -> format
 FORMATS = {".csv": "csv", ".csv.gz": "csv", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def separator_hint(columns) -> str:
+    """A note for an error about missing columns, when a CSV file's header is one column that holds
+    another separator (a semicolon, as spreadsheets write in many locales, or a tab): the reader
+    takes commas only. Empty otherwise."""
+    names = [str(c) for c in columns]
+    sep = next((s for s in (";", "\t", "|") if len(names) == 1 and s in names[0]), None)
+    if sep is None:
+        return ""
+    shown = "a tab" if sep == "\t" else repr(sep)
+    return (f" (the header is one column separated by {shown}: CSV files here are comma-separated; "
+            f"rewrite it with commas, e.g. pandas.read_csv(path, sep={sep!r}).to_csv(path, index=False))")

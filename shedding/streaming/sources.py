@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from shedding.atomic import write_atomically
-from shedding.datasets.formats import FORMATS
+from shedding.datasets.formats import FORMATS, separator_hint
 from shedding.errors import ShedError
 from shedding.streaming.event_time import TIME_LIMIT, whole_number_sql, whole_numbers
 from shedding.streaming.inputs import quoted
@@ -166,7 +166,7 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
     if not files:
         raise ShedError(f"no {fmt} files in {path} yet; the first file fixes the columns, so add one before starting")
     wanted = (time, *keys)
-    seen, timed, empty = [], False, []
+    seen, timed, empty, hint = [], False, [], ""
     for file in files[:20]:
         try:
             columns, types, sample = _sample(file, fmt)
@@ -179,6 +179,7 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
             empty.append(file.name)  # a header alone (an hour without rows) tells no column's type
             continue
         seen.append(f"{file.name} has {', '.join(columns) or 'no columns'}")
+        hint = hint or (separator_hint(columns) if fmt == "csv" else "")
         timed = timed or time.lower() in lower
     else:
         if empty:
@@ -193,7 +194,7 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
                 f"{{param}} {path} does not have"
             lacking, flag = f"columns {', '.join(wanted)}", param
         raise ShedError(f"{where} the {lacking} ({'; '.join(seen[:2]) or 'none could be read'}); sources need "
-                        f"{','.join(wanted)}[,payload...]", param=flag)
+                        f"{','.join(wanted)}[,payload...]{hint}", param=flag)
     column = lower[time.lower()]
     if types is None:
         assert sample is not None, "a CSV file comes with its sample (_sample)"

@@ -22,6 +22,7 @@ from shedding.datasets import (
     zipf_workload,
 )
 from shedding.errors import ShedError
+from shedding.datasets.formats import separator_hint
 from shedding.model import R, S, Workload
 
 
@@ -316,6 +317,16 @@ def test_missing_columns(tmp_path):
     with pytest.raises(ShedError) as excinfo:
         load_two_streams(write_text(tmp_path / "r.csv", "key\n1\n"), tmp_path / "w.csv", window=3)
     assert_one_line_error(excinfo, "time", "found columns: key")
+
+
+@pytest.mark.parametrize("sep, named", [(";", "';'"), ("\t", "a tab"), ("|", "'|'")])
+def test_a_header_with_another_separator_says_so(tmp_path, sep, named):
+    """A spreadsheet's CSV export with semicolons reads as one column: the error says why."""
+    path = write_text(tmp_path / "r.csv", f"time{sep}key\n0{sep}1\n")
+    with pytest.raises(ShedError) as excinfo:
+        load_two_streams(path, path, window=3)
+    assert_one_line_error(excinfo, "lacks the column(s) time, key", f"separated by {named}", "comma-separated")
+    assert separator_hint(["time", "key"]) == separator_hint(["time;key", "x"]) == "" == separator_hint([])
 
 
 @pytest.mark.parametrize(

@@ -137,6 +137,10 @@ def test_a_one_file_source_lists_that_file_alone_and_refuses_other_formats(tmp_p
     with pytest.raises(ShedError) as exc:
         inspect_source(tmp_path / "a.csv", "parquet", "stream R")
     assert_one_line_error(exc, "a.csv is not a parquet file")
+    (tmp_path / "semi.csv").write_text("time;key\n0;1\n")
+    with pytest.raises(ShedError) as exc:
+        inspect_source(tmp_path / "semi.csv", None, "stream R")
+    assert_one_line_error(exc, "semi.csv does not have the columns time, key", "separated by ';'")
     with pytest.raises(ShedError) as exc:
         inspect_source(tmp_path / "gone.csv", None, "stream R")
     assert_one_line_error(exc, "source not found", "gone.csv", "or one file")
