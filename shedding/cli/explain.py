@@ -12,14 +12,14 @@ import typer
 from rich.markup import escape
 
 from shedding.cli.checks import choice, gib, integer, integers, listed_in, number
-from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, parse_tuning, tuning_rules
+from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, group_rule, parse_tuning, tuning_rules
 from shedding.cli.output import (busy, hint_group, out, print_fitted, print_header, say, warn_past_end, warn_static_lookahead,
                                  workload_estimator, write_file)
 from shedding.cli.rows import REFERENCES, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Values, checked
 from shedding.cli.workload import (ESTIMATOR_HELP, ESTIMATORS, GROUP_HELP, WORKLOAD_RULES, check_group, check_split,
                                    estimator_of, fixed_split, takes_workload)
-from shedding.online.policies import grouped, seeded, uses
+from shedding.online.policies import seeded, uses
 from shedding.run import POLICY_NAMES
 
 if TYPE_CHECKING:
@@ -51,8 +51,7 @@ RULES = (
             "applies to a fixed-split policy or OPT only; the others split memory freely"),
     Ignored(("--max-graph-gib",), lambda v: against_of(v) != "exact", "applies to OPT and OPTV only, not to "
             "--against exact"),
-    Ignored(("--group",), lambda v: grouped(v.policy),
-            f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
+    group_rule(lambda v: [v.policy]),
     Holds(check_group),
     *tuning_rules(lambda v: [v.policy], known=lambda v: estimator_of(v) == "static"),
     Holds(check_buckets),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 from shedding.cli.checks import parsed
 from shedding.cli.rules import Ignored, Values
-from shedding.online.policies import uses
+from shedding.online.policies import grouped, uses
 
 if TYPE_CHECKING:
     from shedding.online.tuning import HazardTuning
@@ -79,3 +79,12 @@ def tuning_rules(policies: Callable[[Values], list[str]], flag: str = "--policy"
     return (*rules, Ignored(("--tuning",), lambda v: any(learns(name, known(v)) for name in policies(v)),
                             "applies to AGE only with --estimator online (with the static estimator AGE knows its "
                             "curve and learns nothing)", "add --estimator online or drop it"))
+
+
+def group_rule(policies: Callable[[Values], list[str]], flag: str = "--policy") -> Ignored:
+    """``--group`` is refused unless one of the policies chosen with ``flag`` ranks by a payload
+    group (HAZARD and HAZARDV); the fix names the flag that would choose one."""
+    rankers = uses("group")
+    return Ignored(("--group",), lambda v: any(map(grouped, policies(v))),
+                   f"applies to the policies that rank by a payload group only ({' or '.join(rankers)})",
+                   f"drop it, or add {flag} {rankers[0]}")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import typer
 
 from shedding.cli.checks import choice, columns, decimals, gib, integer, integers, names, number
-from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, learns, parse_tuning, tuning_rules
+from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, group_rule, learns, parse_tuning, tuning_rules
 from shedding.cli.output import (busy, hint_group, print_fitted, print_header, say, warn_past_end, warn_static_lookahead,
                                  workload_estimator, write_file)
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
@@ -66,8 +66,7 @@ RULES = (
             "others split memory freely"),
     Ignored(("--max-graph-gib",), lambda v: v.predicate == "equi" and bool({"opt", "optv"} & set(policy_list(v.policy))),
             "applies to OPT and OPTV on equi-joins only"),
-    Ignored(("--group",), lambda v: any(map(grouped, policy_list(v.policy))),
-            f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
+    group_rule(lambda v: policy_list(v.policy)),
     Ignored(("--group",), lambda v: v.predicate == "equi", "applies to equi-joins only"),
     Ignored(("--range",), lambda v: v.predicate == "equi", "applies to equi-joins only; band joins take --window"),
     Holds(check_group),

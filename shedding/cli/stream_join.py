@@ -13,12 +13,12 @@ import typer
 from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_split,
                                  named, parsed, spark_master, split_list, value_check)
 from shedding.cli.event_amounts import amount, check_timeout, check_range_text, join_extent, range_amounts
-from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, tuning_rules
+from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, group_rule, tuning_rules
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
 from shedding.cli.stream_output import print_summary, run_job, title
 from shedding.cli.workload import fixed_split
 from shedding.errors import ShedError
-from shedding.online.policies import POLICIES, STREAM, grouped, names_for, seeded, uses
+from shedding.online.policies import POLICIES, STREAM, names_for, seeded
 
 SHEDDING = ("none", *names_for(STREAM))
 SHEDDING_HELP = ("none (the exact window join), " + ", ".join(n for n in SHEDDING[1:] if not POLICIES[n].variable)
@@ -207,8 +207,7 @@ RULES = (
     Ignored(("--memory-split",), lambda v: fixed_split(v.shedding), "applies to the fixed-split policies "
             f"({', '.join(n for n in SHEDDING if n in POLICIES and not POLICIES[n].variable)}) only"),
     Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only"),
-    Ignored(("--group",), lambda v: grouped(v.shedding),
-            f"applies to the policies that rank by a payload group only ({' or '.join(uses('group'))})"),
+    group_rule(lambda v: [v.shedding], "--shedding"),
     Holds(lambda v: _group_names(v.group) if v.group is not None else None),
     Ignored(("--group",), lambda v: not synthetic(v) or not _payload_group(v.group), "needs payload columns, and "
             "zipf:SKEW:DOMAIN sources have only time and key", "give folders of CSV or Parquet files with the group "

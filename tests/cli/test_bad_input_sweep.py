@@ -110,8 +110,9 @@ CASES = [
     (["explain", "--workload", "{g.csv}", "--window", "5", "--policy", "hazard", "--group", "category,rowid"],
      "--group category,rowid has 1,002 distinct values"),
     (["simulate", "--workload", "{g.csv}", "--policy", "prob", "--group", "category"],
-     "--group applies to the policies that rank by a payload group only (hazard or hazardv)"),
-    (["explain", "--workload", "{g.csv}", "--policy", "age", "--group", "category"], "--group applies to"),
+     "--group applies to the policies that rank by a payload group only (hazard or hazardv); drop it, or add "
+     "--policy hazard"),
+    (["explain", "--workload", "{g.csv}", "--policy", "age", "--group", "category"], "add --policy hazard"),
     (["simulate", "--workload", "{g.csv}", "--policy", "hazard", "--group", "category,"],
      "--group 'category,' has an empty column name"),
     (["simulate", "--workload", "{g.csv}", "--policy", "hazard", "--group", "category,category"],
@@ -121,7 +122,8 @@ CASES = [
     (["stream-join", "--r", "{src}", "--s", "{src}", "--out", "{root}/sj3", "--shedding", "hazard", "--group",
       "endpoint"], "unknown --group column 'endpoint'; stream R has the columns time, key"),
     (["stream-join", "--r", "{src}", "--s", "{src}", "--out", "{root}/sj3", "--group", "endpoint"],
-     "--group applies to the policies that rank by a payload group only (hazard or hazardv)"),
+     "--group applies to the policies that rank by a payload group only (hazard or hazardv); drop it, or add "
+     "--shedding hazard"),
     (["stream-join", "--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/sj", "--shedding", "hazard",
       "--group", "endpoint"], "--group needs payload columns, and zipf:SKEW:DOMAIN sources have only time and key"),
     (["stream-join", "--r", "{src}", "--s", "{src}", "--out", "{root}/sj3", "--shedding", "hazard", "--group",
