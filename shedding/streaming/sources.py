@@ -136,6 +136,22 @@ def _sample(path: Path, fmt: str) -> tuple[list[str], dict | None, pd.DataFrame 
     return [f.name for f in schema], {f.name: from_arrow_type(f.type).simpleString() for f in schema}, None
 
 
+def _check_not_nested(folder: Path, param: str) -> None:
+    """Refuse a folder whose data files are all in subfolders (a partitioned dataset, ``day=1/``):
+    the stream reads the files directly in the folder, and would wait for one forever."""
+    def data(p: Path) -> bool:
+        return p.is_file() and p.name.lower().endswith(tuple(FORMATS)) and not p.name.startswith((".", "_"))
+
+    if any(data(p) for p in folder.iterdir()):
+        return
+    nested = sorted(p.name for p in folder.iterdir() if p.is_dir() and any(data(q) for q in p.iterdir()))
+    if nested:
+        shown = ", ".join(nested[:3]) + (", ..." if len(nested) > 3 else "")
+        raise ShedError(f"{{param}} {folder} holds its files in subfolders ({shown}); the stream reads the files "
+                        "directly in its folder, so give one subfolder, or move the files up into one folder",
+                        param=param)
+
+
 def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...] = ("key",),
                    time: str = "time", param: str = "r") -> StreamSource:
     """Check one source (a folder, or one file) up front and learn its columns, as the stream
@@ -151,6 +167,8 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
     if not path.is_dir() and not named:
         raise ShedError(f"{path} is neither a folder nor a {', '.join(FORMATS)} file; {{param}} takes a folder of "
                         "CSV or Parquet files, or one such file", param=param)
+    if path.is_dir():
+        _check_not_nested(path, param)
     if fmt is None:
         found = named if not path.is_dir() else \
             {f for e, f in FORMATS.items() for p in path.iterdir() if p.name.lower().endswith(e)}

@@ -124,6 +124,18 @@ def test_one_file_per_stream_gzip_csv_and_parquet_joins_as_pandas_merge(spark, t
     assert sorted(zip(pairs["key"], pairs["r_time"], pairs["s_time"])) == merged(whole, lambda t: t, 300)
 
 
+def test_a_folder_whose_files_are_in_subfolders_says_so(tmp_path):
+    """A partitioned dataset (``day=N/part.parquet``) is not read as a stream: the files must be
+    in the folder itself. It was "cannot tell the format ...; add --format"."""
+    for day in range(5):
+        (tmp_path / "r" / f"day={day}").mkdir(parents=True)
+        pd.DataFrame({"time": [day], "key": [1]}).to_parquet(tmp_path / "r" / f"day={day}" / "part-0.parquet")
+    with pytest.raises(ShedError) as exc:
+        inspect_source(tmp_path / "r", None, "stream R")
+    assert_one_line_error(exc, "holds its files in subfolders (day=0, day=1, day=2, ...)", "give one subfolder")
+    assert inspect_source(tmp_path / "r" / "day=1", None, "stream R").columns == ("time", "key")
+
+
 def test_a_one_file_source_lists_that_file_alone_and_refuses_other_formats(tmp_path):
     (tmp_path / "a.csv").write_text("time,key\n0,1\n")
     (tmp_path / "b.csv").write_text("time,key\n1,1\n")
