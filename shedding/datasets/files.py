@@ -155,6 +155,19 @@ def _too_big(path: Path, column: str, row: int) -> NoReturn:
                     f"use values below 2^63")
 
 
+def _to_integers(column: str, item: str) -> str:
+    """What to do about a value of ``column`` that is not an integer: for timestamps and text keys,
+    how to convert them, and that ``shed stream-join`` takes them as they are."""
+    if column == "time" and not pd.isna(pd.to_datetime(item, errors="coerce", format="mixed")):
+        return ("shed simulate counts whole time steps, so convert the timestamps to integer steps (in seconds: "
+                "(t - t.min()) // pandas.Timedelta('1s')), or stream the files as they are with shed stream-join, "
+                "which reads timestamps")
+    if column == "key":
+        return ("map the values to integers, the same in both streams (pandas.factorize over both), or stream the "
+                "files as they are with shed stream-join, which joins keys of any type")
+    return "map the values to integers"
+
+
 def _int_column(values: pd.Series, column: str, path: Path) -> np.ndarray:
     """The column as int64, or a ShedError naming the first missing or non-integer row."""
     missing = values.isna().to_numpy()
@@ -168,6 +181,9 @@ def _int_column(values: pd.Series, column: str, path: Path) -> np.ndarray:
         return values.to_numpy(dtype=np.int64)
     if dtype.kind == "b":
         raise ShedError(f"{path}: column {column!r} must hold integers, row 1 has a boolean; map the values to integers")
+    if dtype.kind == "M":  # a Parquet timestamp column
+        raise ShedError(f"{path}: column {column!r} must hold integers, row 1 has the timestamp {values.iloc[0]}; "
+                        f"{_to_integers(column, str(values.iloc[0]))}")
     if dtype.kind == "f":
         arr = values.to_numpy(dtype=np.float64)
         bad = ~np.isfinite(arr) | (arr != np.round(arr))
@@ -196,7 +212,7 @@ def _int_column(values: pd.Series, column: str, path: Path) -> np.ndarray:
         if number is None or not float(number).is_integer():
             raise ShedError(
                 f"{path}: column {column!r} must hold integers, row {i + 1} has {item.strip()!r}; "
-                f"map the values to integers"
+                f"{_to_integers(column, item)}"
             )
         if abs(number) >= 2**63:
             _too_big(path, column, i)
