@@ -32,9 +32,14 @@ def _numbers(values: pd.Series, column: str, where: str, rows: np.ndarray) -> np
 
 
 def attribute_columns(wl: Workload, attrs: tuple[str, ...]) -> list[np.ndarray]:
-    """One array per attribute, in the workload's arrival order."""
+    """One array per attribute, in the workload's arrival order; the key only when it holds
+    numbers (text keys are numbered for the equi-join, and their numbers have no distance)."""
     from shedding.datasets.files import read_table
 
+    labels = wl.meta.get("key_labels")
+    if labels is not None and any(a.lower() == "key" for a in attrs):
+        raise ShedError(f"--attrs key: this workload's keys are text ({str(labels[0])!r}, ...), which have no "
+                        "distance for a band join; give numeric columns with --attrs, or use --predicate equi")
     cols: list[np.ndarray | None] = [wl.key if a.lower() == "key" else None for a in attrs]
     wanted = [a.lower() for a, c in zip(attrs, cols) if c is None]
     if not wanted:

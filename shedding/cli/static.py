@@ -63,7 +63,7 @@ def static(
         comps = parse_components(components)
     else:
         assert relation_a is not None and relation_b is not None  # RULES: --components or both relations
-        comps = components_from_keys(read_keys(relation_a), read_keys(relation_b))
+        comps = components_from_keys(*read_keys(relation_a, relation_b))
     res = static_truncation(comps, keep=keep, drop=drop, drop_a=drop_a, drop_b=drop_b, method=method)
     if as_json:
         print(json.dumps(res.as_dict()))

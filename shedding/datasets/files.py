@@ -163,8 +163,8 @@ def _to_integers(column: str, item: str) -> str:
                 "(t - t.min()) // pandas.Timedelta('1s')), or stream the files as they are with shed stream-join, "
                 "which reads timestamps")
     if column == "key":
-        return ("map the values to integers, the same in both streams (pandas.factorize over both), or stream the "
-                "files as they are with shed stream-join, which joins keys of any type")
+        return ("most keys are whole numbers, so they are read as integers (text keys are read as text when most of "
+                "them are text): fix or drop that row")
     return "map the values to integers"
 
 
@@ -220,6 +220,41 @@ def _int_column(values: pd.Series, column: str, path: Path) -> np.ndarray:
     return out
 
 
+def _mostly_text(values: Sequence[pd.Series]) -> bool:
+    """Whether most present key values of ``values`` (all streams together) are not whole numbers:
+    then the keys are text, as ``shed stream-join`` reads such a column."""
+    whole = present = 0
+    for v in values:
+        if v.dtype.kind in "iufbM":  # a typed (Parquet) column: numbers, read as integers
+            return False
+        text = v.dropna().astype(str).str.strip()
+        text = text[text != ""]
+        number = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            whole += int((np.isfinite(number) & (number == np.round(number))).sum())
+        present += len(text)
+    return whole * 2 < present
+
+
+def key_columns(values: Sequence[pd.Series], paths: Sequence[Path]) -> tuple[list[np.ndarray], np.ndarray | None]:
+    """The key columns of one or more streams' files as int64, and the key labels (None for
+    integer keys). Keys are integers when most values are whole numbers (a value that is not is an
+    error naming its row); otherwise they are text, compared as written (spaces around trimmed),
+    numbered together over every stream by the sorted labels, so that equal text is an equal key
+    in every stream and the numbers do not depend on the files' order."""
+    if not _mostly_text(values):
+        return [_int_column(v, "key", p) for v, p in zip(values, paths)], None
+    texts = []
+    for v, path in zip(values, paths):
+        text = v.astype("string").str.strip()
+        missing = (text.isna() | (text == "")).to_numpy(dtype=bool)
+        if missing.any():
+            raise ShedError(f"{path}: column 'key' has a missing value at row {_first(missing) + 1}; fill or drop that row")
+        texts.append(text.to_numpy(dtype=object))
+    labels, codes = np.unique(np.concatenate(texts), return_inverse=True)
+    return np.split(codes.astype(np.int64).reshape(-1), np.cumsum([len(x) for x in texts])[:-1]), labels
+
+
 def _check_stream_times(time: np.ndarray, rows: np.ndarray, what: str, path: Path) -> None:
     """Times must be >= 0 and non-decreasing within one stream (``rows``: 0-based file rows)."""
     if time.size and time.min() < 0:
@@ -268,13 +303,14 @@ def load_workload(path: str | os.PathLike, window: int, warmup: int | None = Non
 
     Args:
         path: The file: ``.csv``, ``.csv.gz``, ``.parquet`` or ``.pq``. Times are integers
-            >= 0, non-decreasing within each stream; keys integers.
+            >= 0, non-decreasing within each stream; keys integers or text (:func:`key_columns`).
         window: w, in the file's time unit (an integer >= 1).
         warmup: The first time whose outputs count; default 2w.
 
     Returns:
-        The :class:`~shedding.model.Workload`; ``meta`` holds the source, its format and each
-        tuple's row in the file (``source_row``).
+        The :class:`~shedding.model.Workload`; ``meta`` holds the source, its format, each
+        tuple's row in the file (``source_row``) and, for text keys, the text of each key number
+        (``key_labels``).
 
     Raises:
         ShedError: A bad ``window`` or ``path`` (naming it in ``param``), a missing or
@@ -299,12 +335,12 @@ def load_workload(path: str | os.PathLike, window: int, warmup: int | None = Non
         )
     side = np.where(labels == "S", S, R).astype(np.int8)
     time = _int_column(frame["time"], "time", path)
-    key = _int_column(frame["key"], "key", path)
+    (key,), key_labels = key_columns([frame["key"]], [path])
     rows = np.arange(len(frame), dtype=np.int64)
     for which in (R, S):
         mask = side == which
         _check_stream_times(time[mask], rows[mask], f"stream {SIDE_NAMES[which]} ", path)
-    meta = {"source": str(path), "format": format_of(path)}
+    meta = {"source": str(path), "format": format_of(path)} | ({} if key_labels is None else {"key_labels": key_labels})
     return _merged(side, time, key, rows, window, warmup, path.name, meta, payload)
 
 
@@ -317,13 +353,15 @@ def load_two_streams(
 
     Args:
         r_path: Stream R's file (``.csv``, ``.csv.gz``, ``.parquet`` or ``.pq``); times are
-            integers >= 0, non-decreasing; keys integers.
+            integers >= 0, non-decreasing; keys integers or text, numbered together over both
+            files (:func:`key_columns`).
         s_path: Stream S's file, likewise.
         window: w, in the files' time unit (an integer >= 1).
         warmup: The first time whose outputs count; default 2w.
 
     Returns:
-        The :class:`~shedding.model.Workload`; ``meta`` holds the sources and their formats.
+        The :class:`~shedding.model.Workload`; ``meta`` holds the sources and their formats,
+        and for text keys the text of each key number (``key_labels``).
 
     Raises:
         ShedError: A bad ``window``, ``r_path`` or ``s_path`` (naming it in ``param``), a
@@ -331,15 +369,21 @@ def load_two_streams(
             backwards (naming the row).
     """
     window = check_window(window)
+    paths = [check_path(r_path, "r_path"), check_path(s_path, "s_path")]
+    read = [_stream_frame(path) for path in paths]
+    keys, key_labels = key_columns([frame["key"] for frame, _ in read], paths)
     parts, payloads = [], []
-    for which, path in ((R, check_path(r_path, "r_path")), (S, check_path(s_path, "s_path"))):
-        time, key, payload = read_stream_payload(path)
+    for which, path, (frame, payload), key in zip((R, S), paths, read, keys):
+        time = _int_column(frame["time"], "time", path)
         rows = np.arange(len(time), dtype=np.int64)
+        _check_stream_times(time, rows, "", path)
         parts.append((np.full(len(time), which, dtype=np.int8), time, key, rows))
         payloads.append(payload)
     side, time, key, rows = (np.concatenate(cols) for cols in zip(*parts))
-    r_path, s_path = Path(r_path), Path(s_path)
-    meta = {"source": (str(r_path), str(s_path)), "format": (format_of(r_path), format_of(s_path))}
+    r_path, s_path = paths
+    meta: dict = {"source": (str(r_path), str(s_path)), "format": (format_of(r_path), format_of(s_path))}
+    if key_labels is not None:
+        meta["key_labels"] = key_labels
     return _merged(side, time, key, rows, window, warmup, f"{r_path.name}+{s_path.name}", meta, common(*payloads))
 
 
@@ -354,20 +398,22 @@ def common(r: pd.DataFrame, s: pd.DataFrame) -> pd.DataFrame:
 
 
 def read_stream(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
-    """One stream's file (CSV/Parquet, columns ``time`` and ``key``) -> (times, keys) as int64;
-    times must be >= 0 and non-decreasing. Used for both streams of :func:`load_two_streams` and
-    for the N streams of a W-join."""
-    return read_stream_payload(path)[:2]
-
-
-def read_stream_payload(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
-    """:func:`read_stream`, and the file's other columns (:func:`read_with_payload`)."""
+    """One stream's file of a W-join (CSV/Parquet, columns ``time`` and ``key``) -> (times, keys)
+    as int64; times must be >= 0 and non-decreasing, keys integers."""
     path = Path(path)
-    frame, payload = read_with_payload(path, ("time", "key"), refused="stream")
+    frame, _ = _stream_frame(path)
     time = _int_column(frame["time"], "time", path)
-    key = _int_column(frame["key"], "key", path)
+    (key,), labels = key_columns([frame["key"]], [path])
+    if labels is not None:
+        raise ShedError(f"{path}: column 'key' holds text ({labels[0]!r}, ...); the W-join takes integer keys: map "
+                        "them to integers, the same in every stream (pandas.factorize over all of them)")
     _check_stream_times(time, np.arange(len(time), dtype=np.int64), "", path)
-    return time, key, payload
+    return time, key
+
+
+def _stream_frame(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One stream's file: its time and key columns as read, and its other columns."""
+    return read_with_payload(path, ("time", "key"), refused="stream")
 
 
 def write_workload(wl: Workload, path: str | os.PathLike) -> Path:
@@ -383,6 +429,8 @@ def write_workload(wl: Workload, path: str | os.PathLike) -> Path:
                             frame.to_parquet(tmp, index=False))
 
 
-def read_keys(path: str | os.PathLike) -> np.ndarray:
-    """The integer join keys of one relation: column ``key`` of a CSV or Parquet file."""
-    return _int_column(read_table(path, ["key"])["key"], "key", Path(path))
+def read_keys(*paths: str | os.PathLike) -> list[np.ndarray]:
+    """The join keys of relations, one CSV or Parquet file each (column ``key``), as int64:
+    integers, or text numbered together over the files (:func:`key_columns`)."""
+    files = [Path(p) for p in paths]
+    return key_columns([read_table(p, ["key"])["key"] for p in files], files)[0]
