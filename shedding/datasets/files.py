@@ -159,7 +159,7 @@ def _to_integers(column: str, item: str) -> str:
     """What to do about a value of ``column`` that is not an integer: for timestamps and text keys,
     how to convert them, and that ``shed stream-join`` takes them as they are."""
     if column == "time" and not pd.isna(pd.to_datetime(item, errors="coerce", format="mixed")):
-        return ("shed simulate counts whole time steps, so convert the timestamps to integer steps (in seconds: "
+        return ("times are whole time steps here, so convert the timestamps to integer steps (in seconds: "
                 "(t - t.min()) // pandas.Timedelta('1s')), or stream the files as they are with shed stream-join, "
                 "which reads timestamps")
     if column == "key":
