@@ -222,7 +222,7 @@ def test_bad_input_is_one_line_exit_2(shed, args, needle):
 
 @pytest.mark.parametrize("content, needle", [
     ("stream,time\nR,0\n", "key"),
-    ("stream,time,key\nR,0,x\n", "integers"),
+    ("stream,time,key\nR,0,1\nS,1,2\nR,2,x\n", "most keys are whole numbers"),  # a stray word (words alone are text keys)
     ("stream,time,key\nR,3,1\nR,1,1\n", "backwards"),
     ("stream,time,key\nQ,0,1\n", "R"),
     ("stream,time,key\nR,0,\n", "missing"),
