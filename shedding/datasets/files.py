@@ -222,7 +222,9 @@ def _int_column(values: pd.Series, column: str, path: Path) -> np.ndarray:
 
 def _mostly_text(values: Sequence[pd.Series]) -> bool:
     """Whether most present key values of ``values`` (all streams together) are not whole numbers:
-    then the keys are text, as ``shed stream-join`` reads such a column."""
+    then the keys are text. ``shed stream-join`` decides the same way from a sample of each
+    source's first file (``streaming.sources._text_type``); at exactly half, this reads integers
+    (and so names the first value that is not one), where the sample reads text."""
     whole = present = 0
     for v in values:
         if v.dtype.kind in "iufbM":  # a typed (Parquet) column: numbers, read as integers

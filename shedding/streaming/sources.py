@@ -91,8 +91,8 @@ def converted(col: str, kind: str) -> str:
 
 
 def source_files(path: Path, fmt: str) -> list[Path]:
-    """The files of format ``fmt`` in a source directory, in the order the stream takes them: by
-    name (:func:`~shedding.streaming.folder_source.file_names`)."""
+    """The files of format ``fmt`` of a source (a folder, or one file), in the order the stream
+    takes them: by name (:func:`~shedding.streaming.folder_source.file_names`)."""
     from shedding.streaming.folder_source import file_names, folder_of
 
     return [Path(folder_of(path)) / name for name in file_names(path, fmt)]
@@ -138,13 +138,14 @@ def _sample(path: Path, fmt: str) -> tuple[list[str], dict | None, pd.DataFrame 
 
 def _check_not_nested(folder: Path, param: str) -> None:
     """Refuse a folder whose data files are all in subfolders (a partitioned dataset, ``day=1/``):
-    the stream reads the files directly in the folder, and would wait for one forever."""
-    def data(p: Path) -> bool:
-        return p.is_file() and p.name.lower().endswith(tuple(FORMATS)) and not p.name.startswith((".", "_"))
+    the stream reads the files directly in the folder (the ones :func:`source_files` lists), and
+    would wait for one forever."""
+    def holds_files(path: Path) -> bool:
+        return any(source_files(path, fmt) for fmt in set(FORMATS.values()))
 
-    if any(data(p) for p in folder.iterdir()):
+    if holds_files(folder):
         return
-    nested = sorted(p.name for p in folder.iterdir() if p.is_dir() and any(data(q) for q in p.iterdir()))
+    nested = sorted(p.name for p in folder.iterdir() if p.is_dir() and holds_files(p))
     if nested:
         shown = ", ".join(nested[:3]) + (", ..." if len(nested) > 3 else "")
         raise ShedError(f"{{param}} {folder} holds its files in subfolders ({shown}); the stream reads the files "
