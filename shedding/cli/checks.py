@@ -168,35 +168,6 @@ def names(valid: Names, noun: str = "policy") -> Callable:
     return value_check(check)
 
 
-def parse_range(flag: str, text: str) -> tuple[int, int]:
-    """``"0,719"`` (or ``-5:3``) as a time range LO,HI of the join (lo <= s.time - r.time <= hi):
-    two integers, negative ones too, with LO <= HI, each within +-(2^62 - 3)
-    (:func:`~shedding.timerange.check_range`)."""
-    from shedding.timerange import check_range
-
-    try:
-        values = tuple(int(part) for part in text.replace(":", ",").split(","))
-        if len(values) != 2:
-            raise ValueError(text)
-    except ValueError:
-        raise ShedError(f"{flag} must be two integers LO,HI (LO <= s.time - r.time <= HI) such as 0,719, got "
-                        f"{text!r}") from None
-    try:
-        return check_range(values)
-    except ShedError as exc:
-        raise ShedError(exc.template.replace("{param}", flag)) from None
-
-
-def time_range() -> Callable:
-    """A time range LO,HI (:func:`parse_range`); the text is kept."""
-
-    def check(flag: str, text: str) -> str:
-        parse_range(flag, text)
-        return text
-
-    return value_check(check)
-
-
 def parse_integers(flag: str, text: str, count: int | None = None) -> tuple[int, ...]:
     """``"200,200"`` (or ``200:200``) as integers >= 0 that fit in 64 bits; ``count`` of them
     when given."""

@@ -20,7 +20,7 @@ def time_amount(flag: str, text: str, low: int) -> int | str:
         if number < low:
             raise ShedError(f"{flag} must be >= {low}, got {number}")
         return number
-    from shedding.streaming.event_time import parse_interval
+    from shedding.timestep import parse_interval
 
     try:
         if parse_interval(value, flag, zero=low == 0) == 0:
@@ -71,6 +71,22 @@ def check_range_text(flag: str, text: str) -> str:
     """:func:`range_amounts`, the text kept."""
     range_amounts(flag, text)
     return text
+
+
+def axis_of(given: dict[str, int | str], step: int | str | None) -> Any:
+    """The time axis (:class:`~shedding.streaming.event_time.TimeAxis`) that the amounts ``given``
+    (flag -> amount as :func:`time_amount` parsed it; ``--range`` and ``--range hi`` for a range's
+    bounds) imply: integers for integer times, or lengths of time for timestamps, cut by ``step``
+    (by default 1 or 1 second). A zero in any unit (a range's bound, no lateness) is either; a mix
+    of the two is refused naming both flags."""
+    from shedding.streaming.event_time import INTEGER, TIMESTAMP, TimeAxis
+
+    lengths = [f.split()[0] for f, a in given.items() if isinstance(a, str)]
+    numbers = [f.split()[0] for f, a in given.items() if isinstance(a, int) and not (f != "--window" and a == 0)]
+    if lengths and numbers:
+        raise ShedError(f"{lengths[0]} is a length of time but {numbers[0]} a number; give both in the time column's "
+                        "unit: integers for integer times, lengths such as '10 minutes' for timestamps")
+    return TimeAxis.of(TIMESTAMP if lengths else INTEGER, step)
 
 
 def join_range(axis: Any, text: str) -> tuple[int, int]:

@@ -57,13 +57,14 @@ CHECK_TUNING = parsed(parse_tuning)
 
 
 def check_buckets(v: Values) -> None:
-    """``--tuning``'s age buckets over ``--window`` are not too many (``--window`` in steps; the
+    """``--tuning``'s age buckets over the window are not too many (in steps, under --range too; the
     library's check, :func:`~shedding.online.hazard.age_buckets`, before any data is read)."""
     if v.tuning is not None:
+        from shedding.cli.workload import window_of
         from shedding.online.hazard import age_buckets
 
         settings = parse_tuning(v.tuning)
-        age_buckets(v.window, settings.first, settings.ratio)
+        age_buckets(window_of(v), settings.first, settings.ratio)
 
 
 def tuning_rules(policies: Callable[[Values], list[str]], flag: str = "--policy",

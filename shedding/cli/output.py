@@ -110,6 +110,8 @@ def print_header(wl: Workload, memory: int) -> None:
               f"warmup = {wl.warmup}, M = {memory}")
     if wl.meta.get("summary"):
         say(wl.meta["summary"])
+    if "time_step" in wl.meta:
+        say(f"time steps of {wl.meta['time_step']}; step 0 begins at {wl.meta['time_origin']}")
 
 
 def print_fitted(columns: list[tuple[str, JustifyMethod]], rows: list[list[str]], optional: tuple[str, ...] = ()) -> None:

@@ -31,8 +31,9 @@ REFERENCES = ("exact", "opt", "optv")
 
 def workload_params(wl: Workload) -> dict:
     """The workload's fields of a row: the generator's parameters for Zipf; for the other
-    generators their name, skew and seed where they have them; for files their format; and the
-    distinct keys and the longer stream's length."""
+    generators their name, skew and seed where they have them; for files their format (and for
+    timestamps the time step and the instant of step 0); and the distinct keys and the longer
+    stream's length."""
     meta = wl.meta
     if meta.get("generator") == "zipf":
         params = {key: meta[key] for key in ("skew", "domain", "length", "seed", "correlation")} | {"dataset": "zipf"}
@@ -44,7 +45,8 @@ def workload_params(wl: Workload) -> dict:
         params = {"dataset": "+".join(dict.fromkeys(fmt)) if isinstance(fmt, (tuple, list)) else fmt,
                   "domain": len(wl.key_counts()[0]), "length": max(wl.n_r, wl.n_s)}
     ranged = {} if wl.range is None else {"range": list(wl.range)}  # a key of its own, only when given
-    return {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, **params, **ranged}
+    timed = {key: meta[key] for key in ("time_step", "time_origin") if key in meta}  # files of timestamps only
+    return {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, **params, **ranged, **timed}
 
 
 def online_options(name: str, estimator: str, decay: float | None, seed: int) -> dict:

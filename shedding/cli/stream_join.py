@@ -12,7 +12,7 @@ import typer
 
 from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_split,
                                  named, parsed, spark_master, split_list, value_check)
-from shedding.cli.event_amounts import amount, check_timeout, check_range_text, join_extent, range_amounts
+from shedding.cli.event_amounts import amount, axis_of, check_timeout, check_range_text, join_extent, range_amounts
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, group_rule, tuning_rules
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
 from shedding.cli.stream_output import print_summary, run_job, title
@@ -108,22 +108,18 @@ def check_time(v: Values) -> None:
     """The window, the lateness and the step in one unit (integers for integer times, lengths for
     timestamps), whole numbers of steps, and M against the window in steps it defaults to."""
     from shedding.model import Memory
-    from shedding.streaming.event_time import INTEGER, TIMESTAMP, TimeAxis
+    from shedding.streaming.event_time import INTEGER
 
     given = amounts(v)
-    lengths = [f.split()[0] for f, a in given.items() if isinstance(a, str)]
-    steps = [f.split()[0] for f, a in given.items() if isinstance(a, int) and not (f != "--window" and a == 0)]
-    if lengths and steps:
-        raise ShedError(f"{lengths[0]} is a length of time but {steps[0]} a number; give both in the time column's "
-                        "unit: integers for integer times, lengths such as '10 minutes' for timestamps")
-    if lengths and synthetic(v):
-        raise ShedError(f"{lengths[0]} {given[lengths[0]]} is a length of time, but zipf sources have integer "
-                        "times; give it in time steps")
-    axis = TimeAxis.of(TIMESTAMP if lengths else INTEGER, given.get("--time-step"))
+    axis = axis_of(given, given.get("--time-step"))
+    if axis.kind != INTEGER and synthetic(v):
+        flag, length = next((f, a) for f, a in given.items() if isinstance(a, str))
+        raise ShedError(f"{flag.split()[0]} {length} is a length of time, but zipf sources have integer times; give it "
+                        "in time steps")
     window, bounds = join_extent(axis, v.window, v.range_)
     axis.steps(given["--allowed-lateness"], "allowed_lateness")
     split = None if v.memory_split is None else parse_split("--memory-split", v.memory_split)
-    if v.memory is not None or not lengths or v.time_step is not None:  # else w depends on the column (dates)
+    if v.memory is not None or axis.kind == INTEGER or v.time_step is not None:  # else w depends on the column (dates)
         Memory.of(window if v.memory is None else v.memory, split, bounds)
 
 

@@ -4,6 +4,7 @@ of paper §4.1), and the memory split's check."""
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import inspect
 from importlib import import_module
@@ -12,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import choice, integer, listed_in, number, parse_range, parse_split, time_range
+from shedding.cli.checks import choice, integer, listed_in, number, parse_split, value_check
+from shedding.cli.event_amounts import amount, axis_of, check_range_text, join_extent, range_amounts
 from shedding.cli.output import busy
 from shedding.cli.rules import Conflicts, Exists, Fits, Holds, Ignored, Together, Values
 from shedding.errors import ShedError
@@ -70,13 +72,20 @@ WORKLOAD_FLAGS = (
     _flag("correlation", "str", typer.Option("independent", "--correlation", callback=choice(CORRELATIONS),
                                              help="independent (paper's uncorrelated), same (correlated) or "
                                              "reversed.")),
-    _flag("window", "int", typer.Option(400, "--window", "-w", callback=integer(1),
-                                        help="Window size w in time steps.")),
+    _flag("window", "str", typer.Option("400", "--window", "-w", callback=amount(1),
+                                        help="Window size w in time steps; for a file of timestamps a length of "
+                                        "time such as '10 minutes' (a whole number of --time-step).")),
     _flag("join_range", "Optional[str]", typer.Option(
-        None, "--range", callback=time_range(), show_default=False,
+        None, "--range", callback=value_check(check_range_text), show_default=False,
         help="A time range LO,HI instead of the window: r and s join when LO <= s.time - r.time <= HI (any "
         "integers, LO <= HI; --window w is the range -(w-1),w-1), e.g. --range 0,719 for an arrival within 12 "
-        "hours after its departure; a side that can meet no later arrival is never stored.")),
+        "hours after its departure (for timestamps --range '0 seconds,12 hours'); a side that can meet no later "
+        "arrival is never stored.")),
+    _flag("time_step", "Optional[str]", typer.Option(
+        None, "--time-step", callback=amount(1), show_default=False,
+        help="CSV or Parquet files: how the times become steps. For timestamps (or dates) a length of time "
+        "(default 1 second when --window or --range is a length), steps counted from the first; for integer times "
+        "an integer k (time v is in step v // k), as shed stream-join cuts them.")),
     _flag("warmup", "Optional[int]", typer.Option(None, "--warmup", callback=integer(0), show_default=False,
                                                   help="First time step whose outputs count (default: 2w, with --range twice the longest a tuple waits, "
                                                        "2 (max(HI, -LO) + 1); 0 for the flights, which count from the first departure).")),
@@ -95,7 +104,8 @@ WORKLOAD_FLAGS = (
                                                      "to the --r file).")),
 )
 #: the library's names of the parameters these flags set, where the flags name them differently
-ALIASES = {"skew": "--zipf-skew", "path": "--workload", "split": "--memory-split",
+ALIASES = {"skew": "--zipf-skew", "path": "--workload", "split": "--memory-split", "step": "--time-step",
+           "time_step": "--time-step", "range": "--range",
            "max_graph_bytes": "--max-graph-gib", "params": "--param"}
 
 
@@ -115,7 +125,7 @@ def check_generator(v: Values) -> None:
     params = parse_params(v.generator, v.param or [])
     if not SOURCES[v.generator].drawn:
         try:
-            check_params(v.generator, params, window=v.window)
+            check_params(v.generator, params, window=window_of(v))
         except ShedError as exc:
             raise ShedError(exc.template.replace("{param}", "--param " + str(exc.param))) from None
     check_available(v.generator)
@@ -226,17 +236,56 @@ def fixed_split(name: str) -> bool:
     return name == "opt" or (name in POLICIES and not POLICIES[name].variable)
 
 
-def window_of(join_range: Optional[str], window: int) -> int:
-    """The workload's window: --window, or under --range the longest a tuple waits for a partner,
-    plus one (:func:`~shedding.timerange.range_horizon`), which also sets the default warmup and M."""
-    from shedding.timerange import range_horizon
+def extent(join_range: Optional[str], window: int | str, time_step: int | str | None
+           ) -> tuple[int, tuple[int, int] | None, int | dt.timedelta | None]:
+    """(w, bounds, step): the window in time steps (under --range the longest a tuple waits for a
+    partner, plus one, :func:`~shedding.timerange.range_horizon`, which also sets the default warmup
+    and M), the range in steps (None: the window) and the time step the files are read with (None:
+    integer steps as written; :mod:`shedding.datasets.times`). --window, --range and --time-step are
+    all integers or all lengths of time (then timestamps, by default in steps of 1 second), as for
+    ``shed stream-join`` (:func:`~shedding.cli.event_amounts.join_extent`)."""
+    from shedding.streaming.event_time import TIMESTAMP
 
-    return window if join_range is None else range_horizon(*parse_range("--range", join_range))
+    given: dict[str, int | str] = {"--window": window}
+    if join_range is not None:
+        given = dict(zip(("--range", "--range hi"), range_amounts("--range", join_range)))
+    if time_step is not None:
+        given["--time-step"] = time_step
+    axis = axis_of(given, time_step)
+    w, bounds = join_extent(axis, window, join_range)
+    if axis.kind == TIMESTAMP:
+        return w, bounds, dt.timedelta(microseconds=axis.step)
+    return w, bounds, None if time_step is None else axis.step
+
+
+def window_of(v: Values) -> int:
+    """The workload's window w in time steps (:func:`extent`)."""
+    return extent(v.join_range, v.window, v.time_step)[0]
+
+
+def check_time(v: Values) -> None:
+    """--window, --range and --time-step agree (:func:`extent`); lengths of time and --time-step
+    are for CSV or Parquet files, whose times may be timestamps: a generated workload and the
+    weather formats count integer time steps."""
+    _, _, step = extent(v.join_range, v.window, v.time_step)
+    weather = not generated(v) and v.workload is None and file_format(v) in WEATHER_FORMATS
+    if weather and v.time_step is not None:
+        raise ShedError("--time-step applies to CSV or Parquet files, not to the weather formats, whose time steps are "
+                        "hours")
+    if not isinstance(step, dt.timedelta):
+        return
+    flag = "--range" if v.join_range is not None else "--window"
+    if generated(v):
+        raise ShedError(f"{flag} is a length of time, but --generator {v.generator} counts integer time steps; give "
+                        "it in time steps")
+    if weather:
+        raise ShedError(f"{flag} is a length of time, but the weather formats count integer time steps (hours); give "
+                        "it in time steps")
 
 
 def memory_of(v: Values) -> int:
     """M as the run will use it: --memory, else the window (:func:`window_of`)."""
-    return window_of(v.join_range, v.window) if v.memory is None else v.memory
+    return window_of(v) if v.memory is None else v.memory
 
 
 def check_split(v: Values) -> Memory:
@@ -247,8 +296,7 @@ def check_split(v: Values) -> Memory:
     from shedding.model import Memory
 
     split = None if v.memory_split is None else parse_split("--memory-split", v.memory_split)
-    bounds = None if v.join_range is None else parse_range("--range", v.join_range)
-    return Memory.of(memory_of(v), split, bounds)
+    return Memory.of(memory_of(v), split, extent(v.join_range, v.window, v.time_step)[1])
 
 
 def zipf_bytes(v: Values) -> float:
@@ -283,6 +331,9 @@ WORKLOAD_RULES = (
             "are read, not drawn)"),
     Ignored(("--param",), lambda v: v.generator in PARAM_GENERATORS,
             f"applies to --generator {', '.join(PARAM_GENERATORS)}", "zipf takes its own flags"),
+    Ignored(("--time-step",), lambda v: not generated(v), "applies to CSV or Parquet files (--workload, --r/--s), "
+            "not to a generated workload"),
+    Holds(check_time),
     Holds(check_generator),
     Ignored(("--format",), lambda v: v.r_path is not None, "applies to the files of --r/--s only"),
     Holds(file_format),
@@ -296,17 +347,19 @@ WORKLOAD_RULES = (
 )
 
 
-def build_workload(join_range: Optional[str], window: int, **flags: Any) -> Workload:
+def build_workload(join_range: Optional[str], window: int | str, time_step: int | str | None, **flags: Any) -> Workload:
     """The workload the (checked) flags describe, with the time range of --range."""
-    wl = read_workload(window=window_of(join_range, window), **flags)
-    return wl if join_range is None else wl.with_params(range=parse_range("--range", join_range))
+    w, bounds, step = extent(join_range, window, time_step)
+    wl = read_workload(window=w, time_step=step, **flags)
+    return wl if bounds is None else wl.with_params(range=bounds)
 
 
 def read_workload(workload: Optional[Path], generator: str, param: Optional[list[str]], zipf_skew: float,
                   domain: int, length: int, seed: int, correlation: str, window: int, warmup: Optional[int],
                   r_path: Optional[Path], s_path: Optional[Path], fmt: Optional[str], cell_size: float,
-                  stations: Optional[Path]) -> Workload:
-    """The workload the (checked) flags describe, with the window ``window``."""
+                  stations: Optional[Path], time_step: int | dt.timedelta | None = None) -> Workload:
+    """The workload the (checked) flags describe, with the window ``window`` (in time steps, of
+    ``time_step`` for CSV or Parquet files)."""
     from shedding.datasets import load_two_streams, load_workload, zipf_workload
     from shedding.datasets.files import format_of
 
@@ -317,9 +370,9 @@ def read_workload(workload: Optional[Path], generator: str, param: Optional[list
 
             with busy("preparing the weather workload (Spark; cached after the first run)..."):
                 return weather_workload(r_path, s_path, fmt, window, warmup, cell_size=cell_size, stations=stations)
-        return load_two_streams(r_path, s_path, window, warmup)
+        return load_two_streams(r_path, s_path, window, warmup, time_step)
     if workload is not None:
-        return load_workload(workload, window, warmup)
+        return load_workload(workload, window, warmup, time_step)
     if generator != "zipf":
         from shedding.datasets.generators import generate, parse_params
 

@@ -19,22 +19,23 @@ Row numbers in error messages count data rows from 1 (the CSV header is not a ro
 
 from __future__ import annotations
 
+import datetime as dt
 import os
-import re
 from collections import Counter
 from pathlib import Path
-from typing import NoReturn, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from shedding.atomic import write_atomically
+from shedding.datasets.columns import check_stream_times, first_row, int_column, key_columns
 from shedding.datasets.formats import FORMATS, separator_hint
+from shedding.datasets.times import time_steps
 from shedding.errors import ShedError
 from shedding.model import R, S, SIDE_NAMES, Workload, check_window, default_warmup
 
 _ACCEPTED = ", ".join(FORMATS)
-_INT_TEXT = re.compile(r"\s*[+-]?\d+\s*")
 
 
 def _one_line(text: object) -> str:
@@ -146,136 +147,6 @@ def payload_header(path: str | os.PathLike, columns: Sequence[str]) -> list[str]
     return [n.strip() for n in names if n.strip().lower() not in used]
 
 
-def _first(mask: np.ndarray) -> int:
-    return int(np.argmax(mask))
-
-
-def _too_big(path: Path, column: str, row: int) -> NoReturn:
-    raise ShedError(f"{path}: column {column!r} value at row {row + 1} does not fit in 64-bit integers; "
-                    f"use values below 2^63")
-
-
-def _to_integers(column: str, item: str) -> str:
-    """What to do about a value of ``column`` that is not an integer: for timestamps and text keys,
-    how to convert them, and that ``shed stream-join`` takes them as they are."""
-    if column == "time" and not pd.isna(pd.to_datetime(item, errors="coerce", format="mixed")):
-        return ("times are whole time steps here, so convert the timestamps to integer steps (in seconds: "
-                "(t - t.min()) // pandas.Timedelta('1s')), or stream the files as they are with shed stream-join, "
-                "which reads timestamps")
-    if column == "key":
-        return ("most keys are whole numbers, so they are read as integers (text keys are read as text when most of "
-                "them are text): fix or drop that row")
-    return "map the values to integers"
-
-
-def _int_column(values: pd.Series, column: str, path: Path) -> np.ndarray:
-    """The column as int64, or a ShedError naming the first missing or non-integer row."""
-    missing = values.isna().to_numpy()
-    if missing.any():
-        row = _first(missing)
-        raise ShedError(f"{path}: column {column!r} has a missing value at row {row + 1}; fill or drop that row")
-    dtype = values.dtype
-    if dtype.kind in "iu":
-        if dtype.kind == "u" and len(values) and values.max() > np.iinfo(np.int64).max:
-            _too_big(path, column, _first((values > np.iinfo(np.int64).max).to_numpy()))
-        return values.to_numpy(dtype=np.int64)
-    if dtype.kind == "b":
-        raise ShedError(f"{path}: column {column!r} must hold integers, row 1 has a boolean; map the values to integers")
-    if dtype.kind == "M":  # a Parquet timestamp column
-        raise ShedError(f"{path}: column {column!r} must hold integers, row 1 has the timestamp {values.iloc[0]}; "
-                        f"{_to_integers(column, str(values.iloc[0]))}")
-    if dtype.kind == "f":
-        arr = values.to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(arr) | (arr != np.round(arr))
-        if bad.any():
-            row = _first(bad)
-            raise ShedError(
-                f"{path}: column {column!r} must hold integers, row {row + 1} has {arr[row].item()!r}; "
-                f"round or map the values to integers"
-            )
-        huge = np.abs(arr) >= 2.0**63
-        if huge.any():
-            _too_big(path, column, _first(huge))
-        return arr.astype(np.int64)
-    # text (CSV is read as text) or Python objects
-    text = values.astype(str).str.strip()
-    try:
-        return text.astype(np.int64).to_numpy()
-    except (ValueError, OverflowError, TypeError):
-        pass  # find and report the first bad row below
-    out = np.empty(len(text), dtype=np.int64)
-    for i, item in enumerate(text):
-        try:
-            number: float | None = int(item) if _INT_TEXT.fullmatch(item) else float(item)
-        except ValueError:
-            number = None
-        if number is None or not float(number).is_integer():
-            raise ShedError(
-                f"{path}: column {column!r} must hold integers, row {i + 1} has {item.strip()!r}; "
-                f"{_to_integers(column, item)}"
-            )
-        if abs(number) >= 2**63:
-            _too_big(path, column, i)
-        out[i] = int(number)
-    return out
-
-
-def _mostly_text(values: Sequence[pd.Series]) -> bool:
-    """Whether most present key values of ``values`` (all streams together) are not whole numbers:
-    then the keys are text. ``shed stream-join`` decides the same way from a sample of each
-    source's first file (``streaming.sources._text_type``); at exactly half, this reads integers
-    (and so names the first value that is not one), where the sample reads text."""
-    whole = present = 0
-    for v in values:
-        if v.dtype.kind in "iufbM":  # a typed (Parquet) column: numbers, read as integers
-            return False
-        text = v.dropna().astype(str).str.strip()
-        text = text[text != ""]
-        number = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
-        with np.errstate(invalid="ignore"):
-            whole += int((np.isfinite(number) & (number == np.round(number))).sum())
-        present += len(text)
-    return whole * 2 < present
-
-
-def key_columns(values: Sequence[pd.Series], paths: Sequence[Path]) -> tuple[list[np.ndarray], np.ndarray | None]:
-    """The key columns of one or more streams' files as int64, and the key labels (None for
-    integer keys). Keys are integers when most values are whole numbers (a value that is not is an
-    error naming its row); otherwise they are text, compared as written (spaces around trimmed),
-    numbered together over every stream by the sorted labels, so that equal text is an equal key
-    in every stream and the numbers do not depend on the files' order."""
-    if not _mostly_text(values):
-        return [_int_column(v, "key", p) for v, p in zip(values, paths)], None
-    texts = []
-    for v, path in zip(values, paths):
-        text = v.astype("string").str.strip()
-        missing = (text.isna() | (text == "")).to_numpy(dtype=bool)
-        if missing.any():
-            raise ShedError(f"{path}: column 'key' has a missing value at row {_first(missing) + 1}; fill or drop that row")
-        texts.append(text.to_numpy(dtype=object))
-    codes, found = pd.factorize(np.concatenate(texts))  # hashing: np.unique sorts every object, 10x slower
-    labels = np.asarray(found, dtype=str)
-    order = np.argsort(labels, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return np.split(rank[codes], np.cumsum([len(x) for x in texts])[:-1]), labels[order].astype(object)
-
-
-def _check_stream_times(time: np.ndarray, rows: np.ndarray, what: str, path: Path) -> None:
-    """Times must be >= 0 and non-decreasing within one stream (``rows``: 0-based file rows)."""
-    if time.size and time.min() < 0:
-        i = _first(time < 0)
-        raise ShedError(
-            f"{path}: {what}time at row {rows[i] + 1} is negative ({time[i]}); shift the times so they start at 0"
-        )
-    back = np.diff(time) < 0
-    if back.any():
-        i = _first(back) + 1
-        raise ShedError(
-            f"{path}: {what}times go backwards at row {rows[i] + 1} ({time[i - 1]} then {time[i]}); sort by time"
-        )
-
-
 def _merged(
     side: np.ndarray, time: np.ndarray, key: np.ndarray, rows: np.ndarray,
     window: int, warmup: int | None, name: str, meta: dict, payload: pd.DataFrame,
@@ -301,7 +172,8 @@ def check_path(path: object, param: str) -> Path:
     return Path(path)
 
 
-def load_workload(path: str | os.PathLike, window: int, warmup: int | None = None) -> Workload:
+def load_workload(path: str | os.PathLike, window: int, warmup: int | None = None,
+                  time_step: int | str | dt.timedelta | None = None) -> Workload:
     """One CSV/Parquet file with columns ``stream`` (R/S), ``time``, ``key`` -> Workload.
 
     Among equal times the file's order is kept. An empty file with the right header gives an
@@ -309,14 +181,19 @@ def load_workload(path: str | os.PathLike, window: int, warmup: int | None = Non
 
     Args:
         path: The file: ``.csv``, ``.csv.gz``, ``.parquet`` or ``.pq``. Times are integers
-            >= 0, non-decreasing within each stream; keys integers or text (:func:`key_columns`).
-        window: w, in the file's time unit (an integer >= 1).
-        warmup: The first time whose outputs count; default 2w.
+            >= 0 (or timestamps, with ``time_step`` a length of time), non-decreasing within each
+            stream; keys integers or text (:func:`~shedding.datasets.columns.key_columns`).
+        window: w, in time steps (an integer >= 1).
+        warmup: The first time step whose outputs count; default 2w.
+        time_step: How the times become steps (:mod:`shedding.datasets.times`): None (integer
+            steps as written), an integer k (time v in step floor(v / k)) or a length of time
+            such as ``"1 minute"`` (timestamps; steps counted from the first).
 
     Returns:
         The :class:`~shedding.model.Workload`; ``meta`` holds the source, its format, each
-        tuple's row in the file (``source_row``) and, for text keys, the text of each key number
-        (``key_labels``).
+        tuple's row in the file (``source_row``), for text keys the text of each key number
+        (``key_labels``) and for timestamps the step and the instant of step 0 (``time_step``,
+        ``time_origin``).
 
     Raises:
         ShedError: A bad ``window`` or ``path`` (naming it in ``param``), a missing or
@@ -329,29 +206,32 @@ def load_workload(path: str | os.PathLike, window: int, warmup: int | None = Non
     stream = frame["stream"]
     missing = stream.isna().to_numpy()
     if missing.any():
-        row = _first(missing)
+        row = first_row(missing)
         raise ShedError(f"{path}: column 'stream' has a missing value at row {row + 1}; fill or drop that row")
     labels = stream.astype(str).str.strip().str.upper().to_numpy()
     bad = (labels != "R") & (labels != "S")
     if bad.any():
-        row = _first(bad)
+        row = first_row(bad)
         raise ShedError(
             f"{path}: column 'stream' must be R or S, row {row + 1} has {str(stream.iloc[row]).strip()!r}; "
             f"rename the streams to R and S"
         )
     side = np.where(labels == "S", S, R).astype(np.int8)
-    time = _int_column(frame["time"], "time", path)
+    (time,), axis = time_steps([frame["time"]], [path], time_step)
     (key,), key_labels = key_columns([frame["key"]], [path])
     rows = np.arange(len(frame), dtype=np.int64)
     for which in (R, S):
         mask = side == which
-        _check_stream_times(time[mask], rows[mask], f"stream {SIDE_NAMES[which]} ", path)
-    meta = {"source": str(path), "format": format_of(path)} | ({} if key_labels is None else {"key_labels": key_labels})
+        check_stream_times(time[mask], rows[mask], f"stream {SIDE_NAMES[which]} ", path)
+    meta = {"source": str(path), "format": format_of(path), **axis}
+    if key_labels is not None:
+        meta["key_labels"] = key_labels
     return _merged(side, time, key, rows, window, warmup, path.name, meta, payload)
 
 
 def load_two_streams(
-    r_path: str | os.PathLike, s_path: str | os.PathLike, window: int, warmup: int | None = None
+    r_path: str | os.PathLike, s_path: str | os.PathLike, window: int, warmup: int | None = None,
+    time_step: int | str | dt.timedelta | None = None,
 ) -> Workload:
     """Two CSV/Parquet files (R, then S), each with columns ``time`` and ``key`` -> Workload.
 
@@ -359,15 +239,19 @@ def load_two_streams(
 
     Args:
         r_path: Stream R's file (``.csv``, ``.csv.gz``, ``.parquet`` or ``.pq``); times are
-            integers >= 0, non-decreasing; keys integers or text, numbered together over both
-            files (:func:`key_columns`).
+            integers >= 0 (or timestamps, with ``time_step`` a length of time), non-decreasing;
+            keys integers or text, numbered together over both files
+            (:func:`~shedding.datasets.columns.key_columns`).
         s_path: Stream S's file, likewise.
-        window: w, in the files' time unit (an integer >= 1).
-        warmup: The first time whose outputs count; default 2w.
+        window: w, in time steps (an integer >= 1).
+        warmup: The first time step whose outputs count; default 2w.
+        time_step: How the times become steps, as for :func:`load_workload`; with timestamps
+            the steps count from the first of both files.
 
     Returns:
         The :class:`~shedding.model.Workload`; ``meta`` holds the sources and their formats,
-        and for text keys the text of each key number (``key_labels``).
+        for text keys the text of each key number (``key_labels``) and for timestamps the step
+        and the instant of step 0 (``time_step``, ``time_origin``).
 
     Raises:
         ShedError: A bad ``window``, ``r_path`` or ``s_path`` (naming it in ``param``), a
@@ -378,16 +262,16 @@ def load_two_streams(
     paths = [check_path(r_path, "r_path"), check_path(s_path, "s_path")]
     read = [_stream_frame(path) for path in paths]
     keys, key_labels = key_columns([frame["key"] for frame, _ in read], paths)
+    times, axis = time_steps([frame["time"] for frame, _ in read], paths, time_step)
     parts, payloads = [], []
-    for which, path, (frame, payload), key in zip((R, S), paths, read, keys):
-        time = _int_column(frame["time"], "time", path)
+    for which, path, (_, payload), key, time in zip((R, S), paths, read, keys, times):
         rows = np.arange(len(time), dtype=np.int64)
-        _check_stream_times(time, rows, "", path)
+        check_stream_times(time, rows, "", path)
         parts.append((np.full(len(time), which, dtype=np.int8), time, key, rows))
         payloads.append(payload)
     side, time, key, rows = (np.concatenate(cols) for cols in zip(*parts))
     r_path, s_path = paths
-    meta: dict = {"source": (str(r_path), str(s_path)), "format": (format_of(r_path), format_of(s_path))}
+    meta: dict = {"source": (str(r_path), str(s_path)), "format": (format_of(r_path), format_of(s_path)), **axis}
     if key_labels is not None:
         meta["key_labels"] = key_labels
     return _merged(side, time, key, rows, window, warmup, f"{r_path.name}+{s_path.name}", meta, common(*payloads))
@@ -408,12 +292,12 @@ def read_stream(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     as int64; times must be >= 0 and non-decreasing, keys integers."""
     path = Path(path)
     frame, _ = _stream_frame(path)
-    time = _int_column(frame["time"], "time", path)
+    time = int_column(frame["time"], "time", path)
     (key,), labels = key_columns([frame["key"]], [path])
     if labels is not None:
         raise ShedError(f"{path}: column 'key' holds text ({labels[0]!r}, ...); the W-join takes integer keys: map "
                         "them to integers, the same in every stream (pandas.factorize over all of them)")
-    _check_stream_times(time, np.arange(len(time), dtype=np.int64), "", path)
+    check_stream_times(time, np.arange(len(time), dtype=np.int64), "", path)
     return time, key
 
 
@@ -437,6 +321,7 @@ def write_workload(wl: Workload, path: str | os.PathLike) -> Path:
 
 def read_keys(*paths: str | os.PathLike) -> list[np.ndarray]:
     """The join keys of relations, one CSV or Parquet file each (column ``key``), as int64:
-    integers, or text numbered together over the files (:func:`key_columns`)."""
+    integers, or text numbered together over the files
+    (:func:`~shedding.datasets.columns.key_columns`)."""
     files = [Path(p) for p in paths]
     return key_columns([read_table(p, ["key"])["key"] for p in files], files)[0]

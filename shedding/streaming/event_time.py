@@ -27,11 +27,8 @@ import numpy as np
 import pandas as pd
 
 from shedding.errors import ShedError
+from shedding.timestep import describe, parse_interval
 
-_UNITS = {"us": 1, "microsecond": 1, "ms": 1_000, "millisecond": 1_000, "s": 1_000_000, "sec": 1_000_000,
-          "second": 1_000_000, "m": 60_000_000, "min": 60_000_000, "minute": 60_000_000,
-          "h": 3_600_000_000, "hour": 3_600_000_000, "d": 86_400_000_000, "day": 86_400_000_000,
-          "w": 604_800_000_000, "week": 604_800_000_000}
 #: the time kinds
 INTEGER, TIMESTAMP, DATE = "integer", "timestamp", "date"
 #: times (integers, microseconds since 1970 for timestamps, days for dates) are 0 to this, less
@@ -39,22 +36,6 @@ INTEGER, TIMESTAMP, DATE = "integer", "timestamp", "date"
 #: would be joined wrongly); a row outside is a bad row, and a source whose first file has one is
 #: refused up front
 TIME_LIMIT = 2**61
-
-
-def parse_interval(value: object, param: str, zero: bool = False) -> int:
-    """A length of time in microseconds: ``"10 minutes"``, ``"1.5 s"``, ``"500 ms"`` or a timedelta;
-    positive, or with ``zero`` also none (``"0 seconds"``)."""
-    if isinstance(value, dt.timedelta):
-        micros = value // dt.timedelta(microseconds=1)
-    else:
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-z]+?)s?\s*", str(value).lower())
-        if not m or m.group(2) not in _UNITS:
-            raise ShedError(f"{{param}} {value!r} is not a length of time; write e.g. '1 second', '10 minutes', "
-                            "'500 ms' (units us, ms, s, min, h, d, week)", param=param)
-        micros = round(float(m.group(1)) * _UNITS[m.group(2)])
-    if micros < 0 or micros == 0 and not zero:
-        raise ShedError(f"{{param}} must be a positive length of time, got {value!r}", param=param)
-    return int(micros)
 
 
 def timeout_ms(value: object, param: str) -> int:
@@ -158,9 +139,7 @@ class TimeAxis:
         """The step in words."""
         if self.kind == INTEGER:
             return f"step {self.step}"
-        unit = next(name for name, size in sorted(_UNITS.items(), key=lambda u: -u[1])
-                    if len(name) > 2 and self.step % size == 0)
-        return f"step {self.step // _UNITS[unit]} {unit}(s)"
+        return f"step {describe(self.step)}"
 
     @property
     def carried(self) -> bool:

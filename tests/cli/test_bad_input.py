@@ -31,6 +31,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     (root / "r.csv").write_text("time,key\n0,1\n1,2\n")
     (root / "s.csv").write_text("time,key\n0,1\n2,2\n")
     (root / "w.csv").write_text("stream,time,key\nR,0,1\nS,0,1\n")
+    (root / "stamps.csv").write_text("stream,time,key\nR,2024-05-01 10:00,1\nS,2024-05-01 10:01:30,1\n")
     (root / "twice.csv").write_text("stream,time,key,Key\nR,0,1,2\nS,0,1,3\n")
     (root / "br.csv").write_text("name,y1,y2,t\nA,0,0,0\nB,1.0,1.0,1\n")
     (root / "bs.csv").write_text("name,y1,y2,t\nc,0.1,0.2,0\nd,1.2,1.3,1\n")
@@ -134,8 +135,22 @@ CASES = {
         (["--generator", "age", "--policy", "hazard", "--group", "dest"], "--group needs"),
         (["--policy", "hazard", "--group", "dest", "--length", "100", "--window", "10"],
          "give --group history (the key's history needs no column)"),
-        (["--range", "3", "--length", "100"], "--range must be two integers LO,HI (LO <= s.time - r.time <= HI) such as "
-         "0,719, got '3'"),  # was "got (3,)"
+        (["--range", "3", "--length", "100"], "--range '3' is not LO,HI: give two bounds, e.g. --range 0,720 or "
+         "--range '0 seconds,12 hours'"),  # was "got (3,)"
+        # timestamps: lengths of time for files of timestamps only, in whole steps, in one unit
+        (["--window", "12 hours"], "--window is a length of time, but --generator zipf counts integer time steps"),
+        (["--generator", "age", "--range", "0 seconds,1 hour"], "--range is a length of time, but --generator age"),
+        (["--time-step", "5"], "--time-step applies to CSV or Parquet files"),
+        (["--window", "soon"], "--window 'soon' is neither an integer"),
+        (["--workload", "{w.csv}", "--window", "10 minutes"], "column 'time' holds numbers, not timestamps"),
+        (["--workload", "{stamps.csv}", "--window", "10"], "times are integer steps unless a time step is given: give "
+         "--time-step as a length of time"),
+        (["--workload", "{stamps.csv}", "--window", "10", "--time-step", "1 minute"],
+         "--time-step is a length of time but --window a number"),
+        (["--workload", "{stamps.csv}", "--window", "90 s", "--time-step", "1 minute"],
+         "--window '90 s' is not a whole number of steps (step 1 minute(s))"),
+        (["--workload", "{stamps.csv}", "--range", "0 s,5", "--time-step", "1 minute"],
+         "--time-step is a length of time but --range a number"),
         (["--tuning", "ratio=2"], "--tuning"),  # PROB and LIFE learn nothing
         (["--policy", "hazard", "--tuning", "ratio=0.5"], "--tuning"),
         (["--policy", "hazard", "--tuning", "gate=1"], "--tuning"),
@@ -172,6 +187,9 @@ CASES = {
         (["--schedule-out", "{folder}"], "--schedule-out"),
         (["--graph", "nope"], "--graph"),
         (["--workload", "{w.csv}", "--domain", "9"], "--domain"),
+        (["--window", "1 hour"], "--window is a length of time, but --generator zipf"),
+        (["--workload", "{stamps.csv}", "--range", "0 minutes,1 hour", "--time-step", "7 minutes"],
+         "--range '1 hour' is not a whole number of steps"),
     ],
     "explain": [
         (["--buckets", "0"], "--buckets"),

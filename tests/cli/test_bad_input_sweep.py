@@ -88,7 +88,7 @@ CASES = [
     (["simulate", "--range", "5,2", "--length", "100"], "--range 5,2 is empty"),
     (["opt", "--range", f"0,{BIG}", "--length", "100"], "--range"),
     (["explain", "--policy", "prob", "--range", f"-{2**62 + 1},0", "--length", "100"], "--range"),
-    (["simulate", "--range", "0.5,2", "--length", "100"], "--range must be two integers"),
+    (["simulate", "--range", "0.5,2", "--length", "100"], "--range '0.5' is neither an integer"),
     (["simulate", "--range", "3", "--length", "100"], "--range"),
     (["simulate", "--range", "0,719", "--window", "720"], "give either --range or --window"),
     (["opt", "--range=-3,3", "-w", "4"], "give either --range or --window"),

@@ -422,3 +422,30 @@ def test_range_runs_the_time_range_join_in_simulate_opt_and_explain(shed):
     code, stdout, _ = shed("explain", "--range", "2,6", "--length", "300", "--domain", "20", "--memory", "6",
                            "--policy", "prob", "--json")
     assert code == 0 and json.loads(stdout)["summary"]["policy_outputs"] == rows["prob"]["outputs"]
+
+
+def test_timestamps_run_in_simulate_opt_and_explain(shed, tmp_path):
+    """--time-step with the range as lengths of time: the steps of floor(instant / step), counted
+    from the first, so EXACT is the pandas join on those steps; OPT and explain read the same."""
+    rng = np.random.default_rng(5)
+    start = pd.Timestamp("2024-05-01 23:58:30")
+    departed = start + pd.to_timedelta(np.sort(rng.integers(0, 3 * 86400, 600)), unit="s")
+    tail = np.array([f"N{i}" for i in rng.integers(0, 40, 600)])
+    landed = departed + pd.to_timedelta(rng.integers(30 * 60, 9 * 3600, 600), unit="s")
+    order = np.argsort(landed, kind="stable")
+    pd.DataFrame({"time": departed, "key": tail}).to_csv(tmp_path / "dep.csv", index=False)
+    pd.DataFrame({"time": landed[order], "key": tail[order]}).to_parquet(tmp_path / "arr.parquet")
+    files = ("--r", str(tmp_path / "dep.csv"), "--s", str(tmp_path / "arr.parquet"), "--range", "0 seconds,6 hours",
+             "--time-step", "5 minutes", "--memory", "30", "--warmup", "0", "--json")
+    code, stdout, err = shed("simulate", "--policy", "exact,prob,opt", *files)
+    assert code == 0, err
+    rows = {r["policy"]: r for r in map(json.loads, stdout.splitlines())}
+    pairs = pd.DataFrame({"key": tail, "r": departed}).merge(pd.DataFrame({"key": tail[order], "s": landed[order]}))
+    steps = [(pairs[c] - pd.Timestamp(0)) // pd.Timedelta(minutes=5) for c in "rs"]
+    assert rows["exact"]["outputs"] == int(((steps[1] - steps[0] >= 0) & (steps[1] - steps[0] <= 72)).sum()) > 0
+    assert rows["prob"]["range"] == [0, 72] and rows["prob"]["time_step"] == "5 minute(s)"
+    assert rows["prob"]["time_origin"] == "2024-05-01T23:55:00+00:00"
+    code, stdout, err = shed("opt", *files)
+    assert code == 0 and json.loads(stdout)["outputs"] == rows["opt"]["outputs"], err
+    code, stdout, err = shed("explain", "--policy", "prob", *files)
+    assert code == 0 and json.loads(stdout)["summary"]["policy_outputs"] == rows["prob"]["outputs"], err

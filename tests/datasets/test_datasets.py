@@ -342,9 +342,9 @@ def test_a_header_with_another_separator_says_so(tmp_path, sep, named):
         ("R,0,1\nT,1,2\n", ["'stream'", "R or S", "row 2", "'T'"]),
         ("R,4,1\nS,5,2\nR,3,1\nS,6,1\n", ["backwards", "row 3", "sort by time", "stream R"]),
         ("R,-1,1\n", ["negative", "row 1"]),
-        # timestamps: how to convert them, and the command that takes them as they are; a stray word
+        # timestamps read without a time step: how to read them (tests/datasets/test_timestamps.py); a stray word
         # among whole-number keys (a column of text keys is read as text: tests/datasets/test_text_keys.py)
-        ("R,0,1\nS,2024-05-01 10:00:00,1\n", ["'time'", "row 2", "convert the timestamps", "shed stream-join"]),
+        ("R,0,1\nS,2024-05-01 10:00:00,1\n", ["'time'", "row 2", "give time_step as a length of time"]),
         ("R,0,1\nS,1,2\nR,2,JFK\n", ["'key'", "row 3", "'JFK'", "most keys are whole numbers"]),
         ("R,x1,1\n", ["'time'", "row 1", "map the values to integers"]),
     ],
@@ -370,7 +370,7 @@ def test_interleaved_streams_each_sorted_is_fine(tmp_path):
         (pd.DataFrame({"stream": ["S", "S"], "time": [3, 2], "key": [1, 2]}), ["stream S", "backwards", "row 2"]),
         (pd.DataFrame({"stream": ["S"], "key": [1]}), ["time", "found columns: stream, key"]),
         (pd.DataFrame({"stream": ["S"], "time": pd.to_datetime(["2024-05-01 10:00"]), "key": [1]}),
-         ["'time'", "the timestamp 2024-05-01 10:00:00", "convert the timestamps", "shed stream-join"]),
+         ["'time'", "the timestamp 2024-05-01 10:00:00", "give time_step as a length"]),
     ],
 )
 def test_bad_parquet_values(tmp_path, frame, words):

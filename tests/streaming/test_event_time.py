@@ -61,6 +61,31 @@ def test_string_keys_under_shedding_equal_the_simulator_on_their_hashes(spark):
     assert sorted(zip(out["key"], out["r_time"], out["s_time"])) == expected
 
 
+def test_the_batch_commands_cut_timestamp_files_into_the_streaming_steps(spark, tmp_path):
+    """Timestamps as text (with and without an offset) and a one-sided range of lengths of time:
+    the exact streaming join on Spark's reading of the files has as many pairs as EXACT on
+    shedding.datasets' reading of them (load_two_streams with time_step), at steps of 1 and 7
+    minutes, where any other cut of the instants into steps would move pairs across the range's
+    ends."""
+    from shedding.datasets import load_two_streams
+    from shedding.exact import exact_count
+
+    configure_session(spark, 2)
+    rng = np.random.default_rng(11)
+    instants = [BASE + pd.to_timedelta(np.sort(rng.integers(0, 6 * 3600, 800)), unit="s") for _ in range(2)]
+    keys = [rng.choice([f"N{i}" for i in range(30)], 800) for _ in range(2)]
+    written = [instants[0].tz_convert("America/New_York").map(lambda t: t.isoformat()),  # at -05:00
+               instants[1].strftime("%Y-%m-%d %H:%M:%S")]  # UTC, without an offset
+    for name, times, key in zip("rs", written, keys):
+        pd.DataFrame({"time": times, "key": key}).to_csv(tmp_path / f"{name}.csv", index=False)
+    for step, minutes in (("1 minute", 1), ("7 minutes", 7)):
+        frames = [spark.read.option("header", True).csv(str(tmp_path / f"{n}.csv")) for n in "rs"]
+        streamed = semantic_window_join(*frames, step=step, range=("0 minutes", f"{63 * minutes} minutes"), memory=0,
+                                        shedding="none").count()
+        wl = load_two_streams(tmp_path / "r.csv", tmp_path / "s.csv", window=63 + 1, warmup=0, time_step=step)
+        assert exact_count(wl.with_params(range=(0, 63))) == streamed > 0
+
+
 def in_order(path, i: int) -> None:
     """Give the i-th file of a source the i-th modification time: Spark's file source reads a
     folder in modification-time order, and files written within one tick of the clock came in any

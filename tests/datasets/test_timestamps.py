@@ -1,0 +1,115 @@
+"""Timestamps in stream files (departures, clicks): with a time step given as a length of time,
+an instant is in step floor(microseconds since 1970 UTC / step), counted from the first step of
+both streams, the rule ``shed stream-join`` cuts them by; an integer step cuts integer times; a
+value that is no timestamp is an error naming its row."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers import assert_one_line_error
+from shedding.datasets import load_two_streams, load_workload
+from shedding.datasets.times import step_of
+from shedding.errors import ShedError
+from shedding.exact import exact_count
+from shedding.run import run_policy
+
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+BASE = dt.datetime(2013, 3, 1, 5, 17, 31, 250_000, tzinfo=dt.timezone.utc)
+
+
+def expected_steps(instants: list[dt.datetime], step: dt.timedelta, origin: int) -> list[int]:
+    """The rule in plain Python datetime arithmetic (no pandas)."""
+    return [(t - EPOCH) // step - origin for t in instants]
+
+
+def written(t: dt.datetime, style: int) -> str:
+    """One instant in one of the layouts users' files have: with a space or a T, with an offset."""
+    if style == 0:
+        return t.strftime("%Y-%m-%d %H:%M:%S.%f")
+    if style == 1:
+        return t.isoformat()  # +00:00
+    shifted = t.astimezone(dt.timezone(dt.timedelta(hours=-5)))
+    return shifted.isoformat()  # the same instant at -05:00
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10_000), step_s=st.sampled_from([1, 60, 90, 3600]))
+def test_timestamp_steps_follow_the_streaming_rule(tmp_path: Path, seed: int, step_s: int) -> None:
+    rng = np.random.default_rng(seed)
+    streams = []
+    for _ in range(2):
+        offsets = np.sort(rng.integers(0, 6 * 3600 * 10**6, 40))
+        streams.append([BASE + dt.timedelta(microseconds=int(o)) for o in offsets])
+    r = pd.DataFrame({"time": [written(t, int(rng.integers(0, 3))) for t in streams[0]], "key": rng.integers(0, 4, 40)})
+    s = pd.DataFrame({"time": pd.to_datetime(streams[1]), "key": rng.integers(0, 4, 40)})  # a Parquet timestamp
+    r.to_csv(tmp_path / "r.csv", index=False)
+    s.to_parquet(tmp_path / "s.parquet")
+    step = dt.timedelta(seconds=step_s)
+    wl = load_two_streams(tmp_path / "r.csv", tmp_path / "s.parquet", window=30, warmup=0, time_step=f"{step_s} s")
+    origin = min((t - EPOCH) // step for t in streams[0] + streams[1])
+    assert sorted(wl.time[wl.side == 0]) == expected_steps(streams[0], step, origin)
+    assert sorted(wl.time[wl.side == 1]) == expected_steps(streams[1], step, origin)
+    assert wl.meta["time_origin"] == (EPOCH + origin * step).isoformat()
+
+
+def test_timestamps_give_the_outputs_of_their_integer_steps(tmp_path: Path) -> None:
+    """Steps counted from the first change no pair: EXACT and PROB on the timestamps equal them on
+    a file of the integer steps (minutes since 1970) written out."""
+    rng = np.random.default_rng(3)
+    minutes = np.sort(rng.integers(22_000_000, 22_000_600, 400))
+    keys = rng.integers(0, 12, 400)
+    side = rng.integers(0, 2, 400)
+    stream = np.where(side == 0, "R", "S")
+    stamps = pd.to_datetime(minutes * 60 + rng.integers(0, 60, 400), unit="s").strftime("%Y-%m-%dT%H:%M:%S")
+    pd.DataFrame({"stream": stream, "time": stamps, "key": keys}).to_csv(tmp_path / "t.csv", index=False)
+    pd.DataFrame({"stream": stream, "time": minutes, "key": keys}).to_csv(tmp_path / "m.csv", index=False)
+    timed = load_workload(tmp_path / "t.csv", window=20, warmup=0, time_step="1 minute")
+    counted = load_workload(tmp_path / "m.csv", window=20, warmup=0)
+    assert np.array_equal(timed.time, counted.time - minutes.min()) and timed.meta["time_step"] == "1 minute(s)"
+    assert exact_count(timed) == exact_count(counted) > 0
+    for policy in ("prob", "hazard"):
+        assert run_policy(timed, policy, 15, estimator="online").outputs == \
+            run_policy(counted, policy, 15, estimator="online").outputs
+
+
+def test_dates_are_their_midnight_and_an_integer_step_cuts_integers(tmp_path: Path) -> None:
+    pd.DataFrame({"time": [dt.date(2024, 1, 1), dt.date(2024, 1, 3)], "key": [1, 2]}).to_parquet(tmp_path / "r.parquet")
+    (tmp_path / "s.csv").write_text("time,key\n2024-01-02,1\n2024-01-02T12:00,2\n")
+    wl = load_two_streams(tmp_path / "r.parquet", tmp_path / "s.csv", window=2, warmup=0, time_step="1 day")
+    assert sorted(wl.time.tolist()) == [0, 1, 1, 2]
+    (tmp_path / "i.csv").write_text("stream,time,key\nR,0,1\nS,9,1\nR,10,1\nS,25,1\n")
+    wl = load_workload(tmp_path / "i.csv", window=2, warmup=0, time_step=10)
+    assert wl.time.tolist() == [0, 0, 1, 2] and "time_origin" not in wl.meta
+
+
+@pytest.mark.parametrize("content, step, needle", [
+    ("time,key\n2024-01-01 00:00,1\n,2\n", "1 s", "missing value at row 2"),
+    ("time,key\n2024-01-01 00:00,1\nsoon,2\n", "1 s", "row 2 has 'soon', not a timestamp"),
+    ("time,key\n5,1\n7,2\n", "1 minute", "holds numbers, not timestamps"),
+    ("time,key\n2024-01-01 00:05,1\n2024-01-01 00:01,2\n", "1 minute", "times go backwards at row 2"),
+    ("time,key\n2024-01-01 00:05,1\n", None, "give time_step as a length of time such as '1 minute'"),
+    ("time,key\n5,1\n", 0, "time_step must be an integer >= 1"),
+    ("time,key\n5,1\n", "soon", "time_step 'soon' is not a length of time"),
+    ("time,key\n5,1\n", 1.5, "time_step must be an integer >= 1 or a length of time"),
+])
+def test_bad_times_are_one_line_errors(tmp_path: Path, content: str, step: object, needle: str) -> None:
+    (tmp_path / "r.csv").write_text(content)
+    (tmp_path / "s.csv").write_text("time,key\n2024-01-01 00:00,1\n")  # R's column is read first
+    with pytest.raises(ShedError) as exc:
+        load_two_streams(tmp_path / "r.csv", tmp_path / "s.csv", window=5, time_step=step)
+    assert_one_line_error(exc, needle)
+
+
+def test_step_of_reads_lengths_and_integers() -> None:
+    assert step_of(None) == (False, 1) and step_of(7) == (False, 7)
+    assert step_of("90 s") == (True, 90_000_000) and step_of(dt.timedelta(minutes=2)) == (True, 120_000_000)
+    with pytest.raises(ShedError, match="time_step"):
+        step_of(True)
