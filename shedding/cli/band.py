@@ -34,7 +34,7 @@ def _numbers(values: pd.Series, column: str, where: str, rows: np.ndarray) -> np
 def attribute_columns(wl: Workload, attrs: tuple[str, ...]) -> list[np.ndarray]:
     """One array per attribute, in the workload's arrival order; the key only when it holds
     numbers (text keys are numbered for the equi-join, and their numbers have no distance)."""
-    from shedding.datasets.files import read_table
+    from shedding.datasets.files import stream_table
 
     labels = wl.meta.get("key_labels")
     if labels is not None and any(a.lower() == "key" for a in attrs):
@@ -50,7 +50,7 @@ def attribute_columns(wl: Workload, attrs: tuple[str, ...]) -> list[np.ndarray]:
                         f"(--workload or --r/--s) with that column, or use --attrs key")
     rows = wl.meta["source_row"]
     paths = [source] if isinstance(source, str) else list(source)
-    frames = [read_table(p, wanted) for p in paths]
+    frames = [stream_table(p, wanted) for p in paths]
     out = {}
     for name in wanted:
         parsed = [_numbers(f[name], name, str(p), np.arange(len(f))) for f, p in zip(frames, paths)]

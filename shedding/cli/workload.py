@@ -203,29 +203,37 @@ def _file_payload(v: Values) -> tuple[list[str] | None, str]:
 
 
 def file_format(v: Values) -> str | None:
-    """The format of --r/--s: --format, else the one the extension names (None without --r)."""
+    """The format of --r/--s: --format, else the one the extension names (of a folder's files,
+    :func:`~shedding.datasets.files.stream_files`; None without --r)."""
     if v.r_path is None:
         return None
-    from shedding.datasets.files import format_of
-
     if v.fmt is not None:
-        for flag, path in (("--r", v.r_path), ("--s", v.s_path)):
+        for flag, param, path in (("--r", "r_path", v.r_path), ("--s", "s_path", v.s_path)):
+            if v.fmt in WEATHER_FORMATS and path is not None and Path(path).is_dir():
+                raise ShedError(f"{flag} {path} is a folder, and the weather formats read one file per stream; give "
+                                "the reports' file")
             try:
-                named = format_of(path) if path is not None else None
+                found = stream_format(path, param) if path is not None else None
             except ShedError:
                 continue  # an extension that names no format (weather files): --format decides
-            if named != v.fmt and not (v.fmt == "synop" and named == "csv"):  # SYNOP files are .csv text
-                raise ShedError(f"--format {v.fmt} contradicts {flag} {path}, whose extension says {named}; drop "
+            if found != v.fmt and not (v.fmt == "synop" and found == "csv"):  # SYNOP files are .csv text
+                raise ShedError(f"--format {v.fmt} contradicts {flag} {path}, whose extension says {found}; drop "
                                 "--format or give a file of that format")
         return v.fmt
-
     try:
-        return format_of(v.r_path)
-    except ShedError:
-        if Path(v.r_path).is_dir():
-            raise ShedError(f"--r {v.r_path} is a folder; give the path of one file per stream (shed stream-join reads "
-                            "folders of files)") from None
+        return stream_format(v.r_path, "r_path")
+    except ShedError as exc:
+        if exc.param == "r_path":
+            raise
         raise ShedError(f"--r {v.r_path}: unknown file format; add --format ndp, synop, csv or parquet") from None
+
+
+def stream_format(path: Path, param: str) -> str:
+    """The format of one stream's file, or of its folder's files
+    (:func:`~shedding.datasets.files.stream_files`, refused naming ``param`` when it holds none)."""
+    from shedding.datasets.files import format_of, stream_files
+
+    return format_of(stream_files(Path(path), param)[0])
 
 
 def fixed_split(name: str) -> bool:
@@ -342,7 +350,8 @@ WORKLOAD_RULES = (
     Ignored(("--stations",), lambda v: file_format(v) == "synop",
             "applies to SYNOP files only (--r/--s with --format synop)"),
     Conflicts(("--range",), ("--window",), " (--window w is the range -(w-1),w-1)"),
-    Exists(("--workload", "--r", "--s", "--stations")),
+    Exists(("--workload", "--stations")),
+    Exists(("--r", "--s"), folder=None),  # a file, or a folder of one stream's files
     Fits(("--length", "--domain", "--param"), zipf_bytes, "the generated workload and its runs", when=generated),
 )
 
@@ -361,10 +370,9 @@ def read_workload(workload: Optional[Path], generator: str, param: Optional[list
     """The workload the (checked) flags describe, with the window ``window`` (in time steps, of
     ``time_step`` for CSV or Parquet files)."""
     from shedding.datasets import load_two_streams, load_workload, zipf_workload
-    from shedding.datasets.files import format_of
 
     if r_path is not None and s_path is not None:
-        fmt = fmt or format_of(r_path)
+        fmt = fmt or stream_format(r_path, "r_path")
         if fmt in WEATHER_FORMATS:
             from shedding.datasets.weather import weather_workload
 

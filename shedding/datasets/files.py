@@ -4,7 +4,8 @@ Two layouts:
 
 * one file with columns ``stream`` (R or S, any case), ``time`` and ``key``
   (:func:`load_workload`, written by :func:`write_workload`);
-* two files, one per stream, each with columns ``time`` and ``key`` (:func:`load_two_streams`).
+* two files, one per stream, each with columns ``time`` and ``key`` (:func:`load_two_streams`);
+  a stream may also be a folder of such files, read one after the other in name order.
 
 Column names are matched case-insensitively; the other columns are the tuples' *payload*
 (``meta["payload"]``, one row per workload tuple: in the two-file layout the columns both files
@@ -13,13 +14,15 @@ be non-decreasing in file order; in the one-file layout R and S rows may interle
 merged by a stable sort on time (file order is kept among equal times). In the two-file layout R
 tuples come before S tuples of the same time, as in :meth:`Workload.from_streams`.
 
-Row numbers in error messages count data rows from 1 (the CSV header is not a row).
-``meta["source_row"]`` gives, for each workload tuple, its 0-based data row in its file.
+Row numbers in error messages count data rows from 1 (the CSV header is not a row) of the file
+they name. ``meta["source_row"]`` gives, for each workload tuple, its 0-based data row in its
+file (in its stream: a folder's rows counted on over its files).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 from collections import Counter
 from pathlib import Path
@@ -30,7 +33,7 @@ import pandas as pd
 
 from shedding.atomic import write_atomically
 from shedding.datasets.columns import check_stream_times, first_row, int_column, key_columns
-from shedding.datasets.formats import FORMATS, separator_hint
+from shedding.datasets.formats import FORMATS, data_files, separator_hint
 from shedding.datasets.times import time_steps
 from shedding.errors import ShedError
 from shedding.model import R, S, SIDE_NAMES, Workload, check_window, default_warmup
@@ -130,21 +133,27 @@ def read_with_payload(path: str | os.PathLike, columns: Sequence[str],
 
 
 def payload_header(path: str | os.PathLike, columns: Sequence[str]) -> list[str] | None:
-    """The payload columns of ``path`` (its columns but ``columns``, matched case-insensitively)
-    from its header alone, without reading the rows; None when the header cannot be read (the
-    read itself then says why)."""
+    """The payload columns of ``path`` (its columns but ``columns``, matched case-insensitively;
+    of a folder, those all its files have) from the headers alone, without reading the rows; None
+    when a header cannot be read (the read itself then says why)."""
     path = Path(path)
     try:
-        if format_of(path) == "csv":
-            names = [str(c) for c in pd.read_csv(path, nrows=0).columns]
-        else:
-            import pyarrow.parquet as pq
-
-            names = list(pq.read_schema(path).names)
+        headers = [_header(f) for f in (stream_files(path, "path") if path.is_dir() else [path])]
     except Exception:  # any unreadable header is reported by the read that follows
         return None
     used = {c.lower() for c in columns}
-    return [n.strip() for n in names if n.strip().lower() not in used]
+    others = [{n.strip().lower() for n in names} for names in headers[1:]]
+    return [n.strip() for n in headers[0] if n.strip().lower() not in used
+            and all(n.strip().lower() in names for names in others)]
+
+
+def _header(path: Path) -> list[str]:
+    """The column names of a CSV or Parquet file, from its header (its schema) alone."""
+    if format_of(path) == "csv":
+        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+    import pyarrow.parquet as pq
+
+    return list(pq.read_schema(path).names)
 
 
 def _merged(
@@ -233,16 +242,19 @@ def load_two_streams(
     r_path: str | os.PathLike, s_path: str | os.PathLike, window: int, warmup: int | None = None,
     time_step: int | str | dt.timedelta | None = None,
 ) -> Workload:
-    """Two CSV/Parquet files (R, then S), each with columns ``time`` and ``key`` -> Workload.
+    """Two CSV/Parquet files or folders of files (R, then S), each with columns ``time`` and
+    ``key`` -> Workload.
 
-    Within one time, R tuples come before S tuples.
+    Within one time, R tuples come before S tuples. The payload columns are those every file of
+    both streams has.
 
     Args:
-        r_path: Stream R's file (``.csv``, ``.csv.gz``, ``.parquet`` or ``.pq``); times are
-            integers >= 0 (or timestamps, with ``time_step`` a length of time), non-decreasing;
-            keys integers or text, numbered together over both files
+        r_path: Stream R's file (``.csv``, ``.csv.gz``, ``.parquet`` or ``.pq``), or a folder
+            of such files of one format, one stream in name order (:func:`stream_files`); times
+            are integers >= 0 (or timestamps, with ``time_step`` a length of time),
+            non-decreasing; keys integers or text, numbered together over both streams
             (:func:`~shedding.datasets.columns.key_columns`).
-        s_path: Stream S's file, likewise.
+        s_path: Stream S's file or folder, likewise.
         window: w, in time steps (an integer >= 1).
         warmup: The first time step whose outputs count; default 2w.
         time_step: How the times become steps, as for :func:`load_workload`; with timestamps
@@ -260,21 +272,62 @@ def load_two_streams(
     """
     window = check_window(window)
     paths = [check_path(r_path, "r_path"), check_path(s_path, "s_path")]
-    read = [_stream_frame(path) for path in paths]
-    keys, key_labels = key_columns([frame["key"] for frame, _ in read], paths)
-    times, axis = time_steps([frame["time"] for frame, _ in read], paths, time_step)
-    parts, payloads = [], []
-    for which, path, (_, payload), key, time in zip((R, S), paths, read, keys, times):
-        rows = np.arange(len(time), dtype=np.int64)
-        check_stream_times(time, rows, "", path)
-        parts.append((np.full(len(time), which, dtype=np.int8), time, key, rows))
-        payloads.append(payload)
+    files = [stream_files(path, param) for path, param in zip(paths, ("r_path", "s_path"))]
+    every = [f for stream in files for f in stream]
+    read = [_stream_frame(f) for f in every]
+    keys, key_labels = key_columns([frame["key"] for frame, _ in read], every)
+    times, axis = time_steps([frame["time"] for frame, _ in read], every, time_step)
+    for f, time in zip(every, times):
+        check_stream_times(time, np.arange(len(time), dtype=np.int64), "", f)
+    parts, payloads, first = [], [], 0
+    for which, stream in zip((R, S), files):
+        last = first + len(stream)
+        _check_file_order(stream, times[first:last])
+        time, key = np.concatenate(times[first:last]), np.concatenate(keys[first:last])
+        parts.append((np.full(len(time), which, dtype=np.int8), time, key, np.arange(len(time), dtype=np.int64)))
+        payloads.append(functools.reduce(common, [payload for _, payload in read[first:last]]))
+        first = last
     side, time, key, rows = (np.concatenate(cols) for cols in zip(*parts))
     r_path, s_path = paths
-    meta: dict = {"source": (str(r_path), str(s_path)), "format": (format_of(r_path), format_of(s_path)), **axis}
+    meta: dict = {"source": (str(r_path), str(s_path)), "format": (format_of(files[0][0]), format_of(files[1][0])),
+                  **axis}
     if key_labels is not None:
         meta["key_labels"] = key_labels
     return _merged(side, time, key, rows, window, warmup, f"{r_path.name}+{s_path.name}", meta, common(*payloads))
+
+
+def stream_files(path: Path, param: str) -> list[Path]:
+    """One stream's files: the file ``path``, or the stream files of the folder ``path`` in name
+    order (:func:`~shedding.datasets.formats.data_files`, the order ``shed stream-join`` takes
+    them in), all of one format; a folder without any is refused naming ``param``."""
+    if not path.is_dir():
+        return [path]
+    names = data_files(path)
+    if not names:
+        raise ShedError(f"{{param}} {path} is a folder without {_ACCEPTED} files (names starting with . or _ are "
+                        "skipped, subfolders are not read); give a folder of one stream's files, or one file",
+                        param=param)
+    if len({format_of(path / name) for name in names}) > 1:
+        raise ShedError(f"{{param}} {path} holds both CSV and Parquet files; keep one format per stream", param=param)
+    return [path / name for name in names]
+
+
+def _check_file_order(files: list[Path], times: list[np.ndarray]) -> None:
+    """A folder's files are one stream in name order: no file's first time before the last time of
+    the files before it."""
+    latest, where = None, files[0]
+    for f, time in zip(files, times):
+        if time.size and latest is not None and time[0] < latest:
+            raise ShedError(f"{f}: times go backwards at row 1 ({latest} at the end of {where.name}, then {time[0]}); "
+                            "a folder's files are one stream in name order, so sort the stream by time across them")
+        if time.size:
+            latest, where = time[-1], f
+
+
+def stream_table(path: str | os.PathLike, columns: Sequence[str]) -> pd.DataFrame:
+    """:func:`read_table` of one stream: a file, or a folder's files in name order, one after the
+    other (:func:`stream_files`)."""
+    return pd.concat([read_table(f, columns) for f in stream_files(Path(path), "path")], ignore_index=True)
 
 
 def common(r: pd.DataFrame, s: pd.DataFrame) -> pd.DataFrame:

@@ -8,8 +8,20 @@ of every query's start.
 
 from __future__ import annotations
 
+import os
+
 #: file extension (lower case) -> format
 FORMATS = {".csv": "csv", ".csv.gz": "csv", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def data_files(folder: str | os.PathLike[str], fmt: str | None = None) -> list[str]:
+    """The names of the stream files in ``folder`` (an extension of :data:`FORMATS`; of format
+    ``fmt`` only, when given), in name order, the order a folder's files are a stream in; names
+    starting with ``.`` or ``_`` are left out (``_SUCCESS``, ``.part-0.crc``), as Spark's sources do."""
+    exts = tuple(e for e, f in FORMATS.items() if fmt is None or f == fmt)
+    with os.scandir(os.fspath(folder)) as entries:
+        return sorted(e.name for e in entries if e.is_file() and not e.name.startswith((".", "_"))
+                      and e.name.lower().endswith(exts))
 
 
 def separator_hint(columns) -> str:

@@ -40,7 +40,7 @@ from typing import Iterator, Sequence
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxFiles
 
-from shedding.datasets.formats import FORMATS
+from shedding.datasets.formats import FORMATS, data_files
 from shedding.errors import ShedError
 from shedding.streaming.words import counted
 
@@ -59,12 +59,10 @@ def file_names(folder: str | Path, fmt: str) -> list[str]:
     """The names of the files of format ``fmt`` in ``folder``, in name order (the order this source
     takes them); names starting with ``.`` or ``_`` are left out, as Spark's sources do. A source
     that is one file (``folder`` names a file) has that file alone, if it is of format ``fmt``."""
-    exts = tuple(e for e, f in FORMATS.items() if f == fmt)
     if os.path.isfile(folder):
+        exts = tuple(e for e, f in FORMATS.items() if f == fmt)
         return [os.path.basename(folder)] if str(folder).lower().endswith(exts) else []
-    with os.scandir(folder) as entries:
-        return sorted(e.name for e in entries if e.is_file() and not e.name.startswith((".", "_"))
-                      and e.name.lower().endswith(exts))
+    return data_files(folder, fmt)
 
 
 def initial_offset(path: str, fmt: str) -> dict:

@@ -79,7 +79,8 @@ CASES = {
         (["--max-graph-gib", "inf", "--policy", "opt"], "--max-graph-gib"),
         (["--workload", "{root}/missing.csv"], "--workload"),
         (["--workload", "{folder}"], "--workload"),
-        (["--r", "{src}", "--s", "{src}"], "is a folder; give the path of one file per stream"),  # was "add --format"
+        (["--r", "{folder}", "--s", "{src}"], "folder without .csv, .csv.gz, .parquet, .pq files"),
+        (["--r", "{src}", "--s", "{src}", "--format", "ndp"], "is a folder, and the weather formats read one file per stream"),
         (["--workload", "{twice.csv}"], "names the column 'key' twice"),  # was read as key and key.1, silently
         (["--workload", "{bad.parquet}"], "--workload"),  # was pyarrow's "Parquet input source '<Buffer>'"
         (["--r", "{r.csv}"], "--s"),

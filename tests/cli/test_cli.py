@@ -449,3 +449,21 @@ def test_timestamps_run_in_simulate_opt_and_explain(shed, tmp_path):
     assert code == 0 and json.loads(stdout)["outputs"] == rows["opt"]["outputs"], err
     code, stdout, err = shed("explain", "--policy", "prob", *files)
     assert code == 0 and json.loads(stdout)["summary"]["policy_outputs"] == rows["prob"]["outputs"], err
+
+
+def test_simulate_and_opt_read_a_folder_per_stream(shed, tmp_path):
+    """A stream in parts (a Spark job's output, with its _SUCCESS file) runs as the whole file."""
+    wl = zipf_workload(1.0, 20, 300, seed=4, window=30)
+    paths = write_stream_files(wl, tmp_path)
+    folder = tmp_path / "r-parts"
+    folder.mkdir()
+    r = pd.read_csv(paths[0])
+    r.iloc[:120].to_csv(folder / "part-00000.csv", index=False)
+    r.iloc[120:].to_csv(folder / "part-00001.csv", index=False)
+    (folder / "_SUCCESS").write_text("")
+    for command, policies in (("simulate", ("--policy", "exact,prob,hazard")), ("opt", ())):
+        runs = [shed(command, "--r", str(r_path), "--s", str(paths[1]), "--window", "30", "--memory", "20", "--json",
+                     *policies) for r_path in (folder, paths[0])]
+        assert runs[0][0] == runs[1][0] == 0, runs[0][2]
+        outputs = [[(row["policy"], row["outputs"]) for row in map(json.loads, run[1].splitlines())] for run in runs]
+        assert outputs[0] == outputs[1]
