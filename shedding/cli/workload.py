@@ -88,10 +88,11 @@ WORKLOAD_FLAGS = (
         "an integer k (time v is in step v // k), as shed stream-join cuts them.")),
     _flag("warmup", "Optional[int]", typer.Option(None, "--warmup", callback=integer(0), show_default=False,
                                                   help="First time step whose outputs count (default: 2w, with --range twice the longest a tuple waits, "
-                                                       "2 (max(HI, -LO) + 1); 0 for the flights, which count from the first departure).")),
+                                                       "2 (max(HI, -LO) + 1); 0 for the flights, which count from the first departure). With "
+                                                       "timestamps step 0 is the first step of both streams.")),
     _flag("r_path", "Optional[Path]", typer.Option(
         None, "--r", help="Stream R from a file (with --s): NDP-026B cloud reports, Meteo-France SYNOP, or "
-        "CSV/Parquet with columns time,key.", show_default=False)),
+        "CSV/Parquet with columns time,key (one file, or a folder of files read in name order).", show_default=False)),
     _flag("s_path", "Optional[Path]", typer.Option(None, "--s", help="Stream S from a file (with --r).",
                                                    show_default=False)),
     _flag("fmt", "Optional[str]", typer.Option(None, "--format", callback=choice(FILE_FORMATS), show_default=False,
