@@ -99,7 +99,8 @@ def _parsed(text: pd.Series) -> pd.Series:
 
 def time_steps(values: Sequence[pd.Series], paths: Sequence[Path], time_step: object = None
                ) -> tuple[list[np.ndarray], dict]:
-    """The time columns of the streams' files (one per stream) as int64 time steps, and what the
+    """The time columns of the streams' files (one per file, ``paths`` naming them) as int64 time
+    steps, the first step of all of them step 0 for timestamps, and what the
     workload's ``meta`` records of them: for timestamps the step (``time_step``, in words) and
     the instant step 0 begins (``time_origin``, ISO 8601 in UTC)."""
     timestamps, size = step_of(time_step)
