@@ -73,6 +73,22 @@ def check_range_text(flag: str, text: str) -> str:
     return text
 
 
+def given_amounts(window: int | str, range_text: str | None, step: int | str | None,
+                  lateness: int | str | None = None) -> dict[str, int | str]:
+    """The amounts of event time as given, by flag (what :func:`axis_of` reads): the window, or
+    the range's bounds (``--range`` and ``--range hi``); the allowed lateness, where the command
+    takes one; the time step, when given. Integers or lengths of time, as :func:`time_amount`
+    parsed them."""
+    given: dict[str, int | str] = {"--window": window}
+    if range_text is not None:
+        given = dict(zip(("--range", "--range hi"), range_amounts("--range", range_text)))
+    if lateness is not None:
+        given["--allowed-lateness"] = lateness
+    if step is not None:
+        given["--time-step"] = step
+    return given
+
+
 def axis_of(given: dict[str, int | str], step: int | str | None) -> Any:
     """The time axis (:class:`~shedding.streaming.event_time.TimeAxis`) that the amounts ``given``
     (flag -> amount as :func:`time_amount` parsed it; ``--range`` and ``--range hi`` for a range's

@@ -12,7 +12,7 @@ import typer
 
 from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_split,
                                  named, parsed, spark_master, split_list, value_check)
-from shedding.cli.event_amounts import amount, axis_of, check_timeout, check_range_text, join_extent, range_amounts
+from shedding.cli.event_amounts import amount, axis_of, check_range_text, check_timeout, given_amounts, join_extent
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, group_rule, tuning_rules
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
 from shedding.cli.stream_output import print_summary, run_job, title
@@ -91,27 +91,14 @@ def check_remote(flag: str, text: str) -> str:
     return text.strip()
 
 
-def amounts(v: Values) -> dict[str, int | str]:
-    """The window (or the range's bounds, ``--range`` and ``--range hi``), the allowed lateness and
-    the time step as given (integers or lengths of time; the window and the lateness as their
-    flags' callbacks parsed them, :func:`amount`)."""
-    given: dict[str, int | str] = {"--window": v.window}
-    if v.range_ is not None:
-        given = dict(zip(("--range", "--range hi"), range_amounts("--range", v.range_)))
-    given["--allowed-lateness"] = v.allowed_lateness
-    if v.time_step is not None:
-        given["--time-step"] = v.time_step
-    return given
-
-
 def check_time(v: Values) -> None:
     """The window, the lateness and the step in one unit (integers for integer times, lengths for
     timestamps), whole numbers of steps, and M against the window in steps it defaults to."""
     from shedding.model import Memory
     from shedding.streaming.event_time import INTEGER
 
-    given = amounts(v)
-    axis = axis_of(given, given.get("--time-step"))
+    given = given_amounts(v.window, v.range_, v.time_step, v.allowed_lateness)
+    axis = axis_of(given, v.time_step)
     if axis.kind != INTEGER and synthetic(v):
         flag, length = next((f, a) for f, a in given.items() if isinstance(a, str))
         raise ShedError(f"{flag.split()[0]} {length} is a length of time, but zipf sources have integer times; give it "

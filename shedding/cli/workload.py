@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 import typer
 
 from shedding.cli.checks import choice, integer, listed_in, number, parse_split, value_check
-from shedding.cli.event_amounts import amount, axis_of, check_range_text, join_extent, range_amounts
+from shedding.cli.event_amounts import amount, axis_of, check_range_text, given_amounts, join_extent
 from shedding.cli.output import busy
 from shedding.cli.rules import Conflicts, Exists, Fits, Holds, Ignored, Together, Values
 from shedding.errors import ShedError
@@ -255,12 +255,7 @@ def extent(join_range: Optional[str], window: int | str, time_step: int | str | 
     ``shed stream-join`` (:func:`~shedding.cli.event_amounts.join_extent`)."""
     from shedding.streaming.event_time import TIMESTAMP
 
-    given: dict[str, int | str] = {"--window": window}
-    if join_range is not None:
-        given = dict(zip(("--range", "--range hi"), range_amounts("--range", join_range)))
-    if time_step is not None:
-        given["--time-step"] = time_step
-    axis = axis_of(given, time_step)
+    axis = axis_of(given_amounts(window, join_range, time_step), time_step)
     w, bounds = join_extent(axis, window, join_range)
     if axis.kind == TIMESTAMP:
         return w, bounds, dt.timedelta(microseconds=axis.step)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 import numpy as np
 import pandas as pd
@@ -56,9 +56,7 @@ def timestamp_micros(values: pd.Series, path: Path) -> np.ndarray:
     missing value, a value that is no timestamp or a column of numbers is a ShedError naming the
     row."""
     if values.dtype.kind in "iufb":
-        raise ShedError(f"{path}: column 'time' holds numbers, not timestamps (row 1 has {values.iloc[0]!r}); "
-                        "give the window and the range in the column's units, as integers, and the time step as an "
-                        "integer or not at all")
+        _numbers(path, values.iloc[0])
     if values.dtype.kind == "M":
         stamps = pd.to_datetime(values, utc=True)
         text = values.astype("string")
@@ -68,11 +66,8 @@ def timestamp_micros(values: pd.Series, path: Path) -> np.ndarray:
         if missing.any():
             raise ShedError(f"{path}: column 'time' has a missing value at row {first_row(missing) + 1}; fill or "
                             "drop that row")
-        number = pd.to_numeric(text.iloc[:1], errors="coerce")
-        if number.notna().all():
-            raise ShedError(f"{path}: column 'time' holds numbers, not timestamps (row 1 has {text.iloc[0]!r}); "
-                            "give the window and the range in the column's units, as integers, and the time step "
-                            "as an integer or not at all")
+        if pd.to_numeric(text.iloc[:1], errors="coerce").notna().all():
+            _numbers(path, text.iloc[0])
         stamps = _parsed(text)
     bad = stamps.isna().to_numpy(dtype=bool)
     if bad.any():
@@ -80,6 +75,12 @@ def timestamp_micros(values: pd.Series, path: Path) -> np.ndarray:
         raise ShedError(f"{path}: column 'time' at row {row + 1} has {text.iloc[row]!r}, not a timestamp (years 1678 to "
                         "2261, e.g. 2013-01-01 05:17:00); fix or drop that row")
     return ((stamps - _EPOCH) // pd.Timedelta(microseconds=1)).to_numpy(dtype=np.int64)
+
+
+def _numbers(path: Path, first: object) -> NoReturn:
+    """A time step of a length of time for a column of numbers (``first``: its row 1)."""
+    raise ShedError(f"{path}: column 'time' holds numbers, not timestamps (row 1 has {first!r}); give the window and "
+                    "the range in the column's units, as integers, and the time step as an integer or not at all")
 
 
 def _parsed(text: pd.Series) -> pd.Series:
