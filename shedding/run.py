@@ -114,7 +114,9 @@ def run_policy(
         bins: The band join's histogram bins (band workloads only).
         group: The payload column(s) whose values are HAZARD's groups (a file's own columns,
             the flights workload's ``dest``; a comma list or a list combines them,
-            :mod:`~shedding.online.groups`); None for none.
+            :mod:`~shedding.online.groups`; ``history``, ``auto``, ``auto-history``); None for
+            HAZARD's default (``auto-history`` under a one-sided time range, else none), ``none``
+            for none.
         tuning: HAZARD's learner: a :class:`~shedding.online.tuning.HazardTuning` or its
             ``field=value,...`` text; None for its defaults. Only for the learning policies.
 

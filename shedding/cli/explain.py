@@ -133,7 +133,7 @@ def explain(
     if s.get("group_choice"):
         from shedding.online.simulator import picked
 
-        say(f"{policy.upper()} --group auto ranked {picked(s['group_choice'])} refits")
+        say(f"{policy.upper()} --group {s.get('group') or 'auto'} ranked {picked(s['group_choice'])} refits")
     print_fitted(
         [("key", "right"), ("net lost", "right"), ("lost", "right"), ("gained", "right"), ("mem % pol", "right"),
          ("mem % ref", "right"), ("reason", "left")],

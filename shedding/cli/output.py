@@ -86,9 +86,10 @@ def hint_group(wl: Workload, names: list[str], group: str | None) -> None:
     workload whose payload has columns ``--group auto`` would pick among
     (:func:`shedding.online.groups.auto_columns`): one age curve for every tuple cannot tell a
     40-minute flight from a 6-hour one (on the flights' one-sided range HAZARD keeps 87% of OPT
-    without a group, 97% by destination; docs/policies.md, "Payload groups")."""
+    without a group, 91-93% by default, where it weighs the key's history, and 97% by destination;
+    docs/policies.md, "Payload groups")."""
     from shedding.errors import ShedError
-    from shedding.online.groups import auto_columns
+    from shedding.online.groups import auto_columns, default_group
     from shedding.online.policies import grouped
 
     takes = [n.upper() for n in names if grouped(n)]
@@ -98,7 +99,9 @@ def hint_group(wl: Workload, names: list[str], group: str | None) -> None:
         columns = auto_columns(wl)
     except ShedError:  # no column could be a group
         return
-    err.print(f"note: {' and '.join(takes)} rank{'s' if len(takes) == 1 else ''} every tuple by one age curve; "
+    how = "by one age curve, or by the key's history where it predicts better" if default_group(wl.bounds) else \
+        "by one age curve"
+    err.print(f"note: {' and '.join(takes)} rank{'s' if len(takes) == 1 else ''} every tuple {how}; "
               f"this input's {', '.join(columns)} may set when partners come: --group auto picks among them as it "
               f"learns, --group COLUMN names one", markup=False, highlight=False, emoji=False, soft_wrap=True)
 

@@ -66,7 +66,7 @@ def row(wl: Workload, memory: int, result: dict, **options: Any) -> dict:
     out = dict.fromkeys(ROW_FIELDS)
     out.update({key: result[key] for key in MEASURED if key in result})
     out.update(workload_params(wl), policy=result["policy"], memory=memory, **options)
-    if "group_choice" in result:  # a key of its own, only with --group auto
+    if "group_choice" in result:  # a key of its own, only with the grouping auto or auto-history
         out["group_choice"] = result["group_choice"]
     return out
 

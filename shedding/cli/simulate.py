@@ -150,7 +150,7 @@ def simulate(
     _print_table(wl, m, rows)
     for r in rows:
         if "group_choice" in r:
-            say(f"{r['policy'].upper()} --group auto ranked by, of {sum(r['group_choice']['R'].values())} refits: "
+            say(f"{r['policy'].upper()} --group {r.get('group') or 'auto'} ranked by, of {sum(r['group_choice']['R'].values())} refits: "
                 + "; ".join(f"{side} " + ", ".join(f"{name} {n}" for name, n in counts.items() if n)
                             for side, counts in r["group_choice"].items()))
     if predicate == "band":
@@ -179,8 +179,9 @@ def _rows(wl: Workload, budget: Memory, chosen: list[str], estimator: str, decay
             res = run_policy(wl, name, budget, estimator=estimator, decay=decay, seed=seed, reference=ref,
                              max_graph_bytes=max_graph_bytes, group=grouping, tuning=tuned)
             options = online_options(name, estimator, decay if estimator == "online" else None, seed)
-            if grouping is not None:
-                options["group"] = grouping
+            ran = res.as_dict().get("group")  # the grouping HAZARD ran: the one given, or its default
+            if ran is not None:
+                options["group"] = ran if grouping is None else grouping
             if tuned is not None and tuned.spec:
                 options["tuning"] = tuned.spec
             rows.append(row(wl, budget.total, res.as_dict(), **options))

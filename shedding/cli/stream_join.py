@@ -358,7 +358,9 @@ def stream_join(
                                         "get age curves of their own, or a comma list whose combinations do "
                                         "(strings, integers, any type; at most 1,000 groups per shard); history "
                                         "groups each tuple by how soon its key's previous tuple met a partner "
-                                        "(no column needed; combines with columns: dest,history)."),
+                                        "(no column needed; combines with columns: dest,history); auto-history: "
+                                        "HAZARD picks between that and no group as it learns, its default under a "
+                                        "one-sided --range (none on the window); none: no group."),
 ) -> None:
     """Join two streams on Spark with at most M tuples of join state, shedding by PROB or another online policy.
 
@@ -368,6 +370,7 @@ def stream_join(
     from shedding.streaming.job import StreamJob, job_sources, parse_trigger
     from shedding.streaming.paths import place_of, shared_path
     from shedding.streaming.shard import JoinSpec
+    from shedding.streaming.spec import spec_group
     from shedding.streaming.sources import write_zipf_sources
 
     where = place_of(master, remote)
@@ -380,8 +383,8 @@ def stream_join(
         r_dir, s_dir = shared_path(r, where, "r"), shared_path(s, where, "s")
     src_r, src_s = job_sources(checkpoint_path, r_dir, s_dir, fmt, keys)
     pay_r, pay_s = _payload(payload, src_r, src_s, keys)
-    groups = _group_names(group) if group is not None else ()
-    _check_group(groups, src_r, src_s)
+    groups = _group_names(group) if group is not None else None
+    _check_group(groups or (), src_r, src_s)
     step: int | str | None = time_step  # the amounts as their callbacks parsed them (amount)
     axis = TimeAxis.of(kind_named(next(t for c, t in src_r.types.items() if c.strip().lower() == "time"), step), step)
     w, bounds = join_extent(axis, window, range_)
@@ -392,7 +395,7 @@ def stream_join(
                     estimator="online" if estimator == "online" else "static", decay=decay, seed=seed,
                     warmup=warmup, strict=strict, payload_r=pay_r, payload_s=pay_s, budget=budget, lateness=lateness,
                     idle_timeout_ms=None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"),
-                    tuning=tuning or "", max_held=max_held, group=groups)
+                    tuning=tuning or "", max_held=max_held, group=spec_group(groups, shedding, bounds))
     job = StreamJob(src_r, src_s, out_path, checkpoint_path, spec, estimator=estimator, trigger=trigger,
                     max_files_per_trigger=max_files, master=master, key=keys, time="time", step=step, ui=ui,
                     remote=remote)

@@ -35,7 +35,9 @@ GROUP_HELP = ("HAZARD: the payload column whose values get age curves of their o
               "whose value combinations do: a CSV or Parquet file's own columns beside stream, time and key "
               "(strings or integers), or --generator flights' dest, carrier and origin; at most 1,000 groups. "
               "auto: HAZARD picks the column itself, or none, as it learns (among those with at most 1,000 "
-              "values, the first five).")
+              "values, the first five). history: how soon the key's previous tuple met a partner (no column "
+              "needed); auto-history: HAZARD picks between that and no group as it learns, its default under a "
+              "one-sided --range (none on the window); none: no group.")
 MAX_GRAPH_HELP = ("OPT/OPTV: refuse, before building it, a network whose estimated peak memory (network plus "
                   "solver workspace) is above this many GiB.")
 GENERATOR_FLAGS = ("--zipf-skew", "--domain", "--length", "--seed", "--correlation", "--generator", "--param")

@@ -10,8 +10,12 @@ combine, each distinct combination of their values one group.
 
 ``group="history"`` groups each tuple by how soon its key's previous tuple met a partner, read from
 the stream alone (:mod:`~shedding.online.keyhistory`): it needs no payload and combines with
-payload columns like one (``"history,dest"``); a payload column named ``history`` (or ``auto``)
-is not reachable by that name.
+payload columns like one (``"history,dest"``). ``group="auto-history"`` lets HAZARD pick, per side
+and as it learns, between no group and the key's history (:mod:`~shedding.online.autogroup` with
+the history as its one candidate): it is HAZARD's default under a time range whose sides live
+apart (:func:`default_group`), where a stored tuple waits for partners that come at an age the pair
+sets (a departure its own arrival), and ``group="none"`` asks for no group there. A payload column
+named ``history``, ``auto``, ``auto-history`` or ``none`` is not reachable by that name.
 
 ``group="auto"`` lets HAZARD pick the grouping itself (:mod:`~shedding.online.autogroup`). The
 candidates are no group and the payload columns, in the input's column order, that have from 2 to
@@ -43,6 +47,7 @@ from shedding.errors import ShedError
 from shedding.model import Workload
 from shedding.online.agedlayout import MAX_CANDIDATES
 from shedding.online.keyhistory import HISTORY, history_groups
+from shedding.timerange import lives_apart
 
 #: the most distinct groups HAZARD learns curves for. Each group's curve is fitted from the share
 #: of the shadow sample (256 tuples per side by default) that falls into it: past about a thousand
@@ -54,6 +59,11 @@ MAX_GROUPS = 1000
 #: ``group="auto"``: the value that asks HAZARD to pick its grouping, and the most payload columns
 #: it picks among (beside no group)
 AUTO, AUTO_COLUMNS = "auto", MAX_CANDIDATES - 1
+#: ``group="auto-history"``: HAZARD picks between no group and the key's history; ``group="none"``:
+#: no group, where HAZARD's default (:func:`default_group`) would take one
+AUTO_HISTORY, NONE = "auto-history", "none"
+#: the values of ``group`` that stand alone: each is a grouping of its own, not a column
+_ALONE = (AUTO, AUTO_HISTORY, NONE)
 
 
 def group_columns(group: str | Sequence[str] | None) -> tuple[str, ...] | None:
@@ -73,13 +83,28 @@ def group_columns(group: str | Sequence[str] | None) -> tuple[str, ...] | None:
     if not names or not all(names):
         raise ShedError(f"{{param}} {group!r} has an empty column name; give names such as dest or dest,carrier",
                         param="group")
-    if AUTO in (n.lower() for n in names) and len(names) > 1:
-        raise ShedError(f"{{param}} {AUTO} picks among the payload columns itself; give {AUTO} alone or the columns",
+    alone = next((n.lower() for n in names if n.lower() in _ALONE), None)
+    if alone is not None and len(names) > 1:
+        raise ShedError(f"{{param}} {alone} is a grouping of its own; give {alone} alone or the columns",
                         param="group")
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise ShedError(f"{{param}} names {', '.join(twice)} twice; give each column once", param="group")
-    return tuple(names)
+    if alone == NONE:
+        return None
+    return (alone,) if alone is not None else tuple(names)
+
+
+def default_group(bounds: tuple[int, int] | None) -> tuple[str, ...] | None:
+    """HAZARD's grouping when ``group`` is not given, on a join of time range ``bounds``
+    (``Workload.bounds``; None when not known): ``auto-history`` under a range whose sides live
+    apart (:func:`~shedding.timerange.lives_apart`: a one-sided range such as an arrival within 12
+    hours after its departure), else none. Under such a range memory holds tuples that wait for
+    partners at an age the pair sets (a departure waits for its own aircraft's arrival), which the
+    key's previous wait often tells, and HAZARD takes the history only where it predicts the shadow
+    sample better (docs/policies.md, "Payload groups"). On the symmetric window it takes no group
+    unless told: there the history's work would cost more than HAZARD's budget per arrival allows."""
+    return (AUTO_HISTORY,) if bounds is not None and lives_apart(*bounds) else None
 
 
 def _codes(values: pd.Series) -> np.ndarray:
@@ -112,10 +137,21 @@ def is_auto(columns: Sequence[str] | None) -> bool:
     return columns is not None and len(columns) == 1 and columns[0].lower() == AUTO
 
 
+def is_auto_history(columns: Sequence[str] | None) -> bool:
+    """Whether the checked ``columns`` ask HAZARD to pick between no group and the key's history."""
+    return columns is not None and len(columns) == 1 and columns[0].lower() == AUTO_HISTORY
+
+
 def is_history(column: str) -> bool:
-    """Whether ``column`` asks for the key's history (:mod:`~shedding.online.keyhistory`), not a
-    payload column."""
-    return column.lower() == HISTORY
+    """Whether ``column`` asks for the key's history (:mod:`~shedding.online.keyhistory`), alone or
+    as ``auto-history``'s candidate, not a payload column."""
+    return column.lower() in (HISTORY, AUTO_HISTORY)
+
+
+def candidate_names(wl: Workload, columns: Sequence[str] | None) -> list[str]:
+    """The candidate groupings HAZARD picks among beside no group, by name: ``history`` for
+    ``auto-history``, :func:`auto_columns` for ``auto``."""
+    return [HISTORY] if is_auto_history(columns) else auto_columns(wl)
 
 
 def batch_only(columns: Sequence[str] | None) -> str | None:
@@ -175,6 +211,8 @@ def payload_groups(wl: Workload, group: str | Sequence[str] | None) -> np.ndarra
     if is_auto(columns):
         payload = _payload(wl)
         return np.stack([group_ids(payload, [c]) for c in auto_columns(wl)], axis=1)
+    if is_auto_history(columns):  # the one candidate, as a column of dense ids
+        return history_groups(wl)[:, None]
     named = payload_names(columns)
     payload = _payload(wl) if named else pd.DataFrame(index=range(len(wl)))
     names = [str(c) for c in payload.columns]

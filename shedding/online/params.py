@@ -22,7 +22,7 @@ from shedding.errors import ShedError
 from shedding.model import Memory, check_name, check_window
 from shedding.timerange import check_range, window_range
 from shedding.online.estimators import check_estimator
-from shedding.online.groups import AUTO, group_columns, is_auto
+from shedding.online.groups import default_group, group_columns, is_auto, is_auto_history
 from shedding.online.policies import EQUI, POLICIES, Policy, check_group, get_policy, require
 from shedding.online.tuning import HazardTuning
 
@@ -137,7 +137,9 @@ class RunParams:
             seed: RAND's seed (an integer >= 0).
             group: HAZARD's payload column(s) on an equi-join (a name, a comma list or a list of
                 names, :func:`~shedding.online.groups.group_columns`; ``auto`` to let HAZARD pick
-                one, :mod:`~shedding.online.autogroup`); None for none.
+                one, :mod:`~shedding.online.autogroup`; ``history``, ``auto-history``; ``none``
+                for none); None for HAZARD's default (:func:`~shedding.online.groups.default_group`:
+                ``auto-history`` under a one-sided time range, else none).
             tuning: The learner of the learning policies (HAZARD, AGE); None for the defaults.
             samples: About how often the R share of memory is sampled (>= 1).
             band: The run is on a band join, where no policy takes a group.
@@ -162,9 +164,13 @@ class RunParams:
                             param="samples")
         check_group(name, group, band)
         columns = group_columns(group)
-        if is_auto(columns) and learner is not None and learner.forget > 0.0:
-            raise ShedError(f"{{param}} {AUTO} does not combine with tuning forget > 0 yet (the fit that forgets keeps "
-                            "one grouping's statistics); give a column or leave forget out", param="group")
+        if group is None and not band and name in POLICIES and POLICIES[name].group:
+            columns = default_group(bounds)
+        if columns and (is_auto(columns) or is_auto_history(columns)) and learner is not None and learner.forget > 0.0:
+            told = "" if group is not None else ", HAZARD's grouping by default under this time range"
+            raise ShedError(f"{{param}} {columns[0]}{told}, does not combine with tuning forget > 0 yet (the fit "
+                            "that forgets keeps one grouping's statistics); give {param} none, a column, or leave "
+                            "forget out", param="group")
         return cls(policy=name, memory=budget, estimator=est, decay=decay, seed=check_seed(seed), group=columns,
                    tuning=learner,
                    samples=int(samples))

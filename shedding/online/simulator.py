@@ -19,7 +19,7 @@ from shedding.metrics import archive_metric
 from shedding.model import Memory, RunResult, Schedule, Workload, check_workload
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import default_estimator, make_estimator
-from shedding.online.groups import auto_columns, group_columns, payload_groups
+from shedding.online.groups import candidate_names, payload_groups
 from shedding.online.kinds import AGE
 from shedding.online.params import OperatorParams, RunParams
 from shedding.online.policies import EQUI, POLICIES, get_policy, require
@@ -87,7 +87,8 @@ def simulate(
         group: The payload column(s) of the workload (``wl.meta["payload"]``: a file's own
             columns, the flights' ``dest``, ...) whose values are HAZARD's groups, one age curve
             each: a name, a comma list or a list of names (:mod:`~shedding.online.groups`);
-            refused for any other policy.
+            refused for any other policy. None: HAZARD's default (``auto-history`` under a
+            one-sided time range, else none); ``none`` for none.
         tuning: HAZARD's learner (:class:`~shedding.online.tuning.HazardTuning` or its
             ``field=value,...`` text, its defaults without); only for the learning policies.
 
@@ -136,7 +137,7 @@ def run_online(wl: Workload, params: RunParams, *, reference: Reference | None =
     run = {"window": wl.window, "warmup": wl.warmup, "workload": wl.name, "estimator": estimator}
     if wl.range is not None:
         run["range"] = list(wl.range)
-    columns = group_columns(params.group)
+    columns = params.group
     started = _time.perf_counter()
     if pol is None:
         res = RunResult("exact", ref.exact, ref.exact, 0, exact_memory(wl).fixed, None, None, params=run)
@@ -165,7 +166,7 @@ def run_online(wl: Workload, params: RunParams, *, reference: Reference | None =
     arm = archive_metric(wl, followed, ref.profile, ref.ks)
     split_r, split_s = (None, None) if pol.variable else budget.split
     picks = op.group_picks
-    choice = None if picks is None else {side: dict(zip(["none", *auto_columns(wl)], map(int, counts)))
+    choice = None if picks is None else {side: dict(zip(["none", *candidate_names(wl, params.group)], map(int, counts)))
                                          for side, counts in zip("RS", picks)}
     return RunResult(
         pol.name, fed.outputs, ref.exact, arm, budget.total, split_r, split_s,

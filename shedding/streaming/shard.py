@@ -54,6 +54,7 @@ from shedding.errors import ShedError
 from shedding.model import Memory, default_split
 from shedding.online.engine import JoinOperator
 from shedding.online.estimators import OnlineEstimator, StaticEstimator
+from shedding.online.groups import is_auto_history
 from shedding.online.keyhistory import KeyHistory, with_history
 from shedding.online.kinds import RAND as RAND_KIND
 from shedding.online.params import OperatorParams
@@ -305,8 +306,9 @@ class ShardJoin:
                           self._columns)
         side, time, key = (ready[c].to_numpy() for c in ("side", "time", "key"))
         group = ready[GROUP_VALUE].to_numpy(np.int64) if self.spec.payload_group else None
-        if self.history is not None:  # the key's history, alone or with the payload group
-            group = with_history(group, self.history.groups(side, time, key))
+        if self.history is not None:  # the key's history: alone, with the payload group, or as auto-history's candidate
+            hist = self.history.groups(side, time, key)
+            group = hist[:, None] if is_auto_history(self.spec.group) else with_history(group, hist)
         fed = self.op.feed(side, time, key, group)
         first = self.op.arrivals - len(ready)
         arrived = ready.assign(seq=np.arange(first, first + len(ready)))  # with its side: kept if _extra has it

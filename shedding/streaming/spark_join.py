@@ -23,7 +23,6 @@ from pyspark.sql import functions as F
 from shedding.errors import ShedError
 from shedding.timerange import check_range, range_horizon
 from shedding.online.estimators import StaticEstimator
-from shedding.online.groups import group_columns
 from shedding.online.tuning import HazardTuning
 from shedding.spark.workers import check_worker_python
 from shedding.streaming.end_of_input import EndOfInput
@@ -34,7 +33,7 @@ from shedding.streaming.paths import library_path, session_place
 from shedding.streaming.processor import PACKED, Packer, ShedProcessor, positional
 from shedding.streaming.results import FLAGS, GAUGES, TOTALS
 from shedding.streaming.shard import JoinSpec
-from shedding.streaming.spec import check_how, range_pair
+from shedding.streaming.spec import check_how, range_pair, spec_group
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 #: rows per Arrow batch between the JVM and the shard's Python handler
@@ -188,7 +187,9 @@ def semantic_window_join(
             integers, any type), a comma list or a list of them, whose values (combined) get
             an age curve each (:mod:`~shedding.online.groups`); a group is the 64-bit hash of
             its values, so it is the same in every partition and micro-batch. At most 1,000
-            distinct groups per shard.
+            distinct groups per shard. ``history`` or ``auto-history`` (the key's history), ``none``
+            for none; None: HAZARD's default, as in the batch simulator (``auto-history`` under a
+            one-sided time range, else none).
 
     Returns:
         The pairs (the key column(s), ``r_time``, ``s_time`` with the original times,
@@ -238,7 +239,8 @@ def semantic_window_join(
                         "lo <= s.time - r.time <= hi, window w the symmetric one", param="window")
     steps = None if range is None else check_range(tuple(inputs.axis.signed_steps(b, "range") for b in range_pair(range)))
     w = inputs.axis.steps(window, "window") if steps is None else range_horizon(*steps)
-    spec = JoinSpec(w, memory, str(shedding).strip().lower(), range=steps, how=check_how(how),
+    name = str(shedding).strip().lower()
+    spec = JoinSpec(w, memory, name, range=steps, how=check_how(how),
                     step=inputs.axis.step, days=inputs.axis.kind == DATE,
                     memory_split=memory_split, shards=shards, estimator=kind, decay=decay, seed=seed, warmup=warmup,
                     strict=strict, payload_r=payload_r, payload_s=payload_s, budget=budget,
@@ -246,7 +248,7 @@ def semantic_window_join(
                     carry_time=inputs.axis.carried,
                     key_names=tuple(f.name for f in inputs.key_fields) if inputs.hashed else (),
                     tuning=tuning.spec if isinstance(tuning, HazardTuning) else (tuning or ""), max_held=max_held,
-                    group=group_columns(group) or ())
+                    group=spec_group(group, name, steps))
     if isinstance(end_of_input, EndOfInput):
         marker = end_of_input.frame(spark, session_place(spark))
     elif end_of_input is None and not (r.isStreaming or s.isStreaming):

@@ -7,7 +7,7 @@ The join they parametrise is the fast-CPU integrated window join of Das, Gehrke,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, MISSING, asdict, dataclass, field, fields
 from typing import Any
 
@@ -17,8 +17,8 @@ from shedding.model import Memory, check_window, default_split
 from shedding.timerange import check_range, window_range
 from shedding.online.estimators import OnlineEstimator
 from shedding.online.hazard import age_buckets
-from shedding.online.groups import batch_only, group_columns, payload_names
-from shedding.online.policies import POLICIES, STREAM, check_group, names_for
+from shedding.online.groups import batch_only, default_group, group_columns, payload_names
+from shedding.online.policies import POLICIES, STREAM, check_group, grouped, names_for
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import BUDGETS
 from shedding.streaming.partition import check_shards
@@ -239,6 +239,15 @@ def range_pair(value: object) -> tuple:
     if len(bounds) != 2 or isinstance(value, str):
         raise ShedError(f"{{param}} must be two bounds (lo, hi), got {value!r}", param="range")
     return bounds
+
+
+def spec_group(group: str | Sequence[str] | None, shedding: str, bounds: tuple[int, int] | None) -> tuple[str, ...]:
+    """The ``group`` of a :class:`JoinSpec` from the one given (:func:`~shedding.online.groups.group_columns`),
+    or for None HAZARD's default on the time range ``bounds`` (None: the window;
+    :func:`~shedding.online.groups.default_group`), so that a stream ranks as ``shed simulate`` does."""
+    if group is None:
+        return (default_group(bounds) or ()) if grouped(shedding) else ()
+    return group_columns(group) or ()
 
 
 def check_how(how: object) -> str:

@@ -170,9 +170,17 @@ CASES = {
          "--tuning applies to AGE only"),
         # HAZARD picks its grouping among payload columns: none to pick from, or auto with others
         (["--workload", "{w.csv}", "--policy", "hazard", "--group", "auto"], "--group auto picks among the payload"),
-        (["--generator", "flights", "--policy", "hazard", "--group", "auto,dest"], "--group auto picks among"),
+        (["--generator", "flights", "--policy", "hazard", "--group", "auto,dest"],
+         "--group auto is a grouping of its own; give auto alone or the columns"),
+        (["--generator", "flights", "--policy", "hazard", "--group", "dest,auto-history"],
+         "--group auto-history is a grouping of its own"),
+        (["--generator", "flights", "--policy", "hazard", "--group", "none,dest"], "--group none is a grouping of its own"),
         (["--generator", "flights", "--policy", "hazard", "--estimator", "online", "--group", "auto", "--tuning",
-          "forget=0.5"], "--group auto does not combine with tuning forget"),
+          "forget=0.5"], "--group auto, does not combine with tuning forget"),
+        # HAZARD's default grouping under a one-sided range, auto-history, and the fit that forgets
+        (["--range", "0,99", "--policy", "hazard", "--estimator", "online", "--tuning",
+          "forget=0.5"], "--group auto-history, HAZARD's grouping by default under this time range, does not "
+         "combine with tuning forget > 0 yet"),
     ],
     "opt": [
         (["--memory", "-1"], "--memory"),
@@ -212,7 +220,7 @@ CASES = {
         (["--policy", "hazard", "--tuning", "first=0"], "--tuning"),
         (["--policy", "age", "--tuning", "ratio=3"], "--tuning applies to AGE only with --estimator online"),
         (["--generator", "flights", "--param", "months=0"], "--param months"),
-        (["--generator", "flights", "--policy", "hazard", "--group", "dest,auto"], "--group auto picks among"),
+        (["--generator", "flights", "--policy", "hazard", "--group", "dest,auto"], "--group auto is a grouping of its own"),
     ],
     "static": [
         (["--components", "3x2", "--keep", "-1"], "--keep"),

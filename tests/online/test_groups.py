@@ -11,7 +11,8 @@ from shedding.datasets import load_two_streams, load_workload
 from shedding.datasets.age import age_workload
 from shedding.errors import ShedError
 from shedding.online import simulate
-from shedding.online.groups import MAX_GROUPS, group_columns, group_ids, payload_groups
+from shedding.online.groups import MAX_GROUPS, default_group, group_columns, group_ids, payload_groups
+from shedding.online.params import RunParams
 
 
 def test_the_ids_are_the_ranks_of_the_sorted_distinct_values():
@@ -54,6 +55,36 @@ def test_group_columns_reads_names_lists_and_refuses_empty_or_repeated_ones():
         with pytest.raises(ShedError, match=text) as info:
             group_columns(bad)
         assert info.value.param == "group"
+
+
+def test_the_groupings_of_their_own_stand_alone_and_none_is_no_group():
+    assert group_columns("none") is None and group_columns(["None"]) is None
+    assert group_columns("Auto-History") == ("auto-history",) and group_columns("AUTO") == ("auto",)
+    for bad in ("auto-history,dest", "history,auto-history", "none,dest", "dest,auto"):
+        with pytest.raises(ShedError, match="is a grouping of its own; give .* alone or the columns") as info:
+            group_columns(bad)
+        assert info.value.param == "group"
+
+
+def test_hazard_weighs_the_history_by_default_only_where_the_sides_live_apart():
+    """HAZARD's default grouping: auto-history under a range whose sides live for different times
+    (one-sided, or any range but the symmetric window), none on the window, and none for a policy
+    without groups, a band join, or group none."""
+    assert default_group(None) is None and default_group((-9, 9)) is None
+    for bounds in ((0, 719), (100, 399), (-100, 399), (-5, -1)):
+        assert default_group(bounds) == ("auto-history",)
+    assert RunParams.of("hazard", 10, bounds=(0, 9)).group == ("auto-history",)
+    assert RunParams.of("hazardv", 10, bounds=(0, 9)).group == ("auto-history",)
+    assert RunParams.of("hazard", 10, bounds=(-9, 9)).group is None
+    assert RunParams.of("hazard", 10, bounds=(0, 9), group="none").group is None
+    assert RunParams.of("hazard", 10, bounds=(0, 9), group="history").group == ("history",)
+    assert RunParams.of("prob", 10, bounds=(0, 9)).group is None
+    assert RunParams.of("hazard", 10, bounds=(0, 9), band=True).group is None
+    with pytest.raises(ShedError, match="auto-history, HAZARD's grouping by default under this time range, does "
+                       "not combine with tuning forget > 0 yet .* give group none") as info:
+        RunParams.of("hazard", 10, bounds=(0, 9), tuning="forget=0.1")
+    assert info.value.param == "group"
+    assert RunParams.of("hazard", 10, bounds=(-9, 9), tuning="forget=0.1").group is None
 
 
 def test_more_distinct_values_than_the_bound_are_refused():

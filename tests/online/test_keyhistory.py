@@ -124,29 +124,37 @@ def test_without_payload_it_is_a_group_and_combines_with_payload_columns():
         payload_groups(wl, "history,dest")
 
 
+@pytest.mark.parametrize("group", ["history", "auto-history"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("memory", [4, 10])
-def test_hazard_by_history_keeps_a_subset_of_the_pairs_never_above_opt(seed, memory):
+def test_hazard_by_history_keeps_a_subset_of_the_pairs_never_above_opt(seed, memory, group):
     wl = _lags(seed, 300)
-    res = simulate(wl, "hazard", memory, estimator="online", group="history", pairs=True)
-    assert res.params["group"] == "history"
+    res = simulate(wl, "hazard", memory, estimator="online", group=group, pairs=True)
+    assert res.params["group"] == group
     got = set(map(tuple, res.pairs.tolist()))
     assert len(got) == res.outputs and got <= range_pairs(wl)
     assert res.outputs <= solve_opt(wl, memory).outputs
 
 
-def test_hazard_by_history_is_exact_with_memory_for_every_live_tuple():
+@pytest.mark.parametrize("group", ["history", "auto-history"])
+def test_hazard_by_history_is_exact_with_memory_for_every_live_tuple(group):
     wl = _lags(3, 300)
     exact = simulate(wl, "exact", 10)
-    assert simulate(wl, "hazard", 2 * 40, estimator="online", group="history").outputs == exact.outputs
+    assert simulate(wl, "hazard", 2 * 40, estimator="online", group=group).outputs == exact.outputs
 
 
 def test_the_history_tells_hazard_the_lag_its_key_repeats():
     """Where a key repeats its lag and nothing else says it, the history is worth more than one age
-    curve for all, on every one of seeds 0-2 (1-4 points of PROB's gap to OPT when written)."""
+    curve for all, on every one of seeds 0-2 (1-4 points of PROB's gap to OPT when written); and
+    HAZARD's default under this one-sided range, picking between the two, takes the history where
+    it pays: above no group and at most a pair below the history on each seed."""
     for wl in (_lags(seed, 2000) for seed in range(3)):
         history = simulate(wl, "hazard", 8, estimator="online", group="history").outputs
-        assert history > simulate(wl, "hazard", 8, estimator="online").outputs
+        alone = simulate(wl, "hazard", 8, estimator="online", group="none").outputs
+        default = simulate(wl, "hazard", 8, estimator="online")
+        assert history > alone
+        assert default.params["group"] == "auto-history" and default.group_choice["R"]["history"] > 0
+        assert alone < default.outputs and history - 1 <= default.outputs
 
 
 def test_a_range_near_the_64_bit_bound_slices_without_overflow():

@@ -246,12 +246,25 @@ def test_the_groups_are_the_ones_the_spec_names():
     assert pair_set(pairs) == expected != simulated(wl, "hazard", 20, estimator="online")
 
 
-@pytest.mark.parametrize("group, bounds", [("history", (0, 39)), ("endpoint,history", None)])
+def test_the_spec_takes_hazards_default_grouping_when_none_is_given():
+    from shedding.streaming.spec import spec_group
+
+    assert spec_group(None, "hazard", (0, 9)) == ("auto-history",) == spec_group(None, "hazardv", (-3, 9))
+    assert spec_group(None, "hazard", None) == () == spec_group(None, "prob", (0, 9))
+    assert spec_group("none", "hazard", (0, 9)) == () == spec_group((), "hazard", (0, 9))
+    assert spec_group("dest,history", "hazard", None) == ("dest", "history")
+
+
+@pytest.mark.parametrize("group, bounds", [("history", (0, 39)), ("endpoint,history", None),
+                                           ("auto-history", (0, 39)), (None, (0, 39))])
 def test_the_keys_history_in_the_stream_is_the_simulators(group, bounds):
     """group="history": a shard keeps its keys' history in its state (through the checkpoint's
     bytes between micro-batches that cut R and S apart anywhere) and ranks as the simulator does
     with the same grouping, alone or beside a payload group, over a range or the window: the
-    same pairs, and not those without it."""
+    same pairs, and not those without it. So does ``auto-history``, HAZARD's default under a
+    one-sided range (``group`` None: :func:`~shedding.streaming.spec.spec_group` gives the
+    simulator's default)."""
+    from shedding.streaming.spec import spec_group
     from shedding.streaming.shard import GROUP_VALUE
 
     rng = np.random.default_rng(5)
@@ -261,14 +274,15 @@ def test_the_keys_history_in_the_stream_is_the_simulators(group, bounds):
     order = np.lexsort((key, side, time))
     wl = Workload(side[order], time[order], key[order], 40, 0, range=bounds)
     wl.meta["payload"] = pd.DataFrame({"endpoint": np.array(["/a", "/b", "/c"])[wl.key % 3]})
-    spec = JoinSpec(40, 12, "hazard", group=group, range=bounds)
+    spec = JoinSpec(40, 12, "hazard", group=spec_group(group, "hazard", bounds), range=bounds)
     assert JoinSpec(**spec.as_dict()).group == spec.group and spec.group_columns == (
-        [GROUP_VALUE] if "endpoint" in group else [])
+        [GROUP_VALUE] if "endpoint" in (group or "") else [])
+    assert spec.group == (("auto-history",) if group in (None, "auto-history") else tuple(group.split(",")))
     batches = [b.assign(**{GROUP_VALUE: np.array([11, -3, 2**40])[b["key"].to_numpy() % 3]})
                for b in out_of_step(wl, 9, np.random.default_rng(2))]
     pairs, _, _ = run_stream(spec, batches)
     expected = simulated(wl, "hazard", 12, estimator="online", group=group)
-    assert pair_set(pairs) == expected != simulated(wl, "hazard", 12, estimator="online")
+    assert pair_set(pairs) == expected != simulated(wl, "hazard", 12, estimator="online", group="none")
 
 
 def test_more_groups_than_the_bound_stop_the_shard():

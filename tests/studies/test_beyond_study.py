@@ -109,7 +109,7 @@ def test_a_list_of_numbers_is_one_lag_pmf(tmp_path, given, pmfs):
     ("flights", "group = 'dest,gate'", "group = 'dest,gate' is not one of dest, carrier, origin (the flights payload "
      "columns) or a comma list of them ('gate' is none of them)"),
     ("flights", "group = 'dest,dest'", "group names dest twice"),
-    ("flights", "group = 'auto,dest'", "group auto picks among the payload columns itself"),
+    ("flights", "group = 'auto,dest'", "group auto is a grouping of its own; give auto alone or the columns"),
     ("flights", "group = 3", "group = 3 must be text"),
     ("drift", "group = 'dest'", "group = 'dest' needs the flights' payload, not the drift generator"),
     ("bursts", "rotate = 3", "rotate must be true or false, got 3"),
