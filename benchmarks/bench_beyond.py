@@ -51,12 +51,16 @@ from shedding.run import run_policy
 
 
 #: the policies measured besides PROB: name -> (registry name, estimator or None for the run's,
-#: group or None); AGE with the static estimator knows the workload's age curve. A payload group
-#: (``dest``, ``auto``) runs only on a workload with a payload; the key's history (``history``,
-#: shedding.online.keyhistory) reads the stream alone, so it runs on every workload
+#: group or None for HAZARD's default); AGE with the static estimator knows the workload's age curve. A
+#: payload group (``dest``, ``auto``) runs only on a workload with a payload; the key's history
+#: (``history``, ``auto-history``, shedding.online.keyhistory) reads the stream alone, so it runs on
+#: every workload, as does no group (``none``; HAZARD's default under a one-sided range is auto-history)
 POLICIES = {"age": ("age", "static", None), "age-est": ("age", "online", None), "hazard": ("hazard", None, None),
-            "hazard-dest": ("hazard", None, "dest"), "hazard-auto": ("hazard", None, "auto"),
-            "hazard-history": ("hazard", None, "history")}
+            "hazard-none": ("hazard", None, "none"), "hazard-dest": ("hazard", None, "dest"),
+            "hazard-auto": ("hazard", None, "auto"), "hazard-history": ("hazard", None, "history"),
+            "hazard-auto-history": ("hazard", None, "auto-history")}
+#: the groupings that need no payload column
+STREAM_ONLY = (None, "none", "history", "auto-history")
 
 
 def parse_tuning(text: str) -> HazardTuning:
@@ -84,7 +88,7 @@ def measure(wl, memory: int, label: dict, estimator: str = "online", variable: b
     row["opt_seconds"] = round(time.perf_counter() - started, 1)
     ref = Reference.of(wl)
     names = ["prob"] + [n for n in POLICIES if (not only or n in only)
-                        and (POLICIES[n][2] in (None, "history") or "payload" in wl.meta)]
+                        and (POLICIES[n][2] in STREAM_ONLY or "payload" in wl.meta)]
     for name in names:
         policy, est, group = POLICIES.get(name, ("prob", None, None))
         for _ in range(2):  # the second run, warm, is timed
@@ -124,7 +128,8 @@ def cost(tunings: list[HazardTuning], repeats: int = 5) -> list[dict]:
     """CPU time per arrival of each policy's join operator alone (the feed, best of ``repeats``), on
     the flights of January (M = 200, online estimator) and the paper's Zipf point (w = M = 400);
     AGE and HAZARD (without a group; by destination and with ``auto`` on the flights; by the key's
-    history) with each of ``tunings``, all runs of one repeat in turn; and the CPU time of working
+    history, and picking between it and no group as under a one-sided range, ``auto-history``) with
+    each of ``tunings``, all runs of one repeat in turn; and the CPU time of working
     out the history's groups (row ``history-groups``, best of ``repeats``, per tuple)."""
     from shedding.online.simulator import payload_groups
 
@@ -137,7 +142,8 @@ def cost(tunings: list[HazardTuning], repeats: int = 5) -> list[dict]:
         for tuning in tunings:
             runs += [(name, policy, group, tuning) for name, policy, group in (
                 ("age", "age", None), ("hazard", "hazard", None), ("hazard-dest", "hazard", groups),
-                ("hazard-auto", "hazard", auto), ("hazard-history", "hazard", history), ("hazardv", "hazardv", None))
+                ("hazard-auto", "hazard", auto), ("hazard-history", "hazard", history),
+                ("hazard-auto-history", "hazard", history[:, None]), ("hazardv", "hazardv", None))
                 if group is not None or name not in ("hazard-dest", "hazard-auto")]
         best = _best_seconds(wl, memory, runs, repeats)
         for (name, _, _, tuning), seconds in zip(runs, best):
