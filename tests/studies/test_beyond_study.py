@@ -373,6 +373,11 @@ def test_a_suite_runs_a_time_range(tmp_path):
     assert rows["0,59", "prob"]["opt"] == solve_opt(ranged, 10).outputs
     assert rows["", "prob"]["opt"] == solve_opt(wl, 10).outputs
     assert rows["0,59", "hazard"]["range"] == "0,59" and "range" not in rows["", "hazard"]
+    # group "": HAZARD's default, named in the rows: auto-history under the one-sided range, none on the window
+    assert rows["0,59", "hazard"]["outputs"] == run_policy(ranged, "hazard", 10, estimator="online",
+                                                           group="auto-history").outputs
+    assert rows["0,59", "hazard"]["group"] == "auto-history" == rows["0,59", "prob"]["group"]
+    assert rows["", "hazard"]["group"] == ""
 
 
 def test_a_group_may_combine_payload_columns(tmp_path):

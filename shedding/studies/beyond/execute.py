@@ -12,6 +12,7 @@ import math
 from shedding.datasets.generators import GENERATORS, generate
 from shedding.offline.agebound import age_bound
 from shedding.offline.opt import solve_opt
+from shedding.online.groups import default_group
 from shedding.online.kinds import HAZARD
 from shedding.online.policies import get_policy
 from shedding.online.simulator import Reference
@@ -31,10 +32,13 @@ def execute(run: BeyondRun) -> list[dict]:
     optimum, bound = {}, {}
     for variable in sorted({get_policy(p).variable for p in run.policies}):
         optimum[variable], bound[variable] = _optimum(wl, run, variable)
+    # HAZARD's grouping: the grid's, or (for "") its default on this join (auto-history under a one-sided range)
+    grouped = any(get_policy(p).kind == HAZARD for p in run.policies)
+    grouping = run.group or (",".join(default_group(wl.bounds) or ()) if grouped else "")
     label = {"generator": run.generator, "split": run.split, "seed": run.seed, "window": run.window,
-             "memory": run.memory, "estimator": run.estimator, "group": run.group, "tuning": run.tuning, "x": run.x,
+             "memory": run.memory, "estimator": run.estimator, "group": grouping, "tuning": run.tuning, "x": run.x,
              "setting": f"{run.generator} {run.params} w={run.window}{' range=' + run.range if run.range else ''} "
-                        f"M={run.memory} {run.estimator} {run.group}",
+                        f"M={run.memory} {run.estimator} {grouping}",
              **{k: v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v) for k, v in params.items()},
              **({"range": run.range} if run.range else {})}
     learner = HazardTuning.parse(run.tuning) if run.tuning else None

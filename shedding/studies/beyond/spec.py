@@ -10,8 +10,9 @@ A suite is a TOML file with ``kind = "beyond"`` and ``[[experiment]]`` tables (t
   ``lag_pmf``, a list of probabilities, takes a list of numbers as one value and a list of lists
   as a grid), ``length`` (not for the flights), ``window``, ``range`` (a time range ``"LO,HI"`` of the
   join instead of the window, docs/semantics.md; ``""`` for the window), ``memory``, ``estimator``, ``group``
-  (HAZARD's payload column of the flights, or a comma list of them, ``"dest,carrier"``; "" for
-  none) and ``tuning`` (the learner of HAZARD and AGE as ``field=value,...``,
+  (HAZARD's payload column of the flights, or a comma list of them, ``"dest,carrier"``, or
+  ``history``, ``auto``, ``auto-history``, ``none``; "" for HAZARD's default: none on the window,
+  ``auto-history`` under a one-sided range, which the rows then name) and ``tuning`` (the learner of HAZARD and AGE as ``field=value,...``,
   :meth:`~shedding.online.tuning.HazardTuning.parse`; "" for the defaults);
 * ``split``: ``tuning`` or ``held-out``, what the experiment's data was to the policies' design
   (the page states it), and ``seed_offset``: the first seed drawn (held-out seeds start after the
