@@ -150,7 +150,8 @@ def simulate(
     _print_table(wl, m, rows)
     for r in rows:
         if "group_choice" in r:
-            say(f"{r['policy'].upper()} --group {r.get('group') or 'auto'} ranked by, of {sum(r['group_choice']['R'].values())} refits: "
+            refits = sum(r["group_choice"]["R"].values())
+            say(f"{r['policy'].upper()} --group {r.get('group') or 'auto'} ranked by, of {refits} refits: "
                 + "; ".join(f"{side} " + ", ".join(f"{name} {n}" for name, n in counts.items() if n)
                             for side, counts in r["group_choice"].items()))
     if predicate == "band":

@@ -106,6 +106,19 @@ def test_simulate_groups_by_the_keys_history_without_payload(shed, tmp_path):
         wl = load_workload(file, row["window"], row["warmup"]).with_params(range=(0, 30))
         lib = simulate(wl, "hazard", 5, estimator="online", group=group)
         assert row["outputs"] == lib.outputs and row["group"] == group
+    # without --group, HAZARD's default under the one-sided range: auto-history, named in the row with its
+    # choice; --group none is no group; on the window the default is no group
+    for given, ran in ((None, "auto-history"), ("none", None)):
+        code, stdout, err = shed("simulate", "--workload", str(bare), "--range", "0,30", "--memory", "5", "--policy",
+                                 "hazard", "--json", *(["--group", given] if given else []))
+        assert code == 0, err
+        row = json.loads(stdout)
+        wl = load_workload(bare, row["window"], row["warmup"]).with_params(range=(0, 30))
+        assert row["outputs"] == simulate(wl, "hazard", 5, estimator="online", group=ran or "none").outputs
+        assert row["group"] == ran and ("group_choice" in row) == (ran is not None)
+    code, stdout, err = shed("simulate", "--workload", str(bare), "--window", "31", "--memory", "5", "--policy",
+                             "hazard", "--json")
+    assert code == 0 and json.loads(stdout)["group"] is None, err
 
 
 def test_simulate_reads_a_workload_file(shed, tmp_path):
