@@ -26,6 +26,7 @@ from typing import Callable, Iterator
 from shedding.atomic import write_json
 from shedding.errors import ShedError
 from shedding.online.estimators import StaticEstimator
+from shedding.online.groups import AUTO_HISTORY
 from shedding.streaming.end_of_input import (END_DIR, await_query, drop_marker, file_counts, marker_after,
                                              one_batch)
 from shedding.streaming.recorded import skipped_files
@@ -141,8 +142,13 @@ def check_params(job: StreamJob) -> None:
             if job.spec.range is not None:  # the window is the range's horizon: the range's change says it
                 diff = [d for d in diff if not d.startswith("spec.window ")]
             if diff:
+                # a stream of HAZARD under a range started before auto-history was its default grouping
+                was_default = "group" not in old["spec"] and job.spec.group == (AUTO_HISTORY,)
                 raise ShedError(f"{{param}} {folder} was made by a run with other parameters "
-                                f"({'; '.join(diff[:3])}); use a new {{param}} or the same parameters", param=what)
+                                f"({'; '.join(diff[:3])}); use a new {{param}} or the same parameters"
+                                + (" (it ran without a group, HAZARD's default under a one-sided range before "
+                                   "auto-history: give group none to go on with it)" if was_default else ""),
+                                param=what)
         elif any((folder / part).exists() for part in (PAIRS, METRIC_TABLE, "spark")):
             raise ShedError(f"{{param}} {folder} holds results of another job; give a new folder", param=what)
         with writing(folder):

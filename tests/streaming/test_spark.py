@@ -301,6 +301,29 @@ def test_a_changed_range_is_named_without_the_window_it_implies(tmp_path):
     assert "spec.range was [0, 30], now [0, 31])" in assert_one_line_error(exc, "other parameters")
 
 
+def test_a_checkpoint_of_hazard_under_a_range_from_before_its_default_grouping_says_how_to_go_on(tmp_path):
+    """A stream of HAZARD under a one-sided range started without a group (the default before
+    auto-history) is refused when restarted with the default, with the fix: group none."""
+    from shedding.streaming.job import check_params, record_params
+    from shedding.streaming.spec import spec_group
+
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "a.csv").write_text("time,key\n1,1\n")
+    src = inspect_source(tmp_path / "r", None, "stream R")
+
+    def job(group):
+        return StreamJob(src, src, tmp_path / "out", tmp_path / "ck",
+                         JoinSpec(31, M, "hazard", range=(0, 30), group=spec_group(group, "hazard", (0, 30))))
+
+    check_params(job("none"))
+    record_params(job("none"))  # as a run before the default recorded it: no group in the spec
+    check_params(job("none"))
+    with pytest.raises(ShedError) as exc:
+        check_params(job(None))
+    line = assert_one_line_error(exc, "other parameters", "give group none to go on with it")
+    assert "spec.group was None, now ['auto-history']" in line
+
+
 def test_missing_or_empty_source_directories(tmp_path):
     with pytest.raises(ShedError) as exc:
         inspect_source(tmp_path / "nope", None, "stream R")
