@@ -180,12 +180,13 @@ def _rows(wl: Workload, budget: Memory, chosen: list[str], estimator: str, decay
             res = run_policy(wl, name, budget, estimator=estimator, decay=decay, seed=seed, reference=ref,
                              max_graph_bytes=max_graph_bytes, group=grouping, tuning=tuned)
             options = online_options(name, estimator, decay if estimator == "online" else None, seed)
-            ran = res.as_dict().get("group")  # the grouping HAZARD ran: the one given, or its default
+            result = res.as_dict()
+            ran = result.get("group")  # the grouping HAZARD ran: the one given, or its default
             if ran is not None:
                 options["group"] = ran if grouping is None else grouping
             if tuned is not None and tuned.spec:
                 options["tuning"] = tuned.spec
-            rows.append(row(wl, budget.total, res.as_dict(), **options))
+            rows.append(row(wl, budget.total, result, **options))
     return rows
 
 

@@ -107,6 +107,13 @@ def default_group(bounds: tuple[int, int] | None) -> tuple[str, ...] | None:
     return (AUTO_HISTORY,) if bounds is not None and lives_apart(*bounds) else None
 
 
+def run_group(group: str | Sequence[str] | None, bounds: tuple[int, int] | None, takes: bool) -> tuple[str, ...] | None:
+    """The grouping a run ranks by: ``group`` checked (:func:`group_columns`), or for None, when the
+    policy takes a group (``takes``: HAZARD on an equi-join), its default on the time range
+    ``bounds`` (:func:`default_group`). The one rule of the batch runs and the streaming join."""
+    return default_group(bounds) if group is None and takes else group_columns(group)
+
+
 def _codes(values: pd.Series) -> np.ndarray:
     """Each value's rank among the column's distinct values (missing last, its own value)."""
     try:

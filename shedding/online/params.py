@@ -22,8 +22,8 @@ from shedding.errors import ShedError
 from shedding.model import Memory, check_name, check_window
 from shedding.timerange import check_range, window_range
 from shedding.online.estimators import check_estimator
-from shedding.online.groups import default_group, group_columns, is_auto, is_auto_history
-from shedding.online.policies import EQUI, POLICIES, Policy, check_group, get_policy, require
+from shedding.online.groups import is_auto, is_auto_history, run_group
+from shedding.online.policies import EQUI, POLICIES, Policy, check_group, get_policy, grouped, require
 from shedding.online.tuning import HazardTuning
 
 
@@ -163,9 +163,7 @@ class RunParams:
             raise ShedError(f"{{param}} must be an integer >= 1 (how often the R share is sampled), got {samples!r}",
                             param="samples")
         check_group(name, group, band)
-        columns = group_columns(group)
-        if group is None and not band and name in POLICIES and POLICIES[name].group:
-            columns = default_group(bounds)
+        columns = run_group(group, bounds, grouped(name) and not band)
         if columns and (is_auto(columns) or is_auto_history(columns)) and learner is not None and learner.forget > 0.0:
             told = "" if group is not None else ", HAZARD's grouping by default under this time range"
             raise ShedError(f"{{param}} {columns[0]}{told}, does not combine with tuning forget > 0 yet (the fit "

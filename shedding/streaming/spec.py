@@ -17,7 +17,7 @@ from shedding.model import Memory, check_window, default_split
 from shedding.timerange import check_range, window_range
 from shedding.online.estimators import OnlineEstimator
 from shedding.online.hazard import age_buckets
-from shedding.online.groups import batch_only, default_group, group_columns, payload_names
+from shedding.online.groups import batch_only, group_columns, payload_names, run_group
 from shedding.online.policies import POLICIES, STREAM, check_group, grouped, names_for
 from shedding.online.tuning import HazardTuning
 from shedding.streaming.budget import BUDGETS
@@ -244,10 +244,8 @@ def range_pair(value: object) -> tuple:
 def spec_group(group: str | Sequence[str] | None, shedding: str, bounds: tuple[int, int] | None) -> tuple[str, ...]:
     """The ``group`` of a :class:`JoinSpec` from the one given (:func:`~shedding.online.groups.group_columns`),
     or for None HAZARD's default on the time range ``bounds`` (None: the window;
-    :func:`~shedding.online.groups.default_group`), so that a stream ranks as ``shed simulate`` does."""
-    if group is None:
-        return (default_group(bounds) or ()) if grouped(shedding) else ()
-    return group_columns(group) or ()
+    :func:`~shedding.online.groups.run_group`), so that a stream ranks as ``shed simulate`` does."""
+    return run_group(group, bounds, grouped(shedding)) or ()
 
 
 def check_how(how: object) -> str:

@@ -12,9 +12,9 @@ import math
 from shedding.datasets.generators import GENERATORS, generate
 from shedding.offline.agebound import age_bound
 from shedding.offline.opt import solve_opt
-from shedding.online.groups import default_group
+from shedding.online.groups import run_group
 from shedding.online.kinds import HAZARD
-from shedding.online.policies import get_policy
+from shedding.online.policies import get_policy, grouped
 from shedding.online.simulator import Reference
 from shedding.online.tuning import HazardTuning
 from shedding.run import run_policy
@@ -33,8 +33,7 @@ def execute(run: BeyondRun) -> list[dict]:
     for variable in sorted({get_policy(p).variable for p in run.policies}):
         optimum[variable], bound[variable] = _optimum(wl, run, variable)
     # HAZARD's grouping: the grid's, or (for "") its default on this join (auto-history under a one-sided range)
-    grouped = any(get_policy(p).kind == HAZARD for p in run.policies)
-    grouping = run.group or (",".join(default_group(wl.bounds) or ()) if grouped else "")
+    grouping = run.group or ",".join(run_group(None, wl.bounds, any(map(grouped, run.policies))) or ())
     label = {"generator": run.generator, "split": run.split, "seed": run.seed, "window": run.window,
              "memory": run.memory, "estimator": run.estimator, "group": grouping, "tuning": run.tuning, "x": run.x,
              "setting": f"{run.generator} {run.params} w={run.window}{' range=' + run.range if run.range else ''} "
