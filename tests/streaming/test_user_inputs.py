@@ -203,7 +203,8 @@ def test_a_parquet_source_with_negative_integer_times_is_refused_up_front(tmp_pa
 def test_hazard_by_a_text_column_of_both_inputs_equals_the_simulator(spark):
     """group="category": the rows carry the hash of their category (Spark's xxhash64), each input
     in two partitions; the pairs equal the simulator's with the categories as groups on the same
-    rows (in the join's order within a step), and so do those by the category and the key's history. A group column with one type in R and another in S,
+    rows (in the join's order within a step), and so do those by the category and the key's history, and
+    those of HAZARD's default under a one-sided range (auto-history). A group column with one type in R and another in S,
     one the inputs lack, or a policy without groups is refused."""
     from shedding import Workload, simulate
     from shedding.datasets.age import age_workload
@@ -229,3 +230,8 @@ def test_hazard_by_a_text_column_of_both_inputs_equals_the_simulator(spark):
         semantic_window_join(*frames, window=60, memory=20, shedding="prob", group="category")
     with pytest.raises(ShedError, match="has no column 'gate' for group"):
         semantic_window_join(*frames, window=60, memory=20, shedding="hazard", group="gate")
+    # no group given under a one-sided range: HAZARD's default there, auto-history, as the simulator's
+    rows = semantic_window_join(*frames, range=(0, 59), memory=20, shedding="hazard").collect()
+    res = simulate(wl.with_params(range=(0, 59)), "hazard", 20, estimator="online", pairs=True)
+    assert res.params["group"] == "auto-history" and sorted((p["key"], p["r_time"], p["s_time"]) for p in rows) == \
+        sorted(zip(wl.key[res.pairs[:, 0]], wl.time[res.pairs[:, 0]], wl.time[res.pairs[:, 1]]))
