@@ -125,9 +125,12 @@ def _listed(names: Names) -> list[str]:
     return list(names() if callable(names) else names)
 
 
-def _one_of(flag: str, name: str, valid: Names, noun: str | None = None, hint: str = "") -> str:
+def _one_of(flag: str, name: str, valid: Names, noun: str | None = None, hint: str = "",
+            advice: dict[str, str] | None = None) -> str:
     options = _listed(valid)
     key = name.strip().lower()
+    if advice and key in advice:  # a name the user may well try here, with what to do instead
+        raise ShedError(f"{flag} {name.strip()!r} {advice[key]}")
     if "," in key:  # no name holds a comma: a list where one name goes
         raise ShedError(f"{flag} takes one {noun or 'value'}, got {name.strip()!r}; choose one of "
                         f"{', '.join(options)}")
@@ -137,11 +140,12 @@ def _one_of(flag: str, name: str, valid: Names, noun: str | None = None, hint: s
     return key
 
 
-def choice(valid: Names, noun: str | None = None, hint: str = "") -> Callable:
+def choice(valid: Names, noun: str | None = None, hint: str = "", advice: dict[str, str] | None = None) -> Callable:
     """One of ``valid`` in any case (``--graph KEYED``), returned in lower case. ``valid`` may be
     a function, so the list is read from the library only when the flag is used; ``noun`` names
-    what the value is (a policy), ``hint`` ends the error."""
-    return value_check(lambda flag, value: _one_of(flag, value, valid, noun, hint))
+    what the value is (a policy), ``hint`` ends the error; ``advice`` maps names that are not
+    valid here but that a user may try (``exact``) to the rest of their one-line error."""
+    return value_check(lambda flag, value: _one_of(flag, value, valid, noun, hint, advice))
 
 
 def split_list(text: str) -> list[str]:

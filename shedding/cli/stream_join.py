@@ -21,9 +21,15 @@ from shedding.errors import ShedError
 from shedding.online.policies import POLICIES, STREAM, names_for, seeded
 
 SHEDDING = ("none", *names_for(STREAM))
-SHEDDING_HELP = ("none (the exact window join), " + ", ".join(n for n in SHEDDING[1:] if not POLICIES[n].variable)
+#: the policies with a fixed R/S split
+FIXED = ", ".join(n for n in SHEDDING[1:] if not POLICIES[n].variable)
+SHEDDING_HELP = ("none (the exact window join), " + FIXED
                  + " (fixed R/S split) or " + ", ".join(n for n in SHEDDING[1:] if POLICIES[n].variable)
                  + " (variable split); see shed simulate --help.")
+#: the policies of shed simulate a stream cannot run, and what to give instead
+NOT_STREAMED = {"exact": "is not a shedding policy: --shedding none runs the exact join (nothing shed)",
+                **{name: "needs the whole stream in advance, so it runs in shed simulate (--policy opt or optv on the "
+                   "same files), not on a stream; choose a policy: " + ", ".join(SHEDDING[1:]) for name in ("opt", "optv")}}
 FORMATS = ("csv", "parquet")
 #: the most columns --payload all carries per stream; wider sources name their payload columns (a
 #: CSV of 5,000 columns carried whole ran for more than 10 minutes)
@@ -188,7 +194,7 @@ RULES = (
     Ignored(("--seed",), lambda v: synthetic(v) or seeded(v.shedding),
             "seeds RAND's choices and zipf sources only"),
     Ignored(("--memory-split",), lambda v: fixed_split(v.shedding), "applies to the fixed-split policies "
-            f"({', '.join(n for n in SHEDDING if n in POLICIES and not POLICIES[n].variable)}) only"),
+            f"({FIXED}) only"),
     Ignored(("--decay",), lambda v: v.estimator == "online", "applies to the online estimator only"),
     group_rule(lambda v: [v.shedding], "--shedding"),
     Holds(lambda v: _group_names(v.group) if v.group is not None else None),
@@ -311,7 +317,7 @@ def stream_join(
     memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
                                          help="Join memory M in tuples over all shards (default: w, half of what "
                                          "EXACT needs)."),
-    shedding: str = typer.Option("prob", "--shedding", callback=choice(SHEDDING, "policy"), help=SHEDDING_HELP),
+    shedding: str = typer.Option("prob", "--shedding", callback=choice(SHEDDING, "policy", advice=NOT_STREAMED), help=SHEDDING_HELP),
     checkpoint: Optional[str] = typer.Option(None, "--checkpoint", show_default=False,
                                              help="Checkpoint folder (default: OUT/checkpoint). Rerun the same "
                                              "command to continue after a crash."),
@@ -331,8 +337,9 @@ def stream_join(
     max_files: Optional[int] = typer.Option(None, "--max-files-per-trigger", callback=integer(1), show_default=False,
                                             help="Files per stream and micro-batch (default: all new files)."),
     memory_split: Optional[str] = typer.Option(None, "--memory-split", callback=integers(2), show_default=False,
-                                               help="Fixed split M_R,M_S for prob, life, rand (default: M//2, "
-                                               "M-M//2; all of M to R or S on a --range that stores one side)."),
+                                               help=f"Fixed split M_R,M_S for the fixed-split policies ({FIXED}; "
+                                               "default: M//2, M-M//2; all of M to R or S on a --range that stores "
+                                               "one side)."),
     estimator: str = typer.Option("online", "--estimator", callback=value_check(check_estimator),
                                   help="online (key counts so far, per shard), static (counted from the files "
                                   "present at the first start) or the path of a frequency table with columns "
