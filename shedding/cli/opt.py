@@ -10,7 +10,7 @@ import typer
 
 from shedding.cli.checks import (choice, gib, integer, integers, listed_in, table_file,
                                  value_check)
-from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_past_end, write_file
+from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_naive_times, warn_past_end, write_file
 from shedding.cli.rows import bounds_row, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, checked
 from shedding.cli.workload import MAX_GRAPH_HELP, WORKLOAD_RULES, check_split, takes_workload
@@ -73,6 +73,7 @@ def opt(
     budget = checked(check_split)  # M (--memory, else the window) and its split, checked by the rules
     wl = load()
     warn_past_end(wl)
+    warn_naive_times(wl)
     m = budget.total
     if bounds:
         _print_bounds(wl, budget, allocation, as_json)

@@ -52,6 +52,17 @@ def warn_past_end(wl: Workload) -> None:
              f"nothing is counted and every ratio is 1.000; give a smaller --warmup or a longer workload")
 
 
+def warn_naive_times(wl: Workload) -> None:
+    """One notice line when some files' timestamps carry a time zone or an offset and others do not:
+    those without are read as UTC (docs/semantics.md, "Arrivals"), which shifts them by the
+    offset if they are local times, silently joining the streams at the wrong distance."""
+    naive = wl.meta.get("naive_times")
+    if naive:
+        warn(f"the times of {', '.join(naive)} have no time zone or UTC offset, while the other files' times do; "
+             "times without one are read as UTC, so local times would be shifted against the others: give every "
+             "file's times an offset (or none)")
+
+
 def workload_estimator(wl: Workload, estimator: str | None) -> str:
     """``--estimator``, else the workload's default (:func:`shedding.online.estimators.default_estimator`)."""
     from shedding.online.estimators import default_estimator

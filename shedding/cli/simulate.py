@@ -11,7 +11,7 @@ import typer
 
 from shedding.cli.checks import choice, columns, decimals, gib, integer, integers, names, number
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, group_rule, learns, parse_tuning, tuning_rules
-from shedding.cli.output import (busy, hint_group, print_fitted, print_header, say, warn_past_end, warn_static_lookahead,
+from shedding.cli.output import (busy, hint_group, print_fitted, print_header, say, warn_naive_times, warn_past_end, warn_static_lookahead,
                                  workload_estimator, write_file)
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values, checked
@@ -130,6 +130,7 @@ def simulate(
     budget = checked(check_split)  # M (--memory, else the window) and its split, checked by the rules
     wl = load()
     warn_past_end(wl)
+    warn_naive_times(wl)
     estimator = workload_estimator(wl, estimator)
     warn_static_lookahead(wl, estimator, chosen)
     hint_group(wl, chosen, group)

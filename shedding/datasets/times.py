@@ -32,6 +32,8 @@ from shedding.timestep import describe, parse_interval
 
 _EPOCH = pd.Timestamp(0, tz="UTC")
 #: a time of day followed by an offset from UTC (``05:17Z``, ``05:17:00.5+01:00``, ``05:17-0500``)
+#: the values of a text time column looked at for an offset (:func:`has_offset`)
+_LOOKED_AT = 1000
 _OFFSET = r"\d:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}(?::?\d{2})?)$"
 
 
@@ -111,4 +113,17 @@ def time_steps(values: Sequence[pd.Series], paths: Sequence[Path], time_step: ob
     firsts = [int(m.min()) // size for m in micros if m.size]
     origin = min(firsts, default=0)
     meta = {"time_step": describe(size), "time_origin": (_EPOCH + pd.Timedelta(microseconds=origin * size)).isoformat()}
+    offset = [has_offset(v) for v in values]
+    if any(offset) and not all(offset):  # some read as UTC for want of an offset, beside instants that have one
+        meta["naive_times"] = sorted({str(p) for p, aware in zip(paths, offset) if not aware})
     return [m // size - origin for m in micros], meta
+
+
+def has_offset(values: pd.Series) -> bool:
+    """Whether a column of timestamps says where in the world its times are: a time zone (Parquet,
+    pandas) or, as text, an offset from UTC (``05:17Z``, ``05:17+01:00``) on one of its first
+    :data:`_LOOKED_AT` values (a file writes its times one way: only a notice depends on it)."""
+    if values.dtype.kind == "M":
+        return getattr(values.dt, "tz", None) is not None
+    text = values.head(_LOOKED_AT).astype("string").str.strip()
+    return bool(text.str.contains(_OFFSET, regex=True).fillna(False).any())

@@ -113,3 +113,23 @@ def test_step_of_reads_lengths_and_integers() -> None:
     assert step_of("90 s") == (True, 90_000_000) and step_of(dt.timedelta(minutes=2)) == (True, 120_000_000)
     with pytest.raises(ShedError, match="time_step"):
         step_of(True)
+
+
+def test_files_with_and_without_an_offset_are_named(tmp_path: Path, shed) -> None:
+    """Times with a time zone or an offset beside times without (read as UTC): the workload names
+    the files without one, and the batch commands say so in one warning line; files that agree
+    (all with, all without) give none."""
+    times = pd.Series(pd.date_range("2024-05-01 10:00", periods=30, freq="37s"))
+    frame = pd.DataFrame({"time": times, "key": np.arange(30) % 4})
+    frame.assign(time=times.dt.tz_localize("Europe/Berlin")).to_parquet(tmp_path / "zoned.parquet", index=False)
+    frame.assign(time=times.dt.strftime("%Y-%m-%dT%H:%M:%S+02:00")).to_csv(tmp_path / "offset.csv", index=False)
+    frame.to_parquet(tmp_path / "naive.parquet", index=False)
+    frame.assign(time=times.dt.strftime("%Y-%m-%d %H:%M:%S")).to_csv(tmp_path / "naive.csv", index=False)
+    for r, s, named in (("zoned.parquet", "naive.parquet", ["naive.parquet"]), ("naive.csv", "offset.csv", ["naive.csv"]),
+                        ("zoned.parquet", "offset.csv", None), ("naive.parquet", "naive.csv", None)):
+        wl = load_two_streams(tmp_path / r, tmp_path / s, window=60, warmup=0, time_step="1 second")
+        assert wl.meta.get("naive_times") == (None if named is None else [str(tmp_path / n) for n in named])
+    code, _, err = shed("simulate", "--r", str(tmp_path / "zoned.parquet"), "--s", str(tmp_path / "naive.parquet"),
+                        "--window", "1 minute", "--memory", "4", "--policy", "exact")
+    warning = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert code == 0 and len(warning) == 1 and "naive.parquet have no time zone or UTC offset" in warning[0]
