@@ -23,11 +23,14 @@ def time_amount(flag: str, text: str, low: int) -> int | str:
     from shedding.timestep import parse_interval
 
     try:
-        if parse_interval(value, flag, zero=low == 0) == 0:
-            return 0  # none, in any unit
+        micros = parse_interval(value, flag, zero=True)
     except ShedError:
         raise ShedError(f"{flag} {text!r} is neither an integer (time units of an integer time column) nor a "
                         "length of time such as '10 minutes' (timestamps)") from None
+    if micros == 0:
+        if low > 0:
+            raise ShedError(f"{flag} must be a positive length of time, got {text!r}")
+        return 0  # none, in any unit
     return value
 
 

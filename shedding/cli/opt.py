@@ -116,7 +116,7 @@ def _print_bounds(wl: Workload, budget: Memory, allocation: str, as_json: bool) 
     print_fitted(
         [("bound", "left"), ("outputs", "right"), ("EXACT", "right"), ("from", "left")],
         [[f"{name} >=", f"{b.lower:,}", f"{b.exact:,}", b.lower_policy],
-         [f"{name} <=", f"{b.upper:,}", f"{b.exact:,}", f"Lagrangian, {b.iterations} steps"]])
+         [f"{name} <=", f"{b.upper:,}", f"{b.exact:,}", f"Lagrangian, {b.iterations} step{'' if b.iterations == 1 else 's'}"]])
     out.print(f"gap {b.gap:.2%} of the upper bound; {b.seconds:.1f} s", markup=False)
 
 
