@@ -24,7 +24,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
-from collections import Counter
 from pathlib import Path
 from typing import Sequence
 
@@ -62,13 +61,26 @@ def check_file(path: Path, what: str = "one data file") -> None:
         raise ShedError(f"not a file: {path}; give the path of {what}")
 
 
-def _check_header(path: Path) -> None:
-    """A CSV header names each column once (pandas would read a second ``key`` as ``key.1``)."""
-    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
-    counts = Counter(str(n).strip().lower() for n in header.iloc[0]) if len(header) else Counter()
-    twice = sorted(n for n, c in counts.items() if n and c > 1)
+def _check_names(path: Path, names: Sequence[object], where: str) -> None:
+    """Each column is named once, as columns are matched: ignoring case and spaces around the name
+    (pandas would read a second ``key`` of a CSV as ``key.1``; ``Time`` beside ``time`` would leave
+    which one is the time to chance)."""
+    spelt: dict[str, list[str]] = {}
+    for name in names:
+        spelt.setdefault(str(name).strip().lower(), []).append(str(name).strip())
+    twice = sorted(key for key, seen in spelt.items() if key and len(seen) > 1)
     if twice:
-        raise ShedError(f"{path} names the column {twice[0]!r} twice in its header; give each column once")
+        seen = spelt[twice[0]]
+        how = (f"the column {seen[0]!r} twice" if len(set(seen)) == 1 else
+               f"the column {twice[0]!r} twice ({' and '.join(repr(n) for n in dict.fromkeys(seen))}: column names "
+               "are matched ignoring case, as Spark does)")
+        raise ShedError(f"{path} names {how} {where}; rename one, so that each column has a name of its own")
+
+
+def _check_header(path: Path) -> None:
+    """A CSV header names each column once (:func:`_check_names`)."""
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+    _check_names(path, list(header.iloc[0]) if len(header) else [], "in its header")
 
 
 def read_table(path: str | os.PathLike, columns: Sequence[str], refused: str | None = None) -> pd.DataFrame:
@@ -84,6 +96,7 @@ def read_with_payload(path: str | os.PathLike, columns: Sequence[str],
     path = Path(path)
     check_file(path, f"a {_ACCEPTED} file")
     fmt = format_of(path)
+    index_hint = ""
     try:
         if fmt == "csv":
             frame = pd.read_csv(path, dtype=str, skipinitialspace=True)
@@ -96,6 +109,10 @@ def read_with_payload(path: str | os.PathLike, columns: Sequence[str],
                                 "rename one, or write the file with index=False")
             if named:  # pandas' named index (set_index("time")) is a column of the file, as Spark reads it
                 frame = frame.reset_index(level=named)
+            elif not isinstance(frame.index, pd.RangeIndex):  # an unnamed index: Spark does not read it
+                index_hint = ("; its pandas index has no name, so it is not read as a column: name it "
+                              "(frame.index.name = 'time') or write the file from frame.reset_index()")
+            _check_names(path, list(frame.columns), "among its columns")
     except ShedError:
         raise
     except pd.errors.EmptyDataError:
@@ -121,7 +138,7 @@ def read_with_payload(path: str | os.PathLike, columns: Sequence[str],
         listed = ", ".join(str(c) for c in frame.columns) or "none"
         raise ShedError(
             f"{path} lacks the column(s) {', '.join(missing)}; found columns: {listed}; "
-            f"it needs {', '.join(columns)}{separator_hint(frame.columns) if fmt == 'csv' else ''}"
+            f"it needs {', '.join(columns)}{separator_hint(frame.columns) if fmt == 'csv' else index_hint}"
         )
     out = frame[[found[c] for c in columns]]
     out.columns = list(columns)

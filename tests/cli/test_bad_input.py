@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from helpers import assert_error_line, with_paths
@@ -33,6 +34,10 @@ def files(tmp_path_factory) -> dict[str, Path]:
     (root / "w.csv").write_text("stream,time,key\nR,0,1\nS,0,1\n")
     (root / "stamps.csv").write_text("stream,time,key\nR,2024-05-01 10:00,1\nS,2024-05-01 10:01:30,1\n")
     (root / "twice.csv").write_text("stream,time,key,Key\nR,0,1,2\nS,0,1,3\n")
+    frame = pd.DataFrame({"time": [0, 1], "key": [1, 2]})
+    frame.assign(Time=frame["time"]).to_parquet(root / "cased.parquet", index=False)  # time and Time
+    stamped = frame.assign(time=pd.to_datetime(["2024-05-01 10:00", "2024-05-01 10:01"])).set_index("time")
+    stamped.rename_axis(None).to_parquet(root / "unnamed.parquet")  # the times in an unnamed pandas index
     (root / "br.csv").write_text("name,y1,y2,t\nA,0,0,0\nB,1.0,1.0,1\n")
     (root / "bs.csv").write_text("name,y1,y2,t\nc,0.1,0.2,0\nd,1.2,1.3,1\n")
     (root / "fine.csv").write_text("name,y1,y2,t\nA,0,0.1234567890123456789,0.12345678901234567890\n")
@@ -143,6 +148,12 @@ CASES = {
         (["--generator", "age", "--range", "0 seconds,1 hour"], "--range is a length of time, but --generator age"),
         (["--time-step", "5"], "--time-step applies to CSV or Parquet files"),
         (["--window", "soon"], "--window 'soon' is neither an integer"),
+        (["--r", "{unnamed.parquet}", "--s", "{unnamed.parquet}", "--window", "10 minutes", "--time-step", "0 seconds"],
+         "--time-step must be a positive length of time, got '0 seconds'"),  # was "neither an integer nor a length"
+        (["--r", "{cased.parquet}", "--s", "{r.csv}", "--window", "5"],
+         "names the column 'time' twice ('time' and 'Time': column names are matched ignoring case"),  # a silent pick
+        (["--r", "{unnamed.parquet}", "--s", "{unnamed.parquet}", "--window", "10 minutes"],
+         "its pandas index has no name, so it is not read as a column: name it"),
         (["--workload", "{w.csv}", "--window", "10 minutes"], "column 'time' holds numbers, not timestamps"),
         (["--workload", "{stamps.csv}", "--window", "10"], "times are integer steps unless a time step is given: give "
          "--time-step as a length of time"),
@@ -268,6 +279,10 @@ CASES = {
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "hazard", "--group",
           "history,dest"], "--group needs payload columns"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{r.csv}"], "--out"),  # was a traceback
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "exact"],
+         "--shedding 'exact' is not a shedding policy: --shedding none runs the exact join"),
+        (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "OPT"],
+         "--shedding 'OPT' needs the whole stream in advance, so it runs in shed simulate"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "/proc/x"], "--out"),  # was a traceback
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--window", "0"], "--window"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--window", "abc"], "--window"),
