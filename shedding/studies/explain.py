@@ -216,6 +216,10 @@ def compare_schedules(wl: Workload, mine: Side, other: Side, buckets: int, memor
                                              + only["kept_reference_only"]))]
     cells = pd.DataFrame(cell_rows, columns=["key", "bucket", "lost", "gained", "kept_policy_only",
                                              "kept_reference_only"])
+    labels = wl.meta.get("key_labels")
+    if labels is not None:  # text keys (and the flights' tail numbers) as the data names them
+        key_rows.insert(1, "label", [str(labels[k]) for k in key_rows.key])
+        cells.insert(1, "label", [str(labels[k]) for k in cells.key])
     memory_frame = _composition(wl, keys, rank, key_rows, edges, {mine.name: held_m, other.name: held_o})
     summary = {
         "workload": wl.name, "tuples": len(wl), "window": wl.window, "warmup": wl.warmup, "memory": memory,
@@ -226,6 +230,8 @@ def compare_schedules(wl: Workload, mine: Side, other: Side, buckets: int, memor
         "lost_tuples": int((tuples.reason != REASONS[2]).sum()),
         **{f"tuples_{r.replace(' ', '_')}": int((tuples.reason == r).sum()) for r in REASONS},
         "buckets": n_b, "keys": n_keys,
+        # timestamps: the steps' length and the instant step 0 begins, to read the buckets' steps as times
+        **{k: wl.meta[k] for k in ("time_step", "time_origin") if k in wl.meta},
     }
     return Explanation(summary, key_rows, cells, memory_frame, _gap(wl, mine, other), tuples, edges)
 
@@ -302,7 +308,8 @@ def _composition(wl: Workload, keys: np.ndarray, rank: np.ndarray, key_rows: pd.
     shown = key_rows.key.head(COMPOSITION_KEYS).to_numpy()
     group = np.full(len(keys), len(shown))
     group[np.searchsorted(keys, shown)] = np.arange(len(shown))
-    names = [f"key {k}" for k in shown] + ["other keys"]
+    named = key_rows.label.head(COMPOSITION_KEYS) if "label" in key_rows else shown
+    names = [f"key {k}" for k in named] + ["other keys"]
     width = np.diff(edges).astype(np.float64)
     rows = []
     for schedule, steps in held.items():

@@ -44,7 +44,8 @@ def heatmap(ex: Explanation) -> go.Figure:
         if c.key in row:
             z[row[c.key], c.bucket] = c.lost
     starts = ex.edges[:-1].tolist()
-    fig = go.Figure(go.Heatmap(z=z.tolist(), x=starts, y=[f"key {k}" for k in keys], colorscale="Reds",
+    names = ex.keys.label.head(HEATMAP_KEYS).tolist() if "label" in ex.keys else keys  # as the data names them
+    fig = go.Figure(go.Heatmap(z=z.tolist(), x=starts, y=[f"key {k}" for k in names], colorscale="Reds",
                                colorbar={"title": {"text": "lost outputs"}},
                                hovertemplate="%{y}, bucket from t = %{x}: %{z} lost<extra></extra>"))
     fig.update_layout(template="plotly_white", title="Lost outputs per key and time bucket (keys losing most on top)",
@@ -104,7 +105,9 @@ def _cell(column: str, value: float | str) -> tuple[str, bool]:
 def key_table(ex: Explanation, top: int) -> str:
     """The ranked key table (keys losing most first)."""
     rows = ex.keys.head(top)
-    body = [[_cell(col, getattr(r, col)) for _, col in KEY_COLUMNS] for r in rows.itertuples()]
+    named = "label" in rows  # text keys: the key as the data names it
+    body = [[_cell(col, getattr(r, "label" if named and col == "key" else col)) for _, col in KEY_COLUMNS]
+            for r in rows.itertuples()]
     note = (f"The {len(rows)} keys losing most output (of {len(ex.keys)}), ranked by net lost = lost - gained. "
             "Reasons: never admitted (the earlier member of a lost pair never entered memory); evicted early "
             "(it entered but left before its partner came); kept, never matched (the policy held it, it produced "

@@ -161,3 +161,26 @@ def test_cli_json_and_page(shed, tmp_path):
     assert "<dd>shed explain --length 900 --window 60 --domain 15 --json --top 3 --out " in page
     stored = json.loads((tmp_path / "ex" / "explain.json").read_text())
     assert sum(k["gained"] - k["lost"] for k in stored["keys"]) == stored["summary"]["difference"]
+
+
+def test_text_keys_and_timestamps_are_named_as_the_data_names_them(shed, tmp_path):
+    """A file of text keys and timestamps: the JSON's key rows and cells carry each key's text beside
+    its number, the page's tables and figures show the text, and the summary gives the time step and
+    the instant step 0 begins, so the buckets' steps read as times."""
+    import pandas as pd
+
+    rng = np.random.default_rng(4)
+    start = pd.Timestamp("2024-05-01 10:00")
+    for name, n in (("r", 300), ("s", 300)):
+        pd.DataFrame({"time": start + pd.to_timedelta(np.sort(rng.integers(0, 3600, n)), unit="s"),
+                      "key": [f"user{k}" for k in rng.integers(0, 12, n)]}).to_csv(tmp_path / f"{name}.csv", index=False)
+    code, out, err = shed("explain", "--r", str(tmp_path / "r.csv"), "--s", str(tmp_path / "s.csv"), "--window",
+                          "2 minutes", "--memory", "10", "--policy", "prob", "--json", "--out", str(tmp_path / "ex"))
+    assert code == 0, err
+    doc = json.loads(out)
+    labels = sorted(f"user{k}" for k in range(12))  # numbered by their sorted text
+    assert doc["keys"] and all(k["label"] == labels[k["key"]] for k in doc["keys"])
+    assert doc["cells"] and all(c["label"] == labels[c["key"]] for c in doc["cells"])
+    assert doc["summary"]["time_step"] == "1 second(s)" and doc["summary"]["time_origin"].startswith("2024-05-01T10:00")
+    page = (tmp_path / "ex" / "explain.html").read_text()
+    assert f"key {doc['keys'][0]['label']}" in page and f">{doc['keys'][0]['label']}<" in page
