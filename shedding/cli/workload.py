@@ -88,10 +88,11 @@ WORKLOAD_FLAGS = (
         help="CSV or Parquet files: how the times become steps. For timestamps (or dates) a length of time "
         "(default 1 second when --window or --range is a length), steps counted from the first; for integer times "
         "an integer k (time v is in step v // k), as shed stream-join cuts them.")),
-    _flag("warmup", "Optional[int]", typer.Option(None, "--warmup", callback=integer(0), show_default=False,
+    _flag("warmup", "Optional[str]", typer.Option(None, "--warmup", callback=amount(0), show_default=False,
                                                   help="First time step whose outputs count (default: 2w, with --range twice the longest a tuple waits, "
                                                        "2 (max(HI, -LO) + 1); 0 for the flights, which count from the first departure). With "
-                                                       "timestamps step 0 is the first step of both streams.")),
+                                                       "timestamps step 0 is the first step of both streams, and the warmup may be "
+                                                       "a length of time such as '5 minutes' (a whole number of --time-step).")),
     _flag("r_path", "Optional[Path]", typer.Option(
         None, "--r", help="Stream R from a file (with --s): NDP-026B cloud reports, Meteo-France SYNOP, or "
         "CSV/Parquet with columns time,key (one file, or a folder of files read in name order).", show_default=False)),
@@ -357,8 +358,22 @@ WORKLOAD_RULES = (
 def build_workload(join_range: Optional[str], window: int | str, time_step: int | str | None, **flags: Any) -> Workload:
     """The workload the (checked) flags describe, with the time range of --range."""
     w, bounds, step = extent(join_range, window, time_step)
+    flags["warmup"] = warmup_steps(flags["warmup"], step)
     wl = read_workload(window=w, time_step=step, **flags)
     return wl if bounds is None else wl.with_params(range=bounds)
+
+
+def warmup_steps(warmup: int | str | None, step: int | dt.timedelta | None) -> int | None:
+    """--warmup in time steps: an integer is steps as given; a length of time (``5 minutes``), for
+    files of timestamps, a whole number of the time step (``step``, :func:`extent`)."""
+    from shedding.streaming.event_time import TIMESTAMP, TimeAxis
+
+    if not isinstance(warmup, str):
+        return warmup
+    if not isinstance(step, dt.timedelta):
+        raise ShedError(f"--warmup {warmup!r} is a length of time, but these times are integer steps; give it as a "
+                        "number of time steps")
+    return TimeAxis(TIMESTAMP, step // dt.timedelta(microseconds=1)).steps(warmup, "--warmup")
 
 
 def read_workload(workload: Optional[Path], generator: str, param: Optional[list[str]], zipf_skew: float,

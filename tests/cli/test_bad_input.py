@@ -148,6 +148,9 @@ CASES = {
         (["--generator", "age", "--range", "0 seconds,1 hour"], "--range is a length of time, but --generator age"),
         (["--time-step", "5"], "--time-step applies to CSV or Parquet files"),
         (["--window", "soon"], "--window 'soon' is neither an integer"),
+        (["--warmup", "5 minutes"], "--warmup '5 minutes' is a length of time, but these times are integer steps"),
+        (["--r", "{unnamed.parquet}", "--s", "{unnamed.parquet}", "--window", "10 minutes", "--time-step", "1 minute",
+          "--warmup", "90 seconds"], "--warmup '90 seconds' is not a whole number of steps"),
         (["--r", "{unnamed.parquet}", "--s", "{unnamed.parquet}", "--window", "10 minutes", "--time-step", "0 seconds"],
          "--time-step must be a positive length of time, got '0 seconds'"),  # was "neither an integer nor a length"
         (["--r", "{cased.parquet}", "--s", "{r.csv}", "--window", "5"],

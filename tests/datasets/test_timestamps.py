@@ -133,3 +133,25 @@ def test_files_with_and_without_an_offset_are_named(tmp_path: Path, shed) -> Non
                         "--window", "1 minute", "--memory", "4", "--policy", "exact")
     warning = [line for line in err.splitlines() if line.startswith("warning:")]
     assert code == 0 and len(warning) == 1 and "naive.parquet have no time zone or UTC offset" in warning[0]
+
+
+def test_a_warmup_given_as_a_length_of_time_is_that_many_steps(tmp_path: Path, shed) -> None:
+    """--warmup '5 minutes' on a file of timestamps is the warmup of 300 steps of 1 second, and of 5
+    steps of 1 minute: the same rows."""
+    import json
+
+    times = pd.Series(pd.date_range("2024-05-01 10:00", periods=400, freq="7s"))
+    frame = pd.DataFrame({"time": times.dt.strftime("%Y-%m-%d %H:%M:%S"), "key": np.arange(400) % 9})
+    frame.iloc[::2].to_csv(tmp_path / "r.csv", index=False)
+    frame.iloc[1::2].to_csv(tmp_path / "s.csv", index=False)
+
+    def rows(*args: str) -> list[dict]:
+        code, out, err = shed("simulate", "--r", str(tmp_path / "r.csv"), "--s", str(tmp_path / "s.csv"),
+                              "--memory", "6", "--policy", "exact,prob", "--json", *args)
+        assert code == 0, err
+        return [{k: r[k] for k in ("policy", "outputs", "warmup")} for r in map(json.loads, out.splitlines())]
+
+    seconds = rows("--window", "3 minutes", "--warmup", "5 minutes")
+    assert seconds == rows("--window", "3 minutes", "--warmup", "300") and seconds[0]["warmup"] == 300
+    minutes = rows("--window", "3 minutes", "--time-step", "1 minute", "--warmup", "5 minutes")
+    assert minutes == rows("--window", "3 minutes", "--time-step", "1 minute", "--warmup", "5")
