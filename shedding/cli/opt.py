@@ -127,6 +127,9 @@ def _write_schedule(path: Path, wl: Workload, schedule: Schedule) -> None:
 
     frame = pd.DataFrame({"seq": range(len(wl)), "stream": pd.Categorical.from_codes(wl.side, ["R", "S"]),
                           "time": wl.time, "key": wl.key, "admitted": schedule.admitted, "left": schedule.left})
+    labels = wl.meta.get("key_labels")
+    if labels is not None:  # text keys (the flights' tail numbers) as the data names them, beside their numbers
+        frame.insert(4, "label", [str(labels[k]) for k in wl.key])
     csv = format_of(path) == "csv"  # the extension, checked by the flag, picks the format
     write_file(path, "--schedule-out", lambda target: frame.to_csv(target, index=False) if csv else
                frame.to_parquet(target, index=False))

@@ -150,6 +150,23 @@ def test_opt_json_and_schedule_match_the_library(shed, tmp_path):
     schedule = pd.read_parquet(target)
     assert (schedule.admitted.to_numpy() == lib.schedule.admitted).all()
     assert (schedule.left.to_numpy() == lib.schedule.left).all()
+    assert "label" not in schedule  # integer keys name themselves
+
+
+def test_opt_schedule_names_text_keys(shed, tmp_path):
+    """Text keys: the schedule's label column gives each tuple's key as the file writes it."""
+    rng = np.random.default_rng(2)
+    for name in ("r", "s"):
+        pd.DataFrame({"time": np.sort(rng.integers(0, 200, 150)), "key": [f"k-{k}" for k in rng.integers(0, 9, 150)]}) \
+            .to_csv(tmp_path / f"{name}.csv", index=False)
+    code, _, err = shed("opt", "--r", str(tmp_path / "r.csv"), "--s", str(tmp_path / "s.csv"), "--window", "20",
+                        "--memory", "8", "--schedule-out", str(tmp_path / "schedule.csv"))
+    assert code == 0, err
+    schedule = pd.read_csv(tmp_path / "schedule.csv")
+    written = pd.concat([pd.read_csv(tmp_path / f"{name}.csv").assign(stream=name.upper()) for name in ("r", "s")])
+    assert sorted(zip(schedule.stream, schedule.time, schedule.label)) == \
+        sorted(zip(written.stream, written.time, written.key))
+    assert schedule.groupby("label").key.nunique().eq(1).all() and schedule.key.nunique() == written.key.nunique()
 
 
 def test_simulate_and_opt_read_two_stream_files(shed, tmp_path):
