@@ -29,12 +29,6 @@ ONLINE = tuple(name for name in POLICY_NAMES if name not in REFERENCES)
 AGAINST = listed_in("shedding.studies.explain", "AGAINST")
 
 
-def key_label(wl: Workload, key: int) -> str:
-    """A key as the data names it (the flights' tail numbers), else its number."""
-    labels = wl.meta.get("key_labels")
-    return str(labels[key]) if labels is not None and 0 <= key < len(labels) else str(key)
-
-
 def against_of(v: Values) -> str:
     """The reference: --against, else the optimum of the policy's own split."""
     from shedding.studies.explain import default_against
@@ -135,10 +129,11 @@ def explain(
         from shedding.online.simulator import picked
 
         say(f"{policy.upper()} --group {s.get('group') or 'auto'} ranked {picked(s['group_choice'])} refits")
+    named = "label" in ex.keys  # keys as the data names them (text keys, tail numbers), as the page and JSON do
     print_fitted(
         [("key", "right"), ("net lost", "right"), ("lost", "right"), ("gained", "right"), ("mem % pol", "right"),
          ("mem % ref", "right"), ("reason", "left")],
-        [[key_label(wl, r.key), f"{r.net_lost:,}", f"{r.lost:,}", f"{r.gained:,}", f"{100 * r.policy_memory_share:.1f}",
+        [[str(r.label if named else r.key), f"{r.net_lost:,}", f"{r.lost:,}", f"{r.gained:,}", f"{100 * r.policy_memory_share:.1f}",
           f"{100 * r.reference_memory_share:.1f}", r.reason] for r in ex.keys.head(top).itertuples()],
         optional=("mem % ref", "mem % pol", "gained"))
     if out_dir is not None:

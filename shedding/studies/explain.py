@@ -218,8 +218,8 @@ def compare_schedules(wl: Workload, mine: Side, other: Side, buckets: int, memor
                                              "kept_reference_only"])
     labels = wl.meta.get("key_labels")
     if labels is not None:  # text keys (and the flights' tail numbers) as the data names them
-        key_rows.insert(1, "label", [str(labels[k]) for k in key_rows.key])
-        cells.insert(1, "label", [str(labels[k]) for k in cells.key])
+        for frame in (key_rows, cells):
+            frame.insert(1, "label", [str(labels[k]) for k in frame.key])
     memory_frame = _composition(wl, keys, rank, key_rows, edges, {mine.name: held_m, other.name: held_o})
     summary = {
         "workload": wl.name, "tuples": len(wl), "window": wl.window, "warmup": wl.warmup, "memory": memory,

@@ -184,3 +184,6 @@ def test_text_keys_and_timestamps_are_named_as_the_data_names_them(shed, tmp_pat
     assert doc["summary"]["time_step"] == "1 second(s)" and doc["summary"]["time_origin"].startswith("2024-05-01T10:00")
     page = (tmp_path / "ex" / "explain.html").read_text()
     assert f"key {doc['keys'][0]['label']}" in page and f">{doc['keys'][0]['label']}<" in page
+    code, out, err = shed("explain", "--r", str(tmp_path / "r.csv"), "--s", str(tmp_path / "s.csv"), "--window",
+                          "2 minutes", "--memory", "10", "--policy", "prob", "--top", "3")
+    assert code == 0 and all(f" {k['label']} " in out for k in doc["keys"][:3]), err  # the terminal's table too
