@@ -86,7 +86,7 @@ WORKLOAD_FLAGS = (
     _flag("time_step", "Optional[str]", typer.Option(
         None, "--time-step", callback=amount(1), show_default=False,
         help="CSV or Parquet files: how the times become steps. For timestamps (or dates) a length of time "
-        "(default 1 second when --window or --range is a length), steps counted from the first; for integer times "
+        "(default 1 second when --window or --range is a length; 1 day for Parquet dates), steps counted from the first; for integer times "
         "an integer k (time v is in step v // k), as shed stream-join cuts them.")),
     _flag("warmup", "Optional[str]", typer.Option(None, "--warmup", callback=amount(0), show_default=False,
                                                   help="First time step whose outputs count (default: 2w, with --range twice the longest a tuple waits, "
@@ -248,33 +248,50 @@ def fixed_split(name: str) -> bool:
     return name == "opt" or (name in POLICIES and not POLICIES[name].variable)
 
 
-def extent(join_range: Optional[str], window: int | str, time_step: int | str | None
+def extent(join_range: Optional[str], window: int | str, time_step: int | str | None, dates: bool = False
            ) -> tuple[int, tuple[int, int] | None, int | dt.timedelta | None]:
     """(w, bounds, step): the window in time steps (under --range the longest a tuple waits for a
     partner, plus one, :func:`~shedding.timerange.range_horizon`, which also sets the default warmup
     and M), the range in steps (None: the window) and the time step the files are read with (None:
     integer steps as written; :mod:`shedding.datasets.times`). --window, --range and --time-step are
-    all integers or all lengths of time (then timestamps, by default in steps of 1 second), as for
-    ``shed stream-join`` (:func:`~shedding.cli.event_amounts.join_extent`)."""
-    from shedding.streaming.event_time import TIMESTAMP
+    all integers or all lengths of time (then timestamps, by default in steps of 1 second, or of 1
+    day when the files' times are ``dates``: :func:`dates_of`), as for ``shed stream-join``
+    (:func:`~shedding.cli.event_amounts.join_extent`)."""
+    from shedding.streaming.event_time import DATE, INTEGER, TimeAxis
 
     axis = axis_of(given_amounts(window, join_range, time_step), time_step)
+    if dates and axis.kind != INTEGER:
+        axis = TimeAxis.of(DATE, time_step)
     w, bounds = join_extent(axis, window, join_range)
-    if axis.kind == TIMESTAMP:
+    if axis.kind != INTEGER:
         return w, bounds, dt.timedelta(microseconds=axis.step)
     return w, bounds, None if time_step is None else axis.step
 
 
+def dates_of(workload: Optional[Path], r_path: Optional[Path], s_path: Optional[Path]) -> bool:
+    """Whether the CSV or Parquet files given hold dates as times (Parquet date columns in every
+    stream: :func:`~shedding.datasets.files.dated`), which ``shed stream-join`` cuts by a day."""
+    from shedding.datasets.files import dated
+
+    paths = [p for p in (workload, r_path, s_path) if p is not None]
+    return bool(paths) and all(dated(p) for p in paths)
+
+
+def extent_of(v: Values) -> tuple[int, tuple[int, int] | None, int | dt.timedelta | None]:
+    """:func:`extent` of the flags ``v``."""
+    return extent(v.join_range, v.window, v.time_step, dates_of(v.workload, v.r_path, v.s_path))
+
+
 def window_of(v: Values) -> int:
     """The workload's window w in time steps (:func:`extent`)."""
-    return extent(v.join_range, v.window, v.time_step)[0]
+    return extent_of(v)[0]
 
 
 def check_time(v: Values) -> None:
     """--window, --range and --time-step agree (:func:`extent`); lengths of time and --time-step
     are for CSV or Parquet files, whose times may be timestamps: a generated workload and the
     weather formats count integer time steps."""
-    _, _, step = extent(v.join_range, v.window, v.time_step)
+    _, _, step = extent_of(v)
     weather = not generated(v) and v.workload is None and file_format(v) in WEATHER_FORMATS
     if weather and v.time_step is not None:
         raise ShedError("--time-step applies to CSV or Parquet files, not to the weather formats, whose time steps are "
@@ -303,7 +320,7 @@ def check_split(v: Values) -> Memory:
     from shedding.model import Memory
 
     split = None if v.memory_split is None else parse_split("--memory-split", v.memory_split)
-    return Memory.of(memory_of(v), split, extent(v.join_range, v.window, v.time_step)[1])
+    return Memory.of(memory_of(v), split, extent_of(v)[1])
 
 
 def zipf_bytes(v: Values) -> float:
@@ -357,7 +374,7 @@ WORKLOAD_RULES = (
 
 def build_workload(join_range: Optional[str], window: int | str, time_step: int | str | None, **flags: Any) -> Workload:
     """The workload the (checked) flags describe, with the time range of --range."""
-    w, bounds, step = extent(join_range, window, time_step)
+    w, bounds, step = extent(join_range, window, time_step, dates_of(flags["workload"], flags["r_path"], flags["s_path"]))
     flags["warmup"] = warmup_steps(flags["warmup"], step)
     wl = read_workload(window=w, time_step=step, **flags)
     return wl if bounds is None else wl.with_params(range=bounds)

@@ -173,6 +173,24 @@ def _header(path: Path) -> list[str]:
     return list(pq.read_schema(path).names)
 
 
+def dated(path: str | os.PathLike) -> bool:
+    """Whether the time column of ``path`` (a Parquet file, or a folder's first file) holds dates,
+    from its schema alone: ``shed stream-join`` then cuts its times by a day unless told otherwise
+    (:class:`~shedding.streaming.event_time.TimeAxis`), and the batch commands follow it. A CSV
+    file's times are text, never dates; a path that cannot be read is not (its read says why)."""
+    try:
+        first = stream_files(Path(path), "path")[0]
+        if format_of(first) == "csv":
+            return False
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        types = [f.type for f in pq.read_schema(first) if f.name.strip().lower() == "time"]
+    except Exception:  # a missing or unreadable file is reported by the read that follows
+        return False
+    return len(types) == 1 and pa.types.is_date(types[0])
+
+
 def _merged(
     side: np.ndarray, time: np.ndarray, key: np.ndarray, rows: np.ndarray,
     window: int, warmup: int | None, name: str, meta: dict, payload: pd.DataFrame,

@@ -155,3 +155,34 @@ def test_a_warmup_given_as_a_length_of_time_is_that_many_steps(tmp_path: Path, s
     assert seconds == rows("--window", "3 minutes", "--warmup", "300") and seconds[0]["warmup"] == 300
     minutes = rows("--window", "3 minutes", "--time-step", "1 minute", "--warmup", "5 minutes")
     assert minutes == rows("--window", "3 minutes", "--time-step", "1 minute", "--warmup", "5")
+
+
+def test_parquet_dates_are_cut_by_a_day_unless_told(tmp_path: Path, shed) -> None:
+    """A Parquet column of dates is cut into steps of a day by default, as ``shed stream-join`` cuts
+    it: the rows of ``--time-step '1 day'``, not those of the seconds that timestamps default to
+    (which keep a day's tuples in memory until the next day's arrivals, and so shed other tuples).
+    CSV dates are text, cut by a second as timestamps are."""
+    import json
+
+    rng = np.random.default_rng(3)
+    for name in ("r", "s"):
+        days = np.sort(rng.integers(0, 60, 200))
+        frame = pd.DataFrame({"time": [dt.date(2024, 1, 1) + dt.timedelta(days=int(d)) for d in days],
+                              "key": rng.integers(0, 5, 200)})
+        frame.to_parquet(tmp_path / f"{name}.parquet", index=False)
+        frame.assign(time=frame.time.astype(str)).to_csv(tmp_path / f"{name}.csv", index=False)
+
+    def rows(ext: str, *args: str) -> list[dict]:
+        code, out, err = shed("simulate", "--r", str(tmp_path / f"r.{ext}"), "--s", str(tmp_path / f"s.{ext}"),
+                              "--window", "3 days", "--memory", "10", "--policy", "exact,prob", "--json", *args)
+        assert code == 0, err
+        return [{k: r[k] for k in ("policy", "outputs", "window", "time_step")} for r in map(json.loads, out.splitlines())]
+
+    days = rows("parquet")
+    assert days == rows("parquet", "--time-step", "1 day") and days[0]["window"] == 3
+    seconds = rows("parquet", "--time-step", "1 second")
+    assert seconds == rows("csv") and seconds[0]["window"] == 3 * 86_400
+    assert days[0]["outputs"] == seconds[0]["outputs"] and days[1]["outputs"] != seconds[1]["outputs"]
+    code, _, err = shed("simulate", "--r", str(tmp_path / "r.parquet"), "--s", str(tmp_path / "s.parquet"),
+                        "--window", "36 hours", "--memory", "10", "--policy", "prob")
+    assert code == 2 and "not a whole number of steps" in err
