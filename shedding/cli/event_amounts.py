@@ -130,3 +130,50 @@ def range_window(bounds: tuple[int, int]) -> int:
     from shedding.timerange import range_horizon
 
     return range_horizon(*bounds)
+
+
+def instant(flag: str, text: str) -> int | str:
+    """``--warmup`` of ``shed stream-join``: an integer >= 0 (a step of the time axis) or an
+    instant (``2013-03-01 06:00``, ISO 8601; UTC without an offset), checked but kept as text
+    (:func:`warmup_step` places it on the axis)."""
+    value = text.strip()
+    if re.fullmatch(r"[+-]?\d+", value):
+        number = in_int64(flag, int(value))
+        if number < 0:
+            raise ShedError(f"{flag} must be >= 0, got {number}")
+        return number
+    _micros(flag, value)
+    return value
+
+
+def _micros(flag: str, text: str) -> int:
+    """The instant ``text`` in microseconds since 1970-01-01 UTC (without an offset: UTC)."""
+    import pandas as pd
+
+    try:
+        stamp = pd.Timestamp(text)
+    except (ValueError, TypeError, OverflowError):
+        stamp = None
+    if stamp is None or stamp is pd.NaT:
+        raise ShedError(f"{flag} {text!r} is neither a time step (an integer) nor an instant such as "
+                        "'2013-03-01 06:00'")
+    stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+    micros = (stamp - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(microseconds=1)
+    if micros < 0:
+        raise ShedError(f"{flag} {text!r} is before 1970, where no time step begins; give a later instant")
+    return int(micros)
+
+
+def warmup_step(flag: str, warmup: int | str, axis: Any) -> int:
+    """``--warmup`` (:func:`instant`) as a step of ``axis`` (a
+    :class:`~shedding.streaming.event_time.TimeAxis`): an integer as it is; an instant, on
+    timestamps or dates, the step it falls in (floor(microseconds since 1970 UTC / step)), so pairs
+    count from that step on."""
+    from shedding.streaming.event_time import INTEGER
+
+    if isinstance(warmup, int):
+        return warmup
+    if axis.kind == INTEGER:
+        raise ShedError(f"{flag} {warmup!r} is an instant, but the time column holds integers; give the first time "
+                        "step whose pairs count")
+    return _micros(flag, warmup) // axis.step

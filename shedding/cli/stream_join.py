@@ -12,7 +12,8 @@ import typer
 
 from shedding.cli.checks import (choice, columns, in_int64, integer, integers, listed_in, number, parse_split,
                                  named, parsed, spark_master, split_list, value_check)
-from shedding.cli.event_amounts import amount, axis_of, check_range_text, check_timeout, given_amounts, join_extent
+from shedding.cli.event_amounts import (amount, axis_of, check_range_text, check_timeout, given_amounts, instant,
+                                        join_extent, warmup_step)
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, group_rule, tuning_rules
 from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Values
 from shedding.cli.stream_output import print_summary, run_job, title
@@ -111,6 +112,8 @@ def check_time(v: Values) -> None:
                         "in time steps")
     window, bounds = join_extent(axis, v.window, v.range_)
     axis.steps(given["--allowed-lateness"], "allowed_lateness")
+    if axis.kind == INTEGER:
+        warmup_step("--warmup", v.warmup, axis)
     split = None if v.memory_split is None else parse_split("--memory-split", v.memory_split)
     if v.memory is not None or axis.kind == INTEGER or v.time_step is not None:  # else w depends on the column (dates)
         Memory.of(window if v.memory is None else v.memory, split, bounds)
@@ -348,7 +351,10 @@ def stream_join(
                                 help="Online estimator: weight an arrival keeps per time step."),
     seed: int = typer.Option(0, "--seed", callback=integer(0), help="Seed of RAND's choices (shard i uses seed + i) "
                              "and of zipf sources."),
-    warmup: int = typer.Option(0, "--warmup", callback=integer(0), help="First time step whose pairs are output."),
+    warmup: str = typer.Option("0", "--warmup", callback=value_check(instant),
+                               help="First time step whose pairs are output: an integer step of the time axis, or for "
+                               "timestamps and dates an instant such as '2013-03-01 06:00' (UTC without an offset), "
+                               "whose step begins the output."),
     strict: bool = typer.Option(False, "--strict", help="Fail on a late tuple instead of counting and dropping it."),
     payload: str = typer.Option("all", "--payload", help="Columns carried into the pairs as r_<c>, s_<c>: all "
                                 "(every column but time and the keys), none, or a comma list."),
@@ -400,7 +406,7 @@ def stream_join(
     m = w if memory is None else memory
     spec = JoinSpec(w, m, shedding, range=bounds, how=how, memory_split=split, shards=shards,
                     estimator="online" if estimator == "online" else "static", decay=decay, seed=seed,
-                    warmup=warmup, strict=strict, payload_r=pay_r, payload_s=pay_s, budget=budget, lateness=lateness,
+                    warmup=warmup_step("--warmup", warmup, axis), strict=strict, payload_r=pay_r, payload_s=pay_s, budget=budget, lateness=lateness,
                     idle_timeout_ms=None if idle_timeout is None else timeout_ms(idle_timeout, "idle_timeout"),
                     tuning=tuning or "", max_held=max_held, group=spec_group(groups, shedding, bounds))
     job = StreamJob(src_r, src_s, out_path, checkpoint_path, spec, estimator=estimator, trigger=trigger,
