@@ -130,6 +130,8 @@ def _write_schedule(path: Path, wl: Workload, schedule: Schedule) -> None:
     labels = wl.meta.get("key_labels")
     if labels is not None:  # text keys (the flights' tail numbers) as the data names them, beside their numbers
         frame.insert(4, "label", [str(labels[k]) for k in wl.key])
+    if "source_row" in wl.meta:  # files: each tuple's data row in its stream, to join the schedule back to the data
+        frame.insert(2, "row", wl.meta["source_row"])
     csv = format_of(path) == "csv"  # the extension, checked by the flag, picks the format
     write_file(path, "--schedule-out", lambda target: frame.to_csv(target, index=False) if csv else
                frame.to_parquet(target, index=False))

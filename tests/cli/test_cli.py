@@ -167,6 +167,12 @@ def test_opt_schedule_names_text_keys(shed, tmp_path):
     assert sorted(zip(schedule.stream, schedule.time, schedule.label)) == \
         sorted(zip(written.stream, written.time, written.key))
     assert schedule.groupby("label").key.nunique().eq(1).all() and schedule.key.nunique() == written.key.nunique()
+    for name in ("r", "s"):  # row: the tuple's data row in its stream's file
+        part = schedule[schedule.stream == name.upper()]
+        data = pd.read_csv(tmp_path / f"{name}.csv")
+        assert sorted(part.row) == list(range(len(data)))
+        assert part.time.tolist() == data.time.iloc[part.row].tolist()
+        assert part.label.tolist() == data.key.iloc[part.row].tolist()
 
 
 def test_simulate_and_opt_read_two_stream_files(shed, tmp_path):
