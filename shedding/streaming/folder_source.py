@@ -21,8 +21,10 @@ Files whose names start with ``.`` or ``_`` are ignored, as Spark does. A source
 file (a finished export): it is read as a folder that holds that file alone, in one micro-batch.
 
 Files are read with pyarrow by the rules of Spark's readers: a CSV file's first line is its header
-and its fields are taken by position as text (a row with fewer fields gets nulls, extra fields are
-dropped, an empty field is null); a Parquet file's columns are taken by name (a missing one is
+and its fields are taken as text, by the header's names when it names every column (a file that
+writes its columns in another order is read by name, as ``shed simulate`` reads it; Spark's own
+reader would take them by position) and else by position (a row with fewer fields gets nulls,
+extra fields are dropped, an empty field is null); a Parquet file's columns are taken by name (a missing one is
 null) and cast to the source's types (a timestamp of any unit, pandas' nanoseconds included, to
 Spark's microseconds, truncated).
 """
@@ -105,10 +107,23 @@ def arrow_schema(schema):
     return to_arrow_schema(schema, timezone="UTC")
 
 
+def field_positions(header: list[str], columns: list[str]) -> list[int]:
+    """Where each of ``columns`` is among a CSV file's ``header`` fields: by name (ignoring case and
+    surrounding spaces, the first of equal names) when the header names them all, so a file that
+    writes its columns in another order than the first file is read as ``shed simulate`` reads
+    it; else by position, as Spark's permissive reader takes the fields."""
+    index: dict[str, int] = {}
+    for i, name in enumerate(header):
+        index.setdefault(name.strip().lower(), i)
+    if all(c.strip().lower() in index for c in columns):
+        return [index[c.strip().lower()] for c in columns]
+    return list(range(len(columns)))
+
+
 def read_csv(path: str, columns: list[str]):
-    """A CSV file as an Arrow table of text columns ``columns``, by position as Spark's permissive
-    CSV reader takes them: the header line is skipped, a short row gets nulls, extra fields are
-    dropped, an empty field is null."""
+    """A CSV file as an Arrow table of text columns ``columns``: by the names of its header line
+    when it names them all (:func:`field_positions`), else by position as Spark's permissive CSV
+    reader takes them; a short row gets nulls, extra fields are dropped, an empty field is null."""
     import pyarrow as pa
     from pyarrow import csv as pacsv
 
@@ -129,13 +144,14 @@ def read_csv(path: str, columns: list[str]):
                            parse_options=pacsv.ParseOptions(invalid_row_handler=keep),
                            convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()),
                                                                 strings_can_be_null=True))
-    if ragged:  # the whole file by position in its own order, as Spark reads it (rare: no fast path)
+    at = field_positions(header, columns)
+    if ragged:  # the whole file in its own order, as Spark reads it (rare: no fast path)
         with opener(path, "rt", newline="", encoding="utf-8", errors="replace") as f:
             rows = [row for row in csv.reader(f) if row][1:]  # blank lines are skipped, as Spark does
         return pa.table({name: pa.array([row[i] if i < len(row) and row[i] != "" else None for row in rows],
-                                        pa.string()) for i, name in enumerate(columns)})
+                                        pa.string()) for i, name in zip(at, columns)})
     nulls = pa.chunked_array([pa.nulls(table.num_rows, pa.string())])
-    return pa.table({name: table.column(i) if i < width else nulls for i, name in enumerate(columns)})
+    return pa.table({name: table.column(i) if i < width else nulls for i, name in zip(at, columns)})
 
 
 def read_parquet(path: str, columns: list[str]):

@@ -68,3 +68,16 @@ def test_a_batchs_files_go_to_at_most_one_task_per_core_in_name_order():
     assert grouped(paths, 3) == [["p0", "p1"], ["p2", "p3"], ["p4", "p5", "p6"]]
     assert grouped(paths, None) == [[p] for p in paths] and grouped(paths[:2], 8) == [["p0"], ["p1"]]
     assert grouped([], 4) == []
+
+
+def test_a_csv_header_that_names_every_column_is_read_by_name(tmp_path):
+    """A later file that writes its columns in another order (or case) is read by its header's
+    names, as shed simulate reads it, not by position; a header that does not name them all is
+    read by position as before."""
+    (tmp_path / "a.csv").write_text("Key , time,note\n10,2,x\n11,3\n")
+    assert read_csv(str(tmp_path / "a.csv"), ["time", "key", "note"]).to_pydict() == \
+        {"time": ["2", "3"], "key": ["10", "11"], "note": ["x", None]}
+    (tmp_path / "b.csv").write_text("key,time,note\n10,2,x\n11,3,y\n")  # no ragged rows: the fast path
+    assert read_csv(str(tmp_path / "b.csv"), ["time", "key"]).to_pydict() == {"time": ["2", "3"], "key": ["10", "11"]}
+    (tmp_path / "c.csv").write_text("t,k\n2,10\n")
+    assert read_csv(str(tmp_path / "c.csv"), ["time", "key"]).to_pydict() == {"time": ["2"], "key": ["10"]}
