@@ -90,7 +90,7 @@ def summary_rows(summary: dict, outer: bool) -> list[tuple[str, str]]:
     return [("micro-batches", f"{g('batches', 0):,}"), ("tuples in", f"{g('arrivals', 0):,}"),
             ("pairs out", f"{g('outputs', 0):,}"), *unpaired, ("tuples shed", f"{g('shed', 0):,}"),
             ("late tuples (dropped)", f"{g('late', 0):,}"), ("bad rows (skipped)", f"{g('bad', 0):,}"),
-            ("peak join memory", counted(g("peak_memory", 0), "tuple")),
+            ("join memory between batches, most", counted(g("peak_memory", 0), "tuple")),
             ("peak held back", counted(g("peak_held", 0), "tuple")), ("peak state", counted(g("peak_state_bytes", 0), "byte"))]
 
 

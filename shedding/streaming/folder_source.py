@@ -210,7 +210,12 @@ class FolderReader(DataSourceStreamReader):
 
     def read(self, partition: InputPartition) -> Iterator:
         for path in partition.value:
-            yield from read_file(path, self.fmt, self.schema, self.columns)
+            try:
+                yield from read_file(path, self.fmt, self.schema, self.columns)
+            except Exception as exc:  # pyarrow raises many types for a damaged file: name the file
+                cause = " ".join(str(exc).split())[:300] or type(exc).__name__
+                raise ShedError(f"{path} cannot be read as {self.fmt.upper()} ({cause}); fix or remove that file "
+                                "and rerun: the checkpoint is kept") from None
 
 
 class FolderSource(DataSource):

@@ -151,6 +151,14 @@ def check_params(job: StreamJob) -> None:
                                 param=what)
         elif any((folder / part).exists() for part in (PAIRS, METRIC_TABLE, "spark")):
             raise ShedError(f"{{param}} {folder} holds results of another job; give a new folder", param=what)
+    started = [(job.checkpoint / PARAMS).exists(), (job.out / PARAMS).exists()]
+    if started[0] != started[1]:  # one folder of a run begun with another: its pairs would be split or mixed
+        begun, fresh, fresh_param = ((job.checkpoint, job.out, "out") if started[0] else
+                                     (job.out, job.checkpoint, "checkpoint"))
+        raise ShedError(f"{{param}} {fresh} is new, but {begun} belongs to a run begun with another "
+                        f"{fresh_param}; give that run's {fresh_param} to go on with it, or new folders for both",
+                        param=fresh_param)
+    for folder in (job.checkpoint, job.out):
         with writing(folder):
             folder.mkdir(parents=True, exist_ok=True)
 

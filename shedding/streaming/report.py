@@ -150,7 +150,7 @@ def stream_report(spark, job: StreamJob, summary: dict, table=None) -> Path:
              f"estimator {job.estimator}, {summary['arrivals']:,} tuples in {summary['batches']} micro-batches "
              f"(trigger {job.trigger}, {job.max_files_per_trigger or 'all'} files per trigger); "
              f"R: {job.r.path}, S: {job.s.path}")
-    facts = {"Peak join memory": f"{summary.get('peak_memory', 0):,} tuples (M = {spec.memory})",
+    facts = {"Join memory between micro-batches, most": f"{summary.get('peak_memory', 0):,} tuples (M = {spec.memory}; within a batch it may reach M)",
              "Peak held back": f"{summary.get('peak_held', 0):,} tuples",
              "Peak state": f"{summary.get('peak_state_bytes', 0):,} bytes",
              "Late rows": f"{summary['late']:,}", "Bad rows": f"{summary['bad']:,}",

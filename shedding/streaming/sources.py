@@ -173,9 +173,11 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
     if fmt is None:
         found = named if not path.is_dir() else \
             {f for e, f in FORMATS.items() for p in path.iterdir() if p.name.lower().endswith(e)}
+        if not found:
+            raise ShedError(f"no CSV or Parquet files ({', '.join(FORMATS)}) in {path} yet; the first file fixes the columns, so add "
+                            "one before starting")
         if len(found) != 1:
-            raise ShedError(f"cannot tell the format of {path} ({'mixed files' if found else 'no .csv or .parquet files'}); "
-                            "add {param} csv or parquet", param="fmt")
+            raise ShedError(f"cannot tell the format of {path} (mixed files); add {{param}} csv or parquet", param="fmt")
         fmt = found.pop()
     if fmt not in ("csv", "parquet"):
         raise ShedError(f"unknown {{param}} {fmt!r}; choose csv or parquet", param="fmt")
@@ -185,11 +187,12 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
     if not files:
         raise ShedError(f"no {fmt} files in {path} yet; the first file fixes the columns, so add one before starting")
     wanted = (time, *keys)
-    seen, timed, empty, hint = [], False, [], ""
+    seen, timed, empty, hint, unreadable = [], False, [], "", []
     for file in files[:20]:
         try:
             columns, types, sample = _sample(file, fmt)
-        except Exception:  # pandas/pyarrow raise many types for damaged files: Spark makes them bad rows
+        except Exception as exc:  # pandas/pyarrow raise many types for damaged files: the next one may do
+            unreadable.append(f"{file.name} cannot be read as {fmt.upper()} ({' '.join(str(exc).split())[:200]})")
             continue
         lower = {c.strip().lower(): c for c in columns}
         if all(w.lower() in lower for w in wanted):
@@ -205,6 +208,10 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
             raise ShedError(f"{{param}} {path} holds no rows yet ({empty[0]} has only its header line); the first "
                             "file with rows fixes the columns' types, so add one before starting", param=param)
         count = min(len(files), 20)
+        if unreadable and not seen:
+            more = "" if len(unreadable) == 1 else f" (and {len(unreadable) - 1} more of the first {count} files)"
+            raise ShedError(f"{{param}} {path}: {unreadable[0]}{more}; give {fmt.upper()} files with columns "
+                            f"{','.join(wanted)}[,payload...]", param=param)
         if timed:  # the time column is there: the key's flag is the one to fix
             where = f"no {what} file among the first {count} has" if path.is_dir() else f"{what} file {path} does not have"
             lacking, flag = f"{{param}} column(s) {', '.join(keys)}", "key"

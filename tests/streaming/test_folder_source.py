@@ -81,3 +81,21 @@ def test_a_csv_header_that_names_every_column_is_read_by_name(tmp_path):
     assert read_csv(str(tmp_path / "b.csv"), ["time", "key"]).to_pydict() == {"time": ["2", "3"], "key": ["10", "11"]}
     (tmp_path / "c.csv").write_text("t,k\n2,10\n")
     assert read_csv(str(tmp_path / "c.csv"), ["time", "key"]).to_pydict() == {"time": ["2"], "key": ["10"]}
+
+
+def test_a_damaged_file_is_named_in_one_line(tmp_path):
+    """A file that arrives damaged mid-stream: the query's error names it (before: pyarrow's
+    message alone, with no word of which file)."""
+    import pytest
+    from pyspark.sql.datasource import InputPartition
+
+    from shedding.errors import ShedError
+    from shedding.streaming.folder_source import FolderReader
+
+    (tmp_path / "part-001.parquet").write_bytes(b"\x00garbage" * 50)
+    schema = StructType([StructField("time", LongType()), StructField("key", LongType())])
+    reader = FolderReader({"path": str(tmp_path), "fmt": "parquet"}, schema)
+    with pytest.raises(ShedError) as caught:
+        list(reader.read(InputPartition([str(tmp_path / "part-001.parquet")])))
+    text = str(caught.value)
+    assert "part-001.parquet cannot be read as PARQUET" in text and "\n" not in text and "fix or remove" in text

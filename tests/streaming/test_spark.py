@@ -301,6 +301,32 @@ def test_a_changed_range_is_named_without_the_window_it_implies(tmp_path):
     assert "spec.range was [0, 30], now [0, 31])" in assert_one_line_error(exc, "other parameters")
 
 
+def test_a_new_checkpoint_beside_a_begun_output_or_the_reverse_is_refused_and_makes_no_folder(tmp_path):
+    """A run's output with a new checkpoint would start the join over into the old pairs (it
+    reprinted the old summary, joining nothing); a begun checkpoint with a new output would go on
+    into a folder without the earlier pairs. A refused run leaves no new folder."""
+    from shedding.streaming.job import check_params, record_params
+
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "a.csv").write_text("time,key\n1,1\n")
+    src = inspect_source(tmp_path / "r", None, "stream R")
+
+    def job(out, checkpoint):
+        return StreamJob(src, src, tmp_path / out, tmp_path / checkpoint, JoinSpec(30, M, "prob"))
+
+    check_params(job("out", "ck"))
+    record_params(job("out", "ck"))
+    check_params(job("out", "ck"))  # the same run goes on
+    with pytest.raises(ShedError) as exc:
+        check_params(job("out", "ck2"))
+    assert_one_line_error(exc, f"checkpoint {tmp_path / 'ck2'} is new, but {tmp_path / 'out'} belongs to a run "
+                          "begun with another checkpoint")
+    with pytest.raises(ShedError) as exc:
+        check_params(job("out2", "ck"))
+    assert_one_line_error(exc, f"out {tmp_path / 'out2'} is new", "give that run's out to go on with it")
+    assert not (tmp_path / "ck2").exists() and not (tmp_path / "out2").exists()
+
+
 def test_a_checkpoint_of_hazard_under_a_range_from_before_its_default_grouping_says_how_to_go_on(tmp_path):
     """A stream of HAZARD under a one-sided range started without a group (the default before
     auto-history) is refused when restarted with the default, with the fix: group none."""
@@ -332,6 +358,19 @@ def test_missing_or_empty_source_directories(tmp_path):
     with pytest.raises(ShedError) as exc:
         inspect_source(tmp_path / "empty", "csv", "stream R")
     assert_one_line_error(exc, "no csv files")
+    with pytest.raises(ShedError) as exc:  # not "cannot tell the format; add --format", which did not help
+        inspect_source(tmp_path / "empty", None, "stream R")
+    assert_one_line_error(exc, "no CSV or Parquet files", "add one before starting")
+
+
+@pytest.mark.parametrize("name, content", [("a.parquet", b"\x00garbage" * 40), ("a.csv", b"time,key\n\x94\xff,1\n")])
+def test_a_source_whose_files_cannot_be_read_names_the_file_and_why(tmp_path, name, content):
+    """Was "no file among the first 1 has the columns time, key (none could be read)"."""
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / name).write_bytes(content)
+    with pytest.raises(ShedError) as exc:
+        inspect_source(tmp_path / "r", None, "stream R")
+    assert_one_line_error(exc, f"{name} cannot be read as {name.split('.')[1].upper()} (", "give")
 
 
 @pytest.mark.parametrize("bounds, how", [(None, "inner"), ((-10, 30), "full")])
