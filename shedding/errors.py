@@ -9,7 +9,11 @@ goes::
 
 ``str(error)`` reads "memory must be >= 1, got 0" for a library user; the command layer
 renders the same error with the flag that set the parameter ("--memory must be >= 1, got 0",
-:meth:`ShedError.naming`) and exits with code 2.
+:meth:`ShedError.naming`) and exits with code 2. A fix that another parameter or function gives
+is written ``{NAME}`` with ``names={NAME: library text}``: a command that has a flag for NAME
+names that flag instead::
+
+    raise ShedError("... or bound OPT with {bounds}", names={"bounds": "bound_opt"})
 """
 
 from __future__ import annotations
@@ -22,14 +26,19 @@ class ShedError(ValueError):
     message stands for its name.
     """
 
-    def __init__(self, message: str, param: str | None = None) -> None:
+    def __init__(self, message: str, param: str | None = None, names: dict[str, str] | None = None) -> None:
         self.template = message
         self.param = param
-        super().__init__(self.naming(param) if param is not None else message)
+        self.names = dict(names or {})
+        super().__init__(self.naming(None))
 
-    def naming(self, name: str | None) -> str:
+    def naming(self, name: str | None, flags: dict[str, str | None] | None = None) -> str:
         """The message with ``name`` where the parameter's name goes (the library's own name
-        when ``name`` is None)."""
+        when ``name`` is None), and each of ``names`` as ``flags`` gives it (else its library
+        text)."""
+        text = self.template
+        for key, library in self.names.items():
+            text = text.replace("{" + key + "}", (flags or {}).get(key) or library)
         if self.param is None:
-            return self.template
-        return self.template.replace("{param}", self.param if name is None else name)
+            return text
+        return text.replace("{param}", self.param if name is None else name)

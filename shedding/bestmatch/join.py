@@ -81,8 +81,8 @@ def check_sorted(data: BestmatchInput) -> None:
             j = int(bad[0]) + 1  # 0-based index of the offending row; messages count rows from 1
             raise ShedError(f"{name} row {j + 1}: {data.attrs[0]} = {X[j, 0] / data.scale[0]:g} comes after "
                             f"{X[j - 1, 0] / data.scale[0]:g}; MatWin needs both inputs sorted ascending by "
-                            f"{data.attrs[0]} (the first of {{param}}): sort them or use algorithm nested",
-                            param="attrs")
+                            f"{data.attrs[0]} (the first of {{param}}): sort them or use {{algorithm}} nested",
+                            param="attrs", names={"algorithm": "algorithm"})
 
 
 def check_choice(variant: str, algorithm: str, data: BestmatchInput) -> None:

@@ -64,9 +64,9 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     pass  # the group's own option; --version exits in its callback
 
 
-register(app, "simulate", simulate.simulate, simulate.RULES, workload.ALIASES)
+register(app, "simulate", simulate.simulate, simulate.RULES, workload.ALIASES | workload.OPT_BOUNDS)
 register(app, "opt", opt.opt, opt.RULES, workload.ALIASES)
-register(app, "explain", explain.explain, explain.RULES, workload.ALIASES)
+register(app, "explain", explain.explain, explain.RULES, workload.ALIASES | workload.OPT_BOUNDS)
 register(app, "static", static.static, static.RULES)
 register(app, "compare", compare.compare, compare.RULES, compare.ALIASES)
 register(app, "report", report.report, report.RULES)

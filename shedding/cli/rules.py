@@ -346,7 +346,7 @@ class Checked(typer.core.TyperCommand):
         """The message of a library error with this command's flags: the flag that sets its
         parameter, and (with ``values``) the flag that gave the file it names."""
         flag = None if exc.param is None else self.flag_of(exc.param)
-        message = str(exc) if flag is None else exc.naming(flag)
+        message = exc.naming(flag, {name: self.flag_of(name) for name in exc.names})
         if values is None:
             return message
         named = (rule.naming(values, message) for rule in self.rules if isinstance(rule, Exists))

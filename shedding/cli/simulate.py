@@ -102,7 +102,8 @@ def simulate(
     policy_seed: int = typer.Option(0, "--policy-seed", callback=integer(0), help="Seed of RAND's choices."),
     max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", callback=gib(), help=MAX_GRAPH_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per policy instead of a table."),
-    out_path: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON rows to this file.",
+    out_path: Optional[Path] = typer.Option(None, "--out", help="Also write the rows of --json to this file: a table if it ends in .csv or "
+                                            ".parquet, else JSON lines.",
                                             show_default=False),
     predicate: str = typer.Option("equi", "--predicate", callback=choice(PREDICATES),
                                   help="equi (equal keys) or band (|r.a - s.a| <= eps on every attribute of "
@@ -143,7 +144,7 @@ def simulate(
     if bound:
         rows += _bound_rows(wl, budget, chosen, int(max_graph_gib * 2**30), rows[0]["exact"])
     if out_path is not None:
-        write_file(out_path, "--out", lambda path: path.write_text("".join(json.dumps(r) + "\n" for r in rows)))
+        write_file(out_path, "--out", lambda path: _write_rows(path, out_path.name, rows))
     if as_json:
         for r in rows:
             print(json.dumps(r))
@@ -220,6 +221,22 @@ def _band_rows(wl: Workload, budget: Memory, chosen: list[str], eps: str, attrs:
         results = band_results(wl, names_, eps, bins, estimator, chosen, budget, seed)
     return [row(wl, budget.total, r, **r["options"], **{k: r[k] for k in ("predicate", "eps", "attrs")})
             for r in results]
+
+
+def _write_rows(path: Path, name: str, rows: list[dict]) -> None:
+    """The JSON rows into ``path``: a CSV or Parquet table when ``name`` ends so (nested values
+    as their JSON text), else JSON lines."""
+    import pandas as pd
+
+    if not name.lower().endswith((".csv", ".csv.gz", ".parquet", ".pq")):
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return
+    frame = pd.DataFrame([{k: json.dumps(v) if isinstance(v, (list, tuple, dict)) else v for k, v in r.items()}
+                          for r in rows])
+    if name.lower().endswith((".parquet", ".pq")):
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False, compression="gzip" if name.lower().endswith(".gz") else None)
 
 
 def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:

@@ -111,6 +111,8 @@ WORKLOAD_FLAGS = (
 ALIASES = {"skew": "--zipf-skew", "path": "--workload", "split": "--memory-split", "step": "--time-step",
            "time_step": "--time-step", "range": "--range",
            "max_graph_bytes": "--max-graph-gib", "params": "--param"}
+#: where the commands without --bounds send a user whose OPT network is too large
+OPT_BOUNDS = {"bounds": "shed opt --bounds"}
 
 
 def generated(v: Values) -> bool:
@@ -347,6 +349,7 @@ def zipf_bytes(v: Values) -> float:
 WORKLOAD_RULES = (
     Together(("--r", "--s"), " (one file per stream)"),
     Conflicts(("--workload",), ("--r", "--s")),
+    Conflicts(("--generator",), ("--workload", "--r", "--s"), ": a workload is generated or read from files"),
     Ignored(GENERATOR_FLAGS, generated, "applies to the Zipf generator, not to --workload or --r/--s files"),
     Ignored(ZIPF_FLAGS, lambda v: v.generator == "zipf", "applies to --generator zipf only",
             "give the other generators' skew, domain or correlation as --param NAME=VALUE"),

@@ -48,8 +48,8 @@ def _to_integers(column: str, timestamp: bool) -> str:
     if timestamp:
         return "convert the timestamps to integer steps (in seconds: (t - t.min()) // pandas.Timedelta('1s'))"
     if column == "key":
-        return ("most keys are whole numbers, so they are read as integers (text keys are read as text when most of "
-                "them are text): fix or drop that row")
+        return ("most keys of all the streams read together are whole numbers, so all are read as integers (text "
+                "keys are read as text when most of them are text): fix or drop that row")
     return "map the values to integers"
 
 

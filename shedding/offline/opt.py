@@ -202,7 +202,7 @@ def check_size(wl: Workload, allocation: str = "fixed", graph: str = "auto",
         raise GraphTooLarge(
             f"the {graph} OPT graph would need about {_size(need)} with the {solver} solver's workspace ({nodes} "
             f"nodes, {arcs} arcs), over the {max_graph_bytes / GIB:.3g} GiB limit; raise it with {{param}}, "
-            f"shorten the workload, or bound OPT with bound_opt", param="max_graph_bytes")
+            f"shorten the workload, or bound OPT with {{bounds}}", param="max_graph_bytes", names={"bounds": "bound_opt"})
     return graph, nodes, arcs
 
 

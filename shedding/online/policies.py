@@ -208,6 +208,11 @@ def get_policy(name: str) -> Policy:
         return POLICIES[name.strip().lower()]
     except KeyError:
         valid = ", ".join(n for n, p in POLICIES.items() if not p.replay)
+        elsewhere = {"exact": "exact_count", "opt": "solve_opt", "optv": "solve_opt(..., allocation='variable')"}
+        other = elsewhere.get(name.strip().lower())
+        if other is not None:  # a reference, not an online policy: run_policy runs them all
+            raise ShedError(f"{{param}} {name!r} is not an online policy: run it with run_policy (or {other}); "
+                            f"the online policies are {valid}", param="policy") from None
         raise ShedError(f"unknown {{param}} {name!r}; choose from {valid}", param="policy") from None
 
 

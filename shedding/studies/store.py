@@ -64,7 +64,8 @@ class ResultsStore:
             raise ShedError(f"cannot write to {out} ({exc.strerror}); choose a writable {{param}} folder",
                             param="out") from None
         if (self.has_parts() or (out / "results.parquet").exists()) and not resume:
-            raise ShedError(f"{out} already holds results; resume them or choose another {{param}}", param="out")
+            raise ShedError(f"{out} already holds results; go on with them ({{resume}}) or choose another {{param}}",
+                            param="out", names={"resume": "resume=True"})
 
     #: the files of a results folder, written whole (a folder in their place could never be replaced)
     FILES = ("suite.json", "results.parquet", "results.csv", "report.html")

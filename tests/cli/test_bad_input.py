@@ -40,6 +40,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     stamped.rename_axis(None).to_parquet(root / "unnamed.parquet")  # the times in an unnamed pandas index
     (root / "br.csv").write_text("name,y1,y2,t\nA,0,0,0\nB,1.0,1.0,1\n")
     (root / "bs.csv").write_text("name,y1,y2,t\nc,0.1,0.2,0\nd,1.2,1.3,1\n")
+    (root / "bu.csv").write_text("name,y1,y2,t\nc,1.2,0.2,0\nd,0.1,1.3,1\n")  # not sorted by y1
     (root / "fine.csv").write_text("name,y1,y2,t\nA,0,0.1234567890123456789,0.12345678901234567890\n")
     (root / "bad.parquet").write_text("not parquet")
     (root / "notes.txt").write_text("time,key\n0,1\n")
@@ -73,6 +74,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
 # (command line, the flag the error must name); {name} is the path of files[name]
 CASES = {
     "simulate": [
+        (["--generator", "flights", "--workload", "{r.csv}"], "give either --generator or --workload/--r/--s"),
         (["--length", "abc"], "--length"),
         (["--length", "-1"], "--length"),
         (["--window", "0"], "--window"),
@@ -432,6 +434,8 @@ CASES = {
         (["--eps", "0.1,0.1", "--time", "t", "--horizon", "inf"], "--horizon"),
         (["--eps", "0.1,0.1", "--orders", "minAttrDist"], "--orders"),
         (["--eps", "0.1,0.1", "--variant", "outer"], "--variant"),
+        (["--r", "{br.csv}", "--s", "{bu.csv}", "--attrs", "y1,y2", "--eps", "0.1,0.1", "--algorithm", "matwin"],
+         "sort them or use --algorithm nested"),
     ],
 }
 BMJ_FILES = ["--r", "{br.csv}", "--s", "{bs.csv}", "--attrs", "y1,y2"]

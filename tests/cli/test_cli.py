@@ -258,7 +258,7 @@ def test_bad_input_is_one_line_exit_2(shed, args, needle):
 
 @pytest.mark.parametrize("content, needle", [
     ("stream,time\nR,0\n", "key"),
-    ("stream,time,key\nR,0,1\nS,1,2\nR,2,x\n", "most keys are whole numbers"),  # a stray word (words alone are text keys)
+    ("stream,time,key\nR,0,1\nS,1,2\nR,2,x\n", "are whole numbers, so all are read as integers"),  # a stray word (words alone are text keys)
     ("stream,time,key\nR,3,1\nR,1,1\n", "backwards"),
     ("stream,time,key\nQ,0,1\n", "R"),
     ("stream,time,key\nR,0,\n", "missing"),
@@ -503,3 +503,17 @@ def test_simulate_and_opt_read_a_folder_per_stream(shed, tmp_path):
         assert runs[0][0] == runs[1][0] == 0, runs[0][2]
         outputs = [[(row["policy"], row["outputs"]) for row in map(json.loads, run[1].splitlines())] for run in runs]
         assert outputs[0] == outputs[1]
+
+
+def test_simulate_out_writes_a_table_by_its_extension(shed, tmp_path):
+    """--out rows.csv or rows.parquet is a table of the --json rows; any other name JSON lines."""
+    args = ("simulate", "--policy", "exact,prob,hazard", "--length", "600", "--window", "40", "--memory", "20")
+    code, out, err = shed(*args, "--json", "--out", str(tmp_path / "rows.json"))
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [json.loads(line) for line in (tmp_path / "rows.json").read_text().splitlines()] == rows
+    for name, read in (("rows.csv", pd.read_csv), ("rows.parquet", pd.read_parquet)):
+        assert shed(*args, "--out", str(tmp_path / name))[0] == 0
+        table = read(tmp_path / name)
+        assert table.policy.tolist() == ["exact", "prob", "hazard"]
+        assert table.outputs.tolist() == [r["outputs"] for r in rows] and list(table.columns) == list(rows[0])

@@ -29,6 +29,24 @@ def test_an_unknown_parameter_keeps_the_library_name(shed, monkeypatch):
     assert_error_line(shed("simulate", "--length", "10"), "error: nothing_the_cli_sets is refused here")
 
 
+def test_a_fix_another_parameter_gives_is_that_commands_flag_or_the_library_name(shed, monkeypatch):
+    """A fix through another parameter or function (``{bounds}``) reads as the command's flag for
+    it, as another command's flag where this one has none, and as the library's name in Python."""
+    from shedding.offline.opt import check_size
+
+    wl = shedding.datasets.zipf_workload(1.0, 20, 2_000, seed=0, window=200)
+    with pytest.raises(ShedError) as exc:
+        check_size(wl, max_graph_bytes=1)
+    assert str(exc.value).endswith("or bound OPT with bound_opt") and "{" not in str(exc.value)
+    tiny = ("--length", "2000", "--window", "200", "--memory", "50", "--max-graph-gib", "0.000001")
+    assert_error_line(shed("opt", *tiny), "raise it with --max-graph-gib, shorten the workload, or bound OPT with "
+                      "--bounds")
+    assert_error_line(shed("simulate", "--policy", "opt", *tiny), "or bound OPT with shed opt --bounds")
+    error = ShedError("{param} is refused; try {other}", param="domain", names={"other": "other_function"})
+    assert str(error) == "domain is refused; try other_function"
+    assert error.naming("--domain", {"other": "--other"}) == "--domain is refused; try --other"
+
+
 def test_an_error_about_a_file_names_its_flag(shed, tmp_path):
     both = tmp_path / "both.csv"
     both.write_text("stream,time,key\nR,0,1\nS,0,1\n")

@@ -345,7 +345,7 @@ def test_a_header_with_another_separator_says_so(tmp_path, sep, named):
         # timestamps read without a time step: how to read them (tests/datasets/test_timestamps.py); a stray word
         # among whole-number keys (a column of text keys is read as text: tests/datasets/test_text_keys.py)
         ("R,0,1\nS,2024-05-01 10:00:00,1\n", ["'time'", "row 2", "give time_step as a length of time"]),
-        ("R,0,1\nS,1,2\nR,2,JFK\n", ["'key'", "row 3", "'JFK'", "most keys are whole numbers"]),
+        ("R,0,1\nS,1,2\nR,2,JFK\n", ["'key'", "row 3", "'JFK'", "are whole numbers, so all are read as integers"]),
         ("R,x1,1\n", ["'time'", "row 1", "map the values to integers"]),
     ],
 )

@@ -79,7 +79,7 @@ def test_whole_numbers_stay_integers_and_a_stray_word_is_an_error(tmp_path: Path
     (tmp_path / "s.csv").write_text("time,key\n0,2\n1,JFK\n")
     with pytest.raises(ShedError) as exc:
         load_two_streams(tmp_path / "r.csv", tmp_path / "s.csv", window=3)
-    assert_one_line_error(exc, "s.csv", "'key'", "row 2", "'JFK'", "most keys are whole numbers", "fix or drop")
+    assert_one_line_error(exc, "s.csv", "'key'", "row 2", "'JFK'", "are whole numbers, so all are read as integers", "fix or drop")
     (tmp_path / "s.csv").write_text("time,key\n0,2\n1,3.0\n")
     wl = load_two_streams(tmp_path / "r.csv", tmp_path / "s.csv", window=3, warmup=0)
     assert "key_labels" not in wl.meta and sorted(wl.key.tolist()) == [1, 2, 2, 3, 3]  # 02 is 2, as integers

@@ -102,7 +102,7 @@ def test_resume_skips_finished_runs(spark, small_suite, tmp_path):
     assert missing > 0
     results, suite, complete = load_results(out)
     assert not complete
-    with pytest.raises(ShedError, match="already holds results; resume them"):
+    with pytest.raises(ShedError, match=r"already holds results; go on with them \(resume=True\)"):
         run_suite(small_suite, out, seeds=3, spark=spark)
     outcome = run_study(DGR, small_suite, out, resume=True, seeds=3, spark=spark)
     again, complete = outcome.results, outcome.complete
