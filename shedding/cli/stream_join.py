@@ -290,7 +290,8 @@ def stream_join(
                                 "folder per micro-batch). On a cluster: a folder every worker shares, "
                                 "file:///shared/..."),
     window: str = typer.Option("500", "--window", "-w", callback=amount(1), help="Window in the time's unit: time "
-                               "steps for integer times (500), a length for timestamps (10 minutes)."),
+                               "steps for integer times (500), a length for timestamps (10 minutes). --range replaces "
+                               "it."),
     range_: Optional[str] = typer.Option(None, "--range", callback=value_check(check_range_text), show_default=False,
                                          help="Instead of --window, a time range LO,HI in the time's unit: s pairs "
                                          "with r when lo <= s.time - r.time <= hi (0,720; '0 seconds,12 hours'; "
@@ -318,8 +319,8 @@ def stream_join(
                                help="shared (M re-divided over the shards every micro-batch by their load and "
                                "value) or even (M/P each)."),
     memory: Optional[int] = typer.Option(None, "--memory", "-m", callback=integer(0), show_default=False,
-                                         help="Join memory M in tuples over all shards (default: w, half of what "
-                                         "EXACT needs)."),
+                                         help="Join memory M in tuples over all shards (default: w; under --range "
+                                         "max(HI, -LO) + 1 steps)."),
     shedding: str = typer.Option("prob", "--shedding", callback=choice(SHEDDING, "policy", advice=NOT_STREAMED), help=SHEDDING_HELP),
     checkpoint: Optional[str] = typer.Option(None, "--checkpoint", show_default=False,
                                              help="Checkpoint folder (default: OUT/checkpoint). Rerun the same "
@@ -355,7 +356,8 @@ def stream_join(
                                help="First time step whose pairs are output: an integer step of the time axis, or for "
                                "timestamps and dates an instant such as '2013-03-01 06:00' (UTC without an offset), "
                                "whose step begins the output."),
-    strict: bool = typer.Option(False, "--strict", help="Fail on a late tuple instead of counting and dropping it."),
+    strict: bool = typer.Option(False, "--strict", help="Fail on a late tuple, or on a file named before one "
+                        "already read, instead of counting and dropping it."),
     payload: str = typer.Option("all", "--payload", help="Columns carried into the pairs as r_<c>, s_<c>: all "
                                 "(every column but time and the keys), none, or a comma list."),
     length: int = typer.Option(20000, "--length", callback=integer(1),
@@ -376,6 +378,12 @@ def stream_join(
                                         "one-sided --range (none on the window); none: no group."),
 ) -> None:
     """Join two streams on Spark with at most M tuples of join state, shedding by PROB or another online policy.
+
+    Writes OUT/pairs (key, r_time, s_time, event_time, payloads r_<c> and s_<c>; with --how, shed)
+
+    and OUT/metrics as Parquet, a batch=N folder per micro-batch. A rerun goes on after the last.
+
+    Bad input is one line, error: ..., and exit code 2.
 
     Example: shed stream-join --r zipf:1:650 --s zipf:1:650 --window 500 --memory 500 --shedding prob --out out/sj
     """
