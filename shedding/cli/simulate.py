@@ -144,7 +144,7 @@ def simulate(
     if bound:
         rows += _bound_rows(wl, budget, chosen, int(max_graph_gib * 2**30), rows[0]["exact"])
     if out_path is not None:
-        write_file(out_path, "--out", lambda path: _write_rows(path, out_path.name, rows))
+        write_file(out_path, "--out", _rows_writer(out_path.name, rows))
     if as_json:
         for r in rows:
             print(json.dumps(r))
@@ -223,20 +223,19 @@ def _band_rows(wl: Workload, budget: Memory, chosen: list[str], eps: str, attrs:
             for r in results]
 
 
-def _write_rows(path: Path, name: str, rows: list[dict]) -> None:
-    """The JSON rows into ``path``: a CSV or Parquet table when ``name`` ends so (nested values
-    as their JSON text), else JSON lines."""
+def _rows_writer(name: str, rows: list[dict]) -> Callable[[Path], object]:
+    """What writes the JSON rows to a file called ``name``: a CSV or Parquet table when it ends
+    so (nested values as their JSON text), else JSON lines."""
     import pandas as pd
 
     if not name.lower().endswith((".csv", ".csv.gz", ".parquet", ".pq")):
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        return
+        text = "".join(json.dumps(r) + "\n" for r in rows)
+        return lambda path: path.write_text(text)
     frame = pd.DataFrame([{k: json.dumps(v) if isinstance(v, (list, tuple, dict)) else v for k, v in r.items()}
                           for r in rows])
     if name.lower().endswith((".parquet", ".pq")):
-        frame.to_parquet(path, index=False)
-    else:
-        frame.to_csv(path, index=False, compression="gzip" if name.lower().endswith(".gz") else None)
+        return lambda path: frame.to_parquet(path, index=False)
+    return lambda path: frame.to_csv(path, index=False, compression="gzip" if name.lower().endswith(".gz") else None)
 
 
 def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:
