@@ -110,6 +110,10 @@ def main() -> None:
         warnings.showwarning = shown
 
 
+#: the exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells give it
+INTERRUPTED = 130
+
+
 def _main() -> None:
     try:
         code = app(standalone_mode=False)
@@ -121,8 +125,9 @@ def _main() -> None:
             sys.exit(2)
         _fail(_usage(exc))
     except (KeyboardInterrupt, typer.Abort):
+        code = INTERRUPTED
+    if code == INTERRUPTED:  # Ctrl-C: typer returns its exit code without standalone mode
         err.print("interrupted", markup=False)
-        sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -124,6 +124,9 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
     try:
         with _stderr_to(None if submitted else jvm_log):
             spark = builder.getOrCreate()
+    except KeyboardInterrupt:  # Ctrl-C while the JVM starts: it would outlive us, ignoring SIGINT
+        _stop_own_jvms()
+        raise
     except Exception as exc:  # py4j/Java start-up failures come in many types
         raise ShedError(f"cannot start Spark on {master} ({' '.join(str(exc).split())[:200]}); "
                         f"check Java 17+ and {{param}} (the JVM's output is in {jvm_log})", param="master") from None
@@ -133,6 +136,22 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
         yield spark
     finally:
         spark.stop()
+
+
+def _stop_own_jvms() -> None:
+    """Terminate the Java processes this process started (PySpark's gateway, launched with SIGINT
+    ignored, so that a Ctrl-C during its start-up left it running with nobody to stop it); Linux's
+    /proc tells the children, elsewhere nothing is done."""
+    import signal
+
+    me = str(os.getpid())
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if fields[1] == me and "java" in (stat.parent / "cmdline").read_bytes().decode(errors="replace"):
+                os.kill(int(stat.parent.name), signal.SIGTERM)
+        except (OSError, IndexError, ValueError):  # gone meanwhile, or not ours to read
+            continue
 
 
 def _connect_session(remote: str, app_name: str, jvm_log: Path | None) -> Iterator[SparkSession]:

@@ -152,10 +152,18 @@ def _here(plan: Plan, store: ResultsStore, pending: list, console: Console) -> N
             left = (time.perf_counter() - started) / ran * (len(pending) - ran)
             console.print(f"{plan.suite.name}: {finished}/{len(plan.runs)} runs done ({plan.label(specs[0])}), "
                           f"{time.perf_counter() - started:.0f} s so far, about {left:.0f} s left at this pace",
-                          highlight=False, markup=False)
+                          highlight=False, markup=False, soft_wrap=True)  # one line a log can grep
     except KeyboardInterrupt:
-        raise ShedError(f"interrupted; {runs_in(store.read_parts())} runs kept, continue them with {{param}}",
-                        param="resume") from None
+        raise interrupted(store) from None
+
+
+def interrupted(store: ResultsStore) -> ShedError:
+    """The one line of a suite stopped by Ctrl-C: how many runs are kept for ``--resume``, or that
+    none finished (the command then keeps no folder)."""
+    kept = runs_in(store.read_parts())
+    if not kept:
+        return ShedError("interrupted before any run finished; nothing was kept, run the suite again to start it")
+    return ShedError(f"interrupted; {kept} runs kept, continue them with {{param}}", param="resume")
 
 
 def _on_spark(plan: Plan, store: ResultsStore, pending: list, master: str, jobs: int | None, console: Console,
@@ -183,7 +191,7 @@ def _on_spark(plan: Plan, store: ResultsStore, pending: list, master: str, jobs:
                     done_now = start + len(chunk)
                     left = (time.perf_counter() - started) / done_now * (len(pending) - done_now)
                     console.print(f"{plan.suite.name}: {total - len(pending) + done_now}/{total} runs done, "
-                                  f"about {left:.0f} s left", highlight=False, markup=False)
+                                  f"about {left:.0f} s left", highlight=False, markup=False, soft_wrap=True)
 
 
 def _collect_interruptibly(sc, plan: Plan, chunk: list[dict], slices: int, shared, store: ResultsStore) -> list[dict]:
@@ -197,8 +205,7 @@ def _collect_interruptibly(sc, plan: Plan, chunk: list[dict], slices: int, share
         except KeyboardInterrupt:
             sc.cancelAllJobs()
             wait([wave])  # its job fails as cancelled; the waves already written are the result
-            raise ShedError(f"interrupted; {runs_in(store.read_parts())} runs kept, continue them with {{param}}",
-                        param="resume") from None
+            raise interrupted(store) from None
 
 
 def _collect(sc, plan: Plan, chunk: list[dict], slices: int, shared) -> list[dict]:

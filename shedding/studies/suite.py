@@ -228,7 +228,10 @@ def experiment_tables(data: dict, where: str, top_fields: tuple[str, ...], grid_
         here, exp_id = _check_experiment(raw, i, where, seen, grid_fields + other_fields)
         figure = raw.get("figure", default_figure)
         check(figure in figures, here, f"unknown figure {figure!r}; choose from {', '.join(figures)}")
-        tables.append(ExperimentTable(here, exp_id, figure, _grid_of(raw, defaults, grid_fields), raw))
+        grid = _grid_of(raw, defaults, grid_fields)
+        for name, values in grid.items():  # an empty list runs nothing (a list of numbers may be one value: a pmf)
+            check(bool(values), here, f"{name} = [] gives no runs; give at least one value")
+        tables.append(ExperimentTable(here, exp_id, figure, grid, raw))
     return seeds, tables
 
 
@@ -237,6 +240,8 @@ def lines_of(raw: dict, key: str, here: str, choices: tuple[str, ...], singular:
     ``choices``."""
     lines = [str(p).lower() for p in as_list(raw.get(key, []))]
     check(bool(lines), here, f"needs {key} = [...]")
+    twice = next((p for k, p in enumerate(lines) if p in lines[:k]), None)
+    check(twice is None, here, f"{key} names {twice!r} twice; give each once")
     for p in lines:
         check(p in choices, here, f"unknown {singular} {p!r}; choose from {', '.join(choices)}")
     return tuple(lines)

@@ -218,3 +218,19 @@ def test_shedding_checks_thresholds():
     assert checks[3].ok is False and "PROB at M = 0.5 x peak" in checks[3].text and "RAND at M = 0.5" in checks[3].text
     assert checks[3].cause != SEED_CAUSE
     assert _states(shedding_checks(_shed()[lambda d: d.fraction == 1], {})) == [True, None]
+
+
+def test_the_shedding_figure_gives_a_policy_one_colour_in_every_panel():
+    """Precision, recall and the symmetric difference: each policy's three lines share its legend
+    colour (the colorway counted traces across the panels, so recall and symdiff lines wore other
+    policies' colours)."""
+    from shedding.studies.bestmatch.report import figure
+
+    rows = pd.DataFrame([{"policy": p, "fraction": f, "precision": 1.0, "recall": f, "symdiff": 1 - f}
+                         for p in ("rand", "prob", "ahead") for f in (0.25, 0.5)])
+    fig = figure({"figure": "shedding", "title": "t"}, rows)
+    colours: dict[str, set] = {}
+    for trace in fig.data:
+        colours.setdefault(trace.name, set()).add(trace.line.color)
+    assert len(fig.data) == 9 and all(len(c) == 1 for c in colours.values())
+    assert len({next(iter(c)) for c in colours.values()}) == 3

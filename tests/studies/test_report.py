@@ -348,6 +348,20 @@ def the(checks: list, needle: str):
     return next(c for c in checks if needle in c.text)
 
 
+def test_runs_that_count_nothing_are_not_judged():
+    """A warmup at or after the last arrival: every output and EXACT are 0, every ratio 1.000; the
+    verdict was "agrees" on nothing. It is "not checked", saying why."""
+    from shedding.studies.dgr.findings.registry import findings
+    from shedding.studies.page.verdicts import NOT_CHECKED
+
+    rows = tiny({(100, "rand"): 0, (100, "prob"): 0, (100, "opt"): 0}).assign(exact=0)
+    notes, verdict = findings(rows, {"figure": "memory", "y": "ratio_opt", "policies": ["rand", "prob", "opt"]})
+    assert verdict.word == NOT_CHECKED and "count no output" in verdict.checks[0].text and not notes
+    counted = tiny({(100, "rand"): 100, (100, "prob"): 200, (100, "opt"): 210}).assign(exact=300)
+    assert findings(counted, {"figure": "memory", "y": "ratio_opt", "policies": ["rand", "prob", "opt"]})[1].word \
+        != NOT_CHECKED
+
+
 @pytest.mark.parametrize("life, ok", [(120, True), (130, False)])
 def test_life_only_marginally_better_than_rand(life, ok):
     # LIFE 20% (pass) or 30% (fail) of the way from RAND (100) to PROB (200); criterion 25%

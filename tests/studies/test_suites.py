@@ -92,6 +92,10 @@ def test_seeds_multiply_runs_and_ids_are_stable():
      "seeds = 0 is not an integer >= 1"),
     ("[[experiment]]\nid = 'a'\ny = 'ratio_opt'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
      "needs opt"),
+    ("[[experiment]]\nid = 'a'\npolicies = ['prob', 'PROB']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
+     "policies names 'prob' twice"),  # was run twice, stored twice, and the report never complete
+    ("[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = []\ndomain = 5\nlength = 10\nwindow = 3\n",
+     r"skew = \[\] gives no runs"),  # was "all 0 runs finished"
 ])
 def test_bad_suite_files(tmp_path, text, needle):
     path = tmp_path / "suite.toml"

@@ -42,10 +42,13 @@ def figure(exp: dict, rows: pd.DataFrame):  # noqa: ANN201 (a plotly Figure)
     else:
         mean = rows.groupby(["policy", "fraction"], sort=False)[["precision", "recall", "symdiff"]].mean().reset_index()
         fig = make_subplots(1, 3, subplot_titles=("precision", "recall", "symmetric difference"))
+        # one colour per policy in every panel (the colorway would go on counting traces across them)
+        colour = {p: OKABE_ITO[k % len(OKABE_ITO)] for k, p in enumerate(mean.policy.unique())}
         for i, col in enumerate(("precision", "recall", "symdiff")):
             for policy, part in mean.groupby("policy", sort=False):
                 fig.add_trace(go.Scatter(x=part.fraction, y=part[col], name=policy.upper(), legendgroup=policy,
-                                         showlegend=i == 0, mode="lines+markers"), 1, i + 1)
+                                         showlegend=i == 0, mode="lines+markers", line_color=colour[policy]),
+                              1, i + 1)
         fig.update_xaxes(title_text="memory / exact peak window memory")
     fig.update_layout(title=exp["title"], height=420, colorway=OKABE_ITO)
     return fig

@@ -221,6 +221,6 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
     rules = f'<p class="rule">{escape(RULE)}</p>\n<p class="convention">{escape(CONVENTION)}</p>\n'
     body = header(str(suite.get("name", "")), str(suite.get("description", "")),
                   banner(runs_in(results), suite.get("total_runs"), complete), facts,
-                  f"<p class=\"split\">{escape(SPLIT)}</p>\n{data_links()}\n{rules}") + "\n".join(sections)
+                  f"<p class=\"split\">{escape(SPLIT)}</p>\n{data_links(per_figure=False)}\n{rules}") + "\n".join(sections)
     write_text(path, page(str(suite.get("name", "suite")), body, figures, complete))
     return path

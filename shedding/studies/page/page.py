@@ -151,12 +151,14 @@ def banner(runs: int, total: object, complete: bool) -> str:
             "only the finished runs and may change.</div>")
 
 
-def data_links(about_suite_json: str = "") -> str:
+def data_links(about_suite_json: str = "", per_figure: bool = True) -> str:
     """Links to the results files written beside the page (relative, so the folder can move);
-    ``about_suite_json`` (HTML) follows the link to suite.json."""
+    ``about_suite_json`` (HTML) follows the link to suite.json; ``per_figure``: each figure's
+    numbers are linked under it (a suite that writes no table per figure says nothing of them)."""
+    under = "; the numbers of each figure are linked under it" if per_figure else ""
     return ('<p class="data-links">Data: <a href="results.csv">results.csv</a>, '
-            f'<a href="results.parquet">results.parquet</a>, <a href="suite.json">suite.json</a>{about_suite_json}; '
-            "the numbers of each figure are linked under it.</p>")
+            f'<a href="results.parquet">results.parquet</a>, <a href="suite.json">suite.json</a>{about_suite_json}'
+            f"{under}.</p>")
 
 
 def provenance_facts(info: dict) -> dict[str, str]:

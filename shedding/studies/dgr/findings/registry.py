@@ -47,6 +47,10 @@ def findings(rows: pd.DataFrame, exp: dict, results: pd.DataFrame | None = None)
     claim = str(exp.get("claim", ""))
     if rows.empty:
         return [], Verdict(claim, (Check(None, "No results yet."),))
+    if "exact" in rows and not rows["exact"].astype(float).any():  # every ratio would read 1.000: nothing to judge
+        return [], Verdict(claim, (Check(None, "The runs count no output (EXACT is 0 in every run: the warmup is at "
+                                               "or after the last arrival); shorten the warmup or lengthen the "
+                                               "stream."),))
     results = rows if results is None else results
     kind = claim_kind(rows, exp)
     lay = layout_of(rows, exp)
