@@ -47,6 +47,27 @@ def test_a_fix_another_parameter_gives_is_that_commands_flag_or_the_library_name
     assert error.naming("--domain", {"other": "--other"}) == "--domain is refused; try --other"
 
 
+def test_ctrl_c_says_interrupted_and_exits_130(shed, monkeypatch):
+    """Ctrl-C in a command: one line and the shell's code for SIGINT (it exited 130 silently, as
+    typer returns the code without standalone mode)."""
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(shedding.datasets, "zipf_workload", interrupt)
+    code, out, err = shed("simulate", "--length", "10")
+    assert code == 130 and err.strip() == "interrupted" and not out
+
+
+def test_the_library_says_how_to_run_the_references():
+    from shedding import simulate
+
+    wl = shedding.datasets.zipf_workload(1.0, 10, 100, seed=0, window=10)
+    for name, how in (("opt", "solve_opt"), ("OPTV", "allocation=")):
+        with pytest.raises(ShedError) as exc:
+            simulate(wl, name, 5)
+        assert "is not an online policy: run it with run_policy" in str(exc.value) and how in str(exc.value)
+
+
 def test_an_error_about_a_file_names_its_flag(shed, tmp_path):
     both = tmp_path / "both.csv"
     both.write_text("stream,time,key\nR,0,1\nS,0,1\n")
