@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from shedding.errors import ShedError
-from shedding.online.policies import POLICIES
+from shedding.online.policies import OFFLINE, POLICIES
 
 if TYPE_CHECKING:
     from shedding.band.predicate import BandWorkload
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from shedding.online.params import RunParams
     from shedding.online.tuning import HazardTuning
 
-#: The offline optimum by allocation: OPT (fixed split) and OPTV (variable split), §3.2.
-OFFLINE = {"opt": "fixed", "optv": "variable"}
 #: Every policy a user can name, in the order they are listed: EXACT, the online policies of the
 #: registry, then the offline optimum.
 POLICY_NAMES: tuple[str, ...] = ("exact", *(name for name, p in POLICIES.items() if not p.replay), *OFFLINE)

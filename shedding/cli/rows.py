@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from shedding.online.policies import OFFLINE
+
 if TYPE_CHECKING:
     from shedding.model import Workload
 
@@ -25,8 +27,8 @@ ONLINE_BOUND_FIELDS = ("policy", "expected_outputs", "exact", "ratio", "relaxati
 #: the flags).
 MEASURED = ("outputs", "exact", "ratio", "arm", "memory_r", "memory_s", "seconds", "allocation", "graph", "solver",
             "nodes", "arcs", "build_seconds", "solve_seconds")
-#: The policies that take no online options (estimator, decay, RAND's seed).
-REFERENCES = ("exact", "opt", "optv")
+#: The policies that take no online options (estimator, decay, RAND's seed): EXACT and the offline optimum.
+REFERENCES = ("exact", *OFFLINE)
 
 
 def workload_params(wl: Workload) -> dict:

@@ -19,7 +19,7 @@ from shedding.cli.rules import Conflicts, Creatable, Exists, Holds, Ignored, Val
 from shedding.cli.stream_output import print_summary, run_job, title
 from shedding.cli.workload import fixed_split
 from shedding.errors import ShedError
-from shedding.online.policies import POLICIES, STREAM, names_for, seeded
+from shedding.online.policies import OFFLINE, POLICIES, STREAM, names_for, seeded
 
 SHEDDING = ("none", *names_for(STREAM))
 #: the policies with a fixed R/S split
@@ -30,7 +30,7 @@ SHEDDING_HELP = ("none (the exact window join), " + FIXED
 #: the policies of shed simulate a stream cannot run, and what to give instead
 NOT_STREAMED = {"exact": "is not a shedding policy: --shedding none runs the exact join (nothing shed)",
                 **{name: "needs the whole stream in advance, so it runs in shed simulate (--policy opt or optv on the "
-                   "same files), not on a stream; choose a policy: " + ", ".join(SHEDDING[1:]) for name in ("opt", "optv")}}
+                   "same files), not on a stream; choose a policy: " + ", ".join(SHEDDING[1:]) for name in OFFLINE}}
 FORMATS = ("csv", "parquet")
 #: the most columns --payload all carries per stream; wider sources name their payload columns (a
 #: CSV of 5,000 columns carried whole ran for more than 10 minutes)

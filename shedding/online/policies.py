@@ -190,6 +190,11 @@ def require(policy: Policy, family: str, also: tuple[str, ...] = ()) -> Policy:
     return policy
 
 
+#: The offline optimum by allocation: OPT (fixed split) and OPTV (variable split), §3.2; not an
+#: online policy of the registry, run by :func:`shedding.run.run_policy`.
+OFFLINE = {"opt": "fixed", "optv": "variable"}
+
+
 def get_policy(name: str) -> Policy:
     """Look a policy up by name.
 
@@ -204,16 +209,16 @@ def get_policy(name: str) -> Policy:
     """
     if not isinstance(name, str):
         raise ShedError(f"{{param}} must be a policy's name (text), got {name!r}", param="policy")
-    try:
-        return POLICIES[name.strip().lower()]
-    except KeyError:
-        valid = ", ".join(n for n, p in POLICIES.items() if not p.replay)
-        elsewhere = {"exact": "exact_count", "opt": "solve_opt", "optv": "solve_opt(..., allocation='variable')"}
-        other = elsewhere.get(name.strip().lower())
-        if other is not None:  # a reference, not an online policy: run_policy runs them all
-            raise ShedError(f"{{param}} {name!r} is not an online policy: run it with run_policy (or {other}); "
-                            f"the online policies are {valid}", param="policy") from None
-        raise ShedError(f"unknown {{param}} {name!r}; choose from {valid}", param="policy") from None
+    key = name.strip().lower()
+    if key in POLICIES:
+        return POLICIES[key]
+    valid = ", ".join(n for n, p in POLICIES.items() if not p.replay)
+    if key == "exact" or key in OFFLINE:  # a reference, not an online policy: run_policy runs them all
+        other = "exact_count" if key == "exact" else \
+            "solve_opt" + ("" if OFFLINE[key] == "fixed" else "(..., allocation='variable')")
+        raise ShedError(f"{{param}} {name!r} is not an online policy: run it with run_policy (or {other}); "
+                        f"the online policies are {valid}", param="policy")
+    raise ShedError(f"unknown {{param}} {name!r}; choose from {valid}", param="policy")
 
 
 def family(name: str) -> str:
