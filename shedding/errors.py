@@ -42,3 +42,9 @@ class ShedError(ValueError):
         if self.param is None:
             return text
         return text.replace("{param}", self.param if name is None else name)
+
+
+def cause(exc: BaseException, limit: int = 200) -> str:
+    """An exception's message on one line (its whitespace collapsed), cut at ``limit`` characters:
+    the cause a one-line error quotes from a library below (pyarrow, py4j, ...)."""
+    return " ".join(str(exc).split())[:limit]

@@ -151,13 +151,12 @@ def _micros(flag: str, text: str) -> int:
     import pandas as pd
 
     try:
-        stamp = pd.Timestamp(text)
+        stamp = pd.to_datetime(text, utc=True)  # without an offset UTC, with one converted
     except (ValueError, TypeError, OverflowError):
-        stamp = None
-    if stamp is None or stamp is pd.NaT:
+        stamp = pd.NaT
+    if stamp is pd.NaT:
         raise ShedError(f"{flag} {text!r} is neither a time step (an integer) nor an instant such as "
                         "'2013-03-01 06:00'")
-    stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
     micros = (stamp - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(microseconds=1)
     if micros < 0:
         raise ShedError(f"{flag} {text!r} is before 1970, where no time step begins; give a later instant")

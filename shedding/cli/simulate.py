@@ -228,14 +228,18 @@ def _rows_writer(name: str, rows: list[dict]) -> Callable[[Path], object]:
     so (nested values as their JSON text), else JSON lines."""
     import pandas as pd
 
-    if not name.lower().endswith((".csv", ".csv.gz", ".parquet", ".pq")):
+    from shedding.datasets.formats import FORMATS
+
+    lower = name.lower()
+    fmt = next((f for ext, f in FORMATS.items() if lower.endswith(ext)), None)  # the stream files' extensions
+    if fmt is None:
         text = "".join(json.dumps(r) + "\n" for r in rows)
         return lambda path: path.write_text(text)
     frame = pd.DataFrame([{k: json.dumps(v) if isinstance(v, (list, tuple, dict)) else v for k, v in r.items()}
                           for r in rows])
-    if name.lower().endswith((".parquet", ".pq")):
+    if fmt == "parquet":
         return lambda path: frame.to_parquet(path, index=False)
-    return lambda path: frame.to_csv(path, index=False, compression="gzip" if name.lower().endswith(".gz") else None)
+    return lambda path: frame.to_csv(path, index=False, compression="gzip" if lower.endswith(".gz") else None)
 
 
 def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:

@@ -41,7 +41,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from shedding.atomic import write_atomically
-from shedding.errors import ShedError
+from shedding.errors import ShedError, cause
 from shedding.datasets.files import check_file
 
 NDP_WIDTH = 56
@@ -200,7 +200,7 @@ def days_in_month(year: str, month: str) -> str:
 
 def unreadable(path: Path, exc: Exception) -> ShedError:
     """The one-line error for a file Spark failed to read (damaged gzip, I/O error, ...)."""
-    return ShedError(f"cannot read {path} ({' '.join(str(exc).split())[:160]}); check that the file is intact")
+    return ShedError(f"cannot read {path} ({cause(exc, 160)}); check that the file is intact")
 
 
 def finish(checked: DataFrame, path: Path, fmt: str, hint: str, first: int = 1) -> Parsed:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 from urllib.parse import urlparse
 
-from shedding.errors import ShedError
+from shedding.errors import ShedError, cause
 from shedding.spark.local_fs import NIO_FS, nio_fs_jar
 from shedding.spark.workers import launcher_for_env, worker_python
 
@@ -128,7 +128,7 @@ def spark_session(master: str = "local[*]", app_name: str = "shedding", jvm_log:
         _stop_own_jvms()
         raise
     except Exception as exc:  # py4j/Java start-up failures come in many types
-        raise ShedError(f"cannot start Spark on {master} ({' '.join(str(exc).split())[:200]}); "
+        raise ShedError(f"cannot start Spark on {master} ({cause(exc)}); "
                         f"check Java 17+ and {{param}} (the JVM's output is in {jvm_log})", param="master") from None
     if submitted:
         spark.sparkContext.setLogLevel("WARN")
@@ -176,8 +176,7 @@ def _connect_session(remote: str, app_name: str, jvm_log: Path | None) -> Iterat
             else:
                 spark = SparkSession.builder.remote(remote).appName(app_name).getOrCreate()
     except Exception as exc:  # grpc and py4j failures come in many types
-        raise ShedError(f"cannot start a Spark Connect session on {remote} ({' '.join(str(exc).split())[:200]})") \
-            from None
+        raise ShedError(f"cannot start a Spark Connect session on {remote} ({cause(exc)})") from None
     try:
         yield spark
     finally:

@@ -43,7 +43,7 @@ from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPart
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxFiles
 
 from shedding.datasets.formats import FORMATS, data_files
-from shedding.errors import ShedError
+from shedding.errors import ShedError, cause
 from shedding.streaming.words import counted
 
 #: the format name the source is registered under
@@ -164,6 +164,12 @@ def read_parquet(path: str, columns: list[str]):
     return pa.table({c: table.column(c) if c in have else pa.nulls(table.num_rows) for c in columns})
 
 
+def unreadable(name: str, fmt: str, exc: Exception) -> str:
+    """Why the file ``name`` of format ``fmt`` cannot be read, in words an error quotes (the same
+    for the source checked up front and for a file read in a micro-batch)."""
+    return f"{name} cannot be read as {fmt.upper()} ({cause(exc, 300) or type(exc).__name__})"
+
+
 def read_file(path: str, fmt: str, schema, columns: list[str] | None = None) -> Iterator:
     """The rows of one file as Arrow record batches of the Spark ``schema``: its columns, among the
     source's ``columns`` (all, in order, by default; a CSV file's fields are taken by position in
@@ -213,9 +219,8 @@ class FolderReader(DataSourceStreamReader):
             try:
                 yield from read_file(path, self.fmt, self.schema, self.columns)
             except Exception as exc:  # pyarrow raises many types for a damaged file: name the file
-                cause = " ".join(str(exc).split())[:300] or type(exc).__name__
-                raise ShedError(f"{path} cannot be read as {self.fmt.upper()} ({cause}); fix or remove that file "
-                                "and rerun: the checkpoint is kept") from None
+                raise ShedError(f"{unreadable(path, self.fmt, exc)}; fix or remove that file and rerun: the "
+                                "checkpoint is kept") from None
 
 
 class FolderSource(DataSource):

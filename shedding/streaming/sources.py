@@ -153,6 +153,11 @@ def _check_not_nested(folder: Path, param: str) -> None:
                         param=param)
 
 
+def none_yet(what: str, path: Path) -> ShedError:
+    """A source folder without any of ``what`` yet: the stream needs its first file up front."""
+    return ShedError(f"no {what} in {path} yet; the first file fixes the columns, so add one before starting")
+
+
 def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...] = ("key",),
                    time: str = "time", param: str = "r") -> StreamSource:
     """Check one source (a folder, or one file) up front and learn its columns, as the stream
@@ -174,8 +179,7 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
         found = named if not path.is_dir() else \
             {f for e, f in FORMATS.items() for p in path.iterdir() if p.name.lower().endswith(e)}
         if not found:
-            raise ShedError(f"no CSV or Parquet files ({', '.join(FORMATS)}) in {path} yet; the first file fixes the columns, so add "
-                            "one before starting")
+            raise none_yet(f"CSV or Parquet files ({', '.join(FORMATS)})", path)
         if len(found) != 1:
             raise ShedError(f"cannot tell the format of {path} (mixed files); add {{param}} csv or parquet", param="fmt")
         fmt = found.pop()
@@ -185,14 +189,16 @@ def inspect_source(path: Path, fmt: str | None, what: str, keys: tuple[str, ...]
     if not files and not path.is_dir():
         raise ShedError(f"{path} is not a {fmt} file, as {{param}} says; give a file of that format", param="fmt")
     if not files:
-        raise ShedError(f"no {fmt} files in {path} yet; the first file fixes the columns, so add one before starting")
+        raise none_yet(f"{fmt} files", path)
     wanted = (time, *keys)
     seen, timed, empty, hint, unreadable = [], False, [], "", []
     for file in files[:20]:
         try:
             columns, types, sample = _sample(file, fmt)
         except Exception as exc:  # pandas/pyarrow raise many types for damaged files: the next one may do
-            unreadable.append(f"{file.name} cannot be read as {fmt.upper()} ({' '.join(str(exc).split())[:200]})")
+            from shedding.streaming.folder_source import unreadable as why  # pyspark: not where --help imports
+
+            unreadable.append(why(file.name, fmt, exc))
             continue
         lower = {c.strip().lower(): c for c in columns}
         if all(w.lower() in lower for w in wanted):
