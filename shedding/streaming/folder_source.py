@@ -27,6 +27,11 @@ reader would take them by position) and else by position (a row with fewer field
 extra fields are dropped, an empty field is null); a Parquet file's columns are taken by name (a missing one is
 null) and cast to the source's types (a timestamp of any unit, pandas' nanoseconds included, to
 Spark's microseconds, truncated).
+
+The same source reads a folder as one batch too (:func:`folder_batch`, the files present now), so
+that the stream-join's report counts its references on the rows the stream joined: Spark's own
+batch CSV reader would take a reordered file's fields by position. Each row then carries its
+file's path, which ``input_file_name()`` does not give for a Python data source.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxFiles
 
 from shedding.datasets.formats import FORMATS, data_files
@@ -215,12 +220,45 @@ class FolderReader(DataSourceStreamReader):
         return [InputPartition(list(part)) for part in grouped(paths, self.tasks)]
 
     def read(self, partition: InputPartition) -> Iterator:
-        for path in partition.value:
-            try:
-                yield from read_file(path, self.fmt, self.schema, self.columns)
-            except Exception as exc:  # pyarrow raises many types for a damaged file: name the file
-                raise ShedError(f"{unreadable(path, self.fmt, exc)}; fix or remove that file and rerun: the "
-                                "checkpoint is kept") from None
+        yield from read_files(partition.value, self.fmt, self.schema, self.columns, "the checkpoint is kept")
+
+
+def read_files(paths: list[str], fmt: str, schema, columns: list[str] | None, kept: str,
+               file: str | None = None) -> Iterator:
+    """The rows of the files ``paths`` (:func:`read_file`), a file that cannot be read an error
+    naming it (``kept``: what rerunning keeps); with ``file``, the Spark ``schema``'s last column of
+    that name is each row's file as a ``file:`` URI, read from no file (as ``input_file_name()``
+    writes it: a name with ``%`` or ``#`` comes back whole from the URI)."""
+    import pyarrow as pa
+
+    data = type(schema)(schema.fields[:-1]) if file else schema
+    for path in paths:
+        uri = Path(os.path.abspath(path)).as_uri()
+        try:
+            for batch in read_file(path, fmt, data, columns):
+                yield (pa.RecordBatch.from_arrays([*batch.columns, pa.array([uri] * batch.num_rows, pa.string())],
+                                                  names=[*batch.schema.names, file]) if file else batch)
+        except Exception as exc:  # pyarrow raises many types for a damaged file: name the file
+            raise ShedError(f"{unreadable(path, fmt, exc)}; fix or remove that file and rerun: {kept}") from None
+
+
+class FolderBatchReader(DataSourceReader):
+    """The files of one folder present now, as one batch (options as :class:`FolderReader`'s, and
+    ``file``: the schema's last column, which holds each row's file URI)."""
+
+    def __init__(self, options: dict, schema) -> None:
+        options = {k.lower(): v for k, v in options.items()}
+        self.path, self.fmt, self.schema, self.file = options["path"], options["fmt"], schema, options["file"]
+        self.columns = json.loads(options.get("columns", "null"))
+        self.tasks = int(options.get("tasks", "0")) or None
+
+    def partitions(self) -> list[InputPartition]:
+        paths = [os.path.join(folder_of(self.path), n) for n in file_names(self.path, self.fmt)]
+        return [InputPartition(list(part)) for part in grouped(paths, self.tasks)]
+
+    def read(self, partition: InputPartition) -> Iterator:
+        yield from read_files(partition.value, self.fmt, self.schema, self.columns, "the job's output is kept",
+                              self.file)
 
 
 class FolderSource(DataSource):
@@ -234,6 +272,9 @@ class FolderSource(DataSource):
     def streamReader(self, schema) -> FolderReader:
         return FolderReader(dict(self.options), schema)
 
+    def reader(self, schema) -> FolderBatchReader:
+        return FolderBatchReader(dict(self.options), schema)
+
 
 def folder_stream(spark, path: Path, fmt: str, ddl: str, max_files: int | None, strict: bool = False,
                   columns: Sequence[str] | None = None):
@@ -242,11 +283,25 @@ def folder_stream(spark, path: Path, fmt: str, ddl: str, max_files: int | None, 
     parallelism; 2 where a Spark Connect session does not tell); ``columns``: the files' columns,
     when ``ddl`` reads only some of them."""
     spark.dataSource.register(FolderSource)
-    tasks = int(spark.conf.get("spark.default.parallelism", "0") or 0) or default_parallelism(spark)
     read = (spark.readStream.format(FORMAT).schema(ddl).option("path", str(path)).option("fmt", fmt)
             .option("maxFiles", str(max_files or 0)).option("strict", str(bool(strict)).lower())
-            .option("tasks", str(tasks)))
+            .option("tasks", str(tasks_of(spark))))
     return read.option("columns", json.dumps(list(columns))).load() if columns is not None else read.load()
+
+
+def folder_batch(spark, path: Path, fmt: str, ddl: str, columns: Sequence[str], file: str):
+    """The files of the folder ``path`` present now as one batch DataFrame, read by the stream's
+    rules (:func:`folder_stream`), with the schema ``ddl`` and a last text column ``file`` (a name
+    without backticks), each row's file URI (the report tells the micro-batch a row came in by it)."""
+    spark.dataSource.register(FolderSource)
+    return (spark.read.format(FORMAT).schema(f"{ddl}, `{file}` string").option("path", str(path)).option("fmt", fmt)
+            .option("columns", json.dumps(list(columns))).option("file", file)
+            .option("tasks", str(tasks_of(spark))).load())
+
+
+def tasks_of(spark) -> int:
+    """The tasks a read's files are split among: the session's default parallelism."""
+    return int(spark.conf.get("spark.default.parallelism", "0") or 0) or default_parallelism(spark)
 
 
 def default_parallelism(spark) -> int:

@@ -148,10 +148,12 @@ class Inputs:
         return f"xxhash64({', '.join(cols)})", [f"{c} IS NOT NULL" for c in cols]
 
 
-def tagged(df: DataFrame, side: int, spec: JoinSpec, inputs: Inputs, idle: bool, what: str) -> DataFrame:
+def tagged(df: DataFrame, side: int, spec: JoinSpec, inputs: Inputs, idle: bool, what: str,
+           kept: Sequence[str] = ()) -> DataFrame:
     """One input as rows (side, time, key, shard, carried originals, payloads); bad rows get
     side BAD. With ``idle`` the rows carry the micro-batch's processing time (:data:`NOW`;
-    ``current_timestamp()`` is the batch's time from the offset log, the same when replayed)."""
+    ``current_timestamp()`` is the batch's time from the offset log, the same when replayed).
+    ``kept``: columns of ``df`` passed on as they are (the report's file path column)."""
     own = spec.payload_r if side == 0 else spec.payload_s
     cols = {c: column(df, c, what, "payload") for c in own}
     value = inputs.value_sql(side)
@@ -172,7 +174,7 @@ def tagged(df: DataFrame, side: int, spec: JoinSpec, inputs: Inputs, idle: bool,
     if idle:
         out.append(f"unix_millis(current_timestamp()) AS {NOW}")
     out += [f"{quoted(cols[c])} AS {quoted(('r_' if side == 0 else 's_') + c)}" for c in own]
-    return df.selectExpr(*out)
+    return df.selectExpr(*out, *map(quoted, kept))
 
 
 def check_group_types(r: DataFrame, s: DataFrame, group: Sequence[str]) -> None:

@@ -42,9 +42,9 @@ if TYPE_CHECKING:
 def stepped(spark, job: StreamJob, stream: bool = False) -> tuple[DataFrame, DataFrame]:
     """Both sources as the shards see them: columns side, time (the step) and key (the operator's
     key), bad rows dropped; read as one batch (each row with its ``file``, and its payload group
-    when the join ranks by one) or as streams (``job.max_files_per_trigger`` files per trigger)."""
-    from pyspark.sql import functions as F
-
+    when the join ranks by one) or as streams (``job.max_files_per_trigger`` files per trigger).
+    Both read the files as the query did (:meth:`~shedding.streaming.sources.StreamSource.reader`),
+    so the references count the rows it joined."""
     from shedding.streaming.inputs import Inputs, tagged
 
     used = {job.time.lower(), *(k.lower() for k in job.key), *(g.lower() for g in job.spec.payload_group)}
@@ -52,10 +52,11 @@ def stepped(spark, job: StreamJob, stream: bool = False) -> tuple[DataFrame, Dat
     inputs = Inputs.of(frames[0], frames[1], list(job.key), job.time, job.step)
     spec = replace(job.spec, payload_r=(), payload_s=(), carry_time=False)
     out = []
-    for side, df, what in ((R, frames[0], "stream R"), (S, frames[1], "stream S")):
-        rows = tagged(df, side, spec, inputs, False, what).where(f"side = {side}")
+    for side, df, what, src in ((R, frames[0], "stream R", job.r), (S, frames[1], "stream S", job.s)):
+        file = [] if stream else [src.file_column]
+        rows = tagged(df, side, spec, inputs, False, what, file).where(f"side = {side}")
         out.append(rows.select("side", "time", "key") if stream else
-                   rows.select("side", "time", "key", *spec.group_columns, F.input_file_name().alias("file")))
+                   rows.select("side", "time", "key", *spec.group_columns, rows[src.file_column].alias("file")))
     return out[0], out[1]
 
 

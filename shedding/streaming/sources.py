@@ -57,21 +57,36 @@ class StreamSource:
         """The source as a streaming DataFrame (files in name order,
         :mod:`~shedding.streaming.folder_source`; a file named before one already read fails the
         query with ``strict``), with the column types of :attr:`types`; ``stream=False``: the
-        files present now, as one batch DataFrame read by the same rules (Spark's own reader, so
-        that each row knows its file). ``keep`` (lower-case names): only these columns are read
-        and converted (a source of thousands of columns costs a conversion each otherwise)."""
-        from shedding.streaming.folder_source import folder_stream
+        files present now, as one batch DataFrame read by the same rules, each row with its file's
+        path in the last column, :attr:`file_column` (the report's references must count the
+        rows the stream joined: a CSV file's fields by its header's names, through the same data
+        source, where Spark's own CSV reader takes them by position). ``keep`` (lower-case names):
+        only these columns are read and converted (a source of thousands of columns costs a
+        conversion each otherwise)."""
+        from pyspark.sql import functions as F
+
+        from shedding.streaming.folder_source import folder_batch, folder_stream
 
         used = [c for c in self.columns if keep is None or c.strip().lower() in keep]
+        file = [] if stream else [self.file_column]  # underscores and letters: no quoting
         if stream:
             frame = folder_stream(spark, self.path, self.fmt, self.ddl_of(used), max_files, strict, self.columns)
         elif self.fmt == "csv":
-            frame = spark.read.schema(self.ddl).option("header", True).option("mode", "PERMISSIVE").csv(str(self.path))
-        else:
-            frame = spark.read.schema(self.ddl).parquet(str(self.path))
+            frame = folder_batch(spark, self.path, self.fmt, self.ddl_of(used), self.columns, self.file_column)
+        else:  # Spark's Parquet reader takes columns by name, as the stream does
+            frame = spark.read.schema(self.ddl).parquet(str(self.path)).withColumn(self.file_column,
+                                                                                   F.input_file_name())
         if self.fmt != "csv":
-            return frame.select(*used)
-        return frame.selectExpr(*(f"{converted(quoted(c), self.types[c])} AS {quoted(c)}" for c in used))
+            return frame.select(*used, *file)
+        return frame.selectExpr(*(f"{converted(quoted(c), self.types[c])} AS {quoted(c)}" for c in used), *file)
+
+    @property
+    def file_column(self) -> str:
+        """The name of a batch read's file path column: one that no column of the source has."""
+        taken, name = {c.strip().lower() for c in self.columns}, "_file"
+        while name in taken:
+            name = "_" + name
+        return name
 
     def as_dict(self) -> dict:
         return {"path": str(self.path), "fmt": self.fmt, "columns": list(self.columns), "types": self.types}

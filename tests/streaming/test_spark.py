@@ -416,3 +416,28 @@ def test_report_replays_the_query_s_micro_batches(spark, tmp_path, workload, sha
     table = pd.read_csv(tmp_path / "out" / "report.csv").set_index("join")["outputs"]
     assert table["streaming PROB"] == table[reference_name(job.spec)] == summary["outputs"]
     assert table["EXACT"] == table["Spark native join"] == len(exact_pairs(workload))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_report_reads_files_that_write_their_columns_in_another_order_by_name(spark, tmp_path, workload, fmt):
+    """The report's batch read takes a CSV file's fields by its header's names, as the stream does:
+    by position (Spark's own CSV reader), EXACT, the batch reference and the native join counted
+    the files written ``key,tag,time`` with keys as times. Parquet: the same by Spark's reader."""
+    from shedding.exact import exact_count
+    from shedding.streaming.report import stream_report
+
+    write_workload(tmp_path, workload, 3, fmt=fmt)
+    read, write = (pd.read_csv, "to_csv") if fmt == "csv" else (pd.read_parquet, "to_parquet")
+    for path in (tmp_path / "s" / f"part-001.{fmt}", tmp_path / "r" / f"part-002.{fmt}"):
+        stamp = path.stat().st_mtime
+        getattr(read(path)[["key", "tag", "time"]], write)(path, index=False)
+        os.utime(path, (stamp, stamp))
+    job = stream_job(tmp_path, JoinSpec(W, M, "prob"), 1)
+    summary = run_on(spark, job)
+    stream_report(spark, job, summary | {"query_seconds": 1.0})
+    table = pd.read_csv(tmp_path / "out" / "report.csv").set_index("join")["outputs"]
+    whole = {n: pd.concat([read(p) for p in sorted((tmp_path / n).iterdir())]) for n in ("r", "s")}  # by name
+    assert table["streaming PROB"] == table["batch (shed simulate)"] == summary["outputs"]
+    assert table["EXACT"] == table["Spark native join"] == exact_count(Workload.from_streams(
+        whole["r"]["time"].to_numpy(), whole["r"]["key"].to_numpy(), whole["s"]["time"].to_numpy(),
+        whole["s"]["key"].to_numpy(), W, 0)) == exact_count(workload)
