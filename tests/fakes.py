@@ -62,7 +62,7 @@ def with_ratio_opt(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def suite_dict(suite: Suite, seeds: int) -> dict:
-    return {"kind": "dgr", "name": suite.name, "description": suite.description, "seeds": seeds,
+    return {"kind": "dgr", "name": suite.name, "description": suite.description, "shipped": suite.shipped, "seeds": seeds,
             "total_runs": len(suite.runs(seeds)), "master": "local[*]",
             "experiments": [{"id": e.id, "title": e.title, "figure": e.figure, "y": e.y, "policies": list(e.policies),
                              "grid": e.grid, "claim": e.claim, "caption": e.caption, "like": e.like}

@@ -10,6 +10,7 @@ is one more :class:`~shedding.studies.study.Study` here.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from shedding.studies.beyond.study import BEYOND
 from shedding.studies.dgr.study import DGR
 from shedding.studies.store import ResultsStore, runs_in, select
 from shedding.studies.study import Study
-from shedding.studies.suite import kind_of, read_tables
+from shedding.studies.suite import SHIPPED, kind_of, read_tables
 from shedding.studies.wjoin.spec import WJOIN_FIGURES
 from shedding.studies.wjoin.study import WJOIN
 
@@ -45,7 +46,7 @@ def load_suite(name_or_path: str) -> tuple[Study, Any]:
     """
     data, where = read_tables(name_or_path)
     study = STUDIES[kind_of(data, where, tuple(STUDIES))]
-    return study, study.parse(data, where)
+    return study, replace(study.parse(data, where), shipped=name_or_path in SHIPPED)
 
 
 def stored_study(suite: dict) -> Study:

@@ -128,7 +128,8 @@ def suite_json(study: Study, plan: Plan, where: str, info: dict) -> dict:
     for run in plan.runs:
         if hasattr(run, "experiment") and hasattr(run, "seed"):
             seeds.setdefault(run.experiment, set()).add(run.seed)
-    return {"kind": study.kind, "name": suite.name, "description": suite.description, "seeds": plan.seeds,
+    return {"kind": study.kind, "name": suite.name, "description": suite.description, "shipped": suite.shipped,
+            "seeds": plan.seeds,
             "seeds_by_experiment": {e: len(s) for e, s in seeds.items()},
             "total_runs": len(plan.runs), "master": where, "provenance": info,
             "run_ids": [s.run_id for s in plan.runs], "experiments": [asdict(e) for e in suite.experiments]}

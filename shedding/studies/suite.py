@@ -67,6 +67,7 @@ class SuiteBase:
     description: str
     experiments: tuple
     seeds: int = 1  # seeds per point unless the command line says otherwise
+    shipped: bool = False  # one of SHIPPED, read by its name (a page tells a user's own suite apart)
 
 
 def read_tables(name_or_path: str) -> tuple[dict, str]:

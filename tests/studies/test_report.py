@@ -668,3 +668,27 @@ def test_every_failed_check_of_a_suite_names_a_cause(tmp_path):
     from shedding.studies.page.verdicts import RULE
 
     assert RULE.replace("'", "&#x27;") in text
+
+
+def test_a_suite_of_ones_own_says_the_papers_checks_judge_it_not_its_claim(tmp_path, quick):
+    # a user's claim is free text that no check reads: the page must not present it as the paper's,
+    # nor imply that "agrees" confirms it; the shipped suites keep the paper's wording
+    own = tmp_path / "mine.toml"
+    own.write_text('name = "mine"\ndescription = "Mine."\n[defaults]\ndataset = "zipf"\ndomain = 50\nlength = 400\n'
+                   'window = 40\nskew = 1.0\n[[experiment]]\nid = "m"\ntitle = "Mine"\nfigure = "memory"\ny = "ratio_opt"\n'
+                   'memory_factor = [0.5, 1.0]\npolicies = ["rand", "prob", "opt"]\nclaim = "RAND beats PROB."\n')
+    suite = load_suite(str(own))[1]
+    assert not suite.shipped and load_suite("quick")[1].shipped
+    results, sd = synthetic(suite, seeds=1)
+    assert sd["shipped"] is False
+    text, _ = build(tmp_path, results, sd)
+    assert "Your claim (judged by the checks of the paper&#x27;s memory experiments (Figures 3, 4), not by its " \
+           "text): RAND beats PROB." in text
+    assert "A suite of your own" in text and "Reproduces" not in text and "Paper: " not in text
+    shipped_text = quick[2]
+    assert "Reproduces the synthetic experiments of" in shipped_text and "Paper: " in shipped_text
+    assert "Your claim" not in shipped_text and "A suite of your own" not in shipped_text
+    # a suite.json written before suites recorded it is judged by its name
+    legacy = {k: v for k, v in sd.items() if k != "shipped"}
+    assert "Your claim" in build(tmp_path, results, legacy)[0]
+    assert "Paper: RAND beats PROB." in build(tmp_path, results, {**legacy, "name": "quick"})[0]

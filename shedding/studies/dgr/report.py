@@ -29,6 +29,7 @@ from shedding.studies.page.figures import figure_html, has_data
 from shedding.studies.page.page import banner, data_links, header, page, provenance_facts, seeds_fact
 from shedding.studies.page.sections import Section, contents, data_link, findings_section, section_head
 from shedding.studies.page.tables import table_html
+from shedding.studies.suite import SHIPPED
 
 RESULT_COLUMNS = {"suite": "", "experiment": "", "dataset": "", "skew": math.nan, "skew_s": math.nan,
                   "domain": 0, "length": 0, "correlation": "", "seed": 0, "window": 0, "warmup": 0, "memory": 0,
@@ -53,12 +54,18 @@ def build_report(results: pd.DataFrame, suite: dict, complete: bool, path: Path 
     path.parent.mkdir(parents=True, exist_ok=True)
     seeds = suite.get("seeds")
     sections = [experiment_section(i, exp, results, suite.get("seeds_by_experiment", {}).get(exp.get("id"), seeds),
-                                   path.parent)
+                                   path.parent, own_suite(suite))
                 for i, exp in enumerate(suite.get("experiments", []))]
     body = report_header(suite, results, complete) + contents(sections) + "".join(s.html for s in sections)
     body += findings_section(sections) + runs_table(results)
     write_text(path, page(suite.get("name", "suite"), body, sum(s.has_figure for s in sections), complete))
     return path
+
+
+def own_suite(suite: dict) -> bool:
+    """Whether ``suite`` is a user's own suite file, not a shipped one (a ``suite.json`` stored
+    before suites recorded it: by its name)."""
+    return not suite.get("shipped", suite.get("name") in SHIPPED)
 
 
 def normalized(results: pd.DataFrame | None) -> pd.DataFrame:
@@ -97,11 +104,14 @@ def report_header(suite: dict, results: pd.DataFrame, complete: bool) -> str:
             "the experiments of")
     bars = (" Bars and brackets give the seeds' lowest and highest fraction of EXACT or OPT."
             if results["seed"].nunique() > 1 else "")
+    paper = "Das, Gehrke, Riedewald, <i>Approximate Join Processing Over Data Streams</i> (SIGMOD 2003), section 4"
+    about = (f"A suite of your own, judged as the experiments of {paper} are: each experiment's verdict applies "
+             "the checks of the paper's claim for its kind of experiment (listed under its findings), not the text "
+             "of your claim." if own_suite(suite) else f"Reproduces {what} {paper}.")
     return header(f"Load shedding for sliding-window joins: {suite.get('name', '')}", str(suite.get("description", "")),
                   banner(runs, total, complete), facts,
                   f"{policy_times(results)}\n{DATA_LINKS}\n"
-                  f"<p>Reproduces {what} Das, Gehrke, Riedewald, <i>Approximate Join Processing Over Data Streams</i> "
-                  "(SIGMOD 2003), section 4. Outputs are counted after the warmup (section 4.1); every point is the "
+                  f"<p>{about} Outputs are counted after the warmup (section 4.1); every point is the "
                   f"mean over seeds.{bars}</p>\n")
 
 
@@ -133,13 +143,15 @@ def expected_runs(exp: dict, seeds: object) -> int | None:
     return math.prod(len(v) for v in exp.get("grid", {}).values()) * len(exp.get("policies", [])) * seeds
 
 
-def experiment_section(index: int, exp: dict, results: pd.DataFrame, seeds: object, folder: Path) -> Section:
+def experiment_section(index: int, exp: dict, results: pd.DataFrame, seeds: object, folder: Path, own: bool = False
+                       ) -> Section:
     """One experiment of the suite's ``results``: title, claim and verdict, figure, caption, and the
     table behind the figure, also written to ``folder/figures/<id>.csv`` and linked. The findings
-    see the whole suite's results, the evidence of their likely causes."""
+    see the whole suite's results, the evidence of their likely causes; on a user's own suite
+    (``own``) the verdict says whose checks judged it."""
     title = str(exp.get("title", exp.get("id", "")))
     rows = results[results["experiment"] == exp.get("id")]
-    notes, verdict = findings(rows, exp, results)
+    notes, verdict = findings(rows, exp, results, own)
     expected = expected_runs(exp, seeds)
     count = f"{len(rows):,}" + (f" of {expected:,}" if expected is not None else "")
     missing = " (incomplete)" if expected is not None and len(rows) < expected else ""

@@ -40,17 +40,35 @@ CHECKS = {"policies": policies_checks, "weather": weather_checks, "memory": memo
           "variable": variable_checks, "skew": skew_checks, "domain": domain_checks, "share": share_checks}
 
 
-def findings(rows: pd.DataFrame, exp: dict, results: pd.DataFrame | None = None) -> tuple[list[str], Verdict]:
+#: how a user's own suite names the paper's claim whose checks judge its experiment, by claim kind
+OWN_KINDS = {"policies": "the new policies' goal", "weather": "the paper's weather experiment (4.5)",
+             "memory": "the paper's memory experiments (Figures 3, 4)",
+             "uniform": "the paper's uniform-memory experiment (Figure 5)",
+             "variable": "the paper's variable split (4.3)", "skew": "the paper's skew experiment (Figure 6)",
+             "domain": "the paper's domain experiments (Figures 9-11)", "share": "the paper's memory share (4.3, 4.5)"}
+
+
+def source_of(kind: str | None, own: bool) -> str:
+    """Whose claim a verdict judges: the paper's, or on a user's own suite (``own``) the user's,
+    judged by the checks of the paper's claim of that ``kind`` and not by its text."""
+    if not own:
+        return "Paper"
+    return f"Your claim (judged by the checks of {OWN_KINDS[kind]}, not by its text)" if kind else "Your claim"
+
+
+def findings(rows: pd.DataFrame, exp: dict, results: pd.DataFrame | None = None, own: bool = False
+             ) -> tuple[list[str], Verdict]:
     """The findings of one experiment's runs and the verdict on its claim; ``results`` (the whole
     suite's runs) holds the evidence for the likely causes of failed checks and the experiment a
-    figure should resemble (``like``)."""
+    figure should resemble (``like``). On a user's own suite (``own``) the claim is the user's
+    text, which no check reads: the verdict says whose checks judged the runs instead."""
     claim = str(exp.get("claim", ""))
     if rows.empty:
-        return [], Verdict(claim, (Check(None, "No results yet."),))
+        return [], Verdict(claim, (Check(None, "No results yet."),), source_of(None, own))
     if "exact" in rows and not rows["exact"].astype(float).any():  # every ratio would read 1.000: nothing to judge
         return [], Verdict(claim, (Check(None, "The runs count no output (EXACT is 0 in every run: the warmup is at "
                                                "or after the last arrival); shorten the warmup or lengthen the "
-                                               "stream."),))
+                                               "stream."),), source_of(None, own))
     results = rows if results is None else results
     kind = claim_kind(rows, exp)
     lay = layout_of(rows, exp)
@@ -58,4 +76,4 @@ def findings(rows: pd.DataFrame, exp: dict, results: pd.DataFrame | None = None)
     checks = checks or [Check(None, "The runs needed to check this claim are missing.")]
     if any_bounded(rows):  # where OPT is too large to solve, its bounds stand in for it
         checks.append(Check(None, CHECK_TEXT))
-    return NOTES[kind](rows, lay) + bounds_notes(rows), Verdict(claim, tuple(checks))
+    return NOTES[kind](rows, lay) + bounds_notes(rows), Verdict(claim, tuple(checks), source_of(kind, own))
