@@ -33,6 +33,8 @@ from shedding.errors import ShedError
 SHIPPED = ("quick", "paper", "weather-sample", "weather", "policies", "wjoin", "wjoin-full", "bestmatch", "beyond-iid",
            "beyond-iid-quick")
 DEFAULT_KIND = "dgr"
+#: the keys of an [[experiment]] table that are one text each (the page prints them)
+TEXT_FIELDS = ("title", "claim", "caption")
 #: the top-level keys of a suite file
 TOP_FIELDS = ("kind", "name", "description", "seeds", "defaults", "experiment")
 
@@ -229,6 +231,9 @@ def experiment_tables(data: dict, where: str, top_fields: tuple[str, ...], grid_
         here, exp_id = _check_experiment(raw, i, where, seen, grid_fields + other_fields)
         figure = raw.get("figure", default_figure)
         check(figure in figures, here, f"unknown figure {figure!r}; choose from {', '.join(figures)}")
+        for name in TEXT_FIELDS:  # a list would be printed as one ("['...']")
+            check(isinstance(raw.get(name, ""), str), here, f"{name} = {raw.get(name)!r} is not text; give one "
+                  f'quoted string, e.g. {name} = "..."')
         grid = _grid_of(raw, defaults, grid_fields)
         for name, values in grid.items():  # an empty list runs nothing (a list of numbers may be one value: a pmf)
             check(bool(values), here, f"{name} = [] gives no runs; give at least one value")

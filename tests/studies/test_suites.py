@@ -96,6 +96,9 @@ def test_seeds_multiply_runs_and_ids_are_stable():
      "policies names 'prob' twice"),  # was run twice, stored twice, and the report never complete
     ("[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = []\ndomain = 5\nlength = 10\nwindow = 3\n",
      r"skew = \[\] gives no runs"),  # was "all 0 runs finished"
+    ("[[experiment]]\nid = 'a'\nclaim = ['c']\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
+     r"claim = \['c'\] is not text"),  # was printed on the page as "['c']"
+    ("kind = 'wjoin'\n[[experiment]]\nid = 'a'\nfigure = 'path'\ntitle = 3\n", "title = 3 is not text"),
 ])
 def test_bad_suite_files(tmp_path, text, needle):
     path = tmp_path / "suite.toml"
