@@ -95,6 +95,29 @@ def number(low: float | None = None, *, above: bool = False, high: float | None 
     return value_check(check)
 
 
+def skews() -> Callable:
+    """One Zipf skew for both streams, or R's and S's (``0.5,1.5``): finite numbers >= 0, passed
+    on as the pair (R's, S's)."""
+
+    def check(flag: str, text: str) -> tuple[float, float]:
+        parts = split_list(text)
+        if len(parts) > 2:
+            raise ShedError(f"{flag} takes one skew for both streams or two, R's and S's (e.g. 0.5,1.5); got {text!r}")
+        values = []
+        for part in parts:
+            try:
+                value = float(part)
+            except ValueError:
+                raise ShedError(f"{flag}: {part!r} is not a number; give a skew such as 1.0, or R's and S's such as "
+                                "0.5,1.5") from None
+            if not math.isfinite(value) or value < 0:
+                raise ShedError(f"{flag} must be a finite number{_bounds(0, False, None)}, got {value}")
+            values.append(value)
+        return values[0], values[-1]
+
+    return value_check(check)
+
+
 #: the largest size in GiB a flag takes: its bytes still fit a 64-bit integer (4 EiB)
 MAX_GIB = float(2**32)
 

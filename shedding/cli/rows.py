@@ -12,16 +12,16 @@ if TYPE_CHECKING:
 
 #: The keys of every JSON row of simulate and opt, in order (docs/shed-output.schema.json).
 ROW_FIELDS = ("policy", "outputs", "exact", "ratio", "arm", "memory", "memory_r", "memory_s", "seconds",
-              "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed", "correlation",
+              "window", "warmup", "workload", "dataset", "skew", "skew_s", "domain", "length", "seed", "correlation",
               "estimator", "decay", "policy_seed", "group", "tuning", "allocation", "graph", "solver", "nodes", "arcs",
               "build_seconds", "solve_seconds")
 #: The keys of every JSON row of ``shed opt --bounds``, in order (docs/shed-output.schema.json).
 BOUNDS_FIELDS = ("policy", "lower", "upper", "gap", "lower_policy", "exact", "allocation", "iterations", "seconds",
-                 "memory", "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed",
+                 "memory", "window", "warmup", "workload", "dataset", "skew", "skew_s", "domain", "length", "seed",
                  "correlation")
 #: The keys of every online-bound row of ``shed simulate --bound``, in order.
 ONLINE_BOUND_FIELDS = ("policy", "expected_outputs", "exact", "ratio", "relaxation", "memory", "memory_r", "memory_s",
-                       "seconds", "window", "warmup", "workload", "dataset", "skew", "domain", "length", "seed",
+                       "seconds", "window", "warmup", "workload", "dataset", "skew", "skew_s", "domain", "length", "seed",
                        "correlation")
 #: The measured fields a row takes from a policy's result (the rest come from the workload and
 #: the flags).
@@ -38,7 +38,8 @@ def workload_params(wl: Workload) -> dict:
     stream's length."""
     meta = wl.meta
     if meta.get("generator") == "zipf":
-        params = {key: meta[key] for key in ("skew", "domain", "length", "seed", "correlation")} | {"dataset": "zipf"}
+        params = {key: meta[key] for key in ("skew", "skew_s", "domain", "length", "seed", "correlation")} | {
+            "dataset": "zipf"}
     elif meta.get("generator"):  # the generators beyond i.i.d. streams (age, drift, bursts, flights)
         params = {"dataset": meta["generator"], "domain": len(wl.key_counts()[0]), "length": max(wl.n_r, wl.n_s)}
         params |= {key: meta[key] for key in ("skew", "seed") if meta.get(key) is not None}

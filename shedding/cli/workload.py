@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import choice, integer, listed_in, number, parse_split, value_check
+from shedding.cli.checks import choice, integer, listed_in, number, parse_split, skews, value_check
 from shedding.cli.event_amounts import amount, axis_of, check_range_text, given_amounts, join_extent
 from shedding.cli.output import busy
 from shedding.cli.rules import Conflicts, Exists, Fits, Holds, Ignored, Together, Values
@@ -65,8 +65,9 @@ WORKLOAD_FLAGS = (
     _flag("param", "Optional[list[str]]", typer.Option(
         None, "--param", show_default=False, help=f"A parameter of --generator {', '.join(PARAM_GENERATORS)} as "
         "NAME=VALUE (repeat the flag), e.g. --param lag_spread=20 --param background=0.25, --param months=7-12.")),
-    _flag("zipf_skew", "float", typer.Option(1.0, "--zipf-skew", callback=number(0),
-                                             help="Zipf parameter of both streams (0 = uniform).")),
+    _flag("zipf_skew", "str", typer.Option("1.0", "--zipf-skew", callback=skews(),
+                                           help="Zipf parameter of both streams (0 = uniform), or R's and S's, "
+                                           "e.g. 0.5,1.5.")),
     _flag("domain", "int", typer.Option(50, "--domain", callback=integer(1), help="Number of distinct join values.")),
     _flag("length", "int", typer.Option(5600, "--length", callback=integer(1),
                                         help="Tuples per stream (one R and one S tuple per time step).")),
@@ -396,7 +397,7 @@ def warmup_steps(warmup: int | str | None, step: int | dt.timedelta | None) -> i
     return TimeAxis(TIMESTAMP, step // dt.timedelta(microseconds=1)).steps(warmup, "--warmup")
 
 
-def read_workload(workload: Optional[Path], generator: str, param: Optional[list[str]], zipf_skew: float,
+def read_workload(workload: Optional[Path], generator: str, param: Optional[list[str]], zipf_skew: tuple[float, float],
                   domain: int, length: int, seed: int, correlation: str, window: int, warmup: Optional[int],
                   r_path: Optional[Path], s_path: Optional[Path], fmt: Optional[str], cell_size: float,
                   stations: Optional[Path], time_step: int | dt.timedelta | None = None) -> Workload:
@@ -420,7 +421,7 @@ def read_workload(workload: Optional[Path], generator: str, param: Optional[list
         with busy(f"generating the {generator} workload..."):
             return generate(generator, parse_params(generator, param or []), window=window, warmup=warmup,
                             length=length, seed=seed)
-    return zipf_workload(zipf_skew, domain, length, seed, correlation, window, warmup)
+    return zipf_workload(zipf_skew[0], domain, length, seed, correlation, window, warmup, skew_s=zipf_skew[1])
 
 
 def takes_workload(command: Callable[..., None]) -> Callable[..., None]:

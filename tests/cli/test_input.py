@@ -192,6 +192,28 @@ def test_tables_never_cut_a_number(shed, monkeypatch):
     assert max(len(line) for line in stdout.splitlines()) <= 44
 
 
+def test_two_skews_give_each_stream_its_own(shed):
+    # --zipf-skew R,S is the suites' skew and skew_s: a variable-split or share row runs again by hand
+    code, stdout, _ = shed("simulate", "--zipf-skew", "0.5,1.5", "--length", "600", "--window", "50", "--memory", "30",
+                           "--policy", "exact,prob,probv", "--json")
+    rows = {r["policy"]: r for r in map(json.loads, stdout.splitlines())}
+    assert code == 0 and {(r["skew"], r["skew_s"]) for r in rows.values()} == {(0.5, 1.5)}
+    wl = zipf_workload(0.5, 50, 600, seed=0, window=50, skew_s=1.5)
+    assert wl.key[wl.side == 1].tolist() != zipf_workload(0.5, 50, 600, seed=0, window=50).key[wl.side == 1].tolist()
+    for policy in ("exact", "prob", "probv"):
+        assert rows[policy]["outputs"] == simulate(wl, policy, memory=30).outputs
+    code, stdout, _ = shed("simulate", "--zipf-skew", "1.5", "--length", "300", "--window", "20", "--policy", "prob",
+                           "--json")
+    assert (json.loads(stdout)["skew"], json.loads(stdout)["skew_s"]) == (1.5, 1.5)
+
+
+@pytest.mark.parametrize("value, needle", [("1,2,3", "takes one skew for both streams or two"),
+                                           ("1,-1", "must be a finite number >= 0, got -1.0"),
+                                           ("1,", "'' is not a number"), ("x", "'x' is not a number")])
+def test_bad_skews_are_refused_in_one_line(shed, value, needle):
+    assert_error_line(shed("simulate", "--zipf-skew", value), needle)
+
+
 # ------------------------------------------------------------------ one JSON schema
 
 
