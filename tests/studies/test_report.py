@@ -688,6 +688,9 @@ def test_a_suite_of_ones_own_says_the_papers_checks_judge_it_not_its_claim(tmp_p
     shipped_text = quick[2]
     assert "Reproduces the synthetic experiments of" in shipped_text and "Paper: " in shipped_text
     assert "Your claim" not in shipped_text and "A suite of your own" not in shipped_text
+    from shedding.studies.dgr.findings.registry import CHECKS, OWN_KINDS
+
+    assert set(OWN_KINDS) == set(CHECKS)  # every kind of claim can name itself on a user's suite
     # a suite.json written before suites recorded it is judged by its name
     legacy = {k: v for k, v in sd.items() if k != "shipped"}
     assert "Your claim" in build(tmp_path, results, legacy)[0]
