@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from shedding.cli.checks import choice, gib, integer, integers, listed_in, number
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, group_rule, parse_tuning, tuning_rules
-from shedding.cli.output import (busy, hint_group, out, print_fitted, print_header, say, warn_naive_times, warn_past_end, warn_static_lookahead,
+from shedding.cli.output import (busy, hint_group, out, print_fitted, print_header, say, warn_naive_times, warn_counts_nothing, warn_static_lookahead,
                                  workload_estimator, write_file)
 from shedding.cli.rows import REFERENCES, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Values, checked
@@ -100,7 +100,7 @@ def explain(
     against = against or default_against(policy)
     budget = checked(check_split)  # M (--memory, else the window) and its split, checked by the rules
     wl = load()
-    warn_past_end(wl)
+    warn_counts_nothing(wl)
     warn_naive_times(wl)
     estimator = workload_estimator(wl, estimator)
     warn_static_lookahead(wl, estimator, [policy])

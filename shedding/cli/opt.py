@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
-from shedding.cli.checks import (choice, gib, integer, integers, listed_in, table_file,
-                                 value_check)
-from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_naive_times, warn_past_end, write_file
+from shedding.cli.checks import choice, gib, integer, integers, listed_in, table_file
+from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_naive_times, warn_counts_nothing, write_file
 from shedding.cli.rows import bounds_row, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, checked
 from shedding.cli.workload import MAX_GRAPH_HELP, WORKLOAD_RULES, check_split, takes_workload
@@ -32,6 +31,7 @@ RULES = (
             "applies to solving OPT exactly, not to --bounds", "drop it or --bounds"),
     Holds(check_split),
     Creatable(("--schedule-out",)),
+    Holds(lambda v: v.schedule_out is None or table_file("--schedule-out", str(v.schedule_out))),  # a folder: above
     *WORKLOAD_RULES,
 )
 
@@ -55,7 +55,6 @@ def opt(
                                "reference)."),
     max_graph_gib: float = typer.Option(4.0, "--max-graph-gib", callback=gib(), help=MAX_GRAPH_HELP),
     schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", show_default=False,
-                                                callback=value_check(table_file),
                                                 help="Write the optimal schedule (per tuple: admitted, left) as "
                                                 "CSV or Parquet, by the file's extension."),
     bounds: bool = typer.Option(False, "--bounds", help="Print a lower and an upper bound on OPT and their gap "
@@ -72,7 +71,7 @@ def opt(
 
     budget = checked(check_split)  # M (--memory, else the window) and its split, checked by the rules
     wl = load()
-    warn_past_end(wl)
+    warn_counts_nothing(wl)
     warn_naive_times(wl)
     m = budget.total
     if bounds:

@@ -45,9 +45,14 @@ def warn(text: str) -> None:
     err.print(f"warning: {one_line(text)}", markup=False, highlight=False, emoji=False, soft_wrap=True)
 
 
-def warn_past_end(wl: Workload) -> None:
-    """A warmup after the last arrival counts nothing: every output is 0 and every ratio 1.000."""
-    if len(wl) and wl.warmup > int(wl.time[-1]):
+def warn_counts_nothing(wl: Workload) -> None:
+    """A workload that counts nothing, every output 0 and every ratio 1.000: a stream without tuples
+    (a file of a header alone), or a warmup after the last arrival."""
+    empty = [name for name, n in (("R", wl.n_r), ("S", wl.n_s)) if n == 0]
+    if empty:
+        warn(f"stream {' and '.join(empty)} has no tuples, so nothing is joined and every ratio is 1.000; give "
+             f"{'it' if len(empty) == 1 else 'them'} rows")
+    elif wl.warmup > int(wl.time[-1]):
         warn(f"the warmup {wl.warmup} (--warmup, default 2w) is after the last arrival time {int(wl.time[-1])}, so "
              f"nothing is counted and every ratio is 1.000; give a smaller --warmup or a longer workload")
 

@@ -20,8 +20,11 @@ def check_stored(v: Values) -> None:
 
     folder = v.out_dir
     fix = f"run shed compare --out {folder} again (with --resume to keep the finished runs)"
+    if not folder.exists():
+        raise ShedError(f"DIR {folder} does not exist; give the --out folder of a shed compare run")
     if not folder.is_dir():
-        raise ShedError(f"DIR {folder} is not a folder written by shed compare; {fix}")
+        raise ShedError(f"DIR {folder} is a file, not a folder written by shed compare; give the --out folder of a "
+                        "shed compare run")
     if (folder / "report.html").is_dir():
         raise ShedError(f"DIR {folder}: report.html is a folder where the report goes; move it away")
     suite = folder / "suite.json"

@@ -11,7 +11,7 @@ import typer
 
 from shedding.cli.checks import choice, columns, decimals, gib, integer, integers, names, number
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, group_rule, learns, parse_tuning, tuning_rules
-from shedding.cli.output import (busy, hint_group, print_fitted, print_header, say, warn_naive_times, warn_past_end, warn_static_lookahead,
+from shedding.cli.output import (busy, hint_group, print_fitted, print_header, say, warn_naive_times, warn_counts_nothing, warn_static_lookahead,
                                  workload_estimator, write_file)
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values, checked
@@ -130,7 +130,7 @@ def simulate(
     chosen = policy_list(policy)
     budget = checked(check_split)  # M (--memory, else the window) and its split, checked by the rules
     wl = load()
-    warn_past_end(wl)
+    warn_counts_nothing(wl)
     warn_naive_times(wl)
     estimator = workload_estimator(wl, estimator)
     warn_static_lookahead(wl, estimator, chosen)
@@ -207,8 +207,8 @@ def _bound_rows(wl: Workload, budget: Memory, chosen: list[str], max_graph_bytes
             m_r, m_s = (None, None) if variable else budget.split
             rows.append(online_bound_row(wl, budget.total, {
                 "policy": "boundv" if variable else "bound", "expected_outputs": round(value, 3), "exact": exact,
-                "ratio": value / exact if exact else 1.0, "relaxation": REVEALS[0], "memory_r": m_r, "memory_s": m_s,
-                "seconds": time.perf_counter() - started}))
+                "ratio": round(value / exact, 6) if exact else 1.0, "relaxation": REVEALS[0], "memory_r": m_r,
+                "memory_s": m_s, "seconds": round(time.perf_counter() - started, 4)}))  # as the policies' rows
     return rows
 
 

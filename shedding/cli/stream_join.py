@@ -218,9 +218,9 @@ RULES = (
     Holds(check_time),
     Holds(bounded_for_report),
     Holds(check_places),
+    Creatable(("--out", "--checkpoint"), folder=True),  # first: --out naming a file is that, not "inside --r"
     Holds(check_apart),
     Exists(("--r", "--s"), folder=None, when=lambda v: not synthetic(v)),
-    Creatable(("--out", "--checkpoint"), folder=True),
     Holds(check_cluster),
 )
 ALIASES = {"split": "--memory-split", "step": "--time-step", "out": "--out", "range": "--range", "how": "--how"}
@@ -379,9 +379,9 @@ def stream_join(
 ) -> None:
     """Join two streams on Spark with at most M tuples of join state, shedding by PROB or another online policy.
 
-    Writes OUT/pairs (key, r_time, s_time, event_time, payloads r_<c> and s_<c>; with --how, shed)
+    Writes OUT/pairs and OUT/metrics as Parquet, a batch=N folder per micro-batch; a rerun goes on from the last.
 
-    and OUT/metrics as Parquet, a batch=N folder per micro-batch. A rerun goes on after the last.
+    Pairs: key, r_time, s_time, event_time, payloads r_<c> and s_<c>; with --how, shed.
 
     Bad input is one line, error: ..., and exit code 2.
 

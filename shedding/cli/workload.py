@@ -70,7 +70,9 @@ WORKLOAD_FLAGS = (
                                            "e.g. 0.5,1.5.")),
     _flag("domain", "int", typer.Option(50, "--domain", callback=integer(1), help="Number of distinct join values.")),
     _flag("length", "int", typer.Option(5600, "--length", callback=integer(1),
-                                        help="Tuples per stream (one R and one S tuple per time step).")),
+                                        help="The generated stream's time steps: for zipf and drift the "
+                                        "tuples per stream (one R and one S tuple per step); age and bursts draw "
+                                        "their own number of tuples per step.")),
     _flag("seed", "int", typer.Option(0, "--seed", callback=integer(0), help="Seed of the generated workload.")),
     _flag("correlation", "str", typer.Option("independent", "--correlation", callback=choice(CORRELATIONS),
                                              help="independent (paper's uncorrelated), same (correlated) or "
@@ -351,7 +353,8 @@ WORKLOAD_RULES = (
     Together(("--r", "--s"), " (one file per stream)"),
     Conflicts(("--workload",), ("--r", "--s")),
     Conflicts(("--generator",), ("--workload", "--r", "--s"), ": a workload is generated or read from files"),
-    Ignored(GENERATOR_FLAGS, generated, "applies to the Zipf generator, not to --workload or --r/--s files"),
+    Ignored(GENERATOR_FLAGS, generated, "applies to the generated workloads (--generator), not to --workload or "
+            "--r/--s files"),
     Ignored(ZIPF_FLAGS, lambda v: v.generator == "zipf", "applies to --generator zipf only",
             "give the other generators' skew, domain or correlation as --param NAME=VALUE"),
     Ignored(("--length", "--seed"), lambda v: SOURCES[v.generator].drawn,

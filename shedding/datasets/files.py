@@ -89,10 +89,11 @@ def read_table(path: str | os.PathLike, columns: Sequence[str], refused: str | N
     return read_with_payload(path, columns, refused)[0]
 
 
-def read_with_payload(path: str | os.PathLike, columns: Sequence[str],
-                      refused: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def read_with_payload(path: str | os.PathLike, columns: Sequence[str], refused: str | None = None,
+                      one_file: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`read_table`'s ``columns``, and the file's other columns as they are read (CSV: text,
-    with missing cells NaN; Parquet: their own types), its *payload*, in the same row order."""
+    with missing cells NaN; Parquet: their own types), its *payload*, in the same row order.
+    ``one_file``: the caller also reads the one-file layout (a ``refused`` column's error offers it)."""
     path = Path(path)
     check_file(path, f"a {_ACCEPTED} file")
     fmt = format_of(path)
@@ -131,7 +132,7 @@ def read_with_payload(path: str | os.PathLike, columns: Sequence[str],
     if refused in found:
         raise ShedError(
             f"{path} has a {refused!r} column: it holds both streams (one-file layout), but here each file is one "
-            f"stream; give it alone as the {{param}} file, or drop the column", param="workload"
+            f"stream; {'give it alone as the {param} file, or ' if one_file else ''}drop the column", param="workload"
         )
     missing = [c for c in columns if c not in found]
     if missing:
@@ -379,7 +380,7 @@ def read_stream(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     """One stream's file of a W-join (CSV/Parquet, columns ``time`` and ``key``) -> (times, keys)
     as int64; times must be >= 0 and non-decreasing, keys integers."""
     path = Path(path)
-    frame, _ = _stream_frame(path)
+    frame, _ = _stream_frame(path, one_file=False)  # the W-join reads no one-file layout
     time = int_column(frame["time"], "time", path)
     (key,), labels = key_columns([frame["key"]], [path])
     if labels is not None:
@@ -389,9 +390,9 @@ def read_stream(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     return time, key
 
 
-def _stream_frame(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _stream_frame(path: Path, one_file: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One stream's file: its time and key columns as read, and its other columns."""
-    return read_with_payload(path, ("time", "key"), refused="stream")
+    return read_with_payload(path, ("time", "key"), refused="stream", one_file=one_file)
 
 
 def write_workload(wl: Workload, path: str | os.PathLike) -> Path:

@@ -209,7 +209,7 @@ CASES = {
         (["--bounds", "--graph", "paper"], "--graph"),  # was ignored
         (["--bounds", "--max-graph-gib", "1"], "--max-graph-gib"),
         (["--allocation", "variable", "--memory", "4", "--memory-split", "2,2"], "--memory-split"),
-        (["--schedule-out", "{folder}"], "--schedule-out"),
+        (["--schedule-out", "{folder}"], "is a folder; give the path of a file"),  # was "unknown file format"
         (["--graph", "nope"], "--graph"),
         (["--workload", "{w.csv}", "--domain", "9"], "--domain"),
         (["--window", "1 hour"], "--window is a length of time, but --generator zipf"),
@@ -272,8 +272,8 @@ CASES = {
         (["--out", "{root}/o", "--stations", "{r.csv}"], "--stations"),
     ],
     "report": [
-        (["{root}/missing"], "DIR"),
-        (["{r.csv}"], "DIR"),
+        (["{root}/missing"], "does not exist; give the --out folder of a shed compare run"),  # said "run again"
+        (["{r.csv}"], "is a file, not a folder written by shed compare"),
         (["{damaged}"], "DIR"),  # was a traceback
         (["{unreadable}"], "DIR"),  # was ignored
         (["{garbage}"], "DIR"),
@@ -284,6 +284,8 @@ CASES = {
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "hazard", "--group",
           "history,dest"], "--group needs payload columns"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{r.csv}"], "--out"),  # was a traceback
+        (["--r", "{r.csv}", "--s", "{s.csv}", "--window", "3", "--out", "{r.csv}"],
+         "is a file; give the path of a folder"),  # was "--out ... is inside --r ..."
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "exact"],
          "--shedding 'exact' is not a shedding policy: --shedding none runs the exact join"),
         (["--r", "zipf:1:10", "--s", "zipf:1:10", "--out", "{root}/o", "--shedding", "OPT"],
@@ -410,6 +412,7 @@ CASES = {
         (["--streams", "{r.csv},{s.csv}", "--n-streams", "4"], "--n-streams"),  # was ignored
         (["--approach", "global", "--window", "3"], "--approach"),  # was ignored
         (["--policy", "rand"], "--policy"),  # was ignored
+        (["--streams", "{r.csv},{w.csv}"], "one stream; drop the column"),  # offered a workload flag wjoin lacks
         (["--memory", "5", "--policy", "opt", "--opt-seconds", "nan"], "--opt-seconds"),  # was "time_limit=nans"
         (["--memory", "5", "--opt-seconds", "3"], "--opt-seconds"),
         (["--memory", "5", "--algorithm", "mw"], "--algorithm"),

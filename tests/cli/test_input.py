@@ -110,6 +110,16 @@ def test_warmup_past_the_stream_warns(shed):
     assert code == 0 and err == ""
 
 
+def test_a_stream_without_tuples_warns(shed, tmp_path):
+    # a file of a header alone joins nothing: every ratio 1.000, which must not pass unnoticed
+    (tmp_path / "r.csv").write_text("time,key\n")
+    (tmp_path / "s.csv").write_text("time,key\n0,1\n1,2\n")
+    code, stdout, err = shed("simulate", "--r", str(tmp_path / "r.csv"), "--s", str(tmp_path / "s.csv"), "--window",
+                             "3", "--policy", "prob", "--json")
+    assert code == 0 and json.loads(stdout)["outputs"] == 0
+    assert err.strip() == "warning: stream R has no tuples, so nothing is joined and every ratio is 1.000; give it rows"
+
+
 def test_resume_on_another_suites_folder(shed, tmp_path):
     out = tmp_path / "out"
     out.mkdir()

@@ -81,7 +81,7 @@ def test_a_flag_at_its_default_value_counts_as_given(shed, tmp_path):
     path = tmp_path / "w.csv"
     path.write_text("stream,time,key\nR,0,1\nS,0,1\n")
     assert_error_line(shed("simulate", "--workload", str(path), "--zipf-skew", "1.0"),
-                      "--zipf-skew applies to the Zipf")
+                      "--zipf-skew applies to the generated workloads (--generator), not to --workload")
     code, _, err = shed("simulate", "--workload", str(path), "--window", "3", "--policy", "exact", "--json")
     assert code == 0, err
 
