@@ -139,7 +139,7 @@ def bmj(
     Variants BMJ, left-, right- and full-outer, and constrained; nested loops or MatWin; optionally over a
     time window.
 
-    Example: shed bmj --r a.csv --s b.csv --attrs y1,y2 --eps 0.1,0.1 --algorithm matwin
+    Example: shed bmj --r left.csv --s right.csv --attrs y1,y2 --eps 0.1,0.1 --algorithm matwin
     """
     from shedding.bestmatch.values import from_frames
 
