@@ -5,6 +5,7 @@ is one line whatever its values hold (:func:`one_line`)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -31,9 +32,16 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 
+def wraps() -> bool:
+    """Whether text lines wrap at a width: on a terminal, or where ``COLUMNS`` gives one; a pipe
+    or a log otherwise gets each line whole."""
+    return out.is_terminal or bool(os.environ.get("COLUMNS"))
+
+
 def say(text: str) -> None:
-    """Print ``text`` as it is (no markup, no highlighting)."""
-    out.print(text, markup=False, highlight=False)
+    """Print ``text`` as it is (no markup, no highlighting), wrapped only where lines wrap
+    (:func:`wraps`)."""
+    out.print(text, markup=False, highlight=False, soft_wrap=not wraps())
 
 
 def busy(text: str) -> AbstractContextManager:
@@ -126,7 +134,7 @@ def print_header(wl: Workload, memory: int) -> None:
     """The workload's name, sizes, window (or time range), warmup and memory (and its summary, if any)."""
     join = f"w = {wl.window}" if wl.range is None else f"range {wl.range[0]} <= s.time - r.time <= {wl.range[1]}"
     out.print(f"[bold]{escape(wl.name)}[/bold]: {wl.n_r} R + {wl.n_s} S tuples, {join}, "
-              f"warmup = {wl.warmup}, M = {memory}")
+              f"warmup = {wl.warmup}, M = {memory}", soft_wrap=not wraps())
     if wl.meta.get("summary"):
         say(wl.meta["summary"])
     if "time_step" in wl.meta:

@@ -202,6 +202,16 @@ def test_tables_never_cut_a_number(shed, monkeypatch):
     assert max(len(line) for line in stdout.splitlines()) <= 44
 
 
+def test_a_pipe_gets_the_header_whole(shed, monkeypatch):
+    # a pipe or a log has no width: the header line was cut mid-phrase at 80 columns ("warmup = / 800")
+    monkeypatch.delenv("COLUMNS", raising=False)
+    code, stdout, err = shed("simulate", "--zipf-skew", "0.75,1.25", "--domain", "1000", "--length", "3000",
+                             "--window", "300", "--memory", "250", "--policy", "prob")
+    assert code == 0, err
+    assert stdout.splitlines()[0] == ("zipf(0.75/1.25, D=1000, independent, seed=0): 3000 R + 3000 S tuples, w = 300, "
+                                      "warmup = 600, M = 250")
+
+
 def test_two_skews_give_each_stream_its_own(shed):
     # --zipf-skew R,S is the suites' skew and skew_s: a variable-split or share row runs again by hand
     code, stdout, _ = shed("simulate", "--zipf-skew", "0.5,1.5", "--length", "600", "--window", "50", "--memory", "30",
