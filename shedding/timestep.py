@@ -36,7 +36,9 @@ def parse_interval(value: object, param: str, zero: bool = False) -> int:
 
 
 def describe(micros: int) -> str:
-    """A length of time in words, in its largest whole unit: ``"10 minute(s)"``."""
+    """A length of time in words, in its largest whole unit: ``"1 minute"``, ``"10 minutes"`` (as
+    :func:`parse_interval` reads it back)."""
     unit = next(name for name, size in sorted(UNITS.items(), key=lambda u: (-u[1], -len(u[0])))
                 if micros % size == 0)
-    return f"{micros // UNITS[unit]} {unit}(s)"
+    count = micros // UNITS[unit]
+    return f"{count} {unit}{'' if count == 1 else 's'}"

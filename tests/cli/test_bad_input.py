@@ -165,7 +165,7 @@ CASES = {
         (["--workload", "{stamps.csv}", "--window", "10", "--time-step", "1 minute"],
          "--time-step is a length of time but --window a number"),
         (["--workload", "{stamps.csv}", "--window", "90 s", "--time-step", "1 minute"],
-         "--window '90 s' is not a whole number of steps (step 1 minute(s))"),
+         "--window '90 s' is not a whole number of steps (step 1 minute)"),
         (["--workload", "{stamps.csv}", "--range", "0 s,5", "--time-step", "1 minute"],
          "--time-step is a length of time but --range a number"),
         (["--tuning", "ratio=2"], "--tuning"),  # PROB and LIFE learn nothing

@@ -479,7 +479,7 @@ def test_timestamps_run_in_simulate_opt_and_explain(shed, tmp_path):
     pairs = pd.DataFrame({"key": tail, "r": departed}).merge(pd.DataFrame({"key": tail[order], "s": landed[order]}))
     steps = [(pairs[c] - pd.Timestamp(0)) // pd.Timedelta(minutes=5) for c in "rs"]
     assert rows["exact"]["outputs"] == int(((steps[1] - steps[0] >= 0) & (steps[1] - steps[0] <= 72)).sum()) > 0
-    assert rows["prob"]["range"] == [0, 72] and rows["prob"]["time_step"] == "5 minute(s)"
+    assert rows["prob"]["range"] == [0, 72] and rows["prob"]["time_step"] == "5 minutes"
     assert rows["prob"]["time_origin"] == "2024-05-01T23:55:00+00:00"
     code, stdout, err = shed("opt", *files)
     assert code == 0 and json.loads(stdout)["outputs"] == rows["opt"]["outputs"], err
