@@ -234,7 +234,7 @@ def parse_decimals(flag: str, text: str, several: bool = True) -> list[Decimal]:
     parts = split_list(text) if several else [text.strip()]
     out = []
     for i, part in enumerate(parts):
-        where = f"{flag} value {i + 1}" if several else flag
+        where = f"{flag} value {i + 1} of {len(parts)}" if several and len(parts) > 1 else flag
         try:
             value = Decimal(part)
             if value.is_nan():

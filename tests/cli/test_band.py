@@ -80,8 +80,8 @@ def test_the_table_names_the_predicate(shed) -> None:
 
 
 @pytest.mark.parametrize("args, needles", [
-    (["--eps", "-1"], ["--eps value 1 is -1, a negative distance"]),
-    (["--eps", "abc"], ["--eps value 1: 'abc' is not a number"]),
+    (["--eps", "-1"], ["--eps is -1, a negative distance"]),
+    (["--eps", "abc"], ["--eps: 'abc' is not a number"]),
     (["--eps", "nan"], ["--eps", "not a number"]),
     (["--eps", "1,2"], ["2 value(s)", "1 attribute(s)"]),
     (["--eps", "1", "--attrs", "key,key"], ["distinct columns"]),

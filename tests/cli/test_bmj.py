@@ -112,7 +112,7 @@ def test_literal_dominance_drops_ties(bmj, tmp_path):
      "unknown --dominance 'strict'; choose from pareto, literal"),
     (["--attrs", "y1,y9", "--eps", "0.1,0.1"], "--attrs names 'y9', which R lacks"),
     (["--attrs", "y1,y2", "--eps", "-0.1,0.1"], "negative distance"),
-    (["--attrs", "y1,y2", "--eps", "0.1,x"], "--eps value 2: 'x' is not a number"),
+    (["--attrs", "y1,y2", "--eps", "0.1,x"], "--eps value 2 of 2: 'x' is not a number"),
     (["--attrs", "y1,y2", "--eps", "0.1"], "--eps has 1 value(s) but --attrs names 2"),
     (["--attrs", "y2,y1", "--eps", "0.1,0.1", "--algorithm", "matwin"], "S row 2: y2 = 0.1 comes after 0.2"),
     (["--attrs", "y1,y2", "--variant", "constrained"], "needs --eps"),
