@@ -222,7 +222,7 @@ def _print(report: dict, limit: int) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from shedding.cli.output import out
+    from shedding.cli.output import fraction, out
 
     eps = f" with eps {report['eps']}" if report["eps"] else " (unconstrained)"
     reading = f", {report['dominance']} dominance" if "dominance" in report else ""
@@ -237,7 +237,7 @@ def _print(report: dict, limit: int) -> None:
             table.add_column(col, justify="left" if col == "policy" else "right")
         for run in report["runs"]:
             table.add_row(run["policy"].upper(), *(f"{run[c]:,}" for c in ("pairs", "true", "false", "missed")),
-                          f"{run['precision']:.3f}", f"{run['recall']:.3f}", f"{run['symdiff']:,}",
+                          fraction(run['precision']), fraction(run['recall']), f"{run['symdiff']:,}",
                           f"{run['dropped']:,}")
         out.print(table)
         return

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import typer
 
 from shedding.cli.checks import choice, gib, integer, integers, listed_in, table_file
-from shedding.cli.output import busy, out, print_fitted, print_header, say, warn_naive_times, warn_counts_nothing, write_file
+from shedding.cli.output import busy, fraction, out, print_fitted, print_header, say, warn_naive_times, warn_counts_nothing, write_file
 from shedding.cli.rows import bounds_row, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, checked
 from shedding.cli.workload import MAX_GRAPH_HELP, WORKLOAD_RULES, check_split, takes_workload
@@ -91,7 +91,7 @@ def opt(
     print_fitted(
         [("policy", "left"), ("outputs", "right"), ("EXACT", "right"), ("ratio", "right"), ("ArM", "right"),
          ("nodes", "right"), ("arcs", "right"), ("build s", "right"), ("solve s", "right")],
-        [[result["policy"].upper(), f"{result['outputs']:,}", f"{result['exact']:,}", f"{result['ratio']:.3f}",
+        [[result["policy"].upper(), f"{result['outputs']:,}", f"{result['exact']:,}", fraction(result['ratio']),
           f"{result['arm']:,}", f"{result['nodes']:,}", f"{result['arcs']:,}", f"{result['build_seconds']:.2f}",
           f"{result['solve_seconds']:.2f}"]],
         optional=("build s", "solve s", "nodes", "arcs"))

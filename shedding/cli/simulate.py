@@ -11,7 +11,7 @@ import typer
 
 from shedding.cli.checks import choice, columns, decimals, gib, integer, integers, names, number
 from shedding.cli.learner import CHECK_TUNING, TUNING_HELP, check_buckets, group_rule, learns, parse_tuning, tuning_rules
-from shedding.cli.output import (busy, hint_group, print_fitted, print_header, say, warn_naive_times, warn_counts_nothing, warn_static_lookahead,
+from shedding.cli.output import (busy, fraction, hint_group, print_fitted, print_header, say, warn_naive_times, warn_counts_nothing, warn_static_lookahead,
                                  workload_estimator, write_file)
 from shedding.cli.rows import REFERENCES, online_bound_row, online_options, row, warm_up
 from shedding.cli.rules import Creatable, Holds, Ignored, Needs, SameCount, Values, checked
@@ -254,7 +254,7 @@ def _print_table(wl: Workload, memory: int, rows: list[dict]) -> None:
             mem = f">= {need.fixed}"
         outputs = f"{r['outputs']:,}" if "outputs" in r else f"{r['expected_outputs']:,.1f}"
         arm = f"{r['arm']:,}" if r.get("arm") is not None else "-"
-        cells.append([r["policy"].upper(), outputs, f"{r['exact']:,}", f"{r['ratio']:.3f}", arm, mem,
+        cells.append([r["policy"].upper(), outputs, f"{r['exact']:,}", fraction(r['ratio']), arm, mem,
                       f"{r['seconds']:.2f}"])
     print_fitted([("policy", "left"), ("outputs", "right"), ("EXACT", "right"), ("ratio", "right"),
                   ("ArM", "right"), ("memory", "right"), ("seconds", "right")], cells,

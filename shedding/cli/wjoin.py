@@ -15,7 +15,7 @@ import typer
 
 from shedding.cli.checks import (choice, integer, integers, listed_in, named, names, number, parse_integers,
                                  parsed, split_list, value_check)
-from shedding.cli.output import out, say, write_file
+from shedding.cli.output import fraction, out, say, write_file
 from shedding.cli.rules import Conflicts, Creatable, Exists, Fits, Holds, Ignored, Values
 from shedding.errors import ShedError
 from shedding.online.policies import POLICIES as REGISTRY
@@ -220,7 +220,7 @@ def wjoin(
         if col != "exact":
             table.add_column(col, justify="left" if col in ("algorithm", "policy") else "right")
     for row in rows:
-        table.add_row(*(_cell(v) for k, v in row.items() if k != "exact"))
+        table.add_row(*(fraction(v) if k == "ratio" else _cell(v) for k, v in row.items() if k != "exact"))
     out.print(table)
     if out_path is not None and memory is None:
         say(f"wrote {exact:,} N-tuples to {out_path}")

@@ -202,6 +202,15 @@ def test_tables_never_cut_a_number(shed, monkeypatch):
     assert max(len(line) for line in stdout.splitlines()) <= 44
 
 
+@pytest.mark.parametrize("value, text", [(11242 / 11247, ">0.999"), (1.0, "1.000"), (0.0, "0.000"), (0.0004, "<0.001"),
+                                         (0.88889, "0.889"), (0.9994, "0.999")])
+def test_a_fraction_never_reads_a_bound_it_does_not_reach(value, text):
+    # 11,242 of 11,247 W-join outputs read 1.000: as if none were lost
+    from shedding.cli.output import fraction
+
+    assert fraction(value) == text
+
+
 def test_a_pipe_gets_the_header_whole(shed, monkeypatch):
     # a pipe or a log has no width: the header line was cut mid-phrase at 80 columns ("warmup = / 800")
     monkeypatch.delenv("COLUMNS", raising=False)
