@@ -153,7 +153,8 @@ def simulate(
     for r in rows:
         if "group_choice" in r:
             refits = sum(r["group_choice"]["R"].values())
-            say(f"{r['policy'].upper()} --group {r.get('group') or 'auto'} ranked by, of {refits} refits: "
+            say(f"{r['policy'].upper()} --group {r.get('group') or 'auto'}, the grouping each side ranked by at its "
+                f"{refits} refits: "
                 + "; ".join(f"{side} " + ", ".join(f"{name} {n}" for name, n in counts.items() if n)
                             for side, counts in r["group_choice"].items()))
     if predicate == "band":

@@ -310,4 +310,4 @@ def test_group_auto_shows_its_choice_in_the_table_and_the_json_row(shed, tmp_pat
     assert code == 0 and row["group"] == "auto" and set(row["group_choice"]["R"]) == {"none", "cat", "shop"}
     jsonschema.Draft202012Validator(SCHEMA).validate(row)
     code, stdout, _ = shed(*args)
-    assert code == 0 and "HAZARD --group auto ranked by, of " in " ".join(stdout.split())
+    assert code == 0 and "HAZARD --group auto, the grouping each side ranked by at its " in " ".join(stdout.split())
