@@ -222,7 +222,7 @@ def _print(report: dict, limit: int) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from shedding.cli.output import fraction, out
+    from shedding.cli.output import fraction, out, print_fitted
 
     eps = f" with eps {report['eps']}" if report["eps"] else " (unconstrained)"
     reading = f", {report['dominance']} dominance" if "dominance" in report else ""
@@ -232,14 +232,12 @@ def _print(report: dict, limit: int) -> None:
     if "runs" in report:
         out.print(f"exact: {report['count']:,} pairs, peak window memory {report['peak_memory']:,} tuples; "
                   f"shedding to M = {report['memory']:,}", markup=False, highlight=False)
-        table = Table(show_edge=False)
-        for col in ("policy", "pairs", "true", "false", "missed", "precision", "recall", "symdiff", "dropped"):
-            table.add_column(col, justify="left" if col == "policy" else "right")
-        for run in report["runs"]:
-            table.add_row(run["policy"].upper(), *(f"{run[c]:,}" for c in ("pairs", "true", "false", "missed")),
-                          fraction(run['precision']), fraction(run['recall']), f"{run['symdiff']:,}",
-                          f"{run['dropped']:,}")
-        out.print(table)
+        names = ("policy", "pairs", "true", "false", "missed", "precision", "recall", "symdiff", "dropped")
+        rows = [[run["policy"].upper(), *(f"{run[c]:,}" for c in ("pairs", "true", "false", "missed")),
+                 fraction(run["precision"]), fraction(run["recall"]), f"{run['symdiff']:,}", f"{run['dropped']:,}"]
+                for run in report["runs"]]
+        print_fitted([(n, "left" if n == "policy" else "right") for n in names], rows,  # never a cut number
+                     optional=("dropped", "symdiff", "missed", "false"))
         return
     if "triples" in report:
         out.print(f"{report['count']:,} (time, r row, s row) results over all evaluations (horizon "

@@ -61,6 +61,16 @@ def test_table_and_shedding_table(bmj, files):
     assert "PROB" in stdout and "1.000" in stdout
 
 
+def test_a_narrow_shedding_table_leaves_columns_out_and_cuts_no_header(bmj, files, monkeypatch):
+    # the table cut its headers ("precis…") where simulate's leaves columns out
+    monkeypatch.setenv("COLUMNS", "60")
+    r, s = files
+    code, stdout, err = bmj("--r", r, "--s", s, "--attrs", "y1,y2", "--eps", "0.3,0.3", "--memory", "2")
+    assert code == 0, err
+    assert "…" not in stdout and "precision" in stdout and "left out to fit 60 columns" in " ".join(stdout.split())
+    assert max(len(line) for line in stdout.splitlines()) <= 60
+
+
 def test_time_window(bmj, tmp_path):
     r, s = tmp_path / "r.csv", tmp_path / "s.csv"
     r.write_text("t,y\n0,0\n3,0\n")
