@@ -104,14 +104,15 @@ def skews() -> Callable:
         if len(parts) > 2:
             raise ShedError(f"{flag} takes one skew for both streams or two, R's and S's (e.g. 0.5,1.5); got {text!r}")
         values = []
-        for part in parts:
+        for i, part in enumerate(parts):
+            where = flag if len(parts) == 1 else f"{flag} value {i + 1} of 2 ({'RS'[i]}'s skew)"
             try:
                 value = float(part)
             except ValueError:
-                raise ShedError(f"{flag}: {part!r} is not a number; give a skew such as 1.0, or R's and S's such as "
+                raise ShedError(f"{where}: {part!r} is not a number; give a skew such as 1.0, or R's and S's such as "
                                 "0.5,1.5") from None
             if not math.isfinite(value) or value < 0:
-                raise ShedError(f"{flag} must be a finite number{_bounds(0, False, None)}, got {value}")
+                raise ShedError(f"{where} must be a finite number{_bounds(0, False, None)}, got {part}")
             values.append(value)
         return values[0], values[-1]
 

@@ -69,8 +69,9 @@ def warn_counts_nothing(wl: Workload) -> None:
     (a file of a header alone), or a warmup after the last arrival."""
     empty = [name for name, n in (("R", wl.n_r), ("S", wl.n_s)) if n == 0]
     if empty:
-        warn(f"stream {' and '.join(empty)} has no tuples, so nothing is joined and every ratio is 1.000; give "
-             f"{'it' if len(empty) == 1 else 'them'} rows")
+        what = f"stream {empty[0]} has" if len(empty) == 1 else "streams R and S have"
+        warn(f"{what} no tuples, so nothing is joined and every ratio is 1.000; give {'it' if len(empty) == 1 else 'them'}"
+             " rows")
     elif wl.warmup > int(wl.time[-1]):
         warn(f"the warmup {wl.warmup} (--warmup, default 2w) is after the last arrival time {int(wl.time[-1])}, so "
              f"nothing is counted and every ratio is 1.000; give a smaller --warmup or a longer workload")
@@ -144,7 +145,7 @@ def hint_group(wl: Workload, names: list[str], group: str | None) -> None:
 def print_header(wl: Workload, memory: int) -> None:
     """The workload's name, sizes, window (or time range), warmup and memory (and its summary, if any)."""
     join = f"w = {wl.window}" if wl.range is None else f"range {wl.range[0]} <= s.time - r.time <= {wl.range[1]}"
-    out.print(f"[bold]{escape(wl.name)}[/bold]: {wl.n_r} R + {wl.n_s} S tuples, {join}, "
+    out.print(f"[bold]{escape(wl.name)}[/bold]: {wl.n_r:,} R + {wl.n_s:,} S tuples, {join}, "
               f"warmup = {wl.warmup}, M = {memory}", soft_wrap=not wraps())
     if wl.meta.get("summary"):
         say(wl.meta["summary"])

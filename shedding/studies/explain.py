@@ -225,7 +225,7 @@ def compare_schedules(wl: Workload, mine: Side, other: Side, buckets: int, memor
         "workload": wl.name, "tuples": len(wl), "window": wl.window, "warmup": wl.warmup, "memory": memory,
         "policy": mine.name, "against": other.name, "policy_outputs": int(mine.outputs),
         "reference_outputs": int(other.outputs), "difference": int(mine.outputs - other.outputs),
-        "ratio": mine.outputs / other.outputs if other.outputs else 1.0,
+        "ratio": round(mine.outputs / other.outputs, 6) if other.outputs else 1.0,  # as the rows of shed simulate
         "lost_outputs": int(len(lost)), "gained_outputs": int(len(gained)),
         "lost_tuples": int((tuples.reason != REASONS[2]).sum()),
         **{f"tuples_{r.replace(' ', '_')}": int((tuples.reason == r).sum()) for r in REASONS},

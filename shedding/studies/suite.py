@@ -33,8 +33,8 @@ from shedding.errors import ShedError
 SHIPPED = ("quick", "paper", "weather-sample", "weather", "policies", "wjoin", "wjoin-full", "bestmatch", "beyond-iid",
            "beyond-iid-quick")
 DEFAULT_KIND = "dgr"
-#: the keys of an [[experiment]] table that are one text each (the page prints them)
-TEXT_FIELDS = ("title", "claim", "caption")
+#: the keys of an [[experiment]] table, and the top-level keys, that are one text each (the page prints them)
+TEXT_FIELDS, TOP_TEXT_FIELDS = ("title", "claim", "caption"), ("name", "description")
 #: the top-level keys of a suite file
 TOP_FIELDS = ("kind", "name", "description", "seeds", "defaults", "experiment")
 
@@ -169,6 +169,9 @@ def _check_tables(data: dict, where: str, top_fields: tuple[str, ...], grid_fiel
           f"(grid fields go in [defaults] or an [[experiment]])")
     check(isinstance(data.get("experiment"), list) and bool(data["experiment"]), where,
           "no [[experiment]] tables; add at least one")
+    for name in TOP_TEXT_FIELDS:  # the page prints them
+        check(isinstance(data.get(name, ""), str), where, f"{name} = {data.get(name)!r} is not text; give one quoted "
+              f'string, e.g. {name} = "..."')
     seeds = data.get("seeds", 1)
     check(whole(seeds) and seeds >= 1, where, f"seeds = {seeds!r} is not an integer >= 1")
     defaults = data.get("defaults", {})

@@ -118,6 +118,9 @@ def test_a_stream_without_tuples_warns(shed, tmp_path):
                              "3", "--policy", "prob", "--json")
     assert code == 0 and json.loads(stdout)["outputs"] == 0
     assert err.strip() == "warning: stream R has no tuples, so nothing is joined and every ratio is 1.000; give it rows"
+    code, _, err = shed("simulate", "--r", str(tmp_path / "r.csv"), "--s", str(tmp_path / "r.csv"), "--window", "3",
+                        "--policy", "prob", "--json")
+    assert code == 0 and err.startswith("warning: streams R and S have no tuples") and "give them rows" in err
 
 
 def test_resume_on_another_suites_folder(shed, tmp_path):
@@ -217,7 +220,7 @@ def test_a_pipe_gets_the_header_whole(shed, monkeypatch):
     code, stdout, err = shed("simulate", "--zipf-skew", "0.75,1.25", "--domain", "1000", "--length", "3000",
                              "--window", "300", "--memory", "250", "--policy", "prob")
     assert code == 0, err
-    assert stdout.splitlines()[0] == ("zipf(0.75/1.25, D=1000, independent, seed=0): 3000 R + 3000 S tuples, w = 300, "
+    assert stdout.splitlines()[0] == ("zipf(0.75/1.25, D=1000, independent, seed=0): 3,000 R + 3,000 S tuples, w = 300, "
                                       "warmup = 600, M = 250")
 
 
@@ -237,8 +240,9 @@ def test_two_skews_give_each_stream_its_own(shed):
 
 
 @pytest.mark.parametrize("value, needle", [("1,2,3", "takes one skew for both streams or two"),
-                                           ("1,-1", "must be a finite number >= 0, got -1.0"),
-                                           ("1,", "'' is not a number"), ("x", "'x' is not a number")])
+                                           ("1,-1", "--zipf-skew value 2 of 2 (S's skew) must be a finite number >= 0, got -1"),
+                                           ("1,", "value 2 of 2 (S's skew): '' is not a number"),
+                                           ("x", "--zipf-skew: 'x' is not a number")])
 def test_bad_skews_are_refused_in_one_line(shed, value, needle):
     assert_error_line(shed("simulate", "--zipf-skew", value), needle)
 

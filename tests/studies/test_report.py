@@ -695,3 +695,15 @@ def test_a_suite_of_ones_own_says_the_papers_checks_judge_it_not_its_claim(tmp_p
     legacy = {k: v for k, v in sd.items() if k != "shipped"}
     assert "Your claim" in build(tmp_path, results, legacy)[0]
     assert "Paper: RAND beats PROB." in build(tmp_path, results, {**legacy, "name": "quick"})[0]
+
+
+def test_a_claim_whose_checks_find_none_of_their_policies_says_so(tmp_path):
+    # every run finished, yet the page said "the runs needed to check this claim are missing"
+    own = tmp_path / "lives.toml"
+    own.write_text('name = "lives"\n[defaults]\ndataset = "zipf"\ndomain = 50\nlength = 400\nwindow = 40\nskew = 1.0\n'
+                   '[[experiment]]\nid = "m"\ntitle = "LIFE"\nfigure = "memory"\nmemory_factor = [0.5, 1.0]\n'
+                   'policies = ["life", "exact"]\nclaim = "LIFE keeps most."\n')
+    results, sd = synthetic(load_suite(str(own))[1], seeds=1)
+    text, _ = build(tmp_path, results, sd)
+    assert "No check of this claim could be made: its checks compare policies (such as PROB, RAND and OPT)" in text
+    assert "not checked" in text and "runs needed to check this claim are missing" not in text

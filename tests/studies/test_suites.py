@@ -99,6 +99,12 @@ def test_seeds_multiply_runs_and_ids_are_stable():
     ("[[experiment]]\nid = 'a'\nclaim = ['c']\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
      r"claim = \['c'\] is not text"),  # was printed on the page as "['c']"
     ("kind = 'wjoin'\n[[experiment]]\nid = 'a'\nfigure = 'path'\ntitle = 3\n", "title = 3 is not text"),
+    ("description = ['a', 'b']\n[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\n"
+     "window = 3\n", r"description = \['a', 'b'\] is not text"),
+    ("name = 7\n[[experiment]]\nid = 'a'\npolicies = ['prob']\nskew = 1.0\ndomain = 5\nlength = 10\nwindow = 3\n",
+     "name = 7 is not text"),
+    ("[[experiment]]\nid = 'a'\nfigure = 'share'\npolicies = ['prob', 'rand']\nskew = 1.0\ndomain = 5\nlength = 10\n"
+     "window = 3\n", "figure = 'share' plots how a variable split divides memory"),  # plotted nothing, "runs missing"
 ])
 def test_bad_suite_files(tmp_path, text, needle):
     path = tmp_path / "suite.toml"

@@ -73,7 +73,9 @@ def findings(rows: pd.DataFrame, exp: dict, results: pd.DataFrame | None = None,
     kind = claim_kind(rows, exp)
     lay = layout_of(rows, exp)
     checks = CHECKS[kind](rows, lay, results) + like_checks(rows, lay, results, str(exp.get("like", "")))
-    checks = checks or [Check(None, "The runs needed to check this claim are missing.")]
+    checks = checks or [Check(None, "No check of this claim could be made: its checks compare policies (such as "
+                                    "PROB, RAND and OPT) whose runs this experiment does not have, or has not "
+                                    "finished yet.")]
     if any_bounded(rows):  # where OPT is too large to solve, its bounds stand in for it
         checks.append(Check(None, CHECK_TEXT))
     return NOTES[kind](rows, lay) + bounds_notes(rows), Verdict(claim, tuple(checks), source_of(kind, own))
