@@ -113,7 +113,7 @@ WORKLOAD_FLAGS = (
 #: the library's names of the parameters these flags set, where the flags name them differently
 ALIASES = {"skew": "--zipf-skew", "path": "--workload", "split": "--memory-split", "step": "--time-step",
            "time_step": "--time-step", "range": "--range",
-           "max_graph_bytes": "--max-graph-gib", "params": "--param"}
+           "max_graph_bytes": "--max-graph-gib", "params": "--param", "streams": "--r and --s"}
 #: where the commands without --bounds send a user whose OPT network is too large
 OPT_BOUNDS = {"bounds": "shed opt --bounds"}
 

@@ -137,10 +137,12 @@ def read_with_payload(path: str | os.PathLike, columns: Sequence[str], refused: 
     missing = [c for c in columns if c not in found]
     if missing:
         listed = ", ".join(str(c) for c in frame.columns) or "none"
+        lone = ("; or, as one stream's file, give it with the other stream's to {streams}" if missing == ["stream"]
+                else "")  # time and key, no stream: a file of the two-file layout
         raise ShedError(
             f"{path} lacks the column(s) {', '.join(missing)}; found columns: {listed}; "
-            f"it needs {', '.join(columns)}{separator_hint(frame.columns) if fmt == 'csv' else index_hint}"
-        )
+            f"it needs {', '.join(columns)}{separator_hint(frame.columns) if fmt == 'csv' else index_hint}{lone}",
+            names={"streams": "load_two_streams"} if lone else None)
     out = frame[[found[c] for c in columns]]
     out.columns = list(columns)
     used = {found[c] for c in columns}

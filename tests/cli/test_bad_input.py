@@ -86,6 +86,7 @@ CASES = {
         (["--max-graph-gib", "inf", "--policy", "opt"], "--max-graph-gib"),
         (["--workload", "{root}/missing.csv"], "--workload"),
         (["--workload", "{folder}"], "--workload"),
+        (["--workload", "{r.csv}"], "as one stream's file, give it with the other stream's to --r and --s"),
         (["--r", "{folder}", "--s", "{src}"], "folder without .csv, .csv.gz, .parquet, .pq files"),
         (["--r", "{src}", "--s", "{src}", "--format", "ndp"], "is a folder, and the weather formats read one file per stream"),
         (["--workload", "{twice.csv}"], "names the column 'key' twice"),  # was read as key and key.1, silently
