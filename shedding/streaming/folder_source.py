@@ -185,17 +185,31 @@ def read_file(path: str, fmt: str, schema, columns: list[str] | None = None) -> 
     yield from table.to_batches(max_chunksize=BATCH_ROWS)
 
 
-class FolderReader(DataSourceStreamReader):
-    """The stream of one folder (module docstring); options ``path``, ``fmt``, ``maxFiles`` (0: no
-    limit), ``strict`` and ``columns`` (the files' columns as JSON, when the schema reads fewer)."""
+class _Folder:
+    """What both readers of one folder take from their options: ``path``, ``fmt``, ``columns``
+    (the files' columns as JSON, when the schema reads fewer) and ``tasks`` (the most partitions),
+    and how they split files among tasks."""
 
     def __init__(self, options: dict, schema) -> None:
-        options = {k.lower(): v for k, v in options.items()}
-        self.path, self.fmt, self.schema = options["path"], options["fmt"], schema
-        self.max_files = int(options.get("maxfiles", "0")) or None
-        self.strict = options.get("strict", "false") == "true"
-        self.columns = json.loads(options.get("columns", "null"))
-        self.tasks = int(options.get("tasks", "0")) or None
+        self.options = {k.lower(): v for k, v in options.items()}
+        self.path, self.fmt, self.schema = self.options["path"], self.options["fmt"], schema
+        self.columns = json.loads(self.options.get("columns", "null"))
+        self.tasks = int(self.options.get("tasks", "0")) or None
+
+    def _partitions(self, names: list[str]) -> list[InputPartition]:
+        """The files ``names`` of the folder in runs of consecutive files, one per task (:func:`grouped`)."""
+        paths = [os.path.join(folder_of(self.path), n) for n in names]
+        return [InputPartition(list(part)) for part in grouped(paths, self.tasks)]
+
+
+class FolderReader(_Folder, DataSourceStreamReader):
+    """The stream of one folder (module docstring); options as :class:`_Folder`'s, ``maxFiles`` (0: no
+    limit) and ``strict``."""
+
+    def __init__(self, options: dict, schema) -> None:
+        super().__init__(options, schema)
+        self.max_files = int(self.options.get("maxfiles", "0")) or None
+        self.strict = self.options.get("strict", "false") == "true"
 
     def initialOffset(self) -> dict:
         return initial_offset(self.path, self.fmt)
@@ -215,9 +229,7 @@ class FolderReader(DataSourceStreamReader):
         return end
 
     def partitions(self, start: dict, end: dict) -> list[InputPartition]:
-        names = batch_names(file_names(self.path, self.fmt), start, end)
-        paths = [os.path.join(folder_of(self.path), n) for n in names]
-        return [InputPartition(list(part)) for part in grouped(paths, self.tasks)]
+        return self._partitions(batch_names(file_names(self.path, self.fmt), start, end))
 
     def read(self, partition: InputPartition) -> Iterator:
         yield from read_files(partition.value, self.fmt, self.schema, self.columns, "the checkpoint is kept")
@@ -242,19 +254,16 @@ def read_files(paths: list[str], fmt: str, schema, columns: list[str] | None, ke
             raise ShedError(f"{unreadable(path, fmt, exc)}; fix or remove that file and rerun: {kept}") from None
 
 
-class FolderBatchReader(DataSourceReader):
-    """The files of one folder present now, as one batch (options as :class:`FolderReader`'s, and
+class FolderBatchReader(_Folder, DataSourceReader):
+    """The files of one folder present now, as one batch (options as :class:`_Folder`'s, and
     ``file``: the schema's last column, which holds each row's file URI)."""
 
     def __init__(self, options: dict, schema) -> None:
-        options = {k.lower(): v for k, v in options.items()}
-        self.path, self.fmt, self.schema, self.file = options["path"], options["fmt"], schema, options["file"]
-        self.columns = json.loads(options.get("columns", "null"))
-        self.tasks = int(options.get("tasks", "0")) or None
+        super().__init__(options, schema)
+        self.file = self.options["file"]
 
     def partitions(self) -> list[InputPartition]:
-        paths = [os.path.join(folder_of(self.path), n) for n in file_names(self.path, self.fmt)]
-        return [InputPartition(list(part)) for part in grouped(paths, self.tasks)]
+        return self._partitions(file_names(self.path, self.fmt))
 
     def read(self, partition: InputPartition) -> Iterator:
         yield from read_files(partition.value, self.fmt, self.schema, self.columns, "the job's output is kept",

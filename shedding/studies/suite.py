@@ -169,9 +169,7 @@ def _check_tables(data: dict, where: str, top_fields: tuple[str, ...], grid_fiel
           f"(grid fields go in [defaults] or an [[experiment]])")
     check(isinstance(data.get("experiment"), list) and bool(data["experiment"]), where,
           "no [[experiment]] tables; add at least one")
-    for name in TOP_TEXT_FIELDS:  # the page prints them
-        check(isinstance(data.get(name, ""), str), where, f"{name} = {data.get(name)!r} is not text; give one quoted "
-              f'string, e.g. {name} = "..."')
+    _check_text(data, TOP_TEXT_FIELDS, where)
     seeds = data.get("seeds", 1)
     check(whole(seeds) and seeds >= 1, where, f"seeds = {seeds!r} is not an integer >= 1")
     defaults = data.get("defaults", {})
@@ -180,6 +178,14 @@ def _check_tables(data: dict, where: str, top_fields: tuple[str, ...], grid_fiel
     check(not unknown, where, f"unknown field(s) {', '.join(sorted(unknown))} in [defaults]; "
           f"known: {', '.join(grid_fields)}")
     return seeds, defaults
+
+
+def _check_text(table: dict, names: tuple[str, ...], here: str) -> None:
+    """Each of ``names`` in ``table``, where given, is one text: the page prints it, and a list
+    would be printed as one ("['...']")."""
+    for name in names:
+        check(isinstance(table.get(name, ""), str), here, f"{name} = {table.get(name)!r} is not text; give one "
+              f'quoted string, e.g. {name} = "..."')
 
 
 def _check_experiment(raw: object, i: int, where: str, seen: set[str], fields: tuple[str, ...]) -> tuple[str, str]:
@@ -234,9 +240,7 @@ def experiment_tables(data: dict, where: str, top_fields: tuple[str, ...], grid_
         here, exp_id = _check_experiment(raw, i, where, seen, grid_fields + other_fields)
         figure = raw.get("figure", default_figure)
         check(figure in figures, here, f"unknown figure {figure!r}; choose from {', '.join(figures)}")
-        for name in TEXT_FIELDS:  # a list would be printed as one ("['...']")
-            check(isinstance(raw.get(name, ""), str), here, f"{name} = {raw.get(name)!r} is not text; give one "
-                  f'quoted string, e.g. {name} = "..."')
+        _check_text(raw, TEXT_FIELDS, here)
         grid = _grid_of(raw, defaults, grid_fields)
         for name, values in grid.items():  # an empty list runs nothing (a list of numbers may be one value: a pmf)
             check(bool(values), here, f"{name} = [] gives no runs; give at least one value")
