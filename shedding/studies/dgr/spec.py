@@ -142,7 +142,8 @@ def parse_suite(data: dict, where: str) -> Suite:
         check(y in Y_AXES, here, f"unknown y {y!r}; choose from {', '.join(Y_AXES)}")
         policies = lines_of(raw, "policies", here, POLICIES, "policy")
         check(t.figure != "share" or any(variable_split(p) for p in policies), here, "figure = 'share' plots how a "
-              "variable split divides memory: add a variable-split policy (probv, lifev, randv, optv, ...)")
+              "variable split divides memory: add a variable-split policy ("
+              + ", ".join(p for p in POLICY_NAMES if variable_split(p)) + ")")
         if y == "ratio_opt":
             check("opt" in policies or "optv" in policies, here, "y = ratio_opt needs opt among the policies")
         if y == "gain":
