@@ -28,4 +28,9 @@ def test_spark_submit_prints_the_summary_and_no_spark_log(tmp_path):
     assert "pairs out" in done.stdout and "PROB: w = 40, M = 40" in done.stdout
     log = [line for line in done.stderr.splitlines() if line.strip()]
     assert not [line for line in log if " INFO " in line or " WARN " in line], log[:5]
-    assert len(log) <= 8, log
+    # the JDK's one warning and pyspark's own notes, five per Python worker started: how many workers
+    # start depends on how many micro-batches the files fall into, which the load sets (the bound of
+    # 8 lines, one worker, failed at 16 under a loaded CI run); no other line may appear
+    known = [line for line in log if line.startswith("WARNING: Using incubator modules")
+             or "TransformWithStateInPandas Python worker" in line]
+    assert known == log, [line for line in log if line not in known]
